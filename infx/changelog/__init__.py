@@ -1,0 +1,1 @@
+"""perf-changelog.yaml: parsing, strict validation, diffing and merge preparation."""

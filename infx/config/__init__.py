@@ -1,0 +1,1 @@
+"""Config loading and validation: master configs, runners and policy files."""

@@ -1,0 +1,1 @@
+"""Everything that talks to GitHub: client, events, markers and the fake server."""

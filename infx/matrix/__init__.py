@@ -1,0 +1,1 @@
+"""Matrix generation and changelog planning."""

@@ -1,0 +1,1 @@
+"""The /reuse-sweep-run command: grammar, authorization, resolution and validation."""

@@ -1,0 +1,1 @@
+"""The deterministic CODEOWNER sign-off bot: evidence, checks and verdict."""
