@@ -1,0 +1,163 @@
+"""The evidence a sign-off verdict is computed from, and the shape of a check's outcome.
+
+Evidence is gathered once per run by ``infx.signoff.evidence`` (the only part that
+talks to GitHub); every check is a pure function ``run(evidence) -> Outcome``.
+A field that is ``None`` (or a ``Missing`` entry) means *could not be read*: a check
+that needs it must fail closed (FAIL, or the verdict becomes an error), never PASS.
+
+This module is a shared contract between the checks: add fields (with defaults),
+never rename or remove them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+
+class Status(str, Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    WARN = "WARN"
+    NA = "N/A"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one check concluded, and why, in words a reviewer can act on."""
+
+    status: Status
+    reason: str
+    details: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    filename: str
+    status: str  # added | modified | removed | renamed | copied | changed | unchanged
+    previous_filename: str | None = None
+    patch: str | None = None  # unified diff hunk text as GitHub returns it; None if too large
+    additions: int = 0
+    deletions: int = 0
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    id: int
+    name: str
+    status: str
+    conclusion: str | None
+    details_url: str | None = None
+    started_at: str | None = None
+    completed_at: str | None = None
+    head_sha: str | None = None
+
+
+@dataclass(frozen=True)
+class Comment:
+    id: int
+    user: str
+    body: str
+    author_association: str
+    created_at: str
+    updated_at: str | None = None
+    kind: str = "issue_comment"  # issue_comment | review | review_comment
+    html_url: str | None = None
+
+
+@dataclass(frozen=True)
+class SignOff:
+    """The comment or review whose checklist is being verified."""
+
+    author: str
+    body: str
+    url: str | None
+    source_id: int | None
+    kind: str  # issue_comment | review | review_comment
+    created_at: str | None = None
+
+
+@dataclass(frozen=True)
+class PullInfo:
+    number: int
+    title: str
+    body: str
+    author: str
+    state: str
+    draft: bool
+    base_ref: str
+    base_sha: str
+    head_ref: str
+    head_sha: str
+    head_repo: str | None
+    labels: tuple[str, ...] = ()
+    changed_files: int = 0
+    merged: bool = False
+
+
+@dataclass(frozen=True)
+class WorkflowRun:
+    id: int
+    name: str
+    path: str | None
+    event: str
+    status: str
+    conclusion: str | None
+    head_sha: str
+    head_branch: str | None = None
+    run_attempt: int = 1
+    created_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Artifact:
+    name: str
+    expired: bool
+    files: dict[str, bytes] | None  # None: could not be downloaded
+
+
+@dataclass(frozen=True)
+class ExternalPull:
+    repo: str  # owner/name
+    number: int
+    state: str
+    merged_at: str | None
+    draft: bool = False
+    files: tuple[ChangedFile, ...] = ()
+
+
+@dataclass
+class Evidence:
+    """Everything a verdict may depend on, read once from GitHub (or a world file)."""
+
+    repo: str
+    default_branch: str
+    now: datetime
+    pr: PullInfo
+    signoff: SignOff
+    files: list[ChangedFile] | None = None
+    commits: list[str] | None = None  # oldest first
+    check_runs: dict[str, list[CheckRun]] | None = None  # by commit sha
+    comments: list[Comment] | None = None  # conversation comments, oldest first
+    reviews: list[Comment] | None = None
+    # path -> text at the PR head / base; a path mapped to None does not exist there.
+    # A path absent from the mapping was not fetched (ask for it in evidence gathering).
+    head_files: dict[str, str | None] = field(default_factory=dict)
+    base_files: dict[str, str | None] = field(default_factory=dict)
+    # trusted policy files read from the default branch tip (CODEOWNERS, checklist, policy YAML)
+    default_branch_files: dict[str, str | None] = field(default_factory=dict)
+    workflow_runs: dict[int, WorkflowRun] = field(default_factory=dict)
+    artifacts: dict[int, list[Artifact] | None] = field(default_factory=dict)  # by run id
+    external_pulls: dict[str, ExternalPull | None] = field(default_factory=dict)  # "o/r#n"
+    collaborators: dict[str, dict[str, str] | None] = field(default_factory=dict)
+    team_members: dict[str, dict[str, bool | None]] = field(default_factory=dict)  # team -> user -> active?
+    read_errors: dict[str, str] = field(default_factory=dict)  # what could not be read, and why
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def text_at_head(self, path: str) -> str | None:
+        return self.head_files.get(path)
+
+    def text_at_base(self, path: str) -> str | None:
+        return self.base_files.get(path)
