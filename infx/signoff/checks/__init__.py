@@ -1,0 +1,1 @@
+"""Sign-off checks: one module per check, each exposing ``run(evidence) -> Outcome``."""
