@@ -36,3 +36,29 @@ def upstream_dir() -> Path:
     if not UPSTREAM.is_dir():
         pytest.skip("../shared/fixtures/upstream-inferencex is not present")
     return UPSTREAM
+
+
+# --- fake GitHub (owned by the GitHub layer) ---------------------------------------------
+
+
+@pytest.fixture
+def fake_github():
+    """Factory: ``fake_github(world)`` starts a FakeGitHub on a free loopback port.
+
+    ``world`` is a dict or a path to a world file. The handle has ``.url``,
+    ``.requests`` (the request log), ``.world`` (live state), ``.github()`` (a PyGithub
+    client) and ``.env()`` (environment for ``infx.github.client.from_env``). Every
+    server started here is stopped at teardown.
+    """
+    from infx.github.fake import FakeGitHub
+
+    started: list[FakeGitHub] = []
+
+    def start(world):
+        fake = FakeGitHub(world).start()
+        started.append(fake)
+        return fake
+
+    yield start
+    for fake in started:
+        fake.stop()

@@ -155,6 +155,13 @@ class Evidence:
     team_members: dict[str, dict[str, bool | None]] = field(default_factory=dict)  # team -> user -> active?
     read_errors: dict[str, str] = field(default_factory=dict)  # what could not be read, and why
     extra: dict[str, Any] = field(default_factory=dict)
+    # trees of other commits (sha -> path -> text), e.g. the commit a green sweep ran on
+    commit_files: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    # the PR head as re-read when the verdict is written (None: not re-read)
+    live_head_sha: str | None = None
+    # published upstream pages (recipes.vllm.ai, docs.sglang.io cookbook) by URL -> text;
+    # None: could not be fetched. Read by Check 3 to compare settings.
+    external_texts: dict[str, str | None] = field(default_factory=dict)
 
     def text_at_head(self, path: str) -> str | None:
         return self.head_files.get(path)

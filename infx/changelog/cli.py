@@ -1,0 +1,138 @@
+"""`infx changelog`: strict validation and merge preparation of perf-changelog.yaml."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from infx.changelog.strict import DEFAULT_REPO
+from infx.errors import InfxError, Problem
+
+DEFAULT_CHANGELOG = "perf-changelog.yaml"
+
+
+@click.group("changelog")
+def changelog() -> None:
+    """Validate perf-changelog.yaml changes and prepare them for merging."""
+
+
+@changelog.command("validate")
+@click.option("--base-ref", required=True, help="Ref the change is compared against.")
+@click.option("--head-ref", required=True, help="Ref holding the changed changelog.")
+@click.option("--pr-number", type=int, default=None,
+              help="Pull request number (omit for pushes to main).")
+@click.option("--changelog-file", default=DEFAULT_CHANGELOG, show_default=True)
+@click.option("--repo", default=DEFAULT_REPO, show_default=True,
+              help="owner/name used in canonical pr-link URLs.")
+@click.option("--all-evals", is_flag=True, help="Plan with the all-evals modifier.")
+@click.option("--evals-only", is_flag=True, help="Plan with the evals-only modifier.")
+@click.option("--config-files", multiple=True, help="Master config files for planning.")
+@click.option("--runner-config", default="configs/runners.yaml", show_default=True)
+def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file: str,
+             repo: str, all_evals: bool, evals_only: bool, config_files: tuple[str, ...],
+             runner_config: str) -> None:
+    """Enforce the changelog byte contract between two refs, then plan the additions."""
+    from infx.changelog.gitio import show_file
+    from infx.changelog.strict import compare_entries, parse_changelog, validate_raw_change
+
+    base_raw = show_file(base_ref, changelog_file)
+    head_raw = show_file(head_ref, changelog_file)
+    base = parse_changelog(base_raw, changelog_file, f"{changelog_file} at {base_ref}")
+    head = parse_changelog(head_raw, changelog_file, f"{changelog_file} at {head_ref}")
+    change = compare_entries(base, head, pr_number, repo)
+    validate_raw_change(base_raw, head_raw, change, changelog_file)
+    if not change.additions and not change.corrections:
+        raise InfxError(Problem(f"{changelog_file} has no changes", file=changelog_file,
+                                fix="append an entry or leave the changelog untouched"))
+    if change.additions:
+        _plan(base_ref, head_ref, changelog_file, all_evals, evals_only, config_files,
+              runner_config)
+    additions, corrections = len(change.additions), change.corrections
+    _write_outputs({"has-additions": str(bool(additions)).lower(),
+                    "metadata-only": str(bool(corrections and not additions)).lower(),
+                    "addition-count": str(additions), "correction-count": str(corrections)})
+    noun = "entry" if additions == 1 else "entries"
+    click.echo(f"Validated {changelog_file}: {additions} appended {noun}, "
+               f"{corrections} pr-link correction(s)")
+
+
+def _plan(base_ref: str, head_ref: str, changelog_file: str, all_evals: bool,
+          evals_only: bool, config_files: tuple[str, ...], runner_config: str) -> None:
+    from infx.matrix.plan import PlanFlags, default_config_files, file_sources, plan_from_git
+
+    files = list(config_files) if config_files else default_config_files()
+    flags = PlanFlags(all_evals=all_evals, evals_only=evals_only)
+    try:
+        plan_from_git(base_ref, head_ref, changelog_file, flags,
+                      file_sources(files, runner_config, base_ref))
+    except InfxError as exc:
+        problems = [Problem(f"the planner rejected the diff: {p.message}", file=p.file,
+                            line=p.line, key=p.key, fix=p.fix) for p in exc.problems]
+        raise InfxError(problems) from None
+
+
+def _write_outputs(values: dict[str, str]) -> None:
+    target = os.environ.get("GITHUB_OUTPUT")
+    if not target:
+        return
+    with open(target, "a", encoding="utf-8") as handle:
+        handle.writelines(f"{name}={value}\n" for name, value in values.items())
+
+
+@changelog.group("prepare-merge")
+def prepare_merge() -> None:
+    """Rewrite the changelog so a PR can be merged cleanly."""
+
+
+def _common(func):
+    func = click.option("--repo", default=DEFAULT_REPO, show_default=True)(func)
+    func = click.option("--pr-number", type=int, required=True)(func)
+    return click.option("--changelog-file", default=DEFAULT_CHANGELOG, show_default=True)(func)
+
+
+@prepare_merge.command("canonicalize")
+@click.option("--base-ref", required=True, help="Ref the PR's changelog is compared against.")
+@_common
+def canonicalize_command(base_ref: str, changelog_file: str, pr_number: int, repo: str) -> None:
+    """Replace XXX placeholders on appended entries with the PR's canonical URL."""
+    from infx.changelog.gitio import show_file
+    from infx.changelog.merge_prep import canonicalize
+
+    base_raw = show_file(base_ref, changelog_file)
+    head_raw = _read(changelog_file)
+    result = canonicalize(base_raw, head_raw, pr_number, path=changelog_file, repo=repo)
+    _write_if_changed(changelog_file, head_raw, result, pr_number)
+
+
+@prepare_merge.command("resolve-conflict")
+@_common
+def resolve_conflict_command(changelog_file: str, pr_number: int, repo: str) -> None:
+    """Resolve a changelog merge conflict: main's bytes plus this PR's contribution."""
+    from infx.changelog.gitio import show_file
+    from infx.changelog.merge_prep import resolve_conflict
+
+    base_raw, pr_raw, main_raw = (show_file(f":{stage}", changelog_file) for stage in (1, 2, 3))
+    current = Path(changelog_file).read_bytes() if Path(changelog_file).exists() else b""
+    result = resolve_conflict(base_raw, pr_raw, main_raw, pr_number, path=changelog_file,
+                              repo=repo)
+    _write_if_changed(changelog_file, current, result, pr_number)
+
+
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise InfxError(Problem(f"cannot read {path}: {exc.strerror}", file=path)) from None
+
+
+def _write_if_changed(path: str, before: bytes, after: bytes, pr_number: int) -> None:
+    if before == after:
+        click.echo(f"{path} already prepared for PR #{pr_number}")
+        return
+    try:
+        Path(path).write_bytes(after)
+    except OSError as exc:
+        raise InfxError(Problem(f"cannot write {path}: {exc.strerror}", file=path)) from None
+    click.echo(f"Prepared {path} for PR #{pr_number}")

@@ -1,0 +1,243 @@
+"""Changelog entry model: field rules, cross-field rules and config-key wildcards."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+SCENARIO_TYPES = ("fixed-seq-len", "agentic-coding")
+
+FIELDS = (
+    "config-keys", "description", "pr-link", "evals-only", "all-evals", "no-evals",
+    "append-only", "eval-min-prefill-ep", "eval-concs", "scenario-type",
+)
+_BOOL_FIELDS = ("evals-only", "all-evals", "no-evals", "append-only")
+_EVAL_SELECTION_FIELDS = ("evals-only", "all-evals", "eval-min-prefill-ep")
+_TRUE_WORDS = {"true", "1", "yes", "y", "on", "t"}
+_FALSE_WORDS = {"false", "0", "no", "n", "off", "f"}
+
+
+class EntryError(ValueError):
+    """An entry breaks the model; ``key`` names the offending field when known."""
+
+    def __init__(self, message: str, key: str | None = None, fix: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+        self.fix = fix
+
+
+@dataclass(frozen=True)
+class ChangelogEntry:
+    """One validated changelog entry (defaults filled in)."""
+
+    config_keys: tuple[str, ...]
+    description: tuple[str, ...]
+    pr_link: str
+    evals_only: bool = False
+    all_evals: bool = False
+    no_evals: bool = False
+    append_only: bool = False
+    eval_min_prefill_ep: int | None = None
+    eval_concs: tuple[int, ...] | None = None
+    scenario_type: tuple[str, ...] | None = None
+
+    def scenarios(self) -> tuple[str, ...]:
+        """Selected scenario families in canonical order (both when unset)."""
+        chosen = self.scenario_type or SCENARIO_TYPES
+        return tuple(s for s in SCENARIO_TYPES if s in chosen)
+
+    def to_metadata(self) -> dict[str, Any]:
+        """The entry as the plan's ``changelog_metadata`` shows it.
+
+        Reference defaults are spelled out; fields the reference model lacks
+        (``no-evals``, ``eval-concs``) and unset optional fields are omitted.
+        """
+        out: dict[str, Any] = {
+            "config-keys": list(self.config_keys),
+            "description": list(self.description),
+            "pr-link": self.pr_link,
+            "evals-only": self.evals_only,
+            "all-evals": self.all_evals,
+        }
+        if self.no_evals:
+            out["no-evals"] = True
+        out["append-only"] = self.append_only
+        if self.eval_min_prefill_ep is not None:
+            out["eval-min-prefill-ep"] = self.eval_min_prefill_ep
+        if self.eval_concs is not None:
+            out["eval-concs"] = list(self.eval_concs)
+        if self.scenario_type is not None:
+            out["scenario-type"] = list(self.scenario_type)
+        return out
+
+    def signature_fields(self) -> dict[str, Any]:
+        """The entry's data without its link (used to recognise the same entry)."""
+        data = self.to_metadata()
+        data.pop("pr-link")
+        return data
+
+
+def parse_entry(data: Any) -> ChangelogEntry:
+    """Validate one parsed YAML item as a changelog entry, or raise EntryError."""
+    if not isinstance(data, dict):
+        raise EntryError(f"an entry must be a mapping, found {_kind(data)}",
+                         fix="start each entry with '- config-keys:' at column 0")
+    unknown = [k for k in data if k not in FIELDS]
+    if unknown:
+        raise EntryError(f"unknown key {unknown[0]!r} (Extra inputs are not permitted)",
+                         key=str(unknown[0]),
+                         fix="allowed keys: " + ", ".join(FIELDS))
+    for required in ("config-keys", "description", "pr-link"):
+        if required not in data:
+            raise EntryError(f"missing required key {required!r}", key=required)
+    fields: dict[str, Any] = {
+        "config_keys": _string_list(data, "config-keys"),
+        "description": _string_list(data, "description"),
+        "pr_link": _pr_link(data.get("pr-link")),
+    }
+    for name in _BOOL_FIELDS:
+        if name in data:
+            fields[name.replace("-", "_")] = _bool(data[name], name)
+    if data.get("eval-min-prefill-ep") is not None:
+        fields["eval_min_prefill_ep"] = _min_prefill_ep(data["eval-min-prefill-ep"])
+    if data.get("eval-concs") is not None:
+        fields["eval_concs"] = _eval_concs(data["eval-concs"])
+    if data.get("scenario-type") is not None:
+        fields["scenario_type"] = _scenario_types(data["scenario-type"])
+    entry = ChangelogEntry(**fields)
+    _check_combinations(entry, data)
+    return entry
+
+
+def _check_combinations(entry: ChangelogEntry, data: dict) -> None:
+    selection = [f for f in _EVAL_SELECTION_FIELDS if _is_set(entry, f)]
+    if entry.append_only and selection:
+        raise EntryError("append-only cannot be combined with eval selection fields "
+                         f"({', '.join(selection)})", key="append-only",
+                         fix="remove the eval fields or append-only")
+    if entry.no_evals and selection:
+        raise EntryError("no-evals cannot be combined with eval selection fields "
+                         f"({', '.join(selection)})", key="no-evals",
+                         fix="remove the eval fields or no-evals")
+    if entry.eval_concs is not None and (entry.no_evals or entry.append_only):
+        other = "no-evals" if entry.no_evals else "append-only"
+        raise EntryError(f"eval-concs cannot be combined with {other}: {other} runs no evals",
+                         key="eval-concs", fix=f"remove eval-concs or {other}")
+
+
+def _is_set(entry: ChangelogEntry, field_name: str) -> bool:
+    value = getattr(entry, field_name.replace("-", "_"))
+    return value is not None and value is not False
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
+             int: "an integer", float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _string_list(data: dict, key: str) -> tuple[str, ...]:
+    value = data[key]
+    if not isinstance(value, list):
+        raise EntryError(f"{key!r} must be a YAML list of strings, found {_kind(value)}",
+                         key=key, fix=f"write each item on its own '    - ' line under {key}:")
+    if not value:
+        raise EntryError(f"{key!r} must have at least 1 item", key=key)
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise EntryError(f"{key!r} item {index + 1} must be a string, found {_kind(item)}",
+                             key=key, fix="quote the item")
+    return tuple(value)
+
+
+def _pr_link(value: Any) -> str:
+    if not isinstance(value, str):
+        raise EntryError(f"'pr-link' must be a string, found {_kind(value)}", key="pr-link",
+                         fix="write the PR URL, or XXX until the PR exists")
+    return value
+
+
+def _bool(value: Any, key: str) -> bool:
+    # Lax boolean parsing, as the reference model accepts it.
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE_WORDS | _FALSE_WORDS:
+        return value.strip().lower() in _TRUE_WORDS
+    raise EntryError(f"{key!r} must be a boolean, found {value!r}", key=key,
+                     fix=f"write '{key}: true' or remove the key")
+
+
+def _lax_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
+        return int(value)
+    return None
+
+
+def _min_prefill_ep(value: Any) -> int:
+    number = _lax_int(value)
+    if number is None:
+        raise EntryError(f"'eval-min-prefill-ep' must be an integer, found {value!r}",
+                         key="eval-min-prefill-ep")
+    if number < 1:
+        raise EntryError(f"'eval-min-prefill-ep' must be greater than or equal to 1, found {number}",
+                         key="eval-min-prefill-ep")
+    return number
+
+
+def _eval_concs(value: Any) -> tuple[int, ...]:
+    if not isinstance(value, list) or not value:
+        raise EntryError("'eval-concs' must be a non-empty list of concurrencies",
+                         key="eval-concs", fix="e.g. 'eval-concs: [32, 64]'")
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, int) or item < 1:
+            raise EntryError(f"'eval-concs' items must be positive integers, found {item!r}",
+                             key="eval-concs")
+    return tuple(value)
+
+
+def _scenario_types(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise EntryError("'scenario-type' must be a non-empty list", key="scenario-type",
+                         fix="use fixed-seq-len and/or agentic-coding")
+    for item in value:
+        if item not in SCENARIO_TYPES:
+            raise EntryError(f"'scenario-type' item {item!r} is not one of "
+                             "'fixed-seq-len', 'agentic-coding'", key="scenario-type")
+    return tuple(value)
+
+
+class KeyResolutionError(ValueError):
+    """A config key or wildcard that names nothing in the master configs."""
+
+
+def resolve_config_keys(patterns: Sequence[str], master_keys: Iterable[str]) -> list[str]:
+    """Expand ``*`` wildcards over the master order; exact keys keep their given order.
+
+    Any unknown key or unmatched wildcard fails the whole entry.
+    """
+    ordered = list(master_keys)
+    known = set(ordered)
+    resolved: dict[str, None] = {}
+    for pattern in patterns:
+        if "*" in pattern:
+            regex = re.compile(re.escape(pattern).replace(r"\*", ".*"))
+            matches = [k for k in ordered if regex.fullmatch(k)]
+            if not matches:
+                raise KeyResolutionError(
+                    f"No config keys matched the wildcard pattern '{pattern}' in master configs.")
+            resolved.update(dict.fromkeys(matches))
+        elif pattern not in known:
+            raise KeyResolutionError(f"Config key '{pattern}' not found in master configs.")
+        else:
+            resolved[pattern] = None
+    return list(resolved)

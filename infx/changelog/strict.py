@@ -1,0 +1,266 @@
+"""The changelog byte contract: strict parsing, entry comparison and raw-byte rules."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from infx.changelog.model import EntryError, parse_entry
+from infx.errors import InfxError, Problem
+
+DEFAULT_REPO = "SemiAnalysisAI/InferenceX"
+ENTRY_PREFIX = "- config-keys:"
+_ENTRY_PREFIX_BYTES = ENTRY_PREFIX.encode()
+PR_LINK_PREFIX = "  pr-link:"
+
+
+@dataclass(frozen=True)
+class ParsedChangelog:
+    """A strictly parsed changelog: its bytes, raw entry dicts and where each starts."""
+
+    path: str
+    raw: bytes
+    entries: list[dict]
+    entry_lines: list[int]  # 1-based line of each entry's '- config-keys:' line
+
+    def entry_line(self, index: int) -> int | None:
+        return self.entry_lines[index] if 0 <= index < len(self.entry_lines) else None
+
+    def pr_link_line(self, index: int) -> int | None:
+        """Line of the entry's pr-link key (else the entry's first line)."""
+        start = self.entry_line(index)
+        if start is None:
+            return None
+        end = self.entry_line(index + 1) or 10**9
+        lines = self.raw.decode("utf-8").split("\n")
+        for number in range(start, min(end, len(lines) + 1)):
+            if lines[number - 1].lstrip().startswith("pr-link:"):
+                return number
+        return start
+
+
+def fail(message: str, path: str, line: int | None = None, *, key: str | None = None,
+         fix: str | None = None) -> NoReturn:
+    raise InfxError(Problem(message, file=path, line=line, key=key, fix=fix))
+
+
+def line_of_offset(raw: bytes, offset: int) -> int:
+    """1-based line holding byte ``offset``."""
+    return raw.count(b"\n", 0, max(offset, 0)) + 1
+
+
+def parse_changelog(raw: bytes, path: str, label: str | None = None) -> ParsedChangelog:
+    """Parse changelog bytes under the strict contract, or raise a located InfxError."""
+    label = label or path
+    if not raw.endswith(b"\n"):
+        fail(f"{label} does not end with a newline", path, line_of_offset(raw, len(raw)),
+             fix="end the file with exactly one newline")
+    for byte, what in ((b"\r", "CR characters"), (b"\t", "tabs"), (b"\0", "NUL bytes")):
+        if byte in raw:
+            fail(f"{label} contains {what}", path, line_of_offset(raw, raw.index(byte)),
+                 fix="use LF line endings and spaces only")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        fail(f"{label} is not UTF-8", path, line_of_offset(raw, exc.start),
+             fix="save the file as UTF-8")
+    data = _load_unique(text, path, label)
+    if not isinstance(data, list):
+        fail(f"{label} root must be a YAML list", path, 1,
+             fix="start every entry with '- config-keys:' at column 0")
+    starts = [n for n, line in enumerate(text.split("\n"), 1) if line.startswith(ENTRY_PREFIX)]
+    if len(starts) != len(data):
+        fail(f"{label} has {len(starts)} top-level config entries but YAML parsed "
+             f"{len(data)} entries", path, None,
+             fix="every entry must start at column 0 with '- config-keys:' "
+                 "(config-keys is the first key)")
+    for index, item in enumerate(data):
+        if not isinstance(item, dict):
+            fail(f"{label} entry {index + 1} is not a mapping", path, starts[index])
+        try:
+            parse_entry(item)
+        except EntryError as exc:
+            line = _key_line(text, starts, index, exc.key)
+            fail(f"{label} entry {index + 1} fails ChangelogEntry validation: {exc}", path,
+                 line, key=exc.key, fix=exc.fix)
+    return ParsedChangelog(path, raw, data, starts)
+
+
+def _load_unique(text: str, path: str, label: str) -> Any:
+    from infx.yamlio import load_text
+
+    try:
+        return load_text(text, path, unique_keys=True)
+    except InfxError as exc:
+        problem = exc.problems[0]
+        detail = problem.message.removeprefix("invalid YAML: ")
+        hint = "; each key may appear once per entry" if "duplicate key" in detail else ""
+        fail(f"{label} is not valid YAML: {detail}", path, problem.line,
+             fix="fix the YAML at this line" + hint)
+    except (TypeError, ValueError, RecursionError) as exc:
+        # an unhashable mapping key (e.g. a list used as a key) surfaces as TypeError
+        fail(f"{label} is not valid YAML: found unhashable key ({exc})", path, None)
+
+
+def _key_line(text: str, starts: list[int], index: int, key: str | None) -> int:
+    start = starts[index]
+    if key is None:
+        return start
+    end = starts[index + 1] if index + 1 < len(starts) else 10**9
+    lines = text.split("\n")
+    for number in range(start, min(end, len(lines) + 1)):
+        stripped = lines[number - 1].lstrip(" -")
+        if stripped.startswith(f"{key}:") or stripped.startswith(f'"{key}":'):
+            return number
+    return start
+
+
+# --- pr-link rules -------------------------------------------------------------------------
+
+def canonical_link(repo: str, pr_number: int) -> str:
+    return f"https://github.com/{repo}/pull/{pr_number}"
+
+
+def is_canonical(link: str, repo: str) -> bool:
+    return re.fullmatch(rf"https://github\.com/{re.escape(repo)}/pull/\d+", link) is not None
+
+
+def is_placeholder(link: str, repo: str) -> bool:
+    return link in ("XXX", f"https://github.com/{repo}/pull/XXX")
+
+
+def _link(entry: dict) -> str:
+    value = entry.get("pr-link")
+    return str(value or "")
+
+
+def _without_link(entry: dict) -> dict:
+    return {k: v for k, v in entry.items() if k != "pr-link"}
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a head changelog adds to its base."""
+
+    additions: list[int]  # head indexes of appended entries
+    corrections: int  # historical entries whose pr-link was corrected
+
+
+def compare_entries(base: ParsedChangelog, head: ParsedChangelog, pr_number: int | None,
+                    repo: str = DEFAULT_REPO) -> Change:
+    """Positional comparison: history immutable except pr-link corrections; check new links."""
+    path = head.path
+    if len(head.entries) < len(base.entries):
+        fail(f"{path} entries were deleted", path, None,
+             fix="restore the base file's entries; the changelog is append-only")
+    corrections = 0
+    first_correction = None
+    for index, (old, new) in enumerate(zip(base.entries, head.entries, strict=False)):
+        if old == new:
+            continue
+        if _without_link(old) != _without_link(new):
+            fail(f"entry {index + 1} changed; existing entries are immutable except for "
+                 "pr-link-only corrections", path, head.entry_line(index),
+                 fix="restore the entry from the base revision and append a new entry instead")
+        if _link(old) == _link(new):
+            fail(f"entry {index + 1} was reformatted without a semantic change", path,
+                 head.pr_link_line(index), fix="restore the original pr-link bytes")
+        if not is_canonical(_link(new), repo):
+            fail(f"entry {index + 1} pr-link correction is not canonical: '{_link(new)}'",
+                 path, head.pr_link_line(index),
+                 fix=f"write https://github.com/{repo}/pull/<number>")
+        corrections += 1
+        first_correction = index if first_correction is None else first_correction
+    additions = list(range(len(base.entries), len(head.entries)))
+    if corrections and additions:
+        fail("do not mix historical pr-link corrections with new changelog entries", path,
+             head.pr_link_line(first_correction),
+             fix="send the pr-link correction in its own pull request")
+    for index in additions:
+        _check_new_link(head, index, pr_number, repo)
+    return Change(additions, corrections)
+
+
+def _check_new_link(head: ParsedChangelog, index: int, pr_number: int | None, repo: str) -> None:
+    link = _link(head.entries[index])
+    line = head.pr_link_line(index)
+    tbd_hint = " ('TBD' is not a placeholder)" if link.strip().upper() == "TBD" else ""
+    if pr_number is None:
+        if not is_canonical(link, repo):
+            fail(f"new main-branch entry has invalid pr-link: '{link}'{tbd_hint}", head.path,
+                 line, fix=f"write the merged PR's URL, https://github.com/{repo}/pull/<number>")
+        return
+    expected = canonical_link(repo, pr_number)
+    if link != expected and not is_placeholder(link, repo):
+        fail(f"new PR entry must use '{expected}' or an XXX placeholder; found '{link}'"
+             f"{tbd_hint}", head.path, line,
+             fix=f"write 'pr-link: {expected}' (or 'pr-link: XXX' before the PR exists)")
+
+
+# --- raw byte rules ------------------------------------------------------------------------
+
+def validate_raw_change(base_raw: bytes, head_raw: bytes, change: Change, path: str) -> None:
+    """Byte-level rules: history kept verbatim, one blank line between entries, one final LF."""
+    if change.additions:
+        _check_appended_bytes(base_raw, head_raw, path)
+    elif change.corrections:
+        _check_correction_bytes(base_raw, head_raw, change.corrections, path)
+    elif base_raw != head_raw:
+        fail("changelog diff has no appended entry or pr-link correction; historical "
+             "whitespace and formatting are immutable", path,
+             line_of_offset(head_raw, _first_difference(base_raw, head_raw)),
+             fix="restore the base file byte for byte")
+
+
+def _first_difference(a: bytes, b: bytes) -> int:
+    for offset, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return offset
+    return min(len(a), len(b))
+
+
+def _check_appended_bytes(base_raw: bytes, head_raw: bytes, path: str) -> None:
+    if not head_raw.startswith(base_raw):
+        fail("appended entries changed historical perf-changelog.yaml bytes; restore the base "
+             "file byte-for-byte and append at the end", path,
+             line_of_offset(head_raw, _first_difference(base_raw, head_raw)),
+             fix="restore the base file byte for byte and append at the end")
+    suffix = head_raw[len(base_raw):]
+    lead = _ENTRY_PREFIX_BYTES if base_raw.endswith(b"\n\n") else b"\n" + _ENTRY_PREFIX_BYTES
+    if not suffix.startswith(lead):
+        fail("new changelog entries must be separated from history by one empty line and "
+             "appended at the end", path, line_of_offset(head_raw, len(base_raw)),
+             fix="leave exactly one empty line before your first '- config-keys:'")
+    starts = [m.start() for m in re.finditer(rb"(?m)^- config-keys:", suffix)]
+    for start in starts[1:]:
+        before = suffix[:start]
+        if not before.endswith(b"\n\n") or before.endswith(b"\n\n\n"):
+            fail("appended changelog entries must have exactly one empty separator line",
+                 path, line_of_offset(head_raw, len(base_raw) + start),
+                 fix="put exactly one empty line (no spaces) between entries")
+    if head_raw.endswith(b"\n\n"):
+        fail("the final appended changelog entry must end with one newline", path,
+             line_of_offset(head_raw, len(head_raw) - 1),
+             fix="remove the blank line(s) at the end of the file")
+
+
+def _check_correction_bytes(base_raw: bytes, head_raw: bytes, corrections: int,
+                            path: str) -> None:
+    old_lines = base_raw.splitlines(keepends=True)
+    new_lines = head_raw.splitlines(keepends=True)
+    if len(old_lines) != len(new_lines):
+        fail("pr-link corrections may not add or delete lines", path, None,
+             fix="change only the text after 'pr-link:'")
+    changed = 0
+    for number, (old, new) in enumerate(zip(old_lines, new_lines, strict=True), 1):
+        if old == new:
+            continue
+        prefix = PR_LINK_PREFIX.encode()
+        if not (old.startswith(prefix) and new.startswith(prefix)
+                and old.endswith(b"\n") and new.endswith(b"\n")):
+            fail(f"historical bytes changed outside a pr-link line at line {number}", path,
+                 number, fix="restore this line from the base revision")
+        changed += 1
+    if changed != corrections:
+        fail(f"expected {corrections} changed pr-link line(s), found {changed}", path, None)

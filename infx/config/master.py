@@ -1,0 +1,168 @@
+"""Load, merge and validate master config files (``configs/*-master.yaml``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from infx import yamlio
+from infx.config import schemacheck
+from infx.config.master_rules import semantic_problems
+from infx.config.yamlpath import format_path, line_of
+from infx.errors import InfxError, Problem
+
+MAX_REPORTED = 25
+
+
+class MasterConfigs(Mapping):
+    """Merged master configs: config key -> validated entry dict (raw YAML field names).
+
+    Iteration follows file order, then key order inside each file. ``source(key)``
+    gives the (file name, file text) a key came from, so later errors can name a line.
+    """
+
+    def __init__(self, entries: dict[str, dict], sources: dict[str, tuple[str, str]]) -> None:
+        self._entries = entries
+        self._sources = sources
+
+    def __getitem__(self, key: str) -> dict:
+        return self._entries[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def source(self, key: str) -> tuple[str, str]:
+        """(file name, file text) the key was loaded from."""
+        return self._sources[key]
+
+    def locate(self, key: str, path: Sequence[Any] = (), message: str = "",
+               fix: str | None = None) -> Problem:
+        """A Problem pointing at ``path`` inside config ``key`` (line computed now)."""
+        name, text = self._sources[key]
+        return Problem(message, file=name, line=line_of(text, [key, *path]), key=key, fix=fix)
+
+
+def load_master_configs(paths: Sequence[str | Path]) -> MasterConfigs:
+    """Read, merge (in order) and validate master config files."""
+    items = []
+    for path in paths:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise InfxError(Problem(f"Input file '{path}' does not exist.", file=str(path),
+                                    fix="check the --config-files path")) from None
+        except OSError as exc:
+            raise InfxError(Problem(f"cannot read file: {exc.strerror}", file=str(path))) from None
+        items.append((str(path), text))
+    return load_master_configs_from_texts(items)
+
+
+def load_master_configs_from_texts(items: Sequence[tuple[str, str]]) -> MasterConfigs:
+    """Merge and validate master configs given as (name, YAML text) pairs, in order."""
+    entries: dict[str, dict] = {}
+    sources: dict[str, tuple[str, str]] = {}
+    for name, text in items:
+        data = _parse_file(name, text)
+        _check_keys(name, text, data, entries)
+        for key, value in data.items():
+            entries[key] = value
+            sources[key] = (name, text)
+    configs = MasterConfigs(entries, sources)
+    problems = validation_problems(configs)
+    if problems:
+        raise InfxError(problems[:MAX_REPORTED])
+    return configs
+
+
+def validation_problems(configs: MasterConfigs) -> list[Problem]:
+    """Every schema and semantic problem of every config key (empty when all valid)."""
+    if schemacheck.quick_valid("master", dict(configs.items())):
+        bad_schema: set[str] = set()
+        problems: list[Problem] = []
+    else:
+        problems = _schema_problems(configs)
+        bad_schema = {problem.key for problem in problems if problem.key}
+    for key, entry in configs.items():
+        if key in bad_schema:
+            continue  # semantic rules assume the shapes the schema guarantees
+        for path, message in semantic_problems(entry):
+            problems.append(configs.locate(
+                key, path, f"Master config entry '{key}' failed validation: {message}"
+                           + (f" (at {format_path(path)})" if path else ""),
+                fix=_fix_hint(message)))
+    return problems
+
+
+def _parse_file(name: str, text: str) -> dict:
+    data = yamlio.load_text(text, name)
+    if not isinstance(data, dict):
+        found = "an empty file" if data is None else f"a {type(data).__name__}"
+        raise InfxError(Problem(f"Config file '{name}' must contain a mapping of config keys, "
+                                f"found {found}", file=name, line=1,
+                                fix="write one '<config-key>:' block per recipe"))
+    return data
+
+
+def _check_keys(name: str, text: str, data: dict, merged: dict) -> None:
+    problems = []
+    for key in data:
+        if not isinstance(key, str):
+            problems.append(Problem(f"config key {key!r} must be a string", file=name,
+                                    line=line_of(text, [key]), fix="quote the key"))
+        elif "*" in key:
+            problems.append(Problem(
+                f"Wildcard '*' is not allowed in master config keys: '{key}'", file=name,
+                line=line_of(text, [key]), key=key,
+                fix="'*' is reserved for changelog wildcards; rename the key"))
+        elif key in merged:
+            problems.append(Problem(
+                f"Duplicate configuration keys found in '{name}': {key}", file=name,
+                line=line_of(text, [key]), key=key,
+                fix="each config key may appear in only one master file"))
+    if problems:
+        raise InfxError(problems[:MAX_REPORTED])
+
+
+def _schema_problems(configs: MasterConfigs) -> list[Problem]:
+    problems = []
+    for key, entry in configs.items():
+        if schemacheck.quick_valid("master", {key: entry}):
+            continue
+        for path, message in schemacheck.schema_errors("master", {key: entry}):
+            inner = path[1:]
+            where = f" (at {format_path(inner)})" if inner else ""
+            problems.append(configs.locate(
+                key, inner, f"Master config entry '{key}' failed validation: {message}{where}",
+                fix=_schema_fix(message)))
+        if len(problems) >= MAX_REPORTED:
+            break
+    return problems
+
+
+def _schema_fix(message: str) -> str | None:
+    if message.startswith("unknown field"):
+        return "remove the field or correct its spelling (field names are kebab-case)"
+    if message.startswith("missing required field"):
+        return "add the field"
+    if "must be of type" in message:
+        return "write a value of the stated type"
+    return None
+
+
+def _fix_hint(message: str) -> str | None:
+    hints = {
+        "Cannot specify both": "keep either conc-list or conc-start/conc-end",
+        "Must specify either": "add conc-list: [...] or conc-start and conc-end",
+        "must be divisible": "choose a dcp-size that divides tp",
+        "Agentic master configs must use": "use a runner label that starts with 'cluster:'",
+        "requires kv-p2p-transfer": "declare kv-p2p-transfer at the top level or on every entry",
+        "must be declared either": "keep the field at one scope only",
+    }
+    for needle, hint in hints.items():
+        if needle in message:
+            return hint
+    return None

@@ -1,0 +1,144 @@
+"""Sign-off policy data (configs/policy/*.yaml and golden AL curves): loading and validation."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from infx.errors import InfxError, Problem
+from infx.yamlio import find_line, load_text
+
+POLICY_DIR = "configs/policy"
+GOLDEN_DIR = "configs/golden_al_distribution"
+POLICY_NAMES = ("deprecations", "hardware", "engines", "overrides", "draft", "golden", "patching")
+
+
+def policy_path(name: str) -> str:
+    """Repository path of one policy file, e.g. ``configs/policy/golden.yaml``."""
+    return f"{POLICY_DIR}/{name}.yaml"
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    prefix: str
+    scenario: str
+    precision: str
+    last_day: date
+    source: str
+
+    def matches(self, prefix: str, scenario: str, precision: str) -> bool:
+        return all(want in ("*", got) for want, got in (
+            (self.prefix, prefix), (self.scenario, scenario), (self.precision, precision)))
+
+
+@dataclass(frozen=True)
+class GoldenCurveRef:
+    prefix: str
+    method: str
+    file: str
+    model_key: str
+    variant: str | None = None
+    precision: str | None = None
+
+
+@cache
+def _validator(name: str):
+    import jsonschema  # imported lazily: only policy readers pay for it
+
+    text = resources.files("infx.config").joinpath(f"schemas/{name}.schema.json").read_text()
+    schema = json.loads(text)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _plain(value: Any) -> Any:
+    """YAML values as JSON would see them: dates become ISO text, mapping keys text."""
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def validate_document(schema: str, text: str, filename: str) -> dict:
+    """Parse YAML text and validate it against a packaged schema; errors are located."""
+    data = _plain(load_text(text, filename))
+    errors = sorted(_validator(schema).iter_errors(data), key=lambda e: list(e.path))
+    if errors:
+        raise InfxError([_problem(err, text, filename) for err in errors])
+    return data
+
+
+def _problem(err, text: str, filename: str) -> Problem:
+    path = list(err.absolute_path)
+    key = ".".join(str(p) for p in path) or None
+    return Problem(err.message, file=filename, line=find_line(text, path), key=key,
+                   fix="correct this value to match the policy schema")
+
+
+def load_policy_document(name: str, text: str | None, filename: str | None = None) -> dict:
+    """One policy file by name (see POLICY_NAMES); ``None`` text is a located error."""
+    filename = filename or policy_path(name)
+    if text is None:
+        raise InfxError(Problem("policy file could not be read", file=filename,
+                                fix="restore the file on the default branch"))
+    return validate_document(f"policy-{name}", text, filename)
+
+
+def load_golden_curve(text: str | None, filename: str) -> dict[str, dict[str, dict[int, float]]]:
+    """A golden AL curve file: model key -> thinking mode -> draft length -> AL."""
+    if text is None:
+        raise InfxError(Problem("golden AL curve could not be read", file=filename))
+    data = validate_document("policy-golden-curve", text, filename)
+    return {model: {mode: {int(k): float(v) for k, v in curve.items()}
+                    for mode, curve in modes.items()}
+            for model, modes in data.items()}
+
+
+def deprecations(doc: Mapping[str, Any]) -> list[Deprecation]:
+    return [Deprecation(row["prefix"], row["scenario"], row["precision"],
+                        date.fromisoformat(row["last-day"]), row["source"])
+            for row in doc["deprecations"]]
+
+
+def golden_refs(doc: Mapping[str, Any]) -> list[GoldenCurveRef]:
+    return [GoldenCurveRef(row["prefix"], row["method"], row["file"], row["model-key"],
+                           row.get("variant"), row.get("precision"))
+            for row in doc["curves"]]
+
+
+class PolicyReader:
+    """Policy documents read lazily from a file lookup (default-branch tree or a directory)."""
+
+    def __init__(self, read: Callable[[str], str | None]) -> None:
+        self._read = read
+        self._docs: dict[str, dict] = {}
+
+    def doc(self, name: str) -> dict:
+        if name not in self._docs:
+            self._docs[name] = load_policy_document(name, self._read(policy_path(name)))
+        return self._docs[name]
+
+    def golden_curve(self, file: str) -> dict[str, dict[str, dict[int, float]]]:
+        path = f"{GOLDEN_DIR}/{file}"
+        return load_golden_curve(self._read(path), path)
+
+
+def reader_for_directory(root: str | Path) -> PolicyReader:
+    """A PolicyReader over a checkout on disk (tests, local previews)."""
+    root = Path(root)
+
+    def read(path: str) -> str | None:
+        try:
+            return (root / path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+
+    return PolicyReader(read)

@@ -1,0 +1,81 @@
+"""Eval score thresholds: per-model floors over task defaults, with a fixed fallback."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from infx import yamlio
+from infx.errors import InfxError, Problem
+
+FALLBACK = 0.85
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    default: dict[str, float] = field(default_factory=dict)
+    models: dict[str, dict[str, float]] = field(default_factory=dict)
+    fallback: float = FALLBACK
+
+    def floor(self, model_prefix: str | None, task: str) -> tuple[float, str]:
+        """The minimum score for a task and where it came from (for the verdict row)."""
+        per_model = self.models.get(model_prefix or "", {})
+        if task in per_model:
+            return per_model[task], f"models.{model_prefix}.{task}"
+        if task in self.default:
+            return self.default[task], f"default.{task}"
+        return self.fallback, "fallback"
+
+
+def parse_thresholds(data: Any, filename: str, text: str | None = None) -> Thresholds:
+    """Validate parsed YAML/JSON and build the lookup; errors name file, line and key."""
+    schema = _schema()
+    if isinstance(data, dict) and ("default" in data or "models" in data):
+        schema = {**schema["oneOf"][0], "$defs": schema["$defs"]}
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    if errors:
+        raise InfxError([_problem(err, filename, text) for err in errors])
+    if "default" not in data:  # legacy flat mapping: defaults only
+        return Thresholds(default={k: float(v) for k, v in data.items()})
+    return Thresholds(
+        default={k: float(v) for k, v in data["default"].items()},
+        models={m: {k: float(v) for k, v in floors.items()}
+                for m, floors in (data.get("models") or {}).items()},
+        fallback=float(data.get("fallback", FALLBACK)),
+    )
+
+
+def load_thresholds_text(text: str, filename: str) -> Thresholds:
+    return parse_thresholds(yamlio.load_text(text, filename, unique_keys=True), filename, text)
+
+
+def load_thresholds(path: str | Path) -> Thresholds:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InfxError(Problem(f"cannot read thresholds: {exc.strerror}", file=str(path),
+                                fix="check the path")) from None
+    return load_thresholds_text(text, str(path))
+
+
+def _schema() -> dict:
+    text = resources.files("infx.config").joinpath("schemas/thresholds.schema.json").read_text(
+        encoding="utf-8")
+    return json.loads(text)
+
+
+def _problem(err: jsonschema.ValidationError, filename: str, text: str | None) -> Problem:
+    path = list(err.absolute_path)
+    message = err.message
+    if err.validator == "oneOf":
+        message = ("thresholds must be {default: {task: min}, models: {prefix: {task: min}}} "
+                   "or a flat {task: min} mapping with minimums between 0 and 1")
+    line = yamlio.find_line(text, path) if text is not None and path else None
+    return Problem(message, file=filename, line=line, key=".".join(map(str, path)) or None,
+                   fix="use numbers between 0 and 1 keyed by task name")

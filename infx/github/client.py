@@ -1,0 +1,692 @@
+"""PyGithub wiring: bounded retries, permission-aware errors, and the helpers every bot shares.
+
+Every REST call goes through PyGithub's `Requester` (auth, base URL, JSON, redirects).
+Retries happen at two levels, both bounded by one wait budget per call and one
+injectable sleep function:
+
+* inside urllib3 (`BoundedRetry`, installed as PyGithub's `retry=`): idempotent methods
+  on 5xx, 429 and 403 + Retry-After, page by page;
+* around whole operations (`GitHubClient.call`): rate limits recognised only from the
+  body (secondary limit messages, `x-ratelimit-remaining: 0`), and POSTs. POST is never
+  retried blindly: a lost response may still have created the comment, so the caller's
+  `already_done` check (re-list, look for the marker) runs before every repeat.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import gzip
+import io
+import json
+import os
+import tarfile
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from urllib3.exceptions import MaxRetryError, ResponseError
+from urllib3.util.retry import Retry
+
+from infx.errors import InfxError, Problem
+from infx.github.markers import Marker, as_marker, has_marker, with_marker
+
+DEFAULT_API_URL = "https://api.github.com"
+DEFAULT_BOT_LOGIN = "github-actions[bot]"
+ENV_MAX_WAIT = "INFX_GITHUB_MAX_WAIT"
+ENV_BOT_LOGIN = "INFX_BOT_LOGIN"
+MAX_COMMENT_CHARS = 65_536
+MAX_COMMENT_BYTES = 262_144
+MAX_STATUS_DESCRIPTION = 140
+PER_PAGE = 100
+STATUS_STATES = ("error", "failure", "pending", "success")
+REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"})
+T = TypeVar("T")
+
+
+# --- retry policy (pure) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How long and how often to retry; `sleep` and `clock` are injectable for tests."""
+
+    retries: int = 4
+    max_wait: float = 120.0
+    backoff: float = 1.0
+    secondary_wait: float = 60.0
+    sleep: Callable[[float], None] = field(default=time.sleep, compare=False)
+    clock: Callable[[], float] = field(default=time.time, compare=False)
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> RetryPolicy:
+        raw = os.environ.get(ENV_MAX_WAIT)
+        if raw is not None and "max_wait" not in overrides:
+            try:
+                overrides["max_wait"] = float(raw)
+            except ValueError:
+                raise InfxError(Problem(f"{ENV_MAX_WAIT}={raw!r} is not a number of seconds",
+                                        key=ENV_MAX_WAIT, fix="set it to e.g. 30")) from None
+        return cls(**overrides)
+
+
+def _header(headers: dict | None, name: str) -> str | None:
+    for key, value in (headers or {}).items():
+        if key.lower() == name:
+            return str(value)
+    return None
+
+
+def _seconds_until(value: str, now: float) -> float | None:
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        return max(email.utils.parsedate_to_datetime(value).timestamp() - now, 0.0)
+    except (TypeError, ValueError):
+        return None
+
+
+def is_rate_limit_message(message: str | None) -> bool:
+    text = (message or "").lower()
+    return ("rate limit" in text or text.endswith("please retry your request again later.")
+            or text.endswith("please wait a few minutes before you try again."))
+
+
+def retry_wait(status: int | None, headers: dict | None, message: str | None, attempt: int,
+               policy: RetryPolicy) -> float | None:
+    """Seconds to wait before retry number `attempt` (0-based), or None if not retryable.
+
+    Follows GitHub's guidance: honour Retry-After; when the primary limit is used up
+    wait until X-RateLimit-Reset; a secondary limit without headers waits at least
+    `secondary_wait`; server errors back off exponentially.
+    """
+    exponential = policy.backoff * (2 ** attempt)
+    retry_after = _header(headers, "retry-after")
+    if status is None or status >= 500:
+        after = _seconds_until(retry_after, policy.clock()) if retry_after else None
+        return after if after is not None else exponential
+    if status not in (403, 429):
+        return None
+    if retry_after is not None:
+        after = _seconds_until(retry_after, policy.clock())
+        if after is not None:
+            return after
+    reset = _header(headers, "x-ratelimit-reset")
+    if _header(headers, "x-ratelimit-remaining") == "0" and reset:
+        until = _seconds_until(reset, 0.0)
+        if until is not None:
+            return max(until - policy.clock(), 0.0) + 1.0
+    if is_rate_limit_message(message):
+        return max(policy.secondary_wait, exponential)
+    if status == 429:
+        return exponential
+    return None
+
+
+@dataclass
+class RetryTally:
+    """Retries and seconds waited during the current client call (shared by both levels)."""
+
+    retries: int = 0
+    waited: float = 0.0
+
+
+class BoundedRetry(Retry):
+    """urllib3 retry for idempotent requests, sleeping through the policy within its budget."""
+
+    def __init__(self, policy: RetryPolicy | None = None, tally: RetryTally | None = None,
+                 next_wait: float = 0.0, **kwargs: Any) -> None:
+        self.policy = policy or RetryPolicy()
+        self.tally = tally if tally is not None else RetryTally()
+        self.next_wait = next_wait
+        kwargs.setdefault("total", self.policy.retries)
+        kwargs.setdefault("allowed_methods", IDEMPOTENT_METHODS)
+        kwargs.setdefault("raise_on_status", False)
+        kwargs.setdefault("respect_retry_after_header", True)
+        super().__init__(**kwargs)
+
+    def new(self, **kwargs: Any) -> BoundedRetry:
+        kwargs.setdefault("policy", self.policy)
+        kwargs.setdefault("tally", self.tally)
+        kwargs.setdefault("next_wait", self.next_wait)
+        return super().new(**kwargs)  # type: ignore[return-value]
+
+    def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
+        if not self._is_method_retryable(method):
+            return False
+        return status_code >= 500 or status_code == 429 or (status_code == 403 and has_retry_after)
+
+    def increment(self, method=None, url=None, response=None, error=None, _pool=None,
+                  _stacktrace=None):
+        attempt = len(self.history)
+        status = response.status if response is not None else None
+        headers = dict(response.headers) if response is not None else None
+        retry = super().increment(method, url, response, error, _pool, _stacktrace)
+        wait = retry_wait(status, headers, None, attempt, self.policy)
+        if wait is None or self.tally.waited + wait > self.policy.max_wait:
+            raise MaxRetryError(_pool, url, ResponseError(f"retry budget exhausted ({status})"))
+        self.tally.retries += 1
+        self.tally.waited += wait
+        retry.next_wait = wait
+        return retry
+
+    def sleep(self, response=None) -> None:
+        if self.next_wait > 0:
+            self.policy.sleep(self.next_wait)
+
+
+# --- errors --------------------------------------------------------------------------------
+
+
+class GitHubError(InfxError):
+    """A GitHub call that failed for good; `status` is the HTTP status (None: no answer)."""
+
+    def __init__(self, message: str, *, status: int | None, action: str, fix: str | None = None):
+        super().__init__(Problem(message, key="github", fix=fix))
+        self.status = status
+        self.action = action
+
+
+def _message_of(data: Any) -> str:
+    if isinstance(data, dict):
+        text = str(data.get("message") or "")
+        details = [e.get("message") or f"{e.get('field')} {e.get('code')}"
+                   for e in data.get("errors") or [] if isinstance(e, dict)]
+        return "; ".join([text, *[d for d in details if d]]) if details else text
+    return str(data or "")
+
+
+def explain(status: int | None, data: Any, action: str, permission: str,
+            attempts: int = 1, waited: float = 0.0) -> GitHubError:
+    """Turn a final failure into a message that says what was tried and what is missing."""
+    message = _message_of(data)
+    if status == 401:
+        return GitHubError(f"GitHub rejected the token while {action} (401 {message or 'Bad credentials'})",
+                           status=status, action=action,
+                           fix="set GITHUB_TOKEN (or GH_TOKEN) to a valid token")
+    if status in (403, 429) and is_rate_limit_message(message) or status == 429:
+        return GitHubError(f"GitHub rate limit while {action}: gave up after {attempts} attempt(s) "
+                           f"and {waited:g}s of waiting ({status} {message})", status=status,
+                           action=action, fix=f"retry later or raise {ENV_MAX_WAIT}")
+    if status == 403:
+        hint = (" — fork pull requests get a read-only token"
+                if "not accessible by integration" in message.lower() else "")
+        return GitHubError(f"GitHub refused {action} (403 {message}){hint}", status=status,
+                           action=action, fix=f"grant the token `{permission}`")
+    if status == 404:
+        return GitHubError(f"{action}: not found (404) — it does not exist or the token cannot see it",
+                           status=status, action=action,
+                           fix=f"check the name, and that the token has `{permission}`")
+    if status == 410:
+        return GitHubError(f"{action}: gone (410 {message})", status=status, action=action,
+                           fix="re-run the workflow that produced it")
+    if status == 422:
+        return GitHubError(f"GitHub rejected {action} (422 {message})", status=status,
+                           action=action)
+    if status is None:
+        return GitHubError(f"no answer from GitHub while {action} after {attempts} attempt(s): "
+                           f"{message}", status=None, action=action,
+                           fix="check GITHUB_API_URL and the network")
+    return GitHubError(f"GitHub failed while {action}: {status} {message} "
+                       f"(gave up after {attempts} attempt(s) and {waited:g}s of waiting)",
+                       status=status, action=action, fix="retry later")
+
+
+# --- plain results -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Comment:
+    """An issue / pull request conversation comment."""
+
+    id: int
+    user: str
+    body: str
+    author_association: str
+    created_at: str
+    updated_at: str
+    html_url: str = ""
+
+    @classmethod
+    def from_json(cls, data: dict) -> Comment:
+        return cls(id=data["id"], user=(data.get("user") or {}).get("login", ""),
+                   body=data.get("body") or "", author_association=data.get("author_association", ""),
+                   created_at=data.get("created_at", ""), updated_at=data.get("updated_at", ""),
+                   html_url=data.get("html_url", ""))
+
+
+@dataclass(frozen=True)
+class Upsert:
+    """What `upsert_comment` did: `created`, `updated` or `unchanged`."""
+
+    action: str
+    comment: Comment
+
+
+@dataclass(frozen=True)
+class Permission:
+    permission: str  # admin | maintain | write | triage | read | none
+    role_name: str
+
+
+@dataclass(frozen=True)
+class Artifact:
+    id: int
+    name: str
+    expired: bool
+    size_in_bytes: int
+    workflow_run_id: int | None
+
+    @classmethod
+    def from_json(cls, data: dict) -> Artifact:
+        return cls(id=data["id"], name=data["name"], expired=bool(data.get("expired")),
+                   size_in_bytes=int(data.get("size_in_bytes") or 0),
+                   workflow_run_id=(data.get("workflow_run") or {}).get("id"))
+
+
+def truncate_body(body: str, pointer: str = "") -> str:
+    """Fit a comment into GitHub's limits (65,536 chars and 262,144 UTF-8 bytes)."""
+    note = "\n\n… (truncated: the full text did not fit in a GitHub comment"
+    note += f"; see {pointer})" if pointer else ")"
+    if len(body) <= MAX_COMMENT_CHARS and len(body.encode()) <= MAX_COMMENT_BYTES:
+        return body
+    keep = MAX_COMMENT_CHARS - len(note)
+    text = body[:keep]
+    while len((text + note).encode()) > MAX_COMMENT_BYTES:
+        text = text[: len(text) - max(1, (len((text + note).encode()) - MAX_COMMENT_BYTES) // 4)]
+    return text + note
+
+
+# --- the client ------------------------------------------------------------------------------
+
+
+def _repo_name(repo: Any) -> str:
+    return repo if isinstance(repo, str) else repo.full_name
+
+
+def _is_loopback(url: str) -> bool:
+    return url.startswith(("http://127.0.0.1", "http://localhost", "http://[::1]"))
+
+
+class GitHubClient:
+    """One authenticated PyGithub connection plus the helpers; repos are "owner/name" strings
+    (PyGithub Repository objects are accepted too)."""
+
+    def __init__(self, token: str | None = None, base_url: str | None = None,
+                 policy: RetryPolicy | None = None, timeout: int = 30) -> None:
+        from github import Auth, Github
+
+        self.base_url = (base_url or DEFAULT_API_URL).rstrip("/")
+        self.policy = policy or RetryPolicy()
+        self._tally = RetryTally()
+        self._depth = 0
+        throttle = None if _is_loopback(self.base_url) else 0.25
+        self.gh = Github(
+            base_url=self.base_url, auth=Auth.Token(token) if token else None, timeout=timeout,
+            per_page=PER_PAGE, retry=BoundedRetry(self.policy, self._tally), lazy=True,
+            seconds_between_requests=throttle,
+            seconds_between_writes=None if throttle is None else 1.0,
+        )
+        self._login: str | None = None
+
+    @classmethod
+    def from_env(cls, policy: RetryPolicy | None = None, env: dict | None = None) -> GitHubClient:
+        """Token from GITHUB_TOKEN / GH_TOKEN, API from GITHUB_API_URL."""
+        env = os.environ if env is None else env
+        token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN")
+        return cls(token=token, base_url=env.get("GITHUB_API_URL") or DEFAULT_API_URL,
+                   policy=policy or RetryPolicy.from_env())
+
+    def repo(self, full_name: str):
+        """A lazy PyGithub Repository (no request until used), for calls without a helper."""
+        return self.gh.get_repo(full_name)
+
+    # --- plumbing -------------------------------------------------------------------------
+
+    def call(self, fn: Callable[[], T], *, action: str, permission: str,
+             already_done: Callable[[], T | None] | None = None, post: bool = False) -> T:
+        """Run one operation; retry rate limits (and POSTs, guarded by `already_done`).
+
+        One wait budget (`policy.max_wait`) covers the whole call, urllib3 retries included.
+        """
+        if self._depth == 0:
+            self._tally.retries, self._tally.waited = 0, 0.0
+        self._depth += 1
+        try:
+            return self._call(fn, action, permission, already_done, post)
+        finally:
+            self._depth -= 1
+
+    def _call(self, fn: Callable[[], T], action: str, permission: str,
+              already_done: Callable[[], T | None] | None, post: bool) -> T:
+        from github.GithubException import GithubException
+        from requests.exceptions import ConnectionError as RequestsConnectionError
+        from requests.exceptions import HTTPError, RetryError, Timeout
+
+        tally = self._tally
+        for attempt in range(self.policy.retries + 1):
+            if attempt and already_done is not None:
+                done = already_done()
+                if done is not None:
+                    return done
+            try:
+                return fn()
+            except GithubException as exc:
+                status, data, headers = exc.status, exc.data, exc.headers
+            except HTTPError as exc:
+                response = exc.response
+                status = response.status_code if response is not None else None
+                data = _json_or_text(response)
+                headers = dict(response.headers) if response is not None else {}
+            except (RequestsConnectionError, Timeout, RetryError) as exc:
+                status, data, headers = None, str(exc), {}
+            wait = self._retry_decision(status, data, headers, attempt, post)
+            if (wait is None or tally.waited + wait > self.policy.max_wait
+                    or attempt == self.policy.retries):
+                raise explain(status, data, action, permission, 1 + tally.retries, tally.waited)
+            tally.retries += 1
+            tally.waited += wait
+            if wait > 0:
+                self.policy.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _retry_decision(self, status: int | None, data: Any, headers: dict, attempt: int,
+                        post: bool) -> float | None:
+        message = _message_of(data)
+        limited = status in (403, 429) and (
+            is_rate_limit_message(message) or _header(headers, "retry-after") is not None
+            or _header(headers, "x-ratelimit-remaining") == "0")
+        if limited or (post and (status is None or status >= 500)):
+            return retry_wait(status, headers, message, attempt, self.policy)
+        return None
+
+    def _json(self, verb: str, path: str, *, params: dict | None = None, body: Any = None,
+              headers: dict | None = None) -> tuple[dict, Any]:
+        return self.gh.requester.requestJsonAndCheck(verb, path, parameters=params,
+                                                     headers=headers, input=body)
+
+    def get(self, path: str, *, action: str, permission: str, params: dict | None = None) -> Any:
+        """GET one JSON document."""
+        return self.call(lambda: self._json("GET", path, params=params)[1], action=action,
+                         permission=permission)
+
+    def paginate(self, path: str, *, action: str, permission: str, params: dict | None = None,
+                 list_key: str | None = None, expected: int | None = None) -> list[dict]:
+        """Every item of a paginated list (following Link headers, 100 per page).
+
+        With `expected` (e.g. the PR's `changed_files`), a short listing is an error
+        instead of silently missing evidence.
+        """
+        def fetch() -> list[dict]:
+            return list(self._pages(path, params or {}, list_key))
+
+        items = self.call(fetch, action=action, permission=permission)
+        if expected is not None and len(items) < expected:
+            raise GitHubError(f"incomplete listing while {action}: got {len(items)} of {expected} "
+                              "items (pagination ended early)", status=None, action=action,
+                              fix="re-run; GitHub returned a truncated page sequence")
+        return items
+
+    def _pages(self, path: str, params: dict, list_key: str | None) -> Iterator[dict]:
+        url: str | None = path
+        query: dict | None = {"per_page": PER_PAGE} | params
+        while url:
+            headers, data = self._json("GET", url, params=query)
+            yield from (data.get(list_key, []) if list_key else data) or []
+            url, query = _next_link(headers.get("link", "")), None
+
+    def download(self, path: str, *, action: str, permission: str) -> bytes:
+        """GET binary content, following GitHub's redirect to the storage host."""
+        def fetch() -> bytes:
+            _, _, chunks = self.gh.requester.getStream(path, chunk_size=65536)
+            return b"".join(chunks)
+
+        return self.call(fetch, action=action, permission=permission)
+
+    # --- identity ---------------------------------------------------------------------------
+
+    @property
+    def login(self) -> str:
+        """The token's login (GET /user); Actions installation tokens cannot call it, so a 403
+        falls back to INFX_BOT_LOGIN or github-actions[bot]."""
+        if self._login is None:
+            try:
+                self._login = self.get("/user", action="reading the token's user",
+                                       permission="a user or installation token")["login"]
+            except GitHubError as exc:
+                if exc.status not in (403, 404):
+                    raise
+                self._login = os.environ.get(ENV_BOT_LOGIN, DEFAULT_BOT_LOGIN)
+        return self._login
+
+    # --- comments ------------------------------------------------------------------------------
+
+    def list_comments(self, repo: Any, issue_number: int, *, expected: int | None = None
+                      ) -> list[Comment]:
+        name = _repo_name(repo)
+        items = self.paginate(f"/repos/{name}/issues/{issue_number}/comments",
+                              action=f"listing comments on {name}#{issue_number}",
+                              permission="pull-requests: read", expected=expected)
+        return [Comment.from_json(c) for c in items]
+
+    def get_comment(self, repo: Any, comment_id: int) -> Comment:
+        name = _repo_name(repo)
+        data = self.get(f"/repos/{name}/issues/comments/{comment_id}",
+                        action=f"reading comment {comment_id} in {name}",
+                        permission="pull-requests: read")
+        return Comment.from_json(data)
+
+    def find_comment(self, repo: Any, issue_number: int, marker: Marker | str) -> Comment | None:
+        """The newest comment by this token's user carrying the marker, or None."""
+        login = self.login
+        matches = [c for c in self.list_comments(repo, issue_number)
+                   if c.user == login and has_marker(c.body, marker)]
+        return matches[-1] if matches else None
+
+    def upsert_comment(self, repo: Any, issue_number: int, marker: Marker | str, body: str,
+                       *, pointer: str = "") -> Upsert:
+        """Edit the bot's comment carrying `marker`, else create it — never a duplicate.
+
+        The body gets the marker as its first line and is truncated to GitHub's limit
+        (with `pointer`, e.g. a run URL, saying where the full text is).
+        """
+        name = _repo_name(repo)
+        mark = as_marker(marker)
+        text = truncate_body(with_marker(body, mark), pointer)
+        existing = self.find_comment(name, issue_number, mark)
+        if existing is not None:
+            if existing.body == text:
+                return Upsert("unchanged", existing)
+            return Upsert("updated", self.edit_comment(name, existing.id, text))
+
+        def create() -> Upsert:
+            data = self._json("POST", f"/repos/{name}/issues/{issue_number}/comments",
+                              body={"body": text})[1]
+            return Upsert("created", Comment.from_json(data))
+
+        def already_posted() -> Upsert | None:
+            found = self.find_comment(name, issue_number, mark)
+            return Upsert("created", found) if found is not None else None
+
+        return self.call(create, action=f"commenting on {name}#{issue_number}",
+                         permission="pull-requests: write (or issues: write)",
+                         already_done=already_posted, post=True)
+
+    def edit_comment(self, repo: Any, comment_id: int, body: str) -> Comment:
+        name = _repo_name(repo)
+        data = self.call(lambda: self._json("PATCH", f"/repos/{name}/issues/comments/{comment_id}",
+                                            body={"body": truncate_body(body)})[1],
+                         action=f"editing comment {comment_id} in {name}",
+                         permission="pull-requests: write (or issues: write)")
+        return Comment.from_json(data)
+
+    # --- statuses and reactions ----------------------------------------------------------------
+
+    def create_status(self, repo: Any, sha: str, state: str, context: str,
+                      description: str = "", target_url: str | None = None) -> dict:
+        """Set a commit status; the description is cut to GitHub's 140 characters."""
+        if state not in STATUS_STATES:
+            raise ValueError(f"status state must be one of {STATUS_STATES}, not {state!r}")
+        name = _repo_name(repo)
+        if len(description) > MAX_STATUS_DESCRIPTION:
+            description = description[: MAX_STATUS_DESCRIPTION - 1] + "…"
+        body = {"state": state, "context": context, "description": description}
+        if target_url:
+            body["target_url"] = target_url
+        return self.call(lambda: self._json("POST", f"/repos/{name}/statuses/{sha}", body=body)[1],
+                         action=f"setting status {context}={state} on {sha[:12]}",
+                         permission="statuses: write", post=True)
+
+    def add_reaction(self, repo: Any, comment_id: int, content: str) -> dict:
+        """React to an issue comment as the bot (GitHub answers 200 if it already exists)."""
+        if content not in REACTIONS:
+            raise ValueError(f"reaction must be one of {REACTIONS}, not {content!r}")
+        name = _repo_name(repo)
+        return self.call(
+            lambda: self._json("POST", f"/repos/{name}/issues/comments/{comment_id}/reactions",
+                               body={"content": content})[1],
+            action=f"reacting {content} to comment {comment_id}",
+            permission="pull-requests: write (or issues: write)", post=True)
+
+    def remove_reaction(self, repo: Any, comment_id: int, content: str) -> int:
+        """Delete the bot's own reactions of one kind; returns how many were removed."""
+        name = _repo_name(repo)
+        base = f"/repos/{name}/issues/comments/{comment_id}/reactions"
+        mine = [r for r in self.paginate(base, params={"content": content},
+                                         action=f"listing reactions on comment {comment_id}",
+                                         permission="pull-requests: read")
+                if (r.get("user") or {}).get("login") == self.login and r.get("content") == content]
+        for reaction in mine:
+            self.call(lambda rid=reaction["id"]: self._json("DELETE", f"{base}/{rid}"),
+                      action=f"removing reaction {content} from comment {comment_id}",
+                      permission="pull-requests: write (or issues: write)")
+        return len(mine)
+
+    # --- people ------------------------------------------------------------------------------
+
+    def collaborator_permission(self, repo: Any, user: str) -> Permission:
+        """A user's repository permission; someone without access is `none` (404)."""
+        name = _repo_name(repo)
+        try:
+            data = self.get(f"/repos/{name}/collaborators/{quote(user)}/permission",
+                            action=f"reading {user}'s permission on {name}",
+                            permission="metadata: read (push access to list collaborators)")
+        except GitHubError as exc:
+            if exc.status == 404:
+                return Permission("none", "none")
+            raise
+        return Permission(data.get("permission", "none"),
+                          data.get("role_name") or data.get("permission", "none"))
+
+    def team_membership(self, org: str, team_slug: str, user: str) -> str | None:
+        """`active` / `pending`, or None on 404 — which means "not a member" OR "this token may
+        not read the team" (GITHUB_TOKEN never can): callers must not treat None as proof."""
+        try:
+            data = self.get(f"/orgs/{org}/teams/{team_slug}/memberships/{quote(user)}",
+                            action=f"reading {user}'s membership of @{org}/{team_slug}",
+                            permission="members: read (org) — a GitHub App or PAT with read:org")
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return data.get("state")
+
+    # --- files and trees -------------------------------------------------------------------------
+
+    def file_at(self, repo: Any, path: str, ref: str) -> str | None:
+        """A file's text at a commit or branch, or None when it does not exist there."""
+        name = _repo_name(repo)
+        try:
+            data = self.get(f"/repos/{name}/contents/{quote(path)}",
+                            action=f"reading {path} at {ref[:12]}", permission="contents: read",
+                            params={"ref": ref})
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        if not isinstance(data, dict) or data.get("type") != "file":
+            return None
+        import base64
+
+        return base64.b64decode(data.get("content") or "").decode("utf-8", "replace")
+
+    def tree_at(self, repo: Any, ref: str) -> dict[str, str]:
+        """Every text file of the repository at `ref` (one tarball download)."""
+        name = _repo_name(repo)
+        blob = self.download(f"/repos/{name}/tarball/{quote(ref, safe='')}",
+                             action=f"downloading {name} at {ref[:12]}", permission="contents: read")
+        return untar_tree(blob)
+
+    # --- actions ----------------------------------------------------------------------------
+
+    def run_artifacts(self, repo: Any, run_id: int) -> list[Artifact]:
+        name = _repo_name(repo)
+        items = self.paginate(f"/repos/{name}/actions/runs/{run_id}/artifacts",
+                              action=f"listing artifacts of run {run_id}",
+                              permission="actions: read", list_key="artifacts")
+        return [Artifact.from_json(a) for a in items]
+
+    def download_artifact(self, repo: Any, artifact_id: int) -> dict[str, bytes]:
+        """An artifact's members (name -> bytes); expired artifacts raise a 410 GitHubError."""
+        name = _repo_name(repo)
+        blob = self.download(f"/repos/{name}/actions/artifacts/{artifact_id}/zip",
+                             action=f"downloading artifact {artifact_id}", permission="actions: read")
+        return unzip_members(blob)
+
+    def artifact_json(self, repo: Any, artifact_id: int) -> dict[str, Any]:
+        """The JSON members of an artifact, parsed (name -> value)."""
+        members = self.download_artifact(repo, artifact_id)
+        parsed = {}
+        for member, data in members.items():
+            if member.endswith(".json"):
+                try:
+                    parsed[member] = json.loads(data)
+                except ValueError as exc:
+                    raise GitHubError(f"artifact {artifact_id} member {member} is not valid JSON: "
+                                      f"{exc}", status=None, action="reading artifact JSON") from None
+        return parsed
+
+
+def _json_or_text(response: Any) -> Any:
+    if response is None:
+        return None
+    try:
+        return response.json()
+    except ValueError:
+        return response.text
+
+
+def _next_link(link_header: str) -> str | None:
+    for part in link_header.split(","):
+        section = part.split(";")
+        if len(section) >= 2 and section[1].strip() == 'rel="next"':
+            return section[0].strip().strip("<>")
+    return None
+
+
+def untar_tree(blob: bytes) -> dict[str, str]:
+    """path -> text for every regular UTF-8 file, minus GitHub's top-level directory."""
+    tree = {}
+    with tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob)), mode="r:") as archive:
+        for member in archive.getmembers():
+            if not member.isfile():
+                continue
+            _, _, path = member.name.partition("/")
+            handle = archive.extractfile(member)
+            if path and handle is not None:
+                try:
+                    tree[path] = handle.read().decode("utf-8")
+                except UnicodeDecodeError:
+                    continue  # binary files are not evidence
+    return tree
+
+
+def unzip_members(blob: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(blob)) as archive:
+        return {info.filename: archive.read(info) for info in archive.infolist()
+                if not info.is_dir()}

@@ -1,0 +1,334 @@
+"""The Actions event ($GITHUB_EVENT_PATH + $GITHUB_EVENT_NAME) as small typed dataclasses."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from infx.errors import InfxError, Problem
+
+
+@dataclass(frozen=True)
+class Repo:
+    full_name: str
+    default_branch: str
+    private: bool = False
+
+    @property
+    def owner(self) -> str:
+        return self.full_name.split("/")[0]
+
+
+@dataclass(frozen=True)
+class PullRef:
+    ref: str
+    sha: str
+    repo: str | None  # full name; None when the fork was deleted
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    number: int
+    title: str
+    body: str
+    state: str
+    draft: bool
+    merged: bool
+    user: str
+    author_association: str
+    labels: tuple[str, ...]
+    head: PullRef
+    base: PullRef
+
+    @property
+    def is_fork(self) -> bool:
+        """Head in another repository (or a deleted fork): no secrets, read-only token."""
+        return self.head.repo != self.base.repo
+
+
+@dataclass(frozen=True)
+class Comment:
+    id: int
+    user: str
+    body: str
+    author_association: str
+    created_at: str
+    updated_at: str
+    html_url: str
+
+
+@dataclass(frozen=True)
+class Review:
+    id: int
+    user: str
+    state: str  # upper case, as the REST API spells it (webhooks send lower case)
+    body: str
+    commit_id: str
+    submitted_at: str | None
+    author_association: str
+
+
+@dataclass(frozen=True)
+class ReviewComment:
+    id: int
+    user: str
+    body: str
+    path: str
+    line: int | None
+    commit_id: str
+    author_association: str
+
+
+@dataclass(frozen=True)
+class WorkflowRun:
+    id: int
+    name: str
+    path: str
+    event: str
+    status: str
+    conclusion: str | None
+    head_sha: str
+    head_branch: str | None
+    run_attempt: int
+    pull_requests: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Event:
+    """Fields every event has; `raw` keeps the full payload for anything not modelled."""
+
+    name: str
+    action: str | None
+    repository: Repo
+    sender: str
+    raw: Mapping[str, Any] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class PullRequestEvent(Event):
+    number: int = 0
+    pull_request: PullRequest | None = None
+    label: str | None = None
+    before: str | None = None
+    after: str | None = None
+
+
+@dataclass(frozen=True)
+class IssueCommentEvent(Event):
+    issue_number: int = 0
+    is_pull_request: bool = False
+    issue_user: str = ""
+    issue_state: str = ""
+    comment: Comment | None = None
+    previous_body: str | None = None  # on `edited`
+
+
+@dataclass(frozen=True)
+class PullRequestReviewEvent(Event):
+    review: Review | None = None
+    pull_request: PullRequest | None = None
+
+
+@dataclass(frozen=True)
+class PullRequestReviewCommentEvent(Event):
+    comment: ReviewComment | None = None
+    pull_request: PullRequest | None = None
+    previous_body: str | None = None
+
+
+@dataclass(frozen=True)
+class PushEvent(Event):
+    ref: str = ""
+    before: str = ""
+    after: str = ""
+    created: bool = False
+    deleted: bool = False
+    forced: bool = False
+    commits: tuple[str, ...] = ()
+
+    @property
+    def branch(self) -> str | None:
+        return self.ref.removeprefix("refs/heads/") if self.ref.startswith("refs/heads/") else None
+
+
+@dataclass(frozen=True)
+class WorkflowDispatchEvent(Event):
+    ref: str = ""
+    workflow: str = ""
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class WorkflowRunEvent(Event):
+    workflow_run: WorkflowRun | None = None
+
+
+class _Payload:
+    """Key access that turns a missing or mistyped field into a located error."""
+
+    def __init__(self, data: Any, source: str, path: str = "") -> None:
+        self.data, self.source, self.path = data, source, path
+
+    def __getitem__(self, key: str) -> _Payload:
+        where = f"{self.path}.{key}" if self.path else key
+        if not isinstance(self.data, dict) or key not in self.data:
+            raise InfxError(Problem(f"event payload has no `{where}`", file=self.source, key=where,
+                                    fix="check GITHUB_EVENT_NAME matches the payload"))
+        return _Payload(self.data[key], self.source, where)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default) if isinstance(self.data, dict) else default
+
+    def sub(self, key: str) -> _Payload | None:
+        value = self.get(key)
+        return _Payload(value, self.source, f"{self.path}.{key}".lstrip(".")) if value else None
+
+    @property
+    def value(self) -> Any:
+        return self.data
+
+
+def _login(user: _Payload | None) -> str:
+    return (user.get("login") or "") if user is not None else ""
+
+
+def _repo(p: _Payload) -> Repo:
+    return Repo(p["full_name"].value, p.get("default_branch") or p.get("master_branch") or "main",
+                bool(p.get("private", False)))
+
+
+def _pull_ref(p: _Payload) -> PullRef:
+    repo = p.get("repo")
+    return PullRef(p["ref"].value, p["sha"].value, repo.get("full_name") if repo else None)
+
+
+def _pull(p: _Payload) -> PullRequest:
+    return PullRequest(
+        number=p["number"].value, title=p.get("title") or "", body=p.get("body") or "",
+        state=p.get("state") or "open", draft=bool(p.get("draft", False)),
+        merged=bool(p.get("merged", False)), user=_login(p.sub("user")),
+        author_association=p.get("author_association") or "NONE",
+        labels=tuple(label["name"] for label in p.get("labels") or []),
+        head=_pull_ref(p["head"]), base=_pull_ref(p["base"]),
+    )
+
+
+def _comment(p: _Payload) -> Comment:
+    return Comment(p["id"].value, _login(p.sub("user")), p.get("body") or "",
+                   p.get("author_association") or "NONE", p.get("created_at") or "",
+                   p.get("updated_at") or "", p.get("html_url") or "")
+
+
+def _common(name: str, p: _Payload) -> dict[str, Any]:
+    return {"name": name, "action": p.get("action"), "repository": _repo(p["repository"]),
+            "sender": _login(p.sub("sender")), "raw": p.value}
+
+
+def _previous_body(p: _Payload) -> str | None:
+    return ((p.get("changes") or {}).get("body") or {}).get("from")
+
+
+def _pull_request_event(name: str, p: _Payload) -> Event:
+    label = p.get("label")
+    return PullRequestEvent(**_common(name, p), number=p.get("number") or p["pull_request"]["number"].value,
+                            pull_request=_pull(p["pull_request"]),
+                            label=label.get("name") if label else None,
+                            before=p.get("before"), after=p.get("after"))
+
+
+def _issue_comment_event(name: str, p: _Payload) -> Event:
+    issue = p["issue"]
+    return IssueCommentEvent(**_common(name, p), issue_number=issue["number"].value,
+                             is_pull_request=bool(issue.get("pull_request")),
+                             issue_user=_login(issue.sub("user")), issue_state=issue.get("state") or "",
+                             comment=_comment(p["comment"]), previous_body=_previous_body(p))
+
+
+def _review_event(name: str, p: _Payload) -> Event:
+    r = p["review"]
+    review = Review(r["id"].value, _login(r.sub("user")), (r.get("state") or "").upper(),
+                    r.get("body") or "", r.get("commit_id") or "", r.get("submitted_at"),
+                    r.get("author_association") or "NONE")
+    return PullRequestReviewEvent(**_common(name, p), review=review,
+                                  pull_request=_pull(p["pull_request"]))
+
+
+def _review_comment_event(name: str, p: _Payload) -> Event:
+    c = p["comment"]
+    comment = ReviewComment(c["id"].value, _login(c.sub("user")), c.get("body") or "",
+                            c.get("path") or "", c.get("line"), c.get("commit_id") or "",
+                            c.get("author_association") or "NONE")
+    return PullRequestReviewCommentEvent(**_common(name, p), comment=comment,
+                                         pull_request=_pull(p["pull_request"]),
+                                         previous_body=_previous_body(p))
+
+
+def _push_event(name: str, p: _Payload) -> Event:
+    return PushEvent(**_common(name, p), ref=p["ref"].value, before=p.get("before") or "",
+                     after=p.get("after") or "", created=bool(p.get("created")),
+                     deleted=bool(p.get("deleted")), forced=bool(p.get("forced")),
+                     commits=tuple(c["id"] for c in p.get("commits") or []))
+
+
+def _dispatch_event(name: str, p: _Payload) -> Event:
+    return WorkflowDispatchEvent(**_common(name, p), ref=p.get("ref") or "",
+                                 workflow=p.get("workflow") or "", inputs=p.get("inputs") or {})
+
+
+def _workflow_run_event(name: str, p: _Payload) -> Event:
+    r = p["workflow_run"]
+    run = WorkflowRun(
+        id=r["id"].value, name=r.get("name") or "", path=r.get("path") or "",
+        event=r.get("event") or "", status=r.get("status") or "", conclusion=r.get("conclusion"),
+        head_sha=r["head_sha"].value, head_branch=r.get("head_branch"),
+        run_attempt=int(r.get("run_attempt") or 1),
+        pull_requests=tuple(pr["number"] for pr in r.get("pull_requests") or []),
+    )
+    return WorkflowRunEvent(**_common(name, p), workflow_run=run)
+
+
+PARSERS = {
+    "pull_request": _pull_request_event,
+    "pull_request_target": _pull_request_event,
+    "issue_comment": _issue_comment_event,
+    "pull_request_review": _review_event,
+    "pull_request_review_comment": _review_comment_event,
+    "push": _push_event,
+    "workflow_dispatch": _dispatch_event,
+    "workflow_run": _workflow_run_event,
+}
+
+
+def parse_event(name: str, payload: Mapping[str, Any], source: str = "<event>") -> Event:
+    """Turn a webhook payload into its dataclass; unknown event names are an error."""
+    parser = PARSERS.get(name)
+    if parser is None:
+        raise InfxError(Problem(f"unsupported event `{name}`", key="GITHUB_EVENT_NAME",
+                                fix="one of: " + ", ".join(sorted(PARSERS))))
+    return parser(name, _Payload(payload, source))
+
+
+def load_event(path: str | Path | None = None, name: str | None = None,
+               env: Mapping[str, str] | None = None) -> Event:
+    """Read the event Actions gives a job ($GITHUB_EVENT_PATH, $GITHUB_EVENT_NAME)."""
+    env = os.environ if env is None else env
+    name = name or env.get("GITHUB_EVENT_NAME")
+    path = path or env.get("GITHUB_EVENT_PATH")
+    if not name:
+        raise InfxError(Problem("no event name", key="GITHUB_EVENT_NAME",
+                                fix="set GITHUB_EVENT_NAME (Actions does this) or pass --event-name"))
+    if not path:
+        raise InfxError(Problem("no event payload", key="GITHUB_EVENT_PATH",
+                                fix="set GITHUB_EVENT_PATH to the webhook payload JSON file"))
+    try:
+        payload = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InfxError(Problem(f"cannot read event payload: {exc.strerror or exc}", file=str(path),
+                                fix="check GITHUB_EVENT_PATH")) from None
+    except ValueError as exc:
+        raise InfxError(Problem(f"event payload is not JSON: {exc}", file=str(path))) from None
+    return parse_event(name, payload, str(path))

@@ -1,0 +1,6 @@
+"""A local GitHub REST server that serves a world file (see github-world.md)."""
+
+from infx.github.fake.server import FakeGitHub
+from infx.github.fake.world import load_world, tree_at
+
+__all__ = ["FakeGitHub", "load_world", "tree_at"]

@@ -1,0 +1,53 @@
+"""Request/response values passed between the fake server's HTTP plumbing and its routes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DOCS = "https://docs.github.com/rest"
+
+
+@dataclass
+class Request:
+    """One parsed HTTP request; `api` is the server's base URL as the client addressed it."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: Any
+    api: str
+
+
+@dataclass
+class Response:
+    """A JSON body (or raw bytes), or a list to paginate (`items`, optionally under `list_key`)."""
+
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    content_type: str = "application/json; charset=utf-8"
+    items: list | None = None
+    list_key: str | None = None
+
+
+class HttpError(Exception):
+    """A GitHub-style error answer: status plus `{"message", "documentation_url"}`."""
+
+    def __init__(self, status: int, message: str, errors: list | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.errors = errors
+
+    def body(self) -> dict:
+        body: dict[str, Any] = {"message": self.message, "documentation_url": DOCS}
+        if self.errors:
+            body["errors"] = self.errors
+        body["status"] = str(self.status)
+        return body
+
+
+def not_found() -> HttpError:
+    return HttpError(404, "Not Found")

@@ -1,0 +1,761 @@
+"""The REST endpoints the fake server answers, as (method, path pattern, handler) routes."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import re
+import tarfile
+import threading
+import zipfile
+from collections.abc import Callable
+from datetime import datetime
+
+from infx.github.fake import world as W
+from infx.github.fake.diff import FileChange, full_diff, tree_changes
+from infx.github.fake.http import HttpError, Request, Response, not_found
+from infx.github.fake.shapes import Shapes, node_id, stable_id
+
+MAX_COMMENT_CHARS = 65_536
+MAX_STATUS_DESCRIPTION = 140
+REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
+STATUS_STATES = ("error", "failure", "pending", "success")
+
+
+class State:
+    """The live world plus caches of derived data (trees and diffs never change)."""
+
+    def __init__(self, world: dict) -> None:
+        self.world = world
+        self.lock = threading.RLock()
+        self._trees: dict[str, dict[str, str]] = {}
+        self._changes: dict[tuple[str, str], list[FileChange]] = {}
+
+    def tree(self, sha: str) -> dict[str, str]:
+        if sha not in self._trees:
+            self._trees[sha] = W.tree_at(self.world, sha)
+        return self._trees[sha]
+
+    def changes(self, pull: dict) -> list[FileChange]:
+        key = (pull["base"]["sha"], pull["head"]["sha"])
+        if key not in self._changes:
+            self._changes[key] = tree_changes(self.tree(key[0]), self.tree(key[1]))
+        return self._changes[key]
+
+    def shapes(self, req: Request) -> Shapes:
+        return Shapes(req.api, self.world)
+
+
+Handler = Callable[..., Response]
+ROUTES: list[tuple[str, re.Pattern, Handler]] = []
+REPO = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
+
+
+def route(method: str, pattern: str) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        ROUTES.append((method, re.compile(pattern.replace("{R}", REPO) + "$"), handler))
+        return handler
+    return register
+
+
+def match(method: str, path: str) -> tuple[Handler, dict[str, str]] | None:
+    for verb, pattern, handler in ROUTES:
+        found = pattern.match(path)
+        if found and verb == method:
+            return handler, found.groupdict()
+    return None
+
+
+def path_exists(path: str) -> bool:
+    return any(pattern.match(path) for _, pattern, _ in ROUTES)
+
+
+# --- helpers -----------------------------------------------------------------------------
+
+
+def _own_repo(state: State, owner: str, name: str) -> None:
+    if f"{owner}/{name}".lower() != state.world["repo"].lower():
+        raise not_found()
+
+
+def _pull(state: State, owner: str, name: str, number: str) -> dict:
+    _own_repo(state, owner, name)
+    pull = W.find_pull(state.world, int(number))
+    if pull is None:
+        raise not_found()
+    return pull
+
+
+def _comment(state: State, owner: str, name: str, comment_id: str) -> tuple[dict, dict]:
+    _own_repo(state, owner, name)
+    found = W.find_comment(state.world, int(comment_id))
+    if found is None:
+        raise not_found()
+    return found
+
+
+def _sha(state: State, ref: str) -> str:
+    sha = W.resolve_ref(state.world, ref)
+    if sha is None:
+        raise HttpError(422, f"No commit found for SHA: {ref}")
+    return sha
+
+
+def _require_auth(req: Request) -> None:
+    if not req.headers.get("authorization"):
+        raise HttpError(401, "Requires authentication")
+
+
+def _body_field(req: Request, key: str, kind: type = str):
+    value = req.body.get(key) if isinstance(req.body, dict) else None
+    if not isinstance(value, kind):
+        raise HttpError(422, "Invalid request.",
+                        [{"resource": "Request", "field": key, "code": "missing_field"}])
+    return value
+
+
+def _validation_failed(resource: str, field: str, message: str) -> HttpError:
+    return HttpError(422, "Validation Failed",
+                     [{"resource": resource, "code": "custom", "field": field, "message": message}])
+
+
+def _epoch(world: dict) -> float:
+    return datetime.fromisoformat(world["now"].replace("Z", "+00:00")).timestamp()
+
+
+# --- users, repository ---------------------------------------------------------------------
+
+
+@route("GET", "/user")
+def get_user(state: State, req: Request) -> Response:
+    _require_auth(req)
+    return Response(body=state.shapes(req).user(state.world["token_login"]))
+
+
+@route("GET", "/users/(?P<login>[^/]+)")
+def get_named_user(state: State, req: Request, login: str) -> Response:
+    return Response(body=state.shapes(req).user(login))
+
+
+@route("GET", "/rate_limit")
+def rate_limit(state: State, req: Request) -> Response:
+    core = {"limit": 5000, "remaining": 5000, "reset": int(_epoch(state.world)) + 3600, "used": 0}
+    return Response(body={"resources": {"core": core}, "rate": core})
+
+
+@route("GET", "{R}")
+def get_repo(state: State, req: Request, owner: str, name: str) -> Response:
+    full_name = f"{owner}/{name}"
+    if full_name.lower() != state.world["repo"].lower() and full_name not in state.world["external"]:
+        raise not_found()
+    return Response(body=state.shapes(req).repository(full_name))
+
+
+@route("GET", "{R}/branches/(?P<branch>.+)")
+def get_branch(state: State, req: Request, owner: str, name: str, branch: str) -> Response:
+    _own_repo(state, owner, name)
+    sha = state.world["branches"].get(branch)
+    if sha is None:
+        raise HttpError(404, "Branch not found")
+    shapes = state.shapes(req)
+    return Response(body={"name": branch, "commit": shapes.commit(sha), "protected": False,
+                          "_links": {"self": f"{shapes.repo_url()}/branches/{branch}"}})
+
+
+# --- pulls -----------------------------------------------------------------------------------
+
+
+@route("GET", "{R}/pulls")
+def list_pulls(state: State, req: Request, owner: str, name: str) -> Response:
+    _own_repo(state, owner, name)
+    wanted = req.query.get("state", "open")
+    pulls = [p for p in state.world["pulls"] if wanted in ("all", p["state"])]
+    if "head" in req.query:
+        pulls = [p for p in pulls if f"{p['head']['repo'].split('/')[0]}:{p['head']['ref']}"
+                 == req.query["head"]]
+    if "base" in req.query:
+        pulls = [p for p in pulls if p["base"]["ref"] == req.query["base"]]
+    pulls = sorted(pulls, key=lambda p: p["number"], reverse=req.query.get("direction") != "asc")
+    shapes = state.shapes(req)
+    return Response(items=[shapes.pull(p) for p in pulls])
+
+
+@route("GET", "{R}/pulls/(?P<number>\\d+)")
+def get_pull(state: State, req: Request, owner: str, name: str, number: str) -> Response:
+    if f"{owner}/{name}" in state.world["external"]:
+        return _external_pull(state, req, f"{owner}/{name}", int(number))
+    pull = _pull(state, owner, name, number)
+    changes = state.changes(pull)
+    accept = req.headers.get("accept", "")
+    if "diff" in accept or "patch" in accept:
+        return Response(body=full_diff(changes).encode(), content_type="text/plain; charset=utf-8")
+    return Response(body=state.shapes(req).pull(pull, changes))
+
+
+@route("GET", "{R}/pulls/(?P<number>\\d+)/files")
+def list_pull_files(state: State, req: Request, owner: str, name: str, number: str) -> Response:
+    if f"{owner}/{name}" in state.world["external"]:
+        return _external_files(state, req, f"{owner}/{name}", int(number))
+    pull = _pull(state, owner, name, number)
+    shapes = state.shapes(req)
+    head_sha = pull["head"]["sha"]
+    tree = state.tree(head_sha)
+    return Response(items=[shapes.file_change(c, head_sha, tree) for c in state.changes(pull)])
+
+
+@route("GET", "{R}/pulls/(?P<number>\\d+)/commits")
+def list_pull_commits(state: State, req: Request, owner: str, name: str, number: str) -> Response:
+    pull = _pull(state, owner, name, number)
+    shapes = state.shapes(req)
+    return Response(items=[shapes.commit(sha) for sha in pull["commits"]])
+
+
+@route("GET", "{R}/pulls/(?P<number>\\d+)/reviews")
+def list_reviews(state: State, req: Request, owner: str, name: str, number: str) -> Response:
+    pull = _pull(state, owner, name, number)
+    shapes = state.shapes(req)
+    return Response(items=[shapes.review(pull, r) for r in pull["reviews"]])
+
+
+@route("GET", "{R}/pulls/(?P<number>\\d+)/comments")
+def list_review_comments(state: State, req: Request, owner: str, name: str, number: str) -> Response:
+    pull = _pull(state, owner, name, number)
+    shapes = state.shapes(req)
+    return Response(items=[shapes.review_comment(pull, c) for c in pull["review_comments"]])
+
+
+def _external_pull(state: State, req: Request, full_name: str, number: int) -> Response:
+    pull = _find_external_pull(state, full_name, number)
+    shapes = state.shapes(req)
+    body = dict(pull)
+    body.pop("files", None)
+    return Response(body=body | {
+        "url": f"{shapes.repo_url(full_name)}/pulls/{number}",
+        "html_url": f"https://github.com/{full_name}/pull/{number}",
+        "number": number, "state": pull.get("state", "open"),
+        "merged_at": pull.get("merged_at"), "merged": pull.get("merged_at") is not None,
+        "title": pull.get("title", f"Pull request #{number}"),
+        "user": shapes.user(pull.get("user", "octocat")),
+        "changed_files": len(pull.get("files", [])),
+    })
+
+
+def _external_files(state: State, req: Request, full_name: str, number: int) -> Response:
+    pull = _find_external_pull(state, full_name, number)
+    items = []
+    for entry in pull.get("files", []):
+        patch = entry.get("patch", "")
+        adds = sum(1 for line in patch.splitlines() if line.startswith("+"))
+        dels = sum(1 for line in patch.splitlines() if line.startswith("-"))
+        items.append({"sha": "0" * 40, "status": "modified", "additions": adds, "deletions": dels,
+                      "changes": adds + dels} | entry)
+    return Response(items=items)
+
+
+def _find_external_pull(state: State, full_name: str, number: int) -> dict:
+    pulls = state.world["external"][full_name].get("pulls", [])
+    pull = next((p for p in pulls if p["number"] == number), None)
+    if pull is None:
+        raise not_found()
+    return pull
+
+
+# --- issues, comments, reactions, labels -----------------------------------------------------
+
+
+@route("GET", "{R}/issues/(?P<number>\\d+)")
+def get_issue(state: State, req: Request, owner: str, name: str, number: str) -> Response:
+    return Response(body=state.shapes(req).issue(_pull(state, owner, name, number)))
+
+
+@route("GET", "{R}/issues/(?P<number>\\d+)/comments")
+def list_comments(state: State, req: Request, owner: str, name: str, number: str) -> Response:
+    pull = _pull(state, owner, name, number)
+    shapes = state.shapes(req)
+    comments = pull["comments"]
+    if "since" in req.query:
+        comments = [c for c in comments if c["updated_at"] >= req.query["since"]]
+    return Response(items=[shapes.issue_comment(pull, c) for c in comments])
+
+
+@route("POST", "{R}/issues/(?P<number>\\d+)/comments")
+def create_comment(state: State, req: Request, owner: str, name: str, number: str) -> Response:
+    _require_auth(req)
+    pull = _pull(state, owner, name, number)
+    body = _checked_comment_body(req)
+    comment = {
+        "id": W.next_comment_id(state.world), "user": state.world["token_login"],
+        "author_association": "NONE", "body": body, "created_at": state.world["now"],
+        "updated_at": state.world["now"], "reactions": [],
+    }
+    pull["comments"].append(comment)
+    shape = state.shapes(req).issue_comment(pull, comment)
+    return Response(status=201, body=shape, headers={"Location": shape["url"]})
+
+
+def _checked_comment_body(req: Request) -> str:
+    body = _body_field(req, "body")
+    if len(body) > MAX_COMMENT_CHARS:
+        raise _validation_failed("IssueComment", "body",
+                                 f"Body is too long (maximum is {MAX_COMMENT_CHARS} characters)")
+    return body
+
+
+@route("GET", "{R}/issues/comments/(?P<cid>\\d+)")
+def get_comment(state: State, req: Request, owner: str, name: str, cid: str) -> Response:
+    pull, comment = _comment(state, owner, name, cid)
+    return Response(body=state.shapes(req).issue_comment(pull, comment))
+
+
+@route("PATCH", "{R}/issues/comments/(?P<cid>\\d+)")
+def edit_comment(state: State, req: Request, owner: str, name: str, cid: str) -> Response:
+    _require_auth(req)
+    pull, comment = _comment(state, owner, name, cid)
+    comment["body"] = _checked_comment_body(req)
+    comment["updated_at"] = state.world["now"]
+    return Response(body=state.shapes(req).issue_comment(pull, comment))
+
+
+@route("DELETE", "{R}/issues/comments/(?P<cid>\\d+)")
+def delete_comment(state: State, req: Request, owner: str, name: str, cid: str) -> Response:
+    _require_auth(req)
+    pull, comment = _comment(state, owner, name, cid)
+    pull["comments"].remove(comment)
+    return Response(status=204)
+
+
+@route("GET", "{R}/issues/comments/(?P<cid>\\d+)/reactions")
+def list_reactions(state: State, req: Request, owner: str, name: str, cid: str) -> Response:
+    _, comment = _comment(state, owner, name, cid)
+    wanted = req.query.get("content")
+    shapes = state.shapes(req)
+    return Response(items=[shapes.reaction(r) for r in comment["reactions"]
+                           if wanted in (None, r["content"])])
+
+
+@route("POST", "{R}/issues/comments/(?P<cid>\\d+)/reactions")
+def add_reaction(state: State, req: Request, owner: str, name: str, cid: str) -> Response:
+    _require_auth(req)
+    _, comment = _comment(state, owner, name, cid)
+    content = _body_field(req, "content")
+    if content not in REACTIONS:
+        raise _validation_failed("Reaction", "content", f"content {content!r} is not a reaction")
+    login = state.world["token_login"]
+    shapes = state.shapes(req)
+    for reaction in comment["reactions"]:
+        if reaction["user"] == login and reaction["content"] == content:
+            return Response(status=200, body=shapes.reaction(reaction))
+    reaction = {"id": _next_reaction_id(state.world), "user": login, "content": content,
+                "created_at": state.world["now"]}
+    comment["reactions"].append(reaction)
+    return Response(status=201, body=shapes.reaction(reaction))
+
+
+@route("DELETE", "{R}/issues/comments/(?P<cid>\\d+)/reactions/(?P<rid>\\d+)")
+def delete_reaction(state: State, req: Request, owner: str, name: str, cid: str,
+                    rid: str) -> Response:
+    _require_auth(req)
+    _, comment = _comment(state, owner, name, cid)
+    found = [r for r in comment["reactions"] if r.get("id") == int(rid)]
+    if not found:
+        raise not_found()
+    comment["reactions"].remove(found[0])
+    return Response(status=204)
+
+
+def _next_reaction_id(world: dict) -> int:
+    ids = [r["id"] for p in world["pulls"] for c in p["comments"] for r in c["reactions"]
+           if "id" in r]
+    return max(ids, default=5000) + 1
+
+
+def assign_reaction_ids(world: dict) -> None:
+    """World files may omit reaction ids; the delete endpoint needs them."""
+    for pull in world["pulls"]:
+        for comment in pull["comments"]:
+            for reaction in comment["reactions"]:
+                if "id" not in reaction:
+                    reaction["id"] = _next_reaction_id(world)
+
+
+@route("GET", "{R}/issues/(?P<number>\\d+)/labels")
+def list_issue_labels(state: State, req: Request, owner: str, name: str, number: str) -> Response:
+    pull = _pull(state, owner, name, number)
+    shapes = state.shapes(req)
+    return Response(items=[shapes.label(n) for n in pull["labels"]])
+
+
+@route("POST", "{R}/issues/(?P<number>\\d+)/labels")
+def add_labels(state: State, req: Request, owner: str, name: str, number: str) -> Response:
+    _require_auth(req)
+    pull = _pull(state, owner, name, number)
+    names = req.body.get("labels") if isinstance(req.body, dict) else req.body
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise HttpError(422, "Invalid request.", [{"field": "labels", "code": "invalid"}])
+    for label in names:
+        if label not in pull["labels"]:
+            pull["labels"].append(label)
+    shapes = state.shapes(req)
+    return Response(body=[shapes.label(n) for n in pull["labels"]])
+
+
+@route("DELETE", "{R}/issues/(?P<number>\\d+)/labels/(?P<label>.+)")
+def remove_label(state: State, req: Request, owner: str, name: str, number: str,
+                 label: str) -> Response:
+    _require_auth(req)
+    pull = _pull(state, owner, name, number)
+    if label not in pull["labels"]:
+        raise HttpError(404, "Label does not exist")
+    pull["labels"].remove(label)
+    shapes = state.shapes(req)
+    return Response(body=[shapes.label(n) for n in pull["labels"]])
+
+
+@route("GET", "{R}/labels")
+def list_labels(state: State, req: Request, owner: str, name: str) -> Response:
+    _own_repo(state, owner, name)
+    names = sorted({n for p in state.world["pulls"] for n in p["labels"]}
+                   | set(state.world.get("labels", [])))
+    shapes = state.shapes(req)
+    return Response(items=[shapes.label(n) for n in names])
+
+
+# --- commits, statuses, checks -----------------------------------------------------------------
+
+
+@route("GET", "{R}/commits/(?P<ref>[^/]+)")
+def get_commit(state: State, req: Request, owner: str, name: str, ref: str) -> Response:
+    _own_repo(state, owner, name)
+    sha = _sha(state, ref)
+    shapes = state.shapes(req)
+    parents = state.world["commits"][sha].get("parents", [])
+    base = state.tree(parents[0]) if parents else {}
+    changes = tree_changes(base, state.tree(sha))
+    files = [shapes.file_change(c, sha, state.tree(sha)) for c in changes]
+    return Response(body=shapes.commit(sha) | {"files": files, "stats": {
+        "additions": sum(c.additions for c in changes),
+        "deletions": sum(c.deletions for c in changes),
+        "total": sum(c.changes for c in changes)}})
+
+
+@route("POST", "{R}/statuses/(?P<sha>[^/]+)")
+def create_status(state: State, req: Request, owner: str, name: str, sha: str) -> Response:
+    _require_auth(req)
+    _own_repo(state, owner, name)
+    if sha not in state.world["commits"]:
+        raise HttpError(422, f"No commit found for SHA: {sha}")
+    status_state = _body_field(req, "state")
+    if status_state not in STATUS_STATES:
+        raise _validation_failed("Status", "state", f"state {status_state!r} is not one of "
+                                 + ", ".join(STATUS_STATES))
+    description = req.body.get("description")
+    if description is not None and len(description) > MAX_STATUS_DESCRIPTION:
+        raise _validation_failed("Status", "description",
+                                 "description is too long (maximum is 140 characters)")
+    entry = {
+        "id": 1 + max((s["id"] for v in state.world["statuses"].values() for s in v if "id" in s),
+                      default=7000),
+        "context": req.body.get("context") or "default", "state": status_state,
+        "description": description, "target_url": req.body.get("target_url"),
+        "creator": state.world["token_login"], "created_at": state.world["now"],
+    }
+    state.world["statuses"].setdefault(sha, []).append(entry)
+    return Response(status=201, body=state.shapes(req).status(sha, entry))
+
+
+def _statuses_newest_first(state: State, sha: str) -> list[dict]:
+    entries = state.world["statuses"].get(sha, [])
+    for i, entry in enumerate(entries):
+        entry.setdefault("id", 7000 - len(entries) + i)
+    return list(reversed(entries))
+
+
+@route("GET", "{R}/commits/(?P<ref>[^/]+)/statuses")
+def list_statuses(state: State, req: Request, owner: str, name: str, ref: str) -> Response:
+    _own_repo(state, owner, name)
+    sha = _sha(state, ref)
+    shapes = state.shapes(req)
+    return Response(items=[shapes.status(sha, s) for s in _statuses_newest_first(state, sha)])
+
+
+@route("GET", "{R}/commits/(?P<ref>[^/]+)/status")
+def combined_status(state: State, req: Request, owner: str, name: str, ref: str) -> Response:
+    _own_repo(state, owner, name)
+    sha = _sha(state, ref)
+    latest: dict[str, dict] = {}
+    for entry in _statuses_newest_first(state, sha):
+        latest.setdefault(entry["context"].lower(), entry)
+    states = {s["state"] for s in latest.values()}
+    if states & {"error", "failure"}:
+        overall = "failure"
+    elif not states or "pending" in states:
+        overall = "pending"
+    else:
+        overall = "success"
+    shapes = state.shapes(req)
+    return Response(body={
+        "state": overall, "sha": sha, "total_count": len(latest),
+        "statuses": [shapes.status(sha, s) for s in latest.values()],
+        "repository": shapes.repository(), "commit_url": f"{shapes.repo_url()}/commits/{sha}",
+        "url": f"{shapes.repo_url()}/commits/{sha}/status",
+    })
+
+
+@route("GET", "{R}/commits/(?P<ref>[^/]+)/check-runs")
+def list_check_runs(state: State, req: Request, owner: str, name: str, ref: str) -> Response:
+    _own_repo(state, owner, name)
+    sha = _sha(state, ref)
+    runs = list(state.world["check_runs"].get(sha, []))
+    if req.query.get("filter", "latest") == "latest":
+        newest: dict[str, dict] = {}
+        for run in runs:
+            key = run["name"]
+            if key not in newest or (run.get("started_at") or "", run["id"]) > (
+                    newest[key].get("started_at") or "", newest[key]["id"]):
+                newest[key] = run
+        runs = [r for r in runs if newest[r["name"]] is r]
+    if "check_name" in req.query:
+        runs = [r for r in runs if r["name"] == req.query["check_name"]]
+    if "status" in req.query:
+        runs = [r for r in runs if r["status"] == req.query["status"]]
+    shapes = state.shapes(req)
+    return Response(items=[shapes.check_run(sha, r) for r in runs], list_key="check_runs")
+
+
+# --- contents and tarballs -------------------------------------------------------------------
+
+
+@route("GET", "{R}/contents(?:/(?P<path>.*))?")
+def get_contents(state: State, req: Request, owner: str, name: str, path: str | None) -> Response:
+    _own_repo(state, owner, name)
+    ref = req.query.get("ref") or state.world["default_branch"]
+    sha = W.resolve_ref(state.world, ref)
+    if sha is None:
+        raise HttpError(404, f"No commit found for the ref {ref}")
+    path = (path or "").strip("/")
+    tree = state.tree(sha)
+    shapes = state.shapes(req)
+    if path in tree:
+        if "raw" in req.headers.get("accept", ""):
+            return Response(body=tree[path].encode(), content_type="application/vnd.github.raw")
+        return Response(body=shapes.content_file(path, tree[path], ref))
+    prefix = f"{path}/" if path else ""
+    children: dict[str, str | None] = {}
+    for file_path, text in tree.items():
+        if file_path.startswith(prefix):
+            head, _, rest = file_path[len(prefix):].partition("/")
+            children[prefix + head] = None if rest else text
+    if not children:
+        raise not_found()
+    return Response(body=[
+        shapes.content_dir_entry(p, "file" if t is not None else "dir", t, ref)
+        for p, t in sorted(children.items())
+    ])
+
+
+@route("GET", "{R}/tarball(?:/(?P<ref>.+))?")
+def tarball_link(state: State, req: Request, owner: str, name: str, ref: str | None) -> Response:
+    _own_repo(state, owner, name)
+    sha = W.resolve_ref(state.world, ref or state.world["default_branch"])
+    if sha is None:
+        raise not_found()
+    location = f"{req.api}/_fake/tarball/{owner}/{name}/{sha}"
+    return Response(status=302, headers={"Location": location}, body=b"",
+                    content_type="text/plain")
+
+
+@route("GET", "/_fake/tarball/(?P<owner>[^/]+)/(?P<name>[^/]+)/(?P<sha>[0-9a-f]{40})")
+def tarball(state: State, req: Request, owner: str, name: str, sha: str) -> Response:
+    _own_repo(state, owner, name)
+    if sha not in state.world["commits"]:
+        raise not_found()
+    return Response(body=make_tarball(f"{owner}-{name}-{sha[:7]}", state.tree(sha),
+                                      _epoch(state.world)),
+                    content_type="application/x-gzip")
+
+
+def make_tarball(top: str, tree: dict[str, str], mtime: float) -> bytes:
+    """A gzip'd tar of a tree under one top directory, like GitHub's codeload archives."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        for path in sorted(tree):
+            data = tree[path].encode()
+            info = tarfile.TarInfo(f"{top}/{path}")
+            info.size = len(data)
+            info.mtime = int(mtime)
+            info.mode = 0o644
+            archive.addfile(info, io.BytesIO(data))
+    return gzip.compress(raw.getvalue(), mtime=int(mtime))
+
+
+# --- people ------------------------------------------------------------------------------------
+
+
+@route("GET", "{R}/collaborators/(?P<user>[^/]+)/permission")
+def collaborator_permission(state: State, req: Request, owner: str, name: str,
+                            user: str) -> Response:
+    _own_repo(state, owner, name)
+    entry = state.world["collaborators"].get(user)
+    if entry is None:
+        raise HttpError(404, f"{user} is not a user")
+    permission = entry["permission"]
+    levels = ["read", "triage", "write", "maintain", "admin"]
+    rank = levels.index(permission) if permission in levels else -1
+    flags = {"pull": rank >= 0, "triage": rank >= 1, "push": rank >= 2, "maintain": rank >= 3,
+             "admin": rank >= 4}
+    user_shape = state.shapes(req).user(user) | {"permissions": flags,
+                                                  "role_name": entry.get("role_name", permission)}
+    return Response(body={"permission": permission,
+                          "role_name": entry.get("role_name", permission), "user": user_shape})
+
+
+def _org_names(state: State) -> set[str]:
+    names = {state.world["repo"].split("/")[0]}
+    return names | {team.split("/")[0] for team in state.world["teams"]}
+
+
+@route("GET", "/orgs/(?P<org>[^/]+)")
+def get_org(state: State, req: Request, org: str) -> Response:
+    if org not in _org_names(state):
+        raise not_found()
+    return Response(body=state.shapes(req).user(org) | {
+        "type": "Organization", "url": f"{req.api}/orgs/{org}",
+        "repos_url": f"{req.api}/orgs/{org}/repos", "description": None})
+
+
+@route("GET", "/orgs/(?P<org>[^/]+)/teams/(?P<slug>[^/]+)")
+def get_team(state: State, req: Request, org: str, slug: str) -> Response:
+    if f"{org}/{slug}" not in state.world["teams"]:
+        raise not_found()
+    url = f"{req.api}/orgs/{org}/teams/{slug}"
+    return Response(body={
+        "id": stable_id(f"team:{org}/{slug}"), "node_id": node_id("Team", slug), "url": url,
+        "html_url": f"https://github.com/orgs/{org}/teams/{slug}", "name": slug, "slug": slug,
+        "description": None, "privacy": "closed", "permission": "pull",
+        "members_url": f"{url}/members{{/member}}", "repositories_url": f"{url}/repos",
+        "parent": None, "organization": state.shapes(req).user(org) | {"type": "Organization"},
+    })
+
+
+@route("GET", "/orgs/(?P<org>[^/]+)/teams/(?P<slug>[^/]+)/memberships/(?P<user>[^/]+)")
+def team_membership(state: State, req: Request, org: str, slug: str, user: str) -> Response:
+    members = state.world["teams"].get(f"{org}/{slug}")
+    if members is None:
+        raise not_found()
+    for member in members:
+        entry = {"login": member} if isinstance(member, str) else member
+        if entry["login"].lower() == user.lower():
+            return Response(body={
+                "url": f"{req.api}/organizations/1/team/1/memberships/{user}",
+                "role": entry.get("role", "member"), "state": entry.get("state", "active"),
+            })
+    raise not_found()
+
+
+@route("GET", "{R}/codeowners/errors")
+def codeowners_errors(state: State, req: Request, owner: str, name: str) -> Response:
+    _own_repo(state, owner, name)
+    return Response(body={"errors": state.world["codeowners_errors"]})
+
+
+# --- actions: runs and artifacts ------------------------------------------------------------
+
+
+def _runs(state: State) -> list[dict]:
+    return sorted(state.world["workflow_runs"], key=lambda r: (r.get("created_at", ""), r["id"]),
+                  reverse=True)
+
+
+@route("GET", "{R}/actions/runs")
+def list_runs(state: State, req: Request, owner: str, name: str) -> Response:
+    _own_repo(state, owner, name)
+    runs = _runs(state)
+    q = req.query
+    if "head_sha" in q:
+        runs = [r for r in runs if r["head_sha"] == q["head_sha"]]
+    if "event" in q:
+        runs = [r for r in runs if r.get("event", "push") == q["event"]]
+    if "branch" in q:
+        runs = [r for r in runs if r.get("head_branch") == q["branch"]]
+    if "status" in q:
+        runs = [r for r in runs if q["status"] in (r.get("status", "completed"), r.get("conclusion"))]
+    shapes = state.shapes(req)
+    return Response(items=[shapes.workflow_run(r) for r in runs], list_key="workflow_runs")
+
+
+def _run(state: State, owner: str, name: str, run_id: str) -> dict:
+    _own_repo(state, owner, name)
+    run = next((r for r in state.world["workflow_runs"] if r["id"] == int(run_id)), None)
+    if run is None:
+        raise not_found()
+    return run
+
+
+@route("GET", "{R}/actions/runs/(?P<run_id>\\d+)")
+def get_run(state: State, req: Request, owner: str, name: str, run_id: str) -> Response:
+    return Response(body=state.shapes(req).workflow_run(_run(state, owner, name, run_id)))
+
+
+@route("GET", "{R}/actions/runs/(?P<run_id>\\d+)/artifacts")
+def list_run_artifacts(state: State, req: Request, owner: str, name: str, run_id: str) -> Response:
+    run = _run(state, owner, name, run_id)
+    items = [_artifact_shape(state, req, run, a) for a in run.get("artifacts", [])
+             if req.query.get("name") in (None, a["name"])]
+    return Response(items=items, list_key="artifacts")
+
+
+@route("GET", "{R}/actions/artifacts")
+def list_artifacts(state: State, req: Request, owner: str, name: str) -> Response:
+    _own_repo(state, owner, name)
+    items = [_artifact_shape(state, req, run, a) for run in _runs(state)
+             for a in run.get("artifacts", []) if req.query.get("name") in (None, a["name"])]
+    return Response(items=items, list_key="artifacts")
+
+
+def _find_artifact(state: State, owner: str, name: str, artifact_id: str) -> tuple[dict, dict]:
+    _own_repo(state, owner, name)
+    for run in state.world["workflow_runs"]:
+        for artifact in run.get("artifacts", []):
+            if artifact["id"] == int(artifact_id):
+                return run, artifact
+    raise not_found()
+
+
+def _artifact_shape(state: State, req: Request, run: dict, artifact: dict) -> dict:
+    return state.shapes(req).artifact(run, artifact, len(make_zip(artifact.get("files", {}))))
+
+
+@route("GET", "{R}/actions/artifacts/(?P<aid>\\d+)")
+def get_artifact(state: State, req: Request, owner: str, name: str, aid: str) -> Response:
+    run, artifact = _find_artifact(state, owner, name, aid)
+    return Response(body=_artifact_shape(state, req, run, artifact))
+
+
+@route("GET", "{R}/actions/artifacts/(?P<aid>\\d+)/(?P<fmt>zip)")
+def artifact_link(state: State, req: Request, owner: str, name: str, aid: str, fmt: str) -> Response:
+    _, artifact = _find_artifact(state, owner, name, aid)
+    if artifact.get("expired"):
+        raise HttpError(410, "Artifact has expired")
+    return Response(status=302, headers={"Location": f"{req.api}/_fake/artifacts/{owner}/{name}/{aid}.zip"},
+                    body=b"", content_type="text/plain")
+
+
+@route("GET", "/_fake/artifacts/(?P<owner>[^/]+)/(?P<name>[^/]+)/(?P<aid>\\d+)\\.zip")
+def artifact_zip(state: State, req: Request, owner: str, name: str, aid: str) -> Response:
+    _, artifact = _find_artifact(state, owner, name, aid)
+    if artifact.get("expired"):
+        raise HttpError(410, "Artifact has expired")
+    return Response(body=make_zip(artifact.get("files", {})), content_type="application/zip")
+
+
+def make_zip(files: dict) -> bytes:
+    """Artifact members as a zip; non-string values are serialised as JSON."""
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for member in sorted(files):
+            value = files[member]
+            text = value if isinstance(value, str) else json.dumps(value, indent=2)
+            info = zipfile.ZipInfo(member, date_time=(2026, 1, 1, 0, 0, 0))
+            archive.writestr(info, text)
+    return raw.getvalue()

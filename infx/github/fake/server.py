@@ -1,0 +1,260 @@
+"""A loopback HTTP server answering GitHub REST calls from a world, with faults and a request log."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+
+from infx.github.fake import routes
+from infx.github.fake.http import HttpError, Request, Response
+from infx.github.fake.world import load_world
+
+MAX_PER_PAGE = 100
+DEFAULT_PER_PAGE = 30
+FAKE_TOKEN = "fake-token"  # noqa: S105 - the fake server accepts any token
+
+
+@dataclass
+class Fault:
+    """One `faults:` entry with its remaining count (None = every matching request)."""
+
+    method: str | None
+    path: re.Pattern
+    status: int | None
+    headers: dict[str, str]
+    message: str | None
+    remaining: int | None
+    apply: bool
+    truncate: bool
+
+    @classmethod
+    def from_world(cls, entry: dict) -> Fault:
+        return cls(
+            method=entry.get("method", "").upper() or None, path=re.compile(entry["path"]),
+            status=entry.get("status"),
+            headers={k: str(v) for k, v in (entry.get("headers") or {}).items()},
+            message=entry.get("message"), remaining=entry.get("times"),
+            apply=bool(entry.get("apply")), truncate=bool(entry.get("truncate")),
+        )
+
+    def matches(self, method: str, path: str) -> bool:
+        if self.remaining is not None and self.remaining <= 0:
+            return False
+        return (self.method in (None, method)) and bool(self.path.search(path))
+
+    def error_body(self) -> dict:
+        message = self.message or _DEFAULT_MESSAGES.get(self.status or 500, "Server Error")
+        return {"message": message, "documentation_url": "https://docs.github.com/rest"}
+
+
+_DEFAULT_MESSAGES = {
+    401: "Bad credentials", 403: "Forbidden", 404: "Not Found", 410: "Gone",
+    422: "Validation Failed", 429: "Too Many Requests", 500: "Server Error",
+    502: "Server Error", 503: "Service Unavailable", 504: "Gateway Timeout",
+}
+
+
+class FakeGitHub:
+    """A running fake server: `.url`, `.requests` (the log), `.world` (live state), `.github()`."""
+
+    def __init__(self, world: dict | str | Path, port: int = 0, host: str = "127.0.0.1") -> None:
+        self.state = routes.State(load_world(world))
+        routes.assign_reaction_ids(self.state.world)
+        self.faults = [Fault.from_world(f) for f in self.state.world["faults"]]
+        self.requests: list[dict[str, Any]] = []
+        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def world(self) -> dict:
+        return self.state.world
+
+    def start(self) -> FakeGitHub:
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-github",
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self._server.serve_forever()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeGitHub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def add_fault(self, **entry: Any) -> None:
+        """Inject a fault at run time (same keys as a `faults:` entry)."""
+        with self.state.lock:
+            self.faults.append(Fault.from_world(entry))
+
+    def github(self, **kwargs: Any):
+        """A PyGithub client for this server (no throttling, no retries unless asked)."""
+        from github import Auth, Github
+
+        options = {"per_page": 100, "retry": None, "seconds_between_requests": None,
+                   "seconds_between_writes": None, "timeout": 10} | kwargs
+        return Github(base_url=self.url, auth=Auth.Token(FAKE_TOKEN), **options)
+
+    def env(self) -> dict[str, str]:
+        """Environment that points `GitHubClient.from_env` at this server."""
+        return {"GITHUB_API_URL": self.url, "GITHUB_TOKEN": FAKE_TOKEN}
+
+    def client(self, **policy: Any):
+        """A `GitHubClient` for this server; by default retries never really sleep."""
+        from infx.github.client import GitHubClient, RetryPolicy
+
+        policy.setdefault("sleep", lambda seconds: None)
+        return GitHubClient(token=FAKE_TOKEN, base_url=self.url, policy=RetryPolicy(**policy))
+
+    def count(self, method: str | None = None, path: str = "") -> int:
+        """How many recorded requests match a method and a path regex."""
+        return len(self.matching(method, path))
+
+    def matching(self, method: str | None = None, path: str = "") -> list[dict[str, Any]]:
+        pattern = re.compile(path)
+        return [r for r in self.requests
+                if method in (None, r["method"]) and pattern.search(r["path"])]
+
+    def dump(self, path: str | Path) -> None:
+        """Write the current world (with every applied write) as YAML."""
+        import yaml
+
+        with self.state.lock:
+            snapshot = copy.deepcopy(self.state.world)
+        Path(path).write_text(yaml.safe_dump(snapshot, sort_keys=False, allow_unicode=True))
+
+    # --- request handling ---------------------------------------------------------------
+
+    def handle(self, req: Request) -> tuple[int, dict[str, str], bytes]:
+        with self.state.lock:
+            fault = next((f for f in self.faults if f.matches(req.method, req.path)), None)
+            if fault is not None and fault.remaining is not None:
+                fault.remaining -= 1
+            if fault is not None and fault.status is not None and not fault.apply:
+                status, headers, body = self._fault_answer(fault)
+            else:
+                status, headers, body = self._answer(req, truncate=bool(fault and fault.truncate))
+                if fault is not None and fault.status is not None:
+                    status, headers, body = self._fault_answer(fault)
+            self.requests.append({"method": req.method, "path": req.path, "query": req.query,
+                                  "status": status, "body": req.body})
+        return status, headers, body
+
+    def _fault_answer(self, fault: Fault) -> tuple[int, dict[str, str], bytes]:
+        headers = {"Content-Type": "application/json; charset=utf-8"} | fault.headers
+        return fault.status or 500, headers, json.dumps(fault.error_body()).encode()
+
+    def _answer(self, req: Request, truncate: bool) -> tuple[int, dict[str, str], bytes]:
+        found = routes.match(req.method, req.path)
+        try:
+            if found is None:
+                raise HttpError(404, "Not Found")
+            handler, params = found
+            params = {k: unquote(v) if v is not None else None for k, v in params.items()}
+            response = handler(self.state, req, **params)
+        except HttpError as exc:
+            return exc.status, {"Content-Type": "application/json; charset=utf-8"}, \
+                json.dumps(exc.body()).encode()
+        if response.items is not None:
+            response = paginate(req, response, truncate)
+        return encode(response)
+
+
+def paginate(req: Request, response: Response, truncate: bool) -> Response:
+    """Slice `items` by per_page/page and add GitHub's Link header."""
+    try:
+        per_page = min(max(int(req.query.get("per_page", DEFAULT_PER_PAGE)), 1), MAX_PER_PAGE)
+        page = max(int(req.query.get("page", 1)), 1)
+    except ValueError:
+        per_page, page = DEFAULT_PER_PAGE, 1
+    items = response.items or []
+    last = max((len(items) + per_page - 1) // per_page, 1)
+    chunk = items[(page - 1) * per_page: page * per_page]
+    links = []
+
+    def link(number: int, rel: str) -> str:
+        query = dict(req.query) | {"per_page": str(per_page), "page": str(number)}
+        return f'<{req.api}{req.path}?{urlencode(query)}>; rel="{rel}"'
+
+    if page > 1:
+        links += [link(page - 1, "prev"), link(1, "first")]
+    if page < last and not truncate:
+        links += [link(page + 1, "next"), link(last, "last")]
+    headers = dict(response.headers)
+    if links:
+        headers["Link"] = ", ".join(links)
+    body: Any = chunk if response.list_key is None else {"total_count": len(items),
+                                                          response.list_key: chunk}
+    return Response(status=response.status, body=body, headers=headers,
+                    content_type=response.content_type)
+
+
+def encode(response: Response) -> tuple[int, dict[str, str], bytes]:
+    headers = {"Content-Type": response.content_type} | response.headers
+    if response.status == 204:
+        return 204, headers, b""
+    if isinstance(response.body, bytes):
+        return response.status, headers, response.body
+    return response.status, headers, json.dumps(response.body).encode()
+
+
+def _handler_for(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "infx-fake-github"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+            pass  # the request log is fake.requests
+
+        def _serve(self) -> None:
+            split = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError:
+                body = raw.decode("utf-8", "replace")
+            host = self.headers.get("Host") or "{}:{}".format(*self.server.server_address[:2])
+            req = Request(
+                method=self.command, path=split.path or "/",
+                query=dict(parse_qsl(split.query, keep_blank_values=True)),
+                headers={k.lower(): v for k, v in self.headers.items()}, body=body,
+                api=f"http://{host}",
+            )
+            status, headers, payload = fake.handle(req)
+            self.send_response(status)
+            headers = headers | {"Content-Length": str(len(payload)),
+                                 "X-GitHub-Api-Version-Selected": "2022-11-28"}
+            present = {key.lower() for key in headers}
+            if "x-ratelimit-remaining" not in present:
+                headers |= {"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": "4999"}
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(payload)
+
+        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = do_HEAD = _serve
+
+    return Handler

@@ -1,0 +1,335 @@
+"""GitHub REST JSON shapes (API version 2022-11-28) built from world entries."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import zlib
+from typing import Any
+
+from infx.github.fake.diff import FileChange
+
+WEB = "https://github.com"
+
+
+def stable_id(text: str) -> int:
+    """A deterministic positive id for things the world names only by text."""
+    return zlib.crc32(text.encode()) % 90_000_000 + 10_000_000
+
+
+def node_id(kind: str, ident: Any) -> str:
+    return base64.b64encode(f"0:{kind}{ident}".encode()).decode()
+
+
+def blob_sha(text: str) -> str:
+    data = text.encode()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # noqa: S324 - git's id
+
+
+class Shapes:
+    """Builds response bodies; `api` is the server's own base URL so links resolve back to it."""
+
+    def __init__(self, api: str, world: dict) -> None:
+        self.api = api.rstrip("/")
+        self.world = world
+
+    def repo_url(self, full_name: str | None = None) -> str:
+        return f"{self.api}/repos/{full_name or self.world['repo']}"
+
+    def user(self, login: str | None) -> dict | None:
+        if login is None:
+            return None
+        bot = login.endswith("[bot]")
+        return {
+            "login": login, "id": stable_id(login), "node_id": node_id("User", login),
+            "avatar_url": f"https://avatars.githubusercontent.com/u/{stable_id(login)}?v=4",
+            "gravatar_id": "", "url": f"{self.api}/users/{login}",
+            "html_url": f"{WEB}/{login.removesuffix('[bot]')}" if not bot else f"{WEB}/apps/{login[:-5]}",
+            "type": "Bot" if bot else "User", "site_admin": False,
+        }
+
+    def repository(self, full_name: str | None = None) -> dict:
+        full_name = full_name or self.world["repo"]
+        owner, name = full_name.split("/")
+        return {
+            "id": stable_id(full_name), "node_id": node_id("Repository", full_name),
+            "name": name, "full_name": full_name, "private": False,
+            "owner": self.user(owner) | {"type": "Organization"},
+            "html_url": f"{WEB}/{full_name}", "description": None, "fork": False,
+            "url": self.repo_url(full_name), "default_branch": self.world["default_branch"],
+            "visibility": "public", "archived": False, "disabled": False,
+            "created_at": "2024-01-01T00:00:00Z", "updated_at": self.world["now"],
+            "pushed_at": self.world["now"],
+        }
+
+    def label(self, name: str, full_name: str | None = None) -> dict:
+        return {
+            "id": stable_id("label:" + name), "node_id": node_id("Label", name),
+            "url": f"{self.repo_url(full_name)}/labels/{name}", "name": name,
+            "color": "ededed", "default": False, "description": None,
+        }
+
+    def issue_comment(self, pull: dict, comment: dict) -> dict:
+        cid = comment["id"]
+        reactions = comment.get("reactions", [])
+        body = {k: v for k, v in comment.items() if k not in ("reactions", "user")}
+        return body | {
+            "id": cid, "node_id": node_id("IssueComment", cid),
+            "url": f"{self.repo_url()}/issues/comments/{cid}",
+            "html_url": f"{WEB}/{self.world['repo']}/pull/{pull['number']}#issuecomment-{cid}",
+            "issue_url": f"{self.repo_url()}/issues/{pull['number']}",
+            "user": self.user(comment["user"]), "body": comment["body"],
+            "created_at": comment["created_at"], "updated_at": comment["updated_at"],
+            "author_association": comment["author_association"],
+            "reactions": self.reaction_rollup(reactions, f"{self.repo_url()}/issues/comments/{cid}"),
+        }
+
+    def reaction_rollup(self, reactions: list[dict], url: str) -> dict:
+        counts = {k: 0 for k in ("+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes")}
+        for reaction in reactions:
+            counts[reaction["content"]] += 1
+        return {"url": f"{url}/reactions", "total_count": len(reactions)} | counts
+
+    def reaction(self, reaction: dict) -> dict:
+        return {
+            "id": reaction["id"], "node_id": node_id("Reaction", reaction["id"]),
+            "user": self.user(reaction["user"]), "content": reaction["content"],
+            "created_at": reaction.get("created_at", self.world["now"]),
+        }
+
+    def pull_ref(self, ref: dict) -> dict:
+        full_name = ref["repo"]
+        return {
+            "label": f"{full_name.split('/')[0]}:{ref['ref']}", "ref": ref["ref"], "sha": ref["sha"],
+            "user": self.user(full_name.split("/")[0]), "repo": self.repository(full_name),
+        }
+
+    def pull(self, pull: dict, changes: list[FileChange] | None = None) -> dict:
+        number = pull["number"]
+        url = f"{self.repo_url()}/pulls/{number}"
+        issue_url = f"{self.repo_url()}/issues/{number}"
+        extra = {k: v for k, v in pull.items() if k not in _PULL_WORLD_KEYS}
+        shape = extra | {
+            "url": url, "id": stable_id(f"pull:{self.world['repo']}#{number}"),
+            "node_id": node_id("PullRequest", number),
+            "html_url": f"{WEB}/{self.world['repo']}/pull/{number}",
+            "diff_url": f"{WEB}/{self.world['repo']}/pull/{number}.diff",
+            "patch_url": f"{WEB}/{self.world['repo']}/pull/{number}.patch",
+            "issue_url": issue_url, "commits_url": f"{url}/commits",
+            "review_comments_url": f"{url}/comments",
+            "review_comment_url": f"{self.repo_url()}/pulls/comments{{/number}}",
+            "comments_url": f"{issue_url}/comments",
+            "statuses_url": f"{self.repo_url()}/statuses/{pull['head']['sha']}",
+            "number": number, "state": pull["state"], "locked": False, "title": pull["title"],
+            "user": self.user(pull["user"]), "body": pull["body"],
+            "labels": [self.label(name) for name in pull["labels"]],
+            "created_at": pull["created_at"], "updated_at": pull["updated_at"],
+            "closed_at": pull.get("closed_at", pull["merged_at"]),
+            "merged_at": pull["merged_at"], "draft": pull["draft"], "merged": pull["merged"],
+            "mergeable": None, "mergeable_state": "unknown",
+            "merge_commit_sha": pull.get("merge_commit_sha"),
+            "head": self.pull_ref(pull["head"]), "base": self.pull_ref(pull["base"]),
+            "author_association": pull.get("author_association", "CONTRIBUTOR"),
+            "comments": len(pull["comments"]), "review_comments": len(pull["review_comments"]),
+            "commits": len(pull["commits"]), "maintainer_can_modify": False,
+            "assignees": [], "requested_reviewers": [], "requested_teams": [],
+        }
+        if changes is not None:
+            shape["changed_files"] = len(changes)
+            shape["additions"] = sum(c.additions for c in changes)
+            shape["deletions"] = sum(c.deletions for c in changes)
+        return shape
+
+    def issue(self, pull: dict) -> dict:
+        number = pull["number"]
+        url = f"{self.repo_url()}/issues/{number}"
+        return {
+            "url": url, "repository_url": self.repo_url(),
+            "labels_url": f"{url}/labels{{/name}}", "comments_url": f"{url}/comments",
+            "events_url": f"{url}/events",
+            "html_url": f"{WEB}/{self.world['repo']}/pull/{number}",
+            "id": stable_id(f"issue:{self.world['repo']}#{number}"),
+            "node_id": node_id("Issue", number), "number": number, "title": pull["title"],
+            "user": self.user(pull["user"]), "labels": [self.label(n) for n in pull["labels"]],
+            "state": pull["state"], "locked": False, "assignee": None, "assignees": [],
+            "milestone": None, "comments": len(pull["comments"]),
+            "created_at": pull["created_at"], "updated_at": pull["updated_at"],
+            "closed_at": pull.get("closed_at", pull["merged_at"]),
+            "author_association": pull.get("author_association", "CONTRIBUTOR"),
+            "draft": pull["draft"], "body": pull["body"],
+            "pull_request": {
+                "url": f"{self.repo_url()}/pulls/{number}",
+                "html_url": f"{WEB}/{self.world['repo']}/pull/{number}",
+                "diff_url": f"{WEB}/{self.world['repo']}/pull/{number}.diff",
+                "patch_url": f"{WEB}/{self.world['repo']}/pull/{number}.patch",
+                "merged_at": pull["merged_at"],
+            },
+        }
+
+    def file_change(self, change: FileChange, head_sha: str, head_tree: dict,
+                    full_name: str | None = None) -> dict:
+        text = head_tree.get(change.filename, "")
+        shape = {
+            "sha": blob_sha(text) if change.status != "removed" else "0" * 40,
+            "filename": change.filename, "status": change.status,
+            "additions": change.additions, "deletions": change.deletions,
+            "changes": change.changes,
+            "blob_url": f"{WEB}/{full_name or self.world['repo']}/blob/{head_sha}/{change.filename}",
+            "raw_url": f"{WEB}/{full_name or self.world['repo']}/raw/{head_sha}/{change.filename}",
+            "contents_url": f"{self.repo_url(full_name)}/contents/{change.filename}?ref={head_sha}",
+        }
+        if change.patch:
+            shape["patch"] = change.patch
+        if change.previous_filename:
+            shape["previous_filename"] = change.previous_filename
+        return shape
+
+    def commit(self, sha: str, full_name: str | None = None) -> dict:
+        entry = self.world["commits"][sha]
+        author = entry.get("author")
+        date = entry.get("date", self.world["now"])
+        person = {"name": author or "unknown", "email": f"{author or 'unknown'}@users.noreply.github.com",
+                  "date": date}
+        url = f"{self.repo_url(full_name)}/commits/{sha}"
+        return {
+            "sha": sha, "node_id": node_id("Commit", sha), "url": url,
+            "html_url": f"{WEB}/{full_name or self.world['repo']}/commit/{sha}",
+            "comments_url": f"{url}/comments",
+            "commit": {
+                "url": f"{self.repo_url(full_name)}/git/commits/{sha}",
+                "author": person, "committer": person,
+                "message": entry.get("message", ""), "comment_count": 0,
+                "tree": {"sha": hashlib.sha1(sha.encode()).hexdigest(),  # noqa: S324
+                         "url": f"{self.repo_url(full_name)}/git/trees/{sha}"},
+            },
+            "author": self.user(author), "committer": self.user(author),
+            "parents": [{"sha": p, "url": f"{self.repo_url(full_name)}/commits/{p}",
+                         "html_url": f"{WEB}/{full_name or self.world['repo']}/commit/{p}"}
+                        for p in entry.get("parents", [])],
+        }
+
+    def review(self, pull: dict, review: dict) -> dict:
+        rid = review["id"]
+        extra = {k: v for k, v in review.items() if k != "user"}
+        return extra | {
+            "id": rid, "node_id": node_id("PullRequestReview", rid),
+            "user": self.user(review["user"]), "body": review.get("body") or "",
+            "state": review["state"],
+            "html_url": f"{WEB}/{self.world['repo']}/pull/{pull['number']}#pullrequestreview-{rid}",
+            "pull_request_url": f"{self.repo_url()}/pulls/{pull['number']}",
+            "author_association": review.get("author_association", "MEMBER"),
+            "submitted_at": review.get("submitted_at", self.world["now"]),
+            "commit_id": review.get("commit_id", pull["head"]["sha"]),
+        }
+
+    def review_comment(self, pull: dict, comment: dict) -> dict:
+        cid = comment["id"]
+        extra = {k: v for k, v in comment.items() if k != "user"}
+        created = comment.get("created_at", self.world["now"])
+        return extra | {
+            "id": cid, "node_id": node_id("PullRequestReviewComment", cid),
+            "url": f"{self.repo_url()}/pulls/comments/{cid}",
+            "html_url": f"{WEB}/{self.world['repo']}/pull/{pull['number']}#discussion_r{cid}",
+            "pull_request_url": f"{self.repo_url()}/pulls/{pull['number']}",
+            "user": self.user(comment["user"]), "body": comment["body"],
+            "path": comment.get("path"), "line": comment.get("line"),
+            "commit_id": comment.get("commit_id", pull["head"]["sha"]),
+            "created_at": created, "updated_at": comment.get("updated_at", created),
+            "author_association": comment.get("author_association", "MEMBER"),
+        }
+
+    def status(self, sha: str, status: dict) -> dict:
+        return {
+            "url": f"{self.repo_url()}/statuses/{sha}",
+            "avatar_url": None, "id": status["id"], "node_id": node_id("StatusContext", status["id"]),
+            "state": status["state"], "description": status.get("description"),
+            "target_url": status.get("target_url"), "context": status["context"],
+            "created_at": status.get("created_at", self.world["now"]),
+            "updated_at": status.get("created_at", self.world["now"]),
+            "creator": self.user(status.get("creator", self.world["token_login"])),
+        }
+
+    def check_run(self, sha: str, run: dict) -> dict:
+        extra = {k: v for k, v in run.items() if k not in ("output",)}
+        return extra | {
+            "id": run["id"], "node_id": node_id("CheckRun", run["id"]), "head_sha": sha,
+            "external_id": str(run["id"]), "url": f"{self.repo_url()}/check-runs/{run['id']}",
+            "html_url": run.get("details_url"), "details_url": run.get("details_url"),
+            "status": run["status"], "conclusion": run.get("conclusion"),
+            "started_at": run.get("started_at"), "completed_at": run.get("completed_at"),
+            "name": run["name"],
+            "output": run.get("output", {"title": None, "summary": None, "text": None,
+                                         "annotations_count": 0, "annotations_url": ""}),
+            "check_suite": {"id": stable_id(f"suite:{sha}")},
+            "app": {"id": 15368, "slug": "github-actions", "name": "GitHub Actions"},
+            "pull_requests": [],
+        }
+
+    def workflow_run(self, run: dict) -> dict:
+        rid = run["id"]
+        url = f"{self.repo_url()}/actions/runs/{rid}"
+        created = run.get("created_at", self.world["now"])
+        extra = {k: v for k, v in run.items() if k != "artifacts"}
+        return extra | {
+            "id": rid, "node_id": node_id("WorkflowRun", rid), "name": run.get("name", "CI"),
+            "path": run.get("path", ".github/workflows/ci.yml"),
+            "display_title": run.get("display_title", run.get("name", "CI")),
+            "run_number": run.get("run_number", 1), "run_attempt": run.get("run_attempt", 1),
+            "event": run.get("event", "push"), "status": run.get("status", "completed"),
+            "conclusion": run.get("conclusion"), "workflow_id": stable_id(run.get("path", "ci")),
+            "head_sha": run["head_sha"], "head_branch": run.get("head_branch"),
+            "url": url, "html_url": f"{WEB}/{self.world['repo']}/actions/runs/{rid}",
+            "jobs_url": f"{url}/jobs", "logs_url": f"{url}/logs",
+            "artifacts_url": f"{url}/artifacts", "cancel_url": f"{url}/cancel",
+            "rerun_url": f"{url}/rerun", "check_suite_url": f"{self.repo_url()}/check-suites/1",
+            "workflow_url": f"{self.repo_url()}/actions/workflows/{stable_id(run.get('path', 'ci'))}",
+            "created_at": created, "updated_at": run.get("updated_at", created),
+            "run_started_at": run.get("run_started_at", created),
+            "pull_requests": run.get("pull_requests", []),
+            "actor": self.user(run.get("actor", "octocat")),
+            "triggering_actor": self.user(run.get("actor", "octocat")),
+            "repository": self.repository(), "head_repository": self.repository(),
+        }
+
+    def artifact(self, run: dict, artifact: dict, size: int) -> dict:
+        aid = artifact["id"]
+        url = f"{self.repo_url()}/actions/artifacts/{aid}"
+        created = artifact.get("created_at", run.get("created_at", self.world["now"]))
+        return {
+            "id": aid, "node_id": node_id("Artifact", aid), "name": artifact["name"],
+            "size_in_bytes": size, "url": url, "archive_download_url": f"{url}/zip",
+            "expired": bool(artifact.get("expired", False)), "created_at": created,
+            "updated_at": created, "expires_at": artifact.get("expires_at", "2099-01-01T00:00:00Z"),
+            "digest": None,
+            "workflow_run": {"id": run["id"], "repository_id": stable_id(self.world["repo"]),
+                             "head_repository_id": stable_id(self.world["repo"]),
+                             "head_branch": run.get("head_branch"), "head_sha": run["head_sha"]},
+        }
+
+    def content_file(self, path: str, text: str, ref: str) -> dict:
+        data = text.encode()
+        encoded = base64.b64encode(data).decode()
+        wrapped = "\n".join(encoded[i:i + 60] for i in range(0, len(encoded), 60)) + "\n"
+        return self._content_entry(path, "file", blob_sha(text), len(data), ref) | {
+            "content": wrapped, "encoding": "base64",
+        }
+
+    def content_dir_entry(self, path: str, kind: str, text: str | None, ref: str) -> dict:
+        sha = blob_sha(text) if text is not None else hashlib.sha1(path.encode()).hexdigest()  # noqa: S324
+        return self._content_entry(path, kind, sha, len(text.encode()) if text else 0, ref)
+
+    def _content_entry(self, path: str, kind: str, sha: str, size: int, ref: str) -> dict:
+        url = f"{self.repo_url()}/contents/{path}?ref={ref}"
+        html = f"{WEB}/{self.world['repo']}/{'blob' if kind == 'file' else 'tree'}/{ref}/{path}"
+        git = f"{self.repo_url()}/git/{'blobs' if kind == 'file' else 'trees'}/{sha}"
+        return {
+            "name": path.rsplit("/", 1)[-1], "path": path, "sha": sha, "size": size,
+            "url": url, "html_url": html, "git_url": git,
+            "download_url": (f"https://raw.githubusercontent.com/{self.world['repo']}/{ref}/{path}"
+                             if kind == "file" else None),
+            "type": kind, "_links": {"self": url, "git": git, "html": html},
+        }
+
+
+_PULL_WORLD_KEYS = {"comments", "reviews", "review_comments", "commits", "labels", "user", "head",
+                    "base"}

@@ -1,0 +1,240 @@
+"""Load, validate and query a world file: the GitHub state the fake server serves."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from infx.errors import InfxError, Problem
+from infx.yamlio import find_line, load_text
+
+DEFAULT_NOW = "2026-01-01T00:00:00Z"
+DEFAULT_LOGIN = "github-actions[bot]"
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    from jsonschema import Draft202012Validator
+
+    text = resources.files("infx.github.fake").joinpath("schemas/world.schema.json").read_text()
+    return Draft202012Validator(json.loads(text))
+
+
+def load_world(source: str | Path | dict, *, filename: str | None = None) -> dict:
+    """Load a world from a path or a dict, validate it, and return a normalised deep copy."""
+    if isinstance(source, dict):
+        return validate_world(copy.deepcopy(source), filename=filename or "<world>", text=None)
+    path = Path(source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InfxError(Problem(f"cannot read world file: {exc.strerror or exc}", file=str(path),
+                                fix="check the --world path")) from None
+    data = load_text(text, str(path))
+    return validate_world(data, filename=str(path), text=text)
+
+
+def validate_world(data: Any, *, filename: str, text: str | None) -> dict:
+    """Schema and reference checks; raises InfxError listing every problem with its line."""
+    if not isinstance(data, dict):
+        raise InfxError(Problem("a world must be a mapping", file=filename, line=1,
+                                fix="start the file with `repo: owner/name`"))
+    problems = [
+        _schema_problem(err, filename, text)
+        for err in sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    ]
+    if not problems:
+        problems = [
+            Problem(message, file=filename, line=_line(text, path), key=_key(path), fix=fix)
+            for path, message, fix in reference_errors(data)
+        ]
+    if problems:
+        raise InfxError(problems)
+    return normalise(data)
+
+
+def _schema_problem(err, filename: str, text: str | None) -> Problem:
+    path = list(err.absolute_path)
+    if err.validator == "propertyNames" or (err.absolute_schema_path
+                                            and "propertyNames" in err.absolute_schema_path):
+        path.append(err.instance)  # point at the offending key itself
+    return Problem(f"invalid world: {err.message}", file=filename, line=_line(text, path),
+                   key=_key(path), fix="see github-world.md for the world format")
+
+
+def _line(text: str | None, path: list) -> int | None:
+    return find_line(text, path) if text else None
+
+
+def _key(path: list) -> str | None:
+    return ".".join(str(p) for p in path) or None
+
+
+def reference_errors(world: dict) -> list[tuple[list, str, str]]:
+    """Dangling commit references and files_from cycles, as (path, message, fix)."""
+    commits = world.get("commits", {})
+    errors: list[tuple[list, str, str]] = []
+
+    def need(sha: Any, path: list) -> None:
+        if sha not in commits:
+            errors.append((path, f"unknown commit {sha}", "add it under `commits:`"))
+
+    for name, sha in world.get("branches", {}).items():
+        need(sha, ["branches", name])
+    for sha, commit in commits.items():
+        if commit.get("files_from"):
+            need(commit["files_from"], ["commits", sha, "files_from"])
+        for i, parent in enumerate(commit.get("parents", [])):
+            need(parent, ["commits", sha, "parents", i])
+    for i, pull in enumerate(world.get("pulls", [])):
+        need(pull["base"]["sha"], ["pulls", i, "base", "sha"])
+        need(pull["head"]["sha"], ["pulls", i, "head", "sha"])
+        for j, sha in enumerate(pull.get("commits", [])):
+            need(sha, ["pulls", i, "commits", j])
+    numbers = [p["number"] for p in world.get("pulls", [])]
+    for i, number in enumerate(numbers):
+        if numbers.index(number) != i:
+            errors.append((["pulls", i, "number"], f"duplicate pull number {number}",
+                           "give every pull a unique number"))
+    errors.extend(_cycle_errors(commits))
+    errors.extend(_fault_errors(world.get("faults", [])))
+    return errors
+
+
+def _cycle_errors(commits: dict) -> list[tuple[list, str, str]]:
+    errors = []
+    for sha in commits:
+        seen = {sha}
+        cur = commits[sha].get("files_from")
+        while cur in commits:
+            if cur in seen:
+                errors.append((["commits", sha, "files_from"], "files_from forms a cycle",
+                               "point files_from at an older commit"))
+                break
+            seen.add(cur)
+            cur = commits[cur].get("files_from")
+    return errors
+
+
+def _fault_errors(faults: list) -> list[tuple[list, str, str]]:
+    errors = []
+    for i, fault in enumerate(faults):
+        try:
+            re.compile(fault["path"])
+        except re.error as exc:
+            errors.append((["faults", i, "path"], f"invalid regular expression: {exc}",
+                           "write a Python regular expression matched against the URL path"))
+    return errors
+
+
+def normalise(world: dict) -> dict:
+    """Fill defaults the server relies on; keeps unknown fields untouched."""
+    world.setdefault("default_branch", "main")
+    world.setdefault("now", DEFAULT_NOW)
+    world.setdefault("token_login", DEFAULT_LOGIN)
+    for key in ("branches", "commits", "collaborators", "teams", "check_runs", "statuses",
+                "external"):
+        world.setdefault(key, {})
+    for key in ("codeowners_errors", "pulls", "workflow_runs", "faults"):
+        world.setdefault(key, [])
+    for pull in world["pulls"]:
+        _normalise_pull(pull, world)
+    _assign_artifact_ids(world["workflow_runs"])
+    return world
+
+
+def _normalise_pull(pull: dict, world: dict) -> None:
+    pull.setdefault("title", f"Pull request #{pull['number']}")
+    pull.setdefault("body", "")
+    pull.setdefault("user", "octocat")
+    pull.setdefault("state", "open")
+    pull.setdefault("draft", False)
+    pull.setdefault("merged", False)
+    pull.setdefault("merged_at", None)
+    pull.setdefault("created_at", world["now"])
+    pull.setdefault("updated_at", pull["created_at"])
+    pull["base"].setdefault("ref", world["default_branch"])
+    pull["base"].setdefault("repo", world["repo"])
+    pull["head"].setdefault("ref", f"pr-{pull['number']}")
+    pull["head"].setdefault("repo", world["repo"])
+    pull.setdefault("labels", [])
+    pull.setdefault("commits", [pull["head"]["sha"]])
+    for key in ("comments", "reviews", "review_comments"):
+        pull.setdefault(key, [])
+    for comment in pull["comments"]:
+        comment.setdefault("author_association", "NONE")
+        comment.setdefault("created_at", world["now"])
+        comment.setdefault("updated_at", comment["created_at"])
+        comment.setdefault("reactions", [])
+
+
+def _assign_artifact_ids(runs: list) -> None:
+    taken = {a["id"] for run in runs for a in run.get("artifacts", []) if "id" in a}
+    next_id = 1
+    for run in runs:
+        for artifact in run.get("artifacts", []):
+            if "id" not in artifact:
+                while next_id in taken:
+                    next_id += 1
+                artifact["id"] = next_id
+                taken.add(next_id)
+
+
+def tree_at(world: dict, sha: str) -> dict[str, str]:
+    """The complete tree of a commit, resolving `files_from` inheritance (null deletes)."""
+    chain = []
+    cur: str | None = sha
+    while cur is not None:
+        commit = world["commits"][cur]
+        chain.append(commit)
+        cur = commit.get("files_from")
+    tree: dict[str, str] = {}
+    for commit in reversed(chain):
+        for path, text in (commit.get("files") or {}).items():
+            if text is None:
+                tree.pop(path, None)
+            else:
+                tree[path] = text
+    return tree
+
+
+def resolve_ref(world: dict, ref: str) -> str | None:
+    """A branch name, `refs/heads/x`, a full sha or a unique sha prefix -> full sha."""
+    ref = ref.removeprefix("refs/heads/")
+    if ref in world["branches"]:
+        return world["branches"][ref]
+    if ref in world["commits"]:
+        return ref
+    if len(ref) >= 4:
+        found = [sha for sha in world["commits"] if sha.startswith(ref)]
+        if len(found) == 1:
+            return found[0]
+    for pull in world["pulls"]:
+        if ref == f"refs/pull/{pull['number']}/head":
+            return pull["head"]["sha"]
+    return None
+
+
+def find_pull(world: dict, number: int) -> dict | None:
+    return next((p for p in world["pulls"] if p["number"] == number), None)
+
+
+def find_comment(world: dict, comment_id: int) -> tuple[dict, dict] | None:
+    """(pull, comment) for an issue comment id anywhere in the world."""
+    for pull in world["pulls"]:
+        for comment in pull["comments"]:
+            if comment["id"] == comment_id:
+                return pull, comment
+    return None
+
+
+def next_comment_id(world: dict) -> int:
+    ids = [c["id"] for p in world["pulls"] for c in p["comments"]]
+    ids += [r["id"] for p in world["pulls"] for r in p["reviews"]]
+    ids += [r["id"] for p in world["pulls"] for r in p["review_comments"]]
+    return max(ids, default=1000) + 1

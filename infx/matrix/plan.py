@@ -1,0 +1,460 @@
+"""Changelog planner: appended changelog entries -> the sweep plan (benchmark and eval rows)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+from infx.changelog.model import (
+    SCENARIO_TYPES,
+    ChangelogEntry,
+    EntryError,
+    KeyResolutionError,
+    parse_entry,
+    resolve_config_keys,
+)
+from infx.changelog.rows import (
+    bucket_name,
+    eval_bucket,
+    eval_concs_of,
+    filter_eval_concs,
+    filter_min_prefill_ep,
+    is_multi_node,
+    recipe_fingerprint,
+    serialise_row,
+    trim_rows,
+)
+from infx.errors import InfxError, Problem
+
+DEFAULT_CHANGELOG = "perf-changelog.yaml"
+DEFAULT_RUNNER_CONFIG = "configs/runners.yaml"
+EVAL_BUCKETS = ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals")
+
+
+@dataclass(frozen=True)
+class PlanFlags:
+    """CLI modifiers of a sweep."""
+
+    trim: bool = False
+    all_evals: bool = False
+    evals_only: bool = False
+
+
+@dataclass
+class Sources:
+    """Where the planner gets configs: loaded lazily, each at most once."""
+
+    load_configs: Callable[[], Any]
+    load_runners: Callable[[], Any]
+    load_base: Callable[[], tuple[Any, Any, dict, dict]] | None = None  # append-only only
+    generate: Callable[..., list[dict]] | None = None  # default: the matrix generator
+    _cache: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, name: str) -> Any:
+        if name not in self._cache:
+            loader = {"configs": self.load_configs, "runners": self.load_runners,
+                      "base": self.load_base}[name]
+            if loader is None:
+                raise InfxError("append-only planning needs the base revision's inputs")
+            self._cache[name] = loader()
+        return self._cache[name]
+
+
+def _plan_error(message: str, fix: str | None = None, key: str | None = None,
+                file: str | None = None) -> InfxError:
+    return InfxError(Problem(message, file=file, key=key, fix=fix))
+
+
+# --- additions -> entries ------------------------------------------------------------------
+
+def parse_additions(added: str, path: str = DEFAULT_CHANGELOG) -> list[ChangelogEntry]:
+    """Validate the added changelog YAML as a list of entries."""
+    from infx.yamlio import load_text
+
+    if not added.strip():
+        raise _plan_error("No additions found in the changelog file.", file=path,
+                          fix="append an entry at the end of the changelog")
+    try:
+        data = load_text(added, f"{path} (added lines)")
+    except InfxError:
+        raise
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise _plan_error(f"the changelog additions are not valid YAML: {exc}",
+                          file=path) from None
+    if not data:
+        raise _plan_error("No valid YAML entries found in the changelog additions.", file=path)
+    if not isinstance(data, list):
+        raise _plan_error("the changelog additions are not a list of entries (found "
+                          f"{type(data).__name__}); did you edit a historical entry?",
+                          file=path, fix="append whole entries starting with '- config-keys:'")
+    entries = []
+    for index, item in enumerate(data, 1):
+        try:
+            entries.append(parse_entry(item))
+        except EntryError as exc:
+            raise _plan_error(f"added changelog entry {index} is invalid: {exc}", exc.fix,
+                              exc.key, path) from None
+    return entries
+
+
+def precheck(entries: Sequence[ChangelogEntry], flags: PlanFlags) -> None:
+    """Rules across entries and CLI modifiers, checked before any config is read."""
+    modifiers = flags.all_evals or flags.evals_only
+    if modifiers and any(e.no_evals for e in entries):
+        raise _plan_error("no-evals entries cannot use all-evals or evals-only modifiers",
+                          "remove the all-evals/evals-only label or the no-evals field")
+    append_only = [e.append_only for e in entries]
+    if any(append_only) and not all(append_only):
+        raise _plan_error("append-only entries cannot share a sweep with regular changelog "
+                          "entries", "send the append-only entry in its own pull request")
+    if any(append_only) and modifiers:
+        raise _plan_error("append-only sweeps cannot use all-evals or evals-only modifiers",
+                          "remove the all-evals/evals-only label")
+
+
+def resolve_entries(entries: Sequence[ChangelogEntry], master_keys: Sequence[str]
+                    ) -> list[list[str]]:
+    """Resolve every entry's keys (wildcards in master order); any bad key fails all."""
+    resolved = []
+    for index, entry in enumerate(entries, 1):
+        try:
+            resolved.append(resolve_config_keys(entry.config_keys, master_keys))
+        except KeyResolutionError as exc:
+            raise _plan_error(str(exc), "use an existing config key (see configs/*-master.yaml)",
+                              f"entry {index} config-keys") from None
+    return resolved
+
+
+# --- generation ----------------------------------------------------------------------------
+
+def _claim(claims: dict[str, set[str]], keys: Sequence[str], scenarios: tuple[str, ...]
+           ) -> dict[tuple[str, ...], list[str]]:
+    """Claim still-unclaimed (key, scenario) pairs; keys sharing a tuple form one group."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for key in keys:
+        taken = claims.setdefault(key, set())
+        fresh = tuple(s for s in scenarios if s not in taken)
+        if fresh:
+            taken.update(fresh)
+            groups.setdefault(fresh, []).append(key)
+    return groups
+
+
+def _generate(sources: Sources, keys: Sequence[str], scenarios: tuple[str, ...] | None,
+              evals: str, configs: Any = None, runners: Any = None) -> list[dict]:
+    if sources.generate is None:
+        from infx.matrix.generate import generate_test_config
+
+        sources.generate = generate_test_config
+    configs = configs if configs is not None else sources.get("configs")
+    runners = runners if runners is not None else sources.get("runners")
+    try:
+        rows = sources.generate(configs, runners, list(keys),
+                                    scenario_type=list(scenarios) if scenarios else None,
+                                    evals=evals)
+    except InfxError:
+        raise
+    except (ValueError, KeyError, TypeError) as exc:
+        raise _plan_error(f"matrix generation failed for {list(keys)}: {exc}") from None
+    return json.loads(json.dumps(rows))  # private copies: later passes may not leak edits
+
+
+@dataclass
+class _Collected:
+    throughput: list[dict] = field(default_factory=list)
+    evals: list[dict] = field(default_factory=list)
+
+
+def _run_entry(entry: ChangelogEntry, index: int, keys: list[str], flags: PlanFlags,
+               sources: Sources, claims: tuple[dict, dict], out: _Collected) -> None:
+    scenarios = entry.scenarios()
+    bench_claims, eval_claims = claims
+    if not (flags.evals_only or entry.evals_only or entry.all_evals):
+        for group_scenarios, group in _claim(bench_claims, keys, scenarios).items():
+            scope = None if group_scenarios == SCENARIO_TYPES else group_scenarios
+            if entry.append_only:
+                out.throughput.extend(_append_only_rows(sources, group, scope))
+            else:
+                out.throughput.extend(_generate(sources, group, scope, "none"))
+    if entry.append_only or entry.no_evals:
+        return
+    mode = "all" if (flags.all_evals or entry.all_evals) else "subset"
+    selected: list[dict] = []
+    for group_scenarios, group in _claim(eval_claims, keys, scenarios).items():
+        rows = _generate(sources, group, group_scenarios, mode)
+        selected.extend(filter_min_prefill_ep(rows, entry.eval_min_prefill_ep))
+    if entry.eval_concs is not None:
+        selected = _apply_eval_concs(entry, index, selected)
+    out.evals.extend(selected)
+
+
+def _apply_eval_concs(entry: ChangelogEntry, index: int, rows: list[dict]) -> list[dict]:
+    kept = filter_eval_concs(rows, entry.eval_concs or ())
+    if not kept:
+        available = sorted({c for row in rows for c in eval_concs_of(row) if c is not None})
+        detail = (f"the eval policy selected concurrencies {available}" if available
+                  else "the eval policy selected no eval rows for these keys")
+        raise _plan_error(
+            f"eval-concs {list(entry.eval_concs or ())} of changelog entry {index} matched no "
+            f"eval row: {detail}", "list concurrencies the eval policy selects, or drop "
+            "eval-concs", "eval-concs")
+    return kept
+
+
+def _append_only_rows(sources: Sources, keys: Sequence[str], scope: tuple[str, ...] | None
+                      ) -> list[dict]:
+    from infx.changelog.append_only import delta_rows
+
+    base_configs, base_runners, _, _ = sources.get("base")
+    base_rows = _generate(sources, keys, scope, "none", base_configs, base_runners)
+    head_rows = _generate(sources, keys, scope, "none")
+    return delta_rows(base_rows, head_rows)
+
+
+def _check_append_only_scope(entries: Sequence[ChangelogEntry], resolved: list[list[str]],
+                             sources: Sources) -> None:
+    from infx.changelog.append_only import check_scope
+
+    scope: dict[str, set[str]] = {}
+    for entry, keys in zip(entries, resolved, strict=True):
+        for key in keys:
+            scope.setdefault(key, set()).update(entry.scenarios())
+    _, _, base_raw, head_raw = sources.get("base")
+    check_scope(base_raw, head_raw, scope)
+
+
+# --- plan ----------------------------------------------------------------------------------
+
+def build_plan(entries: Sequence[ChangelogEntry], *, base_ref: str, head_ref: str,
+               flags: PlanFlags, sources: Sources) -> dict:
+    """The plan object for already-validated entries (file order)."""
+    if not entries:
+        raise _plan_error("No valid YAML entries found in the changelog additions.")
+    precheck(entries, flags)
+    resolved = resolve_entries(entries, list(sources.get("configs")))
+    if entries[0].append_only:
+        _check_append_only_scope(entries, resolved, sources)
+    order = sorted(range(len(entries)), key=lambda i: not entries[i].all_evals)
+    collected = _Collected()
+    claims: tuple[dict, dict] = ({}, {})
+    for i in order:
+        _run_entry(entries[i], i + 1, resolved[i], flags, sources, claims, collected)
+    throughput = trim_rows(collected.throughput) if flags.trim else collected.throughput
+    return _assemble(throughput, collected.evals, entries, base_ref, head_ref)
+
+
+def _assemble(throughput: list[dict], evals: list[dict], entries: Sequence[ChangelogEntry],
+              base_ref: str, head_ref: str) -> dict:
+    single: dict[str, list] = {}
+    multi: dict[str, list] = {}
+    for row in throughput:
+        row = {**row, "recipe-fingerprint": recipe_fingerprint(row)}
+        target = multi if is_multi_node(row) else single
+        target.setdefault(bucket_name(row), []).append(serialise_row(row))
+    plan: dict[str, Any] = {"single_node": single, "multi_node": multi}
+    plan.update({name: [] for name in EVAL_BUCKETS})
+    for row in evals:
+        plan[eval_bucket(row)].append(serialise_row(row))
+    plan["changelog_metadata"] = {"base_ref": base_ref, "head_ref": head_ref,
+                                  "entries": [e.to_metadata() for e in entries]}
+    return plan
+
+
+def dump_plan(plan: dict) -> str:
+    """One compact line, as the reference prints it."""
+    return json.dumps(plan, separators=(",", ":"), ensure_ascii=False)
+
+
+# --- sources from files and git ------------------------------------------------------------
+
+def default_config_files() -> list[str]:
+    found = sorted(str(p) for p in Path("configs").glob("*-master.yaml"))
+    if not found:
+        raise _plan_error("no master configs found under configs/",
+                          "pass --config-files explicitly")
+    return found
+
+
+def file_sources(config_files: Sequence[str], runner_config: str, base_ref: str | None = None
+                 ) -> Sources:
+    """Sources reading the working tree, and the base revision's files via git."""
+    from infx.config.master import load_master_configs
+    from infx.config.runners import load_runners
+
+    return Sources(
+        load_configs=lambda: load_master_configs(list(config_files)),
+        load_runners=lambda: load_runners(runner_config),
+        load_base=(lambda: _load_base(base_ref, config_files, runner_config)) if base_ref
+        else None,
+    )
+
+
+def _repo_path(path: str) -> str:
+    from infx.changelog.gitio import _run
+
+    top = _run(["rev-parse", "--show-toplevel"], None).stdout.decode().strip()
+    absolute = Path(path).resolve()
+    try:
+        return absolute.relative_to(Path(top).resolve()).as_posix() if top else path
+    except ValueError:
+        return path
+
+
+def _load_base(base_ref: str, config_files: Sequence[str], runner_config: str
+               ) -> tuple[Any, Any, dict, dict]:
+    """Base revision's configs and runners (one cat-file batch) plus raw master mappings."""
+    from infx.changelog.gitio import read_blobs
+    from infx.config.master import load_master_configs_from_texts
+    from infx.config.runners import load_runners_from_text
+    from infx.yamlio import load_file, load_text
+
+    paths = [_repo_path(p) for p in [*config_files, runner_config]]
+    blobs = read_blobs(base_ref, paths)
+    missing = [p for p in paths if blobs[p] is None]
+    if missing:
+        raise _plan_error(f"append-only base revision is missing generation inputs: {missing}")
+    texts = [(p, blobs[p].decode("utf-8")) for p in paths[:-1]]
+    configs = load_master_configs_from_texts(texts)
+    runners = load_runners_from_text(paths[-1], blobs[paths[-1]].decode("utf-8"))
+    base_raw: dict = {}
+    for name, text in texts:
+        base_raw.update(load_text(text, name) or {})
+    head_raw: dict = {}
+    for path in config_files:
+        head_raw.update(load_file(path) or {})
+    return configs, runners, base_raw, head_raw
+
+
+def plan_from_git(base_ref: str, head_ref: str, changelog_file: str, flags: PlanFlags,
+                  sources: Sources) -> dict:
+    """Diff the changelog between two refs and plan the appended entries."""
+    from infx.changelog.diff import added_text
+    from infx.changelog.gitio import diff_file
+
+    added = added_text(diff_file(base_ref, head_ref, changelog_file), changelog_file)
+    entries = parse_additions(added, changelog_file)
+    return build_plan(entries, base_ref=base_ref, head_ref=head_ref, flags=flags,
+                      sources=sources)
+
+
+# --- summary -------------------------------------------------------------------------------
+
+def summary_markdown(plan: dict, configs: Any = None) -> str:
+    """Counts per bucket, per config key and per runner, as markdown."""
+    buckets: list[tuple[str, list[dict]]] = []
+    for node in ("single_node", "multi_node"):
+        buckets += [(f"{node}.{name}", rows) for name, rows in plan[node].items()]
+    buckets += [(name, plan[name]) for name in EVAL_BUCKETS]
+    lines = ["### Sweep plan", "", "| bucket | jobs |", "|---|---|"]
+    lines += [f"| `{name}` | {len(rows)} |" for name, rows in buckets if rows]
+    total = sum(len(rows) for _, rows in buckets)
+    lines += [f"| **total** | {total} |", ""]
+    every_row = [row for _, rows in buckets for row in rows]
+    lines += _count_table("config key", [_key_of(row, configs) for row in every_row])
+    lines += _count_table("runner", [str(row.get("runner")) for row in every_row])
+    return "\n".join(lines) + "\n"
+
+
+def _count_table(title: str, values: list[str]) -> list[str]:
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    rows = [f"| `{name}` | {count} |" for name, count in sorted(counts.items())]
+    return [f"| {title} | jobs |", "|---|---|", *rows, ""]
+
+
+_IDENTITY = ("image", "model", "model-prefix", "precision", "framework", "runner")
+
+
+def _key_of(row: dict, configs: Any) -> str:
+    if configs is None:
+        return "?"
+    names = [key for key in configs
+             if all(configs[key].get(f) == row.get(f) for f in _IDENTITY if f != "runner")
+             and configs[key].get("runner") in (row.get("runner"), None)]
+    return " / ".join(names) if names else "?"
+
+
+# --- command line --------------------------------------------------------------------------
+
+class _SpreadListOptions(click.Command):
+    """Accept ``--config-files a b c`` (the reference's spelling) as repeated options."""
+
+    list_options = ("--config-files",)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        spread: list[str] = []
+        current = None
+        for arg in args:
+            if arg in self.list_options:
+                current = arg
+                continue
+            if current and not arg.startswith("--"):
+                spread += [current, arg]
+                continue
+            current = None
+            spread.append(arg)
+        return super().parse_args(ctx, spread)
+
+
+@click.command("plan", cls=_SpreadListOptions)
+@click.option("--base-ref", required=True, help="Git ref the changelog is compared against.")
+@click.option("--head-ref", required=True, help="Git ref holding the appended entries.")
+@click.option("--changelog-file", default=DEFAULT_CHANGELOG, show_default=True)
+@click.option("--trim-conc", is_flag=True, help="Keep the lowest concurrency per recipe.")
+@click.option("--all-evals", is_flag=True, help="Run every eligible eval.")
+@click.option("--evals-only", is_flag=True, help="Run evals only, no throughput rows.")
+@click.option("--config-files", multiple=True, help="Master config files (default: "
+              "configs/*-master.yaml).")
+@click.option("--runner-config", default=DEFAULT_RUNNER_CONFIG, show_default=True)
+@click.option("--summary", is_flag=True, help="Markdown summary to $GITHUB_STEP_SUMMARY "
+              "(or stderr).")
+def plan_command(base_ref: str, head_ref: str, changelog_file: str, trim_conc: bool,
+                 all_evals: bool, evals_only: bool, config_files: tuple[str, ...],
+                 runner_config: str, summary: bool) -> None:
+    """Plan the sweep for the changelog entries appended between two git refs."""
+    flags = PlanFlags(trim=trim_conc, all_evals=all_evals, evals_only=evals_only)
+    files = list(config_files) if config_files else default_config_files()
+    sources = file_sources(files, runner_config, base_ref)
+    plan = plan_from_git(base_ref, head_ref, changelog_file, flags, sources)
+    text = dump_plan(plan)
+    if summary:
+        write_summary(summary_markdown(plan, sources.get("configs")))
+    click.echo(text)
+
+
+def write_summary(markdown: str) -> None:
+    """Append to the Actions step summary when there is one, else print to stderr."""
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if target:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(markdown)
+    else:
+        sys.stderr.write(markdown)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m infx.matrix.plan``: same flags, clean errors, exit status."""
+    from infx.errors import report
+
+    try:
+        plan_command.main(args=argv, prog_name="python -m infx.matrix.plan",
+                          standalone_mode=False)
+    except InfxError as exc:
+        report(exc.problems)
+        return 1
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Acknowledge a reuse command with a 👍 or 👎 reaction and a one-line reason; never a reply comment."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from infx.reuse.authorization import rejection_reason
+from infx.reuse.gateway import GitHubGateway
+from infx.reuse.grammar import USAGE
+from infx.reuse.model import ReuseError
+from infx.reuse.resolver import find_request, resolve_source
+from infx.reuse.sources import DEFAULT_WORKFLOW, INCOMPATIBLE_LABELS
+
+_ATTEMPT = re.compile(r"^[ \t]*(/reuse-sweep-run|/use)(?:[ \t]|$)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class CommentEvent:
+    """The parts of an issue_comment webhook payload the acknowledgement uses."""
+
+    action: str
+    issue_number: int
+    is_pull_request: bool
+    comment_id: int
+    body: str
+    updated_at: str
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> CommentEvent:
+        issue = payload.get("issue") or {}
+        comment = payload.get("comment") or {}
+        return cls(action=payload.get("action") or "", issue_number=int(issue.get("number") or 0),
+                   is_pull_request=bool(issue.get("pull_request")),
+                   comment_id=int(comment.get("id") or 0), body=comment.get("body") or "",
+                   updated_at=comment.get("updated_at") or "")
+
+
+@dataclass(frozen=True)
+class AckOutcome:
+    reaction: str | None  # "+1", "-1", or None when nothing was (re)acted
+    summary: str
+    failed: bool = False
+
+
+def looks_like_command(body: str | None) -> bool:
+    """A line that starts with a command name: worth a 👎 and a usage hint if it does not parse."""
+    return bool(_ATTEMPT.search(body or ""))
+
+
+def acknowledge(gateway: GitHubGateway, event: CommentEvent, *, workflow: str = DEFAULT_WORKFLOW,
+                incompatible: tuple[str, ...] = INCOMPATIBLE_LABELS) -> AckOutcome:
+    if event.action not in ("created", "edited") or not event.is_pull_request:
+        return AckOutcome(None, "Not a new or edited pull request comment; nothing to do.")
+    current = gateway.comment(event.comment_id)
+    if current is None or current.body != event.body or current.updated_at != event.updated_at:
+        return AckOutcome(None, "The comment changed since this event was queued; a newer run handles it.")
+    gateway.clear_reactions(current.id)
+    if not looks_like_command(current.body):
+        return AckOutcome(None, "The comment no longer holds a reuse command; cleared the bot's reactions.")
+    pr = event.issue_number
+    newest = find_request(gateway, pr)
+    newest_id = newest.comment.id if newest is not None else None
+
+    def changed() -> bool:
+        """Did the comment or the effective request change while we were validating?"""
+        again = gateway.comment(event.comment_id)
+        if again is None or again.body != current.body or again.updated_at != current.updated_at:
+            return True
+        latest = find_request(gateway, pr)
+        return (latest.comment.id if latest is not None else None) != newest_id
+
+    try:
+        reason = rejection_reason(current.author_association, gateway.permission(current.user),
+                                  current.body)
+        if reason is not None:
+            if "valid command" in reason:
+                reason += f" Usage: {USAGE}."
+            raise ReuseError(reason)
+        if newest is None or newest.comment.id != current.id:
+            raise ReuseError("A newer reuse request supersedes this comment.")
+        source = resolve_source(gateway, pr, newest, workflow=workflow, incompatible=incompatible,
+                                require_open=True)
+    except ReuseError as exc:
+        if changed():
+            gateway.clear_reactions(current.id)
+            return AckOutcome(None, "The request changed during validation; a newer run handles it.")
+        gateway.react(current.id, "-1")
+        return AckOutcome("-1", f"Reuse rejected for PR #{pr}: {exc.message}", failed=True)
+    if changed():
+        gateway.clear_reactions(current.id)
+        return AckOutcome(None, "The request changed during validation; a newer run handles it.")
+    gateway.react(current.id, "+1")
+    return AckOutcome("+1", f"Reuse accepted for PR #{pr}: run {source.id} ({source.conclusion}) "
+                            f"on commit {source.head_sha[:12]}.")

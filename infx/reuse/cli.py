@@ -1,0 +1,111 @@
+"""`infx reuse …`: resolve sweep reuse for a workflow event, acknowledge commands, parse them."""
+
+from __future__ import annotations
+
+import json
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from infx.errors import InfxError, Problem
+from infx.reuse.sources import DEFAULT_WORKFLOW, INCOMPATIBLE_LABELS
+
+
+@contextmanager
+def _client(world: Path | None):
+    """A GitHub client: the fake server for `--world`, else the real API from the environment."""
+    from infx.github.client import GitHubClient
+
+    if world is not None:
+        from infx.github.fake import FakeGitHub
+
+        with FakeGitHub(world) as fake:
+            yield fake.client()
+        return
+    if not (os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")):
+        raise InfxError(Problem("GH_TOKEN or GITHUB_TOKEN is required", key="token",
+                                fix="pass the workflow token through env: GITHUB_TOKEN"))
+    yield GitHubClient.from_env()
+
+
+def _world_option(function):
+    return click.option("--world", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                        default=None, help="Replay against a world file on the fake GitHub server.")(function)
+
+
+@click.group()
+def reuse() -> None:
+    """The /reuse-sweep-run command: resolve, acknowledge, parse."""
+
+
+@reuse.command("resolve")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True, help="owner/name")
+@click.option("--event-name", envvar="GITHUB_EVENT_NAME", required=True)
+@click.option("--event-action", default="")
+@click.option("--pr-number", type=int, default=None)
+@click.option("--ref", default="")
+@click.option("--commit-sha", default="")
+@click.option("--workflow-id", default=DEFAULT_WORKFLOW, show_default=True)
+@click.option("--reuse-incompatible-label", default=",".join(INCOMPATIBLE_LABELS), show_default=True,
+              help="Comma-separated labels that make a PR ineligible for reuse.")
+@click.option("--default-branch", default="main", show_default=True)
+@click.option("--github-output", envvar="GITHUB_OUTPUT", default=None,
+              type=click.Path(dir_okay=False, path_type=Path))
+@_world_option
+def resolve_command(repo: str, event_name: str, event_action: str, pr_number: int | None, ref: str,
+                    commit_sha: str, workflow_id: str, reuse_incompatible_label: str,
+                    default_branch: str, github_output: Path | None, world: Path | None) -> None:
+    """Decide whether this event reuses an earlier sweep; write the reuse-* step outputs."""
+    from infx.reuse.gateway import GitHubGateway
+    from infx.reuse.resolver import ResolveRequest, resolve
+    from infx.workflow.actions import append_summary, write_outputs
+
+    request = ResolveRequest(
+        event_name=event_name, event_action=event_action, pr_number=pr_number, ref=ref,
+        commit_sha=commit_sha, workflow=workflow_id, default_branch=default_branch,
+        incompatible_labels=tuple(x.strip() for x in reuse_incompatible_label.split(",") if x.strip()))
+    with _client(world) as client:
+        result = resolve(GitHubGateway(client, repo), request)
+    outputs = result.outputs()
+    write_outputs(outputs, str(github_output) if github_output else None)
+    append_summary(f"**Sweep reuse:** {result.reason}")
+    click.echo(json.dumps(outputs, sort_keys=True))
+
+
+@reuse.command("ack")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True, help="owner/name")
+@click.option("--event-path", envvar="GITHUB_EVENT_PATH", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--workflow-id", default=DEFAULT_WORKFLOW, show_default=True)
+@_world_option
+def ack_command(repo: str, event_path: Path, workflow_id: str, world: Path | None) -> None:
+    """React 👍/👎 to a reuse command comment and say why in the step summary."""
+    from infx.reuse.ack import CommentEvent, acknowledge
+    from infx.reuse.gateway import GitHubGateway
+    from infx.workflow.actions import append_summary
+
+    try:
+        payload = json.loads(event_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InfxError(Problem(f"event payload is not JSON: {exc}", file=str(event_path))) from None
+    event = CommentEvent.from_payload(payload)
+    with _client(world) as client:
+        outcome = acknowledge(GitHubGateway(client, repo), event, workflow=workflow_id)
+    append_summary(outcome.summary)
+    if outcome.failed:
+        click.echo(f"error: {outcome.summary}", err=True)
+        raise click.exceptions.Exit(1)
+    click.echo(json.dumps({"reaction": outcome.reaction, "summary": outcome.summary}))
+
+
+@reuse.command("parse")
+@click.argument("body_file", type=click.File("r", encoding="utf-8"), default="-")
+def parse_command_cli(body_file) -> None:
+    """Print the command a comment body holds (the last valid line), as JSON."""
+    from infx.reuse.grammar import parse_command
+
+    command = parse_command(body_file.read())
+    click.echo(json.dumps(None if command is None else
+                          {"command": command.name, "run_id": command.run_id}))

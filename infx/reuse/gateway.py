@@ -1,0 +1,78 @@
+"""Reading (and reacting on) GitHub for the reuse logic, through the shared infx.github client."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from infx.github.client import Comment, GitHubClient, GitHubError
+from infx.reuse.model import ArtifactFacts, PullFacts, RunFacts
+
+
+class GitHubGateway:
+    """The facts the resolver and the acknowledgement need, for one repository."""
+
+    def __init__(self, client: GitHubClient, repo: str) -> None:
+        self.client = client
+        self.repo = repo
+        self._api = f"/repos/{repo}"
+        self.permission = lru_cache(maxsize=None)(self._permission)
+        self.artifacts = lru_cache(maxsize=None)(self._artifacts)
+
+    def comments(self, pr_number: int) -> list[Comment]:
+        return self.client.list_comments(self.repo, pr_number)
+
+    def comment(self, comment_id: int) -> Comment | None:
+        try:
+            return self.client.get_comment(self.repo, comment_id)
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+    def _permission(self, user: str) -> str:
+        return self.client.collaborator_permission(self.repo, user).permission
+
+    def pull(self, pr_number: int) -> PullFacts:
+        data = self.client.get(f"{self._api}/pulls/{pr_number}", action=f"reading PR #{pr_number}",
+                               permission="pull-requests: read")
+        return PullFacts.from_json(data)
+
+    def pull_commits(self, pr_number: int) -> list[str]:
+        items = self.client.paginate(f"{self._api}/pulls/{pr_number}/commits",
+                                     action=f"listing the commits of PR #{pr_number}",
+                                     permission="pull-requests: read")
+        return [item["sha"] for item in items]
+
+    def run(self, run_id: int) -> RunFacts | None:
+        try:
+            data = self.client.get(f"{self._api}/actions/runs/{run_id}",
+                                   action=f"reading workflow run {run_id}", permission="actions: read")
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return RunFacts.from_json(data)
+
+    def branch_runs(self, branch: str) -> list[RunFacts]:
+        """Completed pull_request runs on a branch, newest first."""
+        items = self.client.paginate(
+            f"{self._api}/actions/runs", list_key="workflow_runs",
+            params={"event": "pull_request", "branch": branch, "status": "completed"},
+            action=f"listing workflow runs on {branch}", permission="actions: read")
+        runs = [RunFacts.from_json(item) for item in items]
+        return sorted(runs, key=lambda r: (r.created_at, r.id), reverse=True)
+
+    def _artifacts(self, run_id: int) -> tuple[ArtifactFacts, ...]:
+        return tuple(ArtifactFacts(a.name, a.expired) for a in self.client.run_artifacts(self.repo, run_id))
+
+    def pulls_for_commit(self, sha: str) -> list[dict[str, Any]]:
+        return self.client.paginate(f"{self._api}/commits/{sha}/pulls",
+                                    action=f"listing the pull requests of commit {sha[:12]}",
+                                    permission="pull-requests: read")
+
+    def react(self, comment_id: int, content: str) -> None:
+        self.client.add_reaction(self.repo, comment_id, content)
+
+    def clear_reactions(self, comment_id: int) -> int:
+        return sum(self.client.remove_reaction(self.repo, comment_id, c) for c in ("+1", "-1"))

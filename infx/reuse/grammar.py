@@ -1,0 +1,116 @@
+"""Grammar of the reuse command lines (`/reuse-sweep-run [id]`, `/use <id>`) and who may issue them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Protocol
+
+REUSE_COMMAND = "/reuse-sweep-run"
+USE_ALIAS = "/use"
+AUTHORIZED_ASSOCIATIONS: frozenset[str] = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+USAGE = "/use <run_id> or /reuse-sweep-run [run_id]"
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+# A whole line holding only the command; horizontal whitespace only, ASCII digits only
+# (Python's \d and \s would also accept Unicode digits and line separators).
+_REUSE_LINE = re.compile(r"[ \t]*/reuse-sweep-run(?:[ \t]+([0-9]+))?[ \t]*")
+_USE_LINE = re.compile(r"[ \t]*/use[ \t]+([0-9]+)[ \t]*")
+
+
+@dataclass(frozen=True)
+class ReuseCommand:
+    """One parsed command: which spelling was used and the pinned run id, if any."""
+
+    name: str  # REUSE_COMMAND or USE_ALIAS
+    run_id: int | None  # None = automatic selection (bare /reuse-sweep-run)
+
+    @property
+    def pinned(self) -> bool:
+        return self.run_id is not None
+
+    def __str__(self) -> str:
+        return self.name if self.run_id is None else f"{self.name} {self.run_id}"
+
+
+class CommentLike(Protocol):
+    body: str | None
+    author_association: str | None
+    created_at: Any
+
+
+@dataclass(frozen=True)
+class AuthorizedRequest:
+    """The comment that currently decides reuse, and what it asked for."""
+
+    comment: Any
+    command: ReuseCommand
+
+
+def parse_line(line: str) -> ReuseCommand | None:
+    """Parse one line; anything but a whole-line command yields None."""
+    line = line.removesuffix("\r")
+    match = _REUSE_LINE.fullmatch(line)
+    if match:
+        digits = match.group(1)
+        return ReuseCommand(REUSE_COMMAND, int(digits) if digits is not None else None)
+    match = _USE_LINE.fullmatch(line)
+    if match:
+        return ReuseCommand(USE_ALIAS, int(match.group(1)))
+    return None
+
+
+def parse_command(body: str | None) -> ReuseCommand | None:
+    """The last whole-line command in a comment body, or None if there is none."""
+    found = None
+    for line in (body or "").split("\n"):
+        command = parse_line(line)
+        if command is not None:
+            found = command
+    return found
+
+
+def mentions_command(body: str | None) -> bool:
+    """Cheap pre-filter: does the text mention either command name anywhere?"""
+    text = body or ""
+    return REUSE_COMMAND in text or USE_ALIAS in text
+
+
+def is_authorized_association(association: str | None) -> bool:
+    return (association or "").upper() in AUTHORIZED_ASSOCIATIONS
+
+
+def _field(comment: Any, name: str) -> Any:
+    if isinstance(comment, Mapping):
+        return comment.get(name)
+    return getattr(comment, name, None)
+
+
+def _timestamp(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, str) and value:
+        try:
+            return _timestamp(datetime.fromisoformat(value.replace("Z", "+00:00")))
+        except ValueError:
+            pass
+    return _EPOCH
+
+
+def newest_authorized(comments: Iterable[CommentLike | Mapping[str, Any]]) -> AuthorizedRequest | None:
+    """The newest comment (by created_at) from an authorized association holding a command.
+
+    Newer comments from other associations are ignored; ties on created_at keep the
+    later position in the input (GitHub lists comments oldest first).
+    """
+    indexed = list(enumerate(comments))
+    indexed.sort(key=lambda pair: (_timestamp(_field(pair[1], "created_at")), pair[0]))
+    for _, comment in reversed(indexed):
+        if not is_authorized_association(_field(comment, "author_association")):
+            continue
+        command = parse_command(_field(comment, "body"))
+        if command is not None:
+            return AuthorizedRequest(comment, command)
+    return None

@@ -1,0 +1,87 @@
+"""Plain facts the reuse logic decides on, and the failure type that carries its messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from infx.errors import InfxError, Problem
+
+
+class ReuseError(InfxError):
+    """Reuse was requested but cannot be honoured: fail closed with this message."""
+
+    def __init__(self, message: str, fix: str | None = None) -> None:
+        super().__init__(Problem(message, key="reuse", fix=fix))
+        self.message = message
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    id: int
+    event: str
+    status: str
+    conclusion: str | None
+    head_sha: str
+    path: str | None = None
+    head_branch: str | None = None
+    run_attempt: int = 1
+    html_url: str = ""
+    created_at: str = ""
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunFacts:
+        return cls(id=int(data["id"]), event=data.get("event") or "", status=data.get("status") or "",
+                   conclusion=data.get("conclusion"), head_sha=data.get("head_sha") or "",
+                   path=data.get("path"), head_branch=data.get("head_branch"),
+                   run_attempt=int(data.get("run_attempt") or 1), html_url=data.get("html_url") or "",
+                   created_at=data.get("created_at") or "")
+
+
+@dataclass(frozen=True)
+class ArtifactFacts:
+    name: str
+    expired: bool
+
+
+@dataclass(frozen=True)
+class PullFacts:
+    number: int
+    state: str
+    merged: bool
+    labels: tuple[str, ...]
+    head_ref: str
+    head_sha: str
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PullFacts:
+        return cls(number=int(data["number"]), state=data.get("state") or "",
+                   merged=bool(data.get("merged") or data.get("merged_at")),
+                   labels=tuple(label["name"] for label in data.get("labels") or []),
+                   head_ref=(data.get("head") or {}).get("ref") or "",
+                   head_sha=(data.get("head") or {}).get("sha") or "")
+
+
+@dataclass(frozen=True)
+class ReuseResult:
+    """What the resolver decided; `outputs()` are the step outputs the workflows read."""
+
+    enabled: bool = False
+    skip_pr_sweep: bool = False
+    reason: str = ""
+    source: RunFacts | None = None
+    pr_number: int | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def outputs(self) -> dict[str, str]:
+        source = self.source
+        return {
+            "reuse-enabled": "true" if self.enabled else "false",
+            "skip-pr-sweep": "true" if self.skip_pr_sweep else "false",
+            "reuse-source-run-id": str(source.id) if source else "",
+            "reuse-source-run-attempt": str(source.run_attempt) if source else "",
+            "reuse-source-run-url": source.html_url if source else "",
+            "reuse-source-pr-number": str(self.pr_number) if self.pr_number is not None else "",
+            "reuse-source-head-sha": source.head_sha if source else "",
+            "reuse-reason": self.reason,
+        }

@@ -1,0 +1,91 @@
+"""Choosing and validating the source run a reuse request points at (fail closed)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from infx.reuse.grammar import ReuseCommand
+from infx.reuse.model import ArtifactFacts, ReuseError, RunFacts
+
+DEFAULT_WORKFLOW = "run-sweep.yml"
+PINNED_CONCLUSIONS = ("success", "failure", "cancelled")  # a maintainer's explicit choice
+UNPINNED_CONCLUSIONS = ("success",)
+REUSABLE_ARTIFACTS = ("results_bmk", "eval_results_all")
+REUSABLE_PREFIX = "bmk_agentic_"
+INCOMPATIBLE_LABELS = ("evals-only",)
+
+
+def is_reusable_artifact(artifact: ArtifactFacts) -> bool:
+    if artifact.expired:
+        return False
+    return artifact.name in REUSABLE_ARTIFACTS or artifact.name.startswith(REUSABLE_PREFIX)
+
+
+def workflow_path(workflow: str) -> str:
+    return workflow if workflow.startswith(".github/") else f".github/workflows/{workflow}"
+
+
+def check_labels(pr_number: int, labels: Iterable[str],
+                 incompatible: Sequence[str] = INCOMPATIBLE_LABELS) -> None:
+    bad = [label for label in labels if label in incompatible]
+    if bad:
+        raise ReuseError(f"PR #{pr_number} uses reuse-incompatible label(s): {', '.join(bad)}",
+                         fix="remove the label, or let the PR sweep normally")
+
+
+def validate_source(run: RunFacts, artifacts: Sequence[ArtifactFacts], pr_number: int,
+                    pr_commits: Sequence[str], *, pinned: bool,
+                    workflow: str = DEFAULT_WORKFLOW) -> None:
+    """Every identity and artifact check of a source run; raises ReuseError on the first failure."""
+    if run.event != "pull_request":
+        raise ReuseError(f"run {run.id} was triggered by {run.event or 'an unknown event'}, "
+                         "expected pull_request", fix="pin a PR sweep run")
+    if run.status != "completed":
+        raise ReuseError(f"run {run.id} is {run.status or 'in an unknown state'}, expected completed",
+                         fix="wait for the run to finish")
+    allowed = PINNED_CONCLUSIONS if pinned else UNPINNED_CONCLUSIONS
+    if run.conclusion not in allowed:
+        raise ReuseError(f"run {run.id} concluded {run.conclusion}; expected {' or '.join(allowed)}")
+    expected_path = workflow_path(workflow)
+    if run.path is not None and run.path.split("@", 1)[0] != expected_path:
+        raise ReuseError(f"run {run.id} comes from {run.path}, not {expected_path}",
+                         fix=f"pin a run of {expected_path}")
+    if not run.head_sha:
+        raise ReuseError(f"run {run.id} has no head commit")
+    if run.head_sha not in set(pr_commits):
+        raise ReuseError(f"run {run.id}'s commit {run.head_sha[:12]} is not in PR #{pr_number}'s "
+                         "commit list; pin a run whose commit is still part of the PR")
+    if not any(is_reusable_artifact(a) for a in artifacts):
+        raise ReuseError(f"run {run.id} has no benchmark, eval, or agentic result artifact "
+                         "(results_bmk, eval_results_all or bmk_agentic_*, unexpired)",
+                         fix="pin a run whose artifacts are still retained, or sweep again")
+
+
+def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[str], *,
+                  get_run: Callable[[int], RunFacts | None],
+                  branch_runs: Callable[[], Sequence[RunFacts]],
+                  artifacts_of: Callable[[int], Sequence[ArtifactFacts]],
+                  workflow: str = DEFAULT_WORKFLOW) -> RunFacts:
+    """The pinned run (validated, never substituted) or the newest valid green run of the PR."""
+    if not pr_commits:
+        raise ReuseError(f"PR #{pr_number} has no commits")
+    if command.run_id is not None:
+        run = get_run(command.run_id)
+        if run is None:
+            raise ReuseError(f"run {command.run_id} does not exist in this repository",
+                             fix="check the run id in the command")
+        validate_source(run, artifacts_of(run.id), pr_number, pr_commits, pinned=True,
+                        workflow=workflow)
+        return run
+    commits = set(pr_commits)
+    for run in branch_runs():
+        if run.conclusion != "success" or run.head_sha not in commits:
+            continue
+        if run.path is not None and run.path.split("@", 1)[0] != workflow_path(workflow):
+            continue
+        if run.event != "pull_request" or run.status != "completed":
+            continue
+        if any(is_reusable_artifact(a) for a in artifacts_of(run.id)):
+            return run
+    raise ReuseError(f"no successful {workflow} run with reusable artifacts on a commit of "
+                     f"PR #{pr_number}", fix="pin a run explicitly with /use <run_id>")

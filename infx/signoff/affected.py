@@ -1,0 +1,233 @@
+"""Affected configs: master-config entries added, changed or re-enabled by the PR, plus
+entries whose linked recipe or launch files changed — with the facts the checks read."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from infx.config.recipe import Recipe, parse_recipe, recipe_path, render
+from infx.signoff.model import Evidence
+from infx.signoff.policy_common import EvidenceGap, base_text, changed_files, head_text
+from infx.signoff.scan import Line, join_continuations, text_lines
+from infx.yamlio import load_text
+
+MASTER_PATH = re.compile(r"^(?:[^/]+/)?configs/[^/]+-master\.yaml$")
+RECIPE_PATH = re.compile(r"^(?:[^/]+/)?configs/recipes/([^/]+)\.yaml$")
+LAUNCH_PATH = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners)/")
+SPEC_KEY = re.compile(r"-mtp\b|eagle|dspark", re.IGNORECASE)
+SPEC_FLAGS = ("--speculative-config", "--speculative-algorithm", "speculative_config",
+              "--num-speculative-tokens", "--speculative-num-steps")
+_DRAFT_ZERO = re.compile(r"(?:^|_)(?:MTP_SIZE|NUM_DRAFT_TOKENS|DRAFT_LEN)=0$")
+_SCENARIO_IDS = {(8192, 1024): "8k1k", (1024, 1024): "1k1k", (1024, 8192): "1k8k"}
+_SCENARIO_NAMES = {"8k1k": "Single-turn 8k1k", "1k1k": "Single-turn 1k1k",
+                   "1k8k": "Single-turn 1k8k", "agentic": "Agentic coding"}
+
+
+@dataclass(frozen=True)
+class AffectedConfig:
+    key: str
+    entry: dict[str, Any]
+    how: str  # "added" | "changed" | "recipe changed" | "launch file changed"
+    master_path: str
+    recipe: Recipe | None = None
+
+    @property
+    def framework(self) -> str:
+        return str(self.entry.get("framework", ""))
+
+    @property
+    def prefix(self) -> str:
+        return str(self.entry.get("model-prefix", ""))
+
+    @property
+    def precision(self) -> str:
+        return str(self.entry.get("precision", ""))
+
+    @property
+    def sku(self) -> str:
+        return runner_sku(str(self.entry.get("runner", "")))
+
+    @property
+    def agentic(self) -> bool:
+        return "agentic-coding" in (self.entry.get("scenarios") or {}) or "agentic" in self.key
+
+    @property
+    def scenarios(self) -> list[str]:
+        return scenario_ids(self.entry)
+
+    @cached_property
+    def lanes(self) -> list[dict[str, Any]]:
+        return search_space(self.entry)
+
+    def where(self) -> str:
+        return f"{self.master_path} [{self.key}]"
+
+
+def runner_sku(runner: str) -> str:
+    """``cluster:mi355x-amds`` -> ``mi355x``: prefix dropped, cut at the first dash."""
+    return runner.removeprefix("cluster:").split("-", 1)[0].lower()
+
+
+def scenario_name(scenario_id: str) -> str:
+    return _SCENARIO_NAMES.get(scenario_id, scenario_id)
+
+
+def scenario_ids(entry: dict[str, Any]) -> list[str]:
+    ids: list[str] = []
+    for kind, items in (entry.get("scenarios") or {}).items():
+        if kind == "agentic-coding":
+            found = ["agentic"]
+        else:
+            found = [_SCENARIO_IDS.get((it.get("isl"), it.get("osl")), f"{it.get('isl')}/{it.get('osl')}")
+                     for it in items or [] if isinstance(it, dict)]
+        ids += [s for s in found if s not in ids]
+    return ids
+
+
+def search_space(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    return [lane for items in (entry.get("scenarios") or {}).values() for it in items or []
+            if isinstance(it, dict) for lane in it.get("search-space") or [] if isinstance(lane, dict)]
+
+
+def master_entries(texts: dict[str, str | None]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """key -> (file, entry) over master-config texts; unreadable YAML is an evidence gap."""
+    entries: dict[str, tuple[str, dict[str, Any]]] = {}
+    for path, text in sorted(texts.items()):
+        if text is None:
+            continue
+        data = load_text(text, path) or {}
+        if not isinstance(data, dict):
+            raise EvidenceGap(f"{path} is not a mapping of config keys")
+        for key, entry in data.items():
+            if isinstance(entry, dict):
+                entries[str(key)] = (path, entry)
+    return entries
+
+
+def head_master_entries(evidence: Evidence) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Every master-config entry at the assessed head."""
+    paths = {p for p in evidence.head_files if MASTER_PATH.match(p)}
+    paths |= {f.filename for f in changed_files(evidence)
+              if MASTER_PATH.match(f.filename) and f.status != "removed"}
+    return master_entries({p: head_text(evidence, p) for p in paths})
+
+
+def _base_master_entries(evidence: Evidence) -> dict[str, tuple[str, dict[str, Any]]]:
+    texts: dict[str, str | None] = {p: t for p, t in evidence.base_files.items() if MASTER_PATH.match(p)}
+    for f in changed_files(evidence):
+        old = f.previous_filename or f.filename
+        if f.status != "added" and MASTER_PATH.match(old):
+            texts[old] = base_text(evidence, old)
+    return master_entries(texts)
+
+
+def head_recipe(evidence: Evidence, key: str) -> Recipe | None:
+    """The recipe linked to ``key`` at head, or None when the key has none."""
+    path = recipe_path(key)
+    text = evidence.head_files.get(path)
+    if text is None:
+        if path in {f.filename for f in changed_files(evidence) if f.status != "removed"}:
+            raise EvidenceGap(f"{path} at the assessed head was not read")
+        return None
+    return parse_recipe(text, path)
+
+
+def affected_configs(evidence: Evidence) -> list[AffectedConfig]:
+    """Entries the PR adds, changes or re-enables, or whose recipe/launch files it changes."""
+    head = head_master_entries(evidence)
+    base = _base_master_entries(evidence)
+    found: dict[str, AffectedConfig] = {}
+    for key, (path, entry) in head.items():
+        if key not in base:
+            found[key] = AffectedConfig(key, entry, "added", path, head_recipe(evidence, key))
+        elif base[key][1] != entry:
+            found[key] = AffectedConfig(key, entry, "changed", path, head_recipe(evidence, key))
+    changed = {f.filename for f in changed_files(evidence)}
+    for key, (path, entry) in head.items():
+        if key in found:
+            continue
+        if recipe_path(key) in changed:
+            found[key] = AffectedConfig(key, entry, "recipe changed", path, head_recipe(evidence, key))
+            continue
+        recipe = head_recipe(evidence, key) if recipe_path(key) in evidence.head_files else None
+        if recipe and changed.intersection(recipe.files):
+            found[key] = AffectedConfig(key, entry, "launch file changed", path, recipe)
+    return [found[key] for key in sorted(found)]
+
+
+def launch_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
+    """What the config's launch is made of: its rendered recipe, the files the recipe
+    launches (whole text at head), and changed files whose path names this config."""
+    lines: list[Line] = []
+    if config.recipe:
+        label = recipe_path(config.key)
+        lines += [Line(label, None, text) for text in render(config.recipe).lines() if text]
+        for path in config.recipe.files:
+            lines += text_lines(path, head_text(evidence, path))
+    paths = {f.filename for f in changed_files(evidence) if f.status != "removed"}
+    paths |= {p for p, text in evidence.head_files.items() if text is not None and LAUNCH_PATH.match(p)}
+    for path in sorted(paths):
+        if _names_config(path, config) and not MASTER_PATH.match(path) and not RECIPE_PATH.match(path):
+            lines += text_lines(path, head_text(evidence, path))
+    return list(join_continuations(lines))
+
+
+def _names_config(path: str, config: AffectedConfig) -> bool:
+    """A launch file named after this config: the key, or prefix + engine + SKU (and no
+    other precision, and agentic files only for agentic configs)."""
+    lowered = path.lower()
+    if config.key.lower() in lowered:
+        return True
+    framework = config.framework.lower()
+    engine = framework.split("-")[1] if framework.startswith("dynamo-") else framework.split("-")[0]
+    prefix_forms = {config.prefix.lower(), config.prefix.lower().replace(".", "")}
+    precisions = set(re.findall(r"(?<![a-z0-9])(fp4|fp8|bf16|int4|mxfp4|nvfp4)(?![a-z0-9])", lowered))
+    return (any(p and p in lowered for p in prefix_forms) and engine in lowered
+            and config.sku in lowered and precisions <= {config.precision.lower()}
+            and ("agentic" in lowered) == config.agentic)
+
+
+def draft_size_zero(config: AffectedConfig) -> bool:
+    """Every lane sets its draft size to 0, so speculative decoding never runs."""
+    if config.recipe and config.recipe.spec and config.recipe.spec.num_draft_tokens == 0:
+        return True
+    if not config.lanes:
+        return False
+    return all(_lane_draft_zero(lane) for lane in config.lanes)
+
+
+def _lane_draft_zero(lane: dict[str, Any]) -> bool:
+    settings = list(lane.get("additional-settings") or [])
+    for role in ("prefill", "decode"):
+        if isinstance(lane.get(role), dict):
+            settings += lane[role].get("additional-settings") or []
+    return any(_DRAFT_ZERO.search(str(s).strip()) for s in settings)
+
+
+def is_spec_decode(config: AffectedConfig, lines: list[Line] | None = None) -> bool:
+    """Spec-decode config: a lane with spec-decoding set, a -mtp/eagle/dspark key, a recipe
+    with a draft, or speculative flags in its launch — unless every lane's draft size is 0."""
+    if draft_size_zero(config):
+        return False
+    if any(str(lane.get("spec-decoding", "none")).lower() not in ("none", "", "null")
+           for lane in config.lanes):
+        return True
+    if SPEC_KEY.search(config.key) or (config.recipe and config.recipe.spec):
+        return True
+    return any(flag in line.text for line in lines or [] for flag in SPEC_FLAGS)
+
+
+def config_line(evidence: Evidence, config: AffectedConfig) -> int | None:
+    """Line of the config key in its master file at head (a fast text search)."""
+    text = evidence.head_files.get(config.master_path) or ""
+    match = re.search(rf"^{re.escape(config.key)}\s*:", text, re.MULTILINE)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def config_where(evidence: Evidence, config: AffectedConfig) -> str:
+    """``configs/amd-master.yaml:12 [key]`` for reasons."""
+    line = config_line(evidence, config)
+    return f"{config.master_path}{f':{line}' if line else ''} [{config.key}]"

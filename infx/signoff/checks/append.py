@@ -1,0 +1,140 @@
+"""Check 12 (append): an append-only sweep only adds points and only the new points change."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from infx.errors import InfxError
+from infx.signoff.affected import MASTER_PATH, master_entries
+from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.policy_common import EvidenceGap, base_text, changed_files, fail_closed, head_text
+from infx.signoff.policy_guards import unguarded_lines
+from infx.signoff.scan import hunks
+from infx.yamlio import load_text
+
+CHANGELOG = re.compile(r"^(?:[^/]+/)?perf-changelog\.yaml$")
+RUNNERS = "configs/runners.yaml"
+_DOC = re.compile(r"(^|/)docs?/|\.md$|\.rst$")
+
+
+@fail_closed("Append-only isolation")
+def run(evidence: Evidence) -> Outcome:
+    files = changed_files(evidence)
+    changelog = next((f.filename for f in files if CHANGELOG.match(f.filename)), None)
+    if changelog is None:
+        return Outcome(Status.NA, "perf-changelog.yaml is not changed, so no append-only entry")
+    entries = new_entries(evidence, changelog)
+    flagged = [e for e in entries if e.get("append-only") in (True, "true")]
+    if not flagged:
+        return Outcome(Status.NA, f"no new {changelog} entry has append-only: true")
+    mixed = [i for i, e in enumerate(entries) if e not in flagged or "eval-concs" in e]
+    if mixed:
+        return Outcome(Status.FAIL, f"{changelog}: new entry #{mixed[0] + 1} is not append-only or "
+                       "selects evals (eval-concs); an append-only sweep cannot be mixed with "
+                       "regular entries")
+    head, base = _masters(evidence, "head"), _masters(evidence, "base")
+    scope = _scope(flagged, head)
+    base_rows, delta = _matrix_delta(evidence, base, head, scope)
+    old = {c for row in base_rows for c in _concs(row)}
+    new = sorted({c for row in delta for c in _concs(row)})
+    problems = _isolation_problems(evidence, files, changelog, old)
+    keys = ", ".join(sorted(scope))
+    if problems:
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        return Outcome(Status.FAIL, problems[0] + more, tuple(problems))
+    return Outcome(Status.PASS, f"{keys}: every existing point (conc {sorted(old)}) is unchanged "
+                   f"with the same image and recipe; {len(delta)} new point(s) at conc {new}; "
+                   "every other benchmark-affecting edit is guarded to the new concurrencies only")
+
+
+def new_entries(evidence: Evidence, path: str) -> list[dict[str, Any]]:
+    """Entries appended at head after the base history (which must be unchanged)."""
+    head = load_text(head_text(evidence, path) or "", path) or []
+    base_raw = base_text(evidence, path)
+    base = load_text(base_raw, path) or [] if base_raw is not None else []
+    if not isinstance(head, list) or not isinstance(base, list):
+        raise EvidenceGap(f"{path} is not a list of entries")
+    if head[:len(base)] != base:
+        raise EvidenceGap(f"{path} rewrites existing history, so new entries cannot be told apart")
+    return [e for e in head[len(base):] if isinstance(e, dict)]
+
+
+def _masters(evidence: Evidence, side: str) -> list[tuple[str, str]]:
+    tree = evidence.head_files if side == "head" else evidence.base_files
+    read = head_text if side == "head" else base_text
+    paths = {p for p in tree if MASTER_PATH.match(p)}
+    paths |= {f.filename for f in changed_files(evidence) if MASTER_PATH.match(f.filename)}
+    texts = [(p, read(evidence, p)) for p in sorted(paths)]
+    return [(p, t) for p, t in texts if t is not None]
+
+
+def _scope(entries: list[dict[str, Any]], head: list[tuple[str, str]]) -> dict[str, set[str]]:
+    from infx.changelog.model import EntryError, parse_entry, resolve_config_keys
+
+    keys = list(master_entries(dict(head)))
+    scope: dict[str, set[str]] = {}
+    for entry in entries:
+        try:
+            parsed = parse_entry(entry)
+            resolved = resolve_config_keys(parsed.config_keys, keys)
+        except (EntryError, ValueError) as exc:
+            raise EvidenceGap(f"append-only entry could not be read: {exc}") from None
+        for key in resolved:
+            scope.setdefault(key, set()).update(parsed.scenarios())
+    return scope
+
+
+def _matrix_delta(evidence: Evidence, base: list[tuple[str, str]], head: list[tuple[str, str]],
+                  scope: dict[str, set[str]]) -> tuple[list[dict], list[dict]]:
+    """Generate the selected configs at base and head; the head rows beyond the base."""
+    from infx.changelog.append_only import check_scope, delta_rows
+
+    raw_base = {k: e for k, (_, e) in master_entries(dict(base)).items()}
+    raw_head = {k: e for k, (_, e) in master_entries(dict(head)).items()}
+    check_scope(raw_base, raw_head, scope)
+    base_rows = _generate(base, base_text(evidence, RUNNERS), sorted(scope))
+    head_rows = _generate(head, head_text(evidence, RUNNERS), sorted(scope))
+    try:
+        return base_rows, delta_rows(base_rows, head_rows)
+    except InfxError:
+        raise
+    except ValueError as exc:
+        raise EvidenceGap(str(exc)) from None
+
+
+def _generate(masters: list[tuple[str, str]], runners_text: str | None, keys: list[str]) -> list[dict]:
+    from infx.config.master import load_master_configs_from_texts
+    from infx.config.runners import load_runners_from_text
+    from infx.matrix.generate import generate_test_config
+
+    if runners_text is None:
+        raise EvidenceGap(f"{RUNNERS} could not be read")
+    configs = load_master_configs_from_texts(masters)
+    runners = load_runners_from_text(RUNNERS, runners_text)
+    try:
+        return generate_test_config(configs, runners, keys, evals="none")
+    except NotImplementedError:
+        raise EvidenceGap("the matrix generator is not available") from None
+
+
+def _concs(row: dict) -> list[int]:
+    conc = row.get("conc")
+    return [int(c) for c in conc] if isinstance(conc, list) else [int(conc)] if conc is not None else []
+
+
+def _isolation_problems(evidence: Evidence, files, changelog: str, old: set[int]) -> list[str]:
+    problems = []
+    for f in files:
+        if f.filename == changelog or MASTER_PATH.match(f.filename) or _DOC.search(f.filename):
+            continue
+        if f.status == "removed":
+            problems.append(f"{f.filename}: removed, which can change existing points")
+            continue
+        added = {hl.number for hunk in hunks(f.patch) for hl in hunk if hl.kind == "+"}
+        if f.patch is None:
+            problems.append(f"{f.filename}: diff not available, cannot prove isolation")
+            continue
+        for bad in unguarded_lines(f.filename, head_text(evidence, f.filename) or "", added, old):
+            problems.append(f"{f.filename}:{bad.line}: {bad.why}: {bad.text}".rstrip(": "))
+    return problems

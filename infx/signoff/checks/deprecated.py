@@ -1,0 +1,37 @@
+"""Check 7 (deprecated): no retired model, deprecated scenario or precision is submitted."""
+
+from __future__ import annotations
+
+from infx.config.policy import deprecations, policy_path
+from infx.signoff.affected import affected_configs, config_where, scenario_name
+from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.policy_common import fail_closed, policy
+
+
+@fail_closed("Deprecation status")
+def run(evidence: Evidence) -> Outcome:
+    configs = affected_configs(evidence)
+    if not configs:
+        return Outcome(Status.NA, "no master-config entry is added, changed or re-enabled")
+    rules = deprecations(policy(evidence).doc("deprecations"))
+    today = evidence.now.date()
+    failures, judged = [], []
+    for config in configs:
+        where = config_where(evidence, config)
+        for scenario in config.scenarios:
+            combo = f"{config.prefix} {scenario_name(scenario)} {config.precision}"
+            hits = [r for r in rules if r.matches(config.prefix, scenario, config.precision)
+                    and today > r.last_day]
+            if hits:
+                rule = min(hits, key=lambda r: r.last_day)
+                failures.append(f"{where}: {combo} is deprecated after {rule.last_day} "
+                                f"({rule.source}); review date {today}")
+            else:
+                judged.append(f"{where}: {combo}")
+        if not config.scenarios:
+            failures.append(f"{where}: no scenario could be read from the entry")
+    if failures:
+        more = f" (+{len(failures) - 1} more)" if len(failures) > 1 else ""
+        return Outcome(Status.FAIL, failures[0] + more, tuple(failures))
+    return Outcome(Status.PASS, f"active on {today} per {policy_path('deprecations')}: "
+                   + "; ".join(judged), tuple(judged))

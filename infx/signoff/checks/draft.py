@@ -1,0 +1,120 @@
+"""Check 13 (draft): every draft model / head runs as it ships, and the sign-off records it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from infx.signoff.affected import AffectedConfig, affected_configs, is_spec_decode, launch_lines
+from infx.signoff.checks.patch import patching_in
+from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.policy_common import changed_files, detail_lines, fail_closed, policy
+from infx.signoff.policy_patching import BENCHMARK_FILE
+from infx.signoff.policy_spec import engine_family
+from infx.signoff.scan import (
+    Line,
+    added_lines,
+    env_settings,
+    flag_values,
+    is_enabled,
+    join_continuations,
+    mentions_flag,
+)
+
+_PRECISION = r"(bf16|bfloat16|fp16|float16|fp8|fp4|mxfp4|nvfp4|int4|int8|fp32|float32)"
+_DRAFT_WORDS = re.compile(r"draft|speculative|eagle|mtp|nextn|dspark", re.IGNORECASE)
+_PRECISION_WORDS = re.compile(rf"quant|dtype|{_PRECISION}", re.IGNORECASE)
+# the four facts of a draft-precision record: (name, pattern every one of which a line must match)
+_RECORD = {
+    "draft checkpoint and revision": (re.compile(r"draft", re.I),
+                                      re.compile(r"revision|@[0-9a-f]{7,}|\b[0-9a-f]{12,40}\b|embedded|in-checkpoint", re.I)),
+    "shipped precision": (re.compile(r"ship|stored", re.I), re.compile(_PRECISION, re.I)),
+    "default handling of the pinned image": (re.compile(r"default", re.I),
+                                             re.compile(r"handl|image|load", re.I)),
+    "effective serving precision": (re.compile(r"effective", re.I), re.compile(_PRECISION, re.I)),
+}
+
+
+@fail_closed("Draft precision")
+def run(evidence: Evidence) -> Outcome:
+    configs = []
+    for config in affected_configs(evidence):
+        lines = launch_lines(evidence, config)
+        if is_spec_decode(config, lines):
+            configs.append((config, lines))
+    if not configs:
+        return Outcome(Status.NA, "no spec-decode benchmark is added, changed or re-enabled")
+    rules = policy(evidence).doc("draft")
+    problems: list[str] = []
+    for config, lines in configs:
+        problems += [f"{config.key}: {p}" for p in _launch_problems(lines, rules)]
+        problems += _atom_exclude_problems(config, lines, rules["atom-draft-modules"])
+    shared = [ln for f in changed_files(evidence) if BENCHMARK_FILE.search(f.filename)
+              for ln in join_continuations(added_lines(f.filename, f.patch))]
+    problems += [p for p in _launch_problems(shared, rules) if not any(p in q for q in problems)]
+    problems += [f"{p.where}: patch changes draft loading/precision ({p.what})"
+                 for p in patching_in(evidence) if _lowers_draft(p.what + "\n" + "\n".join(p.body))]
+    missing = missing_record_fields(evidence.signoff.body)
+    if missing:
+        problems.append("Draft precision could not be verified: the Additional detail section has no "
+                        f"draft-precision record with {', '.join(missing)}")
+    keys = ", ".join(c.key for c, _ in configs)
+    if problems:
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        return Outcome(Status.FAIL, problems[0] + more, tuple(problems))
+    return Outcome(Status.PASS, f"{keys}: no draft quantization/dtype override, no prohibited draft "
+                   "environment (e.g. SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE) in the effective launch, "
+                   "and the sign-off records draft, shipped, default-handling and effective precision")
+
+
+def _launch_problems(lines: list[Line], rules: dict) -> list[str]:
+    problems = []
+    for line in lines:
+        for name, value in env_settings(line.text):
+            if name in rules["prohibited-env"] and is_enabled(value):
+                problems.append(f"{line.where()}: {name}={value} lowers draft precision (prohibited)")
+        for flag in rules["prohibited-flags"]:
+            if mentions_flag(line.text, flag):
+                value = (flag_values(line.text, flag) or [""])[0]
+                problems.append(f"{line.where()}: {flag} {value}".rstrip() + " changes draft precision")
+        for conf in flag_values(line.text, "--speculative-config") + flag_values(line.text, "speculative_config"):
+            keys = _json_keys(conf) & set(rules["speculative-config-keys"])
+            if keys:
+                problems.append(f"{line.where()}: --speculative-config sets {', '.join(sorted(keys))} "
+                                "for the draft")
+    return problems
+
+
+def _json_keys(text: str) -> set[str]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return set(re.findall(r"[\"'](\w+)[\"']\s*:", text))
+    return set(data) if isinstance(data, dict) else set()
+
+
+def _atom_exclude_problems(config: AffectedConfig, lines: list[Line], modules: dict) -> list[str]:
+    required = modules.get(config.prefix)
+    standalone = any(mentions_flag(ln.text, "--draft-model") for ln in lines)
+    if engine_family(config) != "atom" or not required or standalone:
+        return []
+    problems = []
+    for line in lines:
+        if "online_quant_config" not in line.text and "online-quant-config" not in line.text:
+            continue
+        uncovered = [m for m in required if m not in line.text]
+        if uncovered:
+            problems.append(f"{line.where()}: {config.key} --online_quant_config exclude_layer does not "
+                            f"cover the draft module(s) {', '.join(uncovered)}, so the draft is quantized")
+    return problems
+
+
+def _lowers_draft(text: str) -> bool:
+    return any(_DRAFT_WORDS.search(ln) and _PRECISION_WORDS.search(ln) for ln in text.splitlines())
+
+
+def missing_record_fields(body: str) -> list[str]:
+    """Which facts of the draft-precision record the Additional detail section lacks."""
+    lines = detail_lines(body)
+    return [name for name, patterns in _RECORD.items()
+            if not any(all(p.search(ln) for p in patterns) for ln in lines)]

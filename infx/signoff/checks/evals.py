@@ -1,0 +1,163 @@
+"""Check 2: the in-PR sweep's eval results are valid, above threshold, and ran the PR's image."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from infx.config.thresholds import Thresholds, load_thresholds_text
+from infx.errors import InfxError
+from infx.signoff import configs_at
+from infx.signoff.checks.sweep import find_green_run
+from infx.signoff.model import Artifact, Evidence, Outcome, Status
+from infx.signoff.table import load_table
+
+AGG_ARTIFACT = "eval_results_all"
+AGG_FILE = "agg_eval_all.json"
+
+
+def run(evidence: Evidence) -> Outcome:
+    green = find_green_run(evidence)
+    if green is None:
+        return _fail("no in-PR commit has a passing sweep (Check 1), so there are no evals to verify.")
+    thresholds = _thresholds(evidence)
+    if isinstance(thresholds, str):
+        return _fail(thresholds)
+    rows = _agg_rows(evidence, green.run_id)
+    if isinstance(rows, str):
+        return _fail(rows)
+    problems = [p for p in (_row_problem(row, thresholds) for row in rows) if p]
+    if problems:
+        return _fail(problems[0], tuple(problems[1:]))
+    mismatch = _coverage_and_image(evidence, green.commit, rows)
+    if mismatch:
+        return _fail(mismatch)
+    summary = "; ".join(_summary(row, thresholds) for row in rows[:4])
+    more = f" (+{len(rows) - 4} more rows)" if len(rows) > 4 else ""
+    return Outcome(Status.PASS, f"{AGG_FILE} of run {green.run_id}: {summary}{more}; "
+                   "every row has infrastructure_success: true.")
+
+
+def _fail(reason: str, details: tuple[str, ...] = ()) -> Outcome:
+    return Outcome(Status.FAIL, reason, details)
+
+
+def _thresholds(evidence: Evidence) -> Thresholds | str:
+    path = load_table().settings.thresholds_path
+    if path not in evidence.default_branch_files:
+        return f"the eval thresholds file {path} was not read from the default branch."
+    text = evidence.default_branch_files[path]
+    if text is None:
+        return f"the eval thresholds file {path} does not exist on the default branch."
+    try:
+        return load_thresholds_text(text, path)
+    except InfxError as exc:
+        return f"the eval thresholds file is invalid: {exc.problems[0]}"
+
+
+def _agg_rows(evidence: Evidence, run_id: int) -> list[dict[str, Any]] | str:
+    artifacts = evidence.artifacts.get(run_id)
+    if artifacts is None:
+        why = evidence.read_errors.get(f"artifacts:{run_id}", "not read")
+        return f"the artifacts of run {run_id} could not be read ({why})."
+    artifact = next((a for a in artifacts if a.name == AGG_ARTIFACT), None)
+    if artifact is None:
+        return f"run {run_id} has no {AGG_ARTIFACT} artifact: the evals were skipped or never collected."
+    return _rows_from(artifact, run_id)
+
+
+def _rows_from(artifact: Artifact, run_id: int) -> list[dict[str, Any]] | str:
+    if artifact.expired:
+        return f"the {AGG_ARTIFACT} artifact of run {run_id} has expired; re-run the evals."
+    if artifact.files is None:
+        return f"the {AGG_ARTIFACT} artifact of run {run_id} could not be downloaded."
+    raw = artifact.files.get(AGG_FILE)
+    if raw is None:
+        return f"{AGG_ARTIFACT} of run {run_id} has no {AGG_FILE}."
+    try:
+        rows = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return f"{AGG_FILE} of run {run_id} is not valid JSON."
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        return f"{AGG_FILE} of run {run_id} is not a JSON array of rows."
+    if not rows:
+        return f"{AGG_FILE} of run {run_id} is empty: no eval produced a result."
+    return rows
+
+
+def _score(row: dict[str, Any]) -> float | None:
+    value = row.get("score")
+    if value is None:
+        for name in ("em_strict", "accuracy", "em_flexible"):
+            if row.get(name) is not None:
+                value = row[name]
+                break
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) and 0.0 <= value <= 1.0 else None
+
+
+def _label(row: dict[str, Any]) -> str:
+    return (f"{row.get('task')} ({row.get('model_prefix')} {row.get('hw')} {row.get('framework')} "
+            f"{row.get('precision')} conc {row.get('conc')})")
+
+
+def _row_problem(row: dict[str, Any], thresholds: Thresholds) -> str | None:
+    error = row.get("integration_error")
+    if error:
+        kind = error.get("type") if isinstance(error, dict) else str(error)
+        return f"infrastructure failure for {_label(row)}: {kind}."
+    if row.get("infrastructure_success") is not True:
+        return f"infrastructure failure for {_label(row)}: infrastructure_success is not true."
+    score = _score(row)
+    if score is None:
+        return f"{_label(row)} has no valid score (must be a number in [0, 1])."
+    floor, source = thresholds.floor(row.get("model_prefix"), str(row.get("task")))
+    if score < floor:
+        name = row.get("score_name") or "score"
+        return (f"{_label(row)} {name} {score:g} is below the threshold {floor:g} "
+                f"(from {source} in thresholds).")
+    return None
+
+
+def _summary(row: dict[str, Any], thresholds: Thresholds) -> str:
+    floor, source = thresholds.floor(row.get("model_prefix"), str(row.get("task")))
+    n = row.get("n_eff")
+    n_text = f", n={n}" if n is not None else ""
+    return (f"{row.get('task')} {row.get('score_name') or 'score'} {_score(row):g}{n_text} "
+            f"(floor {floor:g}, {source})")
+
+
+def _coverage_and_image(evidence: Evidence, run_commit: str, rows: list[dict[str, Any]]) -> str | None:
+    """Every changed config has a row, and the run used the image the head now pins."""
+    keys = configs_at.changed_keys(evidence.head_files, evidence.base_files)
+    if keys is None:
+        return "the master configs at head or base could not be parsed, so eval coverage is unverified."
+    if not keys:
+        return None
+    head = configs_at.master_entries(evidence.head_files) or {}
+    if run_commit == evidence.pr.head_sha:
+        at_run = head
+    else:
+        tree = evidence.commit_files.get(run_commit)
+        at_run = configs_at.master_entries(tree) if tree is not None else None
+        if at_run is None:
+            return (f"the master configs at the run's commit {run_commit[:8]} could not be read, "
+                    "so the evaluated image cannot be compared with the PR's image.")
+    for key in keys:
+        entry = head[key]
+        if at_run.get(key, {}).get("image") != entry.get("image"):
+            return (f"different image: the sweep ran {key} with {at_run.get(key, {}).get('image')}, "
+                    f"but the PR head pins {entry.get('image')}; re-run the evals.")
+        if not any(_row_matches(row, entry) for row in rows):
+            return f"no eval row covers the changed config {key}."
+    return None
+
+
+def _row_matches(row: dict[str, Any], entry: dict[str, Any]) -> bool:
+    return (str(row.get("model_prefix", "")).lower() == str(entry.get("model-prefix", "")).lower()
+            and configs_at.runner_sku(row.get("hw")) == configs_at.runner_sku(entry.get("runner"))
+            and str(row.get("framework", "")).lower() == str(entry.get("framework", "")).lower()
+            and str(row.get("precision", "")).lower() == str(entry.get("precision", "")).lower())

@@ -1,0 +1,123 @@
+"""Check 11 (golden): agentic spec-decode throughput runs pin the committed golden AL."""
+
+from __future__ import annotations
+
+from infx.config.policy import GOLDEN_DIR, GoldenCurveRef, PolicyReader, golden_refs
+from infx.signoff.affected import (
+    AffectedConfig,
+    affected_configs,
+    config_where,
+    is_spec_decode,
+    launch_lines,
+)
+from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.policy_common import detail_lines, exception_lines, fail_closed, policy
+from infx.signoff.policy_spec import (
+    Reading,
+    acceptance_readings,
+    draft_length,
+    draft_method,
+    draft_variant,
+    engine_family,
+    thinking_mode,
+)
+from infx.signoff.scan import flag_values
+
+
+@fail_closed("Golden acceptance length")
+def run(evidence: Evidence) -> Outcome:
+    reader = policy(evidence)
+    failures, judged = [], []
+    for config in affected_configs(evidence):
+        lines = launch_lines(evidence, config)
+        if not is_spec_decode(config, lines):
+            continue
+        if config.agentic:
+            verdict = _judge_agentic(evidence, reader, config, lines)
+        else:
+            verdict = _judge_fixed(evidence, config, lines)
+        if verdict:
+            (judged if verdict.startswith("ok:") else failures).append(verdict.removeprefix("ok:"))
+    if failures:
+        more = f" (+{len(failures) - 1} more)" if len(failures) > 1 else ""
+        return Outcome(Status.FAIL, failures[0] + more, tuple(failures + judged))
+    if not judged:
+        return Outcome(Status.NA, "no agentic spec-decode config is added or changed, and no "
+                       "synthetic acceptance is set on a non-agentic one")
+    return Outcome(Status.PASS, "; ".join(judged), tuple(judged))
+
+
+def _judge_fixed(evidence: Evidence, config: AffectedConfig, lines) -> str | None:
+    readings = acceptance_readings(lines, draft_length(engine_family(config), lines))
+    if not readings:
+        return None
+    first = readings[0]
+    where = config_where(evidence, config)
+    excused = [ln for ln in exception_lines(evidence.signoff.body) if config.key in ln]
+    if excused:
+        return f"ok:{where}: synthetic acceptance on a non-agentic config, documented exception \"{excused[0]}\""
+    return (f"{where}: synthetic acceptance {first.spelling} at {first.line.where()} on a "
+            "non-agentic spec-decode config (only agentic throughput runs may force acceptance)")
+
+
+def _judge_agentic(evidence: Evidence, reader: PolicyReader, config: AffectedConfig, lines) -> str:
+    where = config_where(evidence, config)
+    engine = engine_family(config)
+    k = draft_length(engine, lines)
+    readings = [r for r in acceptance_readings(lines, k) if _effective(r)]
+    if not readings:
+        return (f"{where}: synthetic acceptance is not enabled for the throughput runs "
+                f"({_expected_knob(engine)} not found in its recipe or launch files)")
+    if k is None:
+        return f"{where}: the draft length (num speculative tokens) could not be read from its launch"
+    method, variant = draft_method(config, lines), draft_variant(config, lines)
+    mode = thinking_mode(config, lines)
+    ref = choose_curve(golden_refs(reader.doc("golden")), config.prefix, method, variant,
+                       config.precision)
+    golden = None
+    if ref is not None:
+        curve = reader.golden_curve(ref.file).get(ref.model_key, {})
+        golden = curve.get(f"thinking_{mode}", {}).get(k)
+    if golden is None:
+        return _no_golden(evidence, config, where, method, variant, mode, k, readings[0])
+    tolerance = reader.doc("golden")["tolerance"]
+    label = f"{GOLDEN_DIR}/{ref.file} {ref.model_key}.thinking_{mode}[{k}] = {golden:.2f}"
+    wrong = [r for r in readings if abs(r.al - golden) > tolerance + 1e-9]
+    if wrong:
+        bad = wrong[0]
+        return (f"{where}: {bad.spelling} at {bad.line.where()} pins AL {bad.al:.2f}, but the golden "
+                f"value is {label}" + (" (TRT counts draft tokens only: set AL - 1)" if engine == "trt" else ""))
+    return f"ok:{where}: {readings[0].spelling} at {readings[0].line.where()} matches {label}"
+
+
+def choose_curve(refs: list[GoldenCurveRef], prefix: str, method: str | None, variant: str | None,
+                 precision: str) -> GoldenCurveRef | None:
+    """The golden curve for (prefix, method, variant, precision); never a guess."""
+    candidates = [r for r in refs if r.prefix == prefix and r.method == method
+                  and r.variant == variant and r.precision in (None, precision)]
+    candidates.sort(key=lambda r: r.precision is None)
+    return candidates[0] if candidates else None
+
+
+def _effective(reading: Reading) -> bool:
+    if not reading.spelling.startswith("synthetic_acceptance_length"):
+        return True
+    return "synthetic" in flag_values(reading.line.text, "rejection_sample_method")
+
+
+def _no_golden(evidence: Evidence, config: AffectedConfig, where: str, method, variant, mode, k,
+               reading: Reading) -> str:
+    what = f"{config.prefix} {method}{f'/{variant}' if variant else ''} thinking_{mode} k={k}"
+    sources = [ln for ln in detail_lines(evidence.signoff.body)
+               if (config.key in ln or config.prefix in ln)
+               and ("acceptance length" in ln.lower() or " al " in f" {ln.lower()} ")]
+    if sources:
+        return f"ok:{where}: no golden curve for {what}; the sign-off states the AL source: \"{sources[0]}\""
+    return (f"{where}: no golden curve for {what} and the Additional detail section does not state "
+            f"where {reading.spelling} ({reading.line.where()}) comes from")
+
+
+def _expected_knob(engine: str) -> str:
+    return {"sglang": "SGLANG_SIMULATE_ACC_LEN", "vllm": "rejection_sample_method synthetic + "
+            "synthetic_acceptance_length", "trt": "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS",
+            "atom": "--spec-decode-acceptance-length"}.get(engine, "a synthetic acceptance setting")

@@ -1,0 +1,88 @@
+"""Check 6 (images): upstream vLLM/SGLang images, and open-source engines before vendor ones."""
+
+from __future__ import annotations
+
+import re
+
+from infx.signoff.affected import (
+    AffectedConfig,
+    affected_configs,
+    config_where,
+    head_master_entries,
+    runner_sku,
+)
+from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.policy_common import exception_lines, fail_closed, mentions_any, policy
+
+_EXCEPTION_WORDS = ("new hardware", "new-hardware", "new architecture", "new-architecture",
+                    "new model architecture")
+
+
+def image_repository(image: str) -> str:
+    """``docker.io/vllm/vllm-openai:v1@sha256:…`` -> ``vllm/vllm-openai``."""
+    image = image.strip().replace("#", "/").removeprefix("docker.io/")
+    image = image.split("@", 1)[0]
+    head, _, last = image.rpartition("/")
+    return f"{head}/{last.split(':', 1)[0]}" if head else last.split(":", 1)[0]
+
+
+@fail_closed("Image provenance")
+def run(evidence: Evidence) -> Outcome:
+    configs = affected_configs(evidence)
+    if not configs:
+        return Outcome(Status.NA, "no master-config entry is added, changed or re-enabled")
+    reader = policy(evidence)
+    engines, established = reader.doc("engines"), set(reader.doc("hardware")["established-skus"])
+    head = head_master_entries(evidence)
+    problems, notes = [], []
+    for config in configs:
+        where = config_where(evidence, config)
+        if config.sku not in established:
+            notes.append(f"{where}: runner {config.entry.get('runner')} ({config.sku}) is new/"
+                         "preview hardware, exempt from the image and ordering rules")
+            continue
+        problems += _image_problem(where, config, engines["upstream-images"])
+        found = _ordering(where, config, engines["open-source-frameworks"], head)
+        (notes if found.startswith("ok:") else problems).append(found.removeprefix("ok:"))
+    problems = [p for p in problems if p]
+    if problems:
+        exceptions = [ln for ln in exception_lines(evidence.signoff.body)
+                      if mentions_any(ln, _EXCEPTION_WORDS)]
+        if exceptions:
+            return Outcome(Status.PASS, f"documented exception \"{exceptions[0]}\" covers: "
+                           + "; ".join(problems), tuple(problems + notes))
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        return Outcome(Status.FAIL, problems[0] + more, tuple(problems + notes))
+    return Outcome(Status.PASS, "; ".join(notes), tuple(notes))
+
+
+def _image_problem(where: str, config: AffectedConfig, upstream: dict[str, list[str]]) -> list[str]:
+    prefixes = upstream.get(config.framework)
+    if not prefixes:
+        return []
+    image = str(config.entry.get("image", ""))
+    repo = image_repository(image)
+    if any(repo.startswith(p) for p in prefixes):
+        return []
+    return [f"{where}: framework {config.framework} uses image {image}, not an upstream "
+            f"{' / '.join(prefixes)} image (fix: use the upstream image, or document a "
+            "new-hardware / new-architecture exception)"]
+
+
+def _ordering(where: str, config: AffectedConfig, open_source: list[str],
+              head: dict[str, tuple[str, dict]]) -> str:
+    image = str(config.entry.get("image", ""))
+    vendor_image = re.search(r"rocm/atom|tensorrt-llm", image, re.IGNORECASE) is not None
+    if config.framework in open_source and not vendor_image:
+        return f"ok:{where}: {config.framework} image {image} is an open-source engine entry"
+    matches = sorted(key for key, (_, entry) in head.items()
+                     if key != config.key and entry.get("framework") in open_source
+                     and entry.get("model-prefix") == config.prefix
+                     and runner_sku(str(entry.get("runner", ""))) == config.sku)
+    if matches:
+        _, entry = head[matches[0]]
+        return (f"ok:{where}: vendor framework {config.framework}; engine-first satisfied by "
+                f"{matches[0]} ({entry.get('framework')}, {entry.get('runner')}, {entry.get('image')})")
+    return (f"{where}: vendor framework {config.framework} for {config.prefix} on {config.sku} "
+            "has no vLLM/SGLang entry with the same model-prefix and runner SKU "
+            "(fix: submit the open-source engine first, or document an exception)")

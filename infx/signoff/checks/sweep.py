@@ -1,0 +1,114 @@
+"""Check 1: a green sweep (benchmarks and evals executed and passing) ran on a commit of this PR."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from infx.signoff.model import CheckRun, Evidence, Outcome, Status
+
+_BENCHMARK = re.compile(r"^(?:(?:single-node|multi-node) [^/]+|(?:multi-node )?agentic)$")
+_EVAL = re.compile(r"^(?:multi-node )?(?:agentic )?eval$")
+_RUN_ID = re.compile(r"/actions/runs/(\d+)(?:/|$)")
+_BAD = frozenset({"failure", "cancelled", "timed_out", "action_required"})
+FIX = "run a full sweep on a commit in this PR, or re-anchor with `/use <run_id>`"
+
+
+@dataclass(frozen=True)
+class GreenRun:
+    commit: str
+    run_id: int
+    attempt: int
+    benchmarks: int
+    evals: int
+
+
+def family(name: str) -> str | None:
+    """'benchmark', 'eval', or None for everything the check ignores (canary, collect-*, lint...)."""
+    prefix = name.split(" / ", 1)[0].strip()
+    if " / " not in name:
+        return None
+    if _EVAL.match(prefix):
+        return "eval"
+    if _BENCHMARK.match(prefix):
+        return "benchmark"
+    return None
+
+
+def run_id_of(check_run: CheckRun) -> int | None:
+    match = _RUN_ID.search(check_run.details_url or "")
+    return int(match.group(1)) if match else None
+
+
+def _latest_per_job(runs: list[CheckRun]) -> list[CheckRun]:
+    latest: dict[str, CheckRun] = {}
+    for run in runs:
+        current = latest.get(run.name)
+        if current is None or (run.completed_at or "", run.id) > (current.completed_at or "", current.id):
+            latest[run.name] = run
+    return list(latest.values())
+
+
+def green_runs_on(commit: str, check_runs: list[CheckRun], evidence: Evidence) -> list[GreenRun]:
+    """Workflow runs on one commit that count as a green sweep, newest run first."""
+    by_run: dict[int, list[CheckRun]] = {}
+    for check_run in check_runs:
+        run_id = run_id_of(check_run)
+        if run_id is not None and family(check_run.name):
+            by_run.setdefault(run_id, []).append(check_run)
+    found = []
+    for run_id in sorted(by_run, reverse=True):
+        jobs = _latest_per_job(by_run[run_id])
+        if any(job.conclusion in _BAD for job in jobs):
+            continue
+        ok = [job for job in jobs if job.status == "completed" and job.conclusion == "success"]
+        benchmarks = sum(1 for job in ok if family(job.name) == "benchmark")
+        evals = sum(1 for job in ok if family(job.name) == "eval")
+        if benchmarks and evals:
+            workflow_run = evidence.workflow_runs.get(run_id)
+            attempt = workflow_run.run_attempt if workflow_run else 1
+            found.append(GreenRun(commit, run_id, attempt, benchmarks, evals))
+    return found
+
+
+def find_green_run(evidence: Evidence) -> GreenRun | None:
+    """The green sweep on the newest in-PR commit that has one (shared with Checks 2 and 14)."""
+    if not evidence.commits or evidence.check_runs is None:
+        return None
+    for commit in reversed(evidence.commits):
+        runs = evidence.check_runs.get(commit)
+        if runs:
+            green = green_runs_on(commit, runs, evidence)
+            if green:
+                return green[0]
+    return None
+
+
+def run(evidence: Evidence) -> Outcome:
+    if evidence.commits is None or evidence.check_runs is None:
+        return Outcome(Status.FAIL, "the PR's commits or check runs could not be read; "
+                       "no passing sweep can be confirmed.")
+    green = find_green_run(evidence)
+    if green is not None:
+        return Outcome(Status.PASS, f"in-PR commit {green.commit[:8]} has {green.benchmarks} "
+                       f"benchmark and {green.evals} eval check-runs at success "
+                       f"(run {green.run_id}, attempt {green.attempt}).")
+    unread = [c[:8] for c in evidence.commits if evidence.check_runs.get(c) is None]
+    details = []
+    if unread:
+        details.append("check runs could not be read for commit(s) " + ", ".join(unread))
+    skipped = _only_skipped(evidence)
+    if skipped:
+        details.append("runs with only skipped or ignored jobs: " + ", ".join(skipped))
+    reason = "No passing sweep/eval was found on any commit in this PR. Fix: " + FIX + "."
+    return Outcome(Status.FAIL, reason, tuple(details))
+
+
+def _only_skipped(evidence: Evidence) -> list[str]:
+    notes = []
+    for commit in evidence.commits or []:
+        runs = (evidence.check_runs or {}).get(commit) or []
+        relevant = [r for r in runs if family(r.name)]
+        if relevant and all(r.conclusion == "skipped" for r in relevant):
+            notes.append(f"{commit[:8]} (every benchmark/eval job skipped)")
+    return notes

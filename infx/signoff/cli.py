@@ -1,0 +1,150 @@
+"""`infx signoff verify|preview`: thin click commands over the sign-off pipeline."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from infx.errors import InfxError, Problem
+from infx.signoff import gating, publish
+from infx.signoff.evidence import to_json
+
+
+@click.group()
+def signoff() -> None:
+    """Verify CODEOWNER sign-offs (the deterministic sign-off bot)."""
+
+
+@contextlib.contextmanager
+def _github(world: str | None) -> Iterator[tuple[Any, str | None, datetime | None]]:
+    """(client, repo from the world, review time) — a live client, or a fake server for --world."""
+    if world is None:
+        from infx.github.client import GitHubClient
+
+        yield GitHubClient.from_env(), None, None
+        return
+    from infx.github.fake import FakeGitHub
+
+    fake = FakeGitHub(world).start()
+    try:
+        data = fake.state.world
+        now = datetime.fromisoformat(str(data["now"]).replace("Z", "+00:00"))
+        yield fake.client(), data["repo"], now
+    finally:
+        fake.stop()
+
+
+def _trigger(pr: int | None, comment_id: int | None, comment_url: str | None, actor: str | None,
+             dispatch: bool) -> gating.Trigger:
+    if comment_url:
+        try:
+            number, ref = gating.parse_comment_url(comment_url)
+        except ValueError as exc:
+            raise InfxError(Problem(str(exc), key="--comment-url")) from None
+        if pr is not None and pr != number:
+            raise InfxError(Problem(f"--comment-url points at PR #{number} but --pr is {pr}",
+                                    key="--pr", fix="pass the URL of a comment on that PR"))
+        return gating.Trigger(True, "manual", number, ref, actor=actor, dispatched=dispatch)
+    if pr is None or comment_id is None:
+        raise InfxError(Problem("say which sign-off to verify", key="--pr",
+                                fix="pass --pr N with --comment-id ID or --comment-url URL, or --event FILE"))
+    return gating.Trigger(True, "manual", pr, gating.SignoffRef("issue_comment", comment_id),
+                          actor=actor, dispatched=dispatch)
+
+
+def _event_trigger(event_file: str, event_name: str | None) -> gating.Trigger:
+    path = Path(event_file)
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InfxError(Problem(f"cannot read the event payload: {exc}", file=str(path))) from None
+    name = event_name or os.environ.get("GITHUB_EVENT_NAME")
+    if not name:
+        raise InfxError(Problem("the event name is unknown", key="--event-name",
+                                fix="pass --event-name or set GITHUB_EVENT_NAME"))
+    try:
+        return gating.from_event(name, payload)
+    except ValueError as exc:
+        raise InfxError(Problem(str(exc), file=str(path), key="inputs")) from None
+
+
+def _emit(result: publish.Result, fmt: str, dump_evidence: str | None) -> None:
+    if dump_evidence and result.evidence is not None:
+        Path(dump_evidence).write_text(json.dumps(to_json(result.evidence), indent=2, sort_keys=True),
+                                       encoding="utf-8")
+    if fmt == "json":
+        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    elif result.body is not None:
+        click.echo(result.body, nl=False)
+    click.echo(f"signoff: {result.kind}: {result.reason} ({result.api_calls} API calls)", err=True)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as handle:
+            handle.write(f"CODEOWNER sign-off: **{result.kind}** — {result.reason}\n")
+
+
+@signoff.command()
+@click.option("--world", type=click.Path(dir_okay=False), help="Replay against a world file (in-process fake GitHub).")
+@click.option("--repo", help="owner/name (default: $GITHUB_REPOSITORY, or the world's repo).")
+@click.option("--pr", type=int, help="Pull request number.")
+@click.option("--comment-id", type=int, help="Id of the sign-off conversation comment.")
+@click.option("--comment-url", help="URL of the sign-off (#issuecomment-, #pullrequestreview-, #discussion_r).")
+@click.option("--actor", help="Who started the verification (default: the sign-off author).")
+@click.option("--dispatch", is_flag=True, help="Manual dispatch semantics: any PR state is verified.")
+@click.option("--event", "event_file", type=click.Path(dir_okay=False), help="Webhook payload (default: $GITHUB_EVENT_PATH when no --pr).")
+@click.option("--event-name", help="Event name (default: $GITHUB_EVENT_NAME).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--dump-evidence", type=click.Path(dir_okay=False), help="Write the gathered evidence as JSON.")
+def verify(world, repo, pr, comment_id, comment_url, actor, dispatch, event_file, event_name, fmt,
+           dump_evidence) -> None:
+    """Verify a sign-off and publish the verdict comment and commit status."""
+    event_file = event_file or (None if (pr or comment_url) else os.environ.get("GITHUB_EVENT_PATH"))
+    if event_file:
+        trigger = _event_trigger(event_file, event_name)
+    else:
+        trigger = _trigger(pr, comment_id, comment_url, actor, dispatch)
+    if not trigger.run:
+        click.echo(f"signoff: skipped: {trigger.reason}", err=True)
+        return
+    with _github(world) as (client, world_repo, now):
+        repo = _repo(repo, world_repo)
+        result = publish.verify(client, repo, trigger, publish.Options(now=now))
+    _emit(result, fmt, dump_evidence)
+    if result.kind == "error":
+        raise InfxError(Problem(f"verification failed: {result.reason}", key="signoff"))
+
+
+@signoff.command()
+@click.option("--pr", type=int, required=True, help="Pull request number.")
+@click.option("--body-file", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="The draft sign-off (markdown).")
+@click.option("--signer", help="Whose sign-off this is (default: the draft's Signed: line).")
+@click.option("--world", type=click.Path(dir_okay=False), help="Preview against a world file.")
+@click.option("--repo", help="owner/name (default: $GITHUB_REPOSITORY, or the world's repo).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--dump-evidence", type=click.Path(dir_okay=False), help="Write the gathered evidence as JSON.")
+def preview(pr, body_file, signer, world, repo, fmt, dump_evidence) -> None:
+    """Show the verdict a draft sign-off would get, without posting anything."""
+    body = Path(body_file).read_text(encoding="utf-8")
+    trigger = gating.Trigger(True, "preview", pr, None, dispatched=True)
+    with _github(world) as (client, world_repo, now):
+        options = publish.Options(post=False, now=now, body_override=body, signer_override=signer)
+        result = publish.verify(client, _repo(repo, world_repo), trigger, options)
+    _emit(result, fmt, dump_evidence)
+    if result.kind == "error":
+        raise InfxError(Problem(f"preview failed: {result.reason}", key="signoff"))
+
+
+def _repo(repo: str | None, world_repo: str | None) -> str:
+    chosen = repo or world_repo or os.environ.get("GITHUB_REPOSITORY")
+    if not chosen:
+        raise InfxError(Problem("the repository is unknown", key="--repo",
+                                fix="pass --repo owner/name or set GITHUB_REPOSITORY"))
+    return chosen

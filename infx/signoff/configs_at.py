@@ -1,0 +1,44 @@
+"""Master-config entries read from an evidence tree (path -> text), for checks that compare them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from infx import yamlio
+from infx.errors import InfxError
+
+MASTER_CONFIG = re.compile(r"^(?:inferencex-e2e/)?configs/[^/]+-master\.yaml$")
+
+
+def master_entries(tree: dict[str, str | None]) -> dict[str, dict[str, Any]] | None:
+    """Every config key -> entry in the tree's master configs; None if one cannot be parsed."""
+    entries: dict[str, dict[str, Any]] = {}
+    for path in sorted(tree):
+        text = tree[path]
+        if text is None or not MASTER_CONFIG.match(path):
+            continue
+        try:
+            data = yamlio.load_text(text, path)
+        except InfxError:
+            return None
+        if not isinstance(data, dict):
+            return None
+        for key, entry in data.items():
+            if isinstance(entry, dict):
+                entries[str(key)] = entry
+    return entries
+
+
+def changed_keys(head: dict[str, str | None], base: dict[str, str | None]) -> list[str] | None:
+    """Config keys added or changed at head compared with base (removals are not listed)."""
+    at_head, at_base = master_entries(head), master_entries(base)
+    if at_head is None or at_base is None:
+        return None
+    return sorted(key for key, entry in at_head.items() if at_base.get(key) != entry)
+
+
+def runner_sku(runner: str | None) -> str:
+    """'cluster:mi355x-amds' -> 'mi355x'."""
+    text = (runner or "").removeprefix("cluster:")
+    return text.split("-", 1)[0].lower()

@@ -1,0 +1,360 @@
+"""Gather the evidence for one verification through the GitHub client: budgeted and fail-closed."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+from infx.errors import InfxError
+from infx.signoff import codeowners, configs_at
+from infx.signoff.checklist import parse as parse_checklist
+from infx.signoff.checks.sweep import green_runs_on
+from infx.signoff.gating import SignoffRef
+from infx.signoff.model import (
+    Artifact,
+    ChangedFile,
+    CheckRun,
+    Comment,
+    Evidence,
+    ExternalPull,
+    PullInfo,
+    SignOff,
+    WorkflowRun,
+)
+from infx.signoff.render import read_marker
+
+WANTED_ARTIFACTS = ("eval_results_all", "results_bmk")
+MAX_TEAM_LOOKUPS = 3
+MAX_EXTERNAL_PULLS = 3
+_PR_LINK = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)")
+
+
+class BudgetExceeded(InfxError):
+    """The hard cap on API calls for one verification was reached."""
+
+
+class Reader:
+    """Every GitHub read of a verification, counted against a hard cap."""
+
+    def __init__(self, client: Any, repo: str, cap: int) -> None:
+        self.client = client
+        self.repo = repo
+        self.cap = cap
+        self.calls = 0
+
+    def spend(self, what: str) -> None:
+        if self.calls >= self.cap:
+            raise BudgetExceeded(f"API call budget of {self.cap} reached before {what}; "
+                                 "evidence is incomplete")
+        self.calls += 1
+
+    def get(self, path: str, what: str, params: dict | None = None) -> Any:
+        self.spend(what)
+        return self.client.get(path, action=what, permission="read access", params=params)
+
+    def pages(self, path: str, what: str, *, list_key: str | None = None,
+              expected: int | None = None, params: dict | None = None) -> list[dict]:
+        self.spend(what)
+        return self.client.paginate(path, action=what, permission="read access",
+                                    list_key=list_key, expected=expected, params=params)
+
+    # --- the reads ----------------------------------------------------------------------
+
+    def pull(self, number: int) -> tuple[PullInfo, dict]:
+        data = self.get(f"/repos/{self.repo}/pulls/{number}", f"reading PR #{number}")
+        return pull_info(data), data
+
+    def signoff(self, ref: SignoffRef, pr_number: int) -> SignOff:
+        base = f"/repos/{self.repo}"
+        path = {"issue_comment": f"{base}/issues/comments/{ref.id}",
+                "review": f"{base}/pulls/{pr_number}/reviews/{ref.id}",
+                "review_comment": f"{base}/pulls/comments/{ref.id}"}[ref.kind]
+        data = self.get(path, f"reading the sign-off {ref.kind} {ref.id}")
+        return SignOff(author=(data.get("user") or {}).get("login", ""), body=data.get("body") or "",
+                       url=data.get("html_url"), source_id=data.get("id"), kind=ref.kind,
+                       created_at=data.get("created_at") or data.get("submitted_at"))
+
+    def permission(self, user: str) -> dict[str, str] | None:
+        self.spend(f"reading {user}'s permission")
+        record = self.client.collaborator_permission(self.repo, user)
+        if record.permission == "none":
+            return None
+        return {"permission": record.permission, "role_name": record.role_name}
+
+    def branch_sha(self, branch: str) -> str:
+        data = self.get(f"/repos/{self.repo}/branches/{branch}", f"reading branch {branch}")
+        return data["commit"]["sha"]
+
+    def tree(self, ref: str) -> dict[str, str | None]:
+        self.spend(f"downloading the tree at {ref[:12]}")
+        return dict(self.client.tree_at(self.repo, ref))
+
+    def codeowners_errors(self, sha: str) -> list[dict]:
+        data = self.get(f"/repos/{self.repo}/codeowners/errors", "reading CODEOWNERS errors",
+                        params={"ref": sha})
+        return list(data.get("errors") or [])
+
+    def files(self, number: int, expected: int) -> list[ChangedFile]:
+        items = self.pages(f"/repos/{self.repo}/pulls/{number}/files",
+                           f"listing the files of PR #{number}", expected=expected)
+        if len(items) != expected:
+            raise InfxError(f"PR #{number} reports {expected} changed files but the listing "
+                            f"returned {len(items)}; the file list is incomplete")
+        return [changed_file(item) for item in items]
+
+    def commits(self, number: int) -> list[str]:
+        items = self.pages(f"/repos/{self.repo}/pulls/{number}/commits",
+                           f"listing the commits of PR #{number}")
+        return [item["sha"] for item in items]
+
+    def check_runs(self, sha: str) -> list[CheckRun]:
+        items = self.pages(f"/repos/{self.repo}/commits/{sha}/check-runs",
+                           f"listing check runs of {sha[:12]}", list_key="check_runs",
+                           params={"filter": "latest"})
+        return [check_run(item) for item in items]
+
+    def comments(self, number: int) -> list[Comment]:
+        items = self.pages(f"/repos/{self.repo}/issues/{number}/comments",
+                           f"listing the comments of PR #{number}")
+        return [comment(item, "issue_comment") for item in items]
+
+    def reviews(self, number: int) -> list[Comment]:
+        items = self.pages(f"/repos/{self.repo}/pulls/{number}/reviews",
+                           f"listing the reviews of PR #{number}")
+        return [comment(item, "review") for item in items]
+
+    def team_member(self, team: str, user: str) -> bool | None:
+        org, slug = team.split("/", 1)
+        self.spend(f"reading {user}'s membership of @{team}")
+        state = self.client.team_membership(org, slug, user)
+        return None if state is None else state == "active"
+
+    def workflow_run(self, run_id: int) -> WorkflowRun:
+        data = self.get(f"/repos/{self.repo}/actions/runs/{run_id}", f"reading run {run_id}")
+        return workflow_run(data)
+
+    def branch_runs(self, branch: str) -> list[WorkflowRun]:
+        items = self.pages(f"/repos/{self.repo}/actions/runs", f"listing workflow runs on {branch}",
+                           list_key="workflow_runs", params={"branch": branch})
+        return [workflow_run(item) for item in items]
+
+    def artifacts(self, run_id: int) -> list[Artifact]:
+        self.spend(f"listing artifacts of run {run_id}")
+        listed = self.client.run_artifacts(self.repo, run_id)
+        found = []
+        for item in sorted(listed, key=lambda a: (a.name, a.id)):
+            files = None
+            if item.name in WANTED_ARTIFACTS and not item.expired:
+                self.spend(f"downloading artifact {item.name}")
+                files = dict(self.client.download_artifact(self.repo, item.id))
+            found.append(Artifact(name=item.name, expired=item.expired, files=files))
+        return found
+
+    def file_at(self, path: str, ref: str) -> str | None:
+        self.spend(f"reading {path} at {ref[:12]}")
+        return self.client.file_at(self.repo, path, ref)
+
+    def external_pull(self, repo: str, number: int) -> ExternalPull:
+        data = self.get(f"/repos/{repo}/pulls/{number}", f"reading {repo}#{number}")
+        return ExternalPull(repo=repo, number=number, state=data.get("state") or "",
+                            merged_at=data.get("merged_at"), draft=bool(data.get("draft")))
+
+
+# --- JSON -> model ---------------------------------------------------------------------------
+
+
+def pull_info(data: dict) -> PullInfo:
+    head, base = data.get("head") or {}, data.get("base") or {}
+    return PullInfo(
+        number=data["number"], title=data.get("title") or "", body=data.get("body") or "",
+        author=(data.get("user") or {}).get("login", ""), state=data.get("state") or "",
+        draft=bool(data.get("draft")), base_ref=base.get("ref", ""), base_sha=base.get("sha", ""),
+        head_ref=head.get("ref", ""), head_sha=head.get("sha", ""),
+        head_repo=(head.get("repo") or {}).get("full_name"),
+        labels=tuple(label.get("name", "") for label in data.get("labels") or []),
+        changed_files=int(data.get("changed_files") or 0), merged=bool(data.get("merged")))
+
+
+def workflow_run(data: dict) -> WorkflowRun:
+    return WorkflowRun(id=data["id"], name=data.get("name") or "", path=data.get("path"),
+                       event=data.get("event") or "", status=data.get("status") or "",
+                       conclusion=data.get("conclusion"), head_sha=data.get("head_sha") or "",
+                       head_branch=data.get("head_branch"),
+                       run_attempt=int(data.get("run_attempt") or 1),
+                       created_at=data.get("created_at"))
+
+
+def changed_file(item: dict) -> ChangedFile:
+    return ChangedFile(filename=item["filename"], status=item.get("status") or "",
+                       previous_filename=item.get("previous_filename"), patch=item.get("patch"),
+                       additions=int(item.get("additions") or 0),
+                       deletions=int(item.get("deletions") or 0))
+
+
+def check_run(item: dict) -> CheckRun:
+    return CheckRun(id=item["id"], name=item.get("name") or "", status=item.get("status") or "",
+                    conclusion=item.get("conclusion"), details_url=item.get("details_url"),
+                    started_at=item.get("started_at"), completed_at=item.get("completed_at"),
+                    head_sha=item.get("head_sha"))
+
+
+def comment(item: dict, kind: str) -> Comment:
+    return Comment(id=item["id"], user=(item.get("user") or {}).get("login", ""),
+                   body=item.get("body") or "", author_association=item.get("author_association") or "",
+                   created_at=item.get("created_at") or item.get("submitted_at") or "",
+                   updated_at=item.get("updated_at"), kind=kind, html_url=item.get("html_url"))
+
+
+# --- gathering --------------------------------------------------------------------------------
+
+
+def optional(evidence: Evidence, key: str, read: Any, default: Any = None) -> Any:
+    """Run one read; a failure is recorded (fail closed downstream) instead of aborting."""
+    try:
+        return read()
+    except InfxError as exc:
+        evidence.read_errors[key] = str(exc).split("\n")[0]
+        return default
+
+
+def gather(reader: Reader, evidence: Evidence, *, number: int, core_team: str) -> Evidence:
+    """Fill everything the checks read, after scope has pinned the PR and the default tree."""
+    pr = evidence.pr
+    commits = optional(evidence, "commits", lambda: reader.commits(number))
+    evidence.commits = commits
+    evidence.comments = optional(evidence, "comments", lambda: reader.comments(number))
+    if evidence.signoff.kind == "review":
+        evidence.reviews = optional(evidence, "reviews", lambda: reader.reviews(number))
+    evidence.head_files = optional(evidence, "head tree", lambda: reader.tree(pr.head_sha), {})
+    if not evidence.base_files:
+        evidence.base_files = optional(evidence, "base tree", lambda: reader.tree(pr.base_sha), {})
+    if commits is not None:
+        _sweep_evidence(reader, evidence, commits)
+    _team_evidence(reader, evidence, core_team)
+    _external_evidence(reader, evidence)
+    return evidence
+
+
+def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> None:
+    """Check runs of in-PR commits, newest first, stopping at the first green sweep.
+
+    Commits that have a workflow run on the PR branch are read first (one listing call
+    instead of one call per commit); the others only if none of those is green.
+    """
+    evidence.check_runs = {}
+    runs = optional(evidence, "workflow runs", lambda: reader.branch_runs(evidence.pr.head_ref))
+    with_runs = {run.head_sha for run in runs or []}
+    for run in runs or []:
+        if run.head_sha in commits:
+            evidence.workflow_runs[run.id] = run
+    ordered = list(reversed(commits))
+    ordered = [s for s in ordered if s in with_runs] + [s for s in ordered if s not in with_runs]
+    for sha in ordered:
+        runs_here = optional(evidence, f"check-runs:{sha}", lambda sha=sha: reader.check_runs(sha))
+        evidence.check_runs[sha] = runs_here
+        green = green_runs_on(sha, runs_here, evidence) if runs_here else []
+        if green:
+            _run_evidence(reader, evidence, green[0].run_id)
+            if sha != evidence.pr.head_sha:
+                evidence.commit_files[sha] = _master_configs_at(reader, evidence, sha)
+            return
+
+
+def _run_evidence(reader: Reader, evidence: Evidence, run_id: int) -> None:
+    if run_id not in evidence.workflow_runs:
+        workflow_run = optional(evidence, f"run:{run_id}", lambda: reader.workflow_run(run_id))
+        if workflow_run is not None:
+            evidence.workflow_runs[run_id] = workflow_run
+    evidence.artifacts[run_id] = optional(evidence, f"artifacts:{run_id}",
+                                          lambda: reader.artifacts(run_id))
+
+
+def _master_configs_at(reader: Reader, evidence: Evidence, sha: str) -> dict[str, str | None]:
+    paths = sorted({f.filename for f in evidence.files or []
+                    if configs_at.MASTER_CONFIG.match(f.filename)})
+    tree: dict[str, str | None] = {}
+    for path in paths:
+        text = optional(evidence, f"file:{sha}:{path}", lambda path=path: reader.file_at(path, sha),
+                        default=KeyError)
+        if text is KeyError:
+            return {}
+        tree[path] = text
+    return tree
+
+
+def _team_evidence(reader: Reader, evidence: Evidence, core_team: str) -> None:
+    """Membership of the signer in teams on specific CODEOWNERS lines that do not list them."""
+    from infx.signoff.checks.codeowner import changed_paths, codeowners_text
+
+    _, text = codeowners_text(evidence)
+    if text is None or evidence.files is None:
+        return
+    owners = codeowners.parse(text)
+    signer = evidence.signoff.author
+    teams: list[str] = []
+    for path in changed_paths(evidence):
+        rule = owners.rule_for(path)
+        if rule is None or rule.is_catch_all or not rule.owners:
+            continue
+        if any(o.lower() == "@" + signer.lower() for o in rule.owners):
+            continue
+        for owner in rule.owners:
+            team = owner.lstrip("@").lower()
+            if "/" in team and team not in teams:
+                teams.append(team)
+    for team in teams[:MAX_TEAM_LOOKUPS]:
+        member = optional(evidence, f"team:{team}", lambda team=team: reader.team_member(team, signer))
+        evidence.team_members.setdefault(team, {})[signer] = member
+
+
+def _external_evidence(reader: Reader, evidence: Evidence) -> None:
+    detail = parse_checklist(evidence.signoff.body).detail or ""
+    links = list(dict.fromkeys(_PR_LINK.findall(detail)))[:MAX_EXTERNAL_PULLS]
+    for repo, number in links:
+        key = f"{repo}#{number}"
+        if repo.lower() == reader.repo.lower():
+            continue
+        evidence.external_pulls[key] = optional(
+            evidence, f"external:{key}", lambda repo=repo, number=number: reader.external_pull(repo, int(number)))
+
+
+# --- identity of the evidence -----------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return {"base64": base64.b64encode(value).decode()}
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "value") and not isinstance(value, (str, int, float, bool)):
+        return value.value
+    return value
+
+
+def to_json(evidence: Evidence) -> dict:
+    """The evidence as plain JSON (artifact bytes as base64), for --dump-evidence."""
+    return _plain(asdict(evidence))
+
+
+def is_verdict(comment_: Comment, marker: str, bot_logins: set[str]) -> bool:
+    """A verdict comment: posted by a bot identity AND starting with our marker line."""
+    return comment_.user.lower() in bot_logins and read_marker(comment_.body, marker) is not None
+
+
+def digest(evidence: Evidence, marker: str, bot_logins: set[str]) -> str:
+    """Fingerprint of what the verdict depends on: the review DATE (not time), and no verdicts."""
+    data = to_json(evidence)
+    data["now"] = evidence.now.date().isoformat()
+    data["comments"] = None if evidence.comments is None else [
+        _plain(asdict(c)) for c in evidence.comments if not is_verdict(c, marker, bot_logins)]
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

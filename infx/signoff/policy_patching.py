@@ -1,0 +1,117 @@
+"""Find patching of the serving stack in a PR's added lines (Checks 10 and 13)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from infx.signoff.model import ChangedFile
+from infx.signoff.scan import Line, added_lines, join_continuations
+
+_HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
+_INPLACE = re.compile(r"\bsed\s+(?:-\w*\s+)*-i|\bawk\s+-i\s+inplace|\bperl\s+-\w*i|\bgit\s+apply\b"
+                      r"|\bpatch\s+-p\d|\bpatch\s+<|\bpatch\s+-i\b")
+_COPY = re.compile(r"\b(?:cp|mv|install|rsync|ln|tee|dd)\b")
+_INJECT = re.compile(r"sitecustomize|usercustomize|PYTHONSTARTUP")
+_PIP = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b(?P<rest>.*)")
+_REBUILD = re.compile(r"\bsetup\.py\s+(?:install|develop)\b|\bdocker\s+build\b|\bpip3?\s+install\s+(?:-e\s+)?\.(?:\s|$)")
+BENCHMARK_FILE = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners|configs|scripts|docker|utils)/"
+                            r"|Dockerfile|\.sh$|\.patch$|\.diff$")
+_OPTION_WITH_VALUE = {"--target", "-t", "--prefix", "--root", "--index-url", "-i", "--extra-index-url",
+                      "-c", "--constraint", "--cache-dir", "--python", "--find-links", "-f"}
+_DOC = re.compile(r"(^|/)docs?/|\.md$|\.rst$|\.txt$")
+
+
+@dataclass(frozen=True)
+class Patching:
+    """One place the PR modifies the engine or image, with the lines that do it."""
+
+    where: str
+    what: str
+    path: str
+    body: tuple[str, ...] = ()
+
+
+def find_patching(files: list[ChangedFile], engine_paths: list[str], engine_packages: list[str],
+                  allowed_packages: list[str]) -> list[Patching]:
+    """Every patching lead in the changed files (docs excluded)."""
+    found: list[Patching] = []
+    for f in files:
+        if f.status == "removed" or _DOC.search(f.filename):
+            continue
+        if f.filename.endswith((".patch", ".diff")):
+            found.append(Patching(f.filename, "adds a patch file", f.filename,
+                                  tuple(ln.text for ln in added_lines(f.filename, f.patch))))
+            continue
+        lines = list(join_continuations(added_lines(f.filename, f.patch)))
+        found += _scan(lines, engine_paths, engine_packages, allowed_packages)
+    return found
+
+
+def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: list[str]) -> list[Patching]:
+    found: list[Patching] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        heredoc = _HEREDOC.search(line.text)
+        if heredoc:
+            body, index = _heredoc_body(lines, index, heredoc.group(1))
+            if _touches_engine(line.text + "\n" + "\n".join(body), paths):
+                found.append(Patching(line.where(), f"heredoc rewrites engine files: {line.text.strip()}",
+                                      line.path, tuple(body)))
+            continue
+        lead = _line_lead(line.text, paths, packages, allowed)
+        if lead:
+            found.append(Patching(line.where(), f"{lead}: {line.text.strip()}", line.path, (line.text,)))
+        index += 1
+    return found
+
+
+def _heredoc_body(lines: list[Line], start: int, marker: str) -> tuple[list[str], int]:
+    body = []
+    index = start + 1
+    while index < len(lines) and lines[index].text.strip() != marker:
+        body.append(lines[index].text)
+        index += 1
+    return body, index + 1
+
+
+def _touches_engine(text: str, paths: list[str]) -> bool:
+    lowered = text.lower()
+    return any(p.lower() in lowered for p in paths)
+
+
+def _line_lead(text: str, paths: list[str], packages: list[str], allowed: list[str]) -> str | None:
+    if _INPLACE.search(text) and (_touches_engine(text, paths) or "apply" in text or "patch" in text):
+        return "in-place edit or patch of engine sources"
+    if _COPY.search(text) and _touches_engine(text, paths):
+        return "copies files over the image's engine install"
+    if _INJECT.search(text):
+        return "injects startup code (sitecustomize/usercustomize/PYTHONSTARTUP)"
+    if _REBUILD.search(text):
+        return "rebuilds the engine or image from source"
+    pip = _PIP.search(text)
+    if pip:
+        engine = _engine_install(pip.group("rest"), packages, allowed)
+        if engine:
+            return f"installs engine package {engine} on top of the pinned image"
+    return None
+
+
+def _engine_install(args: str, packages: list[str], allowed: list[str]) -> str | None:
+    names = {p.lower() for p in packages}
+    skip_next = False
+    for token in args.split():
+        if skip_next or token.startswith("-"):
+            skip_next = token in _OPTION_WITH_VALUE
+            continue
+        lowered = token.lower().strip("'\"")
+        if lowered.startswith(("git+", "http://", "https://", "/", "./")) or lowered.endswith(".whl"):
+            base = re.split(r"[/@#=]", lowered.rstrip("/"))
+            if not any(a.lower() in lowered for a in allowed) or any(n in base for n in names):
+                return token
+            continue
+        name = re.split(r"[<>=!~\[;]", lowered, maxsplit=1)[0]
+        if name in names:
+            return token
+    return None

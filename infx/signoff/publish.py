@@ -1,0 +1,229 @@
+"""One verification end to end: gate, scope, evidence, verdict, comment and commit status."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from infx.errors import InfxError
+from infx.github.markers import make_marker
+from infx.signoff import codeowners, gating, render
+from infx.signoff import evidence as ev
+from infx.signoff import scope as scope_mod
+from infx.signoff.checklist import has_trigger
+from infx.signoff.model import Evidence, SignOff
+from infx.signoff.table import CheckTable, load_table
+from infx.signoff.verdict import Overall, Verdict, decide
+
+DESCRIPTIONS = {
+    Overall.PASS: ("success", "CODEOWNER sign-off verified for this commit."),
+    Overall.WARN: ("success", "CODEOWNER sign-off verified with advisory warnings."),
+    Overall.REJECTED: ("failure", "CODEOWNER sign-off rejected - see the verdict comment."),
+}
+
+
+@dataclass
+class Result:
+    """What a run did; `kind` is skipped | not-applicable | verdict | error."""
+
+    kind: str
+    reason: str
+    verdict: Verdict | None = None
+    body: str | None = None
+    posted: bool = False
+    comment_url: str | None = None
+    status: str | None = None
+    evidence: Evidence | None = None
+    api_calls: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"result": self.kind, "reason": self.reason, "status": self.status,
+                               "posted": self.posted, "comment_url": self.comment_url,
+                               "api_calls": self.api_calls}
+        if self.verdict is not None:
+            out |= self.verdict.to_json()
+        return out
+
+
+@dataclass(frozen=True)
+class Options:
+    post: bool = True  # False: preview (no comment, no statuses)
+    now: datetime | None = None
+    body_override: str | None = None  # preview: a draft instead of a posted sign-off
+    signer_override: str | None = None
+
+
+def verify(client: Any, repo: str, trigger: gating.Trigger, options: Options | None = None,
+           table: CheckTable | None = None) -> Result:
+    """Run one verification; every failure after the head is known leaves an `error` status."""
+    options = options or Options()
+    table = table or load_table()
+    reader = ev.Reader(client, repo, table.settings.max_api_calls)
+    pr, raw = reader.pull(trigger.pr_number)
+    session = _Session(client, reader, repo, table, options, pr.head_sha)
+    try:
+        return session.run(trigger, pr, raw)
+    except InfxError as exc:
+        reason = str(exc).split("\n")[0]
+        session.status("error", f"Verification failed: {reason}")
+        return Result("error", reason, status="error", evidence=session.evidence,
+                      api_calls=reader.calls)
+
+
+class _Session:
+    def __init__(self, client: Any, reader: ev.Reader, repo: str, table: CheckTable,
+                 options: Options, head_sha: str) -> None:
+        self.client, self.reader, self.repo = client, reader, repo
+        self.table, self.settings, self.options = table, table.settings, options
+        self.head_sha = head_sha
+        self.evidence: Evidence | None = None
+        self.last_status: str | None = None
+
+    def status(self, state: str, description: str, target_url: str | None = None) -> None:
+        self.last_status = state
+        if not self.options.post:
+            return
+        self.reader.spend(f"setting status {state}")
+        self.client.create_status(self.repo, self.head_sha, state, self.settings.status_context,
+                                  description, target_url)
+
+    def run(self, trigger: gating.Trigger, pr, raw: dict) -> Result:
+        problem = gating.pr_state_problem(pr.state, pr.draft, trigger.dispatched)
+        if problem:
+            return self._skip(problem)
+        signoff = self._signoff(trigger, pr)
+        if not has_trigger(signoff.body):
+            if trigger.dispatched:
+                raise InfxError("the comment given to the dispatch is not a sign-off (it lacks "
+                                "the phrase 'As a PR reviewer and CODEOWNER')")
+            return self._skip("the text does not contain the sign-off phrase")
+        if gating.is_bot(signoff.author):
+            return self._skip("sign-offs posted by bots are ignored")
+        actor = trigger.actor or signoff.author
+        permissions: dict[str, dict[str, str] | None] = {}
+        if self.options.post:
+            permissions[actor.lower()] = self.reader.permission(actor)
+            problem = gating.actor_problem(actor, permissions[actor.lower()])
+            if problem:
+                return self._skip(problem)
+        evidence = self._scope(pr, raw, signoff, permissions)
+        if isinstance(evidence, Result):
+            return evidence
+        self.evidence = evidence
+        self.status("pending", "Verifying the CODEOWNER sign-off.")
+        ev.gather(self.reader, evidence, number=pr.number,
+                  core_team=self.settings.core_team_for(self.repo))
+        evidence.live_head_sha = ev.optional(evidence, "live head",
+                                             lambda: self.reader.pull(pr.number)[0].head_sha)
+        return self._conclude(evidence)
+
+    def _skip(self, reason: str) -> Result:
+        return Result("skipped", reason, api_calls=self.reader.calls)
+
+    def _signoff(self, trigger: gating.Trigger, pr) -> SignOff:
+        if self.options.body_override is not None:
+            from infx.signoff.checklist import parse
+
+            author = self.options.signer_override or parse(self.options.body_override).signed
+            if not author:
+                raise InfxError("the draft has no `Signed:` line; pass --signer LOGIN")
+            return SignOff(author=author, body=self.options.body_override, url=None,
+                           source_id=None, kind="issue_comment")
+        return self.reader.signoff(trigger.ref, pr.number)
+
+    def _scope(self, pr, raw: dict, signoff: SignOff,
+               permissions: dict[str, dict[str, str] | None]) -> Evidence | Result:
+        try:
+            branch = ((raw.get("base") or {}).get("repo") or {}).get("default_branch") or pr.base_ref
+            default_sha = self.reader.branch_sha(branch)
+            default_tree: dict[str, str | None] = self.reader.tree(default_sha)
+            errors = self.reader.codeowners_errors(default_sha)
+            if errors:
+                first = errors[0]
+                raise scope_mod.ScopeError(f"GitHub reports CODEOWNERS errors on {branch} "
+                                           f"(line {first.get('line')}: {first.get('message') or first.get('kind')})")
+            text = next((default_tree[p] for p in self.settings.codeowners_paths
+                         if default_tree.get(p) is not None), None)
+            if not text or not text.strip():
+                raise scope_mod.ScopeError(f"no CODEOWNERS file (or an empty one) on {branch}")
+            files = self.reader.files(pr.number, pr.changed_files)
+            paths = [p for f in files for p in (f.filename, f.previous_filename) if p]
+
+            def permission_of(login: str) -> dict[str, str] | None:
+                if login.lower() not in permissions:
+                    permissions[login.lower()] = self.reader.permission(login)
+                return permissions[login.lower()]
+
+            decision = scope_mod.decide(codeowners.parse(text), paths,
+                                        self.settings.core_team_for(self.repo), permission_of,
+                                        frozenset(permissions))
+        except (scope_mod.ScopeError, InfxError) as exc:
+            reason = f"Could not determine sign-off scope: {str(exc).splitlines()[0]}"
+            self.status("error", reason)
+            return Result("error", reason, status="error", api_calls=self.reader.calls)
+        if not decision.required:
+            self.status("success", decision.reason)
+            return Result("not-applicable", decision.reason, status="success",
+                          api_calls=self.reader.calls)
+        now = self.options.now or datetime.now(timezone.utc)
+        base_files = default_tree if pr.base_sha == default_sha else {}
+        return Evidence(repo=self.repo, default_branch=branch, now=now, pr=pr, signoff=signoff,
+                        files=files, default_branch_files=default_tree, base_files=dict(base_files))
+
+    def _conclude(self, evidence: Evidence) -> Result:
+        settings = self.settings
+        bots = {login.lower() for login in settings.bot_logins} | {self._bot_login().lower()}
+        verdict = decide(self.table, evidence)
+        fingerprint = ev.digest(evidence, settings.marker, bots)
+        same_sha = [c for c in evidence.comments or [] if ev.is_verdict(c, settings.marker, bots)
+                    and render.read_marker(c.body, settings.marker)[0] == evidence.pr.head_sha]
+        earlier = [c for c in same_sha if render.read_marker(c.body, settings.marker)[1] != fingerprint]
+        previous = _overall_of(earlier[-1].body) if earlier else None
+        context = render.Context(
+            marker=settings.marker, assessed_sha=evidence.pr.head_sha,
+            signer=evidence.signoff.author, evidence_digest=fingerprint,
+            live_head_sha=evidence.live_head_sha,
+            supersedes=previous if previous and previous != verdict.overall.value else None,
+            escalation_mentions=settings.escalation_mentions,
+            recommended_points=settings.recommended_frontier_points)
+        body = render.render(verdict, context)
+        problems = render.validate(body, self.table, settings.marker)
+        if problems:
+            return self._publish(render.invalid_body(context, problems[0]), None, "error",
+                                 "Verification produced an invalid verdict; retry.", same_sha,
+                                 fingerprint, evidence)
+        state, description = DESCRIPTIONS[verdict.overall]
+        return self._publish(body, verdict, state, description, same_sha, fingerprint, evidence)
+
+    def _publish(self, body: str, verdict: Verdict | None, state: str, description: str,
+                 same_sha: list, fingerprint: str, evidence: Evidence) -> Result:
+        result = Result("verdict" if verdict else "error", description, verdict=verdict, body=body,
+                        evidence=evidence, status=state)
+        if self.options.post:
+            existing = next((c for c in reversed(same_sha) if c.body == body), None)
+            if existing is not None:
+                result.comment_url = existing.html_url
+            else:
+                marker = make_marker(self.settings.marker, sha=evidence.pr.head_sha,
+                                     evidence=fingerprint)
+                self.reader.spend("posting the verdict")
+                upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker, body)
+                result.posted = upsert.action != "unchanged"
+                result.comment_url = upsert.comment.html_url or None
+            self.status(state, description, result.comment_url)
+        result.api_calls = self.reader.calls
+        return result
+
+    def _bot_login(self) -> str:
+        if not self.options.post:
+            return self.settings.bot_logins[0] if self.settings.bot_logins else ""
+        return self.client.login
+
+
+def _overall_of(body: str) -> str | None:
+    lines = body.split("\n")
+    for overall, header in render.HEADERS.items():
+        if len(lines) > 1 and lines[1] == header:
+            return overall.value
+    return None

@@ -1,0 +1,184 @@
+"""The verdict comment: layout, and the self-check that the posted text is a well-formed verdict."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from infx.signoff.model import Status
+from infx.signoff.table import CheckTable
+from infx.signoff.verdict import Overall, Row, Verdict
+
+EMOJI = {Status.PASS: "✅", Status.FAIL: "❌", Status.NA: "➖", Status.WARN: "⚠️"}
+HEADERS = {
+    Overall.PASS: "## ✅✅✅ **Verdict: PASS** ✅✅✅",
+    Overall.REJECTED: "## ❌❌❌ **REJECTED** ❌❌❌",
+    Overall.WARN: "## ⚠️ **Verdict: WARN** ⚠️",
+}
+DETAILS_OPEN = "<details>"
+SUMMARY = "<summary>Passed and not applicable checks</summary>"
+DETAILS_CLOSE = "</details>"
+_ROW = re.compile(r"^(?:[-*+] )?(✅|❌|➖|⚠️) Check (\d+) \(([^()\n]+)\): (PASS|FAIL|N/A|WARN) — (\S.*)$")
+_ROW_START = re.compile(r"^(?:[-*+] )?(✅|❌|➖|⚠️|⚠) ?Check\b")
+_ANY_STATUS_EMOJI = re.compile("✅|❌|➖|⚠")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the comment says besides the rows."""
+
+    marker: str
+    assessed_sha: str
+    signer: str
+    evidence_digest: str
+    live_head_sha: str | None = None
+    supersedes: str | None = None  # overall verdict of an earlier comment for the same commit
+    escalation_mentions: tuple[str, ...] = ()
+    recommended_points: int = 5
+
+
+def marker_line(marker: str, sha: str, digest: str) -> str:
+    return f"<!-- {marker} sha={sha} evidence={digest} -->"
+
+
+_MARKER = re.compile(r"^<!-- (?P<name>[a-z0-9-]+) sha=(?P<sha>[0-9a-f]{40}) evidence=(?P<digest>[0-9a-f]+) -->")
+
+
+def read_marker(body: str, marker: str) -> tuple[str, str] | None:
+    """(sha, digest) when the body STARTS with our marker line, else None."""
+    match = _MARKER.match(body or "")
+    if not match or match["name"] != marker:
+        return None
+    return match["sha"], match["digest"]
+
+
+def clean(text: str) -> str:
+    """One safe line: no newlines, no status emojis, no HTML comments from untrusted text."""
+    text = " ".join(text.split())
+    text = _ANY_STATUS_EMOJI.sub("", text).replace("\ufe0f", "")
+    return text.replace("<!--", "&lt;!--").replace("<details", "&lt;details").strip()
+
+
+def row_line(row: Row) -> str:
+    reason = clean(row.outcome.reason) or "no reason given."
+    details = [clean(d) for d in row.outcome.details if clean(d) and clean(d) != reason]
+    if details:
+        reason += " Also: " + "; ".join(details)
+    return f"{EMOJI[row.status]} Check {row.spec.number} ({row.spec.name}): {row.status.value} — {reason}"
+
+
+def blocking_summary(verdict: Verdict) -> str:
+    failing = verdict.failing()
+    names = ", ".join(f"Check {r.spec.number} ({r.spec.name})" for r in failing)
+    first = clean(failing[0].outcome.reason) if failing else ""
+    lead = f"{names} failed" if len(failing) > 1 else f"{names} failed: {first}"
+    return lead if lead.endswith(".") else lead + "."
+
+
+def escalation(context: Context) -> str:
+    who = " ".join(f"@{login}" for login in context.escalation_mentions)
+    prefix = f"{who}: " if who else ""
+    return (f"⚠️ {prefix}Pareto coverage needs a maintainer. At least "
+            f"{context.recommended_points} measured frontier points per affected curve are "
+            f"strongly recommended; below that, or when the count is unverifiable, a recorded admin "
+            f"bypass for the assessed commit is required before merge. This comment neither "
+            f"grants nor enforces a bypass.")
+
+
+def render(verdict: Verdict, context: Context) -> str:
+    lines = [marker_line(context.marker, context.assessed_sha, context.evidence_digest),
+             HEADERS[verdict.overall], ""]
+    if verdict.overall == Overall.REJECTED:
+        lines += [f"@{context.signer} — blocking: {blocking_summary(verdict)}", ""]
+    if any(r.spec.id == "pareto" and r.status == Status.WARN for r in verdict.rows):
+        lines += [escalation(context), ""]
+    if context.supersedes:
+        lines += [f"Supersedes the earlier {context.supersedes} verdict for this commit.", ""]
+    if context.live_head_sha and context.live_head_sha != context.assessed_sha:
+        lines += [f"The PR head moved to `{context.live_head_sha}` during verification; that "
+                  f"newer commit was not assessed.", ""]
+    shown = [r for r in verdict.rows if r.status == Status.FAIL]
+    shown += [r for r in verdict.rows if r.status == Status.WARN]
+    for row in shown:
+        lines += [row_line(row), ""]
+    folded = [r for r in verdict.rows if r.status in (Status.PASS, Status.NA)]
+    if folded:
+        lines += [DETAILS_OPEN, SUMMARY, ""]
+        for row in folded:
+            lines += [row_line(row), ""]
+        lines += [DETAILS_CLOSE, ""]
+    lines.append(f"Assessed commit: `{context.assessed_sha}`.")
+    return "\n".join(lines) + "\n"
+
+
+def invalid_body(context: Context, problem: str) -> str:
+    """What is posted when a produced verdict fails its self-check."""
+    return "\n".join([
+        marker_line(context.marker, context.assessed_sha, context.evidence_digest),
+        HEADERS[Overall.REJECTED], "",
+        f"The verdict could not be validated ({clean(problem)}); retry verification.", "",
+        f"Assessed commit: `{context.assessed_sha}`.",
+    ]) + "\n"
+
+
+def validate(body: str, table: CheckTable, marker: str) -> list[str]:
+    """Self-check of a verdict comment; an empty list means it is well formed."""
+    problems: list[str] = []
+    lines = body.split("\n")
+    if read_marker(lines[0] if lines else "", marker) is None:
+        problems.append("the marker is not the first line")
+    headers = [i for i, line in enumerate(lines) if line in HEADERS.values()]
+    if len(headers) != 1 or headers[0] != 1:
+        problems.append("the verdict header must appear exactly once, right after the marker")
+    rows: dict[int, Status] = {}
+    inside = False
+    for line in lines:
+        if line == DETAILS_OPEN:
+            inside = True
+            continue
+        if line == DETAILS_CLOSE:
+            inside = False
+            continue
+        if not _ROW_START.match(line):
+            continue
+        problem = _row_problem(line, table, rows, inside)
+        if problem:
+            problems.append(problem)
+    expected = {spec.number for spec in table.checks}
+    if set(rows) != expected:
+        missing = sorted(expected - set(rows))
+        extra = sorted(set(rows) - expected)
+        problems.append(f"row set differs from the check table (missing {missing}, extra {extra})")
+    if headers and not problems:
+        want = HEADERS[_overall(list(rows.values()))]
+        if lines[headers[0]] != want:
+            problems.append(f"the header does not match the rows (expected {want!r})")
+    return problems
+
+
+def _row_problem(line: str, table: CheckTable, rows: dict[int, Status], inside: bool) -> str | None:
+    match = _ROW.match(line)
+    if not match:
+        return f"malformed row: {line[:60]!r}"
+    emoji, number, name, status = match[1], int(match[2]), match[3], Status(match[4])
+    if EMOJI[status] != emoji:
+        return f"Check {number}: emoji and status disagree"
+    spec = next((s for s in table.checks if s.number == number), None)
+    if spec is None:
+        return f"Check {number} is not in the check table"
+    if name != spec.name:
+        return f"Check {number} is named {name!r}, expected {spec.name!r}"
+    if number in rows:
+        return f"Check {number} appears more than once"
+    rows[number] = status
+    if status not in spec.statuses:
+        return f"Check {number} may not report {status.value}"
+    folded = status in (Status.PASS, Status.NA)
+    if folded != inside:
+        return f"Check {number} ({status.value}) is {'inside' if inside else 'outside'} the details block"
+    return None
+
+
+def _overall(statuses: list[Status]) -> Overall:
+    from infx.signoff.verdict import overall_of
+    return overall_of(statuses)

@@ -1,0 +1,147 @@
+"""Line scanning for the policy checks: diff hunks, comments, flags and environment settings."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_ENV_NAME = r"[A-Z][A-Z0-9_]*"
+_ENV_PATTERNS = (
+    re.compile(rf"(?:^|[\s;&|(])(?:export\s+)?({_ENV_NAME})=(\"[^\"]*\"|'[^']*'|[^\s;&|)]*)"),
+    re.compile(rf"^\s*-?\s*[\"']?({_ENV_NAME})[\"']?\s*:\s*(\"[^\"]*\"|'[^']*'|[^\s#,}}]+)"),
+    re.compile(rf"\benv\s+({_ENV_NAME})=(\S+)"),
+    re.compile(rf"os\.environ\[[\"']({_ENV_NAME})[\"']\]\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)"),
+)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of evidence: where it is and what it says (comments removed)."""
+
+    path: str
+    number: int | None
+    text: str
+
+    def where(self) -> str:
+        return f"{self.path}:{self.number}" if self.number else self.path
+
+
+@dataclass(frozen=True)
+class HunkLine:
+    kind: str  # "+" added, " " context
+    number: int
+    text: str
+
+
+def hunks(patch: str | None) -> list[list[HunkLine]]:
+    """The new-side lines of each hunk of a unified diff (removed lines dropped)."""
+    result: list[list[HunkLine]] = []
+    number = 0
+    for raw in (patch or "").splitlines():
+        header = _HUNK.match(raw)
+        if header:
+            number = int(header.group(1))
+            result.append([])
+            continue
+        if not result or raw.startswith("\\"):
+            continue
+        kind, text = raw[:1], raw[1:]
+        if kind == "-":
+            continue
+        result[-1].append(HunkLine("+" if kind == "+" else " ", number, text))
+        number += 1
+    return result
+
+
+def added_lines(path: str, patch: str | None) -> list[Line]:
+    """The added lines of one file's diff, comments stripped, blank ones dropped."""
+    lines = [Line(path, hl.number, strip_comment(hl.text))
+             for hunk in hunks(patch) for hl in hunk if hl.kind == "+"]
+    return [line for line in lines if line.text.strip()]
+
+
+def text_lines(path: str, text: str | None) -> list[Line]:
+    """Every non-comment, non-blank line of a whole file."""
+    lines = [Line(path, no, strip_comment(raw)) for no, raw in enumerate((text or "").splitlines(), 1)]
+    return [line for line in lines if line.text.strip()]
+
+
+def strip_comment(text: str) -> str:
+    """Drop a shell/YAML/Python comment: a ``#`` outside quotes at a word start."""
+    quote = None
+    for index, char in enumerate(text):
+        if quote:
+            if char == quote:
+                quote = None
+        elif char in "\"'":
+            quote = char
+        elif char == "#" and (index == 0 or text[index - 1].isspace()):
+            return text[:index].rstrip()
+    return text.rstrip()
+
+
+def _norm_flag(flag: str) -> str:
+    return flag.lstrip("-").replace("_", "-").lower()
+
+
+def flag_values(text: str, flag: str) -> list[str]:
+    """Values given to ``flag`` in a line: ``--f v``, ``--f=v``, ``f: v``, ``"f": v``.
+
+    Hyphens and underscores are equivalent; quotes around the value are removed.
+    """
+    name = re.escape(_norm_flag(flag)).replace(r"\-", "[-_]")
+    pattern = re.compile(
+        rf"(?:^|[\s\"'{{,\[])(?:--)?[\"']?{name}[\"']?(?:\s*[=:]\s*|\s+)"
+        rf"(\"[^\"]*\"|'[^']*'|\{{[^}}]*\}}|[^\s,}}\]]+)", re.IGNORECASE)
+    return [_unquote(m.group(1)) for m in pattern.finditer(text)]
+
+
+def mentions_flag(text: str, flag: str) -> bool:
+    """Whether the flag (or YAML key) appears as a word in the line."""
+    name = re.escape(_norm_flag(flag)).replace(r"\-", "[-_]")
+    return re.search(rf"(?:^|[\s\"'{{,\[])(?:--)?{name}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def env_settings(text: str) -> list[tuple[str, str]]:
+    """Environment assignments in a line: shell, ``NAME: value`` YAML, os.environ."""
+    found: list[tuple[str, str]] = []
+    for pattern in _ENV_PATTERNS:
+        for match in pattern.finditer(text):
+            pair = (match.group(1), _unquote(match.group(2)))
+            if pair not in found:
+                found.append(pair)
+    return found
+
+
+def is_enabled(value: str) -> bool:
+    """An environment value that switches a feature on (unset, 0, false, off, no do not)."""
+    return value.strip().lower() not in ("", "0", "false", "off", "no", "none")
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def join_continuations(lines: Iterable[Line]) -> Iterator[Line]:
+    """Merge shell lines ending in a backslash with the lines that follow them."""
+    pending: Line | None = None
+    for line in lines:
+        if pending is not None:
+            line = Line(pending.path, pending.number, pending.text[:-1] + " " + line.text.strip())
+            pending = None
+        if line.text.endswith("\\"):
+            pending = line
+            continue
+        yield line
+    if pending is not None:
+        yield Line(pending.path, pending.number, pending.text[:-1])
+
+
+def first_number(text: str) -> float | None:
+    match = re.search(r"-?\d+(?:\.\d+)?", text)
+    return float(match.group(0)) if match else None

@@ -1,0 +1,128 @@
+"""The sign-off check table (ids, numbers, names, allowed statuses) loaded from data."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from infx import yamlio
+from infx.errors import InfxError, Problem
+from infx.signoff.model import Evidence, Outcome, Status
+
+TABLE_FILE = "checks.yaml"
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    id: str
+    number: int
+    name: str
+    statuses: frozenset[Status]
+    advisory: bool
+    module: str
+
+
+@dataclass(frozen=True)
+class Settings:
+    status_context: str
+    marker: str
+    bot_logins: tuple[str, ...]
+    core_team: str
+    checklist_paths: tuple[str, ...]
+    codeowners_paths: tuple[str, ...]
+    thresholds_path: str
+    escalation_mentions: tuple[str, ...]
+    recommended_frontier_points: int
+    max_api_calls: int
+
+    def core_team_for(self, repo: str) -> str:
+        return self.core_team.replace("{org}", repo.split("/")[0])
+
+
+@dataclass(frozen=True)
+class Anchor:
+    label: str
+    words: tuple[str, ...]
+    escape_hatch: bool = False
+
+
+@dataclass(frozen=True)
+class CheckTable:
+    settings: Settings
+    checks: tuple[CheckSpec, ...]
+    anchors: tuple[Anchor, ...] = ()
+
+    def by_id(self, check_id: str) -> CheckSpec:
+        for spec in self.checks:
+            if spec.id == check_id:
+                return spec
+        raise KeyError(check_id)
+
+
+def parse_table(data: Any, filename: str = TABLE_FILE) -> CheckTable:
+    """Validate the raw table against its schema and the cross-row rules."""
+    schema = json.loads(resources.files("infx.signoff").joinpath("schemas/checks.schema.json")
+                        .read_text(encoding="utf-8"))
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=str)
+    if errors:
+        raise InfxError([Problem(err.message, file=filename,
+                                 key="/".join(str(p) for p in err.absolute_path) or None,
+                                 fix="correct the check table entry") for err in errors])
+    checks = tuple(CheckSpec(id=row["id"], number=row["number"], name=row["name"],
+                             statuses=frozenset(Status(s) for s in row["statuses"]),
+                             advisory=row["advisory"], module=row["module"])
+                   for row in data["checks"])
+    _require_unique(checks, filename)
+    for spec in checks:
+        if Status.WARN in spec.statuses and not spec.advisory:
+            raise InfxError(Problem(f"check {spec.id!r} allows WARN but is not advisory",
+                                    file=filename, key=spec.id,
+                                    fix="set advisory: true or drop WARN"))
+        if spec.advisory and Status.FAIL in spec.statuses:
+            raise InfxError(Problem(f"advisory check {spec.id!r} may not FAIL", file=filename,
+                                    key=spec.id, fix="drop FAIL from its statuses"))
+    raw = data["settings"]
+    settings = Settings(**{key: tuple(value) if isinstance(value, list) else value
+                           for key, value in raw.items()})
+    anchors = tuple(Anchor(a["label"], tuple(a["words"]), a.get("escape_hatch", False))
+                    for a in data["template_anchors"])
+    return CheckTable(settings=settings, checks=tuple(sorted(checks, key=lambda c: c.number)),
+                      anchors=anchors)
+
+
+def _require_unique(checks: tuple[CheckSpec, ...], filename: str) -> None:
+    for attr in ("id", "number", "name"):
+        seen: set = set()
+        for spec in checks:
+            value = getattr(spec, attr)
+            if value in seen:
+                raise InfxError(Problem(f"duplicate check {attr} {value!r}", file=filename,
+                                        key=spec.id, fix=f"give every check a unique {attr}"))
+            seen.add(value)
+
+
+@lru_cache(maxsize=1)
+def load_table() -> CheckTable:
+    """The packaged check table."""
+    text = resources.files("infx.signoff").joinpath(TABLE_FILE).read_text(encoding="utf-8")
+    return parse_table(yamlio.load_text(text, TABLE_FILE, unique_keys=True), TABLE_FILE)
+
+
+CheckFunction = Callable[[Evidence], Outcome]
+
+
+def load_check(spec: CheckSpec) -> CheckFunction | None:
+    """The check's ``run`` function, or None when its module cannot be imported."""
+    try:
+        module = importlib.import_module(spec.module)
+    except Exception:  # noqa: BLE001 - any import failure makes the check unavailable
+        return None
+    run = getattr(module, "run", None)
+    return run if callable(run) else None

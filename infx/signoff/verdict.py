@@ -1,0 +1,88 @@
+"""Run every check of the table over the evidence and combine the rows into one verdict (pure)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.table import CheckSpec, CheckTable, load_check
+
+
+class Overall(str, Enum):
+    PASS = "PASS"
+    WARN = "WARN"
+    REJECTED = "REJECTED"
+
+
+@dataclass(frozen=True)
+class Row:
+    spec: CheckSpec
+    outcome: Outcome
+
+    @property
+    def status(self) -> Status:
+        return self.outcome.status
+
+
+@dataclass(frozen=True)
+class Verdict:
+    overall: Overall
+    rows: tuple[Row, ...]
+
+    def failing(self) -> list[Row]:
+        return [row for row in self.rows if row.status == Status.FAIL]
+
+    def warning(self) -> list[Row]:
+        return [row for row in self.rows if row.status == Status.WARN]
+
+    def to_json(self) -> dict:
+        return {
+            "overall": self.overall.value,
+            "checks": [{"id": row.spec.id, "number": row.spec.number, "name": row.spec.name,
+                        "status": row.status.value, "reason": row.outcome.reason,
+                        "details": list(row.outcome.details)} for row in self.rows],
+        }
+
+
+def overall_of(statuses: list[Status]) -> Overall:
+    """Any FAIL rejects; otherwise any WARN warns; N/A counts as a pass."""
+    if Status.FAIL in statuses:
+        return Overall.REJECTED
+    if Status.WARN in statuses:
+        return Overall.WARN
+    return Overall.PASS
+
+
+def run_check(spec: CheckSpec, evidence: Evidence) -> Outcome:
+    """One check, made fail-closed: missing module, crash or a forbidden status become FAIL."""
+    check = load_check(spec)
+    if check is None:
+        return Outcome(Status.FAIL, "check unavailable: its module could not be loaded, so "
+                       "nothing was verified.")
+    try:
+        outcome = check(evidence)
+    except Exception as exc:  # noqa: BLE001 - a crashing check must reject, not pass
+        return Outcome(Status.FAIL, f"check crashed ({type(exc).__name__}: {exc}); "
+                       "nothing was verified.")
+    if not isinstance(outcome, Outcome) or not isinstance(outcome.status, Status):
+        return Outcome(Status.FAIL, "check returned no valid outcome.")
+    if outcome.status not in spec.statuses:
+        if spec.advisory:
+            return Outcome(Status.WARN, f"check reported {outcome.status.value}, which it may "
+                           f"not report: {outcome.reason}", outcome.details)
+        return Outcome(Status.FAIL, f"check reported {outcome.status.value}, which it may not "
+                       f"report: {outcome.reason}", outcome.details)
+    return outcome
+
+
+def decide(table: CheckTable, evidence: Evidence) -> Verdict:
+    rows = tuple(Row(spec, run_check(spec, evidence)) for spec in table.checks)
+    return Verdict(overall_of([row.status for row in rows]), rows)
+
+
+def from_outcomes(table: CheckTable, outcomes: dict[str, Outcome]) -> Verdict:
+    """A verdict from precomputed outcomes (tests, replays); a missing id is FAIL."""
+    rows = tuple(Row(spec, outcomes.get(spec.id) or Outcome(Status.FAIL, "check did not run."))
+                 for spec in table.checks)
+    return Verdict(overall_of([row.status for row in rows]), rows)

@@ -1,0 +1,1 @@
+"""GitHub Actions plumbing: outputs, summaries, sweep labels, matrix shards, comments, launch env."""

@@ -1,0 +1,181 @@
+"""`python -m infx.workflow …`: the small steps run-sweep.yml and friends call."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from infx.errors import InfxError, Problem
+
+
+def _load_json(text: str, what: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InfxError(Problem(f"{what} is not valid JSON: {exc}", key=what)) from None
+
+
+def _commit_message(sha: str) -> str:
+    result = subprocess.run(["git", "log", "-1", "--format=%B", sha, "--"],
+                            capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise InfxError(Problem(f"cannot read the commit message of {sha}: {result.stderr.strip()}",
+                                key="HEAD_SHA", fix="check out the PR head with full history"))
+    return result.stdout
+
+
+@click.group()
+def workflow() -> None:
+    """Steps used by the GitHub workflows (also runnable locally)."""
+
+
+@workflow.command("labels")
+@click.option("--labels-json", envvar="LABELS_JSON", required=True,
+              help="JSON list of the PR's label names (env LABELS_JSON).")
+@click.option("--head-sha", envvar="HEAD_SHA", default="",
+              help="PR head commit; its message is checked for [skip-sweep] (env HEAD_SHA).")
+@click.option("--commit-message", default=None, help="Use this message instead of reading git.")
+def labels_command(labels_json: str, head_sha: str, commit_message: str | None) -> None:
+    """Check the sweep labels and write the sweep flags as step outputs."""
+    from infx.workflow.actions import write_outputs
+    from infx.workflow.labels import has_skip_sweep, sweep_flags
+
+    labels = _load_json(labels_json, "LABELS_JSON")
+    if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+        raise InfxError(Problem("LABELS_JSON must be a JSON list of strings", key="LABELS_JSON"))
+    flags = sweep_flags(labels)
+    message = commit_message if commit_message is not None else (
+        _commit_message(head_sha) if head_sha else "")
+    outputs = flags.outputs() | {"skip-pr-sweep": "true" if has_skip_sweep(message) else "false"}
+    write_outputs(outputs)
+    click.echo(json.dumps(outputs, sort_keys=True))
+
+
+@workflow.command("shard")
+@click.option("--plan", "plan_path", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--metadata-out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the plan's changelog_metadata to this file.")
+def shard_command(plan_path: Path, metadata_out: Path | None) -> None:
+    """Split a plan into ≤256-job shards, write the matrix outputs and the step summary."""
+    from infx.workflow.actions import append_summary, compact_json, write_outputs
+    from infx.workflow.shard import shard_outputs
+    from infx.workflow.summary import plan_summary
+
+    try:
+        plan = _load_json(plan_path.read_text(encoding="utf-8"), str(plan_path))
+    except OSError as exc:
+        raise InfxError(Problem(f"cannot read the plan: {exc.strerror}", file=str(plan_path))) from None
+    outputs = shard_outputs(plan)
+    write_outputs(outputs)
+    if metadata_out is not None:
+        metadata = plan.get("changelog_metadata") or {}
+        metadata_out.write_text(json.dumps(metadata, indent=1) + "\n", encoding="utf-8")
+    summary = plan_summary(plan, outputs["matrix"])
+    if not append_summary(summary):
+        click.echo(summary, err=True)
+    click.echo(compact_json({"shards": outputs["shards"], "jobs": outputs["jobs"]}))
+
+
+@workflow.command("row-info")
+@click.option("--config-json", envvar="CONFIG_JSON", required=True)
+@click.option("--runner-name", envvar="RUNNER_NAME", required=True)
+def row_info_command(config_json: str, runner_name: str) -> None:
+    """Write the result and artifact names of one matrix row."""
+    from infx.workflow.actions import write_outputs
+    from infx.workflow.launch import artifact_prefix, result_name, row_env
+
+    row = _load_json(config_json, "CONFIG_JSON")
+    row_env(row)  # validates the row before anything runs
+    name = result_name(row, runner_name)
+    outputs = {"result-name": name, "artifact-name": artifact_prefix(row) + name}
+    write_outputs(outputs)
+    click.echo(json.dumps(outputs))
+
+
+@workflow.command("launch")
+@click.option("--config-json", envvar="CONFIG_JSON", required=True)
+@click.option("--runner-name", envvar="RUNNER_NAME", required=True)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
+def launch_command(config_json: str, runner_name: str, root: Path) -> None:
+    """Run runners/launch_<prefix>.sh with the row's fields as environment variables."""
+    from infx.workflow.launch import run_launch
+
+    row = _load_json(config_json, "CONFIG_JSON")
+    code = run_launch(row, runner_name, root, os.environ)
+    if code != 0:
+        raise InfxError(Problem(f"launch script exited with status {code}", key=runner_name))
+
+
+@workflow.command("collect")
+@click.option("--input", "input_dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--output", "output_file", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--eval-summary", is_flag=True, help="Also write an eval score table to the step summary.")
+def collect_command(input_dir: Path, output_file: Path, eval_summary: bool) -> None:
+    """Concatenate downloaded result files into one JSON array."""
+    from infx.workflow.actions import append_summary
+    from infx.workflow.collect import collect_rows, eval_table
+
+    rows = collect_rows(input_dir) if input_dir.is_dir() else []
+    output_file.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    if eval_summary:
+        append_summary(eval_table([r for r in rows if isinstance(r, dict)]))
+    click.echo(f"collected {len(rows)} row(s) into {output_file}", err=True)
+
+
+def _client():
+    from infx.github.client import GitHubClient
+
+    if not (os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")):
+        raise InfxError(Problem("GH_TOKEN or GITHUB_TOKEN is required", key="token",
+                                fix="pass the workflow token through env: GITHUB_TOKEN"))
+    return GitHubClient.from_env()
+
+
+@workflow.command("welcome")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True)
+@click.option("--pr", "pr_number", type=int, required=True)
+@click.option("--default-branch", default="main", show_default=True)
+def welcome_command(repo: str, pr_number: int, default_branch: str) -> None:
+    """Create or refresh the PR's welcome comment (one per PR, found by its marker)."""
+    from infx.workflow.posting import post_welcome
+
+    result = post_welcome(_client(), repo, pr_number, default_branch)
+    click.echo(json.dumps({"action": result.action, "comment_id": result.comment.id}))
+
+
+@workflow.command("results-link")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True)
+@click.option("--pr", "pr_number", type=int, required=True)
+@click.option("--run-id", type=int, required=True)
+def results_link_command(repo: str, pr_number: int, run_id: int) -> None:
+    """Point the PR's results-link comment at this run, unless it already shows a newer one."""
+    from infx.workflow.posting import post_results_link
+
+    action = post_results_link(_client(), repo, pr_number, run_id)
+    click.echo(json.dumps({"action": action}))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the group with infx's error reporting (located errors, exit 1, nothing on stdout)."""
+    from infx.errors import report
+
+    try:
+        workflow.main(args=argv, prog_name="python -m infx.workflow", standalone_mode=False)
+    except InfxError as exc:
+        report(exc.problems)
+        return 1
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

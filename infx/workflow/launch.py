@@ -1,0 +1,114 @@
+"""Turn one matrix row into environment variables and run the runner's launch script with them."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from infx.errors import InfxError, Problem
+
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+_PROTECTED_PREFIXES = ("GITHUB_", "RUNNER_", "ACTIONS_", "LD_", "PYTHON", "BASH")
+_PROTECTED_NAMES = {"PATH", "HOME", "SHELL", "USER", "IFS", "ENV", "CI", "CONFIG_JSON"}
+_RUNNER_PREFIX = re.compile(r"[A-Za-z0-9.-]+")
+_UNSAFE_NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def env_name(path: tuple[str, ...]) -> str:
+    return "_".join(part.replace("-", "_").upper() for part in path)
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _flatten(row: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for key, value in row.items():
+        path = prefix + (str(key),)
+        if isinstance(value, Mapping):
+            env.update(_flatten(value, path))
+        elif isinstance(value, list):
+            if all(not isinstance(v, (Mapping, list)) for v in value):
+                env[env_name(path)] = " ".join(_scalar(v) for v in value)
+            else:
+                env[env_name(path)] = json.dumps(value, separators=(",", ":"))
+        else:
+            env[env_name(path)] = _scalar(value)
+    return env
+
+
+def row_env(row: Mapping[str, Any]) -> dict[str, str]:
+    """Every row field as UPPER_SNAKE env vars (nested keys joined by `_`), plus CONFIG_JSON."""
+    if not isinstance(row, Mapping):
+        raise InfxError(Problem("matrix row is not a JSON object", key="config"))
+    env = _flatten(row)
+    for name, value in env.items():
+        if not _ENV_NAME.fullmatch(name):
+            raise InfxError(Problem(f"row field becomes an invalid env var name {name!r}", key=name))
+        if name in _PROTECTED_NAMES or name.startswith(_PROTECTED_PREFIXES):
+            raise InfxError(Problem(f"row field would override the protected variable {name}", key=name,
+                                    fix="rename the field in the planner output"))
+        if "\0" in value:
+            raise InfxError(Problem(f"row field {name} contains a NUL byte", key=name))
+    env.setdefault("ISL", "0")  # agentic rows have no fixed sequence lengths
+    env.setdefault("OSL", "0")
+    env["CONFIG_JSON"] = json.dumps(row, separators=(",", ":"), sort_keys=True)
+    return env
+
+
+def launch_script(runner_name: str, root: Path) -> Path:
+    """`runners/launch_<prefix>.sh`, where the prefix is the runner name before its first `_`."""
+    prefix = runner_name.split("_", 1)[0]
+    if not _RUNNER_PREFIX.fullmatch(prefix):
+        raise InfxError(Problem(f"runner name {runner_name!r} has no usable prefix", key="RUNNER_NAME"))
+    script = root / "runners" / f"launch_{prefix}.sh"
+    if not script.is_file():
+        raise InfxError(Problem(f"no launch script for runner {runner_name}", file=str(script),
+                                fix=f"add runners/launch_{prefix}.sh"))
+    return script
+
+
+def result_name(row: Mapping[str, Any], runner_name: str) -> str:
+    """A unique, artifact-safe result name: the row's identity plus the node it ran on."""
+    conc = row.get("conc")
+    conc_text = "x".join(str(c) for c in conc) if isinstance(conc, list) else str(conc)
+    parts = [
+        str(row.get("exp-name") or row.get("model-prefix") or "run"),
+        str(row.get("precision", "")),
+        str(row.get("framework", "")),
+        f"tp{row.get('tp', (row.get('prefill') or {}).get('tp', ''))}-ep{row.get('ep', '')}",
+        f"conc{conc_text}",
+        runner_name,
+    ]
+    fingerprint = str(row.get("recipe-fingerprint") or "")
+    if fingerprint:
+        parts.append("recipe-" + fingerprint[:16])
+    name = "_".join(p for p in parts if p)
+    return _UNSAFE_NAME_CHARS.sub("-", name)
+
+
+def artifact_prefix(row: Mapping[str, Any]) -> str:
+    """`eval_` for eval-only rows, `bmk_agentic_` for agentic rows, else `bmk_`."""
+    if row.get("eval-only"):
+        return "eval_"
+    if row.get("scenario-type") == "agentic-coding":
+        return "bmk_agentic_"
+    return "bmk_"
+
+
+def run_launch(row: Mapping[str, Any], runner_name: str, root: Path, base_env: Mapping[str, str]) -> int:
+    """Run the launch script with the row's variables added to the environment."""
+    script = launch_script(runner_name, root)
+    env = dict(base_env)
+    env.update(row_env(row))
+    env["RESULT_NAME"] = result_name(row, runner_name)
+    return subprocess.run(["bash", str(script)], env=env, cwd=root, check=False).returncode

@@ -1,0 +1,128 @@
+"""Split a sweep plan into GitHub matrices of at most 256 jobs, one or more shard jobs per bucket."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from infx.errors import InfxError, Problem
+
+MAX_MATRIX_JOBS = 256  # GitHub's hard limit per matrix
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """A plan bucket and the workflow jobs ("shard slots") that can run it."""
+
+    id: str  # used in job ids and output keys
+    path: tuple[str, ...]  # where the rows live in the plan object
+    title: str  # the job's display name prefix (check-run names start with it)
+    slots: int  # shard jobs declared for it in run-sweep.yml
+
+    @property
+    def is_eval(self) -> bool:
+        return "evals" in self.path[0]
+
+
+BUCKETS: tuple[Bucket, ...] = (
+    Bucket("single-node-1k1k", ("single_node", "1k1k"), "single-node 1k1k", 2),
+    Bucket("single-node-8k1k", ("single_node", "8k1k"), "single-node 8k1k", 2),
+    Bucket("single-node-agentic", ("single_node", "agentic"), "single-node agentic", 1),
+    Bucket("multi-node-1k1k", ("multi_node", "1k1k"), "multi-node 1k1k", 1),
+    Bucket("multi-node-8k1k", ("multi_node", "8k1k"), "multi-node 8k1k", 1),
+    Bucket("multi-node-agentic", ("multi_node", "agentic"), "multi-node agentic", 1),
+    Bucket("evals", ("evals",), "eval", 1),
+    Bucket("agentic-evals", ("agentic_evals",), "agentic eval", 1),
+    Bucket("multinode-evals", ("multinode_evals",), "multi-node eval", 1),
+    Bucket("multinode-agentic-evals", ("multinode_agentic_evals",), "multi-node agentic eval", 1),
+)
+_NESTED = {"single_node", "multi_node"}
+_NOT_ROWS = {"changelog_metadata"}
+
+
+def shard_id(bucket: Bucket, index: int) -> str:
+    """Output key / job suffix of the index-th (1-based) shard of a bucket."""
+    return f"{bucket.id}-{index}"
+
+
+def all_shard_ids() -> list[str]:
+    return [shard_id(b, i) for b in BUCKETS for i in range(1, b.slots + 1)]
+
+
+def split_evenly(rows: list[Any], limit: int = MAX_MATRIX_JOBS) -> list[list[Any]]:
+    """Contiguous chunks of at most `limit` rows whose sizes differ by at most one."""
+    if not rows:
+        return []
+    count = math.ceil(len(rows) / limit)
+    base, extra = divmod(len(rows), count)
+    chunks, start = [], 0
+    for index in range(count):
+        size = base + (1 if index < extra else 0)
+        chunks.append(rows[start:start + size])
+        start += size
+    return chunks
+
+
+def bucket_rows(plan: Mapping[str, Any], bucket: Bucket) -> list[Any]:
+    node: Any = plan
+    for step in bucket.path:
+        node = node.get(step) if isinstance(node, Mapping) else None
+    if node is None:
+        return []
+    if not isinstance(node, list):
+        raise InfxError(Problem(f"plan bucket {'.'.join(bucket.path)} is not a list of rows",
+                                key=".".join(bucket.path)))
+    return node
+
+
+def _check_known_buckets(plan: Mapping[str, Any]) -> None:
+    known = {b.path for b in BUCKETS}
+    for key, value in plan.items():
+        if key in _NOT_ROWS:
+            continue
+        if key in _NESTED and isinstance(value, Mapping):
+            paths = [(key, sub) for sub in value]
+        else:
+            paths = [(key,)]
+        for path in paths:
+            if path not in known:
+                raise InfxError(Problem(
+                    f"plan has a bucket {'.'.join(path)} that run-sweep.yml has no job for",
+                    key=".".join(path),
+                    fix="add the bucket to infx.workflow.shard.BUCKETS and a job to run-sweep.yml"))
+
+
+def shard_plan(plan: Mapping[str, Any], limit: int = MAX_MATRIX_JOBS) -> dict[str, list[Any]]:
+    """Map shard id -> rows for every non-empty shard; fail if a bucket overflows its slots."""
+    if not isinstance(plan, Mapping):
+        raise InfxError(Problem("the plan is not a JSON object", fix="pass the output of `infx plan`"))
+    _check_known_buckets(plan)
+    shards: dict[str, list[Any]] = {}
+    for bucket in BUCKETS:
+        rows = bucket_rows(plan, bucket)
+        chunks = split_evenly(rows, limit)
+        if len(chunks) > bucket.slots:
+            raise InfxError(Problem(
+                f"bucket {bucket.id} has {len(rows)} jobs; run-sweep.yml can run at most "
+                f"{bucket.slots * limit} ({bucket.slots} shard job(s) of {limit}, GitHub's matrix limit)",
+                key=bucket.id,
+                fix="split the changelog entry across PRs, or add shard jobs for this bucket"))
+        for index, chunk in enumerate(chunks, start=1):
+            shards[shard_id(bucket, index)] = chunk
+    return shards
+
+
+def shard_outputs(plan: Mapping[str, Any], limit: int = MAX_MATRIX_JOBS) -> dict[str, Any]:
+    """The plan job's outputs: `matrix` (shard id -> rows), `shards` (non-empty ids), `jobs`."""
+    shards = shard_plan(plan, limit)
+    evals = {b.id for b in BUCKETS if b.is_eval}
+    eval_shards = [name for name in shards if name.rsplit("-", 1)[0] in evals]
+    return {
+        "matrix": shards,
+        "shards": list(shards),
+        "jobs": sum(len(rows) for rows in shards.values()),
+        "has-throughput": len(eval_shards) < len(shards),
+        "has-evals": bool(eval_shards),
+    }

@@ -1,0 +1,131 @@
+"""Build sign-off Evidence for the policy-check tests from world files (github-world.md format).
+
+The pure tests do what evidence gathering does over the fake server: trees of the base,
+head and default branch, the PR's changed files with unified-diff patches, the sign-off
+comment, and the external recipe PRs. The trusted policy files of this checkout are laid
+onto the default-branch tree unless the world carries its own.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from infx.signoff.model import ChangedFile, Evidence, ExternalPull, PullInfo, SignOff
+from infx.yamlio import load_file
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+WORLDS = Path(__file__).resolve().parent / "data" / "worlds"
+POLICY_ROOTS = ("configs/policy", "configs/golden_al_distribution")
+
+
+def trusted_policy_files() -> dict[str, str]:
+    files = {}
+    for root in POLICY_ROOTS:
+        for path in sorted((REPO_ROOT / root).glob("*.yaml")):
+            files[f"{root}/{path.name}"] = path.read_text(encoding="utf-8")
+    return files
+
+
+def load_world(name: str) -> dict[str, Any]:
+    return load_file(WORLDS / f"policy_{name}.yaml")
+
+
+def tree(world: dict[str, Any], sha: str) -> dict[str, str]:
+    """The full tree at a commit, following ``files_from`` chains."""
+    commit = world["commits"][sha]
+    files = dict(tree(world, commit["files_from"])) if commit.get("files_from") else {}
+    for path, text in (commit.get("files") or {}).items():
+        if text is None:
+            files.pop(path, None)
+        else:
+            files[path] = text
+    return files
+
+
+def patch_between(old: str | None, new: str | None) -> str:
+    lines = difflib.unified_diff((old or "").splitlines(), (new or "").splitlines(), lineterm="", n=3)
+    return "\n".join(line for line in lines if not line.startswith(("---", "+++")))
+
+
+def changed(base: dict[str, str], head: dict[str, str]) -> list[ChangedFile]:
+    files = []
+    for path in sorted(set(base) | set(head)):
+        old, new = base.get(path), head.get(path)
+        if old == new:
+            continue
+        status = "added" if old is None else "removed" if new is None else "modified"
+        patch = patch_between(old, new)
+        files.append(ChangedFile(path, status, patch=patch,
+                                 additions=sum(1 for ln in patch.splitlines() if ln.startswith("+")),
+                                 deletions=sum(1 for ln in patch.splitlines() if ln.startswith("-"))))
+    return files
+
+
+def evidence_from_world(world: dict[str, Any], number: int | None = None,
+                        comment_id: int | None = None) -> Evidence:
+    pull = next(p for p in world["pulls"] if number is None or p["number"] == number)
+    base_sha, head_sha = pull["base"]["sha"], pull["head"]["sha"]
+    base, head = tree(world, base_sha), tree(world, head_sha)
+    default = tree(world, world["branches"][world.get("default_branch", "main")])
+    default = {**trusted_policy_files(), **default}
+    comment = next(c for c in pull["comments"] if comment_id is None or c["id"] == comment_id)
+    return Evidence(
+        repo=world["repo"], default_branch=world.get("default_branch", "main"),
+        now=_time(world["now"]),
+        pr=PullInfo(number=pull["number"], title=pull.get("title", ""), body=pull.get("body", ""),
+                    author=pull.get("user", ""), state=pull.get("state", "open"),
+                    draft=pull.get("draft", False), base_ref=pull["base"]["ref"], base_sha=base_sha,
+                    head_ref=pull["head"]["ref"], head_sha=head_sha,
+                    head_repo=pull["head"].get("repo"), labels=tuple(pull.get("labels", ())),
+                    changed_files=len(changed(base, head))),
+        signoff=SignOff(author=comment["user"], body=comment["body"], url=None,
+                        source_id=comment["id"], kind="issue_comment",
+                        created_at=comment.get("created_at")),
+        files=changed(base, head), commits=list(pull.get("commits", [head_sha])),
+        head_files=dict(head), base_files=dict(base), default_branch_files=default,
+        external_pulls=_external(world.get("external") or {}),
+        external_texts=dict(world.get("external_pages") or {}))
+
+
+def _external(external: dict[str, Any]) -> dict[str, ExternalPull | None]:
+    pulls: dict[str, ExternalPull | None] = {}
+    for repo, data in external.items():
+        for pr in data.get("pulls", []):
+            files = tuple(ChangedFile(f["filename"], f.get("status", "added"), patch=f.get("patch"))
+                          for f in pr.get("files", []))
+            pulls[f"{repo}#{pr['number']}"] = ExternalPull(
+                repo=repo, number=pr["number"], state=pr.get("state", "open"),
+                merged_at=pr.get("merged_at"), draft=pr.get("draft", False), files=files)
+    return pulls
+
+
+def _time(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
+
+
+def world_evidence(name: str, **changes: Any) -> Evidence:
+    """Evidence of ``tests/data/worlds/policy_<name>.yaml``, with fields replaced."""
+    evidence = evidence_from_world(load_world(name))
+    return replace(evidence, **changes) if changes else evidence
+
+
+def with_body(evidence: Evidence, body: str) -> Evidence:
+    return replace(evidence, signoff=replace(evidence.signoff, body=body))
+
+
+def with_head_file(evidence: Evidence, path: str, text: str | None) -> Evidence:
+    """The same PR with one more file changed at head (patch recomputed)."""
+    head = dict(evidence.head_files)
+    if text is None:
+        head.pop(path, None)
+    else:
+        head[path] = text
+    return replace(evidence, head_files=head, files=changed(evidence.base_files, head))
+
+
+def at(date: str) -> datetime:
+    return _time(f"{date}T12:00:00Z")

@@ -1,0 +1,250 @@
+"""Tests for infx.config.master: loading, merging and validating master configs."""
+
+from __future__ import annotations
+
+import copy
+import textwrap
+
+import pytest
+import yaml
+
+from infx.config.master import MasterConfigs, load_master_configs, load_master_configs_from_texts
+from infx.errors import InfxError
+
+SINGLE = textwrap.dedent("""\
+    dsr1-fp4-mi355x-sglang:
+      image: lmsysorg/sglang:v0.5.12-rocm700-mi35x
+      model: amd/DeepSeek-R1-0528-MXFP4-Preview
+      model-prefix: dsr1
+      runner: mi355x
+      precision: fp4
+      framework: sglang
+      multinode: false
+      scenarios:
+        fixed-seq-len:
+        - isl: 8192
+          osl: 1024
+          search-space:
+          - { tp: 4, conc-start: 4, conc-end: 64 }
+          - { tp: 8, conc-start: 4, conc-end: 64 }
+    """)
+
+DISAGG = textwrap.dedent("""\
+    dsr1-fp4-mi355x-sglang-disagg:
+      image: lmsysorg/sglang-rocm:v0.5.12-rocm720-mi35x-20260519
+      model: amd/DeepSeek-R1-0528-MXFP4-v2
+      model-prefix: dsr1
+      runner: mi355x-disagg
+      precision: fp4
+      framework: sglang-disagg
+      router: { name: sglang-router, version: "0.3.2" }
+      kv-p2p-transfer: mori
+      multinode: true
+      disagg: true
+      scenarios:
+        fixed-seq-len:
+        - isl: 8192
+          osl: 1024
+          search-space:
+          - spec-decoding: "none"
+            conc-list: [ 64, 4, 16 ]
+            prefill: { num-worker: 1, tp: 8, ep: 1, dp-attn: false, additional-settings: ["PREFILL_NODES=1"] }
+            decode: { num-worker: 2, tp: 8, ep: 1, dp-attn: false, additional-settings: ["DECODE_NODES=2"] }
+    """)
+
+AGENTIC = textwrap.dedent("""\
+    glm5.2-fp4-mi355x-sglang-agentic-mtp:
+      image: lmsysorg/sglang-rocm:v0.5.16-rocm720-mi35x-20260728
+      model: amd/GLM-5.2-MXFP4
+      model-prefix: glm5.2
+      runner: cluster:mi355x-amds
+      precision: fp4
+      framework: sglang
+      multinode: false
+      scenarios:
+        agentic-coding:
+        - dram-utilization: 0.8
+          search-space:
+          - { tp: 8, ep: 8, kv-offloading: none, conc-list: [1, 4], spec-decoding: mtp }
+          - { tp: 4, ep: 4, kv-offloading: dram, kv-offload-backend: { name: hicache }, conc-list: [8, 16], spec-decoding: mtp }
+    """)
+
+
+def load(*texts: str) -> MasterConfigs:
+    return load_master_configs_from_texts([(f"f{i}.yaml", t) for i, t in enumerate(texts)])
+
+
+def mutate(text: str, change) -> str:
+    data = yaml.safe_load(text)
+    key = next(iter(data))
+    change(data[key])
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+def error_of(text: str) -> InfxError:
+    with pytest.raises(InfxError) as caught:
+        load(text)
+    return caught.value
+
+
+def test_valid_configs_load_as_a_mapping_in_file_order():
+    configs = load(SINGLE, DISAGG + "\n" + AGENTIC)
+    assert list(configs) == ["dsr1-fp4-mi355x-sglang", "dsr1-fp4-mi355x-sglang-disagg",
+                             "glm5.2-fp4-mi355x-sglang-agentic-mtp"]
+    assert configs["dsr1-fp4-mi355x-sglang"]["runner"] == "mi355x"
+    assert configs.source("dsr1-fp4-mi355x-sglang-disagg")[0] == "f1.yaml"
+
+
+def test_duplicate_key_across_files_names_second_file_and_line():
+    error = error_of_two(SINGLE, "# comment\n" + SINGLE)
+    problem = error.problems[0]
+    assert "Duplicate configuration keys found in 'f1.yaml'" in problem.message
+    assert (problem.file, problem.line, problem.key) == ("f1.yaml", 2, "dsr1-fp4-mi355x-sglang")
+
+
+def error_of_two(first: str, second: str) -> InfxError:
+    with pytest.raises(InfxError) as caught:
+        load(first, second)
+    return caught.value
+
+
+def test_wildcard_key_is_rejected():
+    error = error_of(SINGLE.replace("dsr1-fp4-mi355x-sglang:", "dsr1-*-mi355x:"))
+    assert "Wildcard '*' is not allowed" in str(error)
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(InfxError) as caught:
+        load_master_configs([tmp_path / "nope.yaml"])
+    assert "does not exist" in str(caught.value)
+    assert caught.value.problems[0].file.endswith("nope.yaml")
+
+
+def test_files_are_read_from_disk_and_merged(tmp_path):
+    (tmp_path / "a.yaml").write_text(SINGLE)
+    (tmp_path / "b.yaml").write_text(AGENTIC)
+    configs = load_master_configs([tmp_path / "a.yaml", str(tmp_path / "b.yaml")])
+    assert len(configs) == 2
+
+
+def test_yaml_syntax_error_names_file_and_line():
+    error = error_of(SINGLE + "  bad: [\n")
+    assert error.problems[0].file == "f0.yaml" and error.problems[0].line
+    assert "invalid YAML" in str(error)
+
+
+@pytest.mark.parametrize("text", ["", "- a\n- b\n", "just text\n"])
+def test_top_level_must_be_a_mapping(text):
+    assert "must contain a mapping of config keys" in str(error_of(text))
+
+
+def test_unknown_field_names_key_line_and_fix():
+    text = SINGLE.replace("{ tp: 8, conc-start", "{ tp: 8, max-num-seqs: 8, conc-start")
+    problem = error_of(text).problems[0]
+    assert "unknown field 'max-num-seqs'" in problem.message
+    assert "Master config entry 'dsr1-fp4-mi355x-sglang' failed validation" in problem.message
+    assert (problem.file, problem.line, problem.key) == ("f0.yaml", 15, "dsr1-fp4-mi355x-sglang")
+    assert problem.fix
+
+
+def test_wrong_type_is_reported_with_line():
+    problem = error_of(SINGLE.replace("{ tp: 4,", "{ tp: four,")).problems[0]
+    assert "'tp' must be of type integer" in problem.message and problem.line == 14
+
+
+@pytest.mark.parametrize("field", ["hardware", "duration", "gpus-per-node",
+                                   "available-cpu-dram-mib", "total-cpu-dram-gb",
+                                   "trace-source"])
+def test_fields_not_accepted_at_master_level(field):
+    text = mutate(SINGLE, lambda entry: entry.update({field: 1}))
+    assert f"unknown field '{field}'" in str(error_of(text))
+
+
+@pytest.mark.parametrize("field", ["image", "model", "model-prefix", "runner", "precision",
+                                   "framework", "multinode", "scenarios"])
+def test_required_top_level_fields(field):
+    text = mutate(SINGLE, lambda entry: entry.pop(field))
+    assert f"missing required field '{field}'" in str(error_of(text))
+
+
+def test_single_node_disagg_true_is_rejected():
+    text = mutate(SINGLE, lambda entry: entry.update({"disagg": True}))
+    assert "'disagg' must be false" in str(error_of(text))
+
+
+def test_single_node_top_level_kv_p2p_transfer_is_unknown():
+    text = mutate(SINGLE, lambda entry: entry.update({"kv-p2p-transfer": "mori"}))
+    assert "unknown field 'kv-p2p-transfer'" in str(error_of(text))
+
+
+def test_multinode_flag_selects_schema():
+    text = mutate(SINGLE, lambda entry: entry.update({"multinode": True}))
+    assert "missing required field 'prefill'" in str(error_of(text))
+    text = mutate(DISAGG, lambda entry: entry.update({"multinode": False}))
+    assert "unknown field" in str(error_of(text))
+
+
+def test_multinode_must_be_boolean():
+    text = mutate(SINGLE, lambda entry: entry.update({"multinode": "yes"}))
+    assert "'multinode' must be false" in str(error_of(text))
+
+
+def test_one_bad_key_fails_the_whole_load():
+    bad = SINGLE.replace("dsr1-fp4-mi355x-sglang:", "other-key:").replace("tp: 8,", "tp: 8, pp: 0,")
+    with pytest.raises(InfxError) as caught:
+        load(SINGLE, bad)
+    assert caught.value.problems[0].key == "other-key"
+    assert "greater than 0" in str(caught.value)
+
+
+def test_several_problems_are_reported_together():
+    bad = SINGLE.replace("conc-start: 4, conc-end: 64 }\n      - { tp: 8",
+                         "conc-start: 64, conc-end: 4 }\n      - { tp: 8, dcp-size: 3")
+    messages = [p.message for p in error_of(bad).problems]
+    assert any("must be <=" in m for m in messages)
+    assert any("must be divisible" in m for m in messages)
+
+
+def test_entries_keep_raw_field_names_and_values():
+    configs = load(DISAGG)
+    entry = configs["dsr1-fp4-mi355x-sglang-disagg"]
+    item = entry["scenarios"]["fixed-seq-len"][0]["search-space"][0]
+    assert item["conc-list"] == [64, 4, 16] and "pp" not in item["prefill"]
+
+
+def test_locate_points_at_nested_paths():
+    configs = load(SINGLE + "\n" + AGENTIC)
+    problem = configs.locate("glm5.2-fp4-mi355x-sglang-agentic-mtp",
+                             ["scenarios", "agentic-coding", 0, "search-space", 1], "x")
+    assert problem.line == 30 and problem.file == "f0.yaml"
+
+
+def test_reference_master_files_load_unchanged(upstream_dir):
+    configs = load_master_configs([upstream_dir / "configs" / "amd-master.yaml",
+                                   upstream_dir / "configs" / "nvidia-master.yaml"])
+    assert len(configs) == 208
+    assert list(configs)[0] == "dsr1-fp4-mi355x-sglang"
+
+
+def test_bundled_reference_copy_and_our_configs_load(test_data, repo_root):
+    assert len(load_master_configs([test_data / "upstream" / "amd-master.yaml"])) == 56
+    ours = load_master_configs([repo_root / "configs" / "amd-master.yaml"])
+    assert len(ours) == 41
+    assert {entry["runner"] for entry in ours.values()} == {
+        "mi355x", "mi355x-disagg", "cluster:mi355x-amds"}
+
+
+def test_our_configs_match_the_reference_mi355x_entries(test_data, repo_root):
+    reference = load_master_configs([test_data / "upstream" / "amd-master.yaml"])
+    ours = load_master_configs([repo_root / "configs" / "amd-master.yaml"])
+    expected = {key: entry for key, entry in reference.items()
+                if entry["runner"] in ("mi355x", "mi355x-disagg", "cluster:mi355x-amds")}
+    assert list(ours) == list(expected)
+    assert all(ours[key] == expected[key] for key in ours)
+
+
+def test_loading_does_not_mutate_its_input():
+    configs = load(AGENTIC)
+    before = copy.deepcopy(dict(configs))
+    load_master_configs_from_texts([("again.yaml", AGENTIC)])
+    assert dict(configs) == before

@@ -1,0 +1,453 @@
+"""The GitHub client: retry policy, errors, and every helper through PyGithub + the fake server."""
+
+import copy
+from datetime import datetime, timezone
+
+import pytest
+
+from infx.github.client import (
+    MAX_COMMENT_CHARS,
+    GitHubClient,
+    GitHubError,
+    RetryPolicy,
+    explain,
+    retry_wait,
+    truncate_body,
+)
+from infx.github.fake.world import load_world
+from infx.github.markers import make_marker
+
+REPO = "acme/inferencex"
+HEAD = "beef010000000000000000000000000000000000"
+SECONDARY = ("You have exceeded a secondary rate limit. Please wait a few minutes before you "
+             "try again.")
+
+
+@pytest.fixture
+def world(test_data):
+    return load_world(test_data / "github" / "worlds" / "basic.yaml")
+
+
+def with_faults(world, *faults):
+    world = copy.deepcopy(world)
+    world["faults"] = list(faults)
+    return world
+
+
+class Sleeps(list):
+    """Records requested sleeps instead of sleeping."""
+
+    def __call__(self, seconds):
+        self.append(seconds)
+
+
+@pytest.fixture
+def sleeps():
+    return Sleeps()
+
+
+# --- pure policy -------------------------------------------------------------------------------
+
+POLICY = RetryPolicy(backoff=1.0, secondary_wait=60.0, clock=lambda: 1_000.0)
+
+
+@pytest.mark.parametrize("status,headers,message,attempt,expected", [
+    (502, {}, "", 0, 1.0),
+    (502, {}, "", 2, 4.0),
+    (None, {}, "", 1, 2.0),                                             # connection error
+    (503, {"Retry-After": "7"}, "", 0, 7.0),
+    (403, {"Retry-After": "3"}, "", 0, 3.0),
+    (429, {"retry-after": "2"}, "", 3, 2.0),
+    (403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1030"}, "API rate limit exceeded", 0, 31.0),
+    (403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "900"}, "", 0, 1.0),
+    (403, {}, SECONDARY, 0, 60.0),
+    (429, {}, "", 1, 2.0),
+    (403, {}, "Resource not accessible by integration", 0, None),      # a real permission error
+    (404, {}, "Not Found", 0, None),
+    (422, {}, "Validation Failed", 0, None),
+])
+def test_retry_wait(status, headers, message, attempt, expected):
+    assert retry_wait(status, headers, message, attempt, POLICY) == expected
+
+
+def test_retry_after_as_http_date():
+    moment = datetime(2026, 1, 1, 0, 0, 10, tzinfo=timezone.utc)
+    policy = RetryPolicy(clock=lambda: moment.timestamp() - 10)
+    assert retry_wait(503, {"Retry-After": "Thu, 01 Jan 2026 00:00:10 GMT"}, "", 0, policy) == 10
+
+
+def test_max_wait_from_environment(monkeypatch):
+    monkeypatch.setenv("INFX_GITHUB_MAX_WAIT", "2.5")
+    assert RetryPolicy.from_env().max_wait == 2.5
+    monkeypatch.setenv("INFX_GITHUB_MAX_WAIT", "soon")
+    with pytest.raises(Exception, match="INFX_GITHUB_MAX_WAIT"):
+        RetryPolicy.from_env()
+
+
+@pytest.mark.parametrize("status,data,needle", [
+    (401, {"message": "Bad credentials"}, "GITHUB_TOKEN"),
+    (403, {"message": "Resource not accessible by integration"}, "statuses: write"),
+    (404, {"message": "Not Found"}, "statuses: write"),
+    (403, {"message": SECONDARY}, "rate limit"),
+    (410, {"message": "Artifact has expired"}, "gone"),
+    (422, {"message": "Validation Failed", "errors": [{"message": "body is too long"}]},
+     "body is too long"),
+    (502, {"message": "Server Error"}, "gave up after 3 attempt(s)"),
+    (None, "connection refused", "no answer"),
+])
+def test_explain_says_what_is_missing(status, data, needle):
+    error = explain(status, data, "setting a status", "statuses: write", attempts=3, waited=1)
+    assert needle in str(error)
+    assert error.status == status
+
+
+def test_fork_token_hint():
+    error = explain(403, {"message": "Resource not accessible by integration"}, "commenting",
+                    "pull-requests: write")
+    assert "fork" in str(error)
+
+
+def test_truncate_body_keeps_short_bodies_and_cuts_long_ones():
+    assert truncate_body("short") == "short"
+    cut = truncate_body("x" * 70_000, pointer="https://example/run/1")
+    assert len(cut) <= MAX_COMMENT_CHARS and cut.endswith("see https://example/run/1)")
+    wide = truncate_body("é" * 60_000 + "€" * 60_000)
+    assert len(wide) <= MAX_COMMENT_CHARS and len(wide.encode()) <= 262_144
+
+
+def test_from_env_reads_token_and_url():
+    client = GitHubClient.from_env(env={"GITHUB_API_URL": "http://127.0.0.1:9", "GH_TOKEN": "t"})
+    assert client.base_url == "http://127.0.0.1:9"
+    assert GitHubClient.from_env(env={}).base_url == "https://api.github.com"
+
+
+# --- helpers through the fake server ----------------------------------------------------------------
+
+
+def test_login_from_get_user(fake_github, world):
+    fake = fake_github(world)
+    client = fake.client()
+    assert client.login == "github-actions[bot]"
+    assert client.login == "github-actions[bot]"
+    assert fake.count("GET", "^/user$") == 1
+
+
+def test_login_falls_back_when_installation_token_cannot_read_user(fake_github, world, monkeypatch):
+    monkeypatch.setenv("INFX_BOT_LOGIN", "infx-bot[bot]")
+    fake = fake_github(with_faults(world, {"path": "^/user$", "status": 403,
+                                           "message": "Resource not accessible by integration"}))
+    assert fake.client().login == "infx-bot[bot]"
+
+
+def test_upsert_creates_then_edits_then_leaves_alone(fake_github, world):
+    fake = fake_github(world)
+    client = fake.client()
+    first = client.upsert_comment(REPO, 12, "infx-welcome", "Welcome!")
+    assert first.action == "created"
+    assert first.comment.body == "<!-- infx-welcome -->\nWelcome!"
+    assert first.comment.user == "github-actions[bot]"
+    assert first.comment.author_association == "NONE"
+    assert client.upsert_comment(REPO, 12, "infx-welcome", "Welcome!").action == "unchanged"
+    second = client.upsert_comment(REPO, 12, "infx-welcome", "Welcome back!")
+    assert (second.action, second.comment.id) == ("updated", first.comment.id)
+    assert fake.count("POST") == 1 and fake.count("PATCH") == 1
+    bodies = [c["body"] for c in fake.world["pulls"][0]["comments"]]
+    assert bodies.count("<!-- infx-welcome -->\nWelcome back!") == 1
+
+
+def test_upsert_ignores_someone_elses_copy_of_the_marker(fake_github, world):
+    world = copy.deepcopy(world)
+    world["pulls"][0]["comments"].append({
+        "id": 150, "user": "mallory", "body": "<!-- infx-welcome -->\nfake", "author_association": "NONE"})
+    fake = fake_github(world)
+    result = fake.client().upsert_comment(REPO, 12, "infx-welcome", "real")
+    assert result.action == "created" and result.comment.id != 150
+    assert fake.world["pulls"][0]["comments"][1]["body"] == "<!-- infx-welcome -->\nfake"
+
+
+def test_upsert_marker_fields_select_the_comment(fake_github, world):
+    fake = fake_github(world)
+    client = fake.client()
+    client.upsert_comment(REPO, 12, make_marker("verdict", sha="aaa"), "PASS")
+    result = client.upsert_comment(REPO, 12, make_marker("verdict", sha="bbb"), "PASS")
+    assert result.action == "created"
+    assert fake.count("POST", "/comments$") == 2
+
+
+def test_upsert_truncates_long_bodies(fake_github, world):
+    fake = fake_github(world)
+    result = fake.client().upsert_comment(REPO, 12, "big", "y" * 100_000, pointer="the run log")
+    assert len(result.comment.body) <= MAX_COMMENT_CHARS
+    assert result.comment.body.startswith("<!-- big -->")
+    assert "see the run log" in result.comment.body
+
+
+def test_ambiguous_post_failure_never_duplicates(fake_github, world, sleeps):
+    # the server stores the comment but answers 502: the client must find it, not post again
+    fake = fake_github(with_faults(world, {"method": "POST", "path": "/issues/12/comments$",
+                                           "status": 502, "times": 3, "apply": True}))
+    result = fake.client(sleep=sleeps).upsert_comment(REPO, 12, "m", "hello")
+    assert result.action == "created"
+    assert fake.count("POST") == 1
+    mine = [c for c in fake.world["pulls"][0]["comments"] if c["body"] == "<!-- m -->\nhello"]
+    assert len(mine) == 1 and result.comment.id == mine[0]["id"]
+
+
+def test_failed_post_is_retried_after_checking(fake_github, world, sleeps):
+    fake = fake_github(with_faults(world, {"method": "POST", "path": "/issues/12/comments$",
+                                           "status": 502, "times": 2}))
+    result = fake.client(sleep=sleeps).upsert_comment(REPO, 12, "m", "hello")
+    assert result.action == "created"
+    assert fake.count("POST") == 3 and sleeps == [1.0, 2.0]
+    methods = [r["method"] for r in fake.requests if r["path"].endswith("/comments")]
+    assert methods == ["GET", "POST", "GET", "POST", "GET", "POST"]
+    assert sum(c["body"] == "<!-- m -->\nhello" for c in fake.world["pulls"][0]["comments"]) == 1
+
+
+def test_post_that_keeps_failing_gives_up_clearly(fake_github, world, sleeps):
+    fake = fake_github(with_faults(world, {"method": "POST", "path": "/comments$", "status": 502}))
+    with pytest.raises(GitHubError) as info:
+        fake.client(sleep=sleeps, retries=2).upsert_comment(REPO, 12, "m", "hello")
+    assert info.value.status == 502
+    assert "commenting on acme/inferencex#12" in str(info.value)
+    assert "gave up after 3 attempt(s)" in str(info.value)
+    assert fake.count("POST") == 3
+    assert not any("hello" in c["body"] for c in fake.world["pulls"][0]["comments"])
+
+
+def test_secondary_rate_limit_on_post_waits_then_posts_once(fake_github, world, sleeps):
+    fake = fake_github(with_faults(world, {"method": "POST", "path": "/comments$", "status": 403,
+                                           "message": SECONDARY, "times": 1}))
+    fake.client(sleep=sleeps).upsert_comment(REPO, 12, "m", "hello")
+    assert sleeps == [60.0] and fake.count("POST") == 2
+
+
+def test_get_502s_are_retried_inside_pagination(fake_github, world, sleeps):
+    fake = fake_github(with_faults(world, {"method": "GET", "path": "/issues/12/comments$",
+                                           "status": 502, "times": 2}))
+    comments = fake.client(sleep=sleeps).list_comments(REPO, 12)
+    assert [c.id for c in comments] == [101]
+    assert sleeps == [1.0, 2.0]
+    assert [r["status"] for r in fake.requests if r["path"].endswith("/comments")] == [502, 502, 200]
+
+
+def test_403_with_retry_after_is_honoured(fake_github, world, sleeps):
+    fake = fake_github(with_faults(world, {"method": "GET", "path": "/memberships/",
+                                           "status": 403, "headers": {"Retry-After": "4"},
+                                           "times": 1}))
+    assert fake.client(sleep=sleeps).team_membership("acme", "core", "root") == "active"
+    assert sleeps == [4.0]
+
+
+def test_secondary_rate_limit_without_headers(fake_github, world, sleeps):
+    fake = fake_github(with_faults(world, {"method": "GET", "path": "/permission$", "status": 403,
+                                           "message": SECONDARY, "times": 1}))
+    client = fake.client(sleep=sleeps, secondary_wait=30)
+    assert client.collaborator_permission(REPO, "alice").permission == "write"
+    assert sleeps == [30.0]
+
+
+def test_primary_rate_limit_waits_until_reset(fake_github, world, sleeps):
+    fake = fake_github(with_faults(world, {"method": "GET", "path": "/permission$", "status": 403,
+                                           "message": "API rate limit exceeded for installation.",
+                                           "headers": {"X-RateLimit-Remaining": "0",
+                                                       "X-RateLimit-Reset": "1010"},
+                                           "times": 1}))
+    client = fake.client(sleep=sleeps, clock=lambda: 1000.0)
+    assert client.collaborator_permission(REPO, "root").permission == "admin"
+    assert sleeps == [11.0]
+
+
+def test_wait_budget_bounds_retries_and_reports(fake_github, world, sleeps):
+    fake = fake_github(with_faults(world, {"method": "GET", "path": "/check-runs$", "status": 503,
+                                           "headers": {"Retry-After": "10"}}))
+    client = fake.client(sleep=sleeps, max_wait=25)
+    with pytest.raises(GitHubError) as info:
+        client.get(f"/repos/{REPO}/commits/{HEAD}/check-runs", action="listing check runs",
+                   permission="checks: read")
+    assert sleeps == [10.0, 10.0]
+    assert info.value.status == 503
+    assert "20s of waiting" in str(info.value) and "3 attempt(s)" in str(info.value)
+
+
+def test_rate_limit_beyond_budget_gives_up_without_sleeping(fake_github, world, sleeps):
+    fake = fake_github(with_faults(world, {"method": "GET", "path": "/permission$", "status": 403,
+                                           "message": SECONDARY}))
+    with pytest.raises(GitHubError, match="rate limit") as info:
+        fake.client(sleep=sleeps, max_wait=5).collaborator_permission(REPO, "alice")
+    assert sleeps == [] and info.value.status == 403
+
+
+def test_permission_errors_are_not_retried(fake_github, world, sleeps):
+    fake = fake_github(with_faults(world, {"method": "POST", "path": "/statuses/", "status": 403,
+                                           "message": "Resource not accessible by integration"}))
+    with pytest.raises(GitHubError, match="statuses: write"):
+        fake.client(sleep=sleeps).create_status(REPO, HEAD, "success", "ctx", "ok")
+    assert sleeps == [] and fake.count("POST") == 1
+
+
+def test_many_comments_across_pages(fake_github, world):
+    world = copy.deepcopy(world)
+    world["pulls"][0]["comments"] = [
+        {"id": 1000 + i, "user": "alice" if i % 2 else "bob", "body": f"comment {i}"}
+        for i in range(250)]
+    fake = fake_github(world)
+    comments = fake.client().list_comments(REPO, 12, expected=250)
+    assert [c.body for c in comments] == [f"comment {i}" for i in range(250)]
+    pages = fake.matching("GET", "/issues/12/comments$")
+    assert [r["query"].get("page", "1") for r in pages] == ["1", "2", "3"]
+    assert all(r["query"]["per_page"] == "100" for r in pages)
+
+
+def test_truncated_pagination_is_detected(fake_github, world):
+    world = copy.deepcopy(world)
+    world["pulls"][0]["comments"] = [{"id": 1000 + i, "user": "bob", "body": str(i)}
+                                     for i in range(150)]
+    world["faults"] = [{"method": "GET", "path": "/issues/12/comments$", "truncate": True}]
+    fake = fake_github(world)
+    client = fake.client()
+    assert len(client.list_comments(REPO, 12)) == 100  # silently short without a count
+    with pytest.raises(GitHubError, match="got 100 of 150"):
+        client.list_comments(REPO, 12, expected=150)
+
+
+def test_upsert_finds_its_comment_on_a_later_page(fake_github, world):
+    world = copy.deepcopy(world)
+    world["pulls"][0]["comments"] = [{"id": 1000 + i, "user": "bob", "body": str(i)}
+                                     for i in range(230)]
+    world["pulls"][0]["comments"].append({"id": 2000, "user": "github-actions[bot]",
+                                          "body": "<!-- m -->\nold"})
+    fake = fake_github(world)
+    result = fake.client().upsert_comment(REPO, 12, "m", "new")
+    assert (result.action, result.comment.id) == ("updated", 2000)
+    assert fake.count("POST") == 0
+
+
+def test_get_comment(fake_github, world):
+    comment = fake_github(world).client().get_comment(REPO, 101)
+    assert (comment.user, comment.author_association) == ("alice", "MEMBER")
+
+
+def test_create_status_cuts_description(fake_github, world):
+    fake = fake_github(world)
+    status = fake.client().create_status(REPO, HEAD, "pending", "codeowner-signoff-verify",
+                                         "d" * 300, "https://example/run")
+    assert len(status["description"]) == 140
+    stored = fake.world["statuses"][HEAD][-1]
+    assert (stored["state"], stored["context"], stored["creator"]) == (
+        "pending", "codeowner-signoff-verify", "github-actions[bot]")
+    with pytest.raises(ValueError):
+        fake.client().create_status(REPO, HEAD, "done", "ctx")
+
+
+def test_reactions_add_and_remove_only_the_bots_own(fake_github, world):
+    fake = fake_github(world)
+    client = fake.client()
+    client.add_reaction(REPO, 101, "+1")
+    client.add_reaction(REPO, 101, "+1")  # idempotent on GitHub
+    reactions = fake.world["pulls"][0]["comments"][0]["reactions"]
+    assert [(r["user"], r["content"]) for r in reactions] == [
+        ("bob", "+1"), ("github-actions[bot]", "+1")]
+    assert client.remove_reaction(REPO, 101, "+1") == 1
+    assert [(r["user"], r["content"]) for r in reactions] == [("bob", "+1")]
+    assert client.remove_reaction(REPO, 101, "-1") == 0
+    with pytest.raises(ValueError):
+        client.add_reaction(REPO, 101, "thumbsup")
+
+
+def test_collaborator_permission(fake_github, world):
+    client = fake_github(world).client()
+    assert client.collaborator_permission(REPO, "root").role_name == "admin"
+    assert client.collaborator_permission(REPO, "stranger").permission == "none"
+
+
+def test_team_membership(fake_github, world):
+    client = fake_github(world).client()
+    assert client.team_membership("acme", "core", "root") == "active"
+    assert client.team_membership("acme", "core", "dave") == "pending"
+    assert client.team_membership("acme", "core", "alice") is None
+    assert client.team_membership("acme", "missing", "root") is None
+
+
+def test_team_membership_permanent_404_fault(fake_github, world):
+    fake = fake_github(with_faults(world, {"path": "/memberships/", "status": 404}))
+    assert fake.client().team_membership("acme", "core", "root") is None
+
+
+def test_file_at_and_tree_at(fake_github, world):
+    fake = fake_github(world)
+    client = fake.client()
+    assert "rocm/sgl:v2" in client.file_at(REPO, "configs/amd-master.yaml", HEAD)
+    assert "rocm/sgl:v1" in client.file_at(REPO, "configs/amd-master.yaml", "main")
+    assert client.file_at(REPO, "missing.txt", HEAD) is None
+    assert client.file_at(REPO, "configs", HEAD) is None  # a directory
+    tree = client.tree_at(REPO, HEAD)
+    assert sorted(tree) == ["CODEOWNERS", "configs/amd-master.yaml", "docs/new-name.md",
+                            "perf-changelog.yaml"]
+    assert tree["CODEOWNERS"].startswith("* @acme/core")
+    before = len(fake.requests)
+    client.tree_at(REPO, "main")
+    assert len(fake.requests) - before == 2  # the API call and the redirected download
+
+
+def test_tree_of_unknown_ref(fake_github, world):
+    with pytest.raises(GitHubError) as info:
+        fake_github(world).client().tree_at(REPO, "no-such-branch")
+    assert info.value.status == 404
+
+
+def test_artifacts_list_download_and_json(fake_github, world):
+    client = fake_github(world).client()
+    artifacts = client.run_artifacts(REPO, 35873197630)
+    assert [(a.name, a.expired) for a in artifacts] == [("eval_results_all", False),
+                                                        ("old_results", True)]
+    members = client.download_artifact(REPO, artifacts[0].id)
+    assert members["notes.txt"] == b"plain text\n"
+    assert client.artifact_json(REPO, artifacts[0].id) == {
+        "agg_eval_all.json": [{"task": "gsm8k", "em_strict": 0.95}]}
+
+
+def test_expired_artifact_is_a_410(fake_github, world):
+    client = fake_github(world).client()
+    with pytest.raises(GitHubError) as info:
+        client.download_artifact(REPO, 2)
+    assert info.value.status == 410
+
+
+def test_missing_artifact_and_run(fake_github, world):
+    client = fake_github(world).client()
+    with pytest.raises(GitHubError) as info:
+        client.download_artifact(REPO, 999)
+    assert info.value.status == 404
+    with pytest.raises(GitHubError, match="actions: read"):
+        client.run_artifacts(REPO, 1)
+
+
+def test_invalid_json_in_artifact(fake_github, world):
+    world = copy.deepcopy(world)
+    world["workflow_runs"][0]["artifacts"][0]["files"] = {"bad.json": "{nope"}
+    with pytest.raises(GitHubError, match="not valid JSON"):
+        fake_github(world).client().artifact_json(REPO, 1)
+
+
+def test_pygithub_repository_objects_are_accepted(fake_github, world):
+    fake = fake_github(world)
+    client = fake.client()
+    repo = client.repo(REPO)
+    assert client.collaborator_permission(repo, "alice").permission == "write"
+    assert repo.get_pull(12).changed_files == 4
+
+
+def test_bad_token_is_explained(fake_github, world):
+    fake = fake_github(with_faults(world, {"path": "/comments$", "status": 401,
+                                           "message": "Bad credentials"}))
+    with pytest.raises(GitHubError, match="GITHUB_TOKEN"):
+        fake.client().list_comments(REPO, 12)
+
+
+def test_unreachable_server_is_explained(sleeps):
+    client = GitHubClient(token="t", base_url="http://127.0.0.1:9",
+                          policy=RetryPolicy(sleep=sleeps, retries=1))
+    with pytest.raises(GitHubError, match="no answer") as info:
+        client.get("/user", action="reading the user", permission="any")
+    assert info.value.status is None

@@ -1,0 +1,138 @@
+"""Event payloads (real octokit/webhooks examples) become typed dataclasses."""
+
+import json
+
+import pytest
+
+from infx.errors import InfxError
+from infx.github.events import (
+    IssueCommentEvent,
+    PullRequestEvent,
+    PullRequestReviewCommentEvent,
+    PullRequestReviewEvent,
+    PushEvent,
+    WorkflowDispatchEvent,
+    WorkflowRunEvent,
+    load_event,
+    parse_event,
+)
+
+
+@pytest.fixture
+def hooks(test_data):
+    return test_data / "github" / "webhooks"
+
+
+def _load(hooks, name, file):
+    return load_event(env={"GITHUB_EVENT_NAME": name,
+                           "GITHUB_EVENT_PATH": str(hooks / name / file)})
+
+
+def test_pull_request_labeled(hooks):
+    event = _load(hooks, "pull_request", "labeled.payload.json")
+    assert isinstance(event, PullRequestEvent)
+    assert (event.action, event.number, event.label) == ("labeled", 2, "bug")
+    pr = event.pull_request
+    assert pr.head.sha == "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
+    assert pr.base.ref == "master"
+    assert pr.labels == ("bug",)
+    assert not pr.is_fork
+    assert event.repository.full_name == "Codertocat/Hello-World"
+
+
+def test_pull_request_null_body_becomes_empty(hooks):
+    event = _load(hooks, "pull_request", "opened.with-null-body.json")
+    assert event.pull_request.body == ""
+
+
+def test_synchronize_carries_before_and_after(hooks):
+    event = _load(hooks, "pull_request", "synchronize.payload.json")
+    raw = json.loads((hooks / "pull_request" / "synchronize.payload.json").read_text())
+    assert (event.before, event.after) == (raw["before"], raw["after"])
+
+
+def test_fork_detection_from_head_repo(hooks):
+    raw = json.loads((hooks / "pull_request" / "opened.payload.json").read_text())
+    raw["pull_request"]["head"]["repo"]["full_name"] = "someone/fork"
+    assert parse_event("pull_request", raw).pull_request.is_fork
+    raw["pull_request"]["head"]["repo"] = None  # deleted fork
+    assert parse_event("pull_request", raw).pull_request.is_fork
+
+
+def test_issue_comment_created_and_edited(hooks):
+    created = _load(hooks, "issue_comment", "created.payload.json")
+    assert isinstance(created, IssueCommentEvent)
+    assert created.comment.id == 492700400
+    assert created.comment.author_association == "OWNER"
+    assert created.is_pull_request is False
+    edited = _load(hooks, "issue_comment", "edited.payload.json")
+    assert edited.previous_body.startswith("You are totally right!")
+
+
+def test_issue_comment_on_pull_request(hooks):
+    raw = json.loads((hooks / "issue_comment" / "created.payload.json").read_text())
+    raw["issue"]["pull_request"] = {"url": "https://api.github.com/repos/o/r/pulls/1"}
+    assert parse_event("issue_comment", raw).is_pull_request
+
+
+def test_review_state_is_upper_case_like_rest(hooks):
+    event = _load(hooks, "pull_request_review", "submitted.payload.json")
+    assert isinstance(event, PullRequestReviewEvent)
+    assert event.review.state == "COMMENTED"
+    assert _load(hooks, "pull_request_review", "dismissed.payload.json").review.state == "DISMISSED"
+
+
+def test_review_comment(hooks):
+    event = _load(hooks, "pull_request_review_comment", "created.payload.json")
+    assert isinstance(event, PullRequestReviewCommentEvent)
+    assert (event.comment.path, event.comment.line) == ("README.md", 265)
+
+
+def test_push_tag_deletion(hooks):
+    event = _load(hooks, "push", "payload.json")
+    assert isinstance(event, PushEvent)
+    assert event.deleted and event.branch is None and event.commits == ()
+
+
+def test_workflow_dispatch_inputs(hooks):
+    event = _load(hooks, "workflow_dispatch", "payload.json")
+    assert isinstance(event, WorkflowDispatchEvent)
+    assert event.inputs == {"name": "Mona the Octocat"}
+    assert event.workflow == ".github/workflows/hello-world-workflow.yml"
+
+
+def test_workflow_run_lists_pull_request_numbers(hooks):
+    event = _load(hooks, "workflow_run", "completed.with-pull-requests.payload.json")
+    assert isinstance(event, WorkflowRunEvent)
+    assert event.workflow_run.pull_requests == (2,)
+    assert event.workflow_run.conclusion == "success"
+
+
+def test_missing_environment_is_a_clear_error():
+    with pytest.raises(InfxError, match="GITHUB_EVENT_NAME"):
+        load_event(env={})
+    with pytest.raises(InfxError, match="GITHUB_EVENT_PATH"):
+        load_event(env={"GITHUB_EVENT_NAME": "push"})
+
+
+def test_unreadable_or_invalid_payload(tmp_path):
+    bad = tmp_path / "event.json"
+    bad.write_text("{not json")
+    with pytest.raises(InfxError, match="not JSON"):
+        load_event(bad, "push", env={})
+    with pytest.raises(InfxError, match="cannot read"):
+        load_event(tmp_path / "missing.json", "push", env={})
+
+
+def test_missing_field_names_the_key(tmp_path):
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps({"repository": {"full_name": "o/r"}, "action": "created"}))
+    with pytest.raises(InfxError) as info:
+        load_event(path, "issue_comment", env={})
+    assert info.value.problems[0].key == "issue"
+    assert info.value.problems[0].file == str(path)
+
+
+def test_unsupported_event_name():
+    with pytest.raises(InfxError, match="unsupported event"):
+        parse_event("gollum", {})

@@ -1,0 +1,137 @@
+"""World files: validation with located errors, defaults, tree inheritance, ref resolution."""
+
+import copy
+
+import pytest
+
+from infx.errors import InfxError
+from infx.github.fake.world import find_comment, load_world, next_comment_id, resolve_ref, tree_at
+
+BASE = "c0ffee0000000000000000000000000000000000"
+MID = "beef000000000000000000000000000000000000"
+HEAD = "beef010000000000000000000000000000000000"
+
+
+@pytest.fixture
+def world_path(test_data):
+    return test_data / "github" / "worlds" / "basic.yaml"
+
+
+@pytest.fixture
+def world(world_path):
+    return load_world(world_path)
+
+
+def test_loads_and_fills_defaults(world):
+    assert world["repo"] == "acme/inferencex"
+    pull = world["pulls"][0]
+    assert pull["state"] == "open" and pull["draft"] is False
+    assert pull["base"]["repo"] == "acme/inferencex"
+    assert [a["id"] for a in world["workflow_runs"][0]["artifacts"]] == [1, 2]
+
+
+def test_minimal_world_gets_every_default():
+    world = load_world({"repo": "o/r", "commits": {}})
+    assert world["token_login"] == "github-actions[bot]"
+    assert world["default_branch"] == "main"
+    assert world["pulls"] == [] and world["faults"] == []
+
+
+def test_files_from_inherits_and_null_deletes(world):
+    head = tree_at(world, HEAD)
+    assert "docs/old-name.md" not in head and "scripts/remove-me.sh" not in head
+    assert head["docs/new-name.md"].startswith("line one")
+    assert "rocm/sgl:v2" in head["configs/amd-master.yaml"]
+    assert "rocm/sgl:v1" in tree_at(world, BASE)["configs/amd-master.yaml"]
+    assert tree_at(world, MID)["scripts/remove-me.sh"] == "echo bye\n"
+
+
+def test_resolve_ref(world):
+    assert resolve_ref(world, "main") == BASE
+    assert resolve_ref(world, "refs/heads/main") == BASE
+    assert resolve_ref(world, HEAD) == HEAD
+    assert resolve_ref(world, "beef01") == HEAD
+    assert resolve_ref(world, "beef") is None  # ambiguous prefix
+    assert resolve_ref(world, "refs/pull/12/head") == HEAD
+    assert resolve_ref(world, "nope") is None
+
+
+def test_comment_lookup_and_next_id(world):
+    pull, comment = find_comment(world, 101)
+    assert pull["number"] == 12 and comment["user"] == "alice"
+    assert find_comment(world, 999) is None
+    assert next_comment_id(world) == 302
+
+
+def test_schema_error_names_file_line_and_key(tmp_path, world_path):
+    text = world_path.read_text().replace("state: APPROVED", "state: LGTM")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text)
+    with pytest.raises(InfxError) as info:
+        load_world(bad)
+    problem = info.value.problems[0]
+    assert problem.file == str(bad)
+    assert problem.key == "pulls.0.reviews.0.state"
+    assert problem.line == next(i for i, line in enumerate(text.splitlines(), 1) if "LGTM" in line)
+
+
+def test_short_sha_key_points_at_the_key(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("repo: o/r\ncommits:\n  abc: {}\n")
+    with pytest.raises(InfxError) as info:
+        load_world(bad)
+    assert info.value.problems[0].line == 3
+
+
+def test_dangling_references_are_all_reported(world):
+    raw = copy.deepcopy(world)
+    raw["branches"]["dev"] = "d" * 40
+    raw["pulls"][0]["head"]["sha"] = "e" * 40
+    raw["commits"][HEAD]["files_from"] = "f" * 40
+    with pytest.raises(InfxError) as info:
+        load_world(raw)
+    keys = {p.key for p in info.value.problems}
+    assert keys == {"branches.dev", "pulls.0.head.sha", f"commits.{HEAD}.files_from"}
+
+
+def test_files_from_cycle(world):
+    raw = copy.deepcopy(world)
+    raw["commits"][BASE]["files_from"] = HEAD
+    with pytest.raises(InfxError, match="cycle"):
+        load_world(raw)
+
+
+def test_duplicate_pull_numbers_and_bad_fault_regex(world):
+    raw = copy.deepcopy(world)
+    raw["pulls"].append(copy.deepcopy(raw["pulls"][0]))
+    raw["faults"] = [{"path": "([", "status": 500}]
+    with pytest.raises(InfxError) as info:
+        load_world(raw)
+    messages = " ".join(p.message for p in info.value.problems)
+    assert "duplicate pull number 12" in messages and "regular expression" in messages
+
+
+def test_fault_needs_status_or_truncate():
+    with pytest.raises(InfxError):
+        load_world({"repo": "o/r", "commits": {}, "faults": [{"path": "x"}]})
+    load_world({"repo": "o/r", "commits": {}, "faults": [{"path": "x", "truncate": True}]})
+
+
+def test_unknown_fields_pass_through(world):
+    raw = copy.deepcopy(world)
+    raw["pulls"][0]["milestone"] = {"title": "v1"}
+    raw["custom"] = 1
+    loaded = load_world(raw)
+    assert loaded["pulls"][0]["milestone"] == {"title": "v1"} and loaded["custom"] == 1
+
+
+def test_not_a_mapping(tmp_path):
+    path = tmp_path / "w.yaml"
+    path.write_text("- a\n- b\n")
+    with pytest.raises(InfxError, match="mapping"):
+        load_world(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(InfxError, match="cannot read world file"):
+        load_world(tmp_path / "none.yaml")

@@ -1,0 +1,201 @@
+"""Tests for infx.reuse.grammar: command lines and the newest authorized request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from infx.reuse.grammar import (
+    AUTHORIZED_ASSOCIATIONS,
+    REUSE_COMMAND,
+    USE_ALIAS,
+    ReuseCommand,
+    is_authorized_association,
+    mentions_command,
+    newest_authorized,
+    parse_command,
+    parse_line,
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("/reuse-sweep-run", ReuseCommand(REUSE_COMMAND, None)),
+        ("  /reuse-sweep-run  ", ReuseCommand(REUSE_COMMAND, None)),
+        ("/reuse-sweep-run 123", ReuseCommand(REUSE_COMMAND, 123)),
+        ("\t/reuse-sweep-run\t0042\t", ReuseCommand(REUSE_COMMAND, 42)),
+        ("/reuse-sweep-run 77\r", ReuseCommand(REUSE_COMMAND, 77)),
+        ("/use 42", ReuseCommand(USE_ALIAS, 42)),
+        (" /use   0042 ", ReuseCommand(USE_ALIAS, 42)),
+        ("/use 35873197630\r", ReuseCommand(USE_ALIAS, 35873197630)),
+    ],
+)
+def test_valid_lines(line, expected):
+    assert parse_line(line) == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "/use",
+        "/use ",
+        "/useful 42",
+        "/use nope",
+        "/use -1",
+        "/use 42 extra",
+        "x /use 42",
+        "/reuse-sweep-run -5",
+        "/reuse-sweep-run 12 please",
+        "please run /reuse-sweep-run 111 after merge",
+        "/reuse-sweep-runs",
+        "/reuse-sweep-run12",
+        "/use42",
+        "/use ４２",  # full-width digits are not run ids
+        "`/reuse-sweep-run`",
+        "> /reuse-sweep-run",
+        "",
+    ],
+)
+def test_rejected_lines(line):
+    assert parse_line(line) is None
+
+
+def test_id_on_next_line_is_not_a_pin():
+    assert parse_command("/use\n42") is None
+    assert parse_command("/reuse-sweep-run\n42") == ReuseCommand(REUSE_COMMAND, None)
+
+
+def test_last_valid_line_in_a_comment_wins():
+    body = "/reuse-sweep-run 1\r\nsome text\r\n/use 2\r\n/use nope\r\n"
+    assert parse_command(body) == ReuseCommand(USE_ALIAS, 2)
+    assert parse_command("/use 5\n/reuse-sweep-run") == ReuseCommand(REUSE_COMMAND, None)
+
+
+def test_empty_or_missing_body():
+    assert parse_command(None) is None
+    assert parse_command("") is None
+
+
+def test_command_str_and_pinned():
+    assert str(ReuseCommand(USE_ALIAS, 9)) == "/use 9"
+    assert str(ReuseCommand(REUSE_COMMAND, None)) == "/reuse-sweep-run"
+    assert ReuseCommand(USE_ALIAS, 9).pinned
+    assert not ReuseCommand(REUSE_COMMAND, None).pinned
+
+
+def test_mentions_command_prefilter():
+    assert mentions_command("please /reuse-sweep-run later")
+    assert mentions_command("/useful")
+    assert not mentions_command("nothing here")
+    assert not mentions_command(None)
+
+
+def test_authorized_associations():
+    assert AUTHORIZED_ASSOCIATIONS == {"OWNER", "MEMBER", "COLLABORATOR"}
+    assert is_authorized_association("member")
+    for other in ("CONTRIBUTOR", "NONE", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER", "MANNEQUIN", None, ""):
+        assert not is_authorized_association(other)
+
+
+@dataclass
+class C:
+    body: str
+    author_association: str
+    created_at: str
+
+
+def test_newest_authorized_ignores_newer_contributor():
+    comments = [
+        C("/reuse-sweep-run 111", "OWNER", "2026-01-01T00:00:00Z"),
+        C("/reuse-sweep-run", "OWNER", "2026-01-02T00:00:00Z"),
+        C("/reuse-sweep-run 222", "CONTRIBUTOR", "2026-01-03T00:00:00Z"),
+    ]
+    found = newest_authorized(comments)
+    assert found is not None
+    assert found.command == ReuseCommand(REUSE_COMMAND, None)
+    assert found.comment is comments[1]
+    comments.append(C("/use 333", "COLLABORATOR", "2026-01-04T00:00:00Z"))
+    assert newest_authorized(comments).command == ReuseCommand(USE_ALIAS, 333)
+
+
+def test_newest_authorized_sorts_by_created_at_not_position():
+    comments = [
+        C("/use 2", "MEMBER", "2026-02-01T00:00:00Z"),
+        C("/use 1", "MEMBER", "2026-01-01T00:00:00Z"),
+    ]
+    assert newest_authorized(comments).command.run_id == 2
+
+
+def test_newest_authorized_accepts_mappings_and_datetimes():
+    comments = [
+        {"body": "/use 5", "author_association": "OWNER",
+         "created_at": datetime(2026, 1, 2, tzinfo=timezone.utc)},
+        {"body": "/use 4", "author_association": "OWNER", "created_at": "2026-01-01T00:00:00Z"},
+    ]
+    assert newest_authorized(comments).command.run_id == 5
+
+
+def test_newest_authorized_none_when_only_unauthorized_or_no_command():
+    assert newest_authorized([]) is None
+    assert newest_authorized([C("/use 1", "CONTRIBUTOR", "2026-01-01T00:00:00Z"),
+                              C("lgtm", "OWNER", "2026-01-02T00:00:00Z")]) is None
+
+
+# ---- properties -------------------------------------------------------------------
+
+_hspace = st.text(alphabet=" \t", max_size=3)
+_ids = st.integers(min_value=0, max_value=10**12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_hspace, _hspace, _hspace, _ids, st.integers(min_value=0, max_value=3), st.booleans())
+def test_property_well_formed_pins_round_trip(lead, mid, trail, run_id, zeros, use_alias):
+    mid = mid or " "
+    name = USE_ALIAS if use_alias else REUSE_COMMAND
+    line = f"{lead}{name}{mid}{'0' * zeros}{run_id}{trail}"
+    assert parse_line(line) == ReuseCommand(name, run_id)
+    assert parse_line(line + "\r") == ReuseCommand(name, run_id)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(min_size=1).filter(lambda s: s.strip(" \t") != ""), _ids)
+def test_property_prefixed_text_never_matches(prefix, run_id):
+    text = prefix.replace("\n", " ").replace("\r", " ")
+    assert parse_line(f"{text} /use {run_id}") is None
+    assert parse_line(f"{text} /reuse-sweep-run") is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=30), st.sampled_from(
+    ["/use 7", "/reuse-sweep-run", "/reuse-sweep-run 9", "/use", "/useful 1"])), max_size=8))
+def test_property_last_valid_line_wins(lines):
+    body = "\n".join(lines)
+    expected = None
+    for line in body.split("\n"):
+        parsed = parse_line(line)
+        if parsed is not None:
+            expected = parsed
+    assert parse_command(body) == expected
+    if expected is not None:
+        assert mentions_command(body)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["OWNER", "MEMBER", "COLLABORATOR", "CONTRIBUTOR", "NONE"]),
+                          st.sampled_from(["/use 1", "/use 2", "/reuse-sweep-run", "hello"]),
+                          st.integers(min_value=0, max_value=50)), max_size=10))
+def test_property_newest_authorized_is_maximal(rows):
+    comments = [C(body, assoc, f"2026-01-01T00:{minute:02d}:00Z") for assoc, body, minute in rows]
+    found = newest_authorized(comments)
+    candidates = [(c.created_at, i) for i, c in enumerate(comments)
+                  if c.author_association in AUTHORIZED_ASSOCIATIONS and parse_command(c.body)]
+    if not candidates:
+        assert found is None
+    else:
+        _, index = max(candidates)
+        assert found.comment is comments[index]

@@ -1,0 +1,341 @@
+"""The real `if:` and concurrency expressions of run-sweep.yml against an independent truth table.
+
+The truth table below is plain Python describing what should happen; the simulation evaluates
+the expressions parsed from the workflow file (with infx.workflow.expressions) and the label
+step's real Python logic, and both must agree for every combination of event, action, labels,
+acted-on label, draft, fork, reuse authorization, [skip-sweep] and changelog validity.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from infx.errors import InfxError
+from infx.workflow.expressions import Context, evaluate_if, interpolate
+from infx.workflow.labels import has_skip_sweep, sweep_flags
+from infx.workflow.shard import all_shard_ids, shard_outputs
+from infx.yamlio import load_file
+
+WORKFLOWS = Path(__file__).resolve().parent.parent / ".github" / "workflows"
+REPO = "acme/inferencex"
+LABEL_POOL = ("full-sweep-fail-fast", "full-sweep-enabled", "sweep-enabled", "all-evals",
+              "evals-only", "documentation")
+# Independent statement of intent (deliberately not imported from infx.workflow.labels).
+PRIMARY = {"full-sweep-fail-fast", "full-sweep-enabled", "sweep-enabled"}
+RELEVANT = PRIMARY | {"all-evals", "evals-only"}
+RUN, SKIP, FAIL = "success", "skipped", "failure"
+
+
+@pytest.fixture(scope="module")
+def sweep() -> dict:
+    return load_file(WORKFLOWS / "run-sweep.yml")
+
+
+def triggers(workflow: dict) -> dict:
+    return workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` key as True
+
+
+@dataclass(frozen=True)
+class Case:
+    event: str
+    action: str | None
+    labels: frozenset
+    label: str | None
+    draft: bool
+    fork: bool
+    auth: str  # "none" | "valid" | "invalid" (authorized, but the source run fails validation)
+    skip_sweep: bool
+    valid: bool
+
+
+def all_pr_cases():
+    label_sets = [frozenset(c) for n in range(len(LABEL_POOL) + 1)
+                  for c in itertools.combinations(LABEL_POOL, n)]
+    for labels in label_sets:
+        events = [("synchronize", None), ("ready_for_review", None)]
+        events += [("labeled", name) for name in sorted(labels)]
+        events += [("unlabeled", name) for name in LABEL_POOL if name not in labels]
+        for (action, label), draft, fork, auth, skip, valid in itertools.product(
+                events, (False, True), (False, True), ("none", "valid", "invalid"),
+                (False, True), (True, False)):
+            yield Case("pull_request", action, labels, label, draft, fork, auth, skip, valid)
+
+
+def push_cases():
+    for skip in (False, True):
+        yield Case("push", None, frozenset(), None, False, False, "none", skip, True)
+
+
+def expected(case: Case) -> tuple[str, str, str]:
+    """(validate, reuse-gate, plan) as intended."""
+    if case.event == "push":
+        return SKIP, SKIP, RUN  # main always plans (reuse is resolved inside the plan job)
+    label_event = case.action in ("labeled", "unlabeled")
+    if case.fork or (label_event and case.label not in RELEVANT):
+        return SKIP, SKIP, SKIP
+    primaries = case.labels & PRIMARY
+    if not case.valid or len(primaries) > 1:
+        return FAIL, SKIP, SKIP
+    gate_runs = case.action == "synchronize" and not case.draft and "evals-only" not in case.labels
+    gate = SKIP if not gate_runs else (FAIL if case.auth == "invalid" else RUN)
+    reused = gate_runs and case.auth == "valid"
+    sweep_wanted = (len(primaries) == 1 and not case.draft and not case.skip_sweep
+                    and gate != FAIL and not reused)
+    return RUN, gate, RUN if sweep_wanted else SKIP
+
+
+def github_context(case: Case) -> dict:
+    if case.event == "push":
+        return {"event_name": "push", "ref": "refs/heads/main", "sha": "c" * 40, "run_id": "777",
+                "repository": REPO, "event": {"before": "a" * 40, "after": "c" * 40}}
+    event = {
+        "action": case.action,
+        "pull_request": {
+            "number": 12, "draft": case.draft, "title": "Bump image",
+            "labels": [{"name": n} for n in sorted(case.labels)],
+            "head": {"sha": "b" * 40, "repo": {"full_name": "fork/inferencex" if case.fork else REPO}},
+            "base": {"sha": "a" * 40},
+        },
+    }
+    if case.label is not None:
+        event["label"] = {"name": case.label}
+    return {"event_name": "pull_request", "ref": "refs/pull/12/merge", "sha": "m" * 40,
+            "run_id": "777", "repository": REPO, "base_ref": "main", "event": event}
+
+
+def job_status(needs: dict) -> str:
+    results = [n["result"] for n in needs.values()]
+    if any(r == FAIL for r in results):
+        return "failure"
+    return "success" if all(r == RUN for r in results) else "skipped"
+
+
+def run_job(workflow: dict, job_id: str, github: dict, needs: dict) -> bool:
+    job = workflow["jobs"][job_id]
+    relevant_needs = {k: needs[k] for k in _needs_of(job)}
+    ctx = Context({"github": github, "needs": relevant_needs}, job_status=job_status(relevant_needs))
+    return evaluate_if(job.get("if"), ctx)
+
+
+def _needs_of(job: dict) -> list[str]:
+    needs = job.get("needs", [])
+    return [needs] if isinstance(needs, str) else list(needs)
+
+
+def simulate(workflow: dict, case: Case) -> tuple[str, str, str]:
+    github = github_context(case)
+    needs: dict = {}
+    if run_job(workflow, "validate", github, needs):
+        try:
+            flags = sweep_flags(case.labels)  # the label step's real logic
+            skip = has_skip_sweep("Bump image [skip-sweep]" if case.skip_sweep else "Bump image")
+            outputs = flags.outputs() | {"skip-pr-sweep": "true" if skip else "false"}
+            result = RUN if case.valid else FAIL
+        except InfxError:
+            outputs, result = {}, FAIL
+        needs["validate"] = {"result": result, "outputs": outputs if result == RUN else {}}
+    else:
+        needs["validate"] = {"result": SKIP, "outputs": {}}
+    if run_job(workflow, "reuse-gate", github, needs):
+        if case.auth == "invalid":
+            needs["reuse-gate"] = {"result": FAIL, "outputs": {}}
+        else:
+            skip = "true" if case.auth == "valid" else "false"
+            needs["reuse-gate"] = {"result": RUN, "outputs": {"skip-pr-sweep": skip}}
+    else:
+        needs["reuse-gate"] = {"result": SKIP, "outputs": {}}
+    plan = RUN if run_job(workflow, "plan", github, needs) else SKIP
+    return needs["validate"]["result"], needs["reuse-gate"]["result"], plan
+
+
+def test_every_pr_combination_matches_the_truth_table(sweep):
+    mismatches, count = [], 0
+    for case in itertools.chain(all_pr_cases(), push_cases()):
+        count += 1
+        got, want = simulate(sweep, case), expected(case)
+        if got != want:
+            mismatches.append((case, got, want))
+    assert count > 20_000
+    assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
+
+
+@pytest.mark.parametrize(("case", "want"), [
+    (Case("pull_request", "synchronize", frozenset({"full-sweep-fail-fast"}), None, False, False,
+          "none", False, True), (RUN, RUN, RUN)),
+    (Case("pull_request", "synchronize", frozenset({"full-sweep-fail-fast"}), None, False, False,
+          "valid", False, True), (RUN, RUN, SKIP)),
+    (Case("pull_request", "synchronize", frozenset({"full-sweep-enabled", "full-sweep-fail-fast"}),
+          None, False, False, "valid", False, True), (FAIL, SKIP, SKIP)),
+    (Case("pull_request", "synchronize", frozenset(), None, False, False, "none", False, True),
+     (RUN, RUN, SKIP)),
+    (Case("pull_request", "labeled", frozenset({"full-sweep-enabled", "documentation"}),
+          "documentation", False, False, "none", False, True), (SKIP, SKIP, SKIP)),
+    (Case("pull_request", "labeled", frozenset({"full-sweep-enabled"}), "full-sweep-enabled",
+          False, False, "valid", False, True), (RUN, SKIP, RUN)),  # re-labeling forces a sweep
+    (Case("pull_request", "synchronize", frozenset({"full-sweep-enabled", "evals-only"}), None,
+          False, False, "valid", False, True), (RUN, SKIP, RUN)),
+    (Case("pull_request", "synchronize", frozenset({"full-sweep-enabled"}), None, False, True,
+          "none", False, True), (SKIP, SKIP, SKIP)),  # forks never run anything
+    (Case("pull_request", "synchronize", frozenset({"full-sweep-enabled"}), None, True, False,
+          "none", False, True), (RUN, SKIP, SKIP)),  # drafts validate but never sweep
+    (Case("pull_request", "ready_for_review", frozenset({"full-sweep-enabled"}), None, False, False,
+          "none", False, True), (RUN, SKIP, RUN)),
+    (Case("pull_request", "synchronize", frozenset({"sweep-enabled"}), None, False, False,
+          "none", True, True), (RUN, RUN, SKIP)),  # [skip-sweep]
+    (Case("pull_request", "unlabeled", frozenset(), "full-sweep-enabled", False, False,
+          "none", False, True), (RUN, SKIP, SKIP)),
+    (Case("pull_request", "synchronize", frozenset({"full-sweep-enabled"}), None, False, False,
+          "invalid", False, True), (RUN, FAIL, SKIP)),
+    (Case("push", None, frozenset(), None, False, False, "none", True, True), (SKIP, SKIP, RUN)),
+])
+def test_named_cases(sweep, case, want):
+    assert expected(case) == want
+    assert simulate(sweep, case) == want
+
+
+def test_triggers(sweep):
+    on = triggers(sweep)
+    assert set(on) == {"pull_request", "push"}
+    assert set(on["pull_request"]["types"]) == {"synchronize", "labeled", "unlabeled", "ready_for_review"}
+    assert "opened" not in on["pull_request"]["types"] and "reopened" not in on["pull_request"]["types"]
+    assert on["pull_request"]["paths"] == ["perf-changelog.yaml"]
+    assert on["push"] == {"branches": ["main"], "paths": ["perf-changelog.yaml"]}
+
+
+def _group(sweep: dict, case: Case) -> str:
+    return interpolate(sweep["concurrency"]["group"], Context({"github": github_context(case)}))
+
+
+@pytest.mark.parametrize(("action", "label", "suffix"), [
+    ("synchronize", None, "active"),
+    ("labeled", "full-sweep-fail-fast", "active"),
+    ("unlabeled", "evals-only", "active"),
+    ("labeled", "documentation", "777"),
+    ("unlabeled", "documentation", "777"),
+    ("ready_for_review", None, "active"),
+])
+def test_concurrency_cancels_only_on_relevant_changes(sweep, action, label, suffix):
+    case = Case("pull_request", action, frozenset({"full-sweep-enabled"}), label, False, False,
+                "none", False, True)
+    assert _group(sweep, case) == f"sweep-12-{suffix}"
+    assert sweep["concurrency"]["cancel-in-progress"] is True
+
+
+def test_concurrency_on_push_is_per_commit(sweep):
+    case = next(push_cases())
+    assert _group(sweep, case) == f"sweep-{'c' * 40}-active"
+
+
+# ---- downstream jobs ----------------------------------------------------------------
+
+def _row(i: int, **extra) -> dict:
+    return {"exp-name": f"x{i}", "runner": "mi355x", "conc": i, "model-prefix": "dsr1",
+            "precision": "fp8", "framework": "sglang"} | extra
+
+
+PLANS = {
+    "empty": {"single_node": {}, "multi_node": {}, "evals": [], "agentic_evals": [],
+              "multinode_evals": [], "multinode_agentic_evals": []},
+    "throughput": {"single_node": {"1k1k": [_row(1), _row(2)]}, "multi_node": {}, "evals": []},
+    "evals-only": {"single_node": {}, "evals": [_row(3, **{"eval-only": True})]},
+    "big": {"single_node": {"8k1k": [_row(i) for i in range(300)]},
+            "multinode_agentic_evals": [_row(1)]},
+}
+
+
+def _plan_needs(plan: dict, reuse: str) -> dict:
+    outputs = shard_outputs(plan)
+    return {"plan": {"result": RUN, "outputs": {
+        "matrix": json.dumps(outputs["matrix"]), "shards": json.dumps(outputs["shards"]),
+        "has-throughput": "true" if outputs["has-throughput"] else "false",
+        "has-evals": "true" if outputs["has-evals"] else "false",
+        "reuse-enabled": reuse, "fail-fast": "false"}}}
+
+
+@pytest.mark.parametrize("plan_name", sorted(PLANS))
+@pytest.mark.parametrize("reuse", ["", "false", "true"])
+def test_sweep_jobs_start_only_for_non_empty_shards(sweep, plan_name, reuse):
+    plan = PLANS[plan_name]
+    needs = _plan_needs(plan, reuse)
+    github = github_context(next(push_cases()))
+    non_empty = set(shard_outputs(plan)["shards"])
+    for shard in all_shard_ids():
+        job_id = f"sweep-{shard}"
+        runs = run_job(sweep, job_id, github, needs)
+        assert runs == (reuse != "true" and shard in non_empty), job_id
+        if runs:
+            job = sweep["jobs"][job_id]
+            matrix = interpolate(job["strategy"]["matrix"]["config"].replace(
+                "${{", "${{ toJSON(", 1).replace("}}", ") }}", 1), Context({"needs": needs}))
+            assert 0 < len(json.loads(matrix)) <= 256
+
+
+def test_every_shard_slot_has_a_job_and_the_template(sweep):
+    sweep_jobs = {j for j in sweep["jobs"] if j.startswith("sweep-")}
+    assert sweep_jobs == {f"sweep-{s}" for s in all_shard_ids()}
+    for job_id in sweep_jobs:
+        job = sweep["jobs"][job_id]
+        assert job["uses"] == "$/.github/workflows/benchmark-tmpl.yml"
+        assert job["with"] == {"config": "${{ toJSON(matrix.config) }}"}
+        assert "secrets" in job and job["secrets"] != "inherit"
+
+
+@pytest.mark.parametrize(("plan_name", "results", "evals"), [
+    ("empty", False, False), ("throughput", True, False), ("evals-only", False, True), ("big", True, True),
+])
+def test_collect_jobs(sweep, plan_name, results, evals):
+    needs = _plan_needs(PLANS[plan_name], "false")
+    # families may have succeeded, failed or been skipped: collection still happens
+    for family_result in (RUN, FAIL, SKIP):
+        all_needs = needs | {f"sweep-{s}": {"result": family_result, "outputs": {}} for s in all_shard_ids()}
+        github = github_context(next(push_cases()))
+        assert run_job(sweep, "collect-results", github, all_needs) is results
+        assert run_job(sweep, "collect-evals", github, all_needs) is evals
+
+
+def test_results_link_only_on_prs_without_reuse(sweep):
+    pr = github_context(Case("pull_request", "synchronize", frozenset({"full-sweep-enabled"}), None,
+                             False, False, "none", False, True))
+    push = github_context(next(push_cases()))
+    assert run_job(sweep, "results-link", pr, _plan_needs(PLANS["throughput"], ""))
+    assert not run_job(sweep, "results-link", push, _plan_needs(PLANS["throughput"], "false"))
+    assert not run_job(sweep, "results-link", pr, _plan_needs(PLANS["throughput"], "true"))
+    assert not run_job(sweep, "results-link", pr, {"plan": {"result": SKIP, "outputs": {}}})
+
+
+def test_fail_fast_follows_the_label(sweep):
+    expr = sweep["jobs"]["plan"]["outputs"]["fail-fast"]
+    for value, want in (("true", "true"), ("false", "false"), (None, "false")):
+        needs = {"validate": {"outputs": {"fail-fast": value} if value else {}}}
+        assert interpolate(expr, Context({"needs": needs})) == want
+
+
+# ---- the acknowledgement workflow ------------------------------------------------------
+
+def _comment_ctx(body: str, previous: str | None = None, on_pr: bool = True) -> Context:
+    event = {"action": "edited" if previous is not None else "created",
+             "issue": {"number": 5, "pull_request": {"url": "x"} if on_pr else None},
+             "comment": {"body": body}}
+    if previous is not None:
+        event["changes"] = {"body": {"from": previous}}
+    return Context({"github": {"event_name": "issue_comment", "event": event}})
+
+
+@pytest.mark.parametrize(("body", "previous", "on_pr", "runs"), [
+    ("/reuse-sweep-run", None, True, True),
+    ("/use 42", None, True, True),
+    ("lgtm", None, True, False),
+    ("lgtm", "/use 42", True, True),  # an edit that removed the command clears the reaction
+    ("/reuse-sweep-run", None, False, False),  # plain issues never
+])
+def test_ack_workflow_trigger(body, previous, on_pr, runs):
+    workflow = load_file(WORKFLOWS / "reuse-command.yml")
+    assert set(triggers(workflow)) == {"issue_comment"}
+    assert triggers(workflow)["issue_comment"]["types"] == ["created", "edited"]
+    job = workflow["jobs"]["acknowledge"]
+    assert evaluate_if(job["if"], _comment_ctx(body, previous, on_pr)) is runs

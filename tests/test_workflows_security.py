@@ -1,0 +1,131 @@
+"""Security bars for every workflow in .github/workflows (PRODUCT §5): pins, permissions, injection."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from infx.yamlio import load_file
+
+WORKFLOWS = Path(__file__).resolve().parent.parent / ".github" / "workflows"
+FILES = sorted(WORKFLOWS.glob("*.yml")) + sorted(WORKFLOWS.glob("*.yaml"))
+PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
+USES_LINE = re.compile(r"^\s*(?:-\s*)?uses:\s*(\S+)\s*(#.*)?$")
+READ_ONLY = {"read", "none"}
+
+
+def _ids(paths):
+    return [p.name for p in paths]
+
+
+def _jobs(path: Path) -> dict:
+    return load_file(path).get("jobs", {})
+
+
+def _steps(path: Path):
+    for job_id, job in _jobs(path).items():
+        for step in job.get("steps", []) or []:
+            yield job_id, step
+
+
+def test_the_folder_has_our_workflows():
+    names = {p.name for p in FILES}
+    assert {"run-sweep.yml", "benchmark-tmpl.yml", "pr-welcome.yml", "reuse-command.yml",
+            "ci.yml"} <= names
+
+
+@pytest.mark.parametrize("path", FILES, ids=_ids(FILES))
+def test_every_uses_is_pinned_to_a_commit_with_a_version_comment(path):
+    for line in path.read_text(encoding="utf-8").splitlines():
+        match = USES_LINE.match(line)
+        if not match:
+            continue
+        target, comment = match.group(1), match.group(2) or ""
+        if target.startswith("$/"):
+            continue  # the workflow's own repository at the running commit
+        assert not target.startswith("./"), f"{path.name}: use $/ for local files: {line}"
+        assert PINNED.match(target), f"{path.name}: not pinned to a full SHA: {line}"
+        assert re.search(r"#\s*v\d+(\.\d+){0,2}\b", comment), f"{path.name}: no version comment: {line}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=_ids(FILES))
+def test_top_level_permissions_are_empty_or_read_only(path):
+    workflow = load_file(path)
+    assert "permissions" in workflow, f"{path.name} has no top-level permissions"
+    perms = workflow["permissions"]
+    if isinstance(perms, str):
+        assert perms == "read-all"
+    else:
+        assert all(value in READ_ONLY for value in perms.values()), perms
+
+
+@pytest.mark.parametrize("path", FILES, ids=_ids(FILES))
+def test_no_pull_request_target_and_no_template_in_run(path):
+    text = path.read_text(encoding="utf-8")
+    workflow = load_file(path)
+    triggers = workflow.get("on", workflow.get(True)) or {}
+    assert "pull_request_target" not in triggers
+    assert "workflow_run" not in triggers
+    for job_id, step in _steps(path):
+        assert "${{" not in str(step.get("run", "")), f"{path.name}:{job_id}: expression inside run:"
+    assert "secrets: inherit" not in text
+
+
+@pytest.mark.parametrize("path", FILES, ids=_ids(FILES))
+def test_every_checkout_drops_credentials(path):
+    for job_id, step in _steps(path):
+        if str(step.get("uses", "")).startswith("actions/checkout@"):
+            assert (step.get("with") or {}).get("persist-credentials") is False, f"{path.name}:{job_id}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=_ids(FILES))
+def test_jobs_declare_minimal_permissions(path):
+    for job_id, job in _jobs(path).items():
+        if "uses" in job and "steps" not in job:
+            perms = job.get("permissions", {})
+        else:
+            assert "permissions" in job, f"{path.name}:{job_id} inherits the default token scope"
+            perms = job["permissions"]
+        writes = {k for k, v in perms.items() if v == "write"}
+        assert writes <= {"pull-requests", "issues"}, f"{path.name}:{job_id}: {writes}"
+
+
+def test_only_comment_jobs_write_and_they_run_trusted_code():
+    for path in FILES:
+        for job_id, job in _jobs(path).items():
+            writes = {k for k, v in (job.get("permissions") or {}).items() if v == "write"}
+            if not writes:
+                continue
+            checkouts = [s for s in job.get("steps", []) if str(s.get("uses", "")).startswith("actions/checkout@")]
+            for step in checkouts:
+                ref = (step.get("with") or {}).get("ref", "")
+                assert ref in ("${{ github.event.repository.default_branch }}",
+                               "${{ github.event.pull_request.base.sha }}"), f"{path.name}:{job_id} ref={ref!r}"
+
+
+def test_comment_workflow_checks_out_the_default_branch_only():
+    job = _jobs(WORKFLOWS / "reuse-command.yml")["acknowledge"]
+    checkout = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
+    assert checkout["with"] == {"ref": "${{ github.event.repository.default_branch }}",
+                                "persist-credentials": False}
+
+
+def test_welcome_workflow_shape():
+    workflow = load_file(WORKFLOWS / "pr-welcome.yml")
+    triggers = workflow.get("on", workflow.get(True))
+    assert set(triggers) == {"pull_request"}
+    job = workflow["jobs"]["welcome"]
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+
+
+def test_zizmor_reports_nothing():
+    if shutil.which("zizmor") is None:
+        pytest.skip("zizmor is not installed")
+    result = subprocess.run(["zizmor", "--offline", "--persona", "pedantic", str(WORKFLOWS)],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "No findings to report" in result.stdout + result.stderr
