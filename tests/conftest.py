@@ -46,9 +46,12 @@ def fake_github():
     """Factory: ``fake_github(world)`` starts a FakeGitHub on a free loopback port.
 
     ``world`` is a dict or a path to a world file. The handle has ``.url``,
-    ``.requests`` (the request log), ``.world`` (live state), ``.github()`` (a PyGithub
-    client) and ``.env()`` (environment for ``infx.github.client.from_env``). Every
-    server started here is stopped at teardown.
+    ``.requests`` (the request log; ``.count(method, path_regex)`` / ``.matching``),
+    ``.world`` (live state), ``.github()`` (a raw PyGithub client), ``.client(**policy)``
+    (an ``infx.github.client.GitHubClient`` whose retries never really sleep),
+    ``.env()`` (GITHUB_API_URL/GITHUB_TOKEN for ``GitHubClient.from_env``),
+    ``.add_fault(...)`` and ``.dump(path)``. Every server started here is stopped at
+    teardown.
     """
     from infx.github.fake import FakeGitHub
 

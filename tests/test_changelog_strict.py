@@ -177,17 +177,35 @@ entry_text = st.text(st.characters(codec="utf-8", exclude_characters="\ufeff\uff
                      min_size=1, max_size=30)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+optional_fields = st.fixed_dictionaries({}, optional={
+    "evals-only": st.booleans(),
+    "all-evals": st.booleans(),
+    "scenario-type": st.lists(st.sampled_from(["fixed-seq-len", "agentic-coding"]),
+                              min_size=1, max_size=2),
+    "eval-min-prefill-ep": st.integers(1, 16),
+    "eval-concs": st.lists(st.integers(1, 4096), min_size=1, max_size=4),
+})
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts=st.lists(entry_text, min_size=1, max_size=3),
-       key=st.from_regex(r"[a-z][a-z0-9.-]{0,20}", fullmatch=True),
-       evals=st.sampled_from(["", "  evals-only: true\n", "  scenario-type:\n    - agentic-coding\n"]),
-       link=st.sampled_from(["XXX", URL + "XXX", URL + "42"]))
-def test_appending_any_valid_entry_validates(texts, key, evals, link):
+       keys=st.lists(st.from_regex(r"[a-z][a-z0-9.*-]{0,20}", fullmatch=True), min_size=1,
+                     max_size=3),
+       fields=optional_fields,
+       link=st.sampled_from(["XXX", URL + "XXX", URL + "42"]),
+       count=st.integers(1, 3))
+def test_appending_any_valid_entry_validates(texts, keys, fields, link, count):
     import json
 
-    lines = "".join(f"    - {json.dumps(t, ensure_ascii=False)}\n" for t in texts)
-    new = f"- config-keys:\n    - {key}\n  description:\n{lines}{evals}  pr-link: {link}\n"
-    assert check(A, A + b"\n" + new.encode()) == (1, 0)
+    def dump(value):
+        return json.dumps(value, ensure_ascii=False)
+
+    key_lines = "".join(f"    - {dump(k)}\n" for k in keys)
+    lines = "".join(f"    - {dump(t)}\n" for t in texts)
+    extra = "".join(f"  {name}: {dump(value)}\n" for name, value in fields.items())
+    new = f"- config-keys:\n{key_lines}  description:\n{lines}{extra}  pr-link: {link}\n"
+    head = A + b"\n" + b"\n".join([new.encode()] * count)
+    assert check(A, head) == (count, 0)
 
 
 HISTORY = A + b"\n" + block(key="beta-*", text="second", link=URL + "901")

@@ -248,3 +248,65 @@ def test_loading_does_not_mutate_its_input():
     before = copy.deepcopy(dict(configs))
     load_master_configs_from_texts([("again.yaml", AGENTIC)])
     assert dict(configs) == before
+
+
+def test_duplicate_keys_inside_one_file_are_rejected():
+    error = error_of(SINGLE + SINGLE)
+    assert "duplicate key" in str(error) and error.problems[0].line == 16
+
+
+def test_duplicate_field_inside_an_entry_is_rejected():
+    assert "duplicate key 'runner'" in str(error_of(SINGLE.replace(
+        "  runner: mi355x\n", "  runner: mi355x\n  runner: mi300x\n")))
+
+
+ROUTER_ENTRY = DISAGG.replace('  router: { name: sglang-router, version: "0.3.2" }\n', "")
+
+
+@pytest.mark.parametrize("router, needle", [
+    ("{ name: sglang-router }", "missing required field 'version'"),
+    ('{ version: "1" }', "missing required field 'name'"),
+    ('{ name: r, version: "1", url: x }', "unknown field 'url'"),
+    ('{ name: "", version: "1" }', "must be a non-empty string"),
+    ('{ name: r, version: "image:lmsysorg/x" }', "not an image reference"),
+    ('"sglang-router"', "must be of type object"),
+])
+def test_router_metadata_rules(router, needle):
+    text = ROUTER_ENTRY.replace('spec-decoding: "none"', f'spec-decoding: "none"\n        router: {router}')
+    assert needle in str(error_of(text))
+
+
+@pytest.mark.parametrize("value, needle", [('""', "non-empty string"),
+                                           ("{ name: mori }", "must be of type string")])
+def test_kv_p2p_transfer_must_be_a_non_empty_string(value, needle):
+    assert needle in str(error_of(DISAGG.replace("kv-p2p-transfer: mori", f"kv-p2p-transfer: {value}")))
+
+
+@pytest.mark.parametrize("backend, needle", [
+    ("{ name: hicache, version: v1 }", None),
+    ("{ name: hicache, extra: 1 }", "unknown field 'extra'"),
+    ('{ name: hicache, version: "image:x" }', "not an image reference"),
+    ("{ version: v1 }", "missing required field 'name'"),
+])
+def test_kv_offload_backend_metadata(backend, needle):
+    text = AGENTIC.replace("kv-offload-backend: { name: hicache }", f"kv-offload-backend: {backend}")
+    if needle is None:
+        assert load(text)
+    else:
+        assert needle in str(error_of(text))
+
+
+@pytest.mark.parametrize("prefill, needle", [
+    ("{ num-worker: 1, tp: 8, ep: 1, pp: 0, dp-attn: false }", "greater than 0"),
+    ("{ num-worker: 1, tp: 8, ep: 1, dcp-size: 0, dp-attn: false }", "greater than 0"),
+    ("{ num-worker: 1, tp: 8, ep: 1, pcp-size: -1, dp-attn: false }", "greater than 0"),
+    ("{ num-worker: 1, tp: 8, dp-attn: false }", "missing required field 'ep'"),
+    ("{ num-worker: 1, tp: 8, ep: 1 }", "missing required field 'dp-attn'"),
+    ("{ num-worker: 1, tp: 8, ep: 1, dp-attn: false, extra: 1 }", "unknown field 'extra'"),
+    ("{ num-worker: 1, tp: 8, ep: 1, dp-attn: false, hardware: '' }", "non-empty string"),
+])
+def test_worker_rules(prefill, needle):
+    text = DISAGG.replace(
+        'prefill: { num-worker: 1, tp: 8, ep: 1, dp-attn: false, additional-settings: ["PREFILL_NODES=1"] }',
+        f"prefill: {prefill}")
+    assert needle in str(error_of(text))

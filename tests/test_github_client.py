@@ -451,3 +451,55 @@ def test_unreachable_server_is_explained(sleeps):
     with pytest.raises(GitHubError, match="no answer") as info:
         client.get("/user", action="reading the user", permission="any")
     assert info.value.status is None
+
+
+def test_pull_helpers_return_github_json(fake_github, world):
+    client = fake_github(world).client()
+    pull = client.get_pull(REPO, 12)
+    files = client.pull_files(REPO, 12, expected=pull["changed_files"])
+    assert [f["status"] for f in files] == ["modified", "renamed", "added", "removed"]
+    commits = client.pull_commits(REPO, 12, expected=pull["commits"])
+    assert [c["sha"] for c in commits][-1] == HEAD
+    assert [r["state"] for r in client.pull_reviews(REPO, 12)] == ["APPROVED"]
+
+
+def test_check_runs_statuses_runs_and_codeowners(fake_github, world):
+    client = fake_github(world).client()
+    assert [r["id"] for r in client.check_runs(REPO, HEAD)] == [9002]
+    assert [r["id"] for r in client.check_runs(REPO, HEAD, latest=False)] == [9001, 9002]
+    client.create_status(REPO, HEAD, "success", "ctx", "ok")
+    assert [s["state"] for s in client.statuses(REPO, HEAD)] == ["success"]
+    assert [r["id"] for r in client.workflow_runs(REPO, head_sha=HEAD)] == [35873197630]
+    assert client.workflow_runs(REPO, event="push") == []
+    assert client.get_run(REPO, 35873197630)["run_attempt"] == 2
+    assert client.codeowners_errors(REPO, ref="main") == []
+
+
+def test_truncated_wrapped_list_is_detected_from_total_count(fake_github, world):
+    world = copy.deepcopy(world)
+    world["check_runs"][HEAD] = [{"id": 100 + i, "name": f"job {i}", "status": "completed",
+                                  "conclusion": "success"} for i in range(120)]
+    world["faults"] = [{"method": "GET", "path": "/check-runs$", "truncate": True}]
+    with pytest.raises(GitHubError, match="got 100 of 120"):
+        fake_github(world).client().check_runs(REPO, HEAD)
+
+
+def test_pr_files_truncation_against_changed_files(fake_github, world):
+    world = copy.deepcopy(world)
+    many = {f"configs/f{i:03}.yaml": f"v: {i}\n" for i in range(130)}
+    world["commits"][HEAD]["files"].update(many)
+    world["faults"] = [{"method": "GET", "path": "/pulls/12/files$", "truncate": True}]
+    client = fake_github(world).client()
+    pull = client.get_pull(REPO, 12)
+    assert pull["changed_files"] == 134
+    with pytest.raises(GitHubError, match="got 100 of 134"):
+        client.pull_files(REPO, 12, expected=pull["changed_files"])
+
+
+def test_retry_after_403_that_outlasts_the_budget_is_reported_as_a_rate_limit(
+        fake_github, world, sleeps):
+    fake = fake_github(with_faults(world, {"path": "/permission$", "status": 403,
+                                           "headers": {"Retry-After": "50"}, "message": "slow"}))
+    with pytest.raises(GitHubError, match="rate limit") as info:
+        fake.client(sleep=sleeps, max_wait=60).collaborator_permission(REPO, "alice")
+    assert sleeps == [50.0] and info.value.status == 403

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from infx.config.master import load_master_configs_from_texts
 from infx.config.runners import load_runners, load_runners_from_text
@@ -298,3 +300,18 @@ def test_generation_does_not_mutate_configs():
     generate_test_config(configs, RUNNERS, ["k"], evals="all")
     generate_full_sweep(configs, RUNNERS, evals="all")
     assert dict(configs) == before
+
+
+@settings(max_examples=100, deadline=None)
+@given(start=st.integers(1, 500), span=st.integers(0, 5000), step=st.integers(2, 5))
+def test_conc_range_properties(start, span, step):
+    end = start + span
+    values = conc_range(start, end, step)
+    assert values[0] == start and values[-1] == end
+    assert all(a < b for a, b in zip(values, values[1:], strict=False))
+    assert all(b == min(a * step, end) for a, b in zip(values, values[1:], strict=False))
+
+
+def test_non_mapping_entry_is_a_schema_error():
+    with pytest.raises(InfxError, match="must be of type object"):
+        load_master_configs_from_texts([("m.yaml", "k: 5\n")])

@@ -117,6 +117,13 @@ def test_output_is_one_compact_line(repo, capsys):
     assert list(first_row)[-1] == "recipe-fingerprint"
 
 
+def test_module_entry_point_failure_prints_no_json(repo, capsys):
+    base, head = commit(repo, "\n" + entry("nope"))
+    assert planner.main(["--base-ref", base, "--head-ref", head]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and "Config key 'nope' not found in master configs." in err
+
+
 def test_c2_trim_keeps_lowest_and_fingerprints(repo, capsys):
     full = ok(repo, capsys, entry("alpha-fp8-h100-vllm"))
     git(repo, "reset", "-q", "--hard", "HEAD~1")
@@ -147,6 +154,17 @@ def test_c3_question_mark_is_literal(repo, capsys):
 def test_c3_unmatched_wildcard_fails_even_after_valid_key(repo, capsys):
     err = failure(repo, capsys, entry("alpha-fp8-h100-vllm", "zeta-*"))
     assert "No config keys matched the wildcard pattern 'zeta-*' in master configs." in err
+    assert err.startswith("error: perf-changelog.yaml:7 [entry 1 config-keys]")
+
+
+def test_errors_point_at_head_file_lines(repo, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    err = failure(repo, capsys, entry("alpha-fp8-h100-vllm"),
+                  entry("alpha-fp8-h100-vllm", all_evals="sometimes"))
+    assert "::error file=perf-changelog.yaml,line=17::" in err
+    assert "added changelog entry 2 is invalid" in err
+    err = failure(repo, capsys, "- config-keys: [a\n")
+    assert "not valid YAML" in err and "line=" in err
 
 
 def test_c4_entry_evals_only(repo, capsys):
@@ -353,6 +371,19 @@ def test_eval_concs_without_match_fails(repo, capsys):
     assert "[32, 64]" in err
 
 
+def test_eval_concs_on_keys_already_planned_by_another_entry(repo, capsys):
+    err = failure(repo, capsys, entry("alpha-fp8-h100-vllm", all_evals=True),
+                  entry("alpha-fp8-h100-vllm", eval_concs=[64]))
+    assert "eval-concs [64] of changelog entry 2" in err
+    assert "already plans these evals" in err
+
+
+def test_eval_concs_after_prefill_filter(repo, capsys):
+    err = failure(repo, capsys, entry("gamma-fp4-gb200-dyn", eval_min_prefill_ep=2,
+                                      eval_concs=[256]))
+    assert "selected concurrencies [128]" in err
+
+
 def test_eval_concs_cannot_combine(repo, capsys):
     err = failure(repo, capsys, entry("alpha-fp8-h100-vllm", eval_concs=[32], no_evals=True))
     assert "eval-concs cannot be combined with no-evals" in err
@@ -470,3 +501,14 @@ def test_planner_never_crashes_on_added_text(f_sources, text):
         assert str(exc)
     else:
         assert set(result) >= {"single_node", "evals", "changelog_metadata"}
+
+
+def test_rows_breaking_the_contract_fail_closed(f_sources):
+    def broken(configs, runners, keys, **options):
+        return [{"image": "i", "conc": "many"}]
+
+    sources = planner.Sources(f_sources.load_configs, f_sources.load_runners, generate=broken)
+    entries = planner.parse_additions(entry("alpha-fp8-h100-vllm"))
+    with pytest.raises(InfxError, match="matrix row"):
+        planner.build_plan(entries, base_ref="a", head_ref="b", flags=planner.PlanFlags(),
+                           sources=sources)

@@ -9,6 +9,7 @@ import click
 
 from infx.changelog.strict import DEFAULT_REPO
 from infx.errors import InfxError, Problem
+from infx.matrix.plan import SpreadListOptions
 
 DEFAULT_CHANGELOG = "perf-changelog.yaml"
 
@@ -18,7 +19,7 @@ def changelog() -> None:
     """Validate perf-changelog.yaml changes and prepare them for merging."""
 
 
-@changelog.command("validate")
+@changelog.command("validate", cls=SpreadListOptions)
 @click.option("--base-ref", required=True, help="Ref the change is compared against.")
 @click.option("--head-ref", required=True, help="Ref holding the changed changelog.")
 @click.option("--pr-number", type=int, default=None,

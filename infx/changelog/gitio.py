@@ -71,3 +71,10 @@ def rev_parse(ref: str, cwd: str | Path | None = None) -> str:
     if result.returncode != 0:
         raise InfxError(Problem(f"unknown git ref '{ref}'", fix="fetch the ref first"))
     return result.stdout.decode().strip()
+
+
+def toplevel(cwd: str | Path | None = None) -> Path | None:
+    """Root of the working tree, or None outside a repository."""
+    result = _run(["rev-parse", "--show-toplevel"], cwd)
+    text = result.stdout.decode().strip()
+    return Path(text) if result.returncode == 0 and text else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 SCENARIO_TYPES = ("fixed-seq-len", "agentic-coding")
@@ -42,6 +42,7 @@ class ChangelogEntry:
     eval_min_prefill_ep: int | None = None
     eval_concs: tuple[int, ...] | None = None
     scenario_type: tuple[str, ...] | None = None
+    source_line: int | None = field(default=None, compare=False)  # for error locations
 
     def scenarios(self) -> tuple[str, ...]:
         """Selected scenario families in canonical order (both when unset)."""

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 AGENTIC = "agentic-coding"
+EVAL_BUCKETS = ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals")
 _FINGERPRINT_EXCLUDED = ("conc", "exp-name", "recipe-fingerprint")
 _TRIM_EXCLUDED = ("conc", "exp-name")
 

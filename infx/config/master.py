@@ -98,7 +98,7 @@ def validation_problems(configs: MasterConfigs) -> list[Problem]:
 
 
 def _parse_file(name: str, text: str) -> dict:
-    data = yamlio.load_text(text, name)
+    data = yamlio.load_text(text, name, unique_keys=True)
     if not isinstance(data, dict):
         found = "an empty file" if data is None else f"a {type(data).__name__}"
         raise InfxError(Problem(f"Config file '{name}' must contain a mapping of config keys, "

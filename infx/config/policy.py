@@ -56,11 +56,17 @@ def _validator(name: str):
     return jsonschema.Draft202012Validator(schema)
 
 
+class _BooleanKey(ValueError):
+    """A mapping key YAML read as true/false (``on``, ``yes``, ``off``...)."""
+
+
 def _plain(value: Any) -> Any:
     """YAML values as JSON would see them: dates become ISO text, mapping keys text."""
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, dict):
+        if any(isinstance(k, bool) for k in value):
+            raise _BooleanKey(next(k for k in value if isinstance(k, bool)))
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_plain(v) for v in value]
@@ -69,7 +75,11 @@ def _plain(value: Any) -> Any:
 
 def validate_document(schema: str, text: str, filename: str) -> dict:
     """Parse YAML text and validate it against a packaged schema; errors are located."""
-    data = _plain(load_text(text, filename))
+    try:
+        data = _plain(load_text(text, filename))
+    except _BooleanKey as exc:
+        raise InfxError(Problem(f"a mapping key is read by YAML as the boolean {exc.args[0]}",
+                                file=filename, fix="quote keys such as 'on', 'off', 'yes', 'no'")) from None
     errors = sorted(_validator(schema).iter_errors(data), key=lambda e: list(e.path))
     if errors:
         raise InfxError([_problem(err, text, filename) for err in errors])

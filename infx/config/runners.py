@@ -38,7 +38,7 @@ def load_runners(path: str | Path) -> Runners:
 
 def load_runners_from_text(name: str, text: str) -> Runners:
     """Validate runners YAML given as text (``name`` is used in error messages)."""
-    data = yamlio.load_text(text, name)
+    data = yamlio.load_text(text, name, unique_keys=True)
     if not isinstance(data, dict) or not isinstance(data.get("labels"), dict):
         raise InfxError(Problem("Runner config must define a labels mapping", file=name,
                                 line=line_of(text, ["labels"]) if isinstance(data, dict) else 1,

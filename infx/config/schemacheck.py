@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import Any
 
 _SCHEMA_PACKAGE = "infx.config.schemas"
-_ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "title", "description"})
 
 
 @cache
@@ -27,11 +27,11 @@ def load_schema(name: str) -> dict:
 
 def quick_valid(schema_name: str, instance: Any) -> bool:
     """True when ``instance`` satisfies the schema."""
-    root = load_schema(schema_name)
     try:
-        return _valid(root, root, instance)
+        check = _compiled(schema_name)
     except _Unsupported:
         return False  # let the full validator decide
+    return check(instance)
 
 
 def schema_errors(schema_name: str, instance: Any) -> list[tuple[list, str]]:
@@ -70,10 +70,14 @@ def describe(error: Any) -> str:
         return f"{field or 'value'} must be {'one of ' if kind == 'enum' else ''}{shown}, got {json.dumps(error.instance, default=str)}"
     if kind == "exclusiveMinimum":
         return f"{field or 'value'} must be greater than {value}, got {error.instance}"
+    if kind == "minimum":
+        return f"{field or 'value'} must be >= {value}, got {error.instance}"
     if kind == "maximum":
         return f"{field or 'value'} must be <= {value}, got {error.instance}"
     if kind == "minItems":
         return f"{field or 'list'} cannot be an empty list"
+    if kind == "pattern":
+        return f"{field or 'value'} must match {value}, got {error.instance!r}"
     if kind == "minLength":
         return f"{field or 'value'} must be a non-empty string"
     if kind == "not":
@@ -95,24 +99,126 @@ def _resolve(root: dict, ref: str) -> dict:
     return node
 
 
-def _is_type(instance: Any, name: str) -> bool:
-    if name == "object":
-        return isinstance(instance, dict)
-    if name == "array":
-        return isinstance(instance, list)
-    if name == "string":
-        return isinstance(instance, str)
-    if name == "boolean":
-        return isinstance(instance, bool)
-    if name == "integer":
-        if isinstance(instance, bool):
-            return False
-        return isinstance(instance, int) or (isinstance(instance, float) and instance.is_integer())
-    if name == "number":
-        return isinstance(instance, (int, float)) and not isinstance(instance, bool)
-    if name == "null":
-        return instance is None
-    raise _Unsupported(name)
+Check = Callable[[Any], bool]
+
+_TYPE_CHECKS: dict[str, Check] = {
+    "object": lambda x: isinstance(x, dict),
+    "array": lambda x: isinstance(x, list),
+    "string": lambda x: isinstance(x, str),
+    "boolean": lambda x: isinstance(x, bool),
+    "integer": lambda x: (isinstance(x, int) and not isinstance(x, bool))
+    or (isinstance(x, float) and x.is_integer()),
+    "number": lambda x: isinstance(x, (int, float)) and not isinstance(x, bool),
+    "null": lambda x: x is None,
+}
+
+
+@cache
+def _compiled(schema_name: str) -> Check:
+    root = load_schema(schema_name)
+    return _compile(root, root, {})
+
+
+def _compile(root: dict, schema: Any, memo: dict[int, Check]) -> Check:
+    """Turn a (sub)schema into one predicate; ``$ref`` targets are compiled once."""
+    if schema is True or schema is False:
+        return lambda _, result=schema: result
+    if id(schema) in memo:
+        return memo[id(schema)]
+    checks: list[Check] = []
+
+    def run(instance: Any) -> bool:
+        for check in checks:
+            if not check(instance):
+                return False
+        return True
+
+    memo[id(schema)] = lambda instance: run(instance)  # resolves recursion lazily
+    unknown = set(schema) - _KNOWN_KEYWORDS
+    if unknown:
+        raise _Unsupported(", ".join(sorted(unknown)))
+    if "type" in schema:
+        if schema["type"] not in _TYPE_CHECKS:
+            raise _Unsupported(schema["type"])
+        checks.append(_TYPE_CHECKS[schema["type"]])
+    if {"properties", "additionalProperties", "required"} & set(schema):
+        checks.append(_object_check(root, schema, memo))
+    checks.extend(_scalar_checks(root, schema, memo))
+    single = checks[0] if len(checks) == 1 else run
+    memo[id(schema)] = single
+    return single
+
+
+_KNOWN_KEYWORDS = frozenset({
+    "$schema", "$id", "$defs", "title", "description", "$ref", "type", "const", "enum",
+    "properties", "additionalProperties", "required", "items", "minItems", "minLength",
+    "pattern", "exclusiveMinimum", "minimum", "maximum", "not", "if", "then", "else"})
+
+
+def _object_check(root: dict, schema: dict, memo: dict[int, Check]) -> Check:
+    properties = {name: _compile(root, sub, memo)
+                  for name, sub in schema.get("properties", {}).items()}
+    extra = schema.get("additionalProperties", True)
+    extra_check = None if isinstance(extra, bool) else _compile(root, extra, memo)
+    required = tuple(schema.get("required", ()))
+
+    def check(instance: Any) -> bool:
+        if not isinstance(instance, dict):
+            return True
+        for name in required:
+            if name not in instance:
+                return False
+        for name, item in instance.items():
+            rule = properties.get(name)
+            if rule is not None:
+                if not rule(item):
+                    return False
+            elif extra is False or (extra_check is not None and not extra_check(item)):
+                return False
+        return True
+    return check
+
+
+def _scalar_checks(root: dict, schema: dict, memo: dict[int, Check]) -> list[Check]:
+    checks: list[Check] = []
+    if "$ref" in schema:
+        checks.append(_compile(root, _resolve(root, schema["$ref"]), memo))
+    if "const" in schema:
+        checks.append(lambda x, value=schema["const"]: _equal(x, value))
+    if "enum" in schema:
+        checks.append(lambda x, options=tuple(schema["enum"]): any(_equal(x, o) for o in options))
+    if "items" in schema:
+        checks.append(_items_check(_compile(root, schema["items"], memo)))
+    if "minItems" in schema:
+        checks.append(lambda x, n=schema["minItems"]: not isinstance(x, list) or len(x) >= n)
+    if "minLength" in schema:
+        checks.append(lambda x, n=schema["minLength"]: not isinstance(x, str) or len(x) >= n)
+    if "pattern" in schema:
+        regex = re.compile(schema["pattern"])
+        checks.append(lambda x: not isinstance(x, str) or regex.search(x) is not None)
+    for keyword in ("exclusiveMinimum", "minimum", "maximum"):
+        if keyword in schema:
+            checks.append(lambda x, k=keyword, b=schema[keyword]:
+                          not _TYPE_CHECKS["number"](x) or _compare(k, x, b))
+    if "not" in schema:
+        inner = _compile(root, schema["not"], memo)
+        checks.append(lambda x: not inner(x))
+    if "if" in schema:
+        condition = _compile(root, schema["if"], memo)
+        then = _compile(root, schema.get("then", True), memo)
+        otherwise = _compile(root, schema.get("else", True), memo)
+        checks.append(lambda x: then(x) if condition(x) else otherwise(x))
+    return checks
+
+
+def _items_check(item_check: Check) -> Check:
+    def check(instance: Any) -> bool:
+        if isinstance(instance, list):
+            for item in instance:
+                if not item_check(item):
+                    return False
+        return True
+    return check
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -122,71 +228,10 @@ def _equal(a: Any, b: Any) -> bool:
     return a == b
 
 
-def _valid(root: dict, schema: Any, instance: Any) -> bool:  # noqa: C901 - one keyword per branch
-    if schema is True:
-        return True
-    if schema is False:
-        return False
-    for keyword, value in schema.items():
-        if keyword in _ANNOTATIONS:
-            continue
-        if keyword == "$ref":
-            if not _valid(root, _resolve(root, value), instance):
-                return False
-        elif keyword == "type":
-            if not _is_type(instance, value):
-                return False
-        elif keyword == "const":
-            if not _equal(instance, value):
-                return False
-        elif keyword == "enum":
-            if not any(_equal(instance, option) for option in value):
-                return False
-        elif keyword == "properties":
-            if isinstance(instance, dict):
-                for name, sub in value.items():
-                    if name in instance and not _valid(root, sub, instance[name]):
-                        return False
-        elif keyword == "additionalProperties":
-            if isinstance(instance, dict):
-                known = schema.get("properties", {})
-                for name, item in instance.items():
-                    if name not in known and not _valid(root, value, item):
-                        return False
-        elif keyword == "required":
-            if isinstance(instance, dict) and any(name not in instance for name in value):
-                return False
-        elif keyword == "items":
-            if isinstance(instance, list) and not all(_valid(root, value, item) for item in instance):
-                return False
-        elif keyword == "minItems":
-            if isinstance(instance, list) and len(instance) < value:
-                return False
-        elif keyword == "minLength":
-            if isinstance(instance, str) and len(instance) < value:
-                return False
-        elif keyword == "pattern":
-            if isinstance(instance, str) and not re.search(value, instance):
-                return False
-        elif keyword in ("exclusiveMinimum", "maximum"):
-            if _is_type(instance, "number") and not _compare(keyword, instance, value):
-                return False
-        elif keyword == "not":
-            if _valid(root, value, instance):
-                return False
-        elif keyword == "if":
-            branch = "then" if _valid(root, value, instance) else "else"
-            if branch in schema and not _valid(root, schema[branch], instance):
-                return False
-        elif keyword in ("then", "else"):
-            continue  # handled with "if"
-        else:
-            raise _Unsupported(keyword)
-    return True
-
-
 def _compare(keyword: str, number: float, bound: float) -> bool:
-    return number > bound if keyword == "exclusiveMinimum" else number <= bound
+    if keyword == "exclusiveMinimum":
+        return number > bound
+    return number >= bound if keyword == "minimum" else number <= bound
 
 
 @cache

@@ -201,15 +201,22 @@ def _message_of(data: Any) -> str:
     return str(data or "")
 
 
+def is_rate_limited(status: int | None, data: Any, headers: dict | None) -> bool:
+    """403/429 that GitHub means as "slow down" rather than "not allowed"."""
+    return status == 429 or status == 403 and (
+        is_rate_limit_message(_message_of(data)) or _header(headers, "retry-after") is not None
+        or _header(headers, "x-ratelimit-remaining") == "0")
+
+
 def explain(status: int | None, data: Any, action: str, permission: str,
-            attempts: int = 1, waited: float = 0.0) -> GitHubError:
+            attempts: int = 1, waited: float = 0.0, headers: dict | None = None) -> GitHubError:
     """Turn a final failure into a message that says what was tried and what is missing."""
     message = _message_of(data)
     if status == 401:
         return GitHubError(f"GitHub rejected the token while {action} (401 {message or 'Bad credentials'})",
                            status=status, action=action,
                            fix="set GITHUB_TOKEN (or GH_TOKEN) to a valid token")
-    if status in (403, 429) and is_rate_limit_message(message) or status == 429:
+    if is_rate_limited(status, data, headers):
         return GitHubError(f"GitHub rate limit while {action}: gave up after {attempts} attempt(s) "
                            f"and {waited:g}s of waiting ({status} {message})", status=status,
                            action=action, fix=f"retry later or raise {ENV_MAX_WAIT}")
@@ -388,7 +395,8 @@ class GitHubClient:
             wait = self._retry_decision(status, data, headers, attempt, post)
             if (wait is None or tally.waited + wait > self.policy.max_wait
                     or attempt == self.policy.retries):
-                raise explain(status, data, action, permission, 1 + tally.retries, tally.waited)
+                raise explain(status, data, action, permission, 1 + tally.retries, tally.waited,
+                              headers)
             tally.retries += 1
             tally.waited += wait
             if wait > 0:
@@ -397,12 +405,8 @@ class GitHubClient:
 
     def _retry_decision(self, status: int | None, data: Any, headers: dict, attempt: int,
                         post: bool) -> float | None:
-        message = _message_of(data)
-        limited = status in (403, 429) and (
-            is_rate_limit_message(message) or _header(headers, "retry-after") is not None
-            or _header(headers, "x-ratelimit-remaining") == "0")
-        if limited or (post and (status is None or status >= 500)):
-            return retry_wait(status, headers, message, attempt, self.policy)
+        if is_rate_limited(status, data, headers) or (post and (status is None or status >= 500)):
+            return retry_wait(status, headers, _message_of(data), attempt, self.policy)
         return None
 
     def _json(self, verb: str, path: str, *, params: dict | None = None, body: Any = None,
@@ -422,21 +426,30 @@ class GitHubClient:
         With `expected` (e.g. the PR's `changed_files`), a short listing is an error
         instead of silently missing evidence.
         """
+        totals: list[int] = []
+
         def fetch() -> list[dict]:
-            return list(self._pages(path, params or {}, list_key))
+            totals.clear()
+            return list(self._pages(path, params or {}, list_key, totals))
 
         items = self.call(fetch, action=action, permission=permission)
+        if expected is None and totals:
+            # wrapped lists carry their own total_count (searches stop at 1,000 results)
+            expected = min(totals[0], 1000)
         if expected is not None and len(items) < expected:
             raise GitHubError(f"incomplete listing while {action}: got {len(items)} of {expected} "
                               "items (pagination ended early)", status=None, action=action,
                               fix="re-run; GitHub returned a truncated page sequence")
         return items
 
-    def _pages(self, path: str, params: dict, list_key: str | None) -> Iterator[dict]:
+    def _pages(self, path: str, params: dict, list_key: str | None,
+               totals: list[int]) -> Iterator[dict]:
         url: str | None = path
         query: dict | None = {"per_page": PER_PAGE} | params
         while url:
             headers, data = self._json("GET", url, params=query)
+            if list_key and isinstance(data, dict) and isinstance(data.get("total_count"), int):
+                totals.append(data["total_count"])
             yield from (data.get(list_key, []) if list_key else data) or []
             url, query = _next_link(headers.get("link", "")), None
 
@@ -525,6 +538,65 @@ class GitHubClient:
                          permission="pull-requests: write (or issues: write)")
         return Comment.from_json(data)
 
+    # --- pull requests, checks, runs (raw GitHub JSON) --------------------------------------
+
+    def get_pull(self, repo: Any, number: int) -> dict:
+        """The pull request JSON (its `changed_files`, `commits`, `comments` counts let the
+        listings below detect truncated pagination)."""
+        name = _repo_name(repo)
+        return self.get(f"/repos/{name}/pulls/{number}", action=f"reading {name}#{number}",
+                        permission="pull-requests: read")
+
+    def pull_files(self, repo: Any, number: int, *, expected: int | None = None) -> list[dict]:
+        name = _repo_name(repo)
+        return self.paginate(f"/repos/{name}/pulls/{number}/files", expected=expected,
+                             action=f"listing files of {name}#{number}",
+                             permission="pull-requests: read")
+
+    def pull_commits(self, repo: Any, number: int, *, expected: int | None = None) -> list[dict]:
+        name = _repo_name(repo)
+        return self.paginate(f"/repos/{name}/pulls/{number}/commits", expected=expected,
+                             action=f"listing commits of {name}#{number}",
+                             permission="pull-requests: read")
+
+    def pull_reviews(self, repo: Any, number: int) -> list[dict]:
+        name = _repo_name(repo)
+        return self.paginate(f"/repos/{name}/pulls/{number}/reviews",
+                             action=f"listing reviews of {name}#{number}",
+                             permission="pull-requests: read")
+
+    def check_runs(self, repo: Any, sha: str, *, latest: bool = True) -> list[dict]:
+        """Check runs on a commit (`latest`: the newest run per name, GitHub's default)."""
+        name = _repo_name(repo)
+        return self.paginate(f"/repos/{name}/commits/{sha}/check-runs", list_key="check_runs",
+                             params={"filter": "latest" if latest else "all"},
+                             action=f"listing check runs of {sha[:12]}", permission="checks: read")
+
+    def statuses(self, repo: Any, sha: str) -> list[dict]:
+        """Commit statuses, newest first."""
+        name = _repo_name(repo)
+        return self.paginate(f"/repos/{name}/commits/{sha}/statuses",
+                             action=f"listing statuses of {sha[:12]}", permission="statuses: read")
+
+    def workflow_runs(self, repo: Any, **filters: str) -> list[dict]:
+        """Workflow runs, newest first; filters as GitHub's (head_sha, event, status, branch)."""
+        name = _repo_name(repo)
+        return self.paginate(f"/repos/{name}/actions/runs", list_key="workflow_runs",
+                             params=filters, action=f"listing workflow runs of {name}",
+                             permission="actions: read")
+
+    def get_run(self, repo: Any, run_id: int) -> dict:
+        name = _repo_name(repo)
+        return self.get(f"/repos/{name}/actions/runs/{run_id}",
+                        action=f"reading workflow run {run_id}", permission="actions: read")
+
+    def codeowners_errors(self, repo: Any, ref: str | None = None) -> list[dict]:
+        """GitHub's own CODEOWNERS syntax errors at a ref."""
+        name = _repo_name(repo)
+        data = self.get(f"/repos/{name}/codeowners/errors", params={"ref": ref} if ref else None,
+                        action=f"reading CODEOWNERS errors of {name}", permission="contents: read")
+        return list(data.get("errors", []))
+
     # --- statuses and reactions ----------------------------------------------------------------
 
     def create_status(self, repo: Any, sha: str, state: str, context: str,
@@ -562,9 +634,13 @@ class GitHubClient:
                                          permission="pull-requests: read")
                 if (r.get("user") or {}).get("login") == self.login and r.get("content") == content]
         for reaction in mine:
-            self.call(lambda rid=reaction["id"]: self._json("DELETE", f"{base}/{rid}"),
-                      action=f"removing reaction {content} from comment {comment_id}",
-                      permission="pull-requests: write (or issues: write)")
+            try:
+                self.call(lambda rid=reaction["id"]: self._json("DELETE", f"{base}/{rid}"),
+                          action=f"removing reaction {content} from comment {comment_id}",
+                          permission="pull-requests: write (or issues: write)")
+            except GitHubError as exc:
+                if exc.status != 404:  # 404: a retried DELETE that had already succeeded
+                    raise
         return len(mine)
 
     # --- people ------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ class ListOption(click.Option):
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("multiple", True)
+        kwargs.setdefault("metavar", "VALUE...")
         super().__init__(*args, **kwargs)
 
     def add_to_parser(self, parser, ctx) -> None:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import click
 
+from infx.changelog.diff import Additions
 from infx.changelog.model import (
     SCENARIO_TYPES,
     ChangelogEntry,
@@ -21,6 +21,7 @@ from infx.changelog.model import (
     resolve_config_keys,
 )
 from infx.changelog.rows import (
+    EVAL_BUCKETS,
     bucket_name,
     eval_bucket,
     eval_concs_of,
@@ -35,7 +36,6 @@ from infx.errors import InfxError, Problem
 
 DEFAULT_CHANGELOG = "perf-changelog.yaml"
 DEFAULT_RUNNER_CONFIG = "configs/runners.yaml"
-EVAL_BUCKETS = ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals")
 
 
 @dataclass(frozen=True)
@@ -74,61 +74,95 @@ def _plan_error(message: str, fix: str | None = None, key: str | None = None,
 
 # --- additions -> entries ------------------------------------------------------------------
 
-def parse_additions(added: str, path: str = DEFAULT_CHANGELOG) -> list[ChangelogEntry]:
-    """Validate the added changelog YAML as a list of entries."""
+def parse_additions(added: str | Additions, path: str = DEFAULT_CHANGELOG
+                    ) -> list[ChangelogEntry]:
+    """Validate the added changelog YAML as a list of entries.
+
+    Errors name the head file's line when the additions know their line numbers.
+    """
     from infx.yamlio import load_text
 
-    if not added.strip():
+    if isinstance(added, str):
+        added = Additions(added, ())
+    if not added.text.strip():
         raise _plan_error("No additions found in the changelog file.", file=path,
                           fix="append an entry at the end of the changelog")
     try:
-        data = load_text(added, f"{path} (added lines)")
-    except InfxError:
-        raise
+        data = load_text(added.text, path)
+    except InfxError as exc:
+        problem = exc.problems[0]
+        raise InfxError(Problem(f"the changelog additions are not valid YAML: "
+                                f"{problem.message.removeprefix('invalid YAML: ')}", file=path,
+                                line=added.file_line(problem.line), fix=problem.fix)) from None
     except (TypeError, ValueError, RecursionError) as exc:
         raise _plan_error(f"the changelog additions are not valid YAML: {exc}",
                           file=path) from None
     if not data:
         raise _plan_error("No valid YAML entries found in the changelog additions.", file=path)
     if not isinstance(data, list):
-        raise _plan_error("the changelog additions are not a list of entries (found "
-                          f"{type(data).__name__}); did you edit a historical entry?",
-                          file=path, fix="append whole entries starting with '- config-keys:'")
+        raise InfxError(Problem(
+            f"the changelog additions are not a list of entries (found {type(data).__name__}); "
+            "did you edit a historical entry?", file=path, line=added.file_line(1),
+            fix="append whole entries starting with '- config-keys:'"))
+    starts = [n for n, line in enumerate(added.text.split("\n"), 1) if line.startswith("-")]
     entries = []
-    for index, item in enumerate(data, 1):
+    for index, item in enumerate(data):
         try:
-            entries.append(parse_entry(item))
+            entry = parse_entry(item)
+            if len(starts) == len(data):
+                entry = replace(entry, source_line=added.file_line(starts[index]))
+            entries.append(entry)
         except EntryError as exc:
-            raise _plan_error(f"added changelog entry {index} is invalid: {exc}", exc.fix,
-                              exc.key, path) from None
+            raise InfxError(Problem(
+                f"added changelog entry {index + 1} is invalid: {exc}", file=path,
+                line=_entry_line(added, index, exc.key), key=exc.key, fix=exc.fix)) from None
     return entries
 
 
-def precheck(entries: Sequence[ChangelogEntry], flags: PlanFlags) -> None:
+def _entry_line(added: Additions, index: int, key: str | None) -> int | None:
+    from infx.yamlio import find_line
+
+    where = [index, key] if key else [index]
+    return added.file_line(find_line(added.text, where))
+
+
+def precheck(entries: Sequence[ChangelogEntry], flags: PlanFlags,
+             path: str = DEFAULT_CHANGELOG) -> None:
     """Rules across entries and CLI modifiers, checked before any config is read."""
     modifiers = flags.all_evals or flags.evals_only
-    if modifiers and any(e.no_evals for e in entries):
-        raise _plan_error("no-evals entries cannot use all-evals or evals-only modifiers",
-                          "remove the all-evals/evals-only label or the no-evals field")
-    append_only = [e.append_only for e in entries]
-    if any(append_only) and not all(append_only):
-        raise _plan_error("append-only entries cannot share a sweep with regular changelog "
-                          "entries", "send the append-only entry in its own pull request")
-    if any(append_only) and modifiers:
-        raise _plan_error("append-only sweeps cannot use all-evals or evals-only modifiers",
-                          "remove the all-evals/evals-only label")
+    no_evals = [i for i, e in enumerate(entries) if e.no_evals]
+    if modifiers and no_evals:
+        _entry_problem(entries, no_evals[0], path, "no-evals entries cannot use all-evals or "
+                       "evals-only modifiers",
+                       "remove the all-evals/evals-only label or the no-evals field")
+    append_only = [i for i, e in enumerate(entries) if e.append_only]
+    if append_only and len(append_only) != len(entries):
+        _entry_problem(entries, append_only[0], path, "append-only entries cannot share a "
+                       "sweep with regular changelog entries",
+                       "send the append-only entry in its own pull request")
+    if append_only and modifiers:
+        _entry_problem(entries, append_only[0], path, "append-only sweeps cannot use "
+                       "all-evals or evals-only modifiers", "remove the all-evals/evals-only label")
 
 
-def resolve_entries(entries: Sequence[ChangelogEntry], master_keys: Sequence[str]
-                    ) -> list[list[str]]:
+def _entry_problem(entries: Sequence[ChangelogEntry], index: int, path: str, message: str,
+                   fix: str) -> None:
+    raise InfxError(Problem(message, file=path, line=entries[index].source_line,
+                            key=f"entry {index + 1}", fix=fix))
+
+
+def resolve_entries(entries: Sequence[ChangelogEntry], master_keys: Sequence[str],
+                    changelog_path: str | None = None) -> list[list[str]]:
     """Resolve every entry's keys (wildcards in master order); any bad key fails all."""
     resolved = []
     for index, entry in enumerate(entries, 1):
         try:
             resolved.append(resolve_config_keys(entry.config_keys, master_keys))
         except KeyResolutionError as exc:
-            raise _plan_error(str(exc), "use an existing config key (see configs/*-master.yaml)",
-                              f"entry {index} config-keys") from None
+            raise InfxError(Problem(
+                str(exc), file=changelog_path, line=entry.source_line,
+                key=f"entry {index} config-keys",
+                fix="use an existing config key (see configs/*-master.yaml)")) from None
     return resolved
 
 
@@ -156,9 +190,8 @@ def _generate(sources: Sources, keys: Sequence[str], scenarios: tuple[str, ...] 
     configs = configs if configs is not None else sources.get("configs")
     runners = runners if runners is not None else sources.get("runners")
     try:
-        rows = sources.generate(configs, runners, list(keys),
-                                    scenario_type=list(scenarios) if scenarios else None,
-                                    evals=evals)
+        rows = sources.generate(configs, runners, list(keys), evals=evals,
+                                scenario_type=list(scenarios) if scenarios else None)
     except InfxError:
         raise
     except (ValueError, KeyError, TypeError) as exc:
@@ -167,45 +200,58 @@ def _generate(sources: Sources, keys: Sequence[str], scenarios: tuple[str, ...] 
 
 
 @dataclass
-class _Collected:
+class _Run:
+    """One planning pass: claims on (key, scenario) pairs and the rows collected so far."""
+
+    flags: PlanFlags
+    sources: Sources
+    path: str
+    bench_claims: dict[str, set[str]] = field(default_factory=dict)
+    eval_claims: dict[str, set[str]] = field(default_factory=dict)
     throughput: list[dict] = field(default_factory=list)
     evals: list[dict] = field(default_factory=list)
 
+    def add_entry(self, entry: ChangelogEntry, index: int, keys: list[str]) -> None:
+        if not (self.flags.evals_only or entry.evals_only or entry.all_evals):
+            self._add_throughput(entry, keys)
+        if not (entry.append_only or entry.no_evals):
+            self._add_evals(entry, index, keys)
 
-def _run_entry(entry: ChangelogEntry, index: int, keys: list[str], flags: PlanFlags,
-               sources: Sources, claims: tuple[dict, dict], out: _Collected) -> None:
-    scenarios = entry.scenarios()
-    bench_claims, eval_claims = claims
-    if not (flags.evals_only or entry.evals_only or entry.all_evals):
-        for group_scenarios, group in _claim(bench_claims, keys, scenarios).items():
+    def _add_throughput(self, entry: ChangelogEntry, keys: list[str]) -> None:
+        for group_scenarios, group in _claim(self.bench_claims, keys, entry.scenarios()).items():
             scope = None if group_scenarios == SCENARIO_TYPES else group_scenarios
             if entry.append_only:
-                out.throughput.extend(_append_only_rows(sources, group, scope))
+                self.throughput.extend(_append_only_rows(self.sources, group, scope))
             else:
-                out.throughput.extend(_generate(sources, group, scope, "none"))
-    if entry.append_only or entry.no_evals:
-        return
-    mode = "all" if (flags.all_evals or entry.all_evals) else "subset"
-    selected: list[dict] = []
-    for group_scenarios, group in _claim(eval_claims, keys, scenarios).items():
-        rows = _generate(sources, group, group_scenarios, mode)
-        selected.extend(filter_min_prefill_ep(rows, entry.eval_min_prefill_ep))
-    if entry.eval_concs is not None:
-        selected = _apply_eval_concs(entry, index, selected)
-    out.evals.extend(selected)
+                self.throughput.extend(_generate(self.sources, group, scope, "none"))
 
+    def _add_evals(self, entry: ChangelogEntry, index: int, keys: list[str]) -> None:
+        mode = "all" if (self.flags.all_evals or entry.all_evals) else "subset"
+        selected: list[dict] = []
+        groups = _claim(self.eval_claims, keys, entry.scenarios())
+        for group_scenarios, group in groups.items():
+            rows = _generate(self.sources, group, group_scenarios, mode)
+            selected.extend(filter_min_prefill_ep(rows, entry.eval_min_prefill_ep))
+        if entry.eval_concs is not None:
+            selected = self._apply_eval_concs(entry, index, selected, claimed=bool(groups))
+        self.evals.extend(selected)
 
-def _apply_eval_concs(entry: ChangelogEntry, index: int, rows: list[dict]) -> list[dict]:
-    kept = filter_eval_concs(rows, entry.eval_concs or ())
-    if not kept:
+    def _apply_eval_concs(self, entry: ChangelogEntry, index: int, rows: list[dict],
+                          claimed: bool) -> list[dict]:
+        kept = filter_eval_concs(rows, entry.eval_concs or ())
+        if kept:
+            return kept
         available = sorted({c for row in rows for c in eval_concs_of(row) if c is not None})
-        detail = (f"the eval policy selected concurrencies {available}" if available
-                  else "the eval policy selected no eval rows for these keys")
-        raise _plan_error(
+        if not claimed:
+            detail = "an earlier entry (all-evals entries go first) already plans these evals"
+        elif available:
+            detail = f"the eval policy selected concurrencies {available}"
+        else:
+            detail = "the eval policy selected no eval rows for these keys"
+        raise InfxError(Problem(
             f"eval-concs {list(entry.eval_concs or ())} of changelog entry {index} matched no "
-            f"eval row: {detail}", "list concurrencies the eval policy selects, or drop "
-            "eval-concs", "eval-concs")
-    return kept
+            f"eval row: {detail}", file=self.path, line=entry.source_line, key="eval-concs",
+            fix="list concurrencies the eval policy selects, or drop eval-concs"))
 
 
 def _append_only_rows(sources: Sources, keys: Sequence[str], scope: tuple[str, ...] | None
@@ -233,21 +279,20 @@ def _check_append_only_scope(entries: Sequence[ChangelogEntry], resolved: list[l
 # --- plan ----------------------------------------------------------------------------------
 
 def build_plan(entries: Sequence[ChangelogEntry], *, base_ref: str, head_ref: str,
-               flags: PlanFlags, sources: Sources) -> dict:
+               flags: PlanFlags, sources: Sources,
+               changelog_path: str = DEFAULT_CHANGELOG) -> dict:
     """The plan object for already-validated entries (file order)."""
     if not entries:
         raise _plan_error("No valid YAML entries found in the changelog additions.")
-    precheck(entries, flags)
-    resolved = resolve_entries(entries, list(sources.get("configs")))
+    precheck(entries, flags, changelog_path)
+    resolved = resolve_entries(entries, list(sources.get("configs")), changelog_path)
     if entries[0].append_only:
         _check_append_only_scope(entries, resolved, sources)
-    order = sorted(range(len(entries)), key=lambda i: not entries[i].all_evals)
-    collected = _Collected()
-    claims: tuple[dict, dict] = ({}, {})
-    for i in order:
-        _run_entry(entries[i], i + 1, resolved[i], flags, sources, claims, collected)
-    throughput = trim_rows(collected.throughput) if flags.trim else collected.throughput
-    return _assemble(throughput, collected.evals, entries, base_ref, head_ref)
+    run = _Run(flags, sources, changelog_path)
+    for i in sorted(range(len(entries)), key=lambda i: not entries[i].all_evals):
+        run.add_entry(entries[i], i + 1, resolved[i])
+    throughput = trim_rows(run.throughput) if flags.trim else run.throughput
+    return _assemble(throughput, run.evals, entries, base_ref, head_ref)
 
 
 def _assemble(throughput: list[dict], evals: list[dict], entries: Sequence[ChangelogEntry],
@@ -262,9 +307,19 @@ def _assemble(throughput: list[dict], evals: list[dict], entries: Sequence[Chang
     plan.update({name: [] for name in EVAL_BUCKETS})
     for row in evals:
         plan[eval_bucket(row)].append(serialise_row(row))
+    _check_plan_rows(plan)
     plan["changelog_metadata"] = {"base_ref": base_ref, "head_ref": head_ref,
                                   "entries": [e.to_metadata() for e in entries]}
     return plan
+
+
+def _check_plan_rows(plan: dict) -> None:
+    """Fail closed if any planned row breaks the workflow row contract."""
+    from infx.matrix.rows import check_rows
+
+    rows = [row for node in ("single_node", "multi_node") for bucket in plan[node].values()
+            for row in bucket]
+    check_rows(rows + [row for name in EVAL_BUCKETS for row in plan[name]], "plan")
 
 
 def dump_plan(plan: dict) -> str:
@@ -297,12 +352,14 @@ def file_sources(config_files: Sequence[str], runner_config: str, base_ref: str 
 
 
 def _repo_path(path: str) -> str:
-    from infx.changelog.gitio import _run
+    """``path`` relative to the repository root, as git addresses blobs."""
+    from infx.changelog.gitio import toplevel
 
-    top = _run(["rev-parse", "--show-toplevel"], None).stdout.decode().strip()
-    absolute = Path(path).resolve()
+    top = toplevel()
+    if top is None:
+        return path
     try:
-        return absolute.relative_to(Path(top).resolve()).as_posix() if top else path
+        return Path(path).resolve().relative_to(top.resolve()).as_posix()
     except ValueError:
         return path
 
@@ -335,56 +392,18 @@ def _load_base(base_ref: str, config_files: Sequence[str], runner_config: str
 def plan_from_git(base_ref: str, head_ref: str, changelog_file: str, flags: PlanFlags,
                   sources: Sources) -> dict:
     """Diff the changelog between two refs and plan the appended entries."""
-    from infx.changelog.diff import added_text
+    from infx.changelog.diff import additions
     from infx.changelog.gitio import diff_file
 
-    added = added_text(diff_file(base_ref, head_ref, changelog_file), changelog_file)
+    added = additions(diff_file(base_ref, head_ref, changelog_file), changelog_file)
     entries = parse_additions(added, changelog_file)
     return build_plan(entries, base_ref=base_ref, head_ref=head_ref, flags=flags,
-                      sources=sources)
-
-
-# --- summary -------------------------------------------------------------------------------
-
-def summary_markdown(plan: dict, configs: Any = None) -> str:
-    """Counts per bucket, per config key and per runner, as markdown."""
-    buckets: list[tuple[str, list[dict]]] = []
-    for node in ("single_node", "multi_node"):
-        buckets += [(f"{node}.{name}", rows) for name, rows in plan[node].items()]
-    buckets += [(name, plan[name]) for name in EVAL_BUCKETS]
-    lines = ["### Sweep plan", "", "| bucket | jobs |", "|---|---|"]
-    lines += [f"| `{name}` | {len(rows)} |" for name, rows in buckets if rows]
-    total = sum(len(rows) for _, rows in buckets)
-    lines += [f"| **total** | {total} |", ""]
-    every_row = [row for _, rows in buckets for row in rows]
-    lines += _count_table("config key", [_key_of(row, configs) for row in every_row])
-    lines += _count_table("runner", [str(row.get("runner")) for row in every_row])
-    return "\n".join(lines) + "\n"
-
-
-def _count_table(title: str, values: list[str]) -> list[str]:
-    counts: dict[str, int] = {}
-    for value in values:
-        counts[value] = counts.get(value, 0) + 1
-    rows = [f"| `{name}` | {count} |" for name, count in sorted(counts.items())]
-    return [f"| {title} | jobs |", "|---|---|", *rows, ""]
-
-
-_IDENTITY = ("image", "model", "model-prefix", "precision", "framework", "runner")
-
-
-def _key_of(row: dict, configs: Any) -> str:
-    if configs is None:
-        return "?"
-    names = [key for key in configs
-             if all(configs[key].get(f) == row.get(f) for f in _IDENTITY if f != "runner")
-             and configs[key].get("runner") in (row.get("runner"), None)]
-    return " / ".join(names) if names else "?"
+                      sources=sources, changelog_path=changelog_file)
 
 
 # --- command line --------------------------------------------------------------------------
 
-class _SpreadListOptions(click.Command):
+class SpreadListOptions(click.Command):
     """Accept ``--config-files a b c`` (the reference's spelling) as repeated options."""
 
     list_options = ("--config-files",)
@@ -404,7 +423,7 @@ class _SpreadListOptions(click.Command):
         return super().parse_args(ctx, spread)
 
 
-@click.command("plan", cls=_SpreadListOptions)
+@click.command("plan", cls=SpreadListOptions)
 @click.option("--base-ref", required=True, help="Git ref the changelog is compared against.")
 @click.option("--head-ref", required=True, help="Git ref holding the appended entries.")
 @click.option("--changelog-file", default=DEFAULT_CHANGELOG, show_default=True)
@@ -426,18 +445,10 @@ def plan_command(base_ref: str, head_ref: str, changelog_file: str, trim_conc: b
     plan = plan_from_git(base_ref, head_ref, changelog_file, flags, sources)
     text = dump_plan(plan)
     if summary:
+        from infx.changelog.summary import summary_markdown, write_summary
+
         write_summary(summary_markdown(plan, sources.get("configs")))
     click.echo(text)
-
-
-def write_summary(markdown: str) -> None:
-    """Append to the Actions step summary when there is one, else print to stderr."""
-    target = os.environ.get("GITHUB_STEP_SUMMARY")
-    if target:
-        with open(target, "a", encoding="utf-8") as handle:
-            handle.write(markdown)
-    else:
-        sys.stderr.write(markdown)
 
 
 def main(argv: list[str] | None = None) -> int:

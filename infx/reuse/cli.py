@@ -95,8 +95,7 @@ def ack_command(repo: str, event_path: Path, workflow_id: str, world: Path | Non
         outcome = acknowledge(GitHubGateway(client, repo), event, workflow=workflow_id)
     append_summary(outcome.summary)
     if outcome.failed:
-        click.echo(f"error: {outcome.summary}", err=True)
-        raise click.exceptions.Exit(1)
+        raise InfxError(Problem(outcome.summary, key=f"comment {event.comment_id}"))
     click.echo(json.dumps({"reaction": outcome.reaction, "summary": outcome.summary}))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from infx.config.recipe import Recipe, parse_recipe, recipe_path, render
@@ -93,18 +93,26 @@ def search_space(entry: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def master_entries(texts: dict[str, str | None]) -> dict[str, tuple[str, dict[str, Any]]]:
-    """key -> (file, entry) over master-config texts; unreadable YAML is an evidence gap."""
+    """key -> (file, entry) over master-config texts; unreadable YAML is an evidence gap.
+
+    Entries are shared between calls (parsing is cached by text): treat them as read-only.
+    """
     entries: dict[str, tuple[str, dict[str, Any]]] = {}
     for path, text in sorted(texts.items()):
         if text is None:
             continue
-        data = load_text(text, path) or {}
-        if not isinstance(data, dict):
-            raise EvidenceGap(f"{path} is not a mapping of config keys")
-        for key, entry in data.items():
-            if isinstance(entry, dict):
-                entries[str(key)] = (path, entry)
+        for key, entry in _parse_master(path, text).items():
+            entries[key] = (path, entry)
     return entries
+
+
+@lru_cache(maxsize=16)
+def _parse_master(path: str, text: str) -> dict[str, dict[str, Any]]:
+    # every policy check reads the same master files; parse each text once per process
+    data = load_text(text, path) or {}
+    if not isinstance(data, dict):
+        raise EvidenceGap(f"{path} is not a mapping of config keys")
+    return {str(key): entry for key, entry in data.items() if isinstance(entry, dict)}
 
 
 def head_master_entries(evidence: Evidence) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -164,7 +172,9 @@ def launch_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
     lines: list[Line] = []
     if config.recipe:
         label = recipe_path(config.key)
-        lines += [Line(label, None, text) for text in render(config.recipe).lines() if text]
+        source = evidence.head_files.get(label) or ""
+        lines += [Line(label, _recipe_line(source, text), text)
+                  for text in render(config.recipe).lines() if text]
         for path in config.recipe.files:
             lines += text_lines(path, head_text(evidence, path))
     paths = {f.filename for f in changed_files(evidence) if f.status != "removed"}
@@ -173,6 +183,20 @@ def launch_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
         if _names_config(path, config) and not MASTER_PATH.match(path) and not RECIPE_PATH.match(path):
             lines += text_lines(path, head_text(evidence, path))
     return list(join_continuations(lines))
+
+
+def _recipe_line(source: str, rendered: str) -> int | None:
+    """The recipe line a rendered launch line comes from, for reasons that cite a line."""
+    env = re.match(r"export (\w+)=", rendered)
+    keys = [f"{env.group(1)}:"] if env else []
+    if re.search(r"SIMULATE_ACC|FORCE_NUM_ACCEPTED|synthetic_acceptance|acceptance-length", rendered):
+        keys.append("synthetic-acceptance:")
+    keys.append("client:" if rendered.startswith("--endpoint") else "model:")
+    for key in keys:
+        match = re.search(rf"^\s*{re.escape(key)}", source, re.MULTILINE)
+        if match:
+            return source.count("\n", 0, match.start()) + 1
+    return None
 
 
 def _names_config(path: str, config: AffectedConfig) -> bool:

@@ -79,7 +79,9 @@ def _emit(result: publish.Result, fmt: str, dump_evidence: str | None) -> None:
     if dump_evidence and result.evidence is not None:
         Path(dump_evidence).write_text(json.dumps(to_json(result.evidence), indent=2, sort_keys=True),
                                        encoding="utf-8")
-    if fmt == "json":
+    if result.kind == "error":
+        pass  # failures go to stderr only: no partial machine output
+    elif fmt == "json":
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     elif result.body is not None:
         click.echo(result.body, nl=False)

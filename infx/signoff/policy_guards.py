@@ -117,6 +117,8 @@ def _judge(number: int, raw: str, stack: list[tuple[str, bool]], old: set[int]) 
         return []
     if not stack:
         why = "unconditional change reaches existing points"
+    elif not verdicts:
+        why = "in the else branch of a guard, which runs for existing points"
     elif all(v is False for v in verdicts):
         why = f"the guard also holds for an existing concurrency ({sorted(old)})"
     else:

@@ -12,6 +12,8 @@ _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 _INPLACE = re.compile(r"\bsed\s+(?:-\w*\s+)*-i|\bawk\s+-i\s+inplace|\bperl\s+-\w*i|\bgit\s+apply\b"
                       r"|\bpatch\s+-p\d|\bpatch\s+<|\bpatch\s+-i\b")
 _COPY = re.compile(r"\b(?:cp|mv|install|rsync|ln|tee|dd)\b")
+# a heredoc that writes files; patching when its script also locates the engine install
+_WRITES = re.compile(r"write_text|\.write\(|open\([^)]*[\"'][wa]\+?[\"']|\bsed\s+-i|>\s*\S")
 _INJECT = re.compile(r"sitecustomize|usercustomize|PYTHONSTARTUP")
 _PIP = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b(?P<rest>.*)")
 _REBUILD = re.compile(r"\bsetup\.py\s+(?:install|develop)\b|\bdocker\s+build\b|\bpip3?\s+install\s+(?:-e\s+)?\.(?:\s|$)")
@@ -50,13 +52,15 @@ def find_patching(files: list[ChangedFile], engine_paths: list[str], engine_pack
 
 def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: list[str]) -> list[Patching]:
     found: list[Patching] = []
+    file_locates_engine = _touches_engine("\n".join(ln.text for ln in lines), paths)
     index = 0
     while index < len(lines):
         line = lines[index]
         heredoc = _HEREDOC.search(line.text)
         if heredoc:
             body, index = _heredoc_body(lines, index, heredoc.group(1))
-            if _touches_engine(line.text + "\n" + "\n".join(body), paths):
+            text = line.text + "\n" + "\n".join(body)
+            if _touches_engine(text, paths) or (file_locates_engine and _WRITES.search(text)):
                 found.append(Patching(line.where(), f"heredoc rewrites engine files: {line.text.strip()}",
                                       line.path, tuple(body)))
             continue

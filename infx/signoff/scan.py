@@ -94,7 +94,7 @@ def flag_values(text: str, flag: str) -> list[str]:
     name = re.escape(_norm_flag(flag)).replace(r"\-", "[-_]")
     pattern = re.compile(
         rf"(?:^|[\s\"'{{,\[])(?:--)?[\"']?{name}[\"']?(?:\s*[=:]\s*|\s+)"
-        rf"(\"[^\"]*\"|'[^']*'|\{{[^}}]*\}}|[^\s,}}\]]+)", re.IGNORECASE)
+        rf"(\"[^\"]*\"|'[^']*'|\{{[^}}]*\}}|[^\s,}}\]\"']+)", re.IGNORECASE)
     return [_unquote(m.group(1)) for m in pattern.finditer(text)]
 
 

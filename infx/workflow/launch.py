@@ -85,7 +85,7 @@ def result_name(row: Mapping[str, Any], runner_name: str) -> str:
         str(row.get("exp-name") or row.get("model-prefix") or "run"),
         str(row.get("precision", "")),
         str(row.get("framework", "")),
-        f"tp{row.get('tp', (row.get('prefill') or {}).get('tp', ''))}-ep{row.get('ep', '')}",
+        *_parallelism(row),
         f"conc{conc_text}",
         runner_name,
     ]
@@ -94,6 +94,13 @@ def result_name(row: Mapping[str, Any], runner_name: str) -> str:
         parts.append("recipe-" + fingerprint[:16])
     name = "_".join(p for p in parts if p)
     return _UNSAFE_NAME_CHARS.sub("-", name)
+
+
+def _parallelism(row: Mapping[str, Any]) -> list[str]:
+    if isinstance(row.get("prefill"), Mapping) or isinstance(row.get("decode"), Mapping):
+        return [f"{side}-tp{(row.get(side) or {}).get('tp', '')}-nw{(row.get(side) or {}).get('num-worker', '')}"
+                for side in ("prefill", "decode")]
+    return [f"tp{row.get('tp', '')}-ep{row.get('ep', '')}"]
 
 
 def artifact_prefix(row: Mapping[str, Any]) -> str:

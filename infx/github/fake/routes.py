@@ -225,6 +225,37 @@ def list_review_comments(state: State, req: Request, owner: str, name: str, numb
     return Response(items=[shapes.review_comment(pull, c) for c in pull["review_comments"]])
 
 
+@route("GET", "{R}/pulls/(?P<number>\\d+)/reviews/(?P<rid>\\d+)")
+def get_review(state: State, req: Request, owner: str, name: str, number: str, rid: str) -> Response:
+    pull = _pull(state, owner, name, number)
+    review = next((r for r in pull["reviews"] if r["id"] == int(rid)), None)
+    if review is None:
+        raise not_found()
+    return Response(body=state.shapes(req).review(pull, review))
+
+
+@route("GET", "{R}/pulls/comments/(?P<cid>\\d+)")
+def get_review_comment(state: State, req: Request, owner: str, name: str, cid: str) -> Response:
+    _own_repo(state, owner, name)
+    for pull in state.world["pulls"]:
+        for comment in pull["review_comments"]:
+            if comment["id"] == int(cid):
+                return Response(body=state.shapes(req).review_comment(pull, comment))
+    raise not_found()
+
+
+@route("GET", "{R}/commits/(?P<ref>[^/]+)/pulls")
+def pulls_for_commit(state: State, req: Request, owner: str, name: str, ref: str) -> Response:
+    """Pull requests containing the commit (or merged as it), like GitHub's commit->PR lookup."""
+    _own_repo(state, owner, name)
+    # lenient: an unknown sha lists nothing (GitHub answers 422; no bot depends on that)
+    sha = W.resolve_ref(state.world, ref) or ref
+    shapes = state.shapes(req)
+    found = [p for p in state.world["pulls"]
+             if sha in p["commits"] or sha == p["head"]["sha"] or sha == p.get("merge_commit_sha")]
+    return Response(items=[shapes.pull(p) for p in found])
+
+
 def _external_pull(state: State, req: Request, full_name: str, number: int) -> Response:
     pull = _find_external_pull(state, full_name, number)
     shapes = state.shapes(req)
@@ -471,6 +502,7 @@ def _statuses_newest_first(state: State, sha: str) -> list[dict]:
     return list(reversed(entries))
 
 
+@route("GET", "{R}/statuses/(?P<ref>[^/]+)")  # the older spelling PyGithub uses
 @route("GET", "{R}/commits/(?P<ref>[^/]+)/statuses")
 def list_statuses(state: State, req: Request, owner: str, name: str, ref: str) -> Response:
     _own_repo(state, owner, name)
@@ -598,7 +630,7 @@ def collaborator_permission(state: State, req: Request, owner: str, name: str,
     _own_repo(state, owner, name)
     entry = state.world["collaborators"].get(user)
     if entry is None:
-        raise HttpError(404, f"{user} is not a user")
+        raise not_found()
     permission = entry["permission"]
     levels = ["read", "triage", "write", "maintain", "admin"]
     rank = levels.index(permission) if permission in levels else -1

@@ -83,8 +83,8 @@ class FakeGitHub:
         return self.state.world
 
     def start(self) -> FakeGitHub:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-github",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
+                                        name="fake-github", daemon=True)
         self._thread.start()
         return self
 
@@ -168,17 +168,26 @@ class FakeGitHub:
     def _answer(self, req: Request, truncate: bool) -> tuple[int, dict[str, str], bytes]:
         found = routes.match(req.method, req.path)
         try:
+            if isinstance(req.body, str):
+                raise HttpError(400, "Problems parsing JSON")
             if found is None:
                 raise HttpError(404, "Not Found")
             handler, params = found
             params = {k: unquote(v) if v is not None else None for k, v in params.items()}
             response = handler(self.state, req, **params)
         except HttpError as exc:
-            return exc.status, {"Content-Type": "application/json; charset=utf-8"}, \
-                json.dumps(exc.body()).encode()
+            return _error(exc)
+        except Exception as exc:  # noqa: BLE001 - a bug in a route must still answer
+            return _error(HttpError(500, f"fake server error in {req.method} {req.path}: "
+                                         f"{type(exc).__name__}: {exc}"))
         if response.items is not None:
             response = paginate(req, response, truncate)
         return encode(response)
+
+
+def _error(exc: HttpError) -> tuple[int, dict[str, str], bytes]:
+    return exc.status, {"Content-Type": "application/json; charset=utf-8"}, \
+        json.dumps(exc.body()).encode()
 
 
 def paginate(req: Request, response: Response, truncate: bool) -> Response:
@@ -198,9 +207,11 @@ def paginate(req: Request, response: Response, truncate: bool) -> Response:
         return f'<{req.api}{req.path}?{urlencode(query)}>; rel="{rel}"'
 
     if page > 1:
-        links += [link(page - 1, "prev"), link(1, "first")]
+        links.append(link(page - 1, "prev"))
     if page < last and not truncate:
         links += [link(page + 1, "next"), link(last, "last")]
+    if page > 1:
+        links.append(link(1, "first"))
     headers = dict(response.headers)
     if links:
         headers["Link"] = ", ".join(links)
@@ -222,6 +233,7 @@ def encode(response: Response) -> tuple[int, dict[str, str], bytes]:
 def _handler_for(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out in two writes
         server_version = "infx-fake-github"
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name

@@ -40,18 +40,26 @@ class Shapes:
         if login is None:
             return None
         bot = login.endswith("[bot]")
+        url = f"{self.api}/users/{login}"
         return {
             "login": login, "id": stable_id(login), "node_id": node_id("User", login),
             "avatar_url": f"https://avatars.githubusercontent.com/u/{stable_id(login)}?v=4",
-            "gravatar_id": "", "url": f"{self.api}/users/{login}",
-            "html_url": f"{WEB}/{login.removesuffix('[bot]')}" if not bot else f"{WEB}/apps/{login[:-5]}",
+            "gravatar_id": "", "url": url,
+            "html_url": f"{WEB}/{login}" if not bot else f"{WEB}/apps/{login[:-5]}",
+            "followers_url": f"{url}/followers", "following_url": f"{url}/following{{/other_user}}",
+            "gists_url": f"{url}/gists{{/gist_id}}", "starred_url": f"{url}/starred{{/owner}}{{/repo}}",
+            "subscriptions_url": f"{url}/subscriptions", "organizations_url": f"{url}/orgs",
+            "repos_url": f"{url}/repos", "events_url": f"{url}/events{{/privacy}}",
+            "received_events_url": f"{url}/received_events",
             "type": "Bot" if bot else "User", "site_admin": False,
         }
 
     def repository(self, full_name: str | None = None) -> dict:
         full_name = full_name or self.world["repo"]
         owner, name = full_name.split("/")
-        return {
+        url = self.repo_url(full_name)
+        templates = {f"{key}_url": f"{url}/{path}" for key, path in _REPO_URL_TEMPLATES.items()}
+        return templates | {
             "id": stable_id(full_name), "node_id": node_id("Repository", full_name),
             "name": name, "full_name": full_name, "private": False,
             "owner": self.user(owner) | {"type": "Organization"},
@@ -156,6 +164,9 @@ class Shapes:
             "created_at": pull["created_at"], "updated_at": pull["updated_at"],
             "closed_at": pull.get("closed_at", pull["merged_at"]),
             "author_association": pull.get("author_association", "CONTRIBUTOR"),
+            "active_lock_reason": None, "performed_via_github_app": None,
+            "state_reason": pull.get("state_reason"), "timeline_url": f"{url}/timeline",
+            "reactions": self.reaction_rollup([], url), "closed_by": None,
             "draft": pull["draft"], "body": pull["body"],
             "pull_request": {
                 "url": f"{self.repo_url()}/pulls/{number}",
@@ -333,3 +344,21 @@ class Shapes:
 
 _PULL_WORLD_KEYS = {"comments", "reviews", "review_comments", "commits", "labels", "user", "head",
                     "base"}
+
+_REPO_URL_TEMPLATES = {
+    "archive": "{archive_format}{/ref}", "assignees": "assignees{/user}",
+    "blobs": "git/blobs{/sha}", "branches": "branches{/branch}",
+    "collaborators": "collaborators{/collaborator}", "comments": "comments{/number}",
+    "commits": "commits{/sha}", "compare": "compare/{base}...{head}",
+    "contents": "contents/{+path}", "contributors": "contributors",
+    "deployments": "deployments", "downloads": "downloads", "events": "events",
+    "forks": "forks", "git_commits": "git/commits{/sha}", "git_refs": "git/refs{/sha}",
+    "git_tags": "git/tags{/sha}", "hooks": "hooks", "issue_comment": "issues/comments{/number}",
+    "issue_events": "issues/events{/number}", "issues": "issues{/number}",
+    "keys": "keys{/key_id}", "labels": "labels{/name}", "languages": "languages",
+    "merges": "merges", "milestones": "milestones{/number}",
+    "notifications": "notifications{?since,all,participating}", "pulls": "pulls{/number}",
+    "releases": "releases{/id}", "stargazers": "stargazers", "statuses": "statuses/{sha}",
+    "subscribers": "subscribers", "subscription": "subscription", "tags": "tags",
+    "teams": "teams", "trees": "git/trees{/sha}",
+}

@@ -217,6 +217,9 @@ def resolve_ref(world: dict, ref: str) -> str | None:
     for pull in world["pulls"]:
         if ref == f"refs/pull/{pull['number']}/head":
             return pull["head"]["sha"]
+    for pull in world["pulls"]:  # a same-repository PR's branch exists even if not listed
+        if pull["head"]["ref"] == ref and pull["head"]["repo"] == world["repo"]:
+            return pull["head"]["sha"]
     return None
 
 

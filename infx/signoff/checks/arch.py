@@ -54,6 +54,7 @@ def _override_problems(lines: list[Line], rules: dict, prefixes: set[str]) -> li
 
 def _keys(value: str) -> list[tuple[str, object]]:
     """(key, value) pairs of an override payload: JSON when it parses, else key=value text."""
+    value = value.replace('\\"', '"')
     try:
         data = json.loads(value)
     except ValueError:

@@ -1,0 +1,145 @@
+"""`infx demo`: plan a bundled PR against our configs and replay its bots on the fake GitHub server."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = REPO_ROOT / "tests" / "data" / "demo"
+DEFAULT_CONFIGS = REPO_ROOT / "configs" / "amd-master.yaml"
+DEFAULT_RUNNERS = REPO_ROOT / "configs" / "runners.yaml"
+PR_NUMBER = 42
+
+
+def _section(echo: Callable[[str], None], title: str) -> None:
+    echo("")
+    echo(f"== {title} " + "=" * max(0, 70 - len(title)))
+
+
+def _load_world(path: Path) -> dict:
+    from infx.github.fake.world import load_world
+
+    return load_world(path)
+
+
+def _pr(world: dict) -> dict:
+    return next(p for p in world["pulls"] if p["number"] == PR_NUMBER)
+
+
+def plan_step(entry_file: Path, configs: Path, runners: Path, labels: list[str],
+              echo: Callable[[str], None]) -> dict | None:
+    """Plan the bundled changelog entry in-process; None (with a message) if a piece is missing."""
+    try:
+        from infx.matrix.plan import PlanFlags, build_plan, file_sources, parse_additions
+    except ImportError as exc:
+        echo(f"plan skipped: the planner is not available in this checkout ({exc})")
+        return None
+    from infx.errors import InfxError
+    from infx.workflow.labels import sweep_flags
+    from infx.workflow.shard import shard_outputs
+    from infx.workflow.summary import plan_summary
+
+    for path in (entry_file, configs, runners):
+        if not path.is_file():
+            echo(f"plan skipped: {path} is missing")
+            return None
+    try:
+        flags = sweep_flags(labels)
+        entries = parse_additions(entry_file.read_text(encoding="utf-8"), str(entry_file))
+        plan = build_plan(entries, base_ref="demo-base", head_ref="demo-head",
+                          flags=PlanFlags(trim=flags.trim_conc, all_evals=flags.all_evals,
+                                          evals_only=flags.evals_only),
+                          sources=file_sources([str(configs)], str(runners)))
+        shards = shard_outputs(plan)
+    except InfxError as exc:
+        echo("plan failed (this is what the PR author would see):")
+        for problem in exc.problems:
+            echo(f"  {problem}")
+        return None
+    echo(f"labels: {', '.join(labels) or '(none)'}")
+    echo(plan_summary(plan, shards["matrix"]).rstrip())
+    echo("")
+    echo(f"matrix jobs that would start: {', '.join('sweep-' + s for s in shards['shards']) or 'none'}")
+    return plan
+
+
+def _snapshot(world: dict) -> dict[int, dict]:
+    return {c["id"]: copy.deepcopy(c) for c in _pr(world)["comments"]}
+
+
+def _first_lines(body: str, count: int = 4) -> str:
+    lines = body.splitlines()
+    shown = "\n".join("    " + line for line in lines[:count])
+    return shown + (f"\n    … ({len(lines) - count} more lines)" if len(lines) > count else "")
+
+
+def replay_step(world_path: Path, echo: Callable[[str], None]) -> dict | None:
+    """Post the welcome and results-link comments and acknowledge reuse commands on the fake server."""
+    try:
+        from infx.github.fake import FakeGitHub
+        from infx.reuse.ack import CommentEvent, acknowledge, looks_like_command
+        from infx.reuse.gateway import GitHubGateway
+        from infx.workflow.posting import post_results_link, post_welcome
+    except ImportError as exc:
+        echo(f"replay skipped: the fake GitHub server is not available in this checkout ({exc})")
+        return None
+    if not world_path.is_file():
+        echo(f"replay skipped: {world_path} is missing")
+        return None
+    world = _load_world(world_path)
+    repo = world["repo"]
+    before = _snapshot(world)
+    with FakeGitHub(world) as fake:
+        client = fake.client()
+        welcome = post_welcome(client, repo, PR_NUMBER)
+        echo(f"welcome comment: {welcome.action}")
+        green = [r for r in fake.world["workflow_runs"] if r.get("conclusion") == "success"]
+        if green:
+            run_id = max(r["id"] for r in green)
+            echo(f"results-link comment for run {run_id}: {post_results_link(client, repo, PR_NUMBER, run_id)}")
+        gateway = GitHubGateway(client, repo)
+        for comment in sorted(before.values(), key=lambda c: c["created_at"]):
+            if not looks_like_command(comment["body"]):
+                continue
+            event = CommentEvent("created", PR_NUMBER, True, comment["id"], comment["body"],
+                                 comment["updated_at"])
+            outcome = acknowledge(gateway, event)
+            echo(f"comment {comment['id']} by {comment['user']} ({comment['author_association']}): "
+                 f"{outcome.reaction or 'no reaction'} — {outcome.summary}")
+        after = copy.deepcopy(fake.world)
+        requests = len(fake.requests)
+    _section(echo, "What the bots posted")
+    for cid, comment in sorted(_snapshot(after).items()):
+        if cid not in before:
+            echo(f"new comment {cid} by {comment['user']}:")
+            echo(_first_lines(comment["body"]))
+        added = [r for r in comment.get("reactions", []) if r not in before.get(cid, {}).get("reactions", [])]
+        for reaction in added:
+            echo(f"reaction {reaction['content']} by {reaction['user']} on comment {cid}")
+    echo(f"({requests} API requests served by the fake GitHub server)")
+    return after
+
+
+@click.command()
+@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DATA,
+              show_default=True, help="Folder with pr-entry.yaml and world.yaml.")
+@click.option("--configs", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_CONFIGS,
+              show_default=True)
+@click.option("--runners", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_RUNNERS,
+              show_default=True)
+def demo(data_dir: Path, configs: Path, runners: Path) -> None:
+    """Plan a bundled example PR and replay the PR bots on a local fake GitHub (no network)."""
+    echo = click.echo
+    world_path = data_dir / "world.yaml"
+    labels: list[Any] = []
+    if world_path.is_file():
+        labels = list(_pr(_load_world(world_path)).get("labels", []))
+    _section(echo, "1. Plan the PR's changelog entry")
+    plan_step(data_dir / "pr-entry.yaml", configs, runners, labels, echo)
+    _section(echo, "2. Replay the PR bots on the fake GitHub server")
+    replay_step(world_path, echo)

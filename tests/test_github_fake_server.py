@@ -1,0 +1,366 @@
+"""The fake GitHub server through unmodified PyGithub over real HTTP."""
+
+import copy
+import gzip
+import io
+import tarfile
+
+import pytest
+import requests
+from github import GithubException, UnknownObjectException
+
+from infx.github.fake import FakeGitHub
+from infx.github.fake.world import load_world
+
+REPO = "acme/inferencex"
+BASE = "c0ffee0000000000000000000000000000000000"
+HEAD = "beef010000000000000000000000000000000000"
+RUN = 35873197630
+
+
+@pytest.fixture
+def world(test_data):
+    return load_world(test_data / "github" / "worlds" / "basic.yaml")
+
+
+@pytest.fixture
+def fake(fake_github, world):
+    return fake_github(world)
+
+
+@pytest.fixture
+def repo(fake):
+    return fake.github().get_repo(REPO)
+
+
+def test_user_and_repository(fake, repo):
+    assert fake.github().get_user().login == "github-actions[bot]"
+    assert (repo.full_name, repo.default_branch) == (REPO, "main")
+    assert repo.get_branch("main").commit.sha == BASE
+
+
+def test_pull_request_fields_and_counts(repo):
+    pr = repo.get_pull(12)
+    assert (pr.title, pr.user.login, pr.state, pr.draft, pr.merged) == (
+        "Bump MI355X ATOM image", "carol", "open", False, False)
+    assert (pr.head.sha, pr.base.sha, pr.head.ref) == (HEAD, BASE, "carol/bump")
+    assert (pr.changed_files, pr.commits, pr.comments, pr.review_comments) == (4, 2, 1, 1)
+    assert (pr.additions, pr.deletions) == (3, 2)
+    assert [label.name for label in pr.labels] == ["full-sweep-fail-fast"]
+    assert [p.number for p in repo.get_pulls(state="open")] == [12]
+    assert list(repo.get_pulls(state="closed")) == []
+
+
+def test_pull_files_renames_and_patches(repo):
+    files = {f.filename: f for f in repo.get_pull(12).get_files()}
+    assert {name: f.status for name, f in files.items()} == {
+        "configs/amd-master.yaml": "modified", "docs/new-name.md": "renamed",
+        "perf-changelog.yaml": "added", "scripts/remove-me.sh": "removed"}
+    assert files["docs/new-name.md"].previous_filename == "docs/old-name.md"
+    assert "+  image: rocm/sgl:v2" in files["configs/amd-master.yaml"].patch
+
+
+def test_pull_diff_media_type(fake):
+    diff = requests.get(f"{fake.url}/repos/{REPO}/pulls/12", timeout=5,
+                        headers={"Accept": "application/vnd.github.diff"}).text
+    assert diff.startswith("diff --git a/configs/amd-master.yaml b/configs/amd-master.yaml")
+    assert "rename from docs/old-name.md" in diff
+
+
+def test_commits_reviews_review_comments(repo):
+    pr = repo.get_pull(12)
+    commits = list(pr.get_commits())
+    assert [c.sha for c in commits] == ["beef000000000000000000000000000000000000", HEAD]
+    assert commits[1].commit.message == "rename doc, add changelog, drop script"
+    assert commits[1].parents[0].sha == "beef000000000000000000000000000000000000"
+    assert [(r.user.login, r.state, r.commit_id) for r in pr.get_reviews()] == [
+        ("bob", "APPROVED", HEAD)]
+    assert [(c.user.login, c.path, c.body) for c in pr.get_review_comments()] == [
+        ("bob", "configs/amd-master.yaml", "nit")]
+
+
+def test_single_commit_lists_its_files(repo):
+    commit = repo.get_commit("beef000000000000000000000000000000000000")
+    assert [f.filename for f in commit.files] == ["configs/amd-master.yaml"]
+
+
+def test_issue_comments_create_edit_delete(fake, repo):
+    issue = repo.get_issue(12)
+    assert issue.pull_request is not None
+    created = issue.create_comment("hello")
+    assert (created.id, created.user.login) == (302, "github-actions[bot]")
+    stored = fake.world["pulls"][0]["comments"][-1]
+    assert (stored["author_association"], stored["created_at"]) == ("NONE", "2026-09-30T12:00:00Z")
+    created.edit("hello again")
+    assert repo.get_issue(12).get_comment(302).body == "hello again"
+    created.delete()
+    assert [c.id for c in issue.get_comments()] == [101]
+
+
+def test_reactions_through_pygithub(fake, repo):
+    comment = repo.get_issue(12).get_comment(101)
+    reaction = comment.create_reaction("rocket")
+    assert [(r.user.login, r.content) for r in comment.get_reactions()] == [
+        ("bob", "+1"), ("github-actions[bot]", "rocket")]
+    assert comment.delete_reaction(reaction.id)
+    assert len(fake.world["pulls"][0]["comments"][0]["reactions"]) == 1
+
+
+def test_labels_add_and_remove(fake, repo):
+    issue = repo.get_issue(12)
+    issue.add_to_labels("all-evals")
+    issue.remove_from_labels("full-sweep-fail-fast")
+    assert fake.world["pulls"][0]["labels"] == ["all-evals"]
+    assert [label.name for label in repo.get_labels()] == ["all-evals"]
+
+
+def test_statuses_and_combined_state(fake, repo):
+    commit = repo.get_commit(HEAD)
+    assert commit.get_combined_status().state == "pending"  # nothing reported yet
+    commit.create_status("pending", context="codeowner-signoff-verify", description="Verifying")
+    commit.create_status("success", context="codeowner-signoff-verify", description="ok")
+    commit.create_status("success", context="other")
+    combined = commit.get_combined_status()
+    assert (combined.state, combined.total_count) == ("success", 2)
+    assert [s.state for s in commit.get_statuses()] == ["success", "success", "pending"]
+    commit.create_status("failure", context="Other")  # contexts are case-insensitive
+    assert commit.get_combined_status().state == "failure"
+    assert len(fake.world["statuses"][HEAD]) == 4
+
+
+def test_status_validation(fake):
+    url = f"{fake.url}/repos/{REPO}/statuses/{HEAD}"
+    auth = {"Authorization": "token x"}
+    assert requests.post(url, json={"state": "done"}, headers=auth, timeout=5).status_code == 422
+    long = requests.post(url, json={"state": "success", "description": "d" * 141}, headers=auth,
+                         timeout=5)
+    assert long.status_code == 422
+    assert requests.post(f"{fake.url}/repos/{REPO}/statuses/{'a' * 40}", json={"state": "success"},
+                         headers=auth, timeout=5).status_code == 422
+
+
+def test_check_runs_latest_and_all(fake, repo):
+    latest = list(repo.get_commit(HEAD).get_check_runs())
+    assert [(r.id, r.conclusion) for r in latest] == [(9002, "success")]
+    everything = list(repo.get_commit(HEAD).get_check_runs(filter="all"))
+    assert [r.id for r in everything] == [9001, 9002]
+    assert everything[0].details_url.endswith("/job/1")
+    assert list(repo.get_commit(BASE).get_check_runs()) == []
+
+
+def test_workflow_runs_filters_and_artifacts(repo):
+    runs = repo.get_workflow_runs(head_sha=HEAD, event="pull_request", status="success")
+    assert [r.id for r in runs] == [RUN]
+    assert list(repo.get_workflow_runs(event="push")) == []
+    run = repo.get_workflow_run(RUN)
+    assert (run.name, run.run_attempt, run.head_branch) == ("Run Sweep", 2, "carol/bump")
+    artifacts = list(run.get_artifacts())
+    assert [(a.name, a.expired) for a in artifacts] == [("eval_results_all", False),
+                                                        ("old_results", True)]
+    assert [a.name for a in repo.get_artifacts(name="old_results")] == ["old_results"]
+    assert repo.get_artifact(1).workflow_run.id == RUN
+
+
+def test_artifact_zip_redirect_and_expiry(fake):
+    auth = {"Authorization": "token x"}
+    link = requests.get(f"{fake.url}/repos/{REPO}/actions/artifacts/1/zip", headers=auth,
+                        allow_redirects=False, timeout=5)
+    assert link.status_code == 302 and link.headers["Location"].endswith("/1.zip")
+    expired = requests.get(f"{fake.url}/repos/{REPO}/actions/artifacts/2/zip", headers=auth,
+                           timeout=5)
+    assert expired.status_code == 410 and expired.json()["message"] == "Artifact has expired"
+
+
+def test_contents_are_base64_like_github(repo):
+    content = repo.get_contents("configs/amd-master.yaml", ref=HEAD)
+    assert content.encoding == "base64" and content.type == "file"
+    assert b"rocm/sgl:v2" in content.decoded_content
+    listing = repo.get_contents("configs", ref="main")
+    assert [c.path for c in listing] == ["configs/amd-master.yaml"]
+    with pytest.raises(UnknownObjectException):
+        repo.get_contents("nope.md", ref="main")
+
+
+def test_tarball_redirect_and_layout(fake, repo):
+    link = repo.get_archive_link("tarball", HEAD)
+    assert link.endswith(f"/_fake/tarball/{REPO}/{HEAD}")
+    blob = requests.get(link, timeout=5).content
+    with tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob))) as archive:
+        names = archive.getnames()
+    assert names[0] == f"acme-inferencex-{HEAD[:7]}/CODEOWNERS"
+
+
+def test_collaborators_teams_codeowners(fake, repo):
+    assert repo.get_collaborator_permission("alice") == "write"
+    with pytest.raises(UnknownObjectException):
+        repo.get_collaborator_permission("nobody")
+    team = fake.github().get_organization("acme").get_team_by_slug("core")
+    assert team.get_team_membership("root").state == "active"
+    with pytest.raises(UnknownObjectException):
+        team.get_team_membership("alice")
+    with pytest.raises(UnknownObjectException):
+        fake.github().get_organization("acme").get_team_by_slug("ghosts")
+    assert requests.get(f"{fake.url}/repos/{REPO}/codeowners/errors",
+                        timeout=5).json() == {"errors": []}
+
+
+def test_external_repository_pulls(fake):
+    ext = fake.github().get_repo("vllm-project/recipes")
+    pr = ext.get_pull(123)
+    assert (pr.state, pr.merged) == ("closed", True)
+    files = list(pr.get_files())
+    assert [(f.filename, f.additions, f.deletions) for f in files] == [("DeepSeek/R1.md", 1, 1)]
+    with pytest.raises(UnknownObjectException):
+        ext.get_pull(124)
+
+
+def test_fork_pull_request(fake_github, world):
+    world = copy.deepcopy(world)
+    world["pulls"][0]["head"]["repo"] = "carol/inferencex"
+    pr = fake_github(world).github().get_repo(REPO).get_pull(12)
+    assert pr.head.repo.full_name == "carol/inferencex"
+    assert pr.base.repo.full_name == REPO
+
+
+def test_writes_need_a_token(fake):
+    answer = requests.post(f"{fake.url}/repos/{REPO}/issues/12/comments", json={"body": "x"},
+                           timeout=5)
+    assert answer.status_code == 401
+    assert answer.json()["message"] == "Requires authentication"
+
+
+def test_unknown_paths_and_objects_are_404_with_github_body(fake, repo):
+    answer = requests.get(f"{fake.url}/repos/{REPO}/nothing-here", timeout=5)
+    assert answer.status_code == 404
+    assert set(answer.json()) >= {"message", "documentation_url"}
+    with pytest.raises(UnknownObjectException):
+        repo.get_pull(99)
+    with pytest.raises(UnknownObjectException):
+        fake.github().get_repo("other/repo").get_pull(1)
+
+
+def test_request_log(fake, repo):
+    repo.get_pull(12)
+    repo.get_issue(12).create_comment("x")
+    assert fake.count("GET", "^/repos/acme/inferencex/pulls/12$") == 1
+    post = fake.matching("POST")[0]
+    assert (post["path"], post["status"], post["body"]) == (
+        "/repos/acme/inferencex/issues/12/comments", 201, {"body": "x"})
+
+
+def test_faults_apply_in_order_and_count_down(fake_github, world):
+    world = copy.deepcopy(world)
+    world["faults"] = [
+        {"method": "GET", "path": "^/repos/.*/check-runs", "status": 502, "times": 2},
+        {"method": "GET", "path": "^/repos/.*/check-runs", "status": 500, "times": 1},
+        {"method": "GET", "path": "^/orgs/", "status": 404},
+    ]
+    fake = fake_github(world)
+    url = f"{fake.url}/repos/{REPO}/commits/{HEAD}/check-runs"
+    assert [requests.get(url, timeout=5).status_code for _ in range(4)] == [502, 502, 500, 200]
+    assert all(requests.get(f"{fake.url}/orgs/acme", timeout=5).status_code == 404
+               for _ in range(3))
+
+
+def test_fault_headers_and_message(fake_github, world):
+    world = copy.deepcopy(world)
+    world["faults"] = [{"path": "/permission$", "status": 403, "headers": {"Retry-After": 1},
+                        "message": "slow down", "times": 1}]
+    fake = fake_github(world)
+    answer = requests.get(f"{fake.url}/repos/{REPO}/collaborators/alice/permission", timeout=5)
+    assert (answer.status_code, answer.headers["Retry-After"], answer.json()["message"]) == (
+        403, "1", "slow down")
+
+
+def test_apply_fault_performs_the_write(fake_github, world):
+    world = copy.deepcopy(world)
+    world["faults"] = [{"method": "POST", "path": "/comments$", "status": 502, "apply": True,
+                        "times": 1}]
+    fake = fake_github(world)
+    with pytest.raises(GithubException) as info:
+        fake.github().get_repo(REPO).get_issue(12).create_comment("lost answer")
+    assert info.value.status == 502
+    assert fake.world["pulls"][0]["comments"][-1]["body"] == "lost answer"
+
+
+def test_truncate_fault_drops_the_next_link(fake_github, world):
+    world = copy.deepcopy(world)
+    world["pulls"][0]["comments"] = [{"id": 1000 + i, "user": "bob", "body": str(i)}
+                                     for i in range(250)]
+    world["faults"] = [{"method": "GET", "path": "/comments$", "truncate": True, "times": 1}]
+    fake = fake_github(world)
+    issue = fake.github().get_repo(REPO).get_issue(12)
+    assert len(list(issue.get_comments())) == 100
+    assert len(list(issue.get_comments())) == 250
+
+
+def test_add_fault_at_run_time(fake):
+    fake.add_fault(method="GET", path="^/user$", status=503, times=1)
+    with pytest.raises(GithubException):
+        fake.github().get_user().login  # noqa: B018 - attribute access performs the request
+    assert fake.github().get_user().login == "github-actions[bot]"
+
+
+def test_dump_round_trips_through_the_loader(fake, repo, tmp_path):
+    repo.get_issue(12).create_comment("persisted")
+    repo.get_commit(HEAD).create_status("success", context="ctx")
+    path = tmp_path / "after.yaml"
+    fake.dump(path)
+    again = load_world(path)
+    assert again["pulls"][0]["comments"][-1]["body"] == "persisted"
+    assert again["statuses"][HEAD][0]["context"] == "ctx"
+
+
+def test_time_comes_from_the_world(fake_github, world):
+    world = copy.deepcopy(world)
+    world["now"] = "2030-01-02T03:04:05Z"
+    fake = fake_github(world)
+    comment = fake.github().get_repo(REPO).get_issue(12).create_comment("x")
+    assert comment.created_at.isoformat() == "2030-01-02T03:04:05+00:00"
+
+
+def test_context_manager_and_env(world):
+    with FakeGitHub(world) as fake:
+        env = fake.env()
+        assert env["GITHUB_API_URL"] == fake.url
+        assert requests.get(f"{fake.url}/rate_limit", timeout=5).status_code == 200
+
+
+def test_single_review_review_comment_and_commit_pulls(fake, repo):
+    pr = repo.get_pull(12)
+    assert pr.get_review(201).state == "APPROVED"
+    assert pr.get_comment(301).body == "nit"
+    with pytest.raises(UnknownObjectException):
+        pr.get_review(999)
+    assert [p.number for p in repo.get_commit("beef000000000000000000000000000000000000")
+            .get_pulls()] == [12]
+    assert list(repo.get_commit(BASE).get_pulls()) == []
+
+
+def test_merged_pull_is_found_from_its_merge_commit(fake_github, world):
+    world = copy.deepcopy(world)
+    world["pulls"][0].update(state="closed", merged=True, merged_at="2026-09-30T11:00:00Z",
+                             merge_commit_sha=BASE)
+    repo = fake_github(world).github().get_repo(REPO)
+    assert [p.number for p in repo.get_commit(BASE).get_pulls()] == [12]
+
+
+def test_malformed_json_and_route_bugs_still_answer(fake, monkeypatch):
+    auth = {"Authorization": "token x", "Content-Type": "application/json"}
+    bad = requests.post(f"{fake.url}/repos/{REPO}/issues/12/comments", data="{nope", headers=auth,
+                        timeout=5)
+    assert (bad.status_code, bad.json()["message"]) == (400, "Problems parsing JSON")
+
+    from infx.github.fake import routes
+
+    def broken(state, req, **params):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(routes, "match", lambda method, path: (broken, {}))
+    answer = requests.get(f"{fake.url}/anything", timeout=5)
+    assert answer.status_code == 500 and "KeyError" in answer.json()["message"]
+
+
+def test_pull_head_branch_resolves_as_a_ref(repo):
+    assert b"rocm/sgl:v2" in repo.get_contents("configs/amd-master.yaml",
+                                               ref="carol/bump").decoded_content

@@ -1,0 +1,134 @@
+"""infx.reuse.ack against the fake GitHub server: 👍/👎 reactions with a reason, never a reply comment."""
+
+from __future__ import annotations
+
+import pytest
+from test_reuse_support import add_comment, base_world, pr, start
+
+from infx.reuse.ack import CommentEvent, acknowledge, looks_like_command
+
+T1, T2 = "2026-09-29T18:00:00Z", "2026-09-29T19:00:00Z"
+BOT = "github-actions[bot]"
+
+
+def _event(world: dict, comment_id: int, action: str = "created", on_pr: bool = True) -> CommentEvent:
+    comment = next(c for p in world["pulls"] for c in p["comments"] if c["id"] == comment_id)
+    return CommentEvent(action=action, issue_number=12, is_pull_request=on_pr, comment_id=comment_id,
+                        body=comment["body"], updated_at=comment["updated_at"])
+
+
+def _reactions(fake, comment_id: int) -> list[tuple[str, str]]:
+    comment = next(c for p in fake.world["pulls"] for c in p["comments"] if c["id"] == comment_id)
+    return sorted((r["user"], r["content"]) for r in comment.get("reactions", []))
+
+
+def _ack(fake_github, world, comment_id, **event_overrides):
+    fake, gateway = start(fake_github, world)
+    event = _event(world, comment_id)
+    if event_overrides:
+        event = CommentEvent(**(event.__dict__ | event_overrides))
+    outcome = acknowledge(gateway, event)
+    assert fake.count("POST", r"/issues/\d+/comments$") == 0  # never a reply comment
+    return fake, outcome
+
+
+def test_accepted_command_gets_thumbs_up_and_a_reason(fake_github):
+    world = base_world()
+    cid = add_comment(world, "alice", "MEMBER", "/use 101", T1)
+    fake, outcome = _ack(fake_github, world, cid)
+    assert outcome.reaction == "+1" and not outcome.failed
+    assert outcome.summary.startswith("Reuse accepted for PR #12: run 101 (success)")
+    assert _reactions(fake, cid) == [(BOT, "+1")]
+
+
+@pytest.mark.parametrize(("user", "association", "body", "message"), [
+    ("carol", "CONTRIBUTOR", "/reuse-sweep-run 101", "Reuse requires an OWNER, MEMBER, or COLLABORATOR request."),
+    ("bob", "COLLABORATOR", "/use 101", "Reuse requires write, maintain or admin permission"),
+    ("alice", "MEMBER", "/use nope", "Usage: /use <run_id> or /reuse-sweep-run [run_id]"),
+    ("alice", "MEMBER", "/use 103", "is not in PR #12's commit list"),
+    ("alice", "MEMBER", "/use 105", "no benchmark, eval, or agentic result artifact"),
+])
+def test_rejected_command_gets_thumbs_down_and_the_reason(fake_github, user, association, body, message):
+    world = base_world()
+    cid = add_comment(world, user, association, body, T1)
+    fake, outcome = _ack(fake_github, world, cid)
+    assert outcome.reaction == "-1" and outcome.failed
+    assert outcome.summary.startswith("Reuse rejected for PR #12: ")
+    assert message in outcome.summary
+    assert _reactions(fake, cid) == [(BOT, "-1")]
+
+
+def test_superseded_request_is_rejected(fake_github):
+    world = base_world()
+    old = add_comment(world, "alice", "MEMBER", "/use 101", T1)
+    add_comment(world, "root", "OWNER", "/reuse-sweep-run", T2)
+    _, outcome = _ack(fake_github, world, old)
+    assert outcome.reaction == "-1"
+    assert "A newer reuse request supersedes this comment." in outcome.summary
+
+
+def test_incompatible_label_and_closed_pr_are_rejected(fake_github):
+    world = base_world()
+    pr(world)["labels"] = ["full-sweep-enabled", "evals-only"]
+    cid = add_comment(world, "alice", "MEMBER", "/use 101", T1)
+    _, outcome = _ack(fake_github, world, cid)
+    assert "reuse-incompatible label(s): evals-only" in outcome.summary
+    world = base_world()
+    pr(world)["state"] = "closed"
+    cid = add_comment(world, "alice", "MEMBER", "/use 101", T1)
+    _, outcome = _ack(fake_github, world, cid)
+    assert "PR #12 is closed, not open." in outcome.summary
+
+
+def test_stale_event_does_nothing(fake_github):
+    world = base_world()
+    cid = add_comment(world, "alice", "MEMBER", "/use 101", T1)
+    fake, outcome = _ack(fake_github, world, cid, body="/use 102")  # the comment was edited since
+    assert outcome.reaction is None and not outcome.failed
+    assert fake.count("POST") == 0 and fake.count("DELETE") == 0
+
+
+def test_edit_that_removes_the_command_clears_only_the_bots_reaction(fake_github):
+    world = base_world()
+    cid = add_comment(world, "alice", "MEMBER", "never mind", T1)
+    comment = pr(world)["comments"][-1]
+    comment["reactions"] = [{"user": BOT, "content": "+1"}, {"user": "root", "content": "+1"}]
+    fake, outcome = _ack(fake_github, world, cid, action="edited")
+    assert outcome.reaction is None and not outcome.failed
+    assert _reactions(fake, cid) == [("root", "+1")]
+
+
+def test_reacking_replaces_the_previous_verdict(fake_github):
+    world = base_world()
+    cid = add_comment(world, "alice", "MEMBER", "/use 101", T1)
+    pr(world)["comments"][-1]["reactions"] = [{"user": BOT, "content": "-1"}]
+    fake, outcome = _ack(fake_github, world, cid, action="edited")
+    assert _reactions(fake, cid) == [(BOT, "+1")]
+
+
+@pytest.mark.parametrize(("body", "on_pr", "action"), [
+    ("/useful 42 is a nice word", True, "created"),
+    ("/reuse-sweep-run", False, "created"),
+    ("/reuse-sweep-run", True, "deleted"),
+])
+def test_ignored_comments(fake_github, body, on_pr, action):
+    world = base_world()
+    cid = add_comment(world, "alice", "MEMBER", body, T1)
+    fake, outcome = _ack(fake_github, world, cid, is_pull_request=on_pr, action=action)
+    assert outcome.reaction is None and not outcome.failed
+    assert fake.count("POST") == 0
+
+
+def test_looks_like_command():
+    assert looks_like_command("/use nope")
+    assert looks_like_command("text\n  /reuse-sweep-run extra")
+    assert not looks_like_command("/useful")
+    assert not looks_like_command("please /use 5")
+
+
+def test_event_from_real_payload_shape():
+    payload = {"action": "created", "issue": {"number": 7, "pull_request": {"url": "u"}},
+               "comment": {"id": 9, "body": "/use 1", "updated_at": "2026-01-01T00:00:00Z"}}
+    event = CommentEvent.from_payload(payload)
+    assert (event.issue_number, event.is_pull_request, event.comment_id) == (7, True, 9)
+    assert not CommentEvent.from_payload({"action": "created", "issue": {"number": 7}}).is_pull_request

@@ -1,0 +1,80 @@
+"""`infx reuse …` end to end: world replay through the fake server, outputs, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from test_reuse_support import M1, add_comment, base_world, ensure_commit_pulls_route, merged
+
+from infx.cli import main
+
+T1 = "2026-09-29T18:00:00Z"
+
+
+def _world_file(tmp_path, world) -> str:
+    path = tmp_path / "world.yaml"
+    path.write_text(yaml.safe_dump(world, sort_keys=False))
+    return str(path)
+
+
+def test_resolve_push_writes_outputs_and_summary(tmp_path, monkeypatch, capsys):
+    ensure_commit_pulls_route()
+    world = merged(base_world())
+    add_comment(world, "root", "OWNER", "/use 101", T1)
+    output, summary = tmp_path / "out", tmp_path / "summary"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    code = main(["reuse", "resolve", "--repo", "acme/inferencex", "--event-name", "push",
+                 "--ref", "refs/heads/main", "--commit-sha", M1, "--github-output", str(output),
+                 "--world", _world_file(tmp_path, world)])
+    assert code == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["reuse-enabled"] == "true" and printed["reuse-source-run-id"] == "101"
+    lines = output.read_text().splitlines()
+    assert "reuse-enabled=true" in lines and "reuse-source-run-id=101" in lines
+    assert "approved sweep reuse from run 101" in summary.read_text()
+
+
+def test_resolve_error_writes_nothing_and_exits_1(tmp_path, capsys):
+    ensure_commit_pulls_route()
+    world = merged(base_world())
+    add_comment(world, "root", "OWNER", "/use 103", T1)
+    output = tmp_path / "out"
+    code = main(["reuse", "resolve", "--repo", "acme/inferencex", "--event-name", "push",
+                 "--ref", "refs/heads/main", "--commit-sha", M1, "--github-output", str(output),
+                 "--world", _world_file(tmp_path, world)])
+    captured = capsys.readouterr()
+    assert code == 1 and captured.out == "" and not output.exists()
+    assert "not in PR #12's commit list" in captured.err
+
+
+def test_missing_token_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    output = tmp_path / "out"
+    code = main(["reuse", "resolve", "--repo", "acme/inferencex", "--event-name", "push",
+                 "--ref", "refs/heads/main", "--commit-sha", M1, "--github-output", str(output)])
+    captured = capsys.readouterr()
+    assert code == 1 and captured.out == "" and not output.exists()
+    assert "GH_TOKEN or GITHUB_TOKEN is required" in captured.err
+
+
+def test_ack_through_an_event_file(tmp_path, capsys):
+    world = base_world()
+    cid = add_comment(world, "carol", "CONTRIBUTOR", "/use 101", T1)
+    event = {"action": "created", "issue": {"number": 12, "pull_request": {"url": "x"}},
+             "comment": {"id": cid, "body": "/use 101", "updated_at": T1}}
+    event_path = tmp_path / "event.json"
+    event_path.write_text(json.dumps(event))
+    code = main(["reuse", "ack", "--repo", "acme/inferencex", "--event-path", str(event_path),
+                 "--world", _world_file(tmp_path, world)])
+    captured = capsys.readouterr()
+    assert code == 1 and captured.out == ""
+    assert "Reuse rejected for PR #12: Reuse requires an OWNER, MEMBER, or COLLABORATOR request." in captured.err
+
+
+def test_parse(tmp_path, capsys):
+    body = tmp_path / "body.txt"
+    body.write_text("LGTM\r\n/reuse-sweep-run 0042\r\n")
+    assert main(["reuse", "parse", str(body)]) == 0
+    assert json.loads(capsys.readouterr().out) == {"command": "/reuse-sweep-run", "run_id": 42}

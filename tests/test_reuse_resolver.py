@@ -1,0 +1,218 @@
+"""infx.reuse.resolver against the fake GitHub server (real PyGithub HTTP): workflows.md §3.3, §3.9, §7."""
+
+from __future__ import annotations
+
+import pytest
+from test_reuse_support import C1, C2, M1, add_comment, base_world, merged, pr, start
+
+from infx.github.client import GitHubError
+from infx.reuse.model import ReuseError
+from infx.reuse.resolver import ResolveRequest, resolve
+
+SYNC = ResolveRequest(event_name="pull_request", event_action="synchronize", pr_number=12,
+                      commit_sha=C2)
+PUSH = ResolveRequest(event_name="push", ref="refs/heads/main", commit_sha=M1)
+T1, T2, T3, T4 = ("2026-09-29T18:00:00Z", "2026-09-29T19:00:00Z", "2026-09-29T20:00:00Z",
+                  "2026-09-29T21:00:00Z")
+
+
+def _run(fake_github, world, request):
+    fake, gateway = start(fake_github, world)
+    return fake, resolve(gateway, request)
+
+
+# ---- modes that never look at comments --------------------------------------------------
+
+@pytest.mark.parametrize("action", ["labeled", "unlabeled", "ready_for_review"])
+def test_pr_label_events_never_fetch_comments(fake_github, action):
+    world = base_world()
+    add_comment(world, "alice", "MEMBER", "/reuse-sweep-run", T1)
+    request = ResolveRequest(event_name="pull_request", event_action=action, pr_number=12)
+    fake, result = _run(fake_github, world, request)
+    assert result.outputs()["skip-pr-sweep"] == "false"
+    assert result.reason == f"pull_request action {action} is not synchronize"
+    assert fake.count("GET", "/comments") == 0
+
+
+@pytest.mark.parametrize(("event", "ref"), [("workflow_dispatch", "refs/heads/main"),
+                                            ("push", "refs/heads/feature")])
+def test_not_a_push_to_main(fake_github, event, ref):
+    _, result = _run(fake_github, base_world(), ResolveRequest(event_name=event, ref=ref))
+    outputs = result.outputs()
+    assert result.reason == "not a push to main"
+    assert outputs["reuse-enabled"] == "false" and outputs["reuse-source-run-id"] == ""
+
+
+# ---- PR synchronize (the gate) ------------------------------------------------------------
+
+def test_sync_without_command_sweeps(fake_github):
+    _, result = _run(fake_github, base_world(), SYNC)
+    assert result.outputs()["skip-pr-sweep"] == "false"
+    assert result.reason == "PR #12 has no /reuse-sweep-run authorization"
+
+
+def test_scenario_6_bare_authorization_skips_the_pr_sweep_and_merge_reuses_r1(fake_github):
+    world = base_world()
+    add_comment(world, "alice", "MEMBER", "Looks good.\n/reuse-sweep-run\n", T1)
+    _, result = _run(fake_github, world, SYNC)
+    assert result.outputs()["skip-pr-sweep"] == "true"
+    assert result.outputs()["reuse-enabled"] == "false"
+    assert result.source.id == 101  # validated before skipping
+    fake, merge = _run(fake_github, merged(world), PUSH)
+    out = merge.outputs()
+    assert out["reuse-enabled"] == "true" and out["reuse-source-run-id"] == "101"
+    assert out["reuse-source-run-attempt"] == "2" and out["reuse-source-pr-number"] == "12"
+    assert out["reuse-source-head-sha"] == C1
+    assert out["reuse-source-run-url"].endswith("/actions/runs/101")
+    assert merge.reason == "approved sweep reuse from run 101"
+    branch_queries = fake.matching("GET", r"/actions/runs$")
+    assert branch_queries and all(r["query"].get("branch") == "carol/bump" for r in branch_queries)
+
+
+def test_sync_with_authorized_but_invalid_source_fails_the_gate(fake_github):
+    world = base_world()
+    add_comment(world, "root", "OWNER", "/use 103", T1)  # orphaned commit
+    fake, gateway = start(fake_github, world)
+    with pytest.raises(ReuseError, match="not in PR #12's commit list"):
+        resolve(gateway, SYNC)
+
+
+def test_scenario_5_unauthorized_command_is_ignored(fake_github):
+    world = base_world()
+    add_comment(world, "carol", "CONTRIBUTOR", "/reuse-sweep-run 101", T1)
+    _, sync = _run(fake_github, world, SYNC)
+    assert sync.outputs()["skip-pr-sweep"] == "false"
+    _, merge = _run(fake_github, merged(world), PUSH)
+    assert merge.outputs()["reuse-enabled"] == "false"
+    assert merge.outputs()["reuse-source-pr-number"] == "12"
+    assert merge.reason == "PR #12 has no /reuse-sweep-run authorization"
+
+
+def test_allowed_association_without_write_permission_is_not_authorized(fake_github):
+    world = base_world()
+    add_comment(world, "bob", "COLLABORATOR", "/use 101", T1)  # read-only collaborator
+    add_comment(world, "eve", "MEMBER", "/use 101", T2)  # no repository permission at all (404)
+    _, result = _run(fake_github, world, SYNC)
+    assert result.outputs()["skip-pr-sweep"] == "false"
+
+
+# ---- push to main -------------------------------------------------------------------------
+
+def test_push_with_no_associated_pr(fake_github):
+    request = ResolveRequest(event_name="push", ref="refs/heads/main", commit_sha="0" * 40)
+    _, result = _run(fake_github, base_world(), request)
+    assert result.reason == "no associated pull request"
+
+
+def test_scenario_7_pinned_failed_or_cancelled_run_is_reused(fake_github):
+    for run_id in (102, 109):
+        world = base_world()
+        add_comment(world, "root", "OWNER", f"/reuse-sweep-run {run_id}", T1)
+        _, result = _run(fake_github, merged(world), PUSH)
+        assert result.outputs()["reuse-source-run-id"] == str(run_id)
+
+
+def test_scenario_7_bare_command_prefers_the_older_green_run(fake_github):
+    world = base_world()
+    add_comment(world, "root", "OWNER", "/reuse-sweep-run", T1)
+    _, result = _run(fake_github, merged(world), PUSH)
+    assert result.source.id == 101  # newer failed/orphaned/empty/expired runs are skipped
+
+
+def test_bare_command_without_any_green_run_fails_with_a_hint(fake_github):
+    world = base_world()
+    world["workflow_runs"] = [r for r in world["workflow_runs"] if r["id"] != 101]
+    add_comment(world, "root", "OWNER", "/reuse-sweep-run", T1)
+    fake, gateway = start(fake_github, merged(world))
+    with pytest.raises(ReuseError) as info:
+        resolve(gateway, PUSH)
+    assert "no successful run-sweep.yml run with reusable artifacts on a commit of PR #12" in str(info.value)
+    assert "/use <run_id>" in str(info.value)
+
+
+@pytest.mark.parametrize(("run_id", "message"), [
+    (103, "is not in PR #12's commit list"),  # scenario 8: force-pushed away
+    (105, "no benchmark, eval, or agentic result artifact"),  # scenario 8: expired
+    (104, "no benchmark, eval, or agentic result artifact"),
+    (106, "triggered by push, expected pull_request"),
+    (107, "comes from .github/workflows/ci.yml, not .github/workflows/run-sweep.yml"),
+    (108, "is in_progress, expected completed"),
+    (999, "run 999 does not exist"),
+])
+def test_pinned_run_must_validate_and_is_never_substituted(fake_github, run_id, message):
+    world = base_world()
+    add_comment(world, "dave", "COLLABORATOR", f"/use {run_id}", T1)
+    fake, gateway = start(fake_github, merged(world))
+    with pytest.raises(ReuseError, match=message):
+        resolve(gateway, PUSH)
+
+
+def test_unmerged_pr_is_an_error(fake_github):
+    world = base_world()
+    add_comment(world, "root", "OWNER", "/use 101", T1)
+    fake, gateway = start(fake_github, world)  # the PR is still open
+    with pytest.raises(ReuseError, match=r"PR #12 is not marked as merged\."):
+        resolve(gateway, PUSH)
+
+
+def test_scenario_9_incompatible_label_fails_at_merge(fake_github):
+    world = base_world()
+    pr(world)["labels"] = ["full-sweep-enabled", "evals-only"]
+    add_comment(world, "root", "OWNER", "/use 101", T1)
+    fake, gateway = start(fake_github, merged(world))
+    with pytest.raises(ReuseError, match="reuse-incompatible label\\(s\\): evals-only"):
+        resolve(gateway, PUSH)
+
+
+@pytest.mark.parametrize("labels", [[], ["documentation"], ["sweep-enabled"], ["full-sweep-enabled", "all-evals"]])
+def test_no_sweep_label_is_required(fake_github, labels):
+    world = base_world()
+    pr(world)["labels"] = labels
+    add_comment(world, "root", "OWNER", "/use 101", T1)
+    _, result = _run(fake_github, merged(world), PUSH)
+    assert result.enabled
+
+
+def _second_pr(world: dict, authorized: bool) -> None:
+    second = {"number": 13, "title": "Other", "user": "frank", "state": "closed", "merged": True,
+              "merged_at": "2026-09-30T11:00:00Z", "base": {"ref": "main", "sha": pr(world)["base"]["sha"]},
+              "head": {"ref": "frank/other", "sha": C1, "repo": "acme/inferencex"},
+              "labels": [], "commits": [C1], "merge_commit_sha": M1, "comments": []}
+    world["pulls"].append(second)
+    if authorized:
+        add_comment(world, "root", "OWNER", "/use 101", T1, number=13)
+
+
+def test_scenario_10a_merge_commit_mapping_to_two_prs(fake_github):
+    world = merged(base_world())
+    _second_pr(world, authorized=True)
+    fake, gateway = start(fake_github, world)
+    with pytest.raises(ReuseError, match=r"maps to multiple PRs \(#12, #13\); refusing to reuse artifacts"):
+        resolve(gateway, PUSH)
+    world = merged(base_world())
+    _second_pr(world, authorized=False)
+    _, result = _run(fake_github, world, PUSH)
+    assert result.reason == "multiple associated pull requests" and not result.enabled
+
+
+def test_scenario_10b_newest_authorized_request_wins(fake_github):
+    world = base_world()
+    add_comment(world, "root", "OWNER", "/reuse-sweep-run 102", T1)
+    add_comment(world, "root", "OWNER", "/reuse-sweep-run", T2)
+    add_comment(world, "carol", "CONTRIBUTOR", "/reuse-sweep-run 109", T3)
+    _, result = _run(fake_github, merged(world), PUSH)
+    assert result.source.id == 101  # the bare command: automatic selection, neither pin used
+    add_comment(world, "dave", "COLLABORATOR", "/use 109", T4)
+    _, result = _run(fake_github, merged(world), PUSH)
+    assert result.source.id == 109
+
+
+def test_github_api_failure_fails_closed(fake_github):
+    world = merged(base_world())
+    add_comment(world, "root", "OWNER", "/reuse-sweep-run", T1)
+    world["faults"] = [{"method": "GET", "path": "/pulls/12/commits", "status": 500, "times": 50}]
+    fake, gateway = start(fake_github, world)
+    with pytest.raises(GitHubError) as info:
+        resolve(gateway, PUSH)
+    assert "500" in str(info.value) or "Server Error" in str(info.value)
+    assert fake.count("POST") == 0

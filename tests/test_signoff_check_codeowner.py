@@ -1,0 +1,77 @@
+"""Check 0: the signer owns each specifically-owned changed path."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from infx.signoff.checks import codeowner
+from infx.signoff.model import ChangedFile, Evidence, PullInfo, SignOff, Status
+
+OWNERS = """* @SemiAnalysisAI/core
+configs/amd-master.yaml @billishyahao @chunfangamd
+configs/nvidia-master.yaml @ankur-singh @kedarpotdar-nv @SemiAnalysisAI/core
+docs/amd/ @acme/amd-docs
+"""
+
+
+def evidence(signer, paths, teams=None, owners=OWNERS) -> Evidence:
+    pr = PullInfo(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", "d" * 40, "o/r")
+    files = [ChangedFile(p, "modified") if isinstance(p, str) else ChangedFile(p[0], "renamed", p[1])
+             for p in paths]
+    return Evidence(repo="o/r", default_branch="main", now=datetime(2026, 9, 30, tzinfo=timezone.utc),
+                    pr=pr, signoff=SignOff(signer, "", None, 1, "issue_comment"), files=files,
+                    default_branch_files={"CODEOWNERS": owners} if owners is not None else {},
+                    team_members=teams or {})
+
+
+def test_seed_000_owner_passes() -> None:
+    outcome = codeowner.run(evidence("chunfangamd", ["configs/amd-master.yaml", "perf-changelog.yaml",
+                                                     "benchmarks/x.sh"]))
+    assert outcome.status is Status.PASS
+    assert "@chunfangamd is a listed owner of configs/amd-master.yaml" in outcome.reason
+
+
+def test_scenario_3_amd_owner_on_nvidia_file_fails() -> None:
+    outcome = codeowner.run(evidence("chunfangamd", ["configs/nvidia-master.yaml", "perf-changelog.yaml"]))
+    assert outcome.status is Status.FAIL
+    assert outcome.reason.startswith("configs/nvidia-master.yaml is owned by @ankur-singh "
+                                     "@kedarpotdar-nv @SemiAnalysisAI/core; chunfangamd")
+
+
+def test_owner_matching_is_case_insensitive() -> None:
+    assert codeowner.run(evidence("ChunFangAMD", ["configs/amd-master.yaml"])).status is Status.PASS
+
+
+def test_active_team_membership_counts() -> None:
+    teams = {"semianalysisai/core": {"root": True}}
+    assert codeowner.run(evidence("root", ["configs/nvidia-master.yaml"], teams)).status is Status.PASS
+
+
+def test_unreadable_team_membership_never_passes() -> None:
+    teams = {"acme/amd-docs": {"dana": None}}
+    outcome = codeowner.run(evidence("dana", ["docs/amd/guide.md"], teams))
+    assert outcome.status is Status.FAIL and "could not be confirmed" in outcome.reason
+
+
+def test_rename_source_path_counts() -> None:
+    outcome = codeowner.run(evidence("billishyahao", [("configs/amd2.yaml", "configs/nvidia-master.yaml")]))
+    assert outcome.status is Status.FAIL and "nvidia-master.yaml" in outcome.reason
+
+
+def test_catch_all_only_changes_need_a_recognised_codeowner() -> None:
+    assert codeowner.run(evidence("billishyahao", ["README.md"])).status is Status.PASS
+    outcome = codeowner.run(evidence("mallory", ["README.md"]))
+    assert outcome.status is Status.FAIL and "not listed anywhere" in outcome.reason
+
+
+def test_missing_inputs_fail_closed() -> None:
+    assert codeowner.run(evidence("chunfangamd", ["configs/amd-master.yaml"], owners=None)).status is Status.FAIL
+    ev = evidence("chunfangamd", [])
+    ev.files = None
+    assert codeowner.run(ev).status is Status.FAIL
+
+
+def test_github_directory_location_wins() -> None:
+    ev = evidence("chunfangamd", ["configs/amd-master.yaml"])
+    ev.default_branch_files[".github/CODEOWNERS"] = "* @other/core\n"
+    assert codeowner.run(ev).status is Status.FAIL

@@ -1,0 +1,86 @@
+"""Check 13 (draft): drafts run as shipped; the sign-off records draft precision."""
+
+from __future__ import annotations
+
+from signoff_policy_support import with_body, with_head_file, world_evidence
+
+from infx.signoff.checks.draft import missing_record_fields, run
+from infx.signoff.model import Status
+
+GLM_SCRIPT = "benchmarks/single_node/agentic/glm5.2_fp4_b300_atom_mtp.sh"
+GLM_FLAGS = "--kv_cache_dtype fp8 --method mtp"
+
+
+def glm(extra: str):
+    evidence = world_evidence("scenario5")
+    text = evidence.head_files[GLM_SCRIPT].replace(GLM_FLAGS, f"{GLM_FLAGS} {extra}")
+    return with_head_file(evidence, GLM_SCRIPT, text)
+
+
+def test_pass_with_record_and_clean_launch():
+    outcome = run(world_evidence("seed000"))
+    assert outcome.status == Status.PASS
+    assert "minimaxm3-fp4-mi355x-atom-agentic-mtp" in outcome.reason
+
+
+def test_inherited_prohibited_env_fails_with_location():
+    outcome = run(world_evidence("scenario11"))
+    assert outcome.status == Status.FAIL
+    assert "benchmarks/single_node/launchers/b300_sglang.sh:2: SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1" in outcome.reason
+
+
+def test_disabled_prohibited_env_is_fine():
+    evidence = world_evidence("scenario11")
+    path = "benchmarks/single_node/launchers/b300_sglang.sh"
+    text = evidence.head_files[path].replace("NEXTN_MOE=1", "NEXTN_MOE=0")
+    assert run(with_head_file(evidence, path, text)).status == Status.PASS
+
+
+def test_draft_quantization_flag_fails():
+    outcome = run(glm("--speculative-draft-model-quantization=quark_mxfp4"))
+    assert outcome.status == Status.FAIL
+    assert "--speculative-draft-model-quantization quark_mxfp4" in outcome.reason
+
+
+def test_quantization_inside_speculative_config_fails():
+    outcome = run(glm("""--speculative-config '{"method": "mtp", "quantization": "fp8"}'"""))
+    assert outcome.status == Status.FAIL
+    assert "--speculative-config sets quantization" in outcome.reason
+
+
+def test_glm_ptpc_env_fails():
+    outcome = run(glm("&& export SGLANG_GLM_NEXTN_MOE_PTPC=1"))
+    assert outcome.status == Status.FAIL
+    assert "SGLANG_GLM_NEXTN_MOE_PTPC=1" in outcome.reason
+
+
+def test_atom_online_quant_must_exclude_the_draft_layers():
+    bad = run(glm("""--online_quant_config '{"quant_type": "ptpc_fp8", "exclude_layer": ["lm_head"]}'"""))
+    assert bad.status == Status.FAIL
+    assert "does not cover the draft module(s) model.layers.78" in bad.reason
+    good = run(glm("""--online_quant_config '{"quant_type": "ptpc_fp8", "exclude_layer": ["lm_head", "model.layers.78.*"]}'"""))
+    assert good.status == Status.PASS
+
+
+def test_missing_record_fails_as_unverifiable():
+    evidence = world_evidence("scenario5")
+    outcome = run(with_body(evidence, "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n\nSigned: @x\n"))
+    assert outcome.status == Status.FAIL
+    assert outcome.reason.startswith("Draft precision could not be verified")
+
+
+def test_record_fields():
+    body = ("### Additional detail section:\n- Draft: org/draft revision abcdef1234567\n"
+            "- Shipped precision: BF16\n- Default handling: the image loads it as stored\n"
+            "- Effective precision: BF16\nSigned: @x\n")
+    assert missing_record_fields(body) == []
+    assert missing_record_fields(body.replace("- Effective precision: BF16\n", "")) == ["effective serving precision"]
+
+
+def test_na_without_spec_decode():
+    assert run(world_evidence("seed003")).status == Status.NA
+    assert run(world_evidence("scenario9")).status == Status.NA
+
+
+def test_fail_closed():
+    assert run(world_evidence("seed000", files=None)).status == Status.FAIL

@@ -1,0 +1,89 @@
+"""Check 6 (images): upstream image repositories and engine-first ordering."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from signoff_policy_support import with_body, with_head_file, world_evidence
+
+from infx.signoff.checks.images import image_repository, run
+from infx.signoff.model import Status
+
+
+@pytest.mark.parametrize("image, repo", [
+    ("vllm/vllm-openai-rocm:v0.27.1", "vllm/vllm-openai-rocm"),
+    ("docker.io/lmsysorg/sglang:v0.5@sha256:abc", "lmsysorg/sglang"),
+    ("nvcr.io#nvidia/tensorrt-llm/release:1.3.0", "nvcr.io/nvidia/tensorrt-llm/release"),
+    ("rocm/sgl-dev:sglang-0.5.9", "rocm/sgl-dev"),
+    ("localhost:5000/vllm/vllm-openai:x", "localhost:5000/vllm/vllm-openai"),
+])
+def test_image_repository(image, repo):
+    assert image_repository(image) == repo
+
+
+def test_pass_engine_first_names_the_matching_key():
+    outcome = run(world_evidence("seed000"))
+    assert outcome.status == Status.PASS
+    assert "engine-first satisfied by minimaxm3-fp4-mi355x-vllm-agentic-mtp" in outcome.reason
+    assert "configs/amd-master.yaml:15" in outcome.reason
+
+
+def test_fail_vendor_first():
+    outcome = run(world_evidence("scenario5"))
+    assert outcome.status == Status.FAIL
+    assert "vendor framework atom for glm5.2 on b300" in outcome.reason
+
+
+def test_documented_exception_is_reported_not_silent():
+    evidence = world_evidence("scenario5")
+    body = evidence.signoff.body.replace(
+        "Signed:", "- Exception: new architecture that SGLang maintainers confirm is not supported yet.\n\nSigned:")
+    outcome = run(with_body(evidence, body))
+    assert outcome.status == Status.PASS
+    assert outcome.reason.startswith("documented exception")
+    assert "glm5.2" in outcome.reason
+
+
+def test_exception_without_hardware_or_architecture_does_not_count():
+    evidence = world_evidence("scenario5")
+    body = evidence.signoff.body.replace("Signed:", "- Exception: the vendor asked nicely.\n\nSigned:")
+    assert run(with_body(evidence, body)).status == Status.FAIL
+
+
+def _master_with(evidence, old, new):
+    path = "configs/amd-master.yaml"
+    return with_head_file(evidence, path, evidence.head_files[path].replace(old, new))
+
+
+def test_fail_forked_image_on_established_sku():
+    evidence = _master_with(world_evidence("scenario6"), "lmsysorg/sglang-rocm:v0.5.17-rocm720-mi35x-20260818",
+                            "rocm/sgl-dev:v0.5.17-mi35x")
+    outcome = run(evidence)
+    assert outcome.status == Status.FAIL
+    assert "uses image rocm/sgl-dev:v0.5.17-mi35x" in outcome.reason
+    assert "lmsysorg/" in outcome.reason
+
+
+def test_new_hardware_is_exempt_and_said_so():
+    evidence = world_evidence("scenario5")
+    path = "configs/nvidia-master.yaml"
+    evidence = with_head_file(evidence, path, evidence.head_files[path].replace("cluster:b300-nv", "mi455x-ualoe72"))
+    outcome = run(evidence)
+    assert outcome.status == Status.PASS
+    assert "new/preview hardware" in outcome.reason and "mi455x" in outcome.reason
+
+
+def test_na_when_no_master_entry_changes():
+    evidence = world_evidence("seed000")
+    path = "configs/amd-master.yaml"
+    outcome = run(with_head_file(evidence, path, evidence.base_files[path]))
+    assert outcome.status == Status.NA
+
+
+def test_fail_closed_without_trusted_policy():
+    evidence = world_evidence("seed000")
+    files = {k: v for k, v in evidence.default_branch_files.items() if k != "configs/policy/hardware.yaml"}
+    outcome = run(replace(evidence, default_branch_files=files))
+    assert outcome.status == Status.FAIL
+    assert "could not be verified" in outcome.reason and "configs/policy/hardware.yaml" in outcome.reason

@@ -1,0 +1,75 @@
+"""Check 10 (patch): engine patching needs a complete waiver linked from the sign-off."""
+
+from __future__ import annotations
+
+from signoff_policy_support import with_body, with_head_file, world_evidence
+
+from infx.signoff.checks.patch import run
+from infx.signoff.model import Status
+
+WAIVER = "docs/waiver/3801.md"
+SCRIPT = "benchmarks/single_node/agentic/kimik3_container_fixes.sh"
+
+
+def test_pass_with_complete_linked_waiver():
+    outcome = run(world_evidence("scenario8"))
+    assert outcome.status == Status.PASS
+    assert f"{SCRIPT}:4" in outcome.reason and WAIVER in outcome.reason
+
+
+def test_pass_without_patching_names_what_was_scanned():
+    outcome = run(world_evidence("seed000"))
+    assert outcome.status == Status.PASS
+    assert "3 changed files" in outcome.reason
+
+
+def test_fail_without_waiver():
+    outcome = run(with_head_file(world_evidence("scenario8"), WAIVER, None))
+    assert outcome.status == Status.FAIL
+    assert f"{SCRIPT}:4" in outcome.reason
+    assert f"no waiver {WAIVER} is added in this PR" in outcome.reason
+
+
+def test_fail_when_waiver_is_incomplete():
+    evidence = world_evidence("scenario8")
+    text = evidence.head_files[WAIVER].replace("## Removal plan", "## Notes") \
+        .replace("https://github.com/vllm-project/vllm/pull/51011", "upstream soon")
+    outcome = run(with_head_file(evidence, WAIVER, text))
+    assert outcome.status == Status.FAIL
+    details = " ".join(outcome.details)
+    assert "lacks a heading for: removal plan" in details
+    assert "has no GitHub PR/issue link" in details
+
+
+def test_fail_when_waiver_does_not_cover_the_patch():
+    evidence = world_evidence("scenario8")
+    text = evidence.head_files[WAIVER].replace("benchmarks/single_node/agentic/kimik3_container_fixes.sh", "a script")
+    outcome = run(with_head_file(evidence, WAIVER, text))
+    assert outcome.status == Status.FAIL
+    assert "does not name the patched file(s)" in " ".join(outcome.details)
+
+
+def test_fail_when_not_linked():
+    evidence = world_evidence("scenario8")
+    outcome = run(with_body(evidence, evidence.signoff.body.replace(WAIVER, "the waiver")))
+    assert outcome.status == Status.FAIL
+    assert f"does not link {WAIVER}" in outcome.reason
+
+
+def test_pending_waiver_name_does_not_count():
+    evidence = world_evidence("scenario8")
+    text = evidence.head_files[WAIVER]
+    evidence = with_head_file(with_head_file(evidence, WAIVER, None), "docs/waiver/PENDING-k3.md", text)
+    assert run(evidence).status == Status.FAIL
+
+
+def test_na_for_docs_only_changes():
+    evidence = world_evidence("seed000")
+    from dataclasses import replace
+    evidence = replace(evidence, head_files=dict(evidence.base_files))
+    outcome = run(with_head_file(evidence, "docs/notes.md", "text\n"))
+    assert outcome.status == Status.NA
+
+
+def test_fail_closed():
+    assert run(world_evidence("scenario8", files=None)).status == Status.FAIL

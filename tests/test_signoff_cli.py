@@ -1,0 +1,108 @@
+"""`infx signoff verify|preview` as an operator runs them (replays over a world file)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from infx.cli import main
+
+SEED000 = "tests/data/worlds/signoff_seed000.yaml"
+SEED003 = "tests/data/worlds/signoff_seed003.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _in_repo(repo_root, monkeypatch):
+    monkeypatch.chdir(repo_root)
+    for name in ("GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_verify_replay_prints_the_verdict(capsys) -> None:
+    assert main(["signoff", "verify", "--world", SEED000, "--pr", "3412", "--comment-id", "5003"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("<!-- codeowner-signoff-verify sha=296a93ad")
+    assert "✅ Check 0 (CODEOWNER): PASS" in out and "API calls" in err
+
+
+def test_verify_json_lists_every_check(capsys, tmp_path) -> None:
+    dump = tmp_path / "evidence.json"
+    assert main(["signoff", "verify", "--world", SEED003, "--pr", "1902", "--comment-id", "2003",
+                 "--format", "json", "--dump-evidence", str(dump)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["overall"] == "REJECTED" and len(data["checks"]) == 15
+    template = next(c for c in data["checks"] if c["id"] == "template")
+    assert template == {"id": "template", "number": 5, "name": "Latest checklist template",
+                        "status": "FAIL", "reason": template["reason"], "details": []}
+    assert json.loads(dump.read_text())["signoff"]["author"] == "billishyahao"
+
+
+def test_preview_posts_nothing(capsys, tmp_path, repo_root) -> None:
+    draft = tmp_path / "draft.md"
+    draft.write_text("As a PR reviewer and CODEOWNER, I have reviewed this and have:\n"
+                     "- [x] Confirmed code quality\n\nSigned: @chunfangamd\n")
+    assert main(["signoff", "preview", "--world", SEED000, "--pr", "3412", "--body-file", str(draft),
+                 "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["posted"] is False and data["status"] == "failure"
+    assert next(c for c in data["checks"] if c["id"] == "template")["status"] == "FAIL"
+    assert next(c for c in data["checks"] if c["id"] == "codeowner")["status"] == "PASS"
+
+
+def test_preview_needs_a_signer(capsys, tmp_path) -> None:
+    draft = tmp_path / "draft.md"
+    draft.write_text("As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] a\n")
+    assert main(["signoff", "preview", "--world", SEED000, "--pr", "3412", "--body-file", str(draft)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and "Signed:" in err
+
+
+def test_event_file_edited_comment_is_skipped(capsys, tmp_path) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"action": "edited", "issue": {"number": 3412, "pull_request": {}},
+                                 "comment": {"id": 5003, "body": "As a PR reviewer and CODEOWNER",
+                                             "user": {"login": "chunfangamd"}},
+                                 "sender": {"login": "chunfangamd"}}))
+    assert main(["signoff", "verify", "--world", SEED000, "--event", str(event),
+                 "--event-name", "issue_comment"]) == 0
+    assert "skipped" in capsys.readouterr().err
+
+
+def test_event_file_new_comment_runs(capsys, tmp_path) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"action": "created", "issue": {"number": 3412, "pull_request": {"url": "x"}},
+                                 "comment": {"id": 5003, "body": "As a PR reviewer and CODEOWNER",
+                                             "user": {"login": "chunfangamd"}},
+                                 "sender": {"login": "chunfangamd"}}))
+    assert main(["signoff", "verify", "--world", SEED000, "--event", str(event),
+                 "--event-name", "issue_comment", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["result"] == "verdict"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--pr", "3412"], "say which sign-off"),
+    (["--comment-url", "https://github.com/o/r/issues/1"], "unsupported comment URL"),
+    (["--pr", "3", "--comment-url", "https://github.com/o/r/pull/12#issuecomment-5"], "points at PR #12"),
+])
+def test_bad_arguments_are_clear_errors(capsys, args, message) -> None:
+    assert main(["signoff", "verify", "--world", SEED000, *args]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and message in err
+
+
+def test_dispatch_for_the_wrong_pr_fails(capsys, tmp_path) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"inputs": {"pr-number": "3", "comment_url":
+                                            "https://github.com/o/r/pull/3412#issuecomment-5003"},
+                                 "sender": {"login": "functionstackx"}}))
+    assert main(["signoff", "verify", "--world", SEED000, "--event", str(event),
+                 "--event-name", "workflow_dispatch"]) == 1
+    assert "points at PR #3412 but pr-number is 3" in capsys.readouterr().err
+
+
+def test_verification_error_exits_non_zero_without_stdout(capsys, tmp_path) -> None:
+    assert main(["signoff", "verify", "--world", SEED000, "--pr", "3412", "--comment-id", "999",
+                 "--format", "json"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and "not found" in err

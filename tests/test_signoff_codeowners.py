@@ -1,0 +1,147 @@
+"""CODEOWNERS semantics: GitHub's documented examples, edge cases and properties."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from infx.signoff import codeowners
+
+# (pattern, path, matches) — the examples from GitHub's "About code owners" page
+DOC_EXAMPLES = [
+    ("*", "README.md", True),
+    ("*", "deep/nested/file.py", True),
+    ("*.js", "app.js", True),
+    ("*.js", "src/web/app.js", True),
+    ("*.js", "src/web/app.ts", False),
+    ("/build/logs/", "build/logs/today.log", True),
+    ("/build/logs/", "build/logs/2026/09/x.log", True),
+    ("/build/logs/", "other/build/logs/x.log", False),
+    ("/build/logs/", "build/logs", False),  # a trailing slash matches directories only
+    ("docs/*", "docs/getting-started.md", True),
+    ("docs/*", "docs/build-app/troubleshooting.md", False),
+    ("apps/", "apps/web/index.js", True),
+    ("apps/", "services/apps/x.py", True),
+    ("/docs/", "docs/a/b.md", True),
+    ("/docs/", "src/docs/a.md", False),
+    ("**/logs", "build/logs/x", True),
+    ("**/logs", "scripts/logs/y", True),
+    ("**/logs", "deeply/nested/logs/z", True),
+    ("**/logs", "logs/top.log", True),
+    ("/apps/github", "apps/github/x.rb", True),
+    ("/apps/github", "apps/github", True),
+    ("/apps/github", "apps/githubber/x.rb", False),
+    ("MODELS.md", "MODELS.md", True),
+    ("MODELS.md", "docs/MODELS.md", True),
+    ("configs/amd-master.yaml", "configs/amd-master.yaml", True),
+    ("configs/amd-master.yaml", "x/configs/amd-master.yaml", False),
+    ("src/**/test", "src/test/a.py", True),
+    ("src/**/test", "src/a/b/test/c.py", True),
+    ("data/**", "data/x/y.csv", True),
+    ("file?.txt", "file1.txt", True),
+    ("file?.txt", "file10.txt", False),
+    ("Docs/", "docs/x.md", False),  # paths are case-sensitive
+]
+
+
+@pytest.mark.parametrize("pattern,path,expected", DOC_EXAMPLES)
+def test_documented_pattern_semantics(pattern: str, path: str, expected: bool) -> None:
+    rule = codeowners.parse(f"{pattern} @owner\n").rules[0]
+    assert rule.matches(path) is expected
+
+
+DOC_FILE = """\
+# This is a comment.
+*       @global-owner1 @global-owner2
+*.js    @js-owner #This is an inline comment.
+*.go docs@example.com
+*.txt @octo-org/octocats
+/build/logs/ @doctocat
+docs/*  docs@example.com
+apps/ @octocat
+/docs/ @doctocat
+/scripts/ @doctocat @octocat
+**/logs @octocat
+/apps/ @octocat
+/apps/github
+"""
+
+
+@pytest.mark.parametrize("path,owners", [
+    ("README.md", ("@global-owner1", "@global-owner2")),
+    ("src/app.js", ("@js-owner",)),
+    ("main.go", ("docs@example.com",)),
+    ("notes.txt", ("@octo-org/octocats",)),
+    ("scripts/run.sh", ("@doctocat", "@octocat")),
+    ("apps/web/x.py", ("@octocat",)),
+    ("apps/github/x.py", ()),  # a matching line without owners means: no owner
+    ("docs/readme.js", ("@doctocat",)),  # the later /docs/ line wins over *.js
+])
+def test_last_matching_line_wins_on_the_documented_file(path: str, owners: tuple) -> None:
+    assert codeowners.parse(DOC_FILE).owners_for(path) == owners
+
+
+def test_inline_comment_is_not_an_owner() -> None:
+    assert codeowners.parse(DOC_FILE).owners_for("x.js") == ("@js-owner",)
+
+
+@pytest.mark.parametrize("line,problem", [
+    ("!docs/ @a", "negation"),
+    ("docs/[ab].md @a", "character ranges"),
+    ("\\#file @a", "escaping"),
+    ("docs/ not-an-owner", "invalid owner"),
+])
+def test_unsupported_lines_are_skipped_and_reported(line: str, problem: str) -> None:
+    parsed = codeowners.parse(f"* @core\n{line}\n")
+    assert len(parsed.rules) == 1
+    assert problem in parsed.errors[0].message and parsed.errors[0].line == 2
+
+
+def test_catch_all_detection_and_owner_set() -> None:
+    parsed = codeowners.parse("* @Org/Core\nconfigs/amd-master.yaml @Alice @org/amd\n")
+    assert parsed.rules[0].is_catch_all and not parsed.rules[1].is_catch_all
+    assert parsed.all_owners() == {"@org/core", "@alice", "@org/amd"}
+    assert parsed.rule_for("nowhere/else.py").line == 1
+
+
+def test_upstream_file_assigns_the_amd_owners(upstream_dir) -> None:
+    parsed = codeowners.parse((upstream_dir / "CODEOWNERS").read_text())
+    assert "@chunfangamd" in parsed.owners_for("configs/amd-master.yaml")
+    assert parsed.rule_for("utils/foo.py").is_catch_all
+    assert parsed.owners_for("experimental/operatorx/x/y.py") == ("@hbarclay",)
+
+
+def test_our_own_codeowners_parses_cleanly(repo_root) -> None:
+    parsed = codeowners.parse((repo_root / "CODEOWNERS").read_text())
+    assert not parsed.errors
+    assert parsed.rule_for("configs/amd-master.yaml").owners[-1].endswith("mi355x-owners")
+    assert parsed.rule_for("infx/signoff/verdict.py").pattern == "/infx/signoff/"
+
+
+segment = st.text(alphabet="abcxyz019_-", min_size=1, max_size=6)
+paths = st.lists(segment, min_size=1, max_size=5).map("/".join)
+
+
+@settings(max_examples=100, deadline=None)
+@given(paths)
+def test_a_literal_path_owns_itself_and_the_catch_all_owns_everything(path: str) -> None:
+    parsed = codeowners.parse(f"* @core\n/{path} @owner\n")
+    assert parsed.owners_for(path) == ("@owner",)
+    assert codeowners.parse("* @core\n").owners_for(path) == ("@core",)
+
+
+@settings(max_examples=100, deadline=None)
+@given(paths, paths)
+def test_a_directory_pattern_owns_everything_below_it(directory: str, rest: str) -> None:
+    parsed = codeowners.parse(f"/{directory}/ @team\n")
+    assert parsed.owners_for(f"{directory}/{rest}") == ("@team",)
+    assert parsed.owners_for(directory) == ()
+
+
+@settings(max_examples=100, deadline=None)
+@given(paths, st.permutations(["* @a", "*.py @b", "/src/ @c"]))
+def test_the_winner_is_always_the_last_matching_line(path: str, lines: list[str]) -> None:
+    parsed = codeowners.parse("\n".join(lines) + "\n")
+    matching = [r for r in parsed.rules if r.matches(path + ".py")]
+    assert parsed.rule_for(path + ".py") == matching[-1]

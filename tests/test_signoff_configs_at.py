@@ -1,0 +1,24 @@
+"""Master-config entries read from evidence trees."""
+
+from __future__ import annotations
+
+from infx.signoff import configs_at
+
+BASE = {"configs/amd-master.yaml": "a:\n  image: x:1\nb:\n  image: y:1\n", "README.md": "hi"}
+
+
+def test_changed_keys_lists_added_and_changed_only() -> None:
+    head = {"configs/amd-master.yaml": "a:\n  image: x:2\nc:\n  image: z:1\n",
+            "inferencex-e2e/configs/nvidia-master.yaml": "n:\n  image: n:1\n"}
+    assert configs_at.changed_keys(head, BASE) == ["a", "c", "n"]
+
+
+def test_unparseable_tree_is_none() -> None:
+    assert configs_at.changed_keys({"configs/amd-master.yaml": "a: [\n"}, BASE) is None
+    assert configs_at.master_entries({"configs/amd-master.yaml": "- 1\n"}) is None
+
+
+def test_runner_sku() -> None:
+    assert configs_at.runner_sku("cluster:mi355x-amds") == "mi355x"
+    assert configs_at.runner_sku("MI355X") == "mi355x"
+    assert configs_at.runner_sku(None) == ""

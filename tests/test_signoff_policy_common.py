@@ -1,0 +1,66 @@
+"""infx.signoff.policy_common: sign-off text helpers and fail-closed plumbing."""
+
+from __future__ import annotations
+
+from signoff_policy_support import world_evidence
+
+from infx.errors import InfxError
+from infx.signoff.model import Outcome, Status
+from infx.signoff.policy_common import (
+    EvidenceGap,
+    detail_lines,
+    detail_section,
+    exception_lines,
+    fail_closed,
+    policy,
+)
+
+BODY = """As a PR reviewer and CODEOWNER, I have reviewed this and have:
+
+- [x] item
+
+### Additional detail section:
+
+- insert any additional info here
+- **Exception:** new hardware (MI455X)
+• Draft: org/x
+
+Signed: @me
+"""
+
+
+def test_detail_section_drops_placeholder_and_signed():
+    assert detail_section(BODY) == "- **Exception:** new hardware (MI455X)\n• Draft: org/x"
+    assert detail_lines(BODY) == ["Exception: new hardware (MI455X)", "Draft: org/x"]
+    assert exception_lines(BODY) == ["Exception: new hardware (MI455X)"]
+    assert detail_section("no section here") == ""
+
+
+def test_fail_closed_turns_gaps_and_errors_into_fail():
+    @fail_closed("Thing")
+    def gap(_):
+        raise EvidenceGap("x was not read")
+
+    @fail_closed("Thing")
+    def invalid(_):
+        raise InfxError("bad policy")
+
+    @fail_closed("Thing")
+    def fine(_):
+        return Outcome(Status.PASS, "ok")
+
+    assert gap(None) == Outcome(Status.FAIL, "Thing could not be verified: x was not read")
+    assert invalid(None).status == Status.FAIL and "bad policy" in invalid(None).reason
+    assert fine(None).status == Status.PASS
+
+
+def test_policy_reads_only_the_default_branch():
+    evidence = world_evidence("seed000")
+    assert "deprecations" in policy(evidence).doc("deprecations")
+    evidence.default_branch_files.pop("configs/policy/engines.yaml")
+    try:
+        policy(evidence).doc("engines")
+    except EvidenceGap as gap:
+        assert "was not read from the default branch" in str(gap)
+    else:
+        raise AssertionError("missing policy must be a gap")

@@ -1,0 +1,61 @@
+"""infx.signoff.policy_patching: what counts as patching the serving stack."""
+
+from __future__ import annotations
+
+import pytest
+from signoff_policy_support import REPO_ROOT
+
+from infx.config.policy import reader_for_directory
+from infx.signoff.model import ChangedFile
+from infx.signoff.policy_patching import find_patching
+
+RULES = reader_for_directory(REPO_ROOT).doc("patching")
+
+
+def scan(path: str, *lines: str):
+    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
+    return find_patching([ChangedFile(path, "added", patch=patch)], RULES["engine-paths"],
+                         RULES["engine-packages"], RULES["allowed-packages"])
+
+
+@pytest.mark.parametrize("line", [
+    "git apply fix.diff",
+    "patch -p1 < fix.diff",
+    "sed -i 's/a/b/' /usr/local/lib/python3.12/dist-packages/vllm/config.py",
+    "cp fixed.py /usr/lib/python3/site-packages/sglang/srt/server.py",
+    "pip install git+https://github.com/fork/vllm@branch",
+    "pip install /wheels/vllm-0.9-cp312.whl",
+    "pip install sglang==0.5.99",
+    "echo 'import x' > $(python3 -c 'import site; print(site.getsitepackages()[0])')/sitecustomize.py",
+    "export PYTHONSTARTUP=/tmp/hook.py",
+    "python setup.py install",
+])
+def test_patching_leads(line):
+    assert scan("benchmarks/run.sh", line), line
+
+
+@pytest.mark.parametrize("line", [
+    "pip install --target /tmp/tok sentencepiece tiktoken",
+    "pip install aiperf==0.3 lm_eval[api]",
+    "sed -i 's/x/y/' results.json",
+    "cp results.json /tmp/out/",
+])
+def test_allowed_lines(line):
+    assert scan("benchmarks/run.sh", line) == [], line
+
+
+def test_heredoc_into_site_packages():
+    found = scan("benchmarks/run.sh", "python3 - <<EOF",
+                 "open('/opt/venv/lib/python3.12/site-packages/vllm/x.py', 'w').write('')", "EOF",
+                 "echo done")
+    assert len(found) == 1 and found[0].where == "benchmarks/run.sh:1"
+    assert found[0].body == ("open('/opt/venv/lib/python3.12/site-packages/vllm/x.py', 'w').write('')",)
+
+
+def test_harmless_heredoc_config_file():
+    assert scan("benchmarks/run.sh", "cat > extra.yaml <<EOF", "max_draft_len: 3", "EOF") == []
+
+
+def test_patch_files_and_docs():
+    assert scan("benchmarks/fix.patch", "--- a/x", "+++ b/x")[0].what == "adds a patch file"
+    assert scan("docs/how-to.md", "git apply fix.diff") == []

@@ -1,0 +1,61 @@
+"""The overall rule and the fail-closed wrapping of each check."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from infx.signoff import verdict as verdict_mod
+from infx.signoff.model import Outcome, Status
+from infx.signoff.table import load_table
+from infx.signoff.verdict import Overall, from_outcomes, overall_of, run_check
+
+
+@pytest.mark.parametrize("statuses,overall", [
+    ([Status.PASS, Status.NA], Overall.PASS),
+    ([Status.PASS, Status.WARN, Status.NA], Overall.WARN),
+    ([Status.WARN, Status.FAIL], Overall.REJECTED),
+    ([Status.FAIL], Overall.REJECTED),
+    ([], Overall.PASS),
+])
+def test_overall_rule(statuses, overall) -> None:
+    assert overall_of(statuses) is overall
+
+
+def test_missing_outcome_is_a_failure() -> None:
+    result = from_outcomes(load_table(), {})
+    assert result.overall is Overall.REJECTED
+    assert all(row.status is Status.FAIL for row in result.rows)
+
+
+def test_unavailable_module_fails_closed() -> None:
+    spec = replace(load_table().by_id("recipe"), module="infx.signoff.checks.not_there")
+    outcome = run_check(spec, evidence=None)
+    assert outcome.status is Status.FAIL and "check unavailable" in outcome.reason
+
+
+def test_crashing_check_fails_closed(monkeypatch) -> None:
+    def boom(evidence):
+        raise RuntimeError("kaput")
+
+    monkeypatch.setattr(verdict_mod, "load_check", lambda spec: boom)
+    outcome = run_check(load_table().by_id("sweep"), evidence=None)
+    assert outcome.status is Status.FAIL and "kaput" in outcome.reason
+
+
+def test_forbidden_status_is_converted(monkeypatch) -> None:
+    monkeypatch.setattr(verdict_mod, "load_check", lambda spec: lambda ev: Outcome(Status.WARN, "hm"))
+    assert run_check(load_table().by_id("sweep"), None).status is Status.FAIL
+    monkeypatch.setattr(verdict_mod, "load_check", lambda spec: lambda ev: Outcome(Status.FAIL, "no"))
+    assert run_check(load_table().by_id("reuse"), None).status is Status.WARN
+    monkeypatch.setattr(verdict_mod, "load_check", lambda spec: lambda ev: "PASS")
+    assert run_check(load_table().by_id("sweep"), None).status is Status.FAIL
+
+
+def test_json_shape() -> None:
+    table = load_table()
+    data = from_outcomes(table, {c.id: Outcome(Status.PASS, "ok") for c in table.checks}).to_json()
+    assert data["overall"] == "PASS"
+    assert data["checks"][14] == {"id": "pareto", "number": 14, "name": "Pareto coverage",
+                                  "status": "PASS", "reason": "ok", "details": []}

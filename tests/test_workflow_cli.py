@@ -1,0 +1,129 @@
+"""`python -m infx.workflow …`: the steps the workflows run, with outputs and clean failures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from test_reuse_support import base_world
+
+from infx.workflow.cli import main
+
+
+def _outputs(path) -> dict:
+    return dict(line.split("=", 1) for line in path.read_text().splitlines())
+
+
+def test_labels_step(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "out"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+    monkeypatch.setenv("LABELS_JSON", '["full-sweep-fail-fast", "all-evals"]')
+    assert main(["labels", "--commit-message", "fix [skip-sweep]"]) == 0
+    values = _outputs(out)
+    assert values["primary"] == "full-sweep-fail-fast" and values["skip-pr-sweep"] == "true"
+    assert values["planner-args"] == "--all-evals"
+
+
+def test_labels_step_fails_on_two_primaries(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "out"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+    assert main(["labels", "--labels-json", '["sweep-enabled","full-sweep-enabled"]',
+                 "--commit-message", ""]) == 1
+    captured = capsys.readouterr()
+    assert "Pick exactly one." in captured.err and captured.out == "" and not out.exists()
+    assert main(["labels", "--labels-json", '{"a": 1}', "--commit-message", ""]) == 1
+
+
+def test_labels_step_reads_the_commit_message_from_git(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e", "PATH": "/usr/bin:/bin"}
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "refresh [skip-sweep]"], cwd=repo,
+                   check=True, env=env)
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, env=env,
+                         capture_output=True, text=True).stdout.strip()
+    monkeypatch.chdir(repo)
+    out = tmp_path / "out"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+    assert main(["labels", "--labels-json", "[]", "--head-sha", sha]) == 0
+    assert _outputs(out)["skip-pr-sweep"] == "true"
+    assert main(["labels", "--labels-json", "[]", "--head-sha", "f" * 40]) == 1
+
+
+def test_shard_step(tmp_path, monkeypatch, capsys):
+    plan = {"single_node": {"1k1k": [{"runner": "mi355x", "conc": 4}]}, "evals": [],
+            "changelog_metadata": {"base_ref": "a", "head_ref": "b", "entries": []}}
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(plan))
+    out, summary, meta = tmp_path / "out", tmp_path / "summary", tmp_path / "meta.json"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert main(["shard", "--plan", str(plan_file), "--metadata-out", str(meta)]) == 0
+    values = _outputs(out)
+    assert json.loads(values["shards"]) == ["single-node-1k1k-1"]
+    assert json.loads(values["matrix"]) == {"single-node-1k1k-1": [{"runner": "mi355x", "conc": 4}]}
+    assert values["has-evals"] == "false" and values["jobs"] == "1"
+    assert "### Sweep plan" in summary.read_text()
+    assert json.loads(meta.read_text())["head_ref"] == "b"
+
+
+def test_shard_step_fails_cleanly(tmp_path, monkeypatch, capsys):
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps({"evals": [{"conc": i} for i in range(300)]}))
+    out = tmp_path / "out"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+    assert main(["shard", "--plan", str(plan_file)]) == 1
+    captured = capsys.readouterr()
+    assert "bucket evals has 300 jobs" in captured.err and captured.out == "" and not out.exists()
+    assert main(["shard", "--plan", str(tmp_path / "missing.json")]) != 0
+
+
+def test_row_info_and_launch(tmp_path, monkeypatch):
+    row = {"exp-name": "x", "precision": "fp8", "framework": "vllm", "tp": 1, "ep": 1, "conc": 2,
+           "eval-only": True}
+    out = tmp_path / "out"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+    monkeypatch.setenv("CONFIG_JSON", json.dumps(row))
+    monkeypatch.setenv("RUNNER_NAME", "mi355x-amds_01")
+    assert main(["row-info"]) == 0
+    assert _outputs(out)["artifact-name"] == "eval_x_fp8_vllm_tp1-ep1_conc2_mi355x-amds_01"
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "launch_mi355x-amds.sh").write_text("exit 3\n")
+    assert main(["launch", "--root", str(tmp_path)]) == 1
+
+
+def test_collect_step(tmp_path, monkeypatch):
+    (tmp_path / "in" / "eval_a").mkdir(parents=True)
+    (tmp_path / "in" / "eval_a" / "r.json").write_text('[{"task": "gsm8k", "score": 1}]')
+    summary = tmp_path / "summary"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert main(["collect", "--input", str(tmp_path / "in"), "--output", str(tmp_path / "agg.json"),
+                 "--eval-summary"]) == 0
+    assert json.loads((tmp_path / "agg.json").read_text()) == [{"task": "gsm8k", "score": 1}]
+    assert "gsm8k" in summary.read_text()
+    assert main(["collect", "--input", str(tmp_path / "none"), "--output", str(tmp_path / "e.json")]) == 0
+    assert json.loads((tmp_path / "e.json").read_text()) == []
+
+
+def test_comment_steps_against_the_fake_server(fake_github, monkeypatch, capsys):
+    fake = fake_github(base_world())
+    for key, value in fake.env().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("INFX_GITHUB_MAX_WAIT", "0")
+    assert main(["welcome", "--repo", "acme/inferencex", "--pr", "12"]) == 0
+    assert json.loads(capsys.readouterr().out)["action"] == "created"
+    assert main(["results-link", "--repo", "acme/inferencex", "--pr", "12", "--run-id", "5"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"action": "created"}
+    monkeypatch.delenv("GITHUB_TOKEN")
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    assert main(["welcome", "--repo", "acme/inferencex", "--pr", "12"]) == 1
+    assert "GH_TOKEN or GITHUB_TOKEN is required" in capsys.readouterr().err
+
+
+def test_module_entry_point():
+    result = subprocess.run([sys.executable, "-m", "infx.workflow", "--help"], capture_output=True,
+                            text=True, check=False)
+    assert result.returncode == 0 and "labels" in result.stdout

@@ -1,0 +1,67 @@
+"""infx.workflow.launch: row fields as environment variables for the runner's launch script."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from infx.errors import InfxError
+from infx.workflow.launch import artifact_prefix, launch_script, result_name, row_env, run_launch
+
+SINGLE = {"exp-name": "dsr1_1k1k", "image": "rocm/sgl:v1", "model": "deepseek-ai/DeepSeek-R1",
+          "model-prefix": "dsr1", "framework": "sglang", "precision": "fp8", "runner": "mi355x",
+          "tp": 8, "ep": 1, "dp-attn": False, "conc": 4, "isl": 1024, "osl": 1024,
+          "spec-decoding": "none", "run-eval": True, "recipe-fingerprint": "abcdef0123456789ffff"}
+MULTI = {"exp-name": "dsr1_mn", "runner": "mi355x-disagg", "conc": [8, 16],
+         "prefill": {"tp": 4, "num-worker": 2, "additional-settings": ["A=1", "B=2"]},
+         "decode": {"tp": 8, "dp-attn": True}, "kv-offload-backend": {"name": "lmcache"}}
+
+
+def test_single_node_env():
+    env = row_env(SINGLE)
+    assert env["EXP_NAME"] == "dsr1_1k1k" and env["TP"] == "8" and env["DP_ATTN"] == "false"
+    assert env["RUN_EVAL"] == "true" and env["ISL"] == "1024" and env["RUNNER"] == "mi355x"
+    assert json.loads(env["CONFIG_JSON"]) == SINGLE
+
+
+def test_nested_and_list_fields():
+    env = row_env(MULTI)
+    assert env["CONC"] == "8 16" and env["PREFILL_TP"] == "4" and env["DECODE_DP_ATTN"] == "true"
+    assert env["PREFILL_ADDITIONAL_SETTINGS"] == "A=1 B=2"
+    assert env["KV_OFFLOAD_BACKEND_NAME"] == "lmcache"
+    assert env["ISL"] == "0" and env["OSL"] == "0"
+
+
+@pytest.mark.parametrize("row", [{"path": "/evil"}, {"github-token": "x"}, {"runner-name": "x"},
+                                 {"bad key!": 1}, {"x": "a\0b"}, [1, 2]])
+def test_rejected_rows(row):
+    with pytest.raises(InfxError):
+        row_env(row)
+
+
+def test_result_and_artifact_names():
+    name = result_name(SINGLE, "mi355x-amds_03")
+    assert name == "dsr1_1k1k_fp8_sglang_tp8-ep1_conc4_mi355x-amds_03_recipe-abcdef0123456789"
+    assert result_name(MULTI, "n_1") == "dsr1_mn_prefill-tp4-nw2_decode-tp8-nw_conc8x16_n_1"
+    assert result_name({"exp-name": "a/b c", "conc": 1}, "r").startswith("a-b-c")
+    assert artifact_prefix(SINGLE) == "bmk_"
+    assert artifact_prefix({"eval-only": True}) == "eval_"
+    assert artifact_prefix({"scenario-type": "agentic-coding"}) == "bmk_agentic_"
+
+
+def test_launch_runs_the_prefix_script_with_the_row(tmp_path):
+    runners = tmp_path / "runners"
+    runners.mkdir()
+    (runners / "launch_mi355x-amds.sh").write_text('echo "$TP $CONC $RESULT_NAME" > out.txt\n')
+    code = run_launch(SINGLE, "mi355x-amds_03", tmp_path, {"PATH": os.environ["PATH"]})
+    assert code == 0
+    assert (tmp_path / "out.txt").read_text().startswith("8 4 dsr1_1k1k_fp8")
+
+
+def test_launch_script_errors(tmp_path):
+    with pytest.raises(InfxError, match="no launch script"):
+        launch_script("mi355x_01", tmp_path)
+    with pytest.raises(InfxError, match="no usable prefix"):
+        launch_script("../x_01", tmp_path)

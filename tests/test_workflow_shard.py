@@ -1,0 +1,95 @@
+"""infx.workflow.shard: no matrix above 256 jobs, empty buckets never produce a shard."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from infx.errors import InfxError
+from infx.workflow.shard import (
+    BUCKETS,
+    MAX_MATRIX_JOBS,
+    all_shard_ids,
+    shard_outputs,
+    shard_plan,
+    split_evenly,
+)
+
+
+def _rows(n: int, tag: str = "r") -> list[dict]:
+    return [{"exp-name": f"{tag}{i}", "conc": i} for i in range(n)]
+
+
+def test_small_plan_keeps_one_shard_per_non_empty_bucket():
+    plan = {"single_node": {"1k1k": _rows(3), "agentic": []}, "multi_node": {},
+            "evals": _rows(2, "e"), "agentic_evals": [], "changelog_metadata": {"entries": []}}
+    out = shard_outputs(plan)
+    assert out["shards"] == ["single-node-1k1k-1", "evals-1"]
+    assert out["jobs"] == 5 and out["has-throughput"] and out["has-evals"]
+
+
+def test_large_bucket_is_split_evenly_in_order():
+    plan = {"single_node": {"8k1k": _rows(300)}}
+    shards = shard_plan(plan)
+    assert [len(v) for v in shards.values()] == [150, 150]
+    assert shards["single-node-8k1k-1"] + shards["single-node-8k1k-2"] == plan["single_node"]["8k1k"]
+
+
+def test_bucket_above_its_slots_fails_naming_bucket_and_size():
+    with pytest.raises(InfxError) as info:
+        shard_plan({"evals": _rows(257)})
+    assert "bucket evals has 257 jobs" in str(info.value)
+    with pytest.raises(InfxError, match="single-node-1k1k has 513 jobs"):
+        shard_plan({"single_node": {"1k1k": _rows(513)}})
+
+
+def test_unknown_bucket_fails_instead_of_dropping_rows():
+    with pytest.raises(InfxError, match="single_node.2k2k"):
+        shard_plan({"single_node": {"2k2k": _rows(1)}})
+    with pytest.raises(InfxError, match="not a list"):
+        shard_plan({"evals": {"x": 1}})
+    with pytest.raises(InfxError, match="not a JSON object"):
+        shard_plan([])
+
+
+def test_empty_plan():
+    out = shard_outputs({"single_node": {}, "multi_node": {}, "evals": []})
+    assert out == {"matrix": {}, "shards": [], "jobs": 0, "has-throughput": False, "has-evals": False}
+
+
+def test_shard_ids_cover_every_slot():
+    assert len(all_shard_ids()) == sum(b.slots for b in BUCKETS)
+    assert len(set(all_shard_ids())) == len(all_shard_ids())
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=0, max_value=2000), st.integers(min_value=1, max_value=300))
+def test_property_split_evenly(n, limit):
+    rows = list(range(n))
+    chunks = split_evenly(rows, limit)
+    assert [x for c in chunks for x in c] == rows
+    assert all(0 < len(c) <= limit for c in chunks)
+    if chunks:
+        assert max(map(len, chunks)) - min(map(len, chunks)) <= 1
+        assert len(chunks) == -(-n // limit)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.dictionaries(st.sampled_from([b.id for b in BUCKETS]), st.integers(0, 600), max_size=10))
+def test_property_every_row_lands_in_exactly_one_small_shard(sizes):
+    plan: dict = {}
+    for bucket in BUCKETS:
+        rows = _rows(sizes.get(bucket.id, 0), bucket.id)
+        node = plan
+        for step in bucket.path[:-1]:
+            node = node.setdefault(step, {})
+        node[bucket.path[-1]] = rows
+    over = [b for b in BUCKETS if sizes.get(b.id, 0) > b.slots * MAX_MATRIX_JOBS]
+    if over:
+        with pytest.raises(InfxError):
+            shard_plan(plan)
+        return
+    shards = shard_plan(plan)
+    assert all(0 < len(rows) <= MAX_MATRIX_JOBS for rows in shards.values())
+    assert sum(len(r) for r in shards.values()) == sum(sizes.values())
