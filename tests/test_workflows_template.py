@@ -1,0 +1,53 @@
+"""benchmark-tmpl.yml: job names, runner labels and the row hand-off evaluated from the real YAML."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from infx.workflow.expressions import Context, evaluate_text, interpolate
+from infx.yamlio import load_file
+
+WORKFLOWS = Path(__file__).resolve().parent.parent / ".github" / "workflows"
+SINGLE = {"model-prefix": "dsr1", "precision": "fp8", "runner": "mi355x", "framework": "sglang",
+          "conc": 4, "tp": 8}
+MULTI = {"model-prefix": "dsr1", "precision": "fp4", "runner": "mi355x-disagg", "framework": "sglang",
+         "conc": [8, 16], "prefill": {"tp": 4}}
+EVAL = SINGLE | {"eval-only": True, "conc": 16}
+
+
+@pytest.fixture(scope="module")
+def template() -> dict:
+    return load_file(WORKFLOWS / "benchmark-tmpl.yml")
+
+
+def _inputs(row: dict) -> Context:
+    # the caller passes toJSON(matrix.config); the template reads it back with fromJSON
+    passed = evaluate_text("toJSON(matrix.config)", Context({"matrix": {"config": row}}))
+    return Context({"inputs": {"config": passed}})
+
+
+@pytest.mark.parametrize(("row", "name"), [
+    (SINGLE, "dsr1 fp8 mi355x sglang c4"),
+    (MULTI, "dsr1 fp4 mi355x-disagg sglang c8x16"),
+    (EVAL, "dsr1 fp8 mi355x sglang c16 | eval-only"),
+])
+def test_job_name_and_runner(template, row, name):
+    job = template["jobs"]["benchmark"]
+    assert interpolate(job["name"], _inputs(row)) == name
+    assert interpolate(job["runs-on"], _inputs(row)) == row["runner"]
+    assert json.loads(interpolate(job["env"]["CONFIG_JSON"], _inputs(row))) == row
+
+
+def test_template_interface(template):
+    on = template.get("on", template.get(True))
+    assert set(on) == {"workflow_call"}
+    assert on["workflow_call"]["inputs"]["config"]["type"] == "string"
+    assert template["permissions"] == {}
+    steps = template["jobs"]["benchmark"]["steps"]
+    runs = [s.get("run", "") for s in steps]
+    assert "python -m infx.workflow row-info" in runs and "python -m infx.workflow launch" in runs
+    upload = next(s for s in steps if s.get("name") == "Upload results")
+    assert upload["with"]["name"] == "${{ steps.row.outputs.artifact-name }}"
