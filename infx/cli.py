@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "reuse": "infx.reuse.cli:reuse",
     "signoff": "infx.signoff.cli:signoff",
     "demo": "infx.demo:demo",
+    "workflow": "infx.workflow.cli:workflow",
 }
 
 
@@ -54,7 +55,8 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning InfxError into a clean message and exit 1."""
     try:
-        cli.main(args=argv, prog_name="infx", standalone_mode=False)
+        # Without standalone mode click *returns* the code of ctx.exit(code).
+        result = cli.main(args=argv, prog_name="infx", standalone_mode=False)
     except InfxError as exc:
         report(exc.problems)
         return 1
@@ -66,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("Aborted!", err=True)
         return 1
-    return 0
+    return result if isinstance(result, int) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -42,7 +42,7 @@ def plan_step(entry_file: Path, configs: Path, runners: Path, labels: list[str],
     from infx.errors import InfxError
     from infx.workflow.labels import sweep_flags
     from infx.workflow.shard import shard_outputs
-    from infx.workflow.summary import plan_summary
+    from infx.workflow.summary import plan_summary, shard_summary
 
     for path in (entry_file, configs, runners):
         if not path.is_file():
@@ -51,21 +51,33 @@ def plan_step(entry_file: Path, configs: Path, runners: Path, labels: list[str],
     try:
         flags = sweep_flags(labels)
         entries = parse_additions(entry_file.read_text(encoding="utf-8"), str(entry_file))
+        sources = file_sources([str(configs)], str(runners))
         plan = build_plan(entries, base_ref="demo-base", head_ref="demo-head",
                           flags=PlanFlags(trim=flags.trim_conc, all_evals=flags.all_evals,
-                                          evals_only=flags.evals_only),
-                          sources=file_sources([str(configs)], str(runners)))
+                                          evals_only=flags.evals_only), sources=sources)
         shards = shard_outputs(plan)
+        counts = _counts_markdown(plan, sources, plan_summary)
     except InfxError as exc:
         echo("plan failed (this is what the PR author would see):")
         for problem in exc.problems:
             echo(f"  {problem}")
         return None
     echo(f"labels: {', '.join(labels) or '(none)'}")
-    echo(plan_summary(plan, shards["matrix"]).rstrip())
+    echo(counts.rstrip())
+    echo("")
+    echo(shard_summary(shards["matrix"]).rstrip())
     echo("")
     echo(f"matrix jobs that would start: {', '.join('sweep-' + s for s in shards['shards']) or 'none'}")
     return plan
+
+
+def _counts_markdown(plan: dict, sources: Any, fallback: Callable[[dict], str]) -> str:
+    """The planner's summary (with config keys) when it is available, else ours."""
+    try:
+        from infx.changelog.summary import summary_markdown
+    except ImportError:
+        return fallback(plan)
+    return summary_markdown(plan, sources.get("configs"))
 
 
 def _snapshot(world: dict) -> dict[int, dict]:

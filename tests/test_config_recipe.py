@@ -134,3 +134,15 @@ def test_lines_are_line_scannable():
     lines = render(recipe("sglang", "mtp", "embedded")).lines()
     assert lines[0].startswith("export ")
     assert any(ln.startswith("--endpoint") for ln in lines)
+
+
+def test_recipes_agree_with_our_master_config(repo_root):
+    master = load_file(repo_root / "configs" / "amd-master.yaml")
+    recipes = {p.stem: load_recipe(p) for p in (repo_root / "configs" / "recipes").glob("*.yaml")}
+    for key, loaded in recipes.items():
+        assert key in master, f"{key}: recipe without a master-config entry"
+        assert (loaded.image, loaded.model) == (master[key]["image"], master[key]["model"]), key
+    for key, entry in master.items():
+        lanes = [lane for items in entry["scenarios"].values() for it in items for lane in it.get("search-space", [])]
+        if any(lane.get("spec-decoding", "none") != "none" for lane in lanes):
+            assert key in recipes, f"{key}: spec-decode config without configs/recipes/{key}.yaml"

@@ -15,7 +15,8 @@ def _run(capsys, *args: str) -> str:
 def test_demo_plans_and_replays(capsys):
     out = _run(capsys)
     assert "labels: full-sweep-fail-fast" in out
-    assert "job(s) planned." in out and "| mi355x |" in out
+    assert "| `dsr1-fp8-mi355x-sglang` |" in out and "| `mi355x` |" in out  # per config key, per runner
+    assert "| sweep-single-node-8k1k-1 |" in out
     assert "matrix jobs that would start: sweep-" in out
     assert "welcome comment: created" in out
     assert "results-link comment for run 7001: created" in out

@@ -43,3 +43,13 @@ def test_invalid_world_fails_with_location(tmp_path, capsys):
 def test_missing_world_file(tmp_path, capsys):
     assert main(["fake-github", "--world", str(tmp_path / "none.yaml")]) == 1
     assert "cannot read world file" in capsys.readouterr().err
+
+
+def test_port_in_use_is_a_clear_error(test_data, capsys):
+    from infx.github.fake import FakeGitHub
+
+    world = test_data / "github" / "worlds" / "basic.yaml"
+    with FakeGitHub(world) as running:
+        port = running.url.rsplit(":", 1)[1]
+        assert main(["fake-github", "--world", str(world), "--port", port]) == 1
+    assert "cannot listen" in capsys.readouterr().err

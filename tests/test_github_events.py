@@ -136,3 +136,33 @@ def test_missing_field_names_the_key(tmp_path):
 def test_unsupported_event_name():
     with pytest.raises(InfxError, match="unsupported event"):
         parse_event("gollum", {})
+
+
+def test_pull_request_number_per_event(hooks):
+    from infx.github.events import pull_request_number
+
+    assert pull_request_number(_load(hooks, "pull_request", "opened.payload.json")) == 2
+    assert pull_request_number(_load(hooks, "pull_request_review", "submitted.payload.json")) == 2
+    assert pull_request_number(
+        _load(hooks, "pull_request_review_comment", "created.payload.json")) == 2
+    assert pull_request_number(
+        _load(hooks, "workflow_run", "completed.with-pull-requests.payload.json")) == 2
+    assert pull_request_number(_load(hooks, "issue_comment", "created.payload.json")) is None
+    assert pull_request_number(_load(hooks, "push", "payload.json")) is None
+
+
+def _all_payloads():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent / "data" / "github" / "webhooks"
+    return sorted(root.glob("*/*.json"))
+
+
+@pytest.mark.parametrize("path", _all_payloads(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_recorded_payload_parses(path):
+    raw = json.loads(path.read_text())
+    event = load_event(path, path.parent.name, env={})
+    assert event.name == path.parent.name
+    assert event.repository.full_name == raw["repository"]["full_name"]
+    assert event.sender == raw["sender"]["login"]
+    assert event.action == raw.get("action")

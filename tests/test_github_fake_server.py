@@ -8,8 +8,12 @@ import tarfile
 import pytest
 import requests
 from github import GithubException, UnknownObjectException
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from infx.github.fake import FakeGitHub
+from infx.github.fake.http import Request, Response
+from infx.github.fake.server import paginate
 from infx.github.fake.world import load_world
 
 REPO = "acme/inferencex"
@@ -364,3 +368,37 @@ def test_malformed_json_and_route_bugs_still_answer(fake, monkeypatch):
 def test_pull_head_branch_resolves_as_a_ref(repo):
     assert b"rocm/sgl:v2" in repo.get_contents("configs/amd-master.yaml",
                                                ref="carol/bump").decoded_content
+
+
+def test_pull_commits_stop_at_250_like_github(fake_github, world):
+    world = copy.deepcopy(world)
+    shas = [f"{i:040x}" for i in range(1, 261)]
+    world["commits"].update({sha: {"parents": [], "message": sha[-3:]} for sha in shas})
+    world["pulls"][0]["commits"] = shas
+    pr = fake_github(world).github().get_repo(REPO).get_pull(12)
+    assert pr.commits == 260
+    assert len(list(pr.get_commits())) == 250
+
+
+
+def _walk(items, per_page, list_key):
+    """Follow rel="next" links from page 1 and collect what every page served."""
+    seen, query = [], {"per_page": str(per_page)}
+    for _ in range(len(items) + 2):
+        req = Request("GET", "/x", query, {}, None, "http://h")
+        page = paginate(req, Response(items=items, list_key=list_key), truncate=False)
+        chunk = page.body if list_key is None else page.body[list_key]
+        seen += chunk
+        link = page.headers.get("Link", "")
+        nexts = [part for part in link.split(", ") if part.endswith('rel="next"')]
+        if not nexts:
+            return seen
+        query = dict(p.split("=") for p in nexts[0].split("?", 1)[1].split(">")[0].split("&"))
+    raise AssertionError("pagination did not end")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 260), st.integers(1, 150), st.sampled_from([None, "check_runs"]))
+def test_following_next_links_yields_every_item_once(count, per_page, list_key):
+    items = list(range(count))
+    assert _walk(items, per_page, list_key) == items

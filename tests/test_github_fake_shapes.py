@@ -125,3 +125,19 @@ def test_per_page_is_capped_at_100(fake_github, test_data):
     assert len(served.json()) == 100 and 'rel="next"' in served.headers["Link"]
     default = requests.get(f"{fake.url}/repos/acme/inferencex/issues/12/comments", timeout=5)
     assert len(default.json()) == 30
+
+
+@pytest.mark.parametrize("payload,pick,endpoint", [
+    ("pull_request/opened.payload.json", "pull_request", "/pulls/12"),
+    ("pull_request/opened.payload.json", "repository", ""),
+    ("issue_comment/created.payload.json", "comment", "/issues/comments/1000"),
+    ("issue_comment/created.payload.json", "issue", "/issues/12"),
+    ("pull_request_review/submitted.payload.json", "review", "/pulls/12/reviews"),
+    ("pull_request_review_comment/created.payload.json", "comment", "/pulls/12/comments"),
+    ("workflow_run/completed.with-pull-requests.payload.json", "workflow_run",
+     "/actions/runs/35873197630"),
+])
+def test_objects_have_the_keys_of_real_webhook_objects(fake, test_data, payload, pick, endpoint):
+    recorded = json.loads((test_data / "github" / "webhooks" / payload).read_text())[pick]
+    served = first(requests.get(f"{fake.url}/repos/acme/inferencex{endpoint}", timeout=5).json())
+    assert missing_keys(recorded, served) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from test_reuse_support import add_comment, base_world, pr, start
 
+from infx.github.client import GitHubError
 from infx.reuse.ack import CommentEvent, acknowledge, looks_like_command
 
 T1, T2 = "2026-09-29T18:00:00Z", "2026-09-29T19:00:00Z"
@@ -126,9 +127,40 @@ def test_looks_like_command():
     assert not looks_like_command("please /use 5")
 
 
-def test_event_from_real_payload_shape():
-    payload = {"action": "created", "issue": {"number": 7, "pull_request": {"url": "u"}},
-               "comment": {"id": 9, "body": "/use 1", "updated_at": "2026-01-01T00:00:00Z"}}
-    event = CommentEvent.from_payload(payload)
-    assert (event.issue_number, event.is_pull_request, event.comment_id) == (7, True, 9)
-    assert not CommentEvent.from_payload({"action": "created", "issue": {"number": 7}}).is_pull_request
+def test_event_from_a_real_webhook_payload(test_data):
+    from infx.github.events import load_event
+
+    path = test_data / "github" / "webhooks" / "issue_comment" / "edited.payload.json"
+    event = CommentEvent.from_event(load_event(path, "issue_comment"))
+    assert (event.action, event.issue_number, event.is_pull_request) == ("edited", 1, False)
+    assert event.comment_id == 492700400 and event.updated_at
+
+
+def test_unauthorized_association_needs_no_permission_lookup(fake_github):
+    world = base_world()
+    cid = add_comment(world, "carol", "CONTRIBUTOR", "/use 101", T1)
+    fake, outcome = _ack(fake_github, world, cid)
+    assert outcome.reaction == "-1"
+    assert fake.count("GET", "/collaborators/carol/permission") == 0
+
+
+def test_faults_never_duplicate_a_reaction_or_post_a_comment(fake_github):
+    world = base_world()
+    cid = add_comment(world, "alice", "MEMBER", "/use 101", T1)
+    world["faults"] = [
+        {"method": "POST", "path": r"/reactions$", "status": 502, "times": 1},
+        {"method": "GET", "path": r"/pulls/12/commits", "status": 503, "times": 2},
+    ]
+    fake, outcome = _ack(fake_github, world, cid)
+    assert outcome.reaction == "+1"
+    assert _reactions(fake, cid) == [(BOT, "+1")]
+
+
+def test_api_that_keeps_failing_leaves_no_verdict(fake_github):
+    world = base_world()
+    cid = add_comment(world, "alice", "MEMBER", "/use 101", T1)
+    world["faults"] = [{"method": "GET", "path": r"/actions/runs/101$", "status": 500, "times": 100}]
+    fake, gateway = start(fake_github, world)
+    with pytest.raises(GitHubError):
+        acknowledge(gateway, _event(world, cid))
+    assert _reactions(fake, cid) == []  # fail closed: no 👍 on evidence we could not read

@@ -63,7 +63,9 @@ def test_ack_through_an_event_file(tmp_path, capsys):
     world = base_world()
     cid = add_comment(world, "carol", "CONTRIBUTOR", "/use 101", T1)
     event = {"action": "created", "issue": {"number": 12, "pull_request": {"url": "x"}},
-             "comment": {"id": cid, "body": "/use 101", "updated_at": T1}}
+             "comment": {"id": cid, "body": "/use 101", "updated_at": T1, "user": {"login": "carol"}},
+             "repository": {"full_name": "acme/inferencex", "default_branch": "main"},
+             "sender": {"login": "carol"}}
     event_path = tmp_path / "event.json"
     event_path.write_text(json.dumps(event))
     code = main(["reuse", "ack", "--repo", "acme/inferencex", "--event-path", str(event_path),

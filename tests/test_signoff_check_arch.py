@@ -80,3 +80,16 @@ def test_na_for_docs_only():
 def test_fail_closed():
     outcome = run(world_evidence("seed003", files=None))
     assert outcome.status == Status.FAIL and "could not be verified" in outcome.reason
+
+
+def test_unchanged_launcher_of_an_affected_config_counts():
+    evidence = world_evidence("scenario11")
+    launcher = "benchmarks/single_node/launchers/b300_sglang.sh"
+    text = evidence.head_files[launcher].replace(
+        'exec python3 -m sglang.launch_server "$@"',
+        """exec python3 -m sglang.launch_server --json-model-override-args '{"num_hidden_layers": 30}' "$@\"""")
+    evidence = replace(evidence, head_files={**evidence.head_files, launcher: text},
+                       base_files={**evidence.base_files, launcher: text})
+    outcome = run(evidence)
+    assert outcome.status == Status.FAIL
+    assert f"{launcher}:3: overrides num_hidden_layers=30" in outcome.reason

@@ -84,3 +84,10 @@ def test_na_without_spec_decode():
 
 def test_fail_closed():
     assert run(world_evidence("seed000", files=None)).status == Status.FAIL
+
+
+def test_fail_closed_when_the_launch_cannot_be_found():
+    evidence = with_head_file(world_evidence("scenario5"), GLM_SCRIPT, None)
+    outcome = run(evidence)
+    assert outcome.status == Status.FAIL
+    assert "effective launch" in outcome.reason and "could not be verified" in outcome.reason

@@ -117,3 +117,14 @@ def test_no_green_sweep_means_no_evals() -> None:
     ev.check_runs = {HEAD: [], RUN_SHA: []}
     outcome = evals.run(ev)
     assert outcome.status is Status.FAIL and "Check 1" in outcome.reason
+
+
+def test_eval_concs_must_all_have_results() -> None:
+    ev = evidence([row(conc=48)])
+    ev.base_files["perf-changelog.yaml"] = "- config-keys: [a]\n  pr-link: x\n"
+    ev.head_files["perf-changelog.yaml"] = (ev.base_files["perf-changelog.yaml"] +
+                                            "- config-keys: [qwen3.5-*]\n  eval-concs: [48, 64]\n")
+    outcome = evals.run(ev)
+    assert outcome.status is Status.FAIL and "eval-concs [64]" in outcome.reason
+    ev.head_files["perf-changelog.yaml"] = ev.head_files["perf-changelog.yaml"].replace("48, 64", "48")
+    assert evals.run(ev).status is Status.PASS

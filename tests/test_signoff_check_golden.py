@@ -105,3 +105,11 @@ def test_fail_closed_on_unreadable_curve():
     files["configs/golden_al_distribution/minimaxm3_eagle3_gqa.yaml"] = None
     outcome = run(replace(evidence, default_branch_files=files))
     assert outcome.status == Status.FAIL and "could not be verified" in outcome.reason
+
+
+def test_atom_confidence_schedule_with_forced_acceptance_fails():
+    evidence = edit("scenario5", GLM_SCRIPT, "--spec-decode-acceptance-length 2.99",
+                    """--spec-decode-acceptance-length 2.99 --dspark-config '{"confidence_schedule": true}'""")
+    outcome = run(evidence)
+    assert outcome.status == Status.FAIL
+    assert "confidence scheduler" in outcome.reason and f"{GLM_SCRIPT}:3" in outcome.reason

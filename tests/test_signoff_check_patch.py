@@ -73,3 +73,52 @@ def test_na_for_docs_only_changes():
 
 def test_fail_closed():
     assert run(world_evidence("scenario8", files=None)).status == Status.FAIL
+
+
+def test_missing_diff_is_scanned_as_a_whole_file():
+    from dataclasses import replace
+    evidence = world_evidence("scenario8")
+    files = [replace(f, patch=None) for f in evidence.files]
+    outcome = run(replace(evidence, files=files))
+    assert outcome.status == Status.PASS  # still found, still covered by the waiver
+    assert SCRIPT in outcome.reason
+
+
+LAUNCHER = "benchmarks/single_node/launchers/b300_sglang.sh"
+OLD_WAIVER = """# Waiver for PR 2508
+## What is patched
+b300_sglang.sh applies fix.diff to the SGLang sources.
+## Why the stock image cannot run it
+It crashes without the fix.
+## Upstream PR
+https://github.com/sgl-project/sglang/pull/1
+## Removal plan
+Drop it after the next release.
+"""
+
+
+def _inherits_patch():
+    from dataclasses import replace
+    evidence = world_evidence("scenario11")
+    text = evidence.head_files[LAUNCHER].replace("exec python3", "git apply /opt/fix.diff\nexec python3")
+    return replace(evidence, head_files={**evidence.head_files, LAUNCHER: text},
+                   base_files={**evidence.base_files, LAUNCHER: text})
+
+
+def test_patching_already_on_the_default_branch_needs_its_waiver_there():
+    outcome = run(_inherits_patch())
+    assert outcome.status == Status.FAIL
+    assert f"{LAUNCHER}:3 (already on the default branch)" in outcome.reason
+    assert "no waiver docs/waiver/<PR#>.md on the default branch names b300_sglang.sh" in outcome.reason
+
+
+def test_existing_waiver_on_the_default_branch_covers_it_when_linked():
+    from dataclasses import replace
+    evidence = _inherits_patch()
+    evidence = replace(evidence, default_branch_files={**evidence.default_branch_files,
+                                                       "docs/waiver/2508.md": OLD_WAIVER})
+    assert "does not link docs/waiver/2508.md" in run(evidence).reason
+    linked = with_body(evidence, evidence.signoff.body.replace("Signed:", "- Waiver: docs/waiver/2508.md\n\nSigned:"))
+    outcome = run(linked)
+    assert outcome.status == Status.PASS
+    assert "docs/waiver/2508.md" in outcome.reason

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from signoff_policy_support import with_body, world_evidence
+from signoff_policy_support import with_body, with_head_file, world_evidence
 
 from infx.signoff.checks.recipe import run
 from infx.signoff.model import ChangedFile, ExternalPull, Status
@@ -113,3 +113,21 @@ def test_external_pull_added_lines_only():
     outcome = run(scenario6(external_pulls={"sgl-project/sglang#21001": pull}))
     assert outcome.status == Status.FAIL
     assert "lacks" in outcome.reason
+
+
+def test_fail_closed_when_the_recipe_pr_files_were_not_read():
+    outcome = run(with_pull(scenario6(), files=()))
+    assert outcome.status == Status.FAIL
+    assert "changed files of sgl-project/sglang#21001 could not be read" in outcome.reason
+
+
+def test_aggregated_recipe_does_not_cover_a_disaggregated_config():
+    evidence = scenario6()
+    path = "configs/amd-master.yaml"
+    text = evidence.head_files[path].replace(
+        "      - { tp: 4, kv-offloading: none, conc-list: [1, 4, 8, 16], spec-decoding: mtp }",
+        "      - { spec-decoding: mtp, conc-list: [1, 4], prefill: {num-worker: 1, tp: 4}, "
+        "decode: {num-worker: 1, tp: 4} }")
+    outcome = run(with_head_file(evidence, path, text))
+    assert outcome.status == Status.FAIL
+    assert "an aggregated example does not cover a disaggregated config" in outcome.reason

@@ -86,3 +86,11 @@ def test_launch_lines_pick_files_named_after_the_config():
     paths = {ln.path for ln in launch_lines(evidence, config)}
     assert paths == {"benchmarks/single_node/srt-slurm-recipes/minimaxm3/atom/mi355x-fp4-mtp/agentic.yaml"}
     assert config_where(evidence, config) == "configs/amd-master.yaml:15 [minimaxm3-fp4-mi355x-atom-agentic-mtp]"
+
+
+def test_explicit_none_on_every_lane_beats_the_key_name():
+    lanes = [{"spec-decoding": "none", "tp": 8}, {"spec-decoding": "none", "tp": 4}]
+    entry = {"scenarios": {"fixed-seq-len": [{"search-space": lanes}]}}
+    assert not is_spec_decode(AffectedConfig("x-atom-disagg-mtp", entry, "added", "m"))
+    half = {"scenarios": {"fixed-seq-len": [{"search-space": [lanes[0], {"tp": 4}]}]}}
+    assert is_spec_decode(AffectedConfig("x-atom-disagg-mtp", half, "added", "m"))

@@ -64,3 +64,16 @@ def test_policy_reads_only_the_default_branch():
         assert "was not read from the default branch" in str(gap)
     else:
         raise AssertionError("missing policy must be a gap")
+
+
+def test_diffed_files_falls_back_to_the_whole_file_when_the_diff_is_missing():
+    from dataclasses import replace as dc_replace
+
+    from infx.signoff.policy_common import diffed_files
+
+    evidence = world_evidence("scenario8")
+    script = "benchmarks/single_node/agentic/kimik3_container_fixes.sh"
+    files = [dc_replace(f, patch=None) if f.filename == script else f for f in evidence.files]
+    full = next(f for f in diffed_files(dc_replace(evidence, files=files)) if f.filename == script)
+    assert full.patch.startswith("@@ -0,0 +1,10 @@")
+    assert "+python3 - \"$VLLM_DIR\" <<'PY'" in full.patch

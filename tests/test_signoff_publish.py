@@ -39,9 +39,11 @@ def seed003(request):
 
 
 def run(fake, pr, comment_id, *, table=None, kind="issue_comment", actor=None, dispatched=False):
+    """Verify one sign-off the way the replay CLI does (review date = the world's `now`)."""
+    world = fake.state.world
+    now = datetime.fromisoformat(world["now"].replace("Z", "+00:00"))
     trigger = Trigger(True, "test", pr, SignoffRef(kind, comment_id), actor=actor, dispatched=dispatched)
-    return publish.verify(fake.client(), fake.world["repo"] if isinstance(fake.world, dict)
-                          else fake.state.world["repo"], trigger, publish.Options(now=NOW), table)
+    return publish.verify(fake.client(), world["repo"], trigger, publish.Options(now=now), table)
 
 
 def rows(result) -> dict[str, Status]:
@@ -76,9 +78,17 @@ def test_seed_000_checks_pass_through_the_full_table(fake_github, seed000) -> No
     result = run(fake, 3412, 5003)
     assert {k: v for k, v in rows(result).items() if k in MINE} == {k: Status.PASS for k in MINE}
     assert result.posted and len(verdicts(fake, 3412)) == 1
-    assert statuses(fake, HEAD000)[0] == "pending" and statuses(fake, HEAD000)[-1] in ("success", "failure")
+    assert statuses(fake, HEAD000)[0] == "pending" and len(statuses(fake, HEAD000)) == 2
     assert result.body.endswith(f"Assessed commit: `{HEAD000}`.\n")
     assert len(fake.requests) <= 30
+
+
+def test_seed_000_full_verdict_is_pass(fake_github, seed000) -> None:
+    """With every check (including the diff-policy ones) the seed's PASS is reproduced."""
+    fake = fake_github(seed000)
+    result = run(fake, 3412, 5003)
+    assert result.verdict.overall.value == "PASS", result.body
+    assert statuses(fake, HEAD000) == ["pending", "success"]
 
 
 def test_seed_000_is_a_pass_and_posts_once(fake_github, seed000) -> None:
@@ -114,10 +124,13 @@ def test_seed_003_rejected_then_pass(fake_github, seed003) -> None:
     assert not third.posted and len(verdicts(fake, 1902)) == 2
 
 
-def test_seed_003_full_table_fails_check_5_on_the_stale_copy(fake_github, seed003) -> None:
-    result = run(fake_github(seed003), 1902, 2003)
-    assert rows(result)["template"] is Status.FAIL
-    assert all(rows(result)[c] is Status.PASS for c in MINE if c != "template")
+def test_seed_003_full_table_fails_only_check_5_on_the_stale_copy(fake_github, seed003) -> None:
+    fake = fake_github(seed003)
+    first = run(fake, 1902, 2003)
+    assert [r.spec.id for r in first.verdict.rows if r.status is Status.FAIL] == ["template"]
+    assert all(rows(first)[c] is Status.PASS for c in MINE if c != "template")
+    second = run(fake, 1902, 2004)
+    assert second.verdict.overall.value == "PASS", second.body
 
 
 # --- scenarios of signoff.md §6 ---------------------------------------------------------------
@@ -145,6 +158,7 @@ def test_scenario_2_green_run_force_pushed_away(fake_github, seed000) -> None:
     assert result.verdict.overall.value == "REJECTED" and result.status == "failure"
     assert "❌ Check 1 (Passing sweep on in-PR commit): FAIL — No passing sweep/eval was found" in result.body
     assert "@chunfangamd — blocking:" in result.body
+    assert "run 35873197630 succeeded on 7bbb0ec7, which is no longer a commit of this PR" in result.body
     assert "Pareto coverage needs a maintainer" in result.body
 
 
@@ -288,10 +302,10 @@ def test_g4_bot_authored_signoff_is_ignored(fake_github, seed000) -> None:
 
 
 class MovingHead:
-    """A client wrapper that pushes a new head after the PR was first read."""
+    """A client wrapper that pushes a new head when the PR is read for the n-th time."""
 
-    def __init__(self, fake, new_sha):
-        self.inner, self.fake, self.new_sha, self.reads = fake.client(), fake, new_sha, 0
+    def __init__(self, fake, new_sha, on_read):
+        self.inner, self.fake, self.new_sha, self.on_read, self.reads = fake.client(), fake, new_sha, on_read, 0
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
@@ -299,18 +313,33 @@ class MovingHead:
     def get(self, path, **kw):
         if path.endswith("/pulls/3412"):
             self.reads += 1
-            if self.reads == 2:
+            if self.reads == self.on_read:
                 pull(self.fake.state.world)["head"]["sha"] = self.new_sha
         return self.inner.get(path, **kw)
 
 
-def test_g5_head_moves_during_verification(fake_github, seed000) -> None:
+def moving_world(seed000):
     world = copy.deepcopy(seed000)
     newer = sha("g5-newer")
     world["commits"][newer] = {"parents": [HEAD000], "files_from": HEAD000, "files": {"x.txt": "1\n"}}
+    return world, newer
+
+
+def test_g5_head_moves_while_scope_is_determined(fake_github, seed000) -> None:
+    world, newer = moving_world(seed000)
     fake = fake_github(world)
     trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
-    result = publish.verify(MovingHead(fake, newer), "SemiAnalysisAI/InferenceX", trigger,
+    result = publish.verify(MovingHead(fake, newer, on_read=2), world["repo"], trigger,
+                            publish.Options(now=NOW), core_table())
+    assert result.kind == "error" and "head changed while determining scope; retry" in result.reason
+    assert statuses(fake, HEAD000) == ["error"] and not verdicts(fake, 3412)
+
+
+def test_g5_head_moves_during_verification(fake_github, seed000) -> None:
+    world, newer = moving_world(seed000)
+    fake = fake_github(world)
+    trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
+    result = publish.verify(MovingHead(fake, newer, on_read=3), world["repo"], trigger,
                             publish.Options(now=NOW), core_table())
     assert f"Assessed commit: `{HEAD000}`." in result.body
     assert f"The PR head moved to `{newer}` during verification; that newer commit was not assessed." in result.body
@@ -433,3 +462,38 @@ def test_evidence_dump_round_trips_as_json(fake_github, seed000) -> None:
     data = json.loads(json.dumps(to_json(result.evidence)))
     assert data["pr"]["head_sha"] == HEAD000 and data["signoff"]["author"] == "chunfangamd"
     assert "base64" in json.dumps(data["artifacts"])
+
+
+def test_a_crash_still_leaves_an_error_status(fake_github, seed000, monkeypatch) -> None:
+    from infx.signoff import evidence as ev
+
+    def crash(*args, **kwargs):
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(ev, "gather", crash)
+    fake = fake_github(seed000)
+    result = run(fake, 3412, 5003)
+    assert result.kind == "error" and "KeyError" in result.reason
+    assert statuses(fake, HEAD000) == ["pending", "error"] and not verdicts(fake, 3412)
+
+
+def test_a_review_signoff_is_verified(fake_github, seed000) -> None:
+    world = copy.deepcopy(seed000)
+    pr = pull(world)
+    pr["reviews"] = [{"id": 201, "user": "chunfangamd", "state": "APPROVED", "body": pr["comments"][2]["body"],
+                      "commit_id": HEAD000, "submitted_at": "2026-09-24T10:00:00Z"}]
+    pr["comments"].pop(2)
+    result = run(fake_github(world), 3412, 201, kind="review", table=core_table())
+    assert result.verdict.overall.value == "PASS" and result.evidence.signoff.kind == "review"
+    assert result.evidence.reviews is not None
+
+
+def test_dispatch_of_a_comment_that_is_not_a_signoff_is_an_error(fake_github, seed000) -> None:
+    fake = fake_github(seed000)
+    result = run(fake, 3412, 5002, dispatched=True)
+    assert result.kind == "error" and "not a sign-off" in result.reason
+
+
+def test_a_plain_comment_from_an_event_is_skipped(fake_github, seed000) -> None:
+    fake = fake_github(seed000)
+    assert run(fake, 3412, 5002).kind == "skipped" and not fake.count("POST")

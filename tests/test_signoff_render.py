@@ -116,3 +116,15 @@ def test_marker_must_open_the_body() -> None:
     assert render.read_marker(text, MARKER) == (SHA, "0123456789abcdef")
     assert render.read_marker("hi\n" + text, MARKER) is None
     assert render.read_marker(text, "other-marker") is None
+
+
+def test_details_repeating_the_reason_are_not_repeated() -> None:
+    text = body(evals=Outcome(Status.FAIL, "row a is low; see run 5.", ("row a is low", "row b is low")))
+    line = next(li for li in text.split("\n") if li.startswith("❌ Check 2"))
+    assert line == "❌ Check 2 (Evals pass): FAIL — row a is low; see run 5. Also: row b is low"
+
+
+def test_blocking_line_is_one_short_sentence() -> None:
+    text = body(template=Outcome(Status.FAIL, "the sign-off is missing 2 item(s) (a; b); re-post it."))
+    assert "@alice — blocking: Check 5 (Latest checklist template) failed: the sign-off is missing " \
+           "2 item(s)." in text

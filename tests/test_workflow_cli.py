@@ -66,7 +66,7 @@ def test_shard_step(tmp_path, monkeypatch, capsys):
     assert json.loads(values["shards"]) == ["single-node-1k1k-1"]
     assert json.loads(values["matrix"]) == {"single-node-1k1k-1": [{"runner": "mi355x", "conc": 4}]}
     assert values["has-evals"] == "false" and values["jobs"] == "1"
-    assert "### Sweep plan" in summary.read_text()
+    assert "| sweep-single-node-1k1k-1 | 1 |" in summary.read_text()
     assert json.loads(meta.read_text())["head_ref"] == "b"
 
 

@@ -339,3 +339,48 @@ def test_ack_workflow_trigger(body, previous, on_pr, runs):
     assert triggers(workflow)["issue_comment"]["types"] == ["created", "edited"]
     job = workflow["jobs"]["acknowledge"]
     assert evaluate_if(job["if"], _comment_ctx(body, previous, on_pr)) is runs
+
+
+# ---- workflows.md §7 scenarios 1-4 (the gating half; 5-10 are in test_reuse_resolver.py) ----
+
+def _pr_case(action, labels, label=None, **kw) -> Case:
+    base = {"draft": False, "fork": False, "auth": "none", "skip_sweep": False, "valid": True}
+    return Case("pull_request", action, frozenset(labels), label, **(base | kw))
+
+
+def test_scenario_1_label_starts_and_a_push_restarts_in_the_same_group(sweep):
+    labeled = _pr_case("labeled", {"full-sweep-fail-fast"}, "full-sweep-fail-fast")
+    pushed = _pr_case("synchronize", {"full-sweep-fail-fast"})
+    assert simulate(sweep, labeled) == (RUN, SKIP, RUN)
+    assert simulate(sweep, pushed) == (RUN, RUN, RUN)
+    assert _group(sweep, labeled) == _group(sweep, pushed) == "sweep-12-active"
+    assert sweep_flags(labeled.labels).fail_fast
+
+
+def test_scenario_2_noise_label_runs_nothing_and_cancels_nothing(sweep):
+    noise = _pr_case("labeled", {"full-sweep-fail-fast", "documentation"}, "documentation")
+    assert simulate(sweep, noise) == (SKIP, SKIP, SKIP)
+    assert _group(sweep, noise) != _group(sweep, _pr_case("synchronize", {"full-sweep-fail-fast"}))
+
+
+def test_scenario_3_conflicting_primaries_then_removing_one(sweep):
+    both = {"full-sweep-enabled", "full-sweep-fail-fast"}
+    assert simulate(sweep, _pr_case("synchronize", both)) == (FAIL, SKIP, SKIP)
+    fixed = _pr_case("unlabeled", {"full-sweep-fail-fast"}, "full-sweep-enabled")
+    assert simulate(sweep, fixed) == (RUN, SKIP, RUN)
+
+
+def test_scenario_4_unlabelled_pr_validates_only(sweep):
+    case = _pr_case("synchronize", set())
+    assert simulate(sweep, case) == (RUN, RUN, SKIP)
+    assert not run_job(sweep, "results-link", github_context(case), {"plan": {"result": SKIP, "outputs": {}}})
+
+
+def test_cancelled_run_never_plans(sweep):
+    case = _pr_case("synchronize", {"full-sweep-enabled"})
+    needs = {"validate": {"result": RUN, "outputs": sweep_flags(case.labels).outputs() | {"skip-pr-sweep": "false"}},
+             "reuse-gate": {"result": RUN, "outputs": {"skip-pr-sweep": "false"}}}
+    ctx = Context({"github": github_context(case), "needs": needs}, job_status="cancelled")
+    assert not evaluate_if(sweep["jobs"]["plan"]["if"], ctx)
+    needs["reuse-gate"]["result"] = "cancelled"
+    assert not run_job(sweep, "plan", github_context(case), needs)

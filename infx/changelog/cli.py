@@ -25,8 +25,8 @@ def changelog() -> None:
 @click.option("--pr-number", type=int, default=None,
               help="Pull request number (omit for pushes to main).")
 @click.option("--changelog-file", default=DEFAULT_CHANGELOG, show_default=True)
-@click.option("--repo", default=DEFAULT_REPO, show_default=True,
-              help="owner/name used in canonical pr-link URLs.")
+@click.option("--repo", default=DEFAULT_REPO, show_default=True, envvar="GITHUB_REPOSITORY",
+              help="owner/name used in canonical pr-link URLs ($GITHUB_REPOSITORY in Actions).")
 @click.option("--all-evals", is_flag=True, help="Plan with the all-evals modifier.")
 @click.option("--evals-only", is_flag=True, help="Plan with the evals-only modifier.")
 @click.option("--config-files", multiple=True, help="Master config files for planning.")
@@ -88,7 +88,8 @@ def prepare_merge() -> None:
 
 
 def _common(func):
-    func = click.option("--repo", default=DEFAULT_REPO, show_default=True)(func)
+    func = click.option("--repo", default=DEFAULT_REPO, show_default=True,
+                        envvar="GITHUB_REPOSITORY")(func)
     func = click.option("--pr-number", type=int, required=True)(func)
     return click.option("--changelog-file", default=DEFAULT_CHANGELOG, show_default=True)(func)
 

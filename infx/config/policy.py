@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -94,12 +94,21 @@ def _problem(err, text: str, filename: str) -> Problem:
 
 
 def load_policy_document(name: str, text: str | None, filename: str | None = None) -> dict:
-    """One policy file by name (see POLICY_NAMES); ``None`` text is a located error."""
+    """One policy file by name (see POLICY_NAMES); ``None`` text is a located error.
+
+    Parsed documents are cached by text and shared: treat them as read-only.
+    """
     filename = filename or policy_path(name)
     if text is None:
         raise InfxError(Problem("policy file could not be read", file=filename,
                                 fix="restore the file on the default branch"))
-    return validate_document(f"policy-{name}", text, filename)
+    return _cached_document(f"policy-{name}", text, filename)
+
+
+@lru_cache(maxsize=64)
+def _cached_document(schema: str, text: str, filename: str) -> dict:
+    # every check of a verdict reads the same policy texts; validate each one once
+    return validate_document(schema, text, filename)
 
 
 def load_golden_curve(text: str | None, filename: str) -> dict[str, dict[str, dict[int, float]]]:

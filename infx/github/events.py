@@ -291,6 +291,20 @@ def _workflow_run_event(name: str, p: _Payload) -> Event:
     return WorkflowRunEvent(**_common(name, p), workflow_run=run)
 
 
+def pull_request_number(event: Event) -> int | None:
+    """The pull request an event is about, when there is exactly one."""
+    if isinstance(event, PullRequestEvent):
+        return event.number
+    if isinstance(event, IssueCommentEvent):
+        return event.issue_number if event.is_pull_request else None
+    if isinstance(event, (PullRequestReviewEvent, PullRequestReviewCommentEvent)):
+        return event.pull_request.number if event.pull_request else None
+    if isinstance(event, WorkflowRunEvent) and event.workflow_run:
+        numbers = event.workflow_run.pull_requests
+        return numbers[0] if len(numbers) == 1 else None
+    return None
+
+
 PARSERS = {
     "pull_request": _pull_request_event,
     "pull_request_target": _pull_request_event,

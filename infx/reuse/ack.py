@@ -8,7 +8,7 @@ from typing import Any
 
 from infx.reuse.authorization import rejection_reason
 from infx.reuse.gateway import GitHubGateway
-from infx.reuse.grammar import USAGE
+from infx.reuse.grammar import is_authorized_association
 from infx.reuse.model import ReuseError
 from infx.reuse.resolver import find_request, resolve_source
 from infx.reuse.sources import DEFAULT_WORKFLOW, INCOMPATIBLE_LABELS
@@ -28,13 +28,12 @@ class CommentEvent:
     updated_at: str
 
     @classmethod
-    def from_payload(cls, payload: dict[str, Any]) -> CommentEvent:
-        issue = payload.get("issue") or {}
-        comment = payload.get("comment") or {}
-        return cls(action=payload.get("action") or "", issue_number=int(issue.get("number") or 0),
-                   is_pull_request=bool(issue.get("pull_request")),
-                   comment_id=int(comment.get("id") or 0), body=comment.get("body") or "",
-                   updated_at=comment.get("updated_at") or "")
+    def from_event(cls, event: Any) -> CommentEvent:
+        """From infx.github.events' IssueCommentEvent (the parsed $GITHUB_EVENT_PATH payload)."""
+        comment = event.comment
+        return cls(action=event.action or "", issue_number=event.issue_number,
+                   is_pull_request=event.is_pull_request, comment_id=comment.id if comment else 0,
+                   body=comment.body if comment else "", updated_at=comment.updated_at if comment else "")
 
 
 @dataclass(frozen=True)
@@ -72,11 +71,10 @@ def acknowledge(gateway: GitHubGateway, event: CommentEvent, *, workflow: str = 
         return (latest.comment.id if latest is not None else None) != newest_id
 
     try:
-        reason = rejection_reason(current.author_association, gateway.permission(current.user),
-                                  current.body)
+        permission = (gateway.permission(current.user)
+                      if is_authorized_association(current.author_association) else None)
+        reason = rejection_reason(current.author_association, permission, current.body)
         if reason is not None:
-            if "valid command" in reason:
-                reason += f" Usage: {USAGE}."
             raise ReuseError(reason)
         if newest is None or newest.comment.id != current.id:
             raise ReuseError("A newer reuse request supersedes this comment.")

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from infx.reuse.grammar import (
+    USAGE,
     AuthorizedRequest,
     is_authorized_association,
     newest_authorized,
@@ -51,5 +52,5 @@ def rejection_reason(association: str | None, permission: str | None, body: str 
     if not has_write_permission(permission):
         return "Reuse requires write, maintain or admin permission on the repository."
     if parse_command(body) is None:
-        return "The comment has no valid command line; use /use <run_id> or /reuse-sweep-run [run_id]."
+        return f"The comment has no valid command line. Usage: {USAGE}."
     return None

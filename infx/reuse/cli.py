@@ -82,15 +82,12 @@ def resolve_command(repo: str, event_name: str, event_action: str, pr_number: in
 @_world_option
 def ack_command(repo: str, event_path: Path, workflow_id: str, world: Path | None) -> None:
     """React 👍/👎 to a reuse command comment and say why in the step summary."""
+    from infx.github.events import load_event
     from infx.reuse.ack import CommentEvent, acknowledge
     from infx.reuse.gateway import GitHubGateway
     from infx.workflow.actions import append_summary
 
-    try:
-        payload = json.loads(event_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InfxError(Problem(f"event payload is not JSON: {exc}", file=str(event_path))) from None
-    event = CommentEvent.from_payload(payload)
+    event = CommentEvent.from_event(load_event(event_path, "issue_comment"))
     with _client(world) as client:
         outcome = acknowledge(GitHubGateway(client, repo), event, workflow=workflow_id)
     append_summary(outcome.summary)

@@ -140,6 +140,11 @@ def head_recipe(evidence: Evidence, key: str) -> Recipe | None:
         if path in {f.filename for f in changed_files(evidence) if f.status != "removed"}:
             raise EvidenceGap(f"{path} at the assessed head was not read")
         return None
+    return _parse_recipe(path, text)
+
+
+@lru_cache(maxsize=256)
+def _parse_recipe(path: str, text: str) -> Recipe:
     return parse_recipe(text, path)
 
 
@@ -232,16 +237,20 @@ def _lane_draft_zero(lane: dict[str, Any]) -> bool:
 
 
 def is_spec_decode(config: AffectedConfig, lines: list[Line] | None = None) -> bool:
-    """Spec-decode config: a lane with spec-decoding set, a -mtp/eagle/dspark key, a recipe
-    with a draft, or speculative flags in its launch — unless every lane's draft size is 0."""
+    """Spec-decode config: a lane with spec-decoding set, a recipe with a draft, speculative
+    flags in its launch, or (when lanes do not say) a -mtp/eagle/dspark key. Every lane's draft
+    size being 0, or every lane declaring ``spec-decoding: none``, means it is not one."""
     if draft_size_zero(config):
         return False
-    if any(str(lane.get("spec-decoding", "none")).lower() not in ("none", "", "null")
-           for lane in config.lanes):
+    declared = [str(lane["spec-decoding"]).lower() for lane in config.lanes if "spec-decoding" in lane]
+    if any(value not in ("none", "", "null") for value in declared):
         return True
-    if SPEC_KEY.search(config.key) or (config.recipe and config.recipe.spec):
+    if (config.recipe and config.recipe.spec) or any(
+            flag in line.text for line in lines or [] for flag in SPEC_FLAGS):
         return True
-    return any(flag in line.text for line in lines or [] for flag in SPEC_FLAGS)
+    if config.lanes and len(declared) == len(config.lanes):
+        return False  # every lane says spec-decoding: none, whatever the key is called
+    return SPEC_KEY.search(config.key) is not None
 
 
 def config_line(evidence: Evidence, config: AffectedConfig) -> int | None:

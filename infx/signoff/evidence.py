@@ -160,9 +160,12 @@ class Reader:
         return self.client.file_at(self.repo, path, ref)
 
     def external_pull(self, repo: str, number: int) -> ExternalPull:
+        """A linked upstream PR (e.g. a recipe) with its changed files and patches."""
         data = self.get(f"/repos/{repo}/pulls/{number}", f"reading {repo}#{number}")
+        files = self.pages(f"/repos/{repo}/pulls/{number}/files", f"listing the files of {repo}#{number}")
         return ExternalPull(repo=repo, number=number, state=data.get("state") or "",
-                            merged_at=data.get("merged_at"), draft=bool(data.get("draft")))
+                            merged_at=data.get("merged_at"), draft=bool(data.get("draft")),
+                            files=tuple(changed_file(item) for item in files))
 
 
 # --- JSON -> model ---------------------------------------------------------------------------
@@ -252,6 +255,9 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
     for run in runs or []:
         if run.head_sha in commits:
             evidence.workflow_runs[run.id] = run
+        elif run.conclusion == "success":
+            evidence.extra.setdefault("orphan_runs", []).append(
+                {"id": run.id, "head_sha": run.head_sha, "name": run.name})
     ordered = list(reversed(commits))
     ordered = [s for s in ordered if s in with_runs] + [s for s in ordered if s not in with_runs]
     for sha in ordered:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from infx.config.policy import PolicyReader
 from infx.errors import InfxError
@@ -37,10 +38,29 @@ def fail_closed(what: str) -> Callable[[Callable[[Evidence], Outcome]], Callable
     return wrap
 
 
+def failed(problems: list[str], context: list[str] | None = None) -> Outcome:
+    """FAIL led by the first problem (with a count of the rest); all of them in the details."""
+    more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+    return Outcome(Status.FAIL, problems[0] + more, tuple(problems + (context or [])))
+
+
 def changed_files(evidence: Evidence) -> list[ChangedFile]:
     if evidence.files is None:
         raise EvidenceGap("the PR's changed-file list could not be read")
     return evidence.files
+
+
+def diffed_files(evidence: Evidence) -> list[ChangedFile]:
+    """Changed files with a patch each: a diff GitHub did not return (too large) is replaced
+    by the whole file at head, so line scanners over-report rather than miss anything."""
+    files = []
+    for f in changed_files(evidence):
+        if f.patch is None and f.status != "removed":
+            text = head_text(evidence, f.filename) or ""
+            lines = text.splitlines()
+            f = replace(f, patch=f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines))
+        files.append(f)
+    return files
 
 
 def head_text(evidence: Evidence, path: str) -> str | None:

@@ -12,7 +12,7 @@ from infx.signoff import codeowners, gating, render
 from infx.signoff import evidence as ev
 from infx.signoff import scope as scope_mod
 from infx.signoff.checklist import has_trigger
-from infx.signoff.model import Evidence, SignOff
+from infx.signoff.model import Evidence, PullInfo, SignOff
 from infx.signoff.table import CheckTable, load_table
 from infx.signoff.verdict import Overall, Verdict, decide
 
@@ -64,9 +64,13 @@ def verify(client: Any, repo: str, trigger: gating.Trigger, options: Options | N
     session = _Session(client, reader, repo, table, options, pr.head_sha)
     try:
         return session.run(trigger, pr, raw)
-    except InfxError as exc:
-        reason = str(exc).split("\n")[0]
-        session.status("error", f"Verification failed: {reason}")
+    except Exception as exc:  # noqa: BLE001 - whatever broke, leave a final `error` status
+        reason = str(exc).split("\n")[0] if isinstance(exc, InfxError) else \
+            f"verifier crashed: {type(exc).__name__}: {exc}"
+        try:
+            session.status("error", f"Verification failed: {reason}")
+        except Exception as status_exc:  # noqa: BLE001 - report both failures
+            reason += f" (and the error status could not be set: {status_exc})"
         return Result("error", reason, status="error", evidence=session.evidence,
                       api_calls=reader.calls)
 
@@ -88,7 +92,7 @@ class _Session:
         self.client.create_status(self.repo, self.head_sha, state, self.settings.status_context,
                                   description, target_url)
 
-    def run(self, trigger: gating.Trigger, pr, raw: dict) -> Result:
+    def run(self, trigger: gating.Trigger, pr: PullInfo, raw: dict) -> Result:
         problem = gating.pr_state_problem(pr.state, pr.draft, trigger.dispatched)
         if problem:
             return self._skip(problem)
@@ -121,7 +125,7 @@ class _Session:
     def _skip(self, reason: str) -> Result:
         return Result("skipped", reason, api_calls=self.reader.calls)
 
-    def _signoff(self, trigger: gating.Trigger, pr) -> SignOff:
+    def _signoff(self, trigger: gating.Trigger, pr: PullInfo) -> SignOff:
         if self.options.body_override is not None:
             from infx.signoff.checklist import parse
 
@@ -132,7 +136,7 @@ class _Session:
                            source_id=None, kind="issue_comment")
         return self.reader.signoff(trigger.ref, pr.number)
 
-    def _scope(self, pr, raw: dict, signoff: SignOff,
+    def _scope(self, pr: PullInfo, raw: dict, signoff: SignOff,
                permissions: dict[str, dict[str, str] | None]) -> Evidence | Result:
         try:
             branch = ((raw.get("base") or {}).get("repo") or {}).get("default_branch") or pr.base_ref
@@ -158,6 +162,10 @@ class _Session:
             decision = scope_mod.decide(codeowners.parse(text), paths,
                                         self.settings.core_team_for(self.repo), permission_of,
                                         frozenset(permissions))
+            again, _ = self.reader.pull(pr.number)
+            if (again.head_sha, again.base_sha, again.changed_files) != \
+                    (pr.head_sha, pr.base_sha, pr.changed_files):
+                raise scope_mod.ScopeError("the PR head changed while determining scope; retry")
         except (scope_mod.ScopeError, InfxError) as exc:
             reason = f"Could not determine sign-off scope: {str(exc).splitlines()[0]}"
             self.status("error", reason)

@@ -61,18 +61,25 @@ def clean(text: str) -> str:
 
 def row_line(row: Row) -> str:
     reason = clean(row.outcome.reason) or "no reason given."
-    details = [clean(d) for d in row.outcome.details if clean(d) and clean(d) != reason]
+    details = [clean(d) for d in row.outcome.details if clean(d) and clean(d) not in reason]
     if details:
         reason += " Also: " + "; ".join(details)
     return f"{EMOJI[row.status]} Check {row.spec.number} ({row.spec.name}): {row.status.value} — {reason}"
 
 
+SUMMARY_CHARS = 160
+
+
 def blocking_summary(verdict: Verdict) -> str:
+    """One sentence: which checks failed and, for a single failure, its root cause."""
     failing = verdict.failing()
     names = ", ".join(f"Check {r.spec.number} ({r.spec.name})" for r in failing)
-    first = clean(failing[0].outcome.reason) if failing else ""
-    lead = f"{names} failed" if len(failing) > 1 else f"{names} failed: {first}"
-    return lead if lead.endswith(".") else lead + "."
+    if len(failing) != 1:
+        return f"{names} failed; see the rows below."
+    cause = re.sub(r"\s+\([^()]*\)", "", clean(failing[0].outcome.reason)).split("; ")[0].rstrip(".")
+    if len(cause) > SUMMARY_CHARS:
+        cause = cause[: SUMMARY_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return f"{names} failed: {cause}."
 
 
 def escalation(context: Context) -> str:

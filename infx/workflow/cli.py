@@ -61,10 +61,10 @@ def labels_command(labels_json: str, head_sha: str, commit_message: str | None) 
 @click.option("--metadata-out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the plan's changelog_metadata to this file.")
 def shard_command(plan_path: Path, metadata_out: Path | None) -> None:
-    """Split a plan into ≤256-job shards, write the matrix outputs and the step summary."""
+    """Split a plan into ≤256-job shards; write the matrix outputs and a shard summary."""
     from infx.workflow.actions import append_summary, compact_json, write_outputs
     from infx.workflow.shard import shard_outputs
-    from infx.workflow.summary import plan_summary
+    from infx.workflow.summary import shard_summary
 
     try:
         plan = _load_json(plan_path.read_text(encoding="utf-8"), str(plan_path))
@@ -75,7 +75,7 @@ def shard_command(plan_path: Path, metadata_out: Path | None) -> None:
     if metadata_out is not None:
         metadata = plan.get("changelog_metadata") or {}
         metadata_out.write_text(json.dumps(metadata, indent=1) + "\n", encoding="utf-8")
-    summary = plan_summary(plan, outputs["matrix"])
+    summary = shard_summary(outputs["matrix"])
     if not append_summary(summary):
         click.echo(summary, err=True)
     click.echo(compact_json({"shards": outputs["shards"], "jobs": outputs["jobs"]}))

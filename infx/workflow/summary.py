@@ -26,8 +26,17 @@ def recipe_of(row: Mapping[str, Any]) -> str:
     return " ".join(str(p) for p in parts if p not in (None, ""))
 
 
-def plan_summary(plan: Mapping[str, Any], shards: Mapping[str, list] | None = None) -> str:
-    """The markdown written to $GITHUB_STEP_SUMMARY by the plan job."""
+def shard_summary(shards: Mapping[str, list]) -> str:
+    """The shard jobs the plan starts (each a matrix of at most 256 jobs)."""
+    if not shards:
+        return "### Matrix jobs\n\nNo matrix job starts: every bucket is empty.\n"
+    sizes = Counter({f"sweep-{name}": len(rows) for name, rows in shards.items()})
+    return "\n".join(["### Matrix jobs", "", *_table("Jobs per matrix (max 256 each)",
+                                                      ("workflow job", "jobs"), sizes)])
+
+
+def plan_summary(plan: Mapping[str, Any]) -> str:
+    """Job counts per bucket, recipe and runner (the planner's own summary adds config keys)."""
     per_bucket: Counter = Counter()
     per_recipe: Counter = Counter()
     per_runner: Counter = Counter()
@@ -47,9 +56,6 @@ def plan_summary(plan: Mapping[str, Any], shards: Mapping[str, list] | None = No
         lines.append("Nothing to dispatch: every bucket is empty.")
         return "\n".join(lines) + "\n"
     lines += _table("Per bucket", ("bucket", "jobs"), per_bucket)
-    if shards:
-        sizes = Counter({name: len(rows) for name, rows in shards.items()})
-        lines += _table("Per shard job (max 256 each)", ("shard", "jobs"), sizes)
     lines += _table("Per recipe", ("recipe", "jobs"), per_recipe)
     lines += _table("Per runner", ("runner", "jobs"), per_runner)
     return "\n".join(lines)

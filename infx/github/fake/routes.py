@@ -19,6 +19,8 @@ from infx.github.fake.shapes import Shapes, node_id, stable_id
 
 MAX_COMMENT_CHARS = 65_536
 MAX_STATUS_DESCRIPTION = 140
+MAX_PULL_FILES = 3000  # GitHub stops listing a pull request's files here
+MAX_PULL_COMMITS = 250  # ... and its commits here
 REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
 STATUS_STATES = ("error", "failure", "pending", "success")
 
@@ -201,14 +203,15 @@ def list_pull_files(state: State, req: Request, owner: str, name: str, number: s
     shapes = state.shapes(req)
     head_sha = pull["head"]["sha"]
     tree = state.tree(head_sha)
-    return Response(items=[shapes.file_change(c, head_sha, tree) for c in state.changes(pull)])
+    changes = state.changes(pull)[:MAX_PULL_FILES]
+    return Response(items=[shapes.file_change(c, head_sha, tree) for c in changes])
 
 
 @route("GET", "{R}/pulls/(?P<number>\\d+)/commits")
 def list_pull_commits(state: State, req: Request, owner: str, name: str, number: str) -> Response:
     pull = _pull(state, owner, name, number)
     shapes = state.shapes(req)
-    return Response(items=[shapes.commit(sha) for sha in pull["commits"]])
+    return Response(items=[shapes.commit(sha) for sha in pull["commits"][:MAX_PULL_COMMITS]])
 
 
 @route("GET", "{R}/pulls/(?P<number>\\d+)/reviews")

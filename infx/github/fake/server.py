@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
+from infx.errors import InfxError, Problem
 from infx.github.fake import routes
 from infx.github.fake.http import HttpError, Request, Response
 from infx.github.fake.world import load_world
@@ -69,7 +70,11 @@ class FakeGitHub:
         routes.assign_reaction_ids(self.state.world)
         self.faults = [Fault.from_world(f) for f in self.state.world["faults"]]
         self.requests: list[dict[str, Any]] = []
-        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
+        try:
+            self._server = ThreadingHTTPServer((host, port), _handler_for(self))
+        except OSError as exc:
+            raise InfxError(Problem(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                                    key="port", fix="choose another --port, or 0 for any")) from None
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -87,9 +92,6 @@ class FakeGitHub:
                                         name="fake-github", daemon=True)
         self._thread.start()
         return self
-
-    def serve_forever(self) -> None:
-        self._server.serve_forever()
 
     def stop(self) -> None:
         self._server.shutdown()

@@ -68,6 +68,14 @@ class Shapes:
             "visibility": "public", "archived": False, "disabled": False,
             "created_at": "2024-01-01T00:00:00Z", "updated_at": self.world["now"],
             "pushed_at": self.world["now"],
+            "git_url": f"git://github.com/{full_name}.git", "ssh_url": f"git@github.com:{full_name}.git",
+            "clone_url": f"{WEB}/{full_name}.git", "svn_url": f"{WEB}/{full_name}",
+            "homepage": None, "size": 0, "language": None, "license": None, "mirror_url": None,
+            "stargazers_count": 0, "watchers_count": 0, "watchers": 0, "forks_count": 0,
+            "forks": 0, "open_issues_count": len(self.world["pulls"]),
+            "open_issues": len(self.world["pulls"]), "has_issues": True, "has_projects": False,
+            "has_downloads": True, "has_wiki": False, "has_pages": False, "is_template": False,
+            "topics": [], "web_commit_signoff_required": False, "custom_properties": {},
         }
 
     def label(self, name: str, full_name: str | None = None) -> dict:
@@ -89,6 +97,7 @@ class Shapes:
             "user": self.user(comment["user"]), "body": comment["body"],
             "created_at": comment["created_at"], "updated_at": comment["updated_at"],
             "author_association": comment["author_association"],
+            "performed_via_github_app": None,
             "reactions": self.reaction_rollup(reactions, f"{self.repo_url()}/issues/comments/{cid}"),
         }
 
@@ -140,7 +149,16 @@ class Shapes:
             "author_association": pull.get("author_association", "CONTRIBUTOR"),
             "comments": len(pull["comments"]), "review_comments": len(pull["review_comments"]),
             "commits": len(pull["commits"]), "maintainer_can_modify": False,
-            "assignees": [], "requested_reviewers": [], "requested_teams": [],
+            "assignee": None, "assignees": [], "requested_reviewers": [], "requested_teams": [],
+            "milestone": None, "auto_merge": None, "active_lock_reason": None,
+            "rebaseable": None, "merged_by": self.user(pull.get("merged_by")),
+            "_links": {rel: {"href": href} for rel, href in {
+                "self": url, "html": f"{WEB}/{self.world['repo']}/pull/{number}",
+                "issue": issue_url, "comments": f"{issue_url}/comments",
+                "review_comments": f"{url}/comments",
+                "review_comment": f"{self.repo_url()}/pulls/comments{{/number}}",
+                "commits": f"{url}/commits",
+                "statuses": f"{self.repo_url()}/statuses/{pull['head']['sha']}"}.items()},
         }
         if changes is not None:
             shape["changed_files"] = len(changes)
@@ -222,7 +240,10 @@ class Shapes:
     def review(self, pull: dict, review: dict) -> dict:
         rid = review["id"]
         extra = {k: v for k, v in review.items() if k != "user"}
+        html = f"{WEB}/{self.world['repo']}/pull/{pull['number']}#pullrequestreview-{rid}"
         return extra | {
+            "_links": {"html": {"href": html},
+                       "pull_request": {"href": f"{self.repo_url()}/pulls/{pull['number']}"}},
             "id": rid, "node_id": node_id("PullRequestReview", rid),
             "user": self.user(review["user"]), "body": review.get("body") or "",
             "state": review["state"],
@@ -245,8 +266,18 @@ class Shapes:
             "user": self.user(comment["user"]), "body": comment["body"],
             "path": comment.get("path"), "line": comment.get("line"),
             "commit_id": comment.get("commit_id", pull["head"]["sha"]),
+            "original_commit_id": comment.get("commit_id", pull["head"]["sha"]),
             "created_at": created, "updated_at": comment.get("updated_at", created),
             "author_association": comment.get("author_association", "MEMBER"),
+            "pull_request_review_id": comment.get("pull_request_review_id"),
+            "diff_hunk": comment.get("diff_hunk", ""), "position": comment.get("line"),
+            "original_position": comment.get("line"), "original_line": comment.get("line"),
+            "start_line": None, "original_start_line": None, "start_side": None,
+            "side": comment.get("side", "RIGHT"),
+            "reactions": self.reaction_rollup([], f"{self.repo_url()}/pulls/comments/{cid}"),
+            "_links": {"self": {"href": f"{self.repo_url()}/pulls/comments/{cid}"},
+                       "html": {"href": f"{WEB}/{self.world['repo']}/pull/{pull['number']}#discussion_r{cid}"},
+                       "pull_request": {"href": f"{self.repo_url()}/pulls/{pull['number']}"}},
         }
 
     def status(self, sha: str, status: dict) -> dict:
@@ -297,10 +328,25 @@ class Shapes:
             "created_at": created, "updated_at": run.get("updated_at", created),
             "run_started_at": run.get("run_started_at", created),
             "pull_requests": run.get("pull_requests", []),
+            "check_suite_id": stable_id(f"suite:{rid}"),
+            "check_suite_node_id": node_id("CheckSuite", rid), "previous_attempt_url": (
+                f"{url}/attempts/{run.get('run_attempt', 1) - 1}"
+                if run.get("run_attempt", 1) > 1 else None),
+            "head_commit": self._head_commit(run["head_sha"]),
             "actor": self.user(run.get("actor", "octocat")),
             "triggering_actor": self.user(run.get("actor", "octocat")),
             "repository": self.repository(), "head_repository": self.repository(),
         }
+
+    def _head_commit(self, sha: str) -> dict | None:
+        entry = self.world["commits"].get(sha)
+        if entry is None:
+            return None
+        author = entry.get("author") or "unknown"
+        person = {"name": author, "email": f"{author}@users.noreply.github.com"}
+        return {"id": sha, "tree_id": hashlib.sha1(sha.encode()).hexdigest(),  # noqa: S324
+                "message": entry.get("message", ""), "timestamp": entry.get("date", self.world["now"]),
+                "author": person, "committer": person}
 
     def artifact(self, run: dict, artifact: dict, size: int) -> dict:
         aid = artifact["id"]

@@ -8,7 +8,14 @@ from typing import Any
 from infx.errors import InfxError
 from infx.signoff.affected import MASTER_PATH, master_entries
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import EvidenceGap, base_text, changed_files, fail_closed, head_text
+from infx.signoff.policy_common import (
+    EvidenceGap,
+    base_text,
+    changed_files,
+    fail_closed,
+    failed,
+    head_text,
+)
 from infx.signoff.policy_guards import unguarded_lines
 from infx.signoff.scan import hunks
 from infx.yamlio import load_text
@@ -35,14 +42,17 @@ def run(evidence: Evidence) -> Outcome:
                        "regular entries")
     head, base = _masters(evidence, "head"), _masters(evidence, "base")
     scope = _scope(flagged, head)
-    base_rows, delta = _matrix_delta(evidence, base, head, scope)
+    try:
+        base_rows, delta = _matrix_delta(evidence, base, head, scope)
+    except InfxError as exc:
+        problems = [p.message for p in exc.problems]
+        return Outcome(Status.FAIL, f"{', '.join(sorted(scope))}: {problems[0]}", tuple(problems))
     old = {c for row in base_rows for c in _concs(row)}
     new = sorted({c for row in delta for c in _concs(row)})
     problems = _isolation_problems(evidence, files, changelog, old)
     keys = ", ".join(sorted(scope))
     if problems:
-        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
-        return Outcome(Status.FAIL, problems[0] + more, tuple(problems))
+        return failed(problems)
     return Outcome(Status.PASS, f"{keys}: every existing point (conc {sorted(old)}) is unchanged "
                    f"with the same image and recipe; {len(delta)} new point(s) at conc {new}; "
                    "every other benchmark-affecting edit is guarded to the new concurrencies only")
@@ -95,12 +105,7 @@ def _matrix_delta(evidence: Evidence, base: list[tuple[str, str]], head: list[tu
     check_scope(raw_base, raw_head, scope)
     base_rows = _generate(base, base_text(evidence, RUNNERS), sorted(scope))
     head_rows = _generate(head, head_text(evidence, RUNNERS), sorted(scope))
-    try:
-        return base_rows, delta_rows(base_rows, head_rows)
-    except InfxError:
-        raise
-    except ValueError as exc:
-        raise EvidenceGap(str(exc)) from None
+    return base_rows, delta_rows(base_rows, head_rows)
 
 
 def _generate(masters: list[tuple[str, str]], runners_text: str | None, keys: list[str]) -> list[dict]:
@@ -110,8 +115,11 @@ def _generate(masters: list[tuple[str, str]], runners_text: str | None, keys: li
 
     if runners_text is None:
         raise EvidenceGap(f"{RUNNERS} could not be read")
-    configs = load_master_configs_from_texts(masters)
-    runners = load_runners_from_text(RUNNERS, runners_text)
+    try:
+        configs = load_master_configs_from_texts(masters)
+        runners = load_runners_from_text(RUNNERS, runners_text)
+    except InfxError as exc:  # invalid configs are not a verdict on isolation
+        raise EvidenceGap("; ".join(str(p) for p in exc.problems)) from None
     try:
         return generate_test_config(configs, runners, keys, evals="none")
     except NotImplementedError:

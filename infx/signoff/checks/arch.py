@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import re
 
-from infx.config.recipe import recipe_path
 from infx.signoff.affected import AffectedConfig, affected_configs, config_where, launch_lines
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import changed_files, fail_closed, policy
+from infx.signoff.policy_common import diffed_files, fail_closed, failed, policy
 from infx.signoff.policy_patching import BENCHMARK_FILE
 from infx.signoff.scan import Line, added_lines, flag_values, join_continuations
 
@@ -18,23 +17,22 @@ _FALSE = ("false", "0", "no", "off")
 @fail_closed("Architecture integrity")
 def run(evidence: Evidence) -> Outcome:
     configs = affected_configs(evidence)
-    files = [f for f in changed_files(evidence) if BENCHMARK_FILE.search(f.filename)]
+    files = [f for f in diffed_files(evidence) if BENCHMARK_FILE.search(f.filename)]
     if not configs and not files:
         return Outcome(Status.NA, "no serving config, image or launch path is affected")
     rules = policy(evidence).doc("overrides")
     lines = [ln for f in files for ln in join_continuations(added_lines(f.filename, f.patch))]
+    # the effective launch counts too, including unchanged files an affected config uses
     for config in configs:
-        if config.recipe:
-            lines += [ln for ln in launch_lines(evidence, config) if ln.path == recipe_path(config.key)]
+        lines += [ln for ln in launch_lines(evidence, config) if ln not in lines]
     prefixes = {c.prefix for c in configs}
     problems = _override_problems(lines, rules, prefixes)
     problems += _publication_problems(evidence, configs, lines, rules["publication"])
     if problems:
-        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
-        return Outcome(Status.FAIL, problems[0] + more, tuple(problems))
+        return failed(problems)
     return Outcome(Status.PASS, f"no FLOP-reducing model-config override ({', '.join(rules['override-flags'][:3])}, "
-                   f"config.json edits) in {len(lines)} added launch lines across {len(files)} files "
-                   f"and {len(configs)} affected configs")
+                   f"config.json edits) in {len(lines)} added or launch lines across {len(files)} changed "
+                   f"files and the launches of {len(configs)} affected configs")
 
 
 def _override_problems(lines: list[Line], rules: dict, prefixes: set[str]) -> list[str]:

@@ -12,7 +12,7 @@ from infx.signoff.affected import (
     launch_lines,
 )
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import fail_closed
+from infx.signoff.policy_common import fail_closed, failed
 from infx.signoff.scan import Line
 
 # client settings that apply the chat template (AIPerf, bench-serving, srt-slurm, helpers)
@@ -45,8 +45,7 @@ def run(evidence: Evidence) -> Outcome:
             failures.append(f"{where}: the benchmark client could not be verified to use a chat "
                             "template (no chat endpoint or template flag in its recipe or launch files)")
     if failures:
-        more = f" (+{len(failures) - 1} more)" if len(failures) > 1 else ""
-        return Outcome(Status.FAIL, failures[0] + more, tuple(failures + judged))
+        return failed(failures, judged)
     if not judged:
         reason = "no spec-decode config is added or changed"
         return Outcome(Status.NA, reason + (f" ({'; '.join(skipped)})" if skipped else ""))

@@ -48,8 +48,9 @@ def run(evidence: Evidence) -> Outcome:
         return Outcome(Status.FAIL, failures[0], tuple(failures[1:]))
     if specific:
         shown = ", ".join(specific[:3]) + (f" and {len(specific) - 3} more" if len(specific) > 3 else "")
+        where = "" if path == "CODEOWNERS" else f" (CODEOWNERS at {path})"
         return Outcome(Status.PASS, f"@{signer} is a listed owner of {shown}; every other changed "
-                       f"path falls only under the catch-all (CODEOWNERS at {path}).")
+                       f"path falls only under the catch-all{where}.")
     if _recognised(evidence, owners, signer):
         return Outcome(Status.PASS, f"every changed path falls only under the catch-all, and "
                        f"@{signer} is a recognised CODEOWNER.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from infx.config.policy import deprecations, policy_path
 from infx.signoff.affected import affected_configs, config_where, scenario_name
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import fail_closed, policy
+from infx.signoff.policy_common import fail_closed, failed, policy
 
 
 @fail_closed("Deprecation status")
@@ -31,7 +31,6 @@ def run(evidence: Evidence) -> Outcome:
         if not config.scenarios:
             failures.append(f"{where}: no scenario could be read from the entry")
     if failures:
-        more = f" (+{len(failures) - 1} more)" if len(failures) > 1 else ""
-        return Outcome(Status.FAIL, failures[0] + more, tuple(failures))
+        return failed(failures)
     return Outcome(Status.PASS, f"active on {today} per {policy_path('deprecations')}: "
                    + "; ".join(judged), tuple(judged))

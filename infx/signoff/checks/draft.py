@@ -5,10 +5,16 @@ from __future__ import annotations
 import json
 import re
 
-from infx.signoff.affected import AffectedConfig, affected_configs, is_spec_decode, launch_lines
+from infx.signoff.affected import (
+    AffectedConfig,
+    affected_configs,
+    config_where,
+    is_spec_decode,
+    launch_lines,
+)
 from infx.signoff.checks.patch import patching_in
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import changed_files, detail_lines, fail_closed, policy
+from infx.signoff.policy_common import detail_lines, diffed_files, fail_closed, failed, policy
 from infx.signoff.policy_patching import BENCHMARK_FILE
 from infx.signoff.policy_spec import engine_family
 from infx.signoff.scan import (
@@ -29,7 +35,7 @@ _RECORD = {
     "draft checkpoint and revision": (re.compile(r"draft", re.I),
                                       re.compile(r"revision|@[0-9a-f]{7,}|\b[0-9a-f]{12,40}\b|embedded|in-checkpoint", re.I)),
     "shipped precision": (re.compile(r"ship|stored", re.I), re.compile(_PRECISION, re.I)),
-    "default handling of the pinned image": (re.compile(r"default", re.I),
+    "default handling of the pinned image": (re.compile(r"default|pinned", re.I),
                                              re.compile(r"handl|image|load", re.I)),
     "effective serving precision": (re.compile(r"effective", re.I), re.compile(_PRECISION, re.I)),
 }
@@ -47,9 +53,12 @@ def run(evidence: Evidence) -> Outcome:
     rules = policy(evidence).doc("draft")
     problems: list[str] = []
     for config, lines in configs:
+        if not lines:
+            problems.append(f"{config_where(evidence, config)}: the effective launch (recipe, launcher "
+                            "or script) could not be found, so the draft's environment could not be verified")
         problems += [f"{config.key}: {p}" for p in _launch_problems(lines, rules)]
         problems += _atom_exclude_problems(config, lines, rules["atom-draft-modules"])
-    shared = [ln for f in changed_files(evidence) if BENCHMARK_FILE.search(f.filename)
+    shared = [ln for f in diffed_files(evidence) if BENCHMARK_FILE.search(f.filename)
               for ln in join_continuations(added_lines(f.filename, f.patch))]
     problems += [p for p in _launch_problems(shared, rules) if not any(p in q for q in problems)]
     problems += [f"{p.where}: patch changes draft loading/precision ({p.what})"
@@ -58,13 +67,14 @@ def run(evidence: Evidence) -> Outcome:
     if missing:
         problems.append("Draft precision could not be verified: the Additional detail section has no "
                         f"draft-precision record with {', '.join(missing)}")
-    keys = ", ".join(c.key for c, _ in configs)
     if problems:
-        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
-        return Outcome(Status.FAIL, problems[0] + more, tuple(problems))
-    return Outcome(Status.PASS, f"{keys}: no draft quantization/dtype override, no prohibited draft "
-                   "environment (e.g. SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE) in the effective launch, "
-                   "and the sign-off records draft, shipped, default-handling and effective precision")
+        return failed(problems)
+    scanned = sorted({ln.path for _, lines in configs for ln in lines})
+    effective = next(ln for ln in detail_lines(evidence.signoff.body) if re.search(r"effective", ln, re.I))
+    return Outcome(Status.PASS, f"{', '.join(c.key for c, _ in configs)}: no draft quantization/dtype "
+                   "override or prohibited draft environment (e.g. SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE) in "
+                   f"{', '.join(scanned)}; the sign-off records the draft, shipped, default-handling and "
+                   f"effective precision (\"{effective}\")", tuple(scanned))
 
 
 def _launch_problems(lines: list[Line], rules: dict) -> list[str]:

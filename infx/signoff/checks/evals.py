@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 from typing import Any
 
+from infx import yamlio
 from infx.config.thresholds import Thresholds, load_thresholds_text
 from infx.errors import InfxError
 from infx.signoff import configs_at
@@ -30,7 +32,7 @@ def run(evidence: Evidence) -> Outcome:
     problems = [p for p in (_row_problem(row, thresholds) for row in rows) if p]
     if problems:
         return _fail(problems[0], tuple(problems[1:]))
-    mismatch = _coverage_and_image(evidence, green.commit, rows)
+    mismatch = _coverage_and_image(evidence, green.commit, rows) or _eval_concs_problem(evidence, rows)
     if mismatch:
         return _fail(mismatch)
     summary = "; ".join(_summary(row, thresholds) for row in rows[:4])
@@ -161,3 +163,41 @@ def _row_matches(row: dict[str, Any], entry: dict[str, Any]) -> bool:
             and configs_at.runner_sku(row.get("hw")) == configs_at.runner_sku(entry.get("runner"))
             and str(row.get("framework", "")).lower() == str(entry.get("framework", "")).lower()
             and str(row.get("precision", "")).lower() == str(entry.get("precision", "")).lower())
+
+
+CHANGELOG = "perf-changelog.yaml"
+
+
+def new_changelog_entries(evidence: Evidence) -> list[dict[str, Any]] | None:
+    """Entries appended to the changelog by this PR (history is append-only); None if unreadable."""
+    head, base = evidence.head_files.get(CHANGELOG), evidence.base_files.get(CHANGELOG)
+    if head is None:
+        return []
+    try:
+        at_head = yamlio.load_text(head, CHANGELOG) or []
+        at_base = yamlio.load_text(base, CHANGELOG) or [] if base is not None else []
+    except InfxError:
+        return None
+    if not isinstance(at_head, list) or not isinstance(at_base, list):
+        return None
+    return [entry for entry in at_head[len(at_base):] if isinstance(entry, dict)]
+
+
+def _eval_concs_problem(evidence: Evidence, rows: list[dict[str, Any]]) -> str | None:
+    """Every concurrency an entry's `eval-concs` asks for has an eval row for its configs."""
+    entries = new_changelog_entries(evidence)
+    if entries is None:
+        return f"{CHANGELOG} could not be parsed, so the requested eval concurrencies are unverified."
+    head = configs_at.master_entries(evidence.head_files) or {}
+    for entry in entries:
+        wanted = entry.get("eval-concs")
+        if not wanted:
+            continue
+        for pattern in entry.get("config-keys") or []:
+            for key in [k for k in sorted(head) if fnmatch.fnmatchcase(k, str(pattern))]:
+                have = {row.get("conc") for row in rows if _row_matches(row, head[key])}
+                missing = [c for c in wanted if c not in have]
+                if missing:
+                    return (f"{key} has no eval result for eval-concs {missing} requested in "
+                            f"{CHANGELOG}; the batch is incomplete.")
+    return None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from infx.config.policy import GOLDEN_DIR, GoldenCurveRef, PolicyReader, golden_refs
 from infx.signoff.affected import (
     AffectedConfig,
@@ -11,7 +13,7 @@ from infx.signoff.affected import (
     launch_lines,
 )
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import detail_lines, exception_lines, fail_closed, policy
+from infx.signoff.policy_common import detail_lines, exception_lines, fail_closed, failed, policy
 from infx.signoff.policy_spec import (
     Reading,
     acceptance_readings,
@@ -39,8 +41,7 @@ def run(evidence: Evidence) -> Outcome:
         if verdict:
             (judged if verdict.startswith("ok:") else failures).append(verdict.removeprefix("ok:"))
     if failures:
-        more = f" (+{len(failures) - 1} more)" if len(failures) > 1 else ""
-        return Outcome(Status.FAIL, failures[0] + more, tuple(failures + judged))
+        return failed(failures, judged)
     if not judged:
         return Outcome(Status.NA, "no agentic spec-decode config is added or changed, and no "
                        "synthetic acceptance is set on a non-agentic one")
@@ -70,6 +71,10 @@ def _judge_agentic(evidence: Evidence, reader: PolicyReader, config: AffectedCon
                 f"({_expected_knob(engine)} not found in its recipe or launch files)")
     if k is None:
         return f"{where}: the draft length (num speculative tokens) could not be read from its launch"
+    adaptive = next((ln for ln in lines if re.search(r"confidence_schedule[\"']?\s*[:=]\s*true", ln.text, re.I)), None)
+    if engine == "atom" and adaptive:
+        return (f"{where}: {adaptive.where()} turns on the DSpark confidence scheduler, which ATOM "
+                "rejects together with forced acceptance (the golden curves were collected without it)")
     method, variant = draft_method(config, lines), draft_variant(config, lines)
     mode = thinking_mode(config, lines)
     ref = choose_curve(golden_refs(reader.doc("golden")), config.prefix, method, variant,

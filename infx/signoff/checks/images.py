@@ -12,7 +12,7 @@ from infx.signoff.affected import (
     runner_sku,
 )
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import exception_lines, fail_closed, mentions_any, policy
+from infx.signoff.policy_common import exception_lines, fail_closed, failed, mentions_any, policy
 
 _EXCEPTION_WORDS = ("new hardware", "new-hardware", "new architecture", "new-architecture",
                     "new model architecture")
@@ -51,8 +51,7 @@ def run(evidence: Evidence) -> Outcome:
         if exceptions:
             return Outcome(Status.PASS, f"documented exception \"{exceptions[0]}\" covers: "
                            + "; ".join(problems), tuple(problems + notes))
-        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
-        return Outcome(Status.FAIL, problems[0] + more, tuple(problems + notes))
+        return failed(problems, notes)
     return Outcome(Status.PASS, "; ".join(notes), tuple(notes))
 
 

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import re
 
-from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import changed_files, detail_section, fail_closed, head_text, policy
+from infx.signoff.affected import affected_configs, launch_lines
+from infx.signoff.model import ChangedFile, Evidence, Outcome, Status
+from infx.signoff.policy_common import (
+    changed_files,
+    detail_section,
+    diffed_files,
+    fail_closed,
+    failed,
+    head_text,
+    policy,
+)
 from infx.signoff.policy_patching import BENCHMARK_FILE, Patching, find_patching
 
+_WAIVER_PATH = re.compile(r"^(?:[^/]+/)?docs/waiver/\d+\.md$")
 _UPSTREAM_LINK = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(?:pull|issues)/\d+")
 # waiver headings: every key needs one heading that contains any of its words
 _HEADINGS = {
@@ -21,7 +31,7 @@ _HEADINGS = {
 def patching_in(evidence: Evidence) -> list[Patching]:
     """Patching leads in the PR's added lines, per the trusted patching policy."""
     rules = policy(evidence).doc("patching")
-    return find_patching(changed_files(evidence), rules["engine-paths"], rules["engine-packages"],
+    return find_patching(diffed_files(evidence), rules["engine-paths"], rules["engine-packages"],
                          rules["allowed-packages"])
 
 
@@ -30,28 +40,66 @@ def run(evidence: Evidence) -> Outcome:
     files = changed_files(evidence)
     if not any(BENCHMARK_FILE.search(f.filename) for f in files):
         return Outcome(Status.NA, "no benchmark script, image or config file is changed")
-    found = patching_in(evidence)
-    if not found:
-        return Outcome(Status.PASS, f"no patch files, git apply, engine-path rewrites, startup "
-                       f"injection or engine reinstalls in the added lines of {len(files)} changed files")
-    waiver = f"docs/waiver/{evidence.pr.number}.md"
-    problems = _waiver_problems(evidence, waiver, found)
-    leads = tuple(f"{p.where}: {p.what}" for p in found)
+    found, inherited = patching_in(evidence), inherited_patching(evidence)
+    if not found and not inherited:
+        return Outcome(Status.PASS, f"no patch files, git apply, engine-path rewrites, startup injection "
+                       f"or engine reinstalls in the added lines of {len(files)} changed files or in the "
+                       "launch files of the affected configs")
+    problems, covered = [], []
+    if found:
+        waiver = f"docs/waiver/{evidence.pr.number}.md"
+        problems += [f"{found[0].where}: {found[0].what}; {p}" for p in _new_waiver_problems(evidence, waiver, found)]
+        covered.append(waiver)
+    for lead in inherited:
+        waiver, missing = _existing_waiver(evidence, lead)
+        problems += [f"{lead.where} (already on the default branch): {lead.what}; {p}" for p in missing]
+        covered.append(waiver or "")
+    leads = [f"{p.where}: {p.what}" for p in found + inherited]
     if problems:
-        return Outcome(Status.FAIL, f"{found[0].where}: {found[0].what}; {problems[0]}",
-                       leads + tuple(problems))
-    return Outcome(Status.PASS, f"patching at {', '.join(p.where for p in found)} is covered by "
-                   f"{waiver} (what / why / upstream link / removal plan), linked in the sign-off",
-                   leads)
+        return failed(problems, leads)
+    return Outcome(Status.PASS, f"patching at {', '.join(p.where for p in found + inherited)} is covered by "
+                   f"{', '.join(sorted(set(covered)))} (what / why / upstream link / removal plan), linked "
+                   "in the sign-off", tuple(leads))
 
 
-def _waiver_problems(evidence: Evidence, waiver: str, found: list[Patching]) -> list[str]:
+def inherited_patching(evidence: Evidence) -> list[Patching]:
+    """Patching in launch files of affected configs that this PR does not change."""
+    changed = {f.filename for f in changed_files(evidence)}
+    paths = sorted({ln.path for config in affected_configs(evidence) for ln in launch_lines(evidence, config)
+                    if ln.number is not None} - changed)
+    files = []
+    for path in paths:
+        lines = (head_text(evidence, path) or "").splitlines()
+        patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
+        files.append(ChangedFile(path, "unchanged", patch=patch))
+    rules = policy(evidence).doc("patching")
+    return find_patching(files, rules["engine-paths"], rules["engine-packages"], rules["allowed-packages"])
+
+
+def _new_waiver_problems(evidence: Evidence, waiver: str, found: list[Patching]) -> list[str]:
     added = {f.filename for f in changed_files(evidence) if f.status in ("added", "renamed", "copied")}
     if waiver not in added:
         return [f"no waiver {waiver} is added in this PR"]
     text = head_text(evidence, waiver)
     if not text:
         return [f"waiver {waiver} could not be read at the assessed head"]
+    return waiver_problems(waiver, text, found) + _link_problems(evidence, waiver)
+
+
+def _existing_waiver(evidence: Evidence, lead: Patching) -> tuple[str | None, list[str]]:
+    """The default branch's waiver naming the patched file, or what is missing."""
+    name = lead.path.rsplit("/", 1)[-1]
+    candidates = sorted(p for p, text in evidence.default_branch_files.items()
+                        if _WAIVER_PATH.match(p) and text and name in text)
+    if not candidates:
+        return None, [f"no waiver docs/waiver/<PR#>.md on the default branch names {name}"]
+    waiver = candidates[0]
+    problems = waiver_problems(waiver, evidence.default_branch_files[waiver] or "", [lead])
+    return waiver, problems + _link_problems(evidence, waiver)
+
+
+def waiver_problems(waiver: str, text: str, found: list[Patching]) -> list[str]:
+    """What a waiver's text lacks: the four headings, an upstream link, the patched files."""
     problems = []
     headings = [ln.lower() for ln in text.splitlines() if ln.lstrip().startswith("#")]
     missing = [name for name, words in _HEADINGS.items()
@@ -63,6 +111,10 @@ def _waiver_problems(evidence: Evidence, waiver: str, found: list[Patching]) -> 
     uncovered = sorted({p.path for p in found if p.path.rsplit("/", 1)[-1] not in text})
     if uncovered:
         problems.append(f"waiver {waiver} does not name the patched file(s) {', '.join(uncovered)}")
-    if waiver not in detail_section(evidence.signoff.body):
-        problems.append(f"the sign-off's Additional detail section does not link {waiver}")
     return problems
+
+
+def _link_problems(evidence: Evidence, waiver: str) -> list[str]:
+    if waiver in detail_section(evidence.signoff.body):
+        return []
+    return [f"the sign-off's Additional detail section does not link {waiver}"]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from infx.config.recipe import render
 from infx.signoff.affected import AffectedConfig, affected_configs, config_where
 from infx.signoff.model import Evidence, ExternalPull, Outcome, Status
-from infx.signoff.policy_common import detail_lines, detail_section, fail_closed, policy
+from infx.signoff.policy_common import detail_lines, detail_section, fail_closed, failed, policy
 from infx.signoff.scan import added_lines, flag_values, mentions_flag
 
 _PULL = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)", re.IGNORECASE)
@@ -49,8 +49,7 @@ def run(evidence: Evidence) -> Outcome:
         verdict = _judge(evidence, config, engines[config.framework], urls)
         (passes if verdict.startswith("ok:") else failures).append(verdict.removeprefix("ok:"))
     if failures:
-        more = f" (+{len(failures) - 1} more)" if len(failures) > 1 else ""
-        return Outcome(Status.FAIL, failures[0] + more, tuple(failures + passes))
+        return failed(failures, passes)
     return Outcome(Status.PASS, "; ".join(passes), tuple(passes))
 
 
@@ -68,12 +67,19 @@ def _judge(evidence: Evidence, config: AffectedConfig, engine: str, urls: list[s
             reasons.append(problem)
             continue
         missing = _missing_settings(config, text, evidence.signoff.body)
+        if _disaggregated(config) and not all(re.search(role, text, re.I) for role in ("prefill", "decode")):
+            missing.append("the prefill/decode (disaggregated) roles — an aggregated example does not "
+                           "cover a disaggregated config")
         if missing:
             reasons.append(f"{link} lacks {', '.join(missing)}")
             continue
         return f"ok:{where}: {link} is merged/published and lists the production settings " \
                f"({', '.join(_describe(s) for s in required_settings(config))})"
     return f"{where} ({config.framework}): " + "; ".join(reasons)
+
+
+def _disaggregated(config: AffectedConfig) -> bool:
+    return bool(config.entry.get("disagg")) or any("prefill" in lane for lane in config.lanes)
 
 
 def _is_engine_link(url: str, engine: str) -> bool:
@@ -96,6 +102,8 @@ def _upstream_text(evidence: Evidence, url: str, engine: str) -> tuple[str, str 
     if not info.merged_at:
         state = "draft" if info.draft else info.state
         return "", f"{ref} is not merged (state: {state})"
+    if not info.files:
+        return "", f"the changed files of {ref} could not be read, so its recipe could not be verified"
     if engine == "sglang" and not any(f.filename.startswith(_COOKBOOK_DIRS) for f in info.files):
         return "", f"{ref} does not touch the SGLang cookbook (docs/cookbook/)"
     text = "\n".join(ln.text for f in info.files for ln in added_lines(f.filename, f.patch))
@@ -112,8 +120,10 @@ def required_settings(config: AffectedConfig) -> list[Setting]:
         flag, _, value = arg.partition(" ")
         if flag in MAJOR_FLAGS and flag != "--tensor-parallel-size":
             settings.append(Setting(flag, value.strip() or None))
-    tps = sorted({int(lane.get("decode", lane).get("tp", 0)) for lane in config.lanes
-                  if isinstance(lane.get("decode", lane), dict)} - {0})
+    # every role counts: single-node lanes, and prefill/decode workers of disaggregated lanes
+    roles = [lane.get(role) for lane in config.lanes for role in ("prefill", "decode")]
+    roles = [r for r in roles if isinstance(r, dict)] + [lane for lane in config.lanes if "tp" in lane]
+    tps = sorted({int(role.get("tp", 0)) for role in roles} - {0})
     if config.recipe:
         tps = sorted({arm["tp"] for arm in config.recipe.parallelism} | set(tps))
     settings += [Setting("--tensor-parallel-size", str(tp)) for tp in tps]

@@ -100,6 +100,9 @@ def run(evidence: Evidence) -> Outcome:
     skipped = _only_skipped(evidence)
     if skipped:
         details.append("runs with only skipped or ignored jobs: " + ", ".join(skipped))
+    for orphan in evidence.extra.get("orphan_runs", [])[:3]:
+        details.append(f"run {orphan['id']} succeeded on {str(orphan['head_sha'])[:8]}, which is no "
+                       "longer a commit of this PR")
     reason = "No passing sweep/eval was found on any commit in this PR. Fix: " + FIX + "."
     return Outcome(Status.FAIL, reason, tuple(details))
 

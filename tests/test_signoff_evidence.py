@@ -1,0 +1,122 @@
+"""Evidence gathering: the API budget, fail-closed reads, the evidence fingerprint."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+from datetime import datetime, timezone
+
+import pytest
+
+from infx import yamlio
+from infx.signoff import evidence as ev
+from infx.signoff.gating import SignoffRef
+from infx.signoff.model import Comment, Evidence, PullInfo, SignOff
+
+MARKER = "codeowner-signoff-verify"
+BOTS = {"github-actions[bot]"}
+
+
+@pytest.fixture(scope="module")
+def seed000(request):
+    return yamlio.load_file(request.config.rootpath / "tests/data/worlds/signoff_seed000.yaml")
+
+
+def minimal(comments=None, now=datetime(2026, 9, 30, 8, tzinfo=timezone.utc)) -> Evidence:
+    pr = PullInfo(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", "d" * 40, "o/r")
+    return Evidence(repo="o/r", default_branch="main", now=now, pr=pr,
+                    signoff=SignOff("alice", "body", None, 1, "issue_comment"), comments=comments)
+
+
+def verdict_comment(user: str) -> Comment:
+    body = f"<!-- {MARKER} sha={'d' * 40} evidence=abc -->\n## x"
+    return Comment(99, user, body, "NONE", "2026-09-30T09:00:00Z")
+
+
+def test_budget_is_a_hard_cap(fake_github, seed000) -> None:
+    fake = fake_github(seed000)
+    reader = ev.Reader(fake.client(), seed000["repo"], cap=2)
+    reader.pull(3412)
+    reader.commits(3412)
+    with pytest.raises(ev.BudgetExceeded, match="budget of 2"):
+        reader.comments(3412)
+    assert len(fake.requests) == 2
+
+
+def test_optional_reads_record_failures(fake_github, seed000) -> None:
+    world = copy.deepcopy(seed000)
+    world["faults"] = [{"method": "GET", "path": "/pulls/3412/commits", "status": 500}]
+    fake = fake_github(world)
+    reader = ev.Reader(fake.client(), world["repo"], cap=30)
+    evidence = minimal()
+    assert ev.optional(evidence, "commits", lambda: reader.commits(3412)) is None
+    assert "500" in evidence.read_errors["commits"]
+
+
+def test_signoff_kinds_are_read_from_their_own_endpoints(fake_github, seed000) -> None:
+    world = copy.deepcopy(seed000)
+    body = world["pulls"][0]["comments"][2]["body"]
+    world["pulls"][0]["reviews"] = [{"id": 201, "user": "chunfangamd", "state": "APPROVED",
+                                     "body": body, "commit_id": world["pulls"][0]["head"]["sha"],
+                                     "submitted_at": "2026-09-24T10:00:00Z"}]
+    fake = fake_github(world)
+    reader = ev.Reader(fake.client(), world["repo"], cap=30)
+    review = reader.signoff(SignoffRef("review", 201), 3412)
+    assert review.author == "chunfangamd" and review.kind == "review" and review.body == body
+    comment = reader.signoff(SignoffRef("issue_comment", 5003), 3412)
+    assert comment.url and comment.source_id == 5003
+
+
+def test_pull_info_and_files(fake_github, seed000) -> None:
+    fake = fake_github(seed000)
+    reader = ev.Reader(fake.client(), seed000["repo"], cap=30)
+    pr, raw = reader.pull(3412)
+    assert pr.head_sha == "296a93ad6c8fa017e83fb5f404f09f2efc16e1c4" and pr.labels == ("full-sweep-fail-fast",)
+    files = reader.files(3412, pr.changed_files)
+    assert {f.filename for f in files} >= {"configs/amd-master.yaml", "perf-changelog.yaml"}
+    with pytest.raises(Exception, match="listing returned|incomplete"):
+        reader.files(3412, pr.changed_files + 1)
+
+
+def test_digest_ignores_the_bots_own_verdicts_and_the_time_of_day() -> None:
+    plain = minimal([Comment(1, "alice", "hi", "MEMBER", "2026-09-30T07:00:00Z")])
+    with_verdict = minimal(plain.comments + [verdict_comment("github-actions[bot]")],
+                           now=datetime(2026, 9, 30, 23, 59, tzinfo=timezone.utc))
+    assert ev.digest(plain, MARKER, BOTS) == ev.digest(with_verdict, MARKER, BOTS)
+    forged = minimal(plain.comments + [verdict_comment("mallory")])
+    assert ev.digest(plain, MARKER, BOTS) != ev.digest(forged, MARKER, BOTS)
+    next_day = replace(plain, now=datetime(2026, 10, 1, tzinfo=timezone.utc))
+    assert ev.digest(plain, MARKER, BOTS) != ev.digest(next_day, MARKER, BOTS)
+
+
+def test_is_verdict_needs_bot_author_and_leading_marker() -> None:
+    assert ev.is_verdict(verdict_comment("github-actions[bot]"), MARKER, BOTS)
+    assert not ev.is_verdict(verdict_comment("mallory"), MARKER, BOTS)
+    quoted = replace(verdict_comment("github-actions[bot]"), body="> " + verdict_comment("x").body)
+    assert not ev.is_verdict(quoted, MARKER, BOTS)
+
+
+def test_to_json_encodes_bytes() -> None:
+    from infx.signoff.model import Artifact
+
+    evidence = minimal()
+    evidence.artifacts[1] = [Artifact("eval_results_all", False, {"a.json": b"[1]"})]
+    data = ev.to_json(evidence)
+    assert data["artifacts"]["1"][0]["files"]["a.json"] == {"base64": "WzFd"}
+    assert data["now"].startswith("2026-09-30")
+
+
+def test_linked_upstream_pulls_are_read_with_their_files(fake_github, seed000) -> None:
+    world = copy.deepcopy(seed000)
+    world["external"] = {"vllm-project/recipes": {"pulls": [
+        {"number": 123, "state": "closed", "merged_at": "2026-09-20T00:00:00Z",
+         "files": [{"filename": "MiniMax/M3.md", "patch": "@@ -0,0 +1 @@\n+vllm serve x --tp 4"}]}]}}
+    fake = fake_github(world)
+    reader = ev.Reader(fake.client(), world["repo"], cap=30)
+    evidence = minimal()
+    evidence.signoff = replace(evidence.signoff, body="- [x] a\n### Additional detail section:\n"
+                               "- recipe: https://github.com/vllm-project/recipes/pull/123\nSigned: a")
+    ev._external_evidence(reader, evidence)
+    pulled = evidence.external_pulls["vllm-project/recipes#123"]
+    assert pulled.merged_at and pulled.files[0].filename == "MiniMax/M3.md"
+    assert "+vllm serve" in pulled.files[0].patch

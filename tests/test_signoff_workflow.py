@@ -1,0 +1,103 @@
+"""The sign-off workflow: its real `if:` and concurrency expressions, pinning and zizmor."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from infx import yamlio
+from infx.workflow.expressions import Context, evaluate_if, interpolate
+
+WORKFLOW = ".github/workflows/signoff-verify.yml"
+PHRASE = "As a PR reviewer and CODEOWNER, I have reviewed this and have:"
+
+
+@pytest.fixture(scope="module")
+def workflow(request) -> dict:
+    data = yamlio.load_file(request.config.rootpath / WORKFLOW)
+    data["on"] = data.pop(True, data.get("on"))  # YAML 1.1 reads the key `on` as true
+    return data
+
+
+def expected(event: str, action: str, on_pr: bool, bot: bool, phrase: bool) -> bool:
+    """Independent truth table: which events may start a verification job."""
+    if event == "workflow_dispatch":
+        return True
+    wanted = {"issue_comment": "created", "pull_request_review": "submitted",
+              "pull_request_review_comment": "created"}
+    if wanted.get(event) != action or bot or not phrase:
+        return False
+    return on_pr or event != "issue_comment"
+
+
+def event_payload(event: str, action: str, on_pr: bool, bot: bool, phrase: bool) -> dict:
+    user = {"login": "renovate[bot]" if bot else "alice"}
+    body = (PHRASE if phrase else "LGTM") + "\n- [x] item"
+    if event == "issue_comment":
+        issue = {"number": 7} | ({"pull_request": {"url": "u"}} if on_pr else {})
+        return {"action": action, "issue": issue, "comment": {"body": body, "user": user}}
+    if event == "pull_request_review":
+        return {"action": action, "review": {"body": body, "user": user}, "pull_request": {"number": 7}}
+    if event == "pull_request_review_comment":
+        return {"action": action, "comment": {"body": body, "user": user}, "pull_request": {"number": 7}}
+    return {"inputs": {"pr-number": 7, "comment_url": "https://github.com/o/r/pull/7#issuecomment-1"}}
+
+
+EVENTS = ["issue_comment", "pull_request_review", "pull_request_review_comment", "workflow_dispatch"]
+CASES = list(itertools.product(EVENTS, ["created", "edited", "submitted", "dismissed", "deleted"],
+                               [True, False], [True, False], [True, False]))
+
+
+@pytest.mark.parametrize("event,action,on_pr,bot,phrase", CASES)
+def test_job_if_matches_the_truth_table(workflow, event, action, on_pr, bot, phrase) -> None:
+    payload = event_payload(event, action, on_pr, bot, phrase)
+    context = Context({"github": {"event_name": event, "event": payload},
+                       "inputs": payload.get("inputs", {})})
+    assert evaluate_if(workflow["jobs"]["verify"]["if"], context) is expected(event, action, on_pr, bot, phrase)
+
+
+@pytest.mark.parametrize("event", EVENTS)
+def test_one_queue_per_pr_that_never_cancels(workflow, event) -> None:
+    payload = event_payload(event, "created", True, False, True)
+    context = Context({"github": {"event_name": event, "event": payload},
+                       "inputs": payload.get("inputs", {})})
+    assert interpolate(workflow["concurrency"]["group"], context) == "codeowner-signoff-pr-7"
+    assert workflow["concurrency"]["cancel-in-progress"] is False
+
+
+def test_triggers_are_only_new_signoffs_and_dispatch(workflow) -> None:
+    on = workflow["on"]
+    assert set(on) == {"issue_comment", "pull_request_review", "pull_request_review_comment",
+                       "workflow_dispatch"}
+    assert on["issue_comment"]["types"] == ["created"]
+    assert on["pull_request_review"]["types"] == ["submitted"]
+    assert on["pull_request_review_comment"]["types"] == ["created"]
+    assert set(on["workflow_dispatch"]["inputs"]) == {"pr-number", "comment_url"}
+
+
+def test_security_posture(workflow, repo_root) -> None:
+    text = (repo_root / WORKFLOW).read_text()
+    assert workflow["permissions"] == {} and "pull_request_target" not in text
+    job = workflow["jobs"]["verify"]
+    assert job["permissions"]["contents"] == "read" and "write-all" not in text
+    assert set(v for v in job["permissions"].values()) <= {"read", "write"}
+    uses = re.findall(r"^\s*(?:- )?uses:\s*(\S+)(.*)$", text, re.MULTILINE)
+    assert uses and all(re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u) and re.search(r"# v\d", c)
+                        for u, c in uses)
+    checkout = job["steps"][0]
+    assert checkout["with"] == {"ref": "${{ github.event.repository.default_branch }}",
+                                "persist-credentials": False}
+    for step in job["steps"]:
+        assert "${{" not in step.get("run", "")
+
+
+@pytest.mark.skipif(shutil.which("zizmor") is None, reason="zizmor is not installed")
+def test_zizmor_reports_nothing(repo_root) -> None:
+    done = subprocess.run(["zizmor", "--offline", WORKFLOW], cwd=repo_root, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings" in done.stdout + done.stderr
