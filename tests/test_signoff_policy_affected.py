@@ -94,3 +94,11 @@ def test_explicit_none_on_every_lane_beats_the_key_name():
     assert not is_spec_decode(AffectedConfig("x-atom-disagg-mtp", entry, "added", "m"))
     half = {"scenarios": {"fixed-seq-len": [{"search-space": [lanes[0], {"tp": 4}]}]}}
     assert is_spec_decode(AffectedConfig("x-atom-disagg-mtp", half, "added", "m"))
+
+
+def test_changed_script_named_after_a_config_affects_it():
+    evidence = world_evidence("seed000")
+    master = "configs/amd-master.yaml"
+    evidence = with_head_file(evidence, master, evidence.base_files[master])
+    assert [(c.key, c.how) for c in affected_configs(evidence)] == [
+        ("minimaxm3-fp4-mi355x-atom-agentic-mtp", "launch file changed")]

@@ -166,27 +166,31 @@ def affected_configs(evidence: Evidence) -> list[AffectedConfig]:
             found[key] = AffectedConfig(key, entry, "recipe changed", path, head_recipe(evidence, key))
             continue
         recipe = head_recipe(evidence, key) if recipe_path(key) in evidence.head_files else None
-        if recipe and changed.intersection(recipe.files):
-            found[key] = AffectedConfig(key, entry, "launch file changed", path, recipe)
+        config = AffectedConfig(key, entry, "launch file changed", path, recipe)
+        if recipe and changed.intersection(recipe.files) or any(
+                LAUNCH_PATH.match(p) and _names_config(p, config) for p in changed):
+            found[key] = config
     return [found[key] for key in sorted(found)]
 
 
 def launch_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
     """What the config's launch is made of: its rendered recipe, the files the recipe
-    launches (whole text at head), and changed files whose path names this config."""
+    launches, and launch files (changed or not) whose path names this config — each as
+    its whole text at head."""
     lines: list[Line] = []
+    files: list[str] = []
     if config.recipe:
         label = recipe_path(config.key)
         source = evidence.head_files.get(label) or ""
         lines += [Line(label, _recipe_line(source, text), text)
                   for text in render(config.recipe).lines() if text]
-        for path in config.recipe.files:
-            lines += text_lines(path, head_text(evidence, path))
+        files += config.recipe.files
     paths = {f.filename for f in changed_files(evidence) if f.status != "removed"}
     paths |= {p for p, text in evidence.head_files.items() if text is not None and LAUNCH_PATH.match(p)}
-    for path in sorted(paths):
-        if _names_config(path, config) and not MASTER_PATH.match(path) and not RECIPE_PATH.match(path):
-            lines += text_lines(path, head_text(evidence, path))
+    files += [p for p in sorted(paths) if _names_config(p, config)
+              and not MASTER_PATH.match(p) and not RECIPE_PATH.match(p)]
+    for path in dict.fromkeys(files):
+        lines += text_lines(path, head_text(evidence, path))
     return list(join_continuations(lines))
 
 
