@@ -24,8 +24,9 @@ def test_single_node_delta():
     assert [r["conc"] for r in delta_rows([row(4), row(8)], [row(4), row(8), row(12)])] == [12]
 
 
-def test_multinode_delta_slices_lists():
-    assert [r["conc"] for r in delta_rows([mrow([8, 16])], [mrow([8, 16, 24, 24])])] == [[24]]
+@pytest.mark.parametrize("head", [[8, 16, 24], [8, 16, 24, 24]])
+def test_multinode_delta_slices_lists(head):
+    assert [r["conc"] for r in delta_rows([mrow([8, 16])], [mrow(head)])] == [[24]]
 
 
 def test_repeated_new_point_once():
@@ -42,6 +43,7 @@ def test_new_variant_joins_existing_series():
     ([], [row(4)], "existing curve in the base revision"),
     ([row(4)], [row(4, image="new"), row(8, image="new")], "remove or modify"),
     ([row(4), row(8, tp=2)], [row(4), row(12)], "remove or modify"),
+    ([row(4, duration=60)], [row(4, duration=90), row(8, duration=90)], "remove or modify"),
     ([row(4), row(8)], [row(8), row(12)], "remove existing concurrency points: [4]"),
     ([row(4)], [row(4)], "did not add any generated points"),
     ([row(4)], [row(4), row(8, tp=8, image="other")], "unchanged non-null image"),

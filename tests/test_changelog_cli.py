@@ -83,7 +83,10 @@ def test_correction_only(repo, capsys, monkeypatch, tmp_path_factory):
     (HISTORY + "\n" + block().replace("    - alpha", "\t- alpha"), "contains tabs"),
     (HISTORY + "\n" + block(link="TBD"), "or an XXX placeholder; found 'TBD'"),
     (HISTORY + "\n" + block(link=URL + "511"), "new PR entry must use"),
+    (HISTORY + "\n" + block()[:-1], "does not end with a newline"),
     (HISTORY, "has no changes"),
+    (HISTORY + "\n" + block(text="Trailing").replace('"Trailing"', '"Trailing" '),
+     "perf-changelog.yaml:10: line 10 adds trailing whitespace"),
     (HISTORY + "\n" + block(key="zeta-*"),
      "the planner rejected the diff: No config keys matched the wildcard pattern 'zeta-*'"),
 ])
@@ -167,3 +170,11 @@ def test_resolve_conflict_from_index_stages(repo, capsys):
     assert code == 0, captured.err
     assert (repo / "perf-changelog.yaml").read_text() == (
         main_text + "\n" + block(text="PR", link=URL + "42"))
+
+
+def test_c7_whitespace_only_history_line_emptied_is_rejected_strictly(repo, capsys):
+    (repo / "perf-changelog.yaml").write_text(HISTORY + "  \n")
+    git(repo, "commit", "-q", "-am", "history with a whitespace-only line")
+    code, out, err = validate(repo, capsys, HISTORY + "\n" + block(), "--pr-number", "5")
+    assert code == 1 and out == ""
+    assert "appended entries changed historical perf-changelog.yaml bytes" in err

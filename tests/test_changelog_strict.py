@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from infx.changelog.strict import (
+    check_new_whitespace,
     compare_entries,
     parse_changelog,
     validate_raw_change,
@@ -31,6 +32,7 @@ def check(base: bytes, head: bytes, pr: int | None = 42):
     new = parse_changelog(head, "perf-changelog.yaml", "head")
     change = compare_entries(old, new, pr)
     validate_raw_change(base, head, change, "perf-changelog.yaml")
+    check_new_whitespace(base, head, change, "perf-changelog.yaml")
     return len(change.additions), change.corrections
 
 
@@ -68,10 +70,12 @@ def test_parse_errors_are_located(raw, fragment, line):
     assert caught.value.problems[0].file == "perf-changelog.yaml"
 
 
-def test_misindented_second_entry_is_invalid_yaml():
-    bad = A + b"\n" + block(text="B").replace(b"- config-keys:", b"   - config-keys:")
-    with pytest.raises(InfxError, match="not valid YAML|top-level config entries"):
-        parse_changelog(bad, "f")
+@pytest.mark.parametrize("indent", [b"  ", b"    "])
+def test_misindented_second_entry_is_invalid_yaml(indent):
+    nested = b"".join(indent + line for line in B.splitlines(keepends=True))
+    with pytest.raises(InfxError, match="not valid YAML") as caught:
+        parse_changelog(A + b"\n" + nested, "f")
+    assert caught.value.problems[0].line == 7
 
 
 def test_unhashable_key_is_rejected():
@@ -118,6 +122,9 @@ def test_history_edit_is_rejected():
 
 def test_deleted_entries():
     assert "entries were deleted" in str(error(A + b"\n" + B, A))
+    empty = parse_changelog(b"[]\n", "perf-changelog.yaml")
+    with pytest.raises(InfxError, match="entries were deleted"):
+        compare_entries(parse_changelog(A, "perf-changelog.yaml"), empty, 42)
 
 
 def test_corrections_and_additions_do_not_mix():
@@ -163,6 +170,32 @@ def test_raw_rules_for_corrections():
 def test_whitespace_only_history_change_without_additions():
     with pytest.raises(InfxError, match="historical whitespace and formatting are immutable"):
         check(A + b"\n" + B, A + b"  \n" + B)
+
+
+def test_trailing_whitespace_on_appended_line_is_located():
+    spaced = B.replace(b'"B"', b'"B"  ')
+    with pytest.raises(InfxError, match="line 10 adds trailing whitespace") as caught:
+        check(A, A + b"\n" + spaced)
+    assert caught.value.problems[0].line == 10
+    check(A, A + b"\n" + B)
+
+
+def test_whitespace_only_line_inside_appended_entry():
+    padded = B.replace(b"  pr-link", b"   \n  pr-link")
+    with pytest.raises(InfxError, match="line 11 adds a whitespace-only line"):
+        check(A, A + b"\n" + padded)
+
+
+def test_history_trailing_whitespace_is_grandfathered():
+    spaced_history = A.replace(b"900\n", b"900  \n")
+    check(spaced_history, spaced_history + b"\n" + B)
+
+
+def test_corrected_pr_link_may_not_end_in_spaces():
+    base = block(link="XXX")
+    check(base, block(link=URL + "42"))
+    with pytest.raises(InfxError, match="line 5 adds trailing whitespace"):
+        check(base, block(link=URL + "42 "))
 
 
 def test_real_changelog_parses(upstream_dir):

@@ -276,6 +276,14 @@ def test_agentic_only_entry_scopes_every_call(repo, capsys, monkeypatch):
     assert calls == [("none", ("agentic-coding",)), ("all", ("agentic-coding",))]
 
 
+def test_agentic_only_entry_with_cli_evals_only(repo, capsys, monkeypatch):
+    calls = spy(monkeypatch)
+    result = ok(repo, capsys, entry("delta-fp8-b300-ax", scenario_type=["agentic-coding"]),
+                flags=["--evals-only"])
+    assert calls == [("subset", ("agentic-coding",))]
+    assert result["single_node"] == {} and concs(result["agentic_evals"]) == [24]
+
+
 def test_disjoint_scenario_entries_generate_separately(repo, capsys, monkeypatch):
     calls = spy(monkeypatch)
     ok(repo, capsys, entry("delta-fp8-b300-ax", scenario_type=["fixed-seq-len"]),
@@ -436,8 +444,31 @@ def test_append_only_nothing_new(repo, capsys):
 def test_append_only_cannot_mix(repo, capsys):
     err = failure(repo, capsys, APPEND, entry("alpha-fp8-h100-vllm"), config_edit=add_48)
     assert "cannot share a sweep" in err
-    err = failure(repo, capsys, APPEND, flags=["--evals-only"], config_edit=add_48)
+    err = failure(repo, capsys, entry("alpha-fp8-h100-vllm"), APPEND, config_edit=add_48)
+    assert "append-only entries cannot share a sweep with regular changelog entries" in err
+
+
+@pytest.mark.parametrize("flags", [["--evals-only"], ["--all-evals"],
+                                   ["--all-evals", "--evals-only"],
+                                   ["--evals-only", "--trim-conc"],
+                                   ["--all-evals", "--trim-conc"]])
+def test_append_only_with_cli_eval_modifiers(repo, capsys, flags):
+    err = failure(repo, capsys, APPEND, flags=flags, config_edit=add_48)
     assert "append-only sweeps cannot use all-evals or evals-only modifiers" in err
+
+
+def test_append_only_trim_applies_after_delta(repo, capsys):
+    result = ok(repo, capsys, APPEND, flags=["--trim-conc"], config_edit=lambda text: text.replace(
+        "{ tp: 4, conc-list: [16, 32] }", "{ tp: 4, conc-list: [16, 32, 48, 96] }"))
+    assert concs(result["single_node"]["8k1k"]) == [48]
+
+
+@pytest.mark.parametrize("field", ["evals-only: true", "all-evals: true",
+                                   "eval-min-prefill-ep: 2"])
+def test_append_only_with_entry_eval_fields(repo, capsys, field):
+    block = APPEND.replace("  pr-link", f"  {field}\n  pr-link")
+    err = failure(repo, capsys, block, config_edit=add_48)
+    assert "append-only cannot be combined with eval selection fields" in err
 
 
 def test_append_only_unselected_scenario_edit(repo, capsys):
@@ -449,12 +480,111 @@ def test_append_only_unselected_scenario_edit(repo, capsys):
                                                                        config_edit=edit)
 
 
+ROUTER = 'router: { name: vllm-router, version: "0.1.0" }'
+
+
+def route_alpha_fp4(text: str) -> str:
+    """Give alpha-fp4-b200-vllm (one scenario only) a config-wide router."""
+    return text.replace("  precision: fp4\n  framework: vllm\n",
+                        f"  precision: fp4\n  framework: vllm\n  {ROUTER}\n")
+
+
+def move_router_into_rows(text: str, router: str = ROUTER) -> str:
+    text = text.replace(f"  framework: vllm\n  {ROUTER}\n", "  framework: vllm\n")
+    return text.replace("{ tp: 4, conc-list: [16, 32] }",
+                        f"{{ tp: 4, conc-list: [16, 32], {router} }}\n"
+                        f"      - {{ tp: 8, conc-list: [8, 16], {router} }}")
+
+
+def test_append_only_router_moved_into_rows_plus_new_row(repo, capsys):
+    commit(repo, config_edit=route_alpha_fp4)
+    result = ok(repo, capsys, entry("alpha-fp4-b200-vllm", append_only=True),
+                config_edit=move_router_into_rows)
+    rows = result["single_node"]["8k1k"]
+    assert [(r["tp"], r["conc"]) for r in rows] == [(8, 8), (8, 16)]
+    assert all(r["router"] == {"name": "vllm-router", "version": "0.1.0"} for r in rows)
+    assert result["evals"] == []
+
+
+def test_append_only_router_changed_while_moving(repo, capsys):
+    commit(repo, config_edit=route_alpha_fp4)
+    other = 'router: { name: vllm-router, version: "0.2.0" }'
+    err = failure(repo, capsys, entry("alpha-fp4-b200-vllm", append_only=True),
+                  config_edit=lambda text: move_router_into_rows(text, other))
+    assert "may not remove or modify existing generated recipes" in err
+
+
+def test_append_only_config_wide_change_with_unselected_scenario(repo, capsys):
+    delta = entry("delta-fp8-b300-ax", append_only=True, scenario_type=["fixed-seq-len"])
+
+    def edit(text):
+        text = text.replace("  framework: sglang\n", f"  framework: sglang\n  {ROUTER}\n")
+        return text.replace("{ tp: 8, conc-list: [16, 32] }", "{ tp: 8, conc-list: [16, 32, 64] }")
+    err = failure(repo, capsys, delta, config_edit=edit)
+    assert ("changed config-wide fields that can affect scenarios outside its changelog "
+            "scope: 'delta-fp8-b300-ax'") in err
+
+
+def test_append_only_range_rewritten_as_list_plus_new_point(repo, capsys):
+    delta = entry("delta-fp8-b300-ax", append_only=True, scenario_type=["fixed-seq-len"])
+    commit(repo, config_edit=lambda text: text.replace(
+        "{ tp: 8, conc-list: [16, 32] }", "{ tp: 8, conc-start: 16, conc-end: 32 }"))
+    result = ok(repo, capsys, delta, config_edit=lambda text: text.replace(
+        "{ tp: 8, conc-start: 16, conc-end: 32 }", "{ tp: 8, conc-list: [16, 32, 48] }"))
+    assert concs(result["single_node"]["8k1k"]) == [48]
+
+
+NEW_CONFIG = """alpha-fp4-b300-vllm:
+  image: vllm/vllm-openai:v0.11.0
+  model: example/alpha-fp4
+  model-prefix: alpha
+  runner: b200
+  precision: fp4
+  framework: vllm
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-list: [16] }
+"""
+
+
+def test_append_only_selected_config_missing_at_base(repo, capsys):
+    err = failure(repo, capsys, entry("alpha-fp4-b300-vllm", append_only=True),
+                  config_edit=lambda text: text + NEW_CONFIG)
+    assert ("append-only requires every selected config to exist in the base revision; "
+            "missing: ['alpha-fp4-b300-vllm']") in err
+
+
 # --- robustness and summary ----------------------------------------------------------------
 
-def test_bad_runner_file_does_not_hide_key_errors(repo, capsys):
+@pytest.mark.parametrize("bad_key, message", [
+    ("nope-key", "Config key 'nope-key' not found in master configs."),
+    ("nope-*", "No config keys matched the wildcard pattern 'nope-*' in master configs."),
+])
+def test_bad_runner_file_does_not_hide_key_errors(repo, capsys, bad_key, message):
     (repo / "configs" / "runners.yaml").write_text("labels: [broken\n")
-    err = failure(repo, capsys, entry("alpha-fp8-h100-vllm", "nope-key"))
-    assert "Config key 'nope-key' not found" in err
+    err = failure(repo, capsys, entry("alpha-fp8-h100-vllm", bad_key))
+    assert message in err
+
+
+def test_failure_in_a_later_generator_call_prints_nothing(repo, capsys, monkeypatch):
+    from infx.matrix import generate
+
+    real = generate.generate_test_config
+    calls = []
+
+    def failing_second(configs, runners, keys, **options):
+        calls.append(keys)
+        if len(calls) == 2:
+            raise ValueError("simulated generator failure")
+        return real(configs, runners, keys, **options)
+
+    monkeypatch.setattr(generate, "generate_test_config", failing_second)
+    err = failure(repo, capsys, entry("alpha-fp8-h100-vllm"))
+    assert "matrix generation failed for ['alpha-fp8-h100-vllm']: simulated" in err
 
 
 def test_summary_goes_to_step_summary(repo, capsys, monkeypatch, tmp_path_factory):
@@ -511,4 +641,126 @@ def test_rows_breaking_the_contract_fail_closed(f_sources):
     entries = planner.parse_additions(entry("alpha-fp8-h100-vllm"))
     with pytest.raises(InfxError, match="matrix row"):
         planner.build_plan(entries, base_ref="a", head_ref="b", flags=planner.PlanFlags(),
+                           sources=sources)
+
+
+# --- §5 items 44-45: modifier truth table x trim, four overlapping entries -------------------
+
+SINGLE, MULTI = "nu-fp8-b300-sglang", "nu-fp8-gb300-dyn"
+THROUGHPUT = {
+    False: {"single_node": {"8k1k": [16, 32, 64], "agentic": [16, 32]},
+            "multi_node": {"8k1k": [[16, 32, 64]], "agentic": [[16], [32]]}},
+    # the reference trims single-node rows per shape and cuts multi-node lists to their
+    # minimum; one-concurrency multi-node rows are left alone
+    True: {"single_node": {"8k1k": [16], "agentic": [16]},
+           "multi_node": {"8k1k": [[16]], "agentic": [[16], [32]]}},
+}
+SUBSET = {"evals": [32, 64], "agentic_evals": [32], "multinode_evals": [[16, 32, 64]],
+          "multinode_agentic_evals": [[32]]}
+ALL = {"evals": [16, 32, 64], "agentic_evals": [16, 32], "multinode_evals": [[16, 32, 64]],
+       "multinode_agentic_evals": [[16, 32]]}
+
+
+@pytest.fixture(scope="module")
+def n2_sources(request):
+    data = request.config.rootpath / "tests" / "data" / "changelog"
+    return planner.file_sources([str(data / "n2-master.yaml")], str(data / "n2-runners.yaml"))
+
+
+def n2_plan(sources, text: str, **flags) -> dict:
+    entries = planner.parse_additions(text)
+    return planner.build_plan(entries, base_ref="a", head_ref="b",
+                              flags=planner.PlanFlags(**flags), sources=sources)
+
+
+def shape(result: dict) -> dict:
+    """Concurrencies per bucket (empty buckets left out)."""
+    out = {node: {name: concs(rows) for name, rows in result[node].items()}
+           for node in ("single_node", "multi_node") if result[node]}
+    out.update({name: concs(result[name]) for name in planner.EVAL_BUCKETS if result[name]})
+    return out
+
+
+ENTRY_FLAGS = [{}, {"evals_only": True}, {"all_evals": True},
+               {"evals_only": True, "all_evals": True}]
+CLI_FLAGS = [{}, {"all_evals": True}, {"evals_only": True},
+             {"all_evals": True, "evals_only": True}]
+
+
+@pytest.mark.parametrize("trim", [False, True])
+@pytest.mark.parametrize("cli", CLI_FLAGS)
+@pytest.mark.parametrize("fields", ENTRY_FLAGS)
+def test_item44_truth_table_with_trim(n2_sources, fields, cli, trim):
+    result = n2_plan(n2_sources, entry(SINGLE, MULTI, **fields), trim=trim, **cli)
+    benchmarks = not (cli.get("evals_only") or fields.get("evals_only")
+                      or fields.get("all_evals"))
+    every_eval = cli.get("all_evals") or fields.get("all_evals")
+    expected = dict(THROUGHPUT[trim]) if benchmarks else {}
+    expected.update(ALL if every_eval else SUBSET)
+    assert shape(result) == expected
+    all_concs = [r.get("eval-all-concs") for r in result["multinode_evals"]]
+    assert all_concs == ([True] if every_eval else [False])
+    assert [r.get("eval-conc") for r in result["multinode_evals"]] == (
+        [None] if every_eval else [64])
+    assert [r["eval-conc"] for r in result["multinode_agentic_evals"]] == [32]
+
+
+def test_item45_four_overlapping_entries(request, monkeypatch):
+    calls = spy(monkeypatch)
+    data = request.config.rootpath / "tests" / "data" / "changelog"
+    n2_sources = planner.file_sources([str(data / "n2-master.yaml")],
+                                      str(data / "n2-runners.yaml"))
+    text = "\n".join([entry(SINGLE), entry(MULTI),
+                      entry(SINGLE, all_evals=True, scenario_type=["agentic-coding"]),
+                      entry(MULTI, all_evals=True, scenario_type=["fixed-seq-len"])])
+    assert shape(n2_plan(n2_sources, text)) == {
+        "single_node": {"8k1k": [16, 32, 64], "agentic": [16, 32]},
+        "multi_node": {"8k1k": [[16, 32, 64]], "agentic": [[16], [32]]},
+        "evals": [32, 64], "agentic_evals": [16, 32], "multinode_evals": [[16, 32, 64]],
+        "multinode_agentic_evals": [[32]]}
+    # all-evals entries go first and claim their scenarios; regular entries fill the rest
+    assert calls == [("all", ("agentic-coding",)), ("all", ("fixed-seq-len",)),
+                     ("none", None), ("subset", ("fixed-seq-len",)),
+                     ("none", None), ("subset", ("agentic-coding",))]
+
+
+# --- §5 item 50: inputs read once, no subprocess, empty input fails first ---------------------
+
+def test_planning_reads_each_input_once_and_spawns_nothing(request, tmp_path, monkeypatch):
+    import subprocess as subprocess_module
+    from pathlib import Path
+
+    data = request.config.rootpath / "tests" / "data" / "changelog"
+    extra = tmp_path / "extra-master.yaml"
+    extra.write_text("{}\n")
+    files = [str(data / "f-master.yaml"), str(extra), str(data / "f-runners.yaml")]
+    reads: list[str] = []
+    real_read = Path.read_text
+
+    def counting_read(self, *args, **kwargs):
+        reads.append(str(self))
+        return real_read(self, *args, **kwargs)
+
+    def no_subprocess(*args, **kwargs):
+        raise AssertionError("the planner may not spawn processes")
+
+    monkeypatch.setattr(Path, "read_text", counting_read)
+    monkeypatch.setattr(subprocess_module, "run", no_subprocess)
+    monkeypatch.setattr(subprocess_module, "Popen", no_subprocess)
+    sources = planner.file_sources(files[:2], files[2])
+    text = "\n".join([entry("alpha-*"), entry("gamma-fp4-gb200-dyn", all_evals=True),
+                      entry("delta-fp8-b300-ax", scenario_type=["agentic-coding"])])
+    result = planner.build_plan(planner.parse_additions(text), base_ref="a", head_ref="b",
+                                flags=planner.PlanFlags(trim=True), sources=sources)
+    assert sorted(reads) == sorted(files)
+    assert result["single_node"]["agentic"] and result["multinode_evals"]
+
+
+def test_empty_entry_list_fails_before_reading_inputs():
+    def untouchable():
+        raise AssertionError("inputs read for an empty plan")
+
+    sources = planner.Sources(load_configs=untouchable, load_runners=untouchable)
+    with pytest.raises(InfxError, match="No valid YAML entries found"):
+        planner.build_plan([], base_ref="a", head_ref="b", flags=planner.PlanFlags(),
                            sources=sources)

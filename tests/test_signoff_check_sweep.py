@@ -36,7 +36,7 @@ def test_green_run_on_an_older_commit_passes() -> None:
     ev.workflow_runs[7] = WorkflowRun(7, "Run Sweep", None, "pull_request", "completed", "success", A, run_attempt=2)
     outcome = sweep.run(ev)
     assert outcome.status is Status.PASS
-    assert "aaaaaaaa" in outcome.reason and "run 7, attempt 2" in outcome.reason
+    assert "aaaaaaaa" in outcome.reason and "run [7](https://github.com/o/r/actions/runs/7), attempt 2" in outcome.reason
 
 
 def test_skipped_jobs_and_collectors_do_not_count() -> None:
@@ -71,3 +71,17 @@ def test_unreadable_evidence_fails_closed() -> None:
     assert sweep.run(evidence(None)).status is Status.FAIL
     outcome = sweep.run(evidence({A: None, B: []}))
     assert outcome.status is Status.FAIL and any("could not be read" in d for d in outcome.details)
+
+
+AGENTIC = "k:\n  model-prefix: m\n  multinode: false\n  image: {image}\n  scenarios:\n    agentic-coding: []\n"
+
+
+def test_the_run_must_cover_the_families_of_the_changed_configs() -> None:
+    multi_only = [job("multi-node 8k1k / a"), job("multi-node eval / a", job_id=2)]
+    ev = evidence({A: [], B: multi_only})
+    ev.head_files = {"configs/amd-master.yaml": AGENTIC.format(image="i:2")}
+    ev.base_files = {"configs/amd-master.yaml": AGENTIC.format(image="i:1")}
+    assert sweep.run(ev).status is Status.FAIL
+    ev.check_runs[B] = multi_only + [job("agentic / a", job_id=3)]
+    assert sweep.run(ev).status is Status.PASS
+    assert sweep.required_families(ev) == {"k": ("agentic",)}

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from infx.signoff import checklist
 from infx.signoff.checks import template
@@ -80,3 +82,17 @@ def test_reworded_lines_match_by_anchor(checklist_text) -> None:
 def test_unreadable_template_fails_closed(checklist_text) -> None:
     assert template.run(evidence(filled(checklist_text), None)).status is Status.FAIL
     assert template.run(evidence(filled(checklist_text), "# no template\n")).status is Status.FAIL
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_dropping_items_reports_exactly_those_items(checklist_text, data) -> None:
+    items = [i for i in checklist.template_items(checklist_text) if "cannot reasonably" not in i.text]
+    dropped = data.draw(st.sets(st.sampled_from(range(len(items))), max_size=5))
+    body = filled(checklist_text, drop=tuple(items[i].text for i in dropped))
+    outcome = template.run(evidence(body, checklist_text))
+    if not dropped:
+        assert outcome.status is Status.PASS
+    else:
+        assert outcome.status is Status.FAIL
+        assert f"missing {len(dropped)} current-template item(s)" in outcome.reason

@@ -102,3 +102,22 @@ def test_changed_script_named_after_a_config_affects_it():
     evidence = with_head_file(evidence, master, evidence.base_files[master])
     assert [(c.key, c.how) for c in affected_configs(evidence)] == [
         ("minimaxm3-fp4-mi355x-atom-agentic-mtp", "launch file changed")]
+
+
+def test_changed_master_without_text_is_a_gap():
+    evidence = world_evidence("seed000")
+    head = {**evidence.head_files, "configs/amd-master.yaml": None}
+    with pytest.raises(EvidenceGap, match="no text at the assessed head"):
+        affected_configs(replace(evidence, head_files=head))
+    base = {**evidence.base_files, "configs/amd-master.yaml": None}
+    with pytest.raises(EvidenceGap, match="no text at the PR base"):
+        affected_configs(replace(evidence, base_files=base))
+
+
+def test_recipe_launching_a_missing_file_is_a_gap():
+    evidence = world_evidence("scenario11")
+    launcher = "benchmarks/single_node/launchers/b300_sglang.sh"
+    evidence = replace(evidence, head_files={**evidence.head_files, launcher: None})
+    config = affected_configs(evidence)[0]
+    with pytest.raises(EvidenceGap, match="does not exist at the assessed head"):
+        launch_lines(evidence, config)

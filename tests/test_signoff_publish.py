@@ -83,9 +83,20 @@ def test_seed_000_checks_pass_through_the_full_table(fake_github, seed000) -> No
     assert len(fake.requests) <= 30
 
 
-def test_seed_000_full_verdict_is_pass(fake_github, seed000) -> None:
+def with_current_policy(world: dict, root) -> dict:
+    """The world with today's trusted policy data on its default branch (the world file holds
+    a snapshot; the diff-policy checks must be judged against the policy they now expect)."""
+    world = copy.deepcopy(world)
+    base = next(sha for sha, commit in world["commits"].items() if not commit.get("parents"))
+    for pattern in ("configs/policy/*.yaml", "configs/golden_al_distribution/*.yaml"):
+        for path in sorted(root.glob(pattern)):
+            world["commits"][base]["files"][str(path.relative_to(root))] = path.read_text()
+    return world
+
+
+def test_seed_000_full_verdict_is_pass(fake_github, seed000, repo_root) -> None:
     """With every check (including the diff-policy ones) the seed's PASS is reproduced."""
-    fake = fake_github(seed000)
+    fake = fake_github(with_current_policy(seed000, repo_root))
     result = run(fake, 3412, 5003)
     assert result.verdict.overall.value == "PASS", result.body
     assert statuses(fake, HEAD000) == ["pending", "success"]
@@ -124,8 +135,8 @@ def test_seed_003_rejected_then_pass(fake_github, seed003) -> None:
     assert not third.posted and len(verdicts(fake, 1902)) == 2
 
 
-def test_seed_003_full_table_fails_only_check_5_on_the_stale_copy(fake_github, seed003) -> None:
-    fake = fake_github(seed003)
+def test_seed_003_full_table_fails_only_check_5_on_the_stale_copy(fake_github, seed003, repo_root) -> None:
+    fake = fake_github(with_current_policy(seed003, repo_root))
     first = run(fake, 1902, 2003)
     assert [r.spec.id for r in first.verdict.rows if r.status is Status.FAIL] == ["template"]
     assert all(rows(first)[c] is Status.PASS for c in MINE if c != "template")
@@ -381,6 +392,8 @@ def test_g7_an_invalid_verdict_is_replaced_by_a_retry_rejection(fake_github, see
     ({"method": "GET", "path": "/check-runs", "status": 502}, "sweep"),
     ({"method": "GET", "path": "/actions/runs/35873197630/artifacts", "status": 502}, "evals"),
     ({"method": "GET", "path": "/actions/artifacts/.*/zip", "status": 502}, "evals"),
+    ({"method": "GET", "path": "/check-runs", "status": 403, "headers": {"Retry-After": "1"},
+      "message": "You have exceeded a secondary rate limit."}, "sweep"),
 ])
 def test_502_faults_fail_the_check_that_needed_the_data(fake_github, seed000, fault, check) -> None:
     world = copy.deepcopy(seed000)
@@ -497,3 +510,22 @@ def test_dispatch_of_a_comment_that_is_not_a_signoff_is_an_error(fake_github, se
 def test_a_plain_comment_from_an_event_is_skipped(fake_github, seed000) -> None:
     fake = fake_github(seed000)
     assert run(fake, 3412, 5002).kind == "skipped" and not fake.count("POST")
+
+
+def test_an_inline_signoff_is_verified(fake_github, seed000) -> None:
+    world = copy.deepcopy(seed000)
+    pr = pull(world)
+    pr["review_comments"] = [{"id": 301, "user": "chunfangamd", "body": pr["comments"][2]["body"],
+                              "path": "configs/amd-master.yaml", "line": 3,
+                              "created_at": "2026-09-24T10:00:00Z"}]
+    pr["comments"].pop(2)
+    result = run(fake_github(world), 3412, 301, kind="review_comment", table=core_table())
+    assert result.verdict.overall.value == "PASS" and result.evidence.signoff.kind == "review_comment"
+
+
+def test_unreadable_head_tree_never_passes_evals_or_pareto(fake_github, seed000) -> None:
+    world = copy.deepcopy(seed000)
+    world["faults"] = [{"method": "GET", "path": f"/tarball/{HEAD000}", "status": 502}]
+    result = run(fake_github(world), 3412, 5003, table=core_table())
+    assert rows(result)["evals"] is Status.FAIL and rows(result)["pareto"] is Status.WARN
+    assert "head tree could not be read" in result.body and result.status == "failure"

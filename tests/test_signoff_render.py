@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from infx.signoff import render
 from infx.signoff.model import Outcome, Status
 from infx.signoff.table import load_table
@@ -128,3 +131,16 @@ def test_blocking_line_is_one_short_sentence() -> None:
     text = body(template=Outcome(Status.FAIL, "the sign-off is missing 2 item(s) (a; b); re-post it."))
     assert "@alice — blocking: Check 5 (Latest checklist template) failed: the sign-off is missing " \
            "2 item(s)." in text
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_any_allowed_combination_renders_a_valid_verdict(data) -> None:
+    table = load_table()
+    chosen = {c.id: Outcome(data.draw(st.sampled_from(sorted(c.statuses, key=lambda s: s.value))),
+                            data.draw(st.text(min_size=1, max_size=30)))
+              for c in table.checks}
+    verdict = from_outcomes(table, chosen)
+    text = render.render(verdict, context())
+    assert render.validate(text, table, MARKER) == []
+    assert text.split("\n")[1] == render.HEADERS[verdict.overall]

@@ -36,7 +36,12 @@ def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file
              runner_config: str) -> None:
     """Enforce the changelog byte contract between two refs, then plan the additions."""
     from infx.changelog.gitio import show_file
-    from infx.changelog.strict import compare_entries, parse_changelog, validate_raw_change
+    from infx.changelog.strict import (
+        check_new_whitespace,
+        compare_entries,
+        parse_changelog,
+        validate_raw_change,
+    )
 
     base_raw = show_file(base_ref, changelog_file)
     head_raw = show_file(head_ref, changelog_file)
@@ -44,6 +49,7 @@ def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file
     head = parse_changelog(head_raw, changelog_file, f"{changelog_file} at {head_ref}")
     change = compare_entries(base, head, pr_number, repo)
     validate_raw_change(base_raw, head_raw, change, changelog_file)
+    check_new_whitespace(base_raw, head_raw, change, changelog_file)
     if not change.additions and not change.corrections:
         raise InfxError(Problem(f"{changelog_file} has no changes", file=changelog_file,
                                 fix="append an entry or leave the changelog untouched"))

@@ -13,6 +13,7 @@ DEFAULT_REPO = "SemiAnalysisAI/InferenceX"
 ENTRY_PREFIX = "- config-keys:"
 _ENTRY_PREFIX_BYTES = ENTRY_PREFIX.encode()
 PR_LINK_PREFIX = "  pr-link:"
+_GIT_WHITESPACE = b" \t\v\f\r"  # what `git diff --check` counts as trailing whitespace
 
 
 @dataclass(frozen=True)
@@ -243,6 +244,29 @@ def _check_appended_bytes(base_raw: bytes, head_raw: bytes, path: str) -> None:
         fail("the final appended changelog entry must end with one newline", path,
              line_of_offset(head_raw, len(head_raw) - 1),
              fix="remove the blank line(s) at the end of the file")
+
+
+def check_new_whitespace(base_raw: bytes, head_raw: bytes, change: Change, path: str) -> None:
+    """No trailing whitespace on lines the change adds or rewrites (``git diff --check``).
+
+    Run after ``validate_raw_change``: history is then intact, so the new lines are either
+    the appended suffix or the rewritten pr-link lines. Historical lines are never judged.
+    """
+    if change.additions:
+        first = base_raw.count(b"\n") + 1
+        lines = head_raw[len(base_raw):].splitlines(keepends=True)
+        new = [(first + offset, line) for offset, line in enumerate(lines)]
+    else:
+        pairs = zip(base_raw.splitlines(keepends=True), head_raw.splitlines(keepends=True),
+                    strict=False)
+        new = [(number, line) for number, (old, line) in enumerate(pairs, 1) if old != line]
+    for number, line in new:
+        body = line.rstrip(b"\n")
+        if body != body.rstrip(_GIT_WHITESPACE):
+            what = "a whitespace-only line" if not body.strip(_GIT_WHITESPACE) else (
+                "trailing whitespace")
+            fail(f"line {number} adds {what}; new changelog lines may not end in spaces",
+                 path, number, fix="delete the spaces at the end of the line")
 
 
 def _check_correction_bytes(base_raw: bytes, head_raw: bytes, corrections: int,

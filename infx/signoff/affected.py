@@ -1,5 +1,9 @@
-"""Affected configs: master-config entries added, changed or re-enabled by the PR, plus
-entries whose linked recipe or launch files changed — with the facts the checks read."""
+"""Affected configs: master-config entries a PR adds, changes, re-enables or relaunches.
+
+An entry is also affected when its linked recipe (configs/recipes/<key>.yaml), a file that
+recipe launches, or a launch file named after the config changes. The facts the policy
+checks read about a config (SKU, scenarios, lanes, launch lines) live here too.
+"""
 
 from __future__ import annotations
 
@@ -118,9 +122,13 @@ def _parse_master(path: str, text: str) -> dict[str, dict[str, Any]]:
 def head_master_entries(evidence: Evidence) -> dict[str, tuple[str, dict[str, Any]]]:
     """Every master-config entry at the assessed head."""
     paths = {p for p in evidence.head_files if MASTER_PATH.match(p)}
-    paths |= {f.filename for f in changed_files(evidence)
-              if MASTER_PATH.match(f.filename) and f.status != "removed"}
-    return master_entries({p: head_text(evidence, p) for p in paths})
+    changed = {f.filename for f in changed_files(evidence)
+               if MASTER_PATH.match(f.filename) and f.status != "removed"}
+    texts = {p: head_text(evidence, p) for p in paths | changed}
+    missing = sorted(p for p in changed if texts[p] is None)
+    if missing:
+        raise EvidenceGap(f"{missing[0]} is changed by the PR but has no text at the assessed head")
+    return master_entries(texts)
 
 
 def _base_master_entries(evidence: Evidence) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -129,6 +137,8 @@ def _base_master_entries(evidence: Evidence) -> dict[str, tuple[str, dict[str, A
         old = f.previous_filename or f.filename
         if f.status != "added" and MASTER_PATH.match(old):
             texts[old] = base_text(evidence, old)
+            if texts[old] is None:
+                raise EvidenceGap(f"{old} is changed by the PR but has no text at the PR base")
     return master_entries(texts)
 
 
@@ -184,6 +194,9 @@ def launch_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
         source = evidence.head_files.get(label) or ""
         lines += [Line(label, _recipe_line(source, text), text)
                   for text in render(config.recipe).lines() if text]
+        absent = [p for p in config.recipe.files if head_text(evidence, p) is None]
+        if absent:
+            raise EvidenceGap(f"{label} launches {absent[0]}, which does not exist at the assessed head")
         files += config.recipe.files
     paths = {f.filename for f in changed_files(evidence) if f.status != "removed"}
     paths |= {p for p, text in evidence.head_files.items() if text is not None and LAUNCH_PATH.match(p)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from infx import yamlio
@@ -12,22 +13,31 @@ MASTER_CONFIG = re.compile(r"^(?:inferencex-e2e/)?configs/[^/]+-master\.yaml$")
 
 
 def master_entries(tree: dict[str, str | None]) -> dict[str, dict[str, Any]] | None:
-    """Every config key -> entry in the tree's master configs; None if one cannot be parsed."""
+    """Every config key -> entry in the tree's master configs; None if one cannot be parsed.
+
+    Treat the result as read-only: parsed files are cached (several checks read them).
+    """
     entries: dict[str, dict[str, Any]] = {}
     for path in sorted(tree):
         text = tree[path]
         if text is None or not MASTER_CONFIG.match(path):
             continue
-        try:
-            data = yamlio.load_text(text, path)
-        except InfxError:
+        data = _parse(path, text)
+        if data is None:
             return None
-        if not isinstance(data, dict):
-            return None
-        for key, entry in data.items():
-            if isinstance(entry, dict):
-                entries[str(key)] = entry
+        entries.update(data)
     return entries
+
+
+@lru_cache(maxsize=32)
+def _parse(path: str, text: str) -> dict[str, dict[str, Any]] | None:
+    try:
+        data = yamlio.load_text(text, path)
+    except InfxError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    return {str(key): entry for key, entry in data.items() if isinstance(entry, dict)}
 
 
 def changed_keys(head: dict[str, str | None], base: dict[str, str | None]) -> list[str] | None:
@@ -42,3 +52,11 @@ def runner_sku(runner: str | None) -> str:
     """'cluster:mi355x-amds' -> 'mi355x'."""
     text = (runner or "").removeprefix("cluster:")
     return text.split("-", 1)[0].lower()
+
+
+def unread_trees(read_errors: dict[str, str]) -> str | None:
+    """Why the head or base tree is missing from the evidence, or None when both were read."""
+    for key in ("head tree", "base tree"):
+        if key in read_errors:
+            return f"the {key} could not be read ({read_errors[key]})"
+    return None

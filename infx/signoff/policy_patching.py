@@ -1,4 +1,4 @@
-"""Find patching of the serving stack in a PR's added lines (Checks 10 and 13)."""
+"""Find patching of the serving stack in added or launch lines (Checks 10 and 13)."""
 
 from __future__ import annotations
 

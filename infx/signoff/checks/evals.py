@@ -134,6 +134,9 @@ def _summary(row: dict[str, Any], thresholds: Thresholds) -> str:
 
 def _coverage_and_image(evidence: Evidence, run_commit: str, rows: list[dict[str, Any]]) -> str | None:
     """Every changed config has a row, and the run used the image the head now pins."""
+    unread = configs_at.unread_trees(evidence.read_errors)
+    if unread:
+        return unread + ", so eval coverage and the evaluated image are unverified."
     keys = configs_at.changed_keys(evidence.head_files, evidence.base_files)
     if keys is None:
         return "the master configs at head or base could not be parsed, so eval coverage is unverified."

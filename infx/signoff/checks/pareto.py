@@ -16,6 +16,9 @@ AGENTIC = "agentic-coding"
 
 
 def run(evidence: Evidence) -> Outcome:
+    unread = configs_at.unread_trees(evidence.read_errors)
+    if unread:
+        return _unverifiable(unread)
     keys = configs_at.changed_keys(evidence.head_files, evidence.base_files)
     if keys == []:
         return Outcome(Status.NA, "no master-config entry changed, so no benchmark curve is affected.")

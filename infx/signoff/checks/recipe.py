@@ -73,7 +73,8 @@ def _judge(evidence: Evidence, config: AffectedConfig, engine: str, urls: list[s
         if missing:
             reasons.append(f"{link} lacks {', '.join(missing)}")
             continue
-        return f"ok:{where}: {link} is merged/published and lists the production settings " \
+        state = "is merged" if _PULL.match(link) else "is published"
+        return f"ok:{where}: {link} {state} and lists the production settings " \
                f"({', '.join(_describe(s) for s in required_settings(config))})"
     return f"{where} ({config.framework}): " + "; ".join(reasons)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from infx.signoff import configs_at
 from infx.signoff.model import CheckRun, Evidence, Outcome, Status
 
 _BENCHMARK = re.compile(r"^(?:(?:single-node|multi-node) [^/]+|(?:multi-node )?agentic)$")
@@ -49,8 +50,38 @@ def _latest_per_job(runs: list[CheckRun]) -> list[CheckRun]:
     return list(latest.values())
 
 
+def required_families(evidence: Evidence) -> dict[str, tuple[str, ...]]:
+    """Changed config key -> benchmark families one of which must have run for it.
+
+    A multi-node-only (or agentic-only) PR correctly skips the other families, so only
+    the families of the changed configs are asked for.
+    """
+    keys = configs_at.changed_keys(evidence.head_files, evidence.base_files) or []
+    entries = configs_at.master_entries(evidence.head_files) or {}
+    required: dict[str, tuple[str, ...]] = {}
+    for key in keys:
+        entry = entries.get(key, {})
+        scenarios = entry.get("scenarios") if isinstance(entry.get("scenarios"), dict) else {}
+        node = "multi-node" if entry.get("multinode") is True else "single-node"
+        families = []
+        if "agentic-coding" in scenarios:
+            families.append("multi-node agentic" if node == "multi-node" else "agentic")
+        if "fixed-seq-len" in scenarios:
+            families.append(node)
+        if families:
+            required[key] = tuple(families)
+    return required
+
+
+def _covers(prefix: str, family: str) -> bool:
+    if family in ("agentic", "multi-node agentic"):
+        return prefix == family
+    return prefix.startswith(family + " ") and not prefix.endswith("agentic")
+
+
 def green_runs_on(commit: str, check_runs: list[CheckRun], evidence: Evidence) -> list[GreenRun]:
     """Workflow runs on one commit that count as a green sweep, newest run first."""
+    required = required_families(evidence)
     by_run: dict[int, list[CheckRun]] = {}
     for check_run in check_runs:
         run_id = run_id_of(check_run)
@@ -64,7 +95,10 @@ def green_runs_on(commit: str, check_runs: list[CheckRun], evidence: Evidence) -
         ok = [job for job in jobs if job.status == "completed" and job.conclusion == "success"]
         benchmarks = sum(1 for job in ok if family(job.name) == "benchmark")
         evals = sum(1 for job in ok if family(job.name) == "eval")
-        if benchmarks and evals:
+        prefixes = {job.name.split(" / ", 1)[0].strip() for job in ok if family(job.name) == "benchmark"}
+        covered = all(any(_covers(p, f) for p in prefixes for f in families)
+                      for families in required.values())
+        if benchmarks and evals and covered:
             workflow_run = evidence.workflow_runs.get(run_id)
             attempt = workflow_run.run_attempt if workflow_run else 1
             found.append(GreenRun(commit, run_id, attempt, benchmarks, evals))
@@ -90,9 +124,10 @@ def run(evidence: Evidence) -> Outcome:
                        "no passing sweep can be confirmed.")
     green = find_green_run(evidence)
     if green is not None:
+        url = f"https://github.com/{evidence.repo}/actions/runs/{green.run_id}"
         return Outcome(Status.PASS, f"in-PR commit {green.commit[:8]} has {green.benchmarks} "
                        f"benchmark and {green.evals} eval check-runs at success "
-                       f"(run {green.run_id}, attempt {green.attempt}).")
+                       f"(run [{green.run_id}]({url}), attempt {green.attempt}).")
     unread = [c[:8] for c in evidence.commits if evidence.check_runs.get(c) is None]
     details = []
     if unread:

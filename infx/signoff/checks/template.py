@@ -94,8 +94,9 @@ def run(evidence: Evidence) -> Outcome:
     if unexplained:
         parts.append(f"leaves {len(unexplained)} item(s) unchecked with no explanation in the "
                      f"Additional detail section ({'; '.join(unexplained)})")
+    url = f"https://github.com/{evidence.repo}/blob/{evidence.default_branch}/{path}"
     return Outcome(Status.FAIL, " and ".join(parts) + f"; re-post it from the current template "
-                   f"in {path}.")
+                   f"in [{path}]({url}).")
 
 
 def _template_source(evidence: Evidence, paths: tuple[str, ...]) -> tuple[str | None, str | None]:
