@@ -52,3 +52,26 @@ def test_rev_parse(repo):
     assert len(gitio.rev_parse("HEAD", repo)) == 40
     with pytest.raises(InfxError, match="unknown git ref"):
         gitio.rev_parse("nope", repo)
+
+
+def test_blobs_exist(repo):
+    assert gitio.blobs_exist(["HEAD:a.txt", "HEAD:dir", "HEAD:nope", "nope:a.txt"], repo) == [
+        True, False, False, False]
+
+
+def test_diff_follows_a_move_into_the_nested_layout(repo):
+    """§5 item 51: a pure move adds nothing; a line appended after the move is the addition."""
+    git(repo, "mv", "a.txt", "x")
+    (repo / gitio.NESTED_ROOT).mkdir()
+    git(repo, "mv", "x", f"{gitio.NESTED_ROOT}/a.txt")
+    git(repo, "commit", "-q", "-m", "move")
+    pure = gitio.diff_following_nesting("HEAD~1", "HEAD", "a.txt", repo)
+    assert [line for line in pure.split("\n") if line[:1] in "+-" and line[:3] not in (
+        "+++", "---")] == []
+    (repo / gitio.NESTED_ROOT / "a.txt").write_bytes(b"one\ntwo\nthree\n")
+    git(repo, "commit", "-q", "-am", "append")
+    moved_and_appended = gitio.diff_following_nesting("HEAD~2", "HEAD", "a.txt", repo)
+    assert "+three" in moved_and_appended.split("\n")
+    assert "-one" not in moved_and_appended.split("\n")
+    plain = gitio.diff_following_nesting("HEAD~3", "HEAD~2", "a.txt", repo)
+    assert "+two" in plain.split("\n")

@@ -63,3 +63,23 @@ def test_matches_reference_plan(reference_repo, upstream_dir, number):
     want["changelog_metadata"].pop("base_ref")
     want["changelog_metadata"].pop("head_ref")
     assert plan == want
+
+
+def test_conflict_resolution_that_dropped_a_main_pr_link_line(reference_repo):
+    """§5 item 16: the real-history regression where a merge lost main's pr-link line."""
+    from infx.errors import InfxError
+
+    path = reference_repo / "perf-changelog.yaml"
+    link = "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1798\n"
+    text = path.read_text()
+    assert text.count(link) == 1
+    path.write_text(text.replace(link, ""))
+    new = ("- config-keys:\n    - dsr1-fp8-mi355x-sglang\n  description:\n    - \"x\"\n"
+           "  pr-link: XXX\n")
+    base, head = append_and_commit(reference_repo, [new])
+    with pytest.raises(InfxError) as caught:
+        plan_from_git(base, head, "perf-changelog.yaml", PlanFlags(),
+                      file_sources(CONFIGS, RUNNERS, base))
+    message = caught.value.problems[0].message
+    assert message == ("Deletions are not allowed in perf-changelog.yaml. Only additions to the "
+                       "changelog are permitted. Found deleted line: " + link.rstrip("\n"))

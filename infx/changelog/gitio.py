@@ -9,6 +9,7 @@ from pathlib import Path
 from infx.errors import InfxError, Problem
 
 _GIT = ("git", "-c", "core.quotepath=off")
+NESTED_ROOT = "inferencex-e2e"  # newer layouts nest the whole project in this directory
 
 
 def _run(args: Sequence[str], cwd: str | Path | None, stdin: bytes | None = None
@@ -63,6 +64,40 @@ def diff_file(base: str, head: str, path: str, cwd: str | Path | None = None) ->
         raise InfxError(Problem(f"git diff {base} {head} failed: {detail}", file=path,
                                 fix="check that both refs exist (fetch full history)"))
     return result.stdout.decode("utf-8", errors="replace")
+
+
+def blobs_exist(objects: Sequence[str], cwd: str | Path | None = None) -> list[bool]:
+    """Whether each ``<ref>:<path>`` names a blob (one ``git cat-file --batch-check``)."""
+    request = "".join(f"{name}\n" for name in objects).encode()
+    result = _run(["cat-file", "--batch-check"], cwd, stdin=request)
+    if result.returncode != 0:
+        detail = result.stderr.decode(errors="replace").strip()
+        raise InfxError(Problem(f"git cat-file failed: {detail}"))
+    answers = result.stdout.decode(errors="replace").splitlines()
+    return [len(line.split()) == 3 and line.split()[1] == "blob" for line in answers]
+
+
+def diff_following_nesting(base: str, head: str, path: str,
+                           cwd: str | Path | None = None) -> str:
+    """Diff of ``path`` between refs, looking first under the nested project directory.
+
+    Each ref's file is ``inferencex-e2e/<path>`` when that exists there, else ``<path>``,
+    so moving the changelog into the nested layout is not mistaken for deleting it.
+    """
+    if Path(path).is_absolute() or path.startswith(f"{NESTED_ROOT}/"):
+        return diff_file(base, head, path, cwd)
+    candidates = (f"{NESTED_ROOT}/{path}", path)
+    found = blobs_exist([f"{ref}:./{c}" for ref in (base, head) for c in candidates], cwd)
+    at_base = next((c for c, ok in zip(candidates, found[:2], strict=True) if ok), None)
+    at_head = next((c for c, ok in zip(candidates, found[2:], strict=True) if ok), None)
+    if at_base and at_head and at_base != at_head:
+        result = _run(["diff", "--no-color", "--no-ext-diff", f"{base}:./{at_base}",
+                       f"{head}:./{at_head}"], cwd)
+        if result.returncode != 0:
+            detail = result.stderr.decode(errors="replace").strip()
+            raise InfxError(Problem(f"git diff {base} {head} failed: {detail}", file=path))
+        return result.stdout.decode("utf-8", errors="replace")
+    return diff_file(base, head, at_head or at_base or path, cwd)
 
 
 def rev_parse(ref: str, cwd: str | Path | None = None) -> str:

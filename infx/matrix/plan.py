@@ -393,9 +393,10 @@ def plan_from_git(base_ref: str, head_ref: str, changelog_file: str, flags: Plan
                   sources: Sources) -> dict:
     """Diff the changelog between two refs and plan the appended entries."""
     from infx.changelog.diff import additions
-    from infx.changelog.gitio import diff_file
+    from infx.changelog.gitio import diff_following_nesting
 
-    added = additions(diff_file(base_ref, head_ref, changelog_file), changelog_file)
+    diff = diff_following_nesting(base_ref, head_ref, changelog_file)
+    added = additions(diff, changelog_file)
     entries = parse_additions(added, changelog_file)
     return build_plan(entries, base_ref=base_ref, head_ref=head_ref, flags=flags,
                       sources=sources, changelog_path=changelog_file)
