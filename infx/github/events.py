@@ -94,7 +94,8 @@ class WorkflowRun:
     head_sha: str
     head_branch: str | None
     run_attempt: int
-    pull_requests: tuple[int, ...]
+    pull_requests: tuple[int, ...]  # empty for runs from forks (GitHub leaves them out)
+    head_repo: str | None = None  # full name of the repository the run's commit came from
 
 
 @dataclass(frozen=True)
@@ -287,6 +288,7 @@ def _workflow_run_event(name: str, p: _Payload) -> Event:
         head_sha=r["head_sha"].value, head_branch=r.get("head_branch"),
         run_attempt=int(r.get("run_attempt") or 1),
         pull_requests=tuple(pr["number"] for pr in r.get("pull_requests") or []),
+        head_repo=(r.get("head_repository") or {}).get("full_name"),
     )
     return WorkflowRunEvent(**_common(name, p), workflow_run=run)
 

@@ -1,0 +1,33 @@
+"""Run every benchmark script in this folder and print their figures one after another.
+
+Each script times whole processes (best of several runs) and prints its figures next
+to the bars of PRODUCT.md §5. Exit status is non-zero when any figure is over its bar.
+Run: python benchmarks/run_all.py
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> int:
+    failed = []
+    for script in sorted(HERE.glob("bench_*.py")):
+        print(f"== {script.name}", flush=True)
+        result = subprocess.run([sys.executable, str(script), *sys.argv[1:]], check=False)
+        if result.returncode != 0:
+            failed.append(script.name)
+        print(flush=True)
+    if failed:
+        print("over a bar or failed: " + ", ".join(failed))
+        return 1
+    print("every figure within its bar")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
