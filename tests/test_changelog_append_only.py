@@ -39,6 +39,12 @@ def test_new_variant_joins_existing_series():
     assert delta_rows([row(4)], [row(4), row(4, duration=60)])[0]["duration"] == 60
 
 
+def test_series_treats_missing_defaults_as_their_values():
+    bare = {k: v for k, v in row(8).items() if k not in ("disagg", "spec-decoding")}
+    assert delta_rows([row(4, **{"kv-offloading": ""})],
+                      [row(4, **{"kv-offloading": ""}), {**bare, "tp": 8}])[0]["conc"] == 8
+
+
 @pytest.mark.parametrize("base, head, fragment", [
     ([], [row(4)], "existing curve in the base revision"),
     ([row(4)], [row(4, image="new"), row(8, image="new")], "remove or modify"),

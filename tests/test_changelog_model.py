@@ -59,6 +59,30 @@ def test_field_rules(data, fragment):
         parse_entry(data)
 
 
+@pytest.mark.parametrize("value, expected", [
+    ("TRUE", True), ("Y", True), ("off", False), (1.0, True), (0, False),
+    (" true", None), ("True ", None), (2, None), (None, None),
+])
+def test_boolean_coercion_matches_the_reference_model(value, expected):
+    if expected is None:
+        with pytest.raises(EntryError, match="must be a boolean"):
+            entry(evals_only=value)
+    else:
+        assert entry(evals_only=value).evals_only is expected
+
+
+@pytest.mark.parametrize("value, expected", [
+    (" +3 ", 3), ("3.00", 3), ("1_000", 1000), ("0003", 3), (3.0, 3), (True, 1),
+    ("3.", None), ("3.5", None), ("1__0", None), ("3e0", None), ("\u0663", None), (3.5, None),
+])
+def test_integer_coercion_matches_the_reference_model(value, expected):
+    if expected is None:
+        with pytest.raises(EntryError, match="must be an integer"):
+            entry(eval_min_prefill_ep=value)
+    else:
+        assert entry(eval_min_prefill_ep=value).eval_min_prefill_ep == expected
+
+
 def test_lax_booleans_and_integers():
     assert entry(evals_only="true").evals_only is True
     assert entry(evals_only=0).evals_only is False

@@ -67,6 +67,12 @@ def test_trim_single_node_nested_shapes():
     assert [r["conc"] for r in trim_rows(rows)] == [2, 4]
 
 
+def test_trim_keeps_the_surviving_row_in_its_own_place():
+    rows = [fixed(8), fixed(4, tp=4), fixed(2), fixed(2), fixed(16, tp=4)]
+    assert [(r["tp"], r["conc"]) for r in trim_rows(rows)] == [(4, 4), (8, 2)]
+    assert trim_rows(rows)[1] is rows[2]  # ties keep the first row
+
+
 def test_trim_multinode_lists_not_merged():
     assert [r["conc"] for r in trim_rows([multi([64, 4, 16]), multi([8])])] == [[4], [8]]
 

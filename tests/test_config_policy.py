@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 import pytest
 
@@ -64,41 +64,91 @@ def test_golden_curve_rejects_bad_values():
     assert load_golden_curve("m:\n  thinking_on:\n    3: 2.78\n", "x.yaml") == {"m": {"thinking_on": {3: 2.78}}}
 
 
-def _models_md_facts(text: str):
-    """(prefix, last allowed day) for retired models, and scenario deprecations, from MODELS.md."""
-    retired = {}
-    for row in re.findall(r"^\|[^|]+\|([^|]+)\|[^|]+\|\s*None \((?:fully )?retired (\d{4}-\d{2}-\d{2})", text, re.M):
-        for prefix in re.findall(r"`([^`]+)`", row[0]):
-            retired[prefix] = date.fromisoformat(row[1]) - timedelta(days=1)
-    scenarios = {}
-    for name, since in re.findall(r"^\| Single-turn (\w+) \|[^|]+\|\s*\*\*Deprecated for all models\*\* since (\d{4}-\d{2}-\d{2})",
-                                  text, re.M):
-        scenarios[name] = date.fromisoformat(since) - timedelta(days=1)
-    notices = {}
-    for day in re.findall(r"^### \w+, (\w+ \d+, \d{4})$", text, re.M):
-        from datetime import datetime
-        notices[day] = datetime.strptime(day, "%B %d, %Y").date()
-    return retired, scenarios, notices
+_SCENARIO_WORDS = {"single-turn 8k1k": "8k1k", "single-turn 1k1k": "1k1k", "single-turn 1k8k": "1k8k",
+                   "agentic coding": "agentic"}
+# Rows of our sidecar that come from deprecation notices newer than the MODELS.md snapshot in
+# ../shared/reference (research/signoff.md Check 7: "dsv4 8k1k after 2026-09-08").
+NEWER_THAN_SNAPSHOT = {("dsv4", "8k1k", "*", date(2026, 9, 8))}
+
+
+def _scenario_of(text: str) -> str | None:
+    lowered = text.lower()
+    return next((sid for words, sid in _SCENARIO_WORDS.items() if words in lowered), None)
+
+
+def models_md_facts(text: str) -> set[tuple[str, str, str, date]]:
+    """(prefix, scenario, precision, last allowed day) that MODELS.md states, read from its
+    tables and notice sentences: retired models, all-model scenario retirements, and the
+    scenario/precision retirements of each dated notice. "*" means any."""
+    facts = set()
+    for prefixes, day in re.findall(
+            r"^\|[^|]+\|([^|]+)\|[^|]+\|\s*None \((?:fully )?retired (\d{4}-\d{2}-\d{2})", text, re.M):
+        for prefix in re.findall(r"`([^`]+)`", prefixes):
+            facts.add((prefix, "*", "*", date.fromisoformat(day) - timedelta(days=1)))
+    for name, since in re.findall(
+            r"^\| (Single-turn \w+) \|[^|]+\|\s*\*\*Deprecated for all models\*\* since (\d{4}-\d{2}-\d{2})", text, re.M):
+        facts.add(("*", _scenario_of(name), "*", date.fromisoformat(since) - timedelta(days=1)))
+    for heading, section in re.findall(r"^### \w+, (\w+ \d+, \d{4})\n(.*?)(?=^##)", text, re.M | re.S):
+        last_day = datetime.strptime(heading, "%B %d, %Y").date()
+        facts |= _notice_facts(section, last_day)
+    return facts
+
+
+def _notice_facts(section: str, last_day: date) -> set[tuple[str, str, str, date]]:
+    facts = set()
+    # only the "Model | Deprecated | Remains" table is enacted policy; the A/B arm table is not
+    table = re.search(r"^\| Model \| Deprecated \| Remains \|\n\|[-|]+\|\n((?:\|.*\|\n)+)", section, re.M)
+    for row in table.group(1).splitlines() if table else []:
+        model, deprecated = row.split("|")[1:3]
+        prefix = re.search(r"`([^`]+)`", model).group(1)
+        precisions = re.findall(r"\b(bf16|fp16|fp8|fp4|mxfp4|nvfp4|int4|int8)\b", deprecated.lower())
+        if precisions:
+            facts |= {(prefix, "*", precision, last_day) for precision in precisions}
+        else:
+            facts.add((prefix, _scenario_of(deprecated), "*", last_day))
+    for scenario, prefix in re.findall(r"last day for the \*\*([^*]+)\*\* scenario on .*?\(`([^`]+)`\)", section):
+        facts.add((prefix, _scenario_of(scenario), "*", last_day))
+    return facts
 
 
 def test_deprecations_agree_with_models_md(reader, shared_dir):
     text = (shared_dir / "reference" / "upstream-docs" / "MODELS.md").read_text()
-    retired, scenarios, notices = _models_md_facts(text)
+    facts = models_md_facts(text)
     rows = deprecations(reader.doc("deprecations"))
-    assert retired and scenarios and notices
-    for prefix, last_day in retired.items():
-        assert any(r.prefix == prefix and r.scenario == "*" and r.precision == "*" and r.last_day == last_day
-                   for r in rows), prefix
-    for scenario, last_day in scenarios.items():
-        assert any(r.prefix == "*" and r.scenario == scenario and r.last_day == last_day for r in rows), scenario
-    # every dated deprecation notice is represented by at least one row with that last day
-    for last_day in notices.values():
-        assert any(r.last_day == last_day for r in rows), last_day
-    # the scenario/precision retirements of the August 3 notice
-    for prefix, scenario, precision in (("minimaxm3", "8k1k", "*"), ("kimik2.5", "agentic", "*"),
-                                        ("qwen3.5", "*", "bf16")):
-        assert any((r.prefix, r.scenario, r.precision, r.last_day) == (prefix, scenario, precision, date(2026, 8, 3))
-                   for r in rows)
+    # what MODELS.md says is parsed, not assumed: retirements, scenario notices, both dated notices
+    assert ("llama70b", "*", "*", date(2025, 10, 28)) in facts
+    assert ("*", "1k1k", "*", date(2026, 7, 16)) in facts
+    assert ("qwen3.5", "*", "bf16", date(2026, 8, 3)) in facts
+    assert ("kimik2.5", "8k1k", "*", date(2026, 8, 6)) in facts
+    assert not any(prefix in ("dsv4", "glm5.2", "kimik3") for prefix, *_ in facts)  # A/B arms: not enacted
+    # every MODELS.md fact is enforced by a sidecar row with the same last day that covers it
+    for prefix, scenario, precision, last_day in facts:
+        assert any(r.last_day == last_day and (r.prefix, r.scenario, r.precision) in {
+            (prefix, scenario, precision), (prefix, "*", "*"), ("*", scenario, "*")} for r in rows), \
+            (prefix, scenario, precision, last_day)
+    # and every sidecar row comes from MODELS.md (or a notice newer than the snapshot)
+    for r in rows:
+        assert (r.prefix, r.scenario, r.precision, r.last_day) in facts | NEWER_THAN_SNAPSHOT, r
+
+
+def test_models_md_fact_parser_reads_notice_tables():
+    text = """## Deprecation Notice
+
+### Friday, January 2, 2027
+
+| Model | Deprecated | Remains |
+|---|---|---|
+| Foo (`foo`) | Single-turn 8k1k | Agentic coding |
+| Bar (`bar`) | All **fp8** and **bf16** recipes | fp4 |
+
+| Model | Deprecated arm | Published arm |
+|---|---|---|
+| Baz (`baz`) | Agentic coding, non-MTP | Agentic coding, MTP |
+
+## Scenarios
+"""
+    assert models_md_facts(text) == {("foo", "8k1k", "*", date(2027, 1, 2)), ("bar", "*", "fp8", date(2027, 1, 2)),
+                                     ("bar", "*", "bf16", date(2027, 1, 2))}
 
 
 def test_spec_decode_ab_retirements_are_not_enforced(reader):

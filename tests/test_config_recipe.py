@@ -146,3 +146,19 @@ def test_recipes_agree_with_our_master_config(repo_root):
         lanes = [lane for items in entry["scenarios"].values() for it in items for lane in it.get("search-space", [])]
         if any(lane.get("spec-decoding", "none") != "none" for lane in lanes):
             assert key in recipes, f"{key}: spec-decode config without configs/recipes/{key}.yaml"
+
+
+def test_disagg_roles_are_parsed_and_rendered_as_launch_lines():
+    text = BASE.format(engine="sglang", method="mtp", draft="embedded") + (
+        "disagg:\n  decode:\n    args: [--moe-runner-backend aiter]\n  router:\n    args: [--policy random]\n")
+    loaded = parse_recipe(text, recipe_path("k-fp8-mi355x-sglang-agentic-mtp"))
+    assert loaded.roles == {"decode": ("--moe-runner-backend aiter",), "router": ("--policy random",)}
+    lines = render(loaded).lines()
+    assert "--moe-runner-backend aiter" in lines and "--policy random" in lines
+
+
+def test_disagg_block_rejects_unknown_roles():
+    text = BASE.format(engine="sglang", method="mtp", draft="embedded") + "disagg:\n  encode:\n    args: [--x]\n"
+    with pytest.raises(InfxError) as info:
+        parse_recipe(text, recipe_path("k-fp8-mi355x-sglang-agentic-mtp"))
+    assert info.value.problems[0].key == "disagg"

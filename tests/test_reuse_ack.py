@@ -164,3 +164,36 @@ def test_api_that_keeps_failing_leaves_no_verdict(fake_github):
     with pytest.raises(GitHubError):
         acknowledge(gateway, _event(world, cid))
     assert _reactions(fake, cid) == []  # fail closed: no 👍 on evidence we could not read
+
+
+SECONDARY = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+
+
+@pytest.mark.parametrize("fault", [
+    {"method": "POST", "path": r"/reactions$", "status": 502, "times": 2, "apply": True},  # stored, answer lost
+    {"method": "POST", "path": r"/reactions$", "status": 403, "headers": {"Retry-After": "2"}, "times": 1},
+    {"method": "POST", "path": r"/reactions$", "status": 403, "message": SECONDARY, "times": 1},
+    {"method": "GET", "path": r"/permission$", "status": 429, "times": 1},
+])
+def test_reaction_survives_faults_and_is_never_doubled(fake_github, fault):
+    world = base_world()
+    cid = add_comment(world, "alice", "MEMBER", "/use 101", T1)
+    world["faults"] = [fault]
+    fake, outcome = _ack(fake_github, world, cid)
+    assert outcome.reaction == "+1"
+    assert _reactions(fake, cid) == [(BOT, "+1")]
+
+
+def test_command_on_the_third_page_of_250_comments(fake_github):
+    world = base_world()
+    for i in range(248):
+        add_comment(world, "carol", "CONTRIBUTOR", f"status update {i}", T1)
+    old = add_comment(world, "root", "OWNER", "/use 102", T1)
+    cid = add_comment(world, "alice", "MEMBER", "/use 101", T2)
+    assert len(pr(world)["comments"]) == 251
+    fake, outcome = _ack(fake_github, world, cid)
+    assert outcome.reaction == "+1" and _reactions(fake, cid) == [(BOT, "+1")]
+    pages = {r["query"].get("page", "1") for r in fake.matching("GET", r"/issues/12/comments$")}
+    assert pages == {"1", "2", "3"}
+    _, superseded = _ack(fake_github, world, old)
+    assert "A newer reuse request supersedes this comment." in superseded.summary

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from test_reuse_support import M1, add_comment, base_world, ensure_commit_pulls_route, merged
+from test_reuse_support import M1, add_comment, base_world, merged
 
 from infx.cli import main
 
@@ -19,7 +19,6 @@ def _world_file(tmp_path, world) -> str:
 
 
 def test_resolve_push_writes_outputs_and_summary(tmp_path, monkeypatch, capsys):
-    ensure_commit_pulls_route()
     world = merged(base_world())
     add_comment(world, "root", "OWNER", "/use 101", T1)
     output, summary = tmp_path / "out", tmp_path / "summary"
@@ -35,17 +34,18 @@ def test_resolve_push_writes_outputs_and_summary(tmp_path, monkeypatch, capsys):
     assert "approved sweep reuse from run 101" in summary.read_text()
 
 
-def test_resolve_error_writes_nothing_and_exits_1(tmp_path, capsys):
-    ensure_commit_pulls_route()
+def test_resolve_error_writes_nothing_and_exits_1(tmp_path, monkeypatch, capsys):
     world = merged(base_world())
     add_comment(world, "root", "OWNER", "/use 103", T1)
-    output = tmp_path / "out"
+    output, summary = tmp_path / "out", tmp_path / "summary"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     code = main(["reuse", "resolve", "--repo", "acme/inferencex", "--event-name", "push",
                  "--ref", "refs/heads/main", "--commit-sha", M1, "--github-output", str(output),
                  "--world", _world_file(tmp_path, world)])
     captured = capsys.readouterr()
     assert code == 1 and captured.out == "" and not output.exists()
     assert "not in PR #12's commit list" in captured.err
+    assert summary.read_text().startswith("**Sweep reuse failed:** run 103's commit")
 
 
 def test_missing_token_is_a_clear_error(tmp_path, monkeypatch, capsys):
@@ -80,3 +80,23 @@ def test_parse(tmp_path, capsys):
     body.write_text("LGTM\r\n/reuse-sweep-run 0042\r\n")
     assert main(["reuse", "parse", str(body)]) == 0
     assert json.loads(capsys.readouterr().out) == {"command": "/reuse-sweep-run", "run_id": 42}
+
+
+def test_ack_that_cannot_read_github_says_so_and_reacts_not(tmp_path, monkeypatch, capsys):
+    world = base_world()
+    cid = add_comment(world, "alice", "MEMBER", "/use 101", T1)
+    world["faults"] = [{"method": "GET", "path": r"/actions/runs/101$", "status": 500,
+                        "headers": {"Retry-After": "0"}}]
+    event = {"action": "created", "issue": {"number": 12, "pull_request": {"url": "x"}},
+             "comment": {"id": cid, "body": "/use 101", "updated_at": T1, "user": {"login": "alice"}},
+             "repository": {"full_name": "acme/inferencex", "default_branch": "main"},
+             "sender": {"login": "alice"}}
+    event_path, summary = tmp_path / "event.json", tmp_path / "summary"
+    event_path.write_text(json.dumps(event))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    code = main(["reuse", "ack", "--repo", "acme/inferencex", "--event-path", str(event_path),
+                 "--world", _world_file(tmp_path, world)])
+    captured = capsys.readouterr()
+    assert code == 1 and captured.out == ""
+    assert "reading workflow run 101" in captured.err
+    assert summary.read_text().startswith("**Reuse acknowledgement failed:** GitHub failed while reading workflow run 101")

@@ -214,5 +214,8 @@ def test_github_api_failure_fails_closed(fake_github):
     fake, gateway = start(fake_github, world)
     with pytest.raises(GitHubError) as info:
         resolve(gateway, PUSH)
-    assert "500" in str(info.value) or "Server Error" in str(info.value)
-    assert fake.count("POST") == 0
+    assert info.value.status == 500
+    # §3.9: the failure names the call, the HTTP status and GitHub's message, after bounded retries
+    assert "GitHub failed while listing the commits of PR #12: 500 Server Error" in str(info.value)
+    assert "gave up after 5 attempt(s)" in str(info.value)
+    assert fake.count("GET", "/pulls/12/commits") == 5 and fake.count("POST") == 0

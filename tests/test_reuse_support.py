@@ -1,17 +1,10 @@
-"""Shared helpers for the reuse tests (worlds, comments, the fake server), plus their own checks.
-
-The fake server does not serve `GET /repos/{o}/{r}/commits/{sha}/pulls` yet; `ensure_commit_pulls_route`
-adds a private shim for it (pulls whose merge commit or commit list holds the sha), only when the
-server has no such route of its own.
-"""
+"""Shared helpers for the reuse tests (worlds, comments, the fake server), plus their own checks."""
 
 from __future__ import annotations
 
 import copy
 from pathlib import Path
 
-from infx.github.fake import routes
-from infx.github.fake.http import Response
 from infx.reuse.gateway import GitHubGateway
 from infx.yamlio import load_file
 
@@ -19,20 +12,6 @@ WORLD_FILE = Path(__file__).resolve().parent / "data" / "worlds" / "reuse_base.y
 REPO = "acme/inferencex"
 C0, C1, C2, C9, M1 = ("c0" + "0" * 38, "c1" + "1" * 38, "c2" + "2" * 38, "c9" + "9" * 38,
                       "d1" + "1" * 38)
-_PROBE = f"/repos/{REPO}/commits/{M1}/pulls"
-
-
-def ensure_commit_pulls_route() -> None:
-    if routes.path_exists(_PROBE):
-        return
-
-    @routes.route("GET", "{R}/commits/(?P<sha>[0-9a-f]{7,40})/pulls")
-    def _commit_pulls(state, req, owner: str, name: str, sha: str) -> Response:
-        routes._own_repo(state, owner, name)
-        pulls = [p for p in state.world["pulls"]
-                 if str(p.get("merge_commit_sha", "")).startswith(sha)
-                 or any(c.startswith(sha) for c in p.get("commits", []))]
-        return Response(items=[state.shapes(req).pull(p) for p in pulls])
 
 
 def base_world() -> dict:
@@ -62,12 +41,11 @@ def merged(world: dict, number: int = 12) -> dict:
 
 def start(fake_github, world: dict):
     """(fake server, gateway) for a world."""
-    ensure_commit_pulls_route()
     fake = fake_github(world)
     return fake, GitHubGateway(fake.client(), REPO)
 
 
-def test_world_file_loads_and_shim_answers(fake_github):
+def test_world_file_loads_and_the_merge_commit_maps_to_its_pr(fake_github):
     fake, gateway = start(fake_github, base_world())
     assert [p["number"] for p in gateway.pulls_for_commit(M1)] == [12]
     assert gateway.pulls_for_commit(C0) == []

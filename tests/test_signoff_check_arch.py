@@ -55,7 +55,16 @@ def test_native_support_allowlist():
 def test_publication_disabled_fails():
     outcome = run(seed003_with_script_line("EXTRA='--publish_events_and_metrics false'"))
     assert outcome.status == Status.FAIL
-    assert "publish_events_and_metrics to false" in outcome.reason
+    # the shared helper is part of every MI355X multi-node launch, so the row names the config
+    assert f"{SCRIPT}:3: minimaxm3-fp8-mi355x-atom-disagg-mtp runs with publish_events_and_metrics=false" \
+        in outcome.details
+
+
+def test_publication_disabled_in_a_non_launch_benchmark_file_fails():
+    evidence = world_evidence("seed003")
+    outcome = run(with_head_file(evidence, "benchmarks/tools/extra.sh", "ARGS='--publish_events_and_metrics off'\n"))
+    assert outcome.status == Status.FAIL
+    assert outcome.reason == "benchmarks/tools/extra.sh:1: sets publish_events_and_metrics to false"
 
 
 def test_publication_unverifiable_for_supporting_frameworks():
@@ -64,7 +73,7 @@ def test_publication_unverifiable_for_supporting_frameworks():
     evidence = with_head_file(evidence, path, evidence.head_files[path].replace("framework: trt", "framework: dynamo-trt"))
     outcome = run(evidence)
     assert outcome.status == Status.FAIL
-    assert "event/metric publication could not be verified" in outcome.reason
+    assert "Event/metric publication could not be verified" in outcome.reason
     script = "benchmarks/single_node/agentic/dsv4_fp4_b200_trt_mtp.sh"
     text = evidence.head_files[script].replace("max_draft_len: 3", "max_draft_len: 3\npublish_events_and_metrics: true")
     assert run(with_head_file(evidence, script, text)).status == Status.PASS
@@ -93,3 +102,68 @@ def test_unchanged_launcher_of_an_affected_config_counts():
     outcome = run(evidence)
     assert outcome.status == Status.FAIL
     assert f"{launcher}:3: overrides num_hidden_layers=30" in outcome.reason
+
+
+def _dynamo_trt_script(line: str):
+    """Scenario 7 as a dynamo-trt config whose launch script carries ``line``."""
+    evidence = world_evidence("scenario7")
+    path = "configs/nvidia-master.yaml"
+    evidence = with_head_file(evidence, path, evidence.head_files[path].replace("framework: trt", "framework: dynamo-trt"))
+    script = "benchmarks/single_node/agentic/dsv4_fp4_b200_trt_mtp.sh"
+    text = evidence.head_files[script].replace("max_draft_len: 3", f"max_draft_len: 3\n{line}")
+    return with_head_file(evidence, script, text)
+
+
+def test_publication_cli_switch_forms():
+    assert run(_dynamo_trt_script('EXTRA="--publish-events-and-metrics"')).status == Status.PASS
+    negated = run(_dynamo_trt_script('EXTRA="--no-publish-events-and-metrics"'))
+    assert negated.status == Status.FAIL
+    assert "publish_events_and_metrics=false" in negated.reason
+
+
+def test_publication_value_that_is_not_a_literal_fails_closed():
+    outcome = run(_dynamo_trt_script("publish_events_and_metrics: ${PUBLISH}"))
+    assert outcome.status == Status.FAIL
+    assert "Event/metric publication could not be verified" in outcome.reason
+    assert "${PUBLISH" in outcome.reason
+
+
+def test_publication_in_a_comment_does_not_count():
+    outcome = run(_dynamo_trt_script("publish_events_and_metrics: true  # was: publish_events_and_metrics: false"))
+    assert outcome.status == Status.PASS
+
+
+def test_inherited_false_fails_for_any_framework():
+    # sglang does not support the setting, but an explicit false in its unchanged launcher still fails
+    evidence = world_evidence("scenario11")
+    launcher = "benchmarks/single_node/launchers/b300_sglang.sh"
+    text = evidence.head_files[launcher].replace('"$@"', '--publish-events-and-metrics false "$@"')
+    evidence = replace(evidence, head_files={**evidence.head_files, launcher: text},
+                       base_files={**evidence.base_files, launcher: text})
+    outcome = run(evidence)
+    assert outcome.status == Status.FAIL
+    assert f"{launcher}:3: dsv4-fp4-b300-sglang-mtp runs with publish_events_and_metrics=false" in outcome.reason
+
+
+def test_non_supporting_framework_need_not_set_publication():
+    # scenario 11's sglang config never sets the setting and still passes the publication rule
+    outcome = run(world_evidence("scenario11"))
+    assert outcome.status == Status.PASS
+
+
+def test_python_heredoc_rewriting_config_json_on_another_line_fails():
+    evidence = world_evidence("seed003")
+    script = "benchmarks/multi_node/amd_utils/prune.sh"
+    text = ("#!/usr/bin/env bash\npython3 - <<EOF\nimport json\npath = f'{MODEL_DIR}/config.json'\n"
+            "cfg = json.load(open(path))\ncfg[\"num_hidden_layers\"] = 30\njson.dump(cfg, open(path, 'w'))\nEOF\n")
+    outcome = run(with_head_file(evidence, script, text))
+    assert outcome.status == Status.FAIL
+    assert f"{script}:6: overrides num_hidden_layers=30" in outcome.reason
+
+
+def test_reading_config_json_without_writing_it_passes():
+    evidence = world_evidence("seed003")
+    script = "benchmarks/multi_node/amd_utils/inspect.sh"
+    text = ("#!/usr/bin/env bash\npython3 - <<EOF\nimport json\ncfg = json.load(open('config.json'))\n"
+            "num_hidden_layers = cfg['num_hidden_layers']\nprint(num_hidden_layers)\nEOF\n")
+    assert run(with_head_file(evidence, script, text)).status == Status.PASS

@@ -49,3 +49,65 @@ def test_na_without_spec_decode():
 
 def test_fail_closed_without_file_list():
     assert run(world_evidence("seed000", files=None)).status == Status.FAIL
+
+
+BENCH = "benchmarks/multi_node/amd_utils/bench.sh"
+
+
+def seed003_with_mtp(bench_old=None, bench_new=None):
+    """Seed 003 with the fp4 ATOM disagg lanes turning EAGLE3 on (draft size 3): a multi-node
+    spec config whose client is the shared amd_utils/bench.sh helper."""
+    evidence = world_evidence("seed003")
+    master = "configs/amd-master.yaml"
+    text = evidence.head_files[master]
+    start = text.index("minimaxm3-fp4-mi355x-atom-disagg-mtp:")
+    end = text.index("minimaxm3-fp8-mi355x-atom-disagg-mtp:")
+    evidence = with_head_file(evidence, master, text[:start]
+                              + text[start:end].replace("DECODE_MTP_SIZE=0", "DECODE_MTP_SIZE=3") + text[end:])
+    if bench_old is not None:
+        evidence = with_head_file(evidence, BENCH, evidence.head_files[BENCH].replace(bench_old, bench_new))
+    return evidence
+
+
+def test_shared_multi_node_helper_adds_the_chat_template_when_mtp_is_on():
+    outcome = run(seed003_with_mtp())
+    assert outcome.status == Status.PASS
+    assert "minimaxm3-fp4-mi355x-atom-disagg-mtp" in outcome.reason
+    assert f"{BENCH}:4" in outcome.reason and "--use-chat-template" in outcome.reason
+    assert 'when [[ "${IS_MTP:-false}" == "true" ]]' in outcome.reason
+
+
+def test_helper_guard_unrelated_to_spec_decoding_fails():
+    outcome = run(seed003_with_mtp('"${IS_MTP:-false}" == "true"', '"$MODEL_NAME" == *Qwen*'))
+    assert outcome.status == Status.FAIL
+    assert "the chat template is applied only under" in outcome.reason
+    assert "*Qwen*" in outcome.reason and f"{BENCH}:4" in outcome.reason
+
+
+def test_chat_flag_in_the_else_branch_of_the_mtp_guard_fails():
+    outcome = run(seed003_with_mtp('  EXTRA="--use-chat-template"\n',
+                                   '  EXTRA=""\nelse\n  EXTRA="--use-chat-template"\n'))
+    assert outcome.status == Status.FAIL
+    assert "else of" in outcome.reason
+
+
+def test_helpers_count_only_for_the_skus_the_policy_names():
+    from dataclasses import replace
+    evidence = seed003_with_mtp()
+    path = "configs/policy/engines.yaml"
+    policy = evidence.default_branch_files[path].replace("skus: [mi300x, mi325x, mi355x]", "skus: [mi300x]")
+    outcome = run(replace(evidence, default_branch_files={**evidence.default_branch_files, path: policy}))
+    assert outcome.status == Status.FAIL
+    assert "could not be verified to use a chat template" in outcome.reason
+
+
+def test_changing_a_shared_helper_affects_the_multi_node_configs():
+    from infx.signoff.affected import affected_configs
+    evidence = seed003_with_mtp()
+    from dataclasses import replace
+    settled = replace(evidence, base_files={**evidence.base_files,
+                                            "configs/amd-master.yaml": evidence.head_files["configs/amd-master.yaml"]})
+    edited = with_head_file(settled, BENCH, settled.head_files[BENCH] + "echo done\n")
+    found = {(c.key, c.how) for c in affected_configs(edited)}
+    assert ("minimaxm3-fp4-mi355x-atom-disagg-mtp", "shared helper changed") in found
+    assert not any(key.endswith("-vllm") for key, _ in found)  # single-node configs do not use it

@@ -91,3 +91,47 @@ def test_fail_closed_when_the_launch_cannot_be_found():
     outcome = run(evidence)
     assert outcome.status == Status.FAIL
     assert "effective launch" in outcome.reason and "could not be verified" in outcome.reason
+
+
+def test_foreign_draft_checkpoint_fails():
+    evidence = world_evidence("scenario8")
+    recipe = "configs/recipes/kimik3-fp4-mi355x-vllm-agentic-mtp.yaml"
+    text = evidence.head_files[recipe].replace("draft-model: Inferact/Kimi-K3-DSpark",
+                                               "draft-model: someone/Kimi-K3-DSpark-FP8")
+    outcome = run(with_head_file(evidence, recipe, text))
+    assert outcome.status == Status.FAIL
+    assert "serves draft someone/Kimi-K3-DSpark-FP8, which is not a shipped or agreed (PoR) draft of kimik3" \
+        in outcome.reason
+    assert recipe in outcome.reason
+
+
+def test_standalone_draft_flag_in_a_script_is_judged_too():
+    outcome = run(glm("--draft-model org/glm-5.2-mtp-int4"))
+    assert outcome.status == Status.FAIL
+    assert f"{GLM_SCRIPT}:3: glm5.2-fp4-b300-atom-agentic-mtp serves draft org/glm-5.2-mtp-int4" in outcome.reason
+
+
+def test_shipped_drafts_pass():
+    assert run(world_evidence("scenario8")).status == Status.PASS  # Inferact/Kimi-K3-DSpark, the PoR draft
+    assert run(world_evidence("seed000")).status == Status.PASS  # Inferact/MiniMax-M3-EAGLE3-GQA
+
+
+def test_pruning_the_draft_through_its_config_fails():
+    outcome = run(glm("""--speculative-config '{"method": "mtp", "hf_overrides": {"num_hidden_layers": 0}}'"""))
+    assert outcome.status == Status.FAIL
+    assert "--speculative-config sets num_hidden_layers for the draft, which prunes" in outcome.reason
+    assert f"{GLM_SCRIPT}:3" in outcome.reason
+    harmless = run(glm("""--speculative-config '{"method": "mtp", "num_speculative_tokens": 3}'"""))
+    assert harmless.status == Status.PASS
+
+
+def test_shared_launcher_enabling_the_prohibited_env_fails_without_an_affected_config():
+    evidence = world_evidence("scenario9")  # no spec-decode config; a shared MI355X launcher changes
+    launcher = "benchmarks/single_node/launch_mi355x.sh"
+    text = evidence.head_files[launcher] + "export SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1\n"
+    outcome = run(with_head_file(evidence, launcher, text))
+    assert outcome.status == Status.FAIL
+    assert "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1 lowers draft precision (prohibited)" in outcome.reason
+    assert launcher in outcome.reason and "reaches every spec-decode config" in outcome.reason
+    na = run(evidence)
+    assert na.status == Status.NA and "no changed benchmark file sets a prohibited" in na.reason

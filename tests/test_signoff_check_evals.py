@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from infx.signoff.checks import evals
-from infx.signoff.model import Artifact, CheckRun, Evidence, PullInfo, SignOff, Status
+from infx.signoff.model import Artifact, ChangedFile, CheckRun, Evidence, PullInfo, SignOff, Status
 
 RUN_SHA, HEAD = "a" * 40, "b" * 40
 THRESHOLDS = "default:\n  gsm8k: 0.90\nmodels:\n  qwen3.5:\n    gsm8k: 0.94\n"
@@ -41,6 +41,7 @@ def evidence(rows, *, run_image="vllm/vllm-openai-rocm:v1", head_image="vllm/vll
         repo="o/r", default_branch="main", now=datetime(2026, 9, 30, tzinfo=timezone.utc), pr=pr,
         signoff=SignOff("alice", "", None, 1, "issue_comment"), commits=[RUN_SHA, HEAD],
         check_runs={HEAD: [], RUN_SHA: runs},
+        files=[ChangedFile("configs/amd-master.yaml", "modified")],
         head_files={"configs/amd-master.yaml": ENTRY.format(image=head_image)},
         base_files={"configs/amd-master.yaml": ENTRY.format(image="vllm/vllm-openai-rocm:v0")},
         default_branch_files={"configs/evals/thresholds.yaml": thresholds},
@@ -128,3 +129,94 @@ def test_eval_concs_must_all_have_results() -> None:
     assert outcome.status is Status.FAIL and "eval-concs [64]" in outcome.reason
     ev.head_files["perf-changelog.yaml"] = ev.head_files["perf-changelog.yaml"].replace("48, 64", "48")
     assert evals.run(ev).status is Status.PASS
+
+
+# --- per-job eval_* artifacts when eval_results_all is absent ---------------------------------
+
+META = {"infmax_model_prefix": "qwen3.5", "hw": "mi355x-amds_0", "framework": "vllm",
+        "precision": "fp4", "conc": 64, "image": "vllm/vllm-openai-rocm:v1"}
+
+
+def lm_eval(score=0.95) -> bytes:
+    return json.dumps({"results": {"gsm8k": {"exact_match,strict-match": score}},
+                       "n-samples": {"gsm8k": {"original": 1319, "effective": 1319}}}).encode()
+
+
+def job(meta=None, results=None, name="eval_qwen3.5_tp4_conc64") -> Artifact:
+    files = {"meta_env.json": json.dumps(META | (meta or {})).encode()}
+    files |= results if results is not None else {"results_2026-09-23T10-00-00.json": lm_eval()}
+    return Artifact(name, False, files)
+
+
+def batch(concs, completed, failed=()) -> Artifact:
+    meta = {"eval_concs": concs, "completed_eval_concs": completed, "failed_eval_concs": list(failed)}
+    return job(meta, {f"results_2026-09-23T10-00-00_conc{c}.json": lm_eval() for c in completed})
+
+
+def test_per_job_artifacts_stand_in_for_a_missing_aggregate() -> None:
+    outcome = evals.run(evidence([], artifacts=[job(), Artifact("results_bmk", False, {})]))
+    assert outcome.status is Status.PASS
+    assert outcome.reason.startswith("1 per-job eval artifact(s) (eval_results_all absent) of run 5")
+    assert "gsm8k em_strict 0.95, n=1319 (floor 0.94, models.qwen3.5.gsm8k)" in outcome.reason
+
+
+def test_per_job_artifacts_are_held_to_the_same_floors() -> None:
+    outcome = evals.run(evidence([], artifacts=[job(results={"results.json": lm_eval(0.93)})]))
+    assert outcome.status is Status.FAIL and "0.93 is below the threshold 0.94" in outcome.reason
+
+
+def test_an_expired_aggregate_falls_back_to_fresh_job_artifacts() -> None:
+    outcome = evals.run(evidence([], artifacts=[Artifact("eval_results_all", True, None), job()]))
+    assert outcome.status is Status.PASS
+
+
+def test_an_unusable_job_artifact_fails_closed() -> None:
+    outcome = evals.run(evidence([], artifacts=[job(), Artifact("eval_other", False, None)]))
+    assert outcome.status is Status.FAIL and "eval_other could not be downloaded" in outcome.reason
+
+
+def test_a_job_that_ran_another_image_fails() -> None:
+    outcome = evals.run(evidence([], artifacts=[job({"image": "rocm/vllm-dev:fork"})]))
+    assert outcome.status is Status.FAIL and "different image" in outcome.reason
+    assert "rocm/vllm-dev:fork" in outcome.reason
+
+
+@pytest.mark.parametrize("artifact,text", [
+    (batch([32, 64], [32, 64]), None),
+    (batch([32, 64], [32], failed=[64]), "[64] failed"),
+    (batch([32, 64], [32]), "[64] have no completed"),
+    (batch([32], [32, 64]), "unexpected eval concurrencies [64]"),
+])
+def test_batched_job_manifest(artifact, text) -> None:
+    outcome = evals.run(evidence([], artifacts=[artifact]))
+    if text is None:
+        assert outcome.status is Status.PASS
+    else:
+        assert outcome.status is Status.FAIL and text in outcome.reason
+
+
+def test_changelog_eval_concs_narrow_the_batch() -> None:
+    ev = evidence([], artifacts=[batch([32, 64], [32, 64])])
+    ev.base_files["perf-changelog.yaml"] = "- config-keys: [a]\n  pr-link: x\n"
+    ev.head_files["perf-changelog.yaml"] = (ev.base_files["perf-changelog.yaml"] +
+                                            "- config-keys: [qwen3.5-*]\n  eval-concs: [64]\n")
+    outcome = evals.run(ev)
+    assert outcome.status is Status.FAIL and "unexpected eval concurrencies [32]" in outcome.reason
+    ev.artifacts = {5: [batch([64], [64])]}
+    assert evals.run(ev).status is Status.PASS
+
+
+def test_no_aggregate_and_no_job_artifacts_fails() -> None:
+    outcome = evals.run(evidence([], artifacts=[Artifact("results_bmk", False, {})]))
+    assert outcome.status is Status.FAIL and "no per-job eval_* artifacts" in outcome.reason
+
+
+def test_every_affected_config_needs_a_row() -> None:
+    ev = evidence([row()])
+    second = ENTRY.replace("qwen3.5-fp4-mi355x-vllm", "qwen3.5-fp8-mi355x-vllm").replace("fp4", "fp8")
+    ev.head_files["configs/amd-master.yaml"] += second.format(image="vllm/vllm-openai-rocm:v1")
+    assert "has no config qwen3.5-fp8-mi355x-vllm" in evals.run(ev).reason
+    ev.commit_files[RUN_SHA]["configs/amd-master.yaml"] += second.format(image="vllm/vllm-openai-rocm:v1")
+    outcome = evals.run(ev)
+    assert outcome.status is Status.FAIL
+    assert "no eval row covers the affected config qwen3.5-fp8-mi355x-vllm" in outcome.reason

@@ -113,3 +113,18 @@ def test_atom_confidence_schedule_with_forced_acceptance_fails():
     outcome = run(evidence)
     assert outcome.status == Status.FAIL
     assert "confidence scheduler" in outcome.reason and f"{GLM_SCRIPT}:3" in outcome.reason
+
+
+def test_atom_length_and_rate_together_fail():
+    evidence = edit("scenario5", GLM_SCRIPT, "--spec-decode-acceptance-length 2.99",
+                    "--spec-decode-acceptance-length 2.99 --spec-decode-acceptance-rate 0.6633")
+    outcome = run(evidence)
+    assert outcome.status == Status.FAIL
+    assert "mutually exclusive" in outcome.reason and f"{GLM_SCRIPT}:3" in outcome.reason
+
+
+def test_acceptance_length_outside_the_valid_range_fails():
+    outcome = run(edit("scenario5", GLM_SCRIPT, "--spec-decode-acceptance-length 2.99",
+                       "--spec-decode-acceptance-length 4.50"))
+    assert outcome.status == Status.FAIL
+    assert "outside the valid range [1, 4] for 3 draft tokens" in outcome.reason

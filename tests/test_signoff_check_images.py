@@ -52,8 +52,11 @@ def test_exception_without_hardware_or_architecture_does_not_count():
 
 
 def _master_with(evidence, old, new):
-    path = "configs/amd-master.yaml"
-    return with_head_file(evidence, path, evidence.head_files[path].replace(old, new))
+    """The master config (and any recipe pinning the same image) with ``old`` replaced."""
+    for path in ["configs/amd-master.yaml"] + [p for p in evidence.head_files if p.startswith("configs/recipes/")]:
+        if old in (evidence.head_files[path] or ""):
+            evidence = with_head_file(evidence, path, evidence.head_files[path].replace(old, new))
+    return evidence
 
 
 def test_fail_forked_image_on_established_sku():
@@ -86,3 +89,25 @@ def test_fail_closed_without_trusted_policy():
     outcome = run(replace(evidence, default_branch_files=files))
     assert outcome.status == Status.FAIL
     assert "could not be verified" in outcome.reason and "configs/policy/hardware.yaml" in outcome.reason
+
+
+def test_recipe_and_master_image_must_agree():
+    evidence = world_evidence("scenario6")
+    recipe = "configs/recipes/qwen3.5-fp8-mi355x-sglang-agentic-mtp.yaml"
+    text = evidence.head_files[recipe].replace("image: lmsysorg/sglang-rocm:v0.5.17-rocm720-mi35x-20260818",
+                                               "image: lmsysorg/sglang-rocm:v0.5.18")
+    outcome = run(with_head_file(evidence, recipe, text))
+    assert outcome.status == Status.FAIL
+    assert f"its recipe {recipe} pins image lmsysorg/sglang-rocm:v0.5.18" in outcome.reason
+    assert "lmsysorg/sglang-rocm:v0.5.17-rocm720-mi35x-20260818" in outcome.reason
+
+
+def test_a_documented_exception_does_not_excuse_a_recipe_mismatch():
+    evidence = world_evidence("scenario6")
+    recipe = "configs/recipes/qwen3.5-fp8-mi355x-sglang-agentic-mtp.yaml"
+    evidence = with_head_file(evidence, recipe, evidence.head_files[recipe].replace(
+        "image: lmsysorg/sglang-rocm:v0.5.17-rocm720-mi35x-20260818", "image: rocm/sgl-dev:x"))
+    body = evidence.signoff.body.replace("Signed:", "- Exception: new hardware bring-up.\n\nSigned:")
+    outcome = run(with_body(evidence, body))
+    assert outcome.status == Status.FAIL
+    assert "pins image rocm/sgl-dev:x" in outcome.reason

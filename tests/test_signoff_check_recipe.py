@@ -69,7 +69,7 @@ def test_fail_when_a_major_setting_is_missing_upstream():
     patch = pull.files[0].patch.replace("--tp 4", "--tp 8")
     outcome = run(with_pull(scenario6(), files=(replace(pull.files[0], patch=patch),)))
     assert outcome.status == Status.FAIL
-    assert "lacks --tensor-parallel-size 4" in outcome.reason
+    assert "lacks agg: --tensor-parallel-size 4" in outcome.reason
 
 
 def test_inferencex_only_justification_exempts_a_setting():
@@ -88,15 +88,35 @@ def test_link_for_the_other_engine_does_not_count():
     assert "no sglang upstream recipe link" in outcome.reason
 
 
-def test_published_page_needs_its_text():
+def test_published_page_fails_closed_and_says_to_link_the_pr():
     page = "https://docs.sglang.io/cookbook/qwen3.5"
     evidence = scenario6()
     evidence = with_body(evidence, evidence.signoff.body.replace(LINK, page))
-    missing = run(evidence)
-    assert missing.status == Status.FAIL
-    assert f"published page {page} could not be read" in missing.reason
+    outcome = run(evidence)
+    assert outcome.status == Status.FAIL
+    assert f"published page {page} cannot be fetched by the verifier" in outcome.reason
+    assert "link the merged sgl-project/sglang PR" in outcome.reason
+    # even page text handed in by someone else is not evidence: only GitHub is read
     text = "sglang serve --model Qwen/Qwen3.5-397B-A17B-FP8 --tp-size 4"
-    assert run(replace(evidence, external_texts={page: text})).status == Status.PASS
+    assert run(replace(evidence, external_texts={page: text})).status == Status.FAIL
+
+
+def test_published_page_next_to_a_merged_pr_passes_on_the_pr():
+    evidence = scenario6()
+    body = evidence.signoff.body.replace(LINK, f"https://recipes.vllm.ai/x and https://docs.sglang.io/cookbook/q {LINK}")
+    assert run(with_body(evidence, body)).status == Status.PASS
+
+
+def test_archived_cookbook_and_branch_links_are_named_as_near_misses():
+    evidence = scenario6()
+    archived = run(with_body(evidence, evidence.signoff.body.replace(
+        LINK, "https://github.com/sgl-project/sgl-cookbook/pull/12")))
+    assert archived.status == Status.FAIL
+    assert "archived SGLang cookbook copy" in archived.reason
+    branch = run(with_body(evidence, evidence.signoff.body.replace(
+        LINK, "https://github.com/sgl-project/sglang/tree/main/docs/cookbook")))
+    assert branch.status == Status.FAIL
+    assert "is a branch, commit or file in sgl-project/sglang, not a merged PR" in branch.reason
 
 
 def test_fail_closed_without_file_list():
@@ -121,13 +141,121 @@ def test_fail_closed_when_the_recipe_pr_files_were_not_read():
     assert "changed files of sgl-project/sglang#21001 could not be read" in outcome.reason
 
 
+DISAGG_LANE = ("      - { spec-decoding: mtp, conc-list: [1, 4], prefill: {num-worker: 1, tp: 4}, "
+               "decode: {num-worker: 1, tp: 8, ep: 8, dp-attn: true} }")
+AGENTIC_LANE = "      - { tp: 4, kv-offloading: none, conc-list: [1, 4, 8, 16], spec-decoding: mtp }"
+PD_RECIPE = """@@ -0,0 +1,6 @@
++## Qwen3.5-397B-A17B-FP8 PD disaggregation on MI355X
++python -m sglang.launch_server --model Qwen/Qwen3.5-397B-A17B-FP8 --disaggregation-mode prefill \\
++  --tp 4 --disaggregation-transfer-backend mori
++python -m sglang.launch_server --model Qwen/Qwen3.5-397B-A17B-FP8 --disaggregation-mode decode \\
++  --tp 8 --ep 8 --enable-dp-attention --disaggregation-transfer-backend mori
++python -m sglang_router.launch_router --pd-disaggregation --prefill http://p:30000 --decode http://d:30000
+"""
+
+
+def disaggregated(upstream=PD_RECIPE, transport="  kv-p2p-transfer: mori\n", recipe_extra=""):
+    """Scenario 6 with its agentic config turned into a PD-disaggregated sglang-disagg config."""
+    evidence = scenario6()
+    path = "configs/amd-master.yaml"
+    key = "qwen3.5-fp8-mi355x-sglang-agentic-mtp:\n"
+    start = evidence.head_files[path].index(key)
+    entry = evidence.head_files[path][start:].replace(AGENTIC_LANE, DISAGG_LANE).replace(
+        "  framework: sglang\n", "  framework: sglang-disagg\n  disagg: true\n" + transport
+        + "  router: {name: sglang-router, version: 0.3.2}\n")
+    evidence = with_head_file(evidence, path, evidence.head_files[path][:start] + entry)
+    if recipe_extra:
+        recipe = "configs/recipes/qwen3.5-fp8-mi355x-sglang-agentic-mtp.yaml"
+        evidence = with_head_file(evidence, recipe, evidence.head_files[recipe] + recipe_extra)
+    pull = evidence.external_pulls["sgl-project/sglang#21001"]
+    return with_pull(evidence, files=(replace(pull.files[0], patch=upstream),))
+
+
+def test_disaggregated_pass_compares_every_role():
+    outcome = run(disaggregated())
+    assert outcome.status == Status.PASS, outcome.reason
+    assert "prefill: --tensor-parallel-size 4, transport mori" in outcome.reason
+    assert "decode: --tensor-parallel-size 8, --expert-parallel-size 8, --enable-dp-attention, transport mori" \
+        in outcome.reason
+    assert "router: router sglang-router" in outcome.reason
+
+
+def test_disaggregated_fail_names_variant_role_and_missing_transport():
+    upstream = PD_RECIPE.replace("--enable-dp-attention --disaggregation-transfer-backend mori",
+                                 "--enable-dp-attention --disaggregation-transfer-backend mooncake")
+    outcome = run(disaggregated(upstream))
+    assert outcome.status == Status.FAIL
+    assert "[qwen3.5-fp8-mi355x-sglang-agentic-mtp] (sglang-disagg)" in outcome.reason
+    assert "lacks decode: transport mori" in outcome.reason
+
+
+def test_disaggregated_fail_when_the_router_is_not_documented():
+    upstream = "\n".join(ln for ln in PD_RECIPE.splitlines() if "sglang_router" not in ln) + "\n"
+    upstream = upstream.replace("+1,6", "+1,5")
+    outcome = run(disaggregated(upstream))
+    assert outcome.status == Status.FAIL
+    assert "router: the router role is not shown" in outcome.reason
+
+
+def test_disaggregated_role_flags_of_the_recipe_are_compared():
+    extra = "disagg:\n  decode:\n    args: [--moe-runner-backend aiter]\n"
+    outcome = run(disaggregated(recipe_extra=extra))
+    assert outcome.status == Status.FAIL
+    assert "decode: --moe-runner-backend aiter" in outcome.reason
+    upstream = PD_RECIPE.replace("--enable-dp-attention", "--enable-dp-attention --moe-runner-backend aiter")
+    assert run(disaggregated(upstream, recipe_extra=extra)).status == Status.PASS
+
+
+def test_disaggregated_without_declared_transport_fails_closed():
+    outcome = run(disaggregated(transport=""))
+    assert outcome.status == Status.FAIL
+    assert "declares no KV transport (kv-p2p-transfer)" in outcome.reason
+
+
 def test_aggregated_recipe_does_not_cover_a_disaggregated_config():
+    agg_only = """@@ -0,0 +1,2 @@
++python -m sglang.launch_server --model Qwen/Qwen3.5-397B-A17B-FP8 --tp 4 \\
++  --disaggregation-transfer-backend mori
+"""
+    outcome = run(disaggregated(agg_only))
+    assert outcome.status == Status.FAIL
+    assert "prefill: the prefill role is not shown (an aggregated example does not cover a " \
+        "disaggregated config)" in outcome.reason
+
+
+def test_documented_default_justification_exempts_a_setting():
+    extra = "disagg:\n  decode:\n    args: [--moe-runner-backend aiter]\n"
+    evidence = disaggregated(recipe_extra=extra)
+    unexplained = evidence.signoff.body.replace("Signed:", "- moe-runner-backend aiter is what we like.\n\nSigned:")
+    assert run(with_body(evidence, unexplained)).status == Status.FAIL
+    body = evidence.signoff.body.replace(
+        "Signed:", "- moe-runner-backend aiter is the documented default on MI355X (cookbook: backends).\n\nSigned:")
+    assert run(with_body(evidence, body)).status == Status.PASS
+
+
+def test_deployment_layers_are_judged_against_their_engine():
+    evidence = scenario6()
+    path = "configs/amd-master.yaml"
+    text = evidence.head_files[path].replace("  framework: sglang\n", "  framework: dynamo-sglang\n")
+    outcome = run(with_head_file(evidence, path, text))
+    assert outcome.status == Status.PASS
+    assert "(dynamo-sglang)" in outcome.reason
+    llmd = with_head_file(evidence, path, text.replace("framework: dynamo-sglang", "framework: llmd-vllm"))
+    outcome = run(llmd)
+    assert outcome.status == Status.FAIL and "no vllm upstream recipe link" in outcome.reason
+
+
+def test_kv_offload_backend_must_appear_upstream():
     evidence = scenario6()
     path = "configs/amd-master.yaml"
     text = evidence.head_files[path].replace(
-        "      - { tp: 4, kv-offloading: none, conc-list: [1, 4, 8, 16], spec-decoding: mtp }",
-        "      - { spec-decoding: mtp, conc-list: [1, 4], prefill: {num-worker: 1, tp: 4}, "
-        "decode: {num-worker: 1, tp: 4} }")
-    outcome = run(with_head_file(evidence, path, text))
+        AGENTIC_LANE, "      - { tp: 4, kv-offloading: dram, kv-offload-backend: {name: hicache}, "
+                      "conc-list: [1, 4, 8, 16], spec-decoding: mtp }")
+    evidence = with_head_file(evidence, path, text)
+    outcome = run(evidence)
     assert outcome.status == Status.FAIL
-    assert "an aggregated example does not cover a disaggregated config" in outcome.reason
+    assert "lacks agg: kv-offload hicache" in outcome.reason
+    pull = evidence.external_pulls["sgl-project/sglang#21001"]
+    patch = pull.files[0].patch.replace("--speculative-num-steps 3", "--speculative-num-steps 3 --enable-hierarchical-cache"
+                                        ).replace("Use the chat endpoint", "HiCache on. Use the chat endpoint")
+    assert run(with_pull(evidence, files=(replace(pull.files[0], patch=patch),))).status == Status.PASS

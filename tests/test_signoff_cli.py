@@ -106,3 +106,24 @@ def test_verification_error_exits_non_zero_without_stdout(capsys, tmp_path) -> N
                  "--format", "json"]) == 1
     out, err = capsys.readouterr()
     assert out == "" and "not found" in err
+
+
+def test_verify_records_the_final_status_for_the_workflow_guard(capsys, tmp_path) -> None:
+    record = tmp_path / "signoff-status"
+    assert main(["signoff", "verify", "--world", SEED000, "--pr", "3412", "--comment-id", "5003",
+                 "--state-file", str(record)]) == 0
+    assert record.read_text() == "success 296a93ad6c8fa017e83fb5f404f09f2efc16e1c4\n"
+
+
+@pytest.mark.parametrize("action,state", [("dismissed", "dismissed"), ("submitted", "pending"),
+                                          ("edited", "commented")])
+def test_g3_review_events_that_are_not_new_signoffs_are_skipped(capsys, tmp_path, action, state) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"action": action, "pull_request": {"number": 3412},
+                                 "review": {"id": 77, "state": state, "user": {"login": "chunfangamd"},
+                                            "body": "As a PR reviewer and CODEOWNER, I have reviewed this"},
+                                 "sender": {"login": "chunfangamd"}}))
+    assert main(["signoff", "verify", "--world", SEED000, "--event", str(event),
+                 "--event-name", "pull_request_review", "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and "skipped" in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,3 +48,36 @@ def test_frontier_points_are_never_dominated(pairs) -> None:
         assert not any(x <= fx and y > fy for x, y in pairs)  # plateaus stay
     ys = [y for _, y in front]
     assert ys == sorted(ys)
+
+
+def test_coverage_reports_every_curve() -> None:
+    from infx.signoff.pareto import coverage
+
+    curves = [{"key": "a", "x": "x", "points": pts(*[(k, k) for k in range(1, 7)])},
+              {"key": "b", "x": "x", "points": pts((1, 5), (2, 1)) + [{"x": None, "y": 3}, "junk"]}]
+    first, second = coverage(curves, y_key="y")
+    assert first == {"key": "a", "status": "PASS", "measuredPoints": 6, "invalidPoints": 0,
+                     "frontierPoints": 6, "recommendedPoints": 5, "canonicalRestriction": False,
+                     "frontier": [[float(k), float(k)] for k in range(1, 7)]}
+    assert (second["status"], second["invalidPoints"], second["frontierPoints"]) == ("WARN", 2, 1)
+
+
+def test_coverage_flags_the_canonical_restriction() -> None:
+    from infx.signoff.pareto import coverage
+
+    points = pts((1, 1)) + [{"x": 2, "y": 2, FRONTIER_FLAG: True}]
+    (report,) = coverage([{"key": "a", "x": "x", "points": points}], y_key="y")
+    assert report["canonicalRestriction"] is True and report["frontier"] == [[2.0, 2.0]]
+
+
+@pytest.mark.parametrize("curves,text", [
+    ([], "no curves"),
+    ([{"key": "a", "x": "x", "points": []}, {"key": "a", "x": "x", "points": []}], "duplicate"),
+    ([{"x": "x", "points": []}], "needs a non-empty key"),
+    ([{"key": "a", "x": "x"}], "points array"),
+])
+def test_coverage_input_errors(curves, text) -> None:
+    from infx.signoff.pareto import coverage
+
+    with pytest.raises(ValueError, match=text):
+        coverage(curves)

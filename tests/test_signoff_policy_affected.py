@@ -121,3 +121,26 @@ def test_recipe_launching_a_missing_file_is_a_gap():
     config = affected_configs(evidence)[0]
     with pytest.raises(EvidenceGap, match="does not exist at the assessed head"):
         launch_lines(evidence, config)
+
+
+def test_atom_method_flag_marks_spec_decode_but_shared_helper_flags_do_not():
+    from infx.signoff.scan import Line
+    plain = {"scenarios": {"fixed-seq-len": [{"search-space": [{"tp": 8}]}]}}
+    config = AffectedConfig("x-atom", plain, "added", "m")
+    assert is_spec_decode(config, [Line("run.sh", 3, "atom serve --method mtp --num-speculative-tokens 3")])
+    assert is_spec_decode(config, [Line("run.sh", 3, "atom serve --method=eagle3")])
+    assert not is_spec_decode(config, [Line("run.sh", 3, "atom serve --method default")])
+    helper = Line("benchmarks/multi_node/amd_utils/server_atom.sh", 5,
+                  'FLAGS="$FLAGS --num-speculative-tokens $DECODE_MTP_SIZE"', shared=True)
+    assert not is_spec_decode(config, [helper])
+
+
+def test_multi_node_launch_lines_include_the_policy_helpers_marked_shared():
+    evidence = world_evidence("seed003")
+    config = next(c for c in affected_configs(evidence) if c.key == "minimaxm3-fp4-mi355x-atom-disagg-mtp")
+    lines = launch_lines(evidence, config)
+    helpers = {ln.path for ln in lines if ln.shared}
+    assert helpers == {"benchmarks/multi_node/amd_utils/bench.sh", "benchmarks/multi_node/amd_utils/server_atom.sh",
+                       "benchmarks/multi_node/amd_utils/models_atom.yaml"}
+    single = next(c for c in affected_configs(world_evidence("seed000")))
+    assert not any(ln.shared for ln in launch_lines(world_evidence("seed000"), single))

@@ -59,3 +59,11 @@ def test_harmless_heredoc_config_file():
 def test_patch_files_and_docs():
     assert scan("benchmarks/fix.patch", "--- a/x", "+++ b/x")[0].what == "adds a patch file"
     assert scan("docs/how-to.md", "git apply fix.diff") == []
+
+
+def test_dockerfile_deriving_an_image_is_patching():
+    found = scan("docker/Dockerfile.mi355x", "FROM lmsysorg/sglang-rocm:v0.5.17", "RUN echo hi")
+    assert [p.where for p in found] == ["docker/Dockerfile.mi355x:1"]
+    assert "builds a derived image" in found[0].what
+    # a FROM word elsewhere is not a Dockerfile
+    assert not scan("benchmarks/run.sh", "echo FROM here")

@@ -108,3 +108,38 @@ def test_scenario11b_last_allowed_day_passes_deprecation_but_not_draft():
 def test_scenario11_deprecation_names_prefix_scenario_and_date():
     reason = outcomes(world_evidence("scenario11"))["deprecated"].reason
     assert "dsv4 Single-turn 8k1k" in reason and "2026-09-08" in reason and "2026-09-30" in reason
+
+
+@pytest.mark.parametrize("world", ["seed000", "scenario8", "scenario6"])
+def test_no_check_passes_on_unread_data(world):
+    """Unread file list, head tree or trusted policy never yields PASS (FAIL, or N/A only where
+    the check can tell from what was read that it does not apply)."""
+    from dataclasses import replace
+
+    evidence = world_evidence(world)
+    without_policy = {p: t for p, t in evidence.default_branch_files.items()
+                      if not p.startswith(("configs/policy/", "configs/golden_al_distribution/"))}
+    broken = {
+        "file list": replace(evidence, files=None),
+        "head tree": replace(evidence, head_files={}),
+        "policy": replace(evidence, default_branch_files=without_policy),
+    }
+    for what, bad in broken.items():
+        found = statuses(bad)
+        if what == "policy":
+            # the chat rule is code, not policy data: single-node configs need no policy to judge
+            found.pop("chat")
+        assert P not in found.values(), (what, found)
+        assert all(found[c] == F for c in found if EXPECTED[world][c] == P), (what, found)
+
+
+def test_multi_node_chat_judgement_needs_the_helper_policy():
+    from dataclasses import replace
+
+    evidence = world_evidence("seed003")
+    path = "configs/amd-master.yaml"
+    evidence = with_head_file(evidence, path, evidence.head_files[path].replace("DECODE_MTP_SIZE=0", "DECODE_MTP_SIZE=3"))
+    files = {p: t for p, t in evidence.default_branch_files.items() if p != "configs/policy/engines.yaml"}
+    outcome = outcomes(replace(evidence, default_branch_files=files))["chat"]
+    assert outcome.status == F
+    assert "configs/policy/engines.yaml" in outcome.reason

@@ -180,7 +180,8 @@ def test_scenario_3_amd_owner_signs_an_nvidia_change(fake_github, seed000) -> No
     head = sha("scenario3-head")
     nvidia = ("dsr1-fp4-b200-sglang:\n  image: lmsysorg/sglang:v0.5.20\n  model: deepseek-ai/DeepSeek-R1\n"
               "  model-prefix: dsr1\n  runner: b200\n  precision: fp4\n  framework: sglang\n"
-              "  multinode: false\n")
+              "  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 8192\n      osl: 1024\n"
+              "      search-space:\n      - {tp: 8, conc-list: [4, 8, 16, 32, 64]}\n")
     world["commits"][head] = {"parents": [base], "message": "B200 SGLang 8k1k", "files_from": base,
                               "files": {"configs/nvidia-master.yaml": nvidia,
                                         "perf-changelog.yaml": "- config-keys: [dsr1-fp4-b200-sglang]\n"}}
@@ -260,6 +261,30 @@ def test_scenario_12_unauthorised_reuse_and_thin_pareto_warn(fake_github, seed00
     assert result.verdict.overall.value == "WARN" and result.status == "success"
     assert "9 measured, 0 invalid, 3/5" in result.body
     assert "Pareto coverage needs a maintainer" in result.body and "blocking" not in result.body
+    # the escalation mentions come from CODEOWNERS (its catch-all owners), not from a hard-coded list
+    assert "⚠️ @SemiAnalysisAI/core: Pareto coverage needs a maintainer" in result.body
+    assert "admin bypass: none recorded for 296a93ad" in result.body
+
+
+def _thin_pareto(world):
+    artifact = world["workflow_runs"][0]["artifacts"][1]
+    artifact["files"]["agg_bmk.json"] = artifact["files"]["agg_bmk.json"][:3]
+
+
+@pytest.mark.parametrize("user,expected", [
+    ("functionstackx", "admin bypass: recorded by @functionstackx (repository admin) for 296a93ad"),
+    ("yhl-amd", "@yhl-amd's bypass does not count: not a repository admin"),
+])
+def test_a_recorded_admin_bypass_is_linked_but_still_warns(fake_github, seed000, user, expected) -> None:
+    world = copy.deepcopy(seed000)
+    _thin_pareto(world)
+    pull(world)["comments"].append({"id": 5100, "user": user, "author_association": "MEMBER",
+                                    "body": f"Thin curve accepted for this commit.\n/pareto-bypass {HEAD000}",
+                                    "created_at": "2026-09-24T09:30:00Z"})
+    fake = fake_github(world)
+    result = run(fake, 3412, 5003, table=core_table())
+    assert rows(result)["pareto"] is Status.WARN and expected in result.body
+    assert fake.count("GET", f"/collaborators/{user}/permission") == 1
 
 
 # --- gating ---------------------------------------------------------------------------------
@@ -529,3 +554,110 @@ def test_unreadable_head_tree_never_passes_evals_or_pareto(fake_github, seed000)
     result = run(fake_github(world), 3412, 5003, table=core_table())
     assert rows(result)["evals"] is Status.FAIL and rows(result)["pareto"] is Status.WARN
     assert "head tree could not be read" in result.body and result.status == "failure"
+
+
+def _eval_job(world, meta_extra=None, concs=None):
+    """Replace eval_results_all of the seed's run with one per-job eval_* artifact."""
+    run_ = world["workflow_runs"][0]
+    run_["artifacts"] = [a for a in run_["artifacts"] if a["name"] != "eval_results_all"]
+    meta = {"infmax_model_prefix": "minimaxm3", "hw": "mi355x-amds_0", "framework": "atom",
+            "precision": "fp4", "conc": 48} | (meta_extra or {})
+    result = {"results": {"minimax_m3_full": {"exact_match,strict-match": 0.97}},
+              "n-samples": {"minimax_m3_full": {"original": 102, "effective": 102}}}
+    names = [f"results_2026-09-23T16-20-00_conc{c}.json" for c in concs] if concs else \
+        ["results_2026-09-23T16-20-00.json"]
+    files = {"meta_env.json": meta} | {name: result for name in names}
+    run_["artifacts"].append({"name": "eval_minimaxm3_tp4_c48", "expired": False, "files": files})
+
+
+def test_per_job_eval_artifacts_replace_a_missing_aggregate(fake_github, seed000) -> None:
+    world = copy.deepcopy(seed000)
+    _eval_job(world)
+    fake = fake_github(world)
+    result = run(fake, 3412, 5003, table=core_table())
+    assert rows(result)["evals"] is Status.PASS and result.status == "success"
+    assert "per-job eval artifact" in result.body and result.api_calls <= 30
+
+
+def test_a_failed_batched_eval_conc_rejects_through_the_server(fake_github, seed000) -> None:
+    world = copy.deepcopy(seed000)
+    _eval_job(world, {"eval_concs": [24, 48], "completed_eval_concs": [24],
+                      "failed_eval_concs": [48]}, concs=[24])
+    result = run(fake_github(world), 3412, 5003, table=core_table())
+    assert rows(result)["evals"] is Status.FAIL and "[48] failed" in result.body
+    assert result.status == "failure"
+
+
+def test_every_status_set_is_reported_to_the_recorder(fake_github, seed000) -> None:
+    seen = []
+    world = seed000
+    fake = fake_github(copy.deepcopy(world))
+    trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
+    options = publish.Options(now=NOW, on_status=lambda state, sha_: seen.append((state, sha_)))
+    result = publish.verify(fake.client(), world["repo"], trigger, options, core_table())
+    assert result.status == "success" and seen == [("pending", HEAD000), ("success", HEAD000)]
+
+
+def test_when_even_the_error_status_fails_the_record_stays_pending_for_the_guard(
+        fake_github, seed000, monkeypatch) -> None:
+    from infx.signoff import evidence as ev
+
+    def crash(*args, **kwargs):
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(ev, "gather", crash)
+    seen = []
+    fake = fake_github(copy.deepcopy(seed000))
+    client = fake.client()
+    real = client.create_status
+
+    def no_error_status(repo, sha_, state, *args, **kwargs):
+        if state == "error":
+            raise RuntimeError("statuses API down")
+        return real(repo, sha_, state, *args, **kwargs)
+
+    monkeypatch.setattr(client, "create_status", no_error_status)
+    trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
+    options = publish.Options(now=NOW, on_status=lambda state, sha_: seen.append(state))
+    result = publish.verify(client, seed000["repo"], trigger, options)
+    assert result.kind == "error" and "could not be set" in result.reason
+    assert seen == ["pending"]  # the workflow's always() step turns this into `error`
+
+
+@pytest.mark.parametrize("cap", [5, 8, 12, 16])
+def test_an_exhausted_read_budget_never_passes_and_never_leaves_pending(fake_github, seed000, cap) -> None:
+    table = load_table()
+    table = replace(table, settings=replace(table.settings, max_api_calls=cap))
+    fake = fake_github(copy.deepcopy(seed000))
+    result = run(fake, 3412, 5003, table=table)
+    assert result.status in ("failure", "error")
+    assert statuses(fake, HEAD000)[-1] in ("failure", "error")
+    if result.verdict is not None:
+        assert result.verdict.overall.value == "REJECTED" and "budget" in result.body
+
+
+def test_codeowners_are_read_at_the_tip_of_the_target_branch(fake_github, seed000) -> None:
+    world = copy.deepcopy(seed000)
+    main = world["branches"]["main"]
+    release = sha("release-tip")
+    owners = "* @SemiAnalysisAI/core\nconfigs/amd-master.yaml @release-captain\n"
+    world["commits"][release] = {"parents": [main], "message": "release branch", "files_from": main,
+                                 "files": {"CODEOWNERS": owners}}
+    world["branches"]["release"] = release
+    pull(world)["base"] = {"ref": "release", "sha": main}  # a stale recorded base
+    fake = fake_github(world)
+    result = run(fake, 3412, 5003, table=core_table())
+    assert fake.count("GET", "/branches/release") == 1
+    assert fake.count("GET", "/codeowners/errors") == 1
+    assert rows(result)["codeowner"] is Status.FAIL
+    assert "configs/amd-master.yaml is owned by @release-captain; chunfangamd is not among them" in result.body
+
+
+def test_a_verdict_post_that_fails_after_being_applied_is_not_duplicated(fake_github, seed000) -> None:
+    world = copy.deepcopy(seed000)
+    world["faults"] = [{"method": "POST", "path": "/issues/3412/comments$", "status": 502,
+                        "apply": True, "times": 1}]
+    fake = fake_github(world)
+    result = run(fake, 3412, 5003, table=core_table())
+    assert result.status == "success" and len(verdicts(fake, 3412)) == 1
+    assert statuses(fake, HEAD000) == ["pending", "success"]

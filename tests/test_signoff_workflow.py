@@ -101,3 +101,68 @@ def test_zizmor_reports_nothing(repo_root) -> None:
                           text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "No findings" in done.stdout + done.stderr
+
+
+# --- the guard step: a status never stays `pending` -------------------------------------------
+
+SHA = "296a93ad6c8fa017e83fb5f404f09f2efc16e1c4"
+FAKE_GH = '#!/bin/sh\nprintf "%s\\n" "$@" > "$GH_LOG"\n'
+
+
+def _steps(workflow) -> dict:
+    return {step.get("name"): step for step in workflow["jobs"]["verify"]["steps"]}
+
+
+def run_guard(workflow, tmp_path, record: str | None) -> tuple[subprocess.CompletedProcess, list[str] | None]:
+    """Run the guard's real script with a stand-in `gh` that logs its arguments."""
+    bin_dir, temp = tmp_path / "bin", tmp_path / "runner-temp"
+    bin_dir.mkdir()
+    temp.mkdir()
+    (bin_dir / "gh").write_text(FAKE_GH)
+    (bin_dir / "gh").chmod(0o755)
+    if record is not None:
+        (temp / "signoff-status").write_text(record)
+    log = tmp_path / "gh.log"
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "RUNNER_TEMP": str(temp), "GH_LOG": str(log),
+           "GITHUB_REPOSITORY": "o/r", "GITHUB_SERVER_URL": "https://github.com", "GITHUB_RUN_ID": "77",
+           "GH_TOKEN": "t"}
+    script = _steps(workflow)["Never leave the status pending"]["run"]
+    done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=30)
+    return done, (log.read_text().splitlines() if log.exists() else None)
+
+
+def test_guard_runs_always_with_only_the_token_in_env(workflow) -> None:
+    guard = _steps(workflow)["Never leave the status pending"]
+    assert guard["if"] == "always()" and guard["env"] == {"GH_TOKEN": "${{ github.token }}"}
+    assert workflow["jobs"]["verify"]["steps"][-1] is guard
+    assert '--state-file "$RUNNER_TEMP/signoff-status"' in _steps(workflow)["Verify the sign-off"]["run"]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_guard_turns_a_leftover_pending_into_error(workflow, tmp_path) -> None:
+    done, calls = run_guard(workflow, tmp_path, f"pending {SHA}\n")
+    assert done.returncode == 0, done.stderr
+    assert calls[:4] == ["api", "--method", "POST", f"repos/o/r/statuses/{SHA}"]
+    assert "state=error" in calls and "context=codeowner-signoff-verify" in calls
+    assert "target_url=https://github.com/o/r/actions/runs/77" in calls
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+@pytest.mark.parametrize("record", [None, f"success {SHA}\n", f"failure {SHA}\n", f"error {SHA}\n"])
+def test_guard_leaves_a_final_status_alone(workflow, tmp_path, record) -> None:
+    done, calls = run_guard(workflow, tmp_path, record)
+    assert done.returncode == 0 and calls is None
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+@pytest.mark.parametrize("record", ["pending\n", "pending $(touch /tmp/x)\n", "pending abc\n"])
+def test_guard_refuses_a_record_without_a_sha(workflow, tmp_path, record) -> None:
+    done, calls = run_guard(workflow, tmp_path, record)
+    assert done.returncode == 1 and calls is None and "no commit SHA" in done.stdout
+
+
+def test_guard_uses_the_context_of_the_check_table(workflow) -> None:
+    from infx.signoff.table import load_table
+
+    context = load_table().settings.status_context
+    assert f"context={context} " in _steps(workflow)["Never leave the status pending"]["run"]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
 
-from test_reuse_support import base_world
+from test_reuse_support import C2, base_world
 
 from infx.workflow.cli import main
 
@@ -127,3 +128,89 @@ def test_module_entry_point():
     result = subprocess.run([sys.executable, "-m", "infx.workflow", "--help"], capture_output=True,
                             text=True, check=False)
     assert result.returncode == 0 and "labels" in result.stdout
+
+
+def _fork_run_event(tmp_path, test_data, *, event: str = "pull_request", head_repo: str = "vendor/inferencex"):
+    """A real workflow_run payload, re-pointed at our repository and a fork PR's head."""
+    path = test_data / "github" / "webhooks" / "workflow_run" / "completed.with-pull-requests.payload.json"
+    payload = json.loads(path.read_text())
+    run = payload["workflow_run"]
+    run.update(event=event, name="PR welcome", head_sha=C2, head_branch="main", pull_requests=[])
+    run["head_repository"] = copy.deepcopy(run["head_repository"]) | {"full_name": head_repo}
+    payload["repository"] |= {"full_name": "acme/inferencex", "default_branch": "main"}
+    target = tmp_path / "event.json"
+    target.write_text(json.dumps(payload))
+    return target
+
+
+def _with_fork_pr(world: dict) -> dict:
+    fork_pr = copy.deepcopy(world["pulls"][0]) | {"number": 14, "comments": [],
+                                                   "head": {"ref": "main", "sha": C2, "repo": "vendor/inferencex"}}
+    world["pulls"].append(fork_pr)
+    return world
+
+
+def test_welcome_from_run_posts_once_on_the_fork_pr(fake_github, monkeypatch, capsys, tmp_path, test_data):
+    fake = fake_github(_with_fork_pr(base_world()))
+    for key, value in fake.env().items():
+        monkeypatch.setenv(key, value)
+    summary = tmp_path / "summary"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    event = _fork_run_event(tmp_path, test_data)
+    args = ["welcome-from-run", "--repo", "acme/inferencex", "--event-path", str(event)]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out) == {"pulls": [14], "actions": ["created"]}
+    assert main(args) == 0  # a re-run of the same run, or ready_for_review later
+    assert json.loads(capsys.readouterr().out) == {"pulls": [14], "actions": ["unchanged"]}
+    assert "#14 created" in summary.read_text()
+    bodies = [c["body"] for c in fake.world["pulls"][1]["comments"]]
+    assert len(bodies) == 1 and bodies[0].startswith("<!-- infx-welcome -->")
+    assert fake.world["pulls"][0]["comments"][-1]["user"] != "github-actions[bot]"
+
+
+def test_welcome_from_run_ignores_non_pr_runs_and_unknown_heads(fake_github, monkeypatch, capsys, tmp_path,
+                                                                test_data):
+    fake = fake_github(_with_fork_pr(base_world()))
+    for key, value in fake.env().items():
+        monkeypatch.setenv(key, value)
+    push = _fork_run_event(tmp_path, test_data, event="push")
+    assert main(["welcome-from-run", "--repo", "acme/inferencex", "--event-path", str(push)]) == 0
+    assert json.loads(capsys.readouterr().out)["pulls"] == []
+    stranger = _fork_run_event(tmp_path, test_data, head_repo="mallory/inferencex")
+    assert main(["welcome-from-run", "--repo", "acme/inferencex", "--event-path", str(stranger)]) == 0
+    assert json.loads(capsys.readouterr().out) == {"pulls": [], "actions": []}
+    assert fake.count("POST") == 0
+
+
+def test_welcome_that_keeps_failing_exits_1_with_a_clear_message(fake_github, monkeypatch, capsys):
+    world = base_world()
+    # Retry-After 0 keeps the test instant while the client still retries within its bounds
+    world["faults"] = [{"method": "POST", "path": r"/issues/12/comments$", "status": 502,
+                        "headers": {"Retry-After": "0"}}]
+    fake = fake_github(world)
+    for key, value in fake.env().items():
+        monkeypatch.setenv(key, value)
+    assert main(["welcome", "--repo", "acme/inferencex", "--pr", "12"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "commenting on acme/inferencex#12" in captured.err and "gave up after 5 attempt(s)" in captured.err
+    assert fake.count("POST", r"/issues/12/comments$") == 5  # 1 + 4 retries, then a clear failure
+    assert not any("infx-welcome" in c["body"] for c in fake.world["pulls"][0]["comments"])
+
+
+def test_comment_steps_replay_a_world_file_without_a_token(tmp_path, monkeypatch, capsys, test_data):
+    import yaml
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    world = tmp_path / "world.yaml"
+    world.write_text(yaml.safe_dump(_with_fork_pr(base_world()), sort_keys=False))
+    assert main(["welcome", "--repo", "acme/inferencex", "--pr", "12", "--world", str(world)]) == 0
+    assert json.loads(capsys.readouterr().out)["action"] == "created"
+    assert main(["results-link", "--repo", "acme/inferencex", "--pr", "12", "--run-id", "9",
+                 "--world", str(world)]) == 0
+    assert json.loads(capsys.readouterr().out) == {"action": "created"}
+    event = _fork_run_event(tmp_path, test_data)
+    assert main(["welcome-from-run", "--repo", "acme/inferencex", "--event-path", str(event),
+                 "--world", str(world)]) == 0
+    assert json.loads(capsys.readouterr().out) == {"pulls": [14], "actions": ["created"]}

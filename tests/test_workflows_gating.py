@@ -285,6 +285,33 @@ def test_every_shard_slot_has_a_job_and_the_template(sweep):
         assert "secrets" in job and job["secrets"] != "inherit"
 
 
+def test_plan_job_publishes_single_line_outputs_and_the_summary(sweep):
+    """PRODUCT §4.4: the plan reaches jobs through $GITHUB_OUTPUT (written by the shard step, one
+    line per output) and its per bucket / config key / runner summary goes to the step summary."""
+    job = sweep["jobs"]["plan"]
+    runs = {step.get("name"): step.get("run", "") for step in job["steps"]}
+    assert "infx plan \"${args[@]}\" --summary > plan.json" in runs["Plan the sweep"]
+    assert runs["Shard the matrix and summarise"].startswith("python -m infx.workflow shard --plan plan.json")
+    for name in ("matrix", "shards", "jobs", "has-throughput", "has-evals"):
+        assert job["outputs"][name] == f"${{{{ steps.shard.outputs.{name} }}}}"
+
+
+def test_check_run_names_are_what_the_signoff_verifier_counts(sweep):
+    """Check runs of called jobs are named "<caller name> / <callee name>"; check 1 of the sign-off
+    bot classifies them by the caller's name, so renaming a job must not hide it from the bot."""
+    from infx.signoff.checks.sweep import family
+    from infx.workflow.shard import BUCKETS
+
+    for bucket in BUCKETS:
+        for index in range(1, bucket.slots + 1):
+            name = sweep["jobs"][f"sweep-{bucket.id}-{index}"]["name"]
+            assert name.startswith(bucket.title)
+            want = "eval" if bucket.is_eval else "benchmark"
+            assert family(f"{name} / dsr1 fp8 mi355x sglang c4") == want, name
+    for job_id in ("validate", "reuse-gate", "plan", "collect-results", "collect-evals", "results-link"):
+        assert family(f"{sweep['jobs'][job_id]['name']} / x") is None, job_id
+
+
 @pytest.mark.parametrize(("plan_name", "results", "evals"), [
     ("empty", False, False), ("throughput", True, False), ("evals-only", False, True), ("big", True, True),
 ])
@@ -339,6 +366,33 @@ def test_ack_workflow_trigger(body, previous, on_pr, runs):
     assert triggers(workflow)["issue_comment"]["types"] == ["created", "edited"]
     job = workflow["jobs"]["acknowledge"]
     assert evaluate_if(job["if"], _comment_ctx(body, previous, on_pr)) is runs
+
+
+# ---- the welcome workflows: every PR gets exactly one poster -----------------------------
+
+@pytest.mark.parametrize("fork", [False, True])
+@pytest.mark.parametrize("action", ["opened", "reopened", "ready_for_review"])
+def test_welcome_reaches_same_repo_and_fork_prs_through_exactly_one_poster(fork, action):
+    welcome = load_file(WORKFLOWS / "pr-welcome.yml")
+    poster = load_file(WORKFLOWS / "pr-welcome-fork.yml")
+    assert action in triggers(welcome)["pull_request"]["types"]
+    head_repo = "vendor/inferencex" if fork else REPO
+    pr_ctx = Context({"github": {"event_name": "pull_request", "repository": REPO, "event": {
+        "action": action, "pull_request": {"number": 12, "head": {"repo": {"full_name": head_repo}}}}}})
+    direct = evaluate_if(welcome["jobs"]["welcome"]["if"], pr_ctx)
+    handoff = evaluate_if(welcome["jobs"]["fork-handoff"]["if"], pr_ctx)
+    assert (direct, handoff) == (not fork, fork)  # the run always has a job, so it completes
+    run_ctx = Context({"github": {"event_name": "workflow_run", "repository": REPO, "event": {
+        "action": "completed", "workflow_run": {"event": "pull_request", "name": welcome["name"],
+                                                "head_repository": {"full_name": head_repo}}}}})
+    assert evaluate_if(poster["jobs"]["welcome"]["if"], run_ctx) is fork
+
+
+def test_fork_poster_ignores_runs_not_started_by_a_pull_request():
+    poster = load_file(WORKFLOWS / "pr-welcome-fork.yml")
+    ctx = Context({"github": {"event_name": "workflow_run", "repository": REPO, "event": {
+        "workflow_run": {"event": "push", "head_repository": {"full_name": "vendor/inferencex"}}}}})
+    assert not evaluate_if(poster["jobs"]["welcome"]["if"], ctx)
 
 
 # ---- workflows.md §7 scenarios 1-4 (the gating half; 5-10 are in test_reuse_resolver.py) ----

@@ -34,8 +34,8 @@ def _steps(path: Path):
 
 def test_the_folder_has_our_workflows():
     names = {p.name for p in FILES}
-    assert {"run-sweep.yml", "benchmark-tmpl.yml", "pr-welcome.yml", "reuse-command.yml",
-            "ci.yml"} <= names
+    assert {"run-sweep.yml", "benchmark-tmpl.yml", "pr-welcome.yml", "pr-welcome-fork.yml",
+            "reuse-command.yml", "ci.yml"} <= names
 
 
 @pytest.mark.parametrize("path", FILES, ids=_ids(FILES))
@@ -69,7 +69,8 @@ def test_no_pull_request_target_and_no_template_in_run(path):
     workflow = load_file(path)
     triggers = workflow.get("on", workflow.get(True)) or {}
     assert "pull_request_target" not in triggers
-    assert "workflow_run" not in triggers
+    if path.name != "pr-welcome-fork.yml":  # the one privileged follow-up, audited below
+        assert "workflow_run" not in triggers
     for job_id, step in _steps(path):
         assert "${{" not in str(step.get("run", "")), f"{path.name}:{job_id}: expression inside run:"
     assert "secrets: inherit" not in text
@@ -120,9 +121,34 @@ def test_welcome_workflow_shape():
     assert set(triggers) == {"pull_request"}
     job = workflow["jobs"]["welcome"]
     assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    handoff = workflow["jobs"]["fork-handoff"]
+    assert handoff["permissions"] == {}
+    assert all("uses" not in step for step in handoff["steps"])  # checks out and runs nothing
 
 
-OURS = ["run-sweep.yml", "benchmark-tmpl.yml", "pr-welcome.yml", "reuse-command.yml", "ci.yml"]
+def test_fork_welcome_poster_trusts_nothing_from_the_fork():
+    workflow = load_file(WORKFLOWS / "pr-welcome-fork.yml")
+    triggers = workflow.get("on", workflow.get(True))
+    # only the completion of our own welcome workflow (matched by its name) starts it
+    assert triggers == {"workflow_run": {"workflows": [load_file(WORKFLOWS / "pr-welcome.yml")["name"]],
+                                         "types": ["completed"]}}
+    assert workflow["permissions"] == {}
+    (job,) = workflow["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    uses = [str(step.get("uses", "")) for step in job["steps"]]
+    assert not any(u.startswith(("actions/download-artifact@", "actions/cache@")) for u in uses)
+    checkout = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
+    assert checkout["with"] == {"ref": "${{ github.event.repository.default_branch }}",
+                                "persist-credentials": False}
+    text = (WORKFLOWS / "pr-welcome-fork.yml").read_text(encoding="utf-8")
+    # the run's data reaches Python only through the event file, never through expressions
+    steps_text = str(job["steps"])
+    assert "workflow_run" not in steps_text
+    assert "head_repository" in job["if"] and "zizmor: ignore[dangerous-triggers]" in text
+
+
+OURS = ["run-sweep.yml", "benchmark-tmpl.yml", "pr-welcome.yml", "pr-welcome-fork.yml",
+        "reuse-command.yml", "ci.yml"]
 
 
 def _zizmor(*args: str) -> subprocess.CompletedProcess:

@@ -11,7 +11,8 @@ from infx.workflow.expressions import parse
 from infx.yamlio import load_file
 
 WORKFLOWS = Path(__file__).resolve().parent.parent / ".github" / "workflows"
-OURS = ["run-sweep.yml", "benchmark-tmpl.yml", "pr-welcome.yml", "reuse-command.yml", "ci.yml"]
+OURS = ["run-sweep.yml", "benchmark-tmpl.yml", "pr-welcome.yml", "pr-welcome-fork.yml", "reuse-command.yml",
+        "ci.yml"]
 EXPR = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
 NEEDS_REF = re.compile(r"needs\.([A-Za-z0-9_-]+)")
 STEPS_REF = re.compile(r"steps\.([A-Za-z0-9_-]+)")

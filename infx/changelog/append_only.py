@@ -77,10 +77,11 @@ def _series(row: dict) -> str:
     prefill, decode = row.get("prefill") or {}, row.get("decode") or {}
     return freeze([
         row.get("model"), row.get("model-prefix"), row.get("precision"), row.get("framework"),
-        row.get("runner"), row.get("disagg"), "agentic_traces" if agentic else "single_turn",
+        row.get("runner"), bool(row.get("disagg", False)),
+        "agentic_traces" if agentic else "single_turn",
         None if agentic else row.get("isl"), None if agentic else row.get("osl"),
-        row.get("kv-offloading") not in (None, "none"),
-        "" if agentic else row.get("spec-decoding"),
+        row.get("kv-offloading") not in (None, "", "none"),
+        "" if agentic else row.get("spec-decoding", "none"),
         prefill.get("hardware") if isinstance(prefill, dict) else None,
         decode.get("hardware") if isinstance(decode, dict) else None,
     ])

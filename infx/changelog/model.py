@@ -166,8 +166,9 @@ def _bool(value: Any, key: str) -> bool:
         return value
     if isinstance(value, int | float) and value in (0, 1):
         return bool(value)
-    if isinstance(value, str) and value.strip().lower() in _TRUE_WORDS | _FALSE_WORDS:
-        return value.strip().lower() in _TRUE_WORDS
+    # strings are matched as written (no stripping), like the reference model
+    if isinstance(value, str) and value.lower() in _TRUE_WORDS | _FALSE_WORDS:
+        return value.lower() in _TRUE_WORDS
     raise EntryError(f"{key!r} must be a boolean, found {value!r}", key=key,
                      fix=f"write '{key}: true' or remove the key")
 
@@ -179,8 +180,11 @@ def _lax_int(value: Any) -> int | None:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
-        return int(value)
+    # digits with single underscores, optionally followed by a zero fraction ("3.00")
+    if isinstance(value, str):
+        match = re.fullmatch(r"([+-]?[0-9]+(?:_[0-9]+)*)(?:\.0+)?", value.strip())
+        if match:
+            return int(match.group(1))
     return None
 
 

@@ -128,20 +128,25 @@ def freeze(value: Any) -> str:
 
 
 def trim_rows(rows: list[dict]) -> list[dict]:
-    """Lowest concurrency per shape: single-node rows merged by shape, multi-node lists cut."""
-    kept: dict[Any, dict] = {}
-    for index, row in enumerate(rows):
+    """Lowest concurrency per shape: single-node rows merged by shape, multi-node lists cut.
+
+    The surviving row of a shape keeps its own position (ties: the first one), so a
+    later, lower-concurrency row is not moved up to where its shape first appeared.
+    """
+    best: dict[str, int] = {}
+    out: list[dict] = []
+    for row in rows:
         if is_multi_node(row):
             conc = row.get("conc")
-            if isinstance(conc, list) and len(conc) > 1:
-                row = {**row, "conc": [min(conc)]}
-            kept[("multi", index)] = row
+            out.append({**row, "conc": [min(conc)]} if isinstance(conc, list) and len(conc) > 1
+                       else row)
             continue
         shape = freeze({k: v for k, v in row.items() if k not in _TRIM_EXCLUDED})
-        best = kept.get(shape)
-        if best is None or row["conc"] < best["conc"]:
-            kept[shape] = row
-    return list(kept.values())
+        if shape not in best or row["conc"] < out[best[shape]]["conc"]:
+            best[shape] = len(out)
+        out.append(row)
+    survivors = set(best.values())
+    return [row for index, row in enumerate(out) if is_multi_node(row) or index in survivors]
 
 
 def recipe_fingerprint(row: dict) -> str:

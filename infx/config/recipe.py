@@ -19,6 +19,7 @@ from infx.errors import InfxError, Problem
 from infx.yamlio import find_line
 
 RECIPE_DIR = "configs/recipes"
+ROLES = ("prefill", "decode", "router")
 
 # engine -> (draft method -> the engine's algorithm name)
 _SGLANG_ALGORITHMS = {"mtp": "EAGLE", "eagle3": "EAGLE3", "dspark": "DSPARK"}
@@ -58,6 +59,8 @@ class Recipe:
     upstream_recipe: str | None = None
     spec: SpecDecoding | None = None
     source: str = ""
+    # disaggregated deployments: role (prefill | decode | router) -> that role's own flags
+    roles: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def parse_recipe(text: str, filename: str) -> Recipe:
@@ -81,7 +84,8 @@ def parse_recipe(text: str, filename: str) -> Recipe:
         env={k: _env_text(v) for k, v in data.get("env", {}).items()},
         files=tuple(data.get("files", ())), quantization=data.get("quantization"),
         kv_cache_dtype=data.get("kv-cache-dtype"), upstream_recipe=data.get("upstream-recipe"),
-        spec=_spec(spec) if spec else None, source=filename)
+        spec=_spec(spec) if spec else None, source=filename,
+        roles={role: tuple(data["disagg"][role]["args"]) for role in ROLES if role in data.get("disagg", {})})
 
 
 def _check_spec(spec: dict | None, text: str, filename: str) -> None:
@@ -130,6 +134,7 @@ class Launch:
     server_args: tuple[str, ...]
     env: dict[str, str]
     client_args: tuple[str, ...]
+    role_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def server_command(self) -> str:
         return " ".join(self.server_args)
@@ -137,7 +142,8 @@ class Launch:
     def lines(self) -> list[str]:
         """Everything a launch sets, one item per line, for line-based scanners."""
         env = [f"export {name}={shlex.quote(value)}" for name, value in sorted(self.env.items())]
-        return env + [self.server_command(), " ".join(self.client_args)]
+        roles = [" ".join(args) for _, args in sorted(self.role_args.items())]
+        return env + [self.server_command(), *roles, " ".join(self.client_args)]
 
 
 def render(recipe: Recipe) -> Launch:
@@ -154,7 +160,7 @@ def render(recipe: Recipe) -> Launch:
         env.update(spec_env)
     args += recipe.server_args
     client = [f"--endpoint {recipe.client_endpoint}", *recipe.client_args]
-    return Launch(tuple(args), env, tuple(client))
+    return Launch(tuple(args), env, tuple(client), dict(recipe.roles))
 
 
 def _parallel_args(recipe: Recipe) -> list[str]:

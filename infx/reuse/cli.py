@@ -66,8 +66,12 @@ def resolve_command(repo: str, event_name: str, event_action: str, pr_number: in
         event_name=event_name, event_action=event_action, pr_number=pr_number, ref=ref,
         commit_sha=commit_sha, workflow=workflow_id, default_branch=default_branch,
         incompatible_labels=tuple(x.strip() for x in reuse_incompatible_label.split(",") if x.strip()))
-    with _client(world) as client:
-        result = resolve(GitHubGateway(client, repo), request)
+    try:
+        with _client(world) as client:
+            result = resolve(GitHubGateway(client, repo), request)
+    except InfxError as exc:  # fail closed: no outputs, the reason in the summary and on stderr
+        append_summary("**Sweep reuse failed:** " + "; ".join(p.message for p in exc.problems))
+        raise
     outputs = result.outputs()
     write_outputs(outputs, str(github_output) if github_output else None)
     append_summary(f"**Sweep reuse:** {result.reason}")
@@ -88,8 +92,12 @@ def ack_command(repo: str, event_path: Path, workflow_id: str, world: Path | Non
     from infx.workflow.actions import append_summary
 
     event = CommentEvent.from_event(load_event(event_path, "issue_comment"))
-    with _client(world) as client:
-        outcome = acknowledge(GitHubGateway(client, repo), event, workflow=workflow_id)
+    try:
+        with _client(world) as client:
+            outcome = acknowledge(GitHubGateway(client, repo), event, workflow=workflow_id)
+    except InfxError as exc:  # GitHub could not be read: no reaction at all, say why
+        append_summary("**Reuse acknowledgement failed:** " + "; ".join(p.message for p in exc.problems))
+        raise
     append_summary(outcome.summary)
     if outcome.failed:
         raise InfxError(Problem(outcome.summary, key=f"comment {event.comment_id}"))

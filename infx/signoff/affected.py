@@ -1,20 +1,21 @@
 """Affected configs: master-config entries a PR adds, changes, re-enables or relaunches.
 
 An entry is also affected when its linked recipe (configs/recipes/<key>.yaml), a file that
-recipe launches, or a launch file named after the config changes. The facts the policy
+recipe launches, a launch file named after the config, or (multi-node) a shared helper the
+trusted policy names for its runner SKU changes. The facts the policy
 checks read about a config (SKU, scenarios, lanes, launch lines) live here too.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
 from infx.config.recipe import Recipe, parse_recipe, recipe_path, render
 from infx.signoff.model import Evidence
-from infx.signoff.policy_common import EvidenceGap, base_text, changed_files, head_text
+from infx.signoff.policy_common import EvidenceGap, base_text, changed_files, head_text, policy
 from infx.signoff.scan import Line, join_continuations, text_lines
 from infx.yamlio import load_text
 
@@ -24,6 +25,7 @@ LAUNCH_PATH = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners)/")
 SPEC_KEY = re.compile(r"-mtp\b|eagle|dspark", re.IGNORECASE)
 SPEC_FLAGS = ("--speculative-config", "--speculative-algorithm", "speculative_config",
               "--num-speculative-tokens", "--speculative-num-steps")
+SPEC_METHOD = re.compile(r"(?:^|\s)--method[ =][\"']?(?:eagle3|eagle|mtp|dspark)\b", re.IGNORECASE)
 _DRAFT_ZERO = re.compile(r"(?:^|_)(?:MTP_SIZE|NUM_DRAFT_TOKENS|DRAFT_LEN)=0$")
 _SCENARIO_IDS = {(8192, 1024): "8k1k", (1024, 1024): "1k1k", (1024, 8192): "1k8k"}
 _SCENARIO_NAMES = {"8k1k": "Single-turn 8k1k", "1k1k": "Single-turn 1k1k",
@@ -34,7 +36,7 @@ _SCENARIO_NAMES = {"8k1k": "Single-turn 8k1k", "1k1k": "Single-turn 1k1k",
 class AffectedConfig:
     key: str
     entry: dict[str, Any]
-    how: str  # "added" | "changed" | "recipe changed" | "launch file changed"
+    how: str  # "added" | "changed" | "recipe changed" | "launch file changed" | "shared helper changed"
     master_path: str
     recipe: Recipe | None = None
 
@@ -180,6 +182,8 @@ def affected_configs(evidence: Evidence) -> list[AffectedConfig]:
         if recipe and changed.intersection(recipe.files) or any(
                 LAUNCH_PATH.match(p) and _names_config(p, config) for p in changed):
             found[key] = config
+        elif changed.intersection(helper_files(evidence, config)):
+            found[key] = AffectedConfig(key, entry, "shared helper changed", path, recipe)
     return [found[key] for key in sorted(found)]
 
 
@@ -204,7 +208,22 @@ def launch_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
               and not MASTER_PATH.match(p) and not RECIPE_PATH.match(p)]
     for path in dict.fromkeys(files):
         lines += text_lines(path, head_text(evidence, path))
+    for path in helper_files(evidence, config):
+        if path not in files:
+            lines += [replace(line, shared=True) for line in text_lines(path, head_text(evidence, path))]
     return list(join_continuations(lines))
+
+
+def helper_files(evidence: Evidence, config: AffectedConfig) -> list[str]:
+    """Shared multi-node helper files (per the trusted engines policy) a multi-node config
+    launches through, as they exist at head."""
+    if not config.entry.get("multinode"):
+        return []
+    rules = policy(evidence).doc("engines").get("multi-node-helpers") or []
+    dirs = tuple(p for rule in rules if config.sku in rule["skus"] for p in rule["paths"])
+    if not dirs:
+        return []
+    return sorted(p for p, text in evidence.head_files.items() if text is not None and p.startswith(dirs))
 
 
 def _recipe_line(source: str, rendered: str) -> int | None:
@@ -262,8 +281,11 @@ def is_spec_decode(config: AffectedConfig, lines: list[Line] | None = None) -> b
     declared = [str(lane["spec-decoding"]).lower() for lane in config.lanes if "spec-decoding" in lane]
     if any(value not in ("none", "", "null") for value in declared):
         return True
+    # a shared helper's speculative flags serve every config on the SKU, so they prove nothing
+    own = [line for line in lines or [] if not line.shared]
     if (config.recipe and config.recipe.spec) or any(
-            flag in line.text for line in lines or [] for flag in SPEC_FLAGS):
+            flag in line.text for line in own for flag in SPEC_FLAGS) or any(
+            SPEC_METHOD.search(line.text) for line in own):
         return True
     if config.lanes and len(declared) == len(config.lanes):
         return False  # every lane says spec-decoding: none, whatever the key is called

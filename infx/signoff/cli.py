@@ -104,8 +104,10 @@ def _emit(result: publish.Result, fmt: str, dump_evidence: str | None) -> None:
 @click.option("--event-name", help="Event name (default: $GITHUB_EVENT_NAME).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--dump-evidence", type=click.Path(dir_okay=False), help="Write the gathered evidence as JSON.")
+@click.option("--state-file", type=click.Path(dir_okay=False),
+              help="Record '<state> <sha>' after each commit status (read by the workflow's guard step).")
 def verify(world, repo, pr, comment_id, comment_url, actor, dispatch, event_file, event_name, fmt,
-           dump_evidence) -> None:
+           dump_evidence, state_file) -> None:
     """Verify a sign-off and publish the verdict comment and commit status."""
     event_file = event_file or (None if (pr or comment_url) else os.environ.get("GITHUB_EVENT_PATH"))
     if event_file:
@@ -117,7 +119,8 @@ def verify(world, repo, pr, comment_id, comment_url, actor, dispatch, event_file
         return
     with _github(world) as (client, world_repo, now):
         repo = _repo(repo, world_repo)
-        result = publish.verify(client, repo, trigger, publish.Options(now=now))
+        options = publish.Options(now=now, on_status=_recorder(state_file))
+        result = publish.verify(client, repo, trigger, options)
     _emit(result, fmt, dump_evidence)
     if result.kind == "error":
         raise InfxError(Problem(f"verification failed: {result.reason}", key="signoff"))
@@ -142,6 +145,17 @@ def preview(pr, body_file, signer, world, repo, fmt, dump_evidence) -> None:
     _emit(result, fmt, dump_evidence)
     if result.kind == "error":
         raise InfxError(Problem(f"preview failed: {result.reason}", key="signoff"))
+
+
+def _recorder(state_file: str | None):
+    """Overwrite the state file with the latest status, or None when no file was asked for."""
+    if not state_file:
+        return None
+
+    def record(state: str, sha: str) -> None:
+        Path(state_file).write_text(f"{state} {sha}\n", encoding="utf-8")
+
+    return record
 
 
 def _repo(repo: str | None, world_repo: str | None) -> str:

@@ -47,6 +47,11 @@ class Codeowners:
         rule = self.rule_for(path)
         return rule.owners if rule else ()
 
+    def catch_all_owners(self) -> tuple[str, ...]:
+        """Owners (users and teams, without '@') of the last bare catch-all line, if any."""
+        rule = next((r for r in reversed(self.rules) if r.is_catch_all), None)
+        return tuple(o[1:] for o in rule.owners if o.startswith("@")) if rule else ()
+
     def all_owners(self) -> frozenset[str]:
         return frozenset(owner.lower() for rule in self.rules for owner in rule.owners)
 

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from infx.errors import InfxError
-from infx.signoff import codeowners, configs_at
+from infx.signoff import codeowners, configs_at, eval_jobs
 from infx.signoff.checklist import parse as parse_checklist
 from infx.signoff.checks.sweep import green_runs_on
 from infx.signoff.gating import SignoffRef
@@ -30,6 +30,9 @@ from infx.signoff.render import read_marker
 
 WANTED_ARTIFACTS = ("eval_results_all", "results_bmk")
 MAX_TEAM_LOOKUPS = 3
+# per-job eval artifacts read when the aggregate is missing; more than this fails Check 2 closed
+MAX_EVAL_JOBS = 6
+MAX_BYPASS_LOOKUPS = 2
 MAX_EXTERNAL_PULLS = 3
 _PR_LINK = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)")
 
@@ -51,6 +54,12 @@ class Reader:
         if self.calls >= self.cap:
             raise BudgetExceeded(f"API call budget of {self.cap} reached before {what}; "
                                  "evidence is incomplete")
+        self.calls += 1
+
+    def write(self, what: str) -> None:
+        """Count a publishing call. Writes are not capped: a run whose reads ran out of budget
+        must still post its (fail-closed) verdict and a final commit status."""
+        del what
         self.calls += 1
 
     def get(self, path: str, what: str, params: dict | None = None) -> Any:
@@ -144,12 +153,17 @@ class Reader:
         return [workflow_run(item) for item in items]
 
     def artifacts(self, run_id: int) -> list[Artifact]:
+        """The run's artifacts; the aggregates are downloaded, and the per-job `eval_*`
+        artifacts too (at most MAX_EVAL_JOBS) when no usable `eval_results_all` exists."""
         self.spend(f"listing artifacts of run {run_id}")
-        listed = self.client.run_artifacts(self.repo, run_id)
+        listed = sorted(self.client.run_artifacts(self.repo, run_id), key=lambda a: (a.name, a.id))
+        usable_agg = any(a.name == "eval_results_all" and not a.expired for a in listed)
+        jobs = [a for a in listed if not usable_agg and eval_jobs.is_job_artifact(a.name)]
+        wanted = {a.id for a in listed if a.name in WANTED_ARTIFACTS} | {a.id for a in jobs[:MAX_EVAL_JOBS]}
         found = []
-        for item in sorted(listed, key=lambda a: (a.name, a.id)):
+        for item in listed:
             files = None
-            if item.name in WANTED_ARTIFACTS and not item.expired:
+            if item.id in wanted and not item.expired:
                 self.spend(f"downloading artifact {item.name}")
                 files = dict(self.client.download_artifact(self.repo, item.id))
             found.append(Artifact(name=item.name, expired=item.expired, files=files))
@@ -240,7 +254,22 @@ def gather(reader: Reader, evidence: Evidence, *, number: int, core_team: str) -
         _sweep_evidence(reader, evidence, commits)
     _team_evidence(reader, evidence, core_team)
     _external_evidence(reader, evidence)
+    _bypass_evidence(reader, evidence)
     return evidence
+
+
+def _bypass_evidence(reader: Reader, evidence: Evidence) -> None:
+    """Permissions of whoever recorded a Pareto bypass for the head (Check 14 reports it)."""
+    from infx.signoff.checks.pareto import bypass_requests
+    from infx.signoff.table import load_table
+
+    command = load_table().settings.pareto_bypass_command
+    authors = [c.user.lower() for c, sha in reversed(bypass_requests(evidence.comments, command))
+               if sha == evidence.pr.head_sha]
+    for login in list(dict.fromkeys(authors))[:MAX_BYPASS_LOOKUPS]:
+        if login not in evidence.collaborators:
+            evidence.collaborators[login] = optional(evidence, f"permission:{login}",
+                                                     lambda login=login: reader.permission(login))
 
 
 def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> None:

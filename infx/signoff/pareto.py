@@ -53,3 +53,36 @@ def frontier(points: list[dict[str, Any]], x_key: str, y_key: str) -> tuple[list
     if any(FRONTIER_FLAG in point for point in points):
         kept = [item for item in kept if item[2].get(FRONTIER_FLAG) is True]
     return [(x, y) for x, y, _ in kept], invalid
+
+
+def coverage(curves: list[dict[str, Any]], recommended: int = 5,
+             y_key: str = "tput_per_gpu") -> list[dict[str, Any]]:
+    """One report per curve: {key, status, measuredPoints, invalidPoints, frontierPoints,
+    recommendedPoints, canonicalRestriction, frontier}.
+
+    Each curve is ``{"key": str, "x": latency metric, "points": [...]}``. A curve passes
+    when it has no invalid point and at least ``recommended`` frontier points; otherwise it
+    warns. An empty curve list, a duplicate key, or a curve without a key or points array is
+    an input error (ValueError): coverage is then unverifiable, never guessed.
+    """
+    if not curves:
+        raise ValueError("no curves were given")
+    seen: set[str] = set()
+    reports = []
+    for index, curve in enumerate(curves):
+        key, points = curve.get("key"), curve.get("points")
+        if not isinstance(key, str) or not key or not isinstance(points, list):
+            raise ValueError(f"curve {index} needs a non-empty key and a points array")
+        if key in seen:
+            raise ValueError(f"duplicate curve key {key!r}")
+        seen.add(key)
+        front, invalid = frontier([p for p in points if isinstance(p, dict)], curve["x"], y_key)
+        invalid += sum(1 for p in points if not isinstance(p, dict))
+        reports.append({
+            "key": key, "status": "PASS" if invalid == 0 and len(front) >= recommended else "WARN",
+            "measuredPoints": len(points), "invalidPoints": invalid, "frontierPoints": len(front),
+            "recommendedPoints": recommended,
+            "canonicalRestriction": any(isinstance(p, dict) and FRONTIER_FLAG in p for p in points),
+            "frontier": [list(point) for point in front],
+        })
+    return reports

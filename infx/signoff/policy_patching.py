@@ -21,6 +21,7 @@ BENCHMARK_FILE = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners|configs|scripts|
                             r"|Dockerfile|\.sh$|\.patch$|\.diff$")
 _OPTION_WITH_VALUE = {"--target", "-t", "--prefix", "--root", "--index-url", "-i", "--extra-index-url",
                       "-c", "--constraint", "--cache-dir", "--python", "--find-links", "-f"}
+_DOCKERFILE = re.compile(r"(?:^|/)(?:Dockerfile|Containerfile)[^/]*$|\.dockerfile$", re.IGNORECASE)
 _DOC = re.compile(r"(^|/)docs?/|\.md$|\.rst$|\.txt$")
 
 
@@ -46,6 +47,10 @@ def find_patching(files: list[ChangedFile], engine_paths: list[str], engine_pack
                                   tuple(ln.text for ln in added_lines(f.filename, f.patch))))
             continue
         lines = list(join_continuations(added_lines(f.filename, f.patch)))
+        if _DOCKERFILE.search(f.filename):
+            found += [Patching(ln.where(), f"builds a derived image instead of running the pinned one: "
+                               f"{ln.text.strip()}", ln.path, (ln.text,))
+                      for ln in lines if re.match(r"\s*FROM\s", ln.text, re.IGNORECASE)]
         found += _scan(lines, engine_paths, engine_packages, allowed_packages)
     return found
 

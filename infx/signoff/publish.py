@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -52,6 +53,9 @@ class Options:
     now: datetime | None = None
     body_override: str | None = None  # preview: a draft instead of a posted sign-off
     signer_override: str | None = None
+    # told (state, sha) after each commit status is set, so a workflow guard can turn a
+    # `pending` left behind by a killed job into `error`
+    on_status: Callable[[str, str], None] | None = None
 
 
 def verify(client: Any, repo: str, trigger: gating.Trigger, options: Options | None = None,
@@ -88,9 +92,11 @@ class _Session:
         self.last_status = state
         if not self.options.post:
             return
-        self.reader.spend(f"setting status {state}")
+        self.reader.write(f"setting status {state}")
         self.client.create_status(self.repo, self.head_sha, state, self.settings.status_context,
                                   description, target_url)
+        if self.options.on_status is not None:
+            self.options.on_status(state, self.head_sha)
 
     def run(self, trigger: gating.Trigger, pr: PullInfo, raw: dict) -> Result:
         problem = gating.pr_state_problem(pr.state, pr.draft, trigger.dispatched)
@@ -142,15 +148,27 @@ class _Session:
             branch = ((raw.get("base") or {}).get("repo") or {}).get("default_branch") or pr.base_ref
             default_sha = self.reader.branch_sha(branch)
             default_tree: dict[str, str | None] = self.reader.tree(default_sha)
-            errors = self.reader.codeowners_errors(default_sha)
+            # CODEOWNERS comes from the tip of the branch the PR targets (resolved once to a
+            # SHA used for both the errors API and the text), never from the PR's stale base
+            target = pr.base_ref or branch
+            owners_sha = default_sha if target == branch else self.reader.branch_sha(target)
+            owners_tree = default_tree if owners_sha == default_sha else self.reader.tree(owners_sha)
+            errors = self.reader.codeowners_errors(owners_sha)
             if errors:
                 first = errors[0]
-                raise scope_mod.ScopeError(f"GitHub reports CODEOWNERS errors on {branch} "
+                raise scope_mod.ScopeError(f"GitHub reports CODEOWNERS errors on {target} "
                                            f"(line {first.get('line')}: {first.get('message') or first.get('kind')})")
-            text = next((default_tree[p] for p in self.settings.codeowners_paths
-                         if default_tree.get(p) is not None), None)
+            owners_path = next((p for p in self.settings.codeowners_paths
+                                if owners_tree.get(p) is not None), None)
+            text = owners_tree[owners_path] if owners_path else None
             if not text or not text.strip():
-                raise scope_mod.ScopeError(f"no CODEOWNERS file (or an empty one) on {branch}")
+                raise scope_mod.ScopeError(f"no CODEOWNERS file (or an empty one) on {target}")
+            if owners_tree is not default_tree:
+                # Check 0 reads the trusted CODEOWNERS from here: make it the target's
+                default_tree = {**{p: None for p in self.settings.codeowners_paths},
+                                **{k: v for k, v in default_tree.items()
+                                   if k not in self.settings.codeowners_paths},
+                                owners_path: text}
             files = self.reader.files(pr.number, pr.changed_files)
             paths = [p for f in files for p in (f.filename, f.previous_filename) if p]
 
@@ -177,7 +195,8 @@ class _Session:
         now = self.options.now or datetime.now(timezone.utc)
         base_files = default_tree if pr.base_sha == default_sha else {}
         return Evidence(repo=self.repo, default_branch=branch, now=now, pr=pr, signoff=signoff,
-                        files=files, default_branch_files=default_tree, base_files=dict(base_files))
+                        files=files, default_branch_files=default_tree, base_files=dict(base_files),
+                        collaborators=dict(permissions))
 
     def _conclude(self, evidence: Evidence) -> Result:
         settings = self.settings
@@ -193,7 +212,7 @@ class _Session:
             signer=evidence.signoff.author, evidence_digest=fingerprint,
             live_head_sha=evidence.live_head_sha,
             supersedes=previous if previous and previous != verdict.overall.value else None,
-            escalation_mentions=settings.escalation_mentions,
+            escalation_mentions=escalation_mentions(evidence, self.table),
             recommended_points=settings.recommended_frontier_points)
         body = render.render(verdict, context)
         problems = render.validate(body, self.table, settings.marker)
@@ -215,7 +234,7 @@ class _Session:
             else:
                 marker = make_marker(self.settings.marker, sha=evidence.pr.head_sha,
                                      evidence=fingerprint)
-                self.reader.spend("posting the verdict")
+                self.reader.write("posting the verdict")
                 upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker, body)
                 result.posted = upsert.action != "unchanged"
                 result.comment_url = upsert.comment.html_url or None
@@ -227,6 +246,16 @@ class _Session:
         if not self.options.post:
             return self.settings.bot_logins[0] if self.settings.bot_logins else ""
         return self.client.login
+
+
+def escalation_mentions(evidence: Evidence, table: CheckTable) -> tuple[str, ...]:
+    """Configured maintainers, else the catch-all owners of the trusted CODEOWNERS (core)."""
+    if table.settings.escalation_mentions:
+        return table.settings.escalation_mentions
+    from infx.signoff.checks.codeowner import codeowners_text
+
+    _, text = codeowners_text(evidence)
+    return codeowners.parse(text).catch_all_owners() if text else ()
 
 
 def _overall_of(body: str) -> str | None:

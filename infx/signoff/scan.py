@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _ENV_NAME = r"[A-Z][A-Z0-9_]*"
@@ -23,6 +23,7 @@ class Line:
     path: str
     number: int | None
     text: str
+    shared: bool = False  # from a shared helper every config on the SKU launches through
 
     def where(self) -> str:
         return f"{self.path}:{self.number}" if self.number else self.path
@@ -132,16 +133,51 @@ def join_continuations(lines: Iterable[Line]) -> Iterator[Line]:
     pending: Line | None = None
     for line in lines:
         if pending is not None:
-            line = Line(pending.path, pending.number, pending.text[:-1] + " " + line.text.strip())
+            line = replace(pending, text=pending.text[:-1] + " " + line.text.strip())
             pending = None
         if line.text.endswith("\\"):
             pending = line
             continue
         yield line
     if pending is not None:
-        yield Line(pending.path, pending.number, pending.text[:-1])
+        yield replace(pending, text=pending.text[:-1])
 
 
 def first_number(text: str) -> float | None:
     match = re.search(r"-?\d+(?:\.\d+)?", text)
     return float(match.group(0)) if match else None
+
+
+_SHELL_IF = re.compile(r"^\s*(if|elif)\s+(.*?)\s*(?:;\s*then)?\s*$")
+
+
+@dataclass(frozen=True)
+class Guard:
+    """An enclosing shell condition of a line; ``negated`` when the line is in its else branch."""
+
+    predicate: str
+    negated: bool
+
+
+def shell_guards(text: str, number: int) -> list[Guard]:
+    """The ``if``/``elif`` conditions (outermost first) that enclose line ``number`` of a shell
+    script; one-line ``if …; then …; fi`` forms guard only themselves."""
+    stack: list[Guard] = []
+    for current, raw in enumerate(text.splitlines(), 1):
+        line = strip_comment(raw)
+        word = line.strip().rstrip(";")
+        inline = re.match(r"^\s*if\s+(.*?);\s*then\s+.*\bfi\s*;?\s*$", line)
+        if current == number:
+            return stack + ([Guard(inline.group(1), False)] if inline else [])
+        match = _SHELL_IF.match(line)
+        if inline:
+            continue
+        if match and match.group(1) == "if":
+            stack.append(Guard(match.group(2), False))
+        elif match and stack:
+            stack[-1] = Guard(match.group(2), False)
+        elif word == "else" and stack:
+            stack[-1] = Guard(stack[-1].predicate, True)
+        elif word == "fi" and stack:
+            stack.pop()
+    return stack

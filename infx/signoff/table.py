@@ -41,6 +41,7 @@ class Settings:
     escalation_mentions: tuple[str, ...]
     recommended_frontier_points: int
     max_api_calls: int
+    pareto_bypass_command: str = "/pareto-bypass"
 
     def core_team_for(self, repo: str) -> str:
         return self.core_team.replace("{org}", repo.split("/")[0])

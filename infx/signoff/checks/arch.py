@@ -9,9 +9,11 @@ from infx.signoff.affected import AffectedConfig, affected_configs, config_where
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import diffed_files, fail_closed, failed, policy
 from infx.signoff.policy_patching import BENCHMARK_FILE
-from infx.signoff.scan import Line, added_lines, flag_values, join_continuations
+from infx.signoff.scan import Line, added_lines, flag_values, join_continuations, mentions_flag
 
+_WRITES_JSON = re.compile(r"json\.dump|\.write\(|write_text|\bsed\s+-i|\bjq\b|>\s*\S*config\.json")
 _FALSE = ("false", "0", "no", "off")
+_TRUE = ("true", "1", "yes", "on")
 
 
 @fail_closed("Architecture integrity")
@@ -39,15 +41,27 @@ def _override_problems(lines: list[Line], rules: dict, prefixes: set[str]) -> li
     denied = set(rules["flop-reducing-keys"])
     allowed = {(r["prefix"], r["key"], str(r["value"])) for r in rules["native-support"]}
     problems = []
+    editors = _config_editing_files(lines)
     for line in lines:
         values = [v for flag in rules["override-flags"] for v in flag_values(line.text, flag)]
-        if "config.json" in line.text and re.search(r"\b(sed|jq|python3?|perl)\b", line.text):
+        if "config.json" in line.text and re.search(r"\b(sed|jq|python3?|perl)\b", line.text) \
+                or line.path in editors:
             values.append(line.text)
         for key, value in (kv for v in values for kv in _keys(v)):
             if key in denied and not any((p, key, str(value)) in allowed for p in prefixes):
                 problems.append(f"{line.where()}: overrides {key}={value}, which removes "
                                 "architectural FLOPs the model does not natively support")
     return problems
+
+
+def _config_editing_files(lines: list[Line]) -> set[str]:
+    """Files whose lines both name a model's config.json and write JSON or edit in place: every
+    line of such a script may set a key (``cfg["num_hidden_layers"] = 30`` in a heredoc)."""
+    by_path: dict[str, list[str]] = {}
+    for line in lines:
+        by_path.setdefault(line.path, []).append(line.text)
+    return {path for path, texts in by_path.items()
+            if any("config.json" in t for t in texts) and any(_WRITES_JSON.search(t) for t in texts)}
 
 
 def _keys(value: str) -> list[tuple[str, object]]:
@@ -59,7 +73,7 @@ def _keys(value: str) -> list[tuple[str, object]]:
         data = None
     if isinstance(data, dict):
         return list(_flatten(data))
-    pairs = re.findall(r"[\"']?(\w+)[\"']?\s*[:=]\s*[\"']?([\w.\-]+)", value)
+    pairs = re.findall(r"[\"']?(\w+)[\"']?\]?\s*[:=]\s*[\"']?([\w.\-]+)", value)
     return [(k, v) for k, v in pairs]
 
 
@@ -73,16 +87,44 @@ def _flatten(data: dict):
 
 def _publication_problems(evidence: Evidence, configs: list[AffectedConfig], added: list[Line],
                           rule: dict) -> list[str]:
+    """A false publication setting anywhere the PR or an affected launch reaches fails; where the
+    framework supports the setting, a value that is absent or not a literal fails closed."""
     setting = rule["setting"]
-    problems = [f"{ln.where()}: sets {setting} to {v}" for ln in added
-                for v in flag_values(ln.text, setting) if v.lower() in _FALSE]
+    disabled: dict[str, str] = {}  # line -> problem, so a line is reported once
+    for ln in added:
+        if "false" in publication_values(ln.text, setting):
+            disabled.setdefault(ln.where(), f"{ln.where()}: sets {setting} to false")
+    unverified = []
     for config in configs:
+        found = [(ln, value) for ln in launch_lines(evidence, config)
+                 for value in publication_values(ln.text, setting)]
+        for ln, value in found:
+            if value == "false":
+                disabled[ln.where()] = f"{ln.where()}: {config.key} runs with {setting}=false"
         if config.framework not in rule["supported-frameworks"]:
             continue
-        values = [(ln, v) for ln in launch_lines(evidence, config) for v in flag_values(ln.text, setting)]
-        if not values:
-            problems.append(f"{config_where(evidence, config)}: event/metric publication could not "
-                            f"be verified ({setting} is not set in its recipe or launch files)")
-        problems += [f"{ln.where()}: {config.key} runs with {setting}={v}" for ln, v in values
-                     if v.lower() in _FALSE]
-    return sorted(set(problems), key=problems.index)
+        where = config_where(evidence, config)
+        if not found:
+            unverified.append(f"{where}: Event/metric publication could not be verified ({setting} is not "
+                              f"set in its recipe or launch files, and {config.framework} supports it)")
+        unverified += [f"{where}: Event/metric publication could not be verified ({ln.where()} sets "
+                       f"{setting} to {value!r}, which is not a literal true/false)"
+                       for ln, value in found if value not in ("true", "false")]
+    return list(disabled.values()) + unverified
+
+
+def publication_values(text: str, setting: str) -> list[str]:
+    """Each value a line gives the setting: ``true``, ``false``, or the raw text when it is
+    not a literal (an unexpanded variable, say). A bare ``--flag`` switch means true and
+    ``--no-flag`` means false."""
+    flag = "--" + setting.replace("_", "-")
+    values = []
+    for raw in flag_values(text, setting):
+        lowered = raw.strip().lower()
+        values.append("true" if lowered.startswith("-") or lowered in _TRUE
+                      else "false" if lowered in _FALSE else raw.strip())
+    if not values and re.search(rf"{re.escape(flag)}(?=\s*(?:$|[\"')]))", text):
+        values.append("true")
+    if mentions_flag(text, "--no-" + setting.replace("_", "-")):
+        values.append("false")
+    return values

@@ -13,12 +13,14 @@ from infx.signoff.affected import (
 )
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import fail_closed, failed
-from infx.signoff.scan import Line
+from infx.signoff.scan import Guard, Line, shell_guards
 
 # client settings that apply the chat template (AIPerf, bench-serving, srt-slurm, helpers)
 _CHAT = re.compile(r"/v1/chat/completions|--endpoint-type[ =]chat\b|--apply-chat-template"
                    r"|--use-chat-template|\bopenai-chat\b|use_chat_template\s*[:=]\s*true"
                    r"|endpoint_type\s*[:=]\s*[\"']?chat\b", re.IGNORECASE)
+_SPEC_GUARD = re.compile(r"mtp|spec|draft|eagle|dspark|nextn", re.IGNORECASE)
+_SHELL_FILE = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
 _RAW = re.compile(r"/v1/completions\b|--endpoint-type[ =]completions\b|--backend[ =](?:openai|vllm|sglang)\b"
                   r"(?!-chat)", re.IGNORECASE)
 
@@ -34,10 +36,17 @@ def run(evidence: Evidence) -> Outcome:
                 skipped.append(f"{config.key} sets the draft size to 0 on every lane")
             continue
         where = config_where(evidence, config)
-        chat = _first(lines, _CHAT)
+        candidates = [ln for ln in lines if _CHAT.search(ln.text)]
+        chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln)), None)
         raw = _first(lines, _RAW)
         if chat:
-            judged.append(f"{where}: client uses the chat template ({chat.where()}: {_clip(chat.text)})")
+            judged.append(f"{where}: client uses the chat template ({chat.where()}: {_clip(chat.text)}"
+                          + _guard_note(evidence, chat) + ")")
+        elif candidates:
+            guard = _unproven_guard(evidence, candidates[0])
+            failures.append(f"{where}: the chat template is applied only under `{guard}` at "
+                            f"{candidates[0].where()}, which could not be shown to hold for this "
+                            "spec-decode config (accepted guards test the MTP/speculative/draft setting)")
         elif raw:
             failures.append(f"{where}: spec-decode benchmark drives raw completions without a chat "
                             f"template at {raw.where()}: {_clip(raw.text)}")
@@ -50,6 +59,26 @@ def run(evidence: Evidence) -> Outcome:
         reason = "no spec-decode config is added or changed"
         return Outcome(Status.NA, reason + (f" ({'; '.join(skipped)})" if skipped else ""))
     return Outcome(Status.PASS, "; ".join(judged), tuple(judged))
+
+
+def _guards(evidence: Evidence, line: Line) -> list[Guard]:
+    if line.number is None or not _SHELL_FILE.search(line.path):
+        return []
+    return shell_guards(evidence.head_files.get(line.path) or "", line.number)
+
+
+def _unproven_guard(evidence: Evidence, line: Line) -> str | None:
+    """The first enclosing condition that does not test spec decoding (None: every one does).
+    Shared helpers add the chat flag only when MTP is on, which a spec config satisfies."""
+    for guard in _guards(evidence, line):
+        if guard.negated or not _SPEC_GUARD.search(guard.predicate):
+            return ("else of " if guard.negated else "") + guard.predicate
+    return None
+
+
+def _guard_note(evidence: Evidence, line: Line) -> str:
+    guards = _guards(evidence, line)
+    return f", when {' and '.join(g.predicate for g in guards)}" if guards else ""
 
 
 def _first(lines: list[Line], pattern: re.Pattern[str]) -> Line | None:

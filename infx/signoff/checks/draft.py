@@ -48,9 +48,21 @@ def run(evidence: Evidence) -> Outcome:
         lines = launch_lines(evidence, config)
         if is_spec_decode(config, lines):
             configs.append((config, lines))
-    if not configs:
+    shared = [ln for f in diffed_files(evidence) if BENCHMARK_FILE.search(f.filename)
+              for ln in join_continuations(added_lines(f.filename, f.patch))]
+    if not configs and not shared:
         return Outcome(Status.NA, "no spec-decode benchmark is added, changed or re-enabled")
-    rules = policy(evidence).doc("draft")
+    reader = policy(evidence)
+    # deny-listed architecture keys set for the draft prune it (fewer layers/experts than shipped)
+    rules = {**reader.doc("draft"), "pruning-keys": reader.doc("overrides")["flop-reducing-keys"]}
+    if not configs:
+        # a shared launcher no config is named after can still enable a prohibited draft setting
+        found = _launch_problems(shared, rules)
+        if found:
+            return failed([f"{p} (in a changed benchmark file; it reaches every spec-decode config "
+                           "that launches through it)" for p in found])
+        return Outcome(Status.NA, "no spec-decode benchmark is added, changed or re-enabled, and no "
+                       "changed benchmark file sets a prohibited draft flag or environment")
     problems: list[str] = []
     for config, lines in configs:
         if not lines:
@@ -58,8 +70,7 @@ def run(evidence: Evidence) -> Outcome:
                             "or script) could not be found, so the draft's environment could not be verified")
         problems += [f"{config.key}: {p}" for p in _launch_problems(lines, rules)]
         problems += _atom_exclude_problems(config, lines, rules["atom-draft-modules"])
-    shared = [ln for f in diffed_files(evidence) if BENCHMARK_FILE.search(f.filename)
-              for ln in join_continuations(added_lines(f.filename, f.patch))]
+        problems += _checkpoint_problems(evidence, config, lines, rules["approved-drafts"])
     problems += [p for p in _launch_problems(shared, rules) if not any(p in q for q in problems)]
     problems += [f"{p.where}: patch changes draft loading/precision ({p.what})"
                  for p in patching_in(evidence) if _lowers_draft(p.what + "\n" + "\n".join(p.body))]
@@ -92,15 +103,27 @@ def _launch_problems(lines: list[Line], rules: dict) -> list[str]:
             if keys:
                 problems.append(f"{line.where()}: --speculative-config sets {', '.join(sorted(keys))} "
                                 "for the draft")
+            pruned = _json_keys(conf, nested=True) & set(rules["pruning-keys"])
+            if pruned:
+                problems.append(f"{line.where()}: --speculative-config sets {', '.join(sorted(pruned))} for "
+                                "the draft, which prunes its layers/experts/heads below the shipped draft")
     return problems
 
 
-def _json_keys(text: str) -> set[str]:
+def _json_keys(text: str, nested: bool = False) -> set[str]:
+    """Keys of a JSON object (at any depth when ``nested``); quoted keys when it does not parse."""
     try:
         data = json.loads(text)
     except ValueError:
         return set(re.findall(r"[\"'](\w+)[\"']\s*:", text))
-    return set(data) if isinstance(data, dict) else set()
+    if not isinstance(data, dict):
+        return set()
+    keys = set(data)
+    if nested:
+        for value in data.values():
+            if isinstance(value, dict):
+                keys |= _json_keys(json.dumps(value), nested=True)
+    return keys
 
 
 def _atom_exclude_problems(config: AffectedConfig, lines: list[Line], modules: dict) -> list[str]:
@@ -117,6 +140,42 @@ def _atom_exclude_problems(config: AffectedConfig, lines: list[Line], modules: d
             problems.append(f"{line.where()}: {config.key} --online_quant_config exclude_layer does not "
                             f"cover the draft module(s) {', '.join(uncovered)}, so the draft is quantized")
     return problems
+
+
+def _checkpoint_problems(evidence: Evidence, config: AffectedConfig, lines: list[Line],
+                         approved: dict[str, list[str]]) -> list[str]:
+    """A standalone draft that is not the model's shipped / plan-of-record draft."""
+    allowed = approved.get(config.prefix)
+    if not allowed:
+        return []
+    problems = []
+    for where, draft in draft_checkpoints(config, lines):
+        if draft.rstrip("/").lower() not in {a.lower() for a in allowed}:
+            problems.append(f"{where}: {config.key} serves draft {draft}, which is not a shipped or "
+                            f"agreed (PoR) draft of {config.prefix} ({', '.join(allowed)}); a converted or "
+                            "foreign draft checkpoint does not run as shipped")
+    return problems
+
+
+def draft_checkpoints(config: AffectedConfig, lines: list[Line]) -> list[tuple[str, str]]:
+    """(where, draft) for each draft the config's own launch names; shared helpers are skipped
+    because their model tables list drafts for every model."""
+    found = []
+    if config.recipe and config.recipe.spec:
+        found.append((config.recipe.source, config.recipe.spec.draft_model))
+    for line in lines:
+        if line.shared:
+            continue
+        for flag in ("--draft-model", "--speculative-draft-model-path", "--speculative-draft-model"):
+            found += [(line.where(), value) for value in flag_values(line.text, flag) if not value.startswith("$")]
+        for conf in flag_values(line.text, "--speculative-config"):
+            try:
+                data = json.loads(conf)
+            except ValueError:
+                continue
+            if isinstance(data, dict) and isinstance(data.get("model"), str):
+                found.append((line.where(), data["model"]))
+    return list(dict.fromkeys(found))
 
 
 def _lowers_draft(text: str) -> bool:

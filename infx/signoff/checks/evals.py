@@ -10,7 +10,7 @@ from typing import Any
 from infx import yamlio
 from infx.config.thresholds import Thresholds, load_thresholds_text
 from infx.errors import InfxError
-from infx.signoff import configs_at
+from infx.signoff import configs_at, eval_jobs
 from infx.signoff.checks.sweep import find_green_run
 from infx.signoff.model import Artifact, Evidence, Outcome, Status
 from infx.signoff.table import load_table
@@ -26,10 +26,12 @@ def run(evidence: Evidence) -> Outcome:
     thresholds = _thresholds(evidence)
     if isinstance(thresholds, str):
         return _fail(thresholds)
-    rows = _agg_rows(evidence, green.run_id)
-    if isinstance(rows, str):
-        return _fail(rows)
+    found = _eval_rows(evidence, green.run_id)
+    if isinstance(found, str):
+        return _fail(found)
+    rows, jobs, source = found
     problems = [p for p in (_row_problem(row, thresholds) for row in rows) if p]
+    problems += [p for p in (_manifest(evidence, job) for job in jobs) if p]
     if problems:
         return _fail(problems[0], tuple(problems[1:]))
     mismatch = _coverage_and_image(evidence, green.commit, rows) or _eval_concs_problem(evidence, rows)
@@ -37,7 +39,7 @@ def run(evidence: Evidence) -> Outcome:
         return _fail(mismatch)
     summary = "; ".join(_summary(row, thresholds) for row in rows[:4])
     more = f" (+{len(rows) - 4} more rows)" if len(rows) > 4 else ""
-    return Outcome(Status.PASS, f"{AGG_FILE} of run {green.run_id}: {summary}{more}; "
+    return Outcome(Status.PASS, f"{source} of run {green.run_id}: {summary}{more}; "
                    "every row has infrastructure_success: true.")
 
 
@@ -58,15 +60,58 @@ def _thresholds(evidence: Evidence) -> Thresholds | str:
         return f"the eval thresholds file is invalid: {exc.problems[0]}"
 
 
-def _agg_rows(evidence: Evidence, run_id: int) -> list[dict[str, Any]] | str:
+def _eval_rows(evidence: Evidence, run_id: int
+               ) -> tuple[list[dict[str, Any]], list[eval_jobs.JobEvals], str] | str:
+    """(rows, per-job artifacts, source label) from `eval_results_all`, else from the `eval_*` jobs."""
     artifacts = evidence.artifacts.get(run_id)
     if artifacts is None:
         why = evidence.read_errors.get(f"artifacts:{run_id}", "not read")
         return f"the artifacts of run {run_id} could not be read ({why})."
     artifact = next((a for a in artifacts if a.name == AGG_ARTIFACT), None)
-    if artifact is None:
-        return f"run {run_id} has no {AGG_ARTIFACT} artifact: the evals were skipped or never collected."
-    return _rows_from(artifact, run_id)
+    job_artifacts = [a for a in artifacts if eval_jobs.is_job_artifact(a.name)]
+    if artifact is not None and (not artifact.expired or not job_artifacts):
+        rows = _rows_from(artifact, run_id)
+        return rows if isinstance(rows, str) else (rows, [], AGG_FILE)
+    if not job_artifacts:
+        return (f"run {run_id} has no {AGG_ARTIFACT} artifact and no per-job eval_* artifacts: "
+                "the evals were skipped or never collected.")
+    jobs = [eval_jobs.read_job(a) for a in job_artifacts]
+    unusable = [job for job in jobs if isinstance(job, str)]
+    if unusable:
+        return unusable[0]
+    rows = [row for job in jobs for row in job.rows]
+    return rows, jobs, f"{len(jobs)} per-job eval artifact(s) ({AGG_ARTIFACT} absent)"
+
+
+def _manifest(evidence: Evidence, job: eval_jobs.JobEvals) -> str | None:
+    """The batched-eval manifest rule, with the changelog's `eval-concs` narrowing the request."""
+    if not job.batched:
+        return None
+    narrowed = _changelog_concs(evidence, job.meta)
+    if isinstance(narrowed, str):
+        return narrowed
+    return eval_jobs.manifest_problem(job, narrowed)
+
+
+def _changelog_concs(evidence: Evidence, meta: dict[str, Any]) -> frozenset[int] | None | str:
+    """The `eval-concs` of new changelog entries naming a config this job evaluated, if any."""
+    entries = new_changelog_entries(evidence)
+    if entries is None:
+        return f"{CHANGELOG} could not be parsed, so the requested eval concurrencies are unverified."
+    head = configs_at.master_entries(evidence.head_files) or {}
+    probe = {"model_prefix": meta.get("infmax_model_prefix") or meta.get("model_prefix"),
+             "hw": meta.get("hw") or meta.get("runner"), "framework": meta.get("framework"),
+             "precision": meta.get("precision")}
+    wanted: set[int] = set()
+    for entry in entries:
+        concs = entry.get("eval-concs")
+        if not concs:
+            continue
+        for pattern in entry.get("config-keys") or []:
+            if any(_row_matches(probe, head[key]) for key in head
+                   if fnmatch.fnmatchcase(key, str(pattern))):
+                wanted.update(c for c in concs if isinstance(c, int))
+    return frozenset(wanted) if wanted else None
 
 
 def _rows_from(artifact: Artifact, run_id: int) -> list[dict[str, Any]] | str:
@@ -133,16 +178,16 @@ def _summary(row: dict[str, Any], thresholds: Thresholds) -> str:
 
 
 def _coverage_and_image(evidence: Evidence, run_commit: str, rows: list[dict[str, Any]]) -> str | None:
-    """Every changed config has a row, and the run used the image the head now pins."""
+    """Every affected config has a row, and the run used the image the head now pins."""
     unread = configs_at.unread_trees(evidence.read_errors)
     if unread:
         return unread + ", so eval coverage and the evaluated image are unverified."
-    keys = configs_at.changed_keys(evidence.head_files, evidence.base_files)
-    if keys is None:
-        return "the master configs at head or base could not be parsed, so eval coverage is unverified."
+    keys = _affected_keys(evidence)
+    if isinstance(keys, str):
+        return keys
+    head = configs_at.master_entries(evidence.head_files) or {}
     if not keys:
         return None
-    head = configs_at.master_entries(evidence.head_files) or {}
     if run_commit == evidence.pr.head_sha:
         at_run = head
     else:
@@ -153,11 +198,40 @@ def _coverage_and_image(evidence: Evidence, run_commit: str, rows: list[dict[str
                     "so the evaluated image cannot be compared with the PR's image.")
     for key in keys:
         entry = head[key]
-        if at_run.get(key, {}).get("image") != entry.get("image"):
+        if key not in at_run:
+            return (f"the sweep's commit {run_commit[:8]} has no config {key}, so its evals never "
+                    "ran; re-run the evals on a commit that has it.")
+        if at_run[key].get("image") != entry.get("image"):
             return (f"different image: the sweep ran {key} with {at_run.get(key, {}).get('image')}, "
                     f"but the PR head pins {entry.get('image')}; re-run the evals.")
         if not any(_row_matches(row, entry) for row in rows):
-            return f"no eval row covers the changed config {key}."
+            return f"no eval row covers the affected config {key}."
+    return _row_image_problem(rows, head)
+
+
+def _affected_keys(evidence: Evidence) -> list[str] | str:
+    """Affected config keys at head (added, changed, re-enabled, or relaunched by a changed recipe)."""
+    from infx.signoff.affected import affected_configs
+    from infx.signoff.policy_common import EvidenceGap
+
+    if configs_at.changed_keys(evidence.head_files, evidence.base_files) is None:
+        return "the master configs at head or base could not be parsed, so eval coverage is unverified."
+    try:
+        return [config.key for config in affected_configs(evidence)]
+    except (EvidenceGap, InfxError, ValueError) as exc:
+        return f"the affected configs could not be determined ({exc}), so eval coverage is unverified."
+
+
+def _row_image_problem(rows: list[dict[str, Any]], head: dict[str, dict[str, Any]]) -> str | None:
+    """Rows that record their image must have run one the head pins for a matching config."""
+    for row in rows:
+        image = row.get("image")
+        if not image:
+            continue
+        pinned = {entry.get("image") for entry in head.values() if _row_matches(row, entry)}
+        if pinned and image not in pinned:
+            return (f"different image: {row.get('source') or _label(row)} ran {image}, but the PR "
+                    f"head pins {', '.join(sorted(map(str, pinned)))}; re-run the evals.")
     return None
 
 

@@ -71,6 +71,14 @@ def _judge_agentic(evidence: Evidence, reader: PolicyReader, config: AffectedCon
                 f"({_expected_knob(engine)} not found in its recipe or launch files)")
     if k is None:
         return f"{where}: the draft length (num speculative tokens) could not be read from its launch"
+    spellings = {r.spelling.split(" ")[0] for r in readings}
+    if {"--spec-decode-acceptance-length", "--spec-decode-acceptance-rate"} <= spellings:
+        return (f"{where}: ATOM sets both --spec-decode-acceptance-length and --spec-decode-acceptance-rate "
+                f"({readings[0].line.where()}), which are mutually exclusive")
+    outside = next((r for r in readings if not 1 - 1e-9 <= r.al <= k + 1 + 1e-9), None)
+    if outside:
+        return (f"{where}: {outside.spelling} at {outside.line.where()} means AL {outside.al:.2f}, outside "
+                f"the valid range [1, {k + 1}] for {k} draft tokens")
     adaptive = next((ln for ln in lines if re.search(r"confidence_schedule[\"']?\s*[:=]\s*true", ln.text, re.I)), None)
     if engine == "atom" and adaptive:
         return (f"{where}: {adaptive.where()} turns on the DSpark confidence scheduler, which ATOM "

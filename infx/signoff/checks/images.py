@@ -34,9 +34,12 @@ def run(evidence: Evidence) -> Outcome:
     reader = policy(evidence)
     engines, established = reader.doc("engines"), set(reader.doc("hardware")["established-skus"])
     head = head_master_entries(evidence)
-    problems, notes = [], []
+    problems, notes, mismatched = [], [], []  # mismatches are not excused by an exception
     for config in configs:
         where = config_where(evidence, config)
+        if config.recipe and config.recipe.image != str(config.entry.get("image", "")):
+            mismatched.append(f"{where}: its recipe {config.recipe.source} pins image {config.recipe.image}, but "
+                              f"the master config runs {config.entry.get('image')} (fix: make them the same)")
         if config.sku not in established:
             notes.append(f"{where}: runner {config.entry.get('runner')} ({config.sku}) is new/"
                          "preview hardware, exempt from the image and ordering rules")
@@ -45,6 +48,8 @@ def run(evidence: Evidence) -> Outcome:
         found = _ordering(where, config, engines["open-source-frameworks"], head)
         (notes if found.startswith("ok:") else problems).append(found.removeprefix("ok:"))
     problems = [p for p in problems if p]
+    if mismatched:
+        return failed(mismatched + problems, notes)
     if problems:
         exceptions = [ln for ln in exception_lines(evidence.signoff.body)
                       if mentions_any(ln, _EXCEPTION_WORDS)]

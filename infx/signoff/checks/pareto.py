@@ -3,45 +3,163 @@
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from typing import Any
 
+from infx.errors import InfxError
 from infx.signoff import configs_at, pareto
 from infx.signoff.checks.sweep import find_green_run
-from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.model import Comment, Evidence, Outcome, Status
 from infx.signoff.table import load_table
 
 RESULTS_ARTIFACT = "results_bmk"
 RESULTS_FILE = "agg_bmk.json"
 AGENTIC = "agentic-coding"
+FIXED = "fixed-seq-len"
+Y_KEY = "tput_per_gpu"
+X_FIXED, X_AGENTIC, X_AGENTIC_P75 = "median_e2el", "p90_e2el", "p75_e2el"
+
+
+@dataclass(frozen=True)
+class Series:
+    """One dashboard series; config keys, images, recipes and topologies on it share one curve."""
+
+    prefix: str
+    scenario: str  # "agentic-coding" or "<isl>/<osl>"
+    sku: str
+    framework: str
+    spec: str | None  # fixed-seq curves split by spec method; AgentX curves do not
+    precision: str
+
+    @property
+    def agentic(self) -> bool:
+        return self.scenario == AGENTIC
+
+    def label(self) -> str:
+        hw = f"{self.sku.upper()} {self.framework}" + ("" if self.agentic else f" spec={self.spec}")
+        return f"{self.prefix} / {self.scenario} / {hw} / {self.precision}"
 
 
 def run(evidence: Evidence) -> Outcome:
+    settings = load_table().settings
     unread = configs_at.unread_trees(evidence.read_errors)
     if unread:
-        return _unverifiable(unread)
-    keys = configs_at.changed_keys(evidence.head_files, evidence.base_files)
-    if keys == []:
-        return Outcome(Status.NA, "no master-config entry changed, so no benchmark curve is affected.")
+        return _warn(["Pareto coverage is unverifiable: " + unread], evidence, settings)
+    expected = _affected_series(evidence)
+    if isinstance(expected, str):
+        return _warn([f"Pareto coverage is unverifiable: {expected}"], evidence, settings)
+    if not expected:
+        return Outcome(Status.NA, "no benchmark config is affected, so no curve needs coverage.")
     green = find_green_run(evidence)
     if green is None:
-        return _unverifiable("there is no passing in-PR sweep to take measured points from")
+        return _warn(["Pareto coverage is unverifiable: there is no passing in-PR sweep to take "
+                      "measured points from"], evidence, settings)
     rows = _rows(evidence, green.run_id)
     if isinstance(rows, str):
-        return _unverifiable(rows)
-    curves = _curves(rows)
-    if not curves:
-        return _unverifiable(f"{RESULTS_FILE} of run {green.run_id} holds no benchmark points")
-    recommended = load_table().settings.recommended_frontier_points
-    results = [_evaluate(key, points) for key, points in sorted(curves.items())]
-    text = "; ".join(_describe(result, recommended) for result in results)
-    if all(result.passes(recommended) for result in results):
-        return Outcome(Status.PASS, f"{len(results)} curve(s) from run {green.run_id}: {text}.")
-    return Outcome(Status.WARN, f"{len(results)} curve(s) from run {green.run_id}: {text}; "
-                   f"at least {recommended} frontier points per curve are strongly recommended.")
+        return _warn([f"Pareto coverage is unverifiable: {rows}"], evidence, settings)
+    points = _points_by_series(rows)
+    recommended = settings.recommended_frontier_points
+    texts, passing = [], True
+    for series in sorted(expected, key=Series.label):
+        text, ok = _curve_text(series, points.get(series, []), recommended)
+        texts.append(text)
+        passing = passing and ok
+    summary = f"{len(expected)} affected curve(s) from run {green.run_id}: " + "; ".join(texts)
+    if passing:
+        return Outcome(Status.PASS, summary + ".")
+    return _warn([summary, f"at least {recommended} frontier points per curve are strongly "
+                  "recommended"], evidence, settings)
 
 
-def _unverifiable(why: str) -> Outcome:
-    return Outcome(Status.WARN, f"Pareto coverage is unverifiable: {why}.")
+def _warn(parts: list[str], evidence: Evidence, settings: Any) -> Outcome:
+    bypass = bypass_state(evidence, settings.pareto_bypass_command)
+    return Outcome(Status.WARN, "; ".join(parts + [bypass]) + ".")
+
+
+def _curve_text(series: Series, points: list[dict[str, Any]], recommended: int) -> tuple[str, bool]:
+    if not points:
+        return f"{series.label()}: unverifiable (no measured points in {RESULTS_FILE})", False
+    x_key = X_AGENTIC if series.agentic else X_FIXED
+    (report,) = pareto.coverage([{"key": series.label(), "x": x_key, "points": points}],
+                                recommended, Y_KEY)
+    percentile = "P90 " if series.agentic else ""
+    text = (f"{series.label()}: {report['measuredPoints']} measured, {report['invalidPoints']} "
+            f"invalid, {report['frontierPoints']}/{recommended} on the {percentile}{Y_KEY} vs "
+            f"{x_key} frontier")
+    if series.agentic and any(X_AGENTIC_P75 in p for p in points):
+        # P75 is its own series: reported beside P90, never pooled with it
+        (p75,) = pareto.coverage([{"key": "p75", "x": X_AGENTIC_P75, "points": points}],
+                                 recommended, Y_KEY)
+        text += f" (P75: {p75['frontierPoints']}/{recommended}, {p75['invalidPoints']} invalid)"
+    if report["canonicalRestriction"]:
+        text += " (restricted to the normalized-interactivity frontier)"
+    return text, report["status"] == "PASS"
+
+
+# --- which curves the PR affects -------------------------------------------------------------
+
+
+def _affected_series(evidence: Evidence) -> set[Series] | str:
+    from infx.signoff.affected import affected_configs
+    from infx.signoff.policy_common import EvidenceGap
+
+    if configs_at.changed_keys(evidence.head_files, evidence.base_files) is None:
+        return "the master configs at head or base could not be parsed"
+    try:
+        configs = affected_configs(evidence)
+    except (EvidenceGap, InfxError, ValueError) as exc:
+        return f"the affected configs could not be determined ({exc})"
+    return {series for config in configs for series in series_of(config.entry)}
+
+
+def series_of(entry: dict[str, Any]) -> set[Series]:
+    """The dashboard series a master-config entry draws points on."""
+    base = (str(entry.get("model-prefix", "")), configs_at.runner_sku(entry.get("runner")),
+            str(entry.get("framework", "")).lower(), str(entry.get("precision", "")).lower())
+    scenarios = entry.get("scenarios") if isinstance(entry.get("scenarios"), dict) else {}
+    found: set[Series] = set()
+    for name, items in scenarios.items():
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, dict):
+                continue
+            if name == AGENTIC:
+                found.add(_series(base, AGENTIC, None))
+            elif name == FIXED:
+                scenario = f"{item.get('isl')}/{item.get('osl')}"
+                for lane in item.get("search-space") or [{}]:
+                    found.add(_series(base, scenario, _spec(lane)))
+    return found
+
+
+def _series(base: tuple[str, str, str, str], scenario: str, spec: str | None) -> Series:
+    prefix, sku, framework, precision = base
+    return Series(prefix, scenario, sku, framework, spec, precision)
+
+
+def _spec(lane: Any) -> str:
+    if not isinstance(lane, dict):
+        return "none"
+    value = lane.get("spec-decoding") or (lane.get("decode") or {}).get("spec-decoding")
+    return str(value or "none").lower()
+
+
+def series_of_row(row: dict[str, Any]) -> Series:
+    agentic = row.get("scenario_type") == AGENTIC
+    base = (str(row.get("infmax_model_prefix") or row.get("model_prefix") or ""),
+            configs_at.runner_sku(str(row.get("hw", ""))), str(row.get("framework", "")).lower(),
+            str(row.get("precision", "")).lower())
+    if agentic:
+        return _series(base, AGENTIC, None)
+    return _series(base, f"{row.get('isl')}/{row.get('osl')}",
+                   str(row.get("spec_decoding") or "none").lower())
+
+
+def _points_by_series(rows: list[dict[str, Any]]) -> dict[Series, list[dict[str, Any]]]:
+    found: dict[Series, list[dict[str, Any]]] = {}
+    for row in rows:
+        found.setdefault(series_of_row(row), []).append(row)
+    return found
 
 
 def _rows(evidence: Evidence, run_id: int) -> list[dict[str, Any]] | str:
@@ -61,32 +179,40 @@ def _rows(evidence: Evidence, run_id: int) -> list[dict[str, Any]] | str:
     return [row for row in rows if isinstance(row, dict)]
 
 
-def curve_key(row: dict[str, Any]) -> str:
-    """One dashboard series: model, scenario, GPU + framework, (spec method), precision."""
-    agentic = row.get("scenario_type") == AGENTIC
-    scenario = AGENTIC if agentic else f"{row.get('isl')}/{row.get('osl')}"
-    hw = f"{configs_at.runner_sku(str(row.get('hw', ''))).upper()} {row.get('framework')}"
-    if not agentic:
-        hw += f" spec={row.get('spec_decoding') or 'none'}"
-    prefix = row.get("infmax_model_prefix") or row.get("model_prefix")
-    return f"{prefix} / {scenario} / {hw} / {row.get('precision')}"
+# --- admin bypass (reported, never granted) ---------------------------------------------------
 
 
-def _curves(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    curves: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
-        curves.setdefault(curve_key(row), []).append(row)
-    return curves
+def bypass_requests(comments: list[Comment] | None, command: str) -> list[tuple[Comment, str]]:
+    """(comment, commit sha) for every conversation comment holding a whole bypass line."""
+    line = re.compile(rf"^[ \t]*{re.escape(command)}[ \t]+([0-9a-f]{{40}})[ \t]*$", re.MULTILINE)
+    found = []
+    for comment in comments or []:
+        if comment.kind != "issue_comment":
+            continue
+        for sha in line.findall(comment.body or ""):
+            found.append((comment, sha))
+    return found
 
 
-def _evaluate(key: str, points: list[dict[str, Any]]) -> pareto.CurveResult:
-    agentic = any(p.get("scenario_type") == AGENTIC for p in points)
-    x_key = "p90_e2el" if agentic else "median_e2el"
-    front, invalid = pareto.frontier(points, x_key, "tput_per_gpu")
-    restricted = any(pareto.FRONTIER_FLAG in p for p in points)
-    return pareto.CurveResult(key, len(points), invalid, tuple(front), restricted)
+def is_admin(record: dict[str, str] | None) -> bool:
+    return bool(record) and record.get("permission") == "admin" and record.get("role_name") == "admin"
 
 
-def _describe(result: pareto.CurveResult, recommended: int) -> str:
-    return (f"{result.key}: {result.measured} measured, {result.invalid} invalid, "
-            f"{len(result.frontier)}/{recommended} on the frontier")
+def bypass_state(evidence: Evidence, command: str) -> str:
+    """What the row says about an admin bypass for the assessed commit."""
+    if evidence.comments is None:
+        return "admin bypass: unverifiable (the PR conversation could not be read)"
+    head = evidence.pr.head_sha
+    requests = [(c, sha) for c, sha in bypass_requests(evidence.comments, command) if sha == head]
+    if not requests:
+        return f"admin bypass: none recorded for {head[:8]} (`{command} <sha>` by a repository admin)"
+    notes = []
+    for comment, _ in reversed(requests):
+        login = comment.user.lower()
+        where = f" ({comment.html_url})" if comment.html_url else ""
+        if is_admin(evidence.collaborators.get(login)):
+            return f"admin bypass: recorded by @{comment.user} (repository admin) for {head[:8]}{where}"
+        unknown = login not in evidence.collaborators or f"permission:{login}" in evidence.read_errors
+        notes.append(f"@{comment.user}'s bypass does not count: "
+                     + ("admin access could not be verified" if unknown else "not a repository admin"))
+    return "admin bypass: " + "; ".join(dict.fromkeys(notes))

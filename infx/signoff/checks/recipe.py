@@ -9,12 +9,13 @@ from infx.config.recipe import render
 from infx.signoff.affected import AffectedConfig, affected_configs, config_where
 from infx.signoff.model import Evidence, ExternalPull, Outcome, Status
 from infx.signoff.policy_common import detail_lines, detail_section, fail_closed, failed, policy
-from infx.signoff.scan import added_lines, flag_values, mentions_flag
+from infx.signoff.scan import Line, added_lines, flag_values, join_continuations, mentions_flag
 
 _PULL = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)", re.IGNORECASE)
 _URL = re.compile(r"https?://[^\s)>\]]+")
 _PR_REPOS = {"vllm": "vllm-project/recipes", "sglang": "sgl-project/sglang"}
 _PAGES = {"vllm": ("recipes.vllm.ai/",), "sglang": ("docs.sglang.io/cookbook/", "docs.sglang.ai/cookbook/")}
+_ARCHIVED = ("github.com/sgl-project/sgl-cookbook", "github.com/sgl-project/sgl-docs")
 _COOKBOOK_DIRS = ("docs/cookbook/", "docs_new/")
 # production-useful flags compared with the upstream recipe, with their accepted spellings
 MAJOR_FLAGS: dict[str, tuple[str, ...]] = {
@@ -28,11 +29,19 @@ MAJOR_FLAGS: dict[str, tuple[str, ...]] = {
     "--moe-runner-backend": ("--moe-runner-backend", "moe_runner_backend"),
     "--enable-flashinfer-allreduce-fusion": ("--enable-flashinfer-allreduce-fusion",),
 }
+# how an upstream command line says which role of a disaggregated deployment it starts
+ROLE_WORDS = {
+    "prefill": ("prefill", "kv_producer"),
+    "decode": ("decode", "kv_consumer"),
+    "router": ("router", "proxy", "frontend", "load balancer", "load-balancer"),
+}
+# settings judged by a word in the role's command rather than a --flag value
+_NAMED = ("transport", "router", "kv-offload")
 
 
 @dataclass(frozen=True)
 class Setting:
-    flag: str
+    flag: str  # a --flag, or "transport" / "router" (a named component of the deployment)
     value: str | None  # None: a switch without a value
 
 
@@ -54,29 +63,44 @@ def run(evidence: Evidence) -> Outcome:
 
 
 def _judge(evidence: Evidence, config: AffectedConfig, engine: str, urls: list[str]) -> str:
-    where = config_where(evidence, config)
+    where = f"{config_where(evidence, config)} ({config.framework})"
     links = [u for u in urls if _is_engine_link(u, engine)]
     if not links:
-        return (f"{where} ({config.framework}): no {engine} upstream recipe link "
-                f"({_PR_REPOS[engine]} PR or {' / '.join(_PAGES[engine])} page) in the "
-                "Additional detail section")
+        return f"{where}: " + _no_link_reason(urls, engine)
+    try:
+        required = required_settings(config)
+    except ValueError as exc:
+        return f"{where}: {exc}"
     reasons = []
     for link in links:
         text, problem = _upstream_text(evidence, link, engine)
         if problem:
             reasons.append(problem)
             continue
-        missing = _missing_settings(config, text, evidence.signoff.body)
-        if _disaggregated(config) and not all(re.search(role, text, re.I) for role in ("prefill", "decode")):
-            missing.append("the prefill/decode (disaggregated) roles — an aggregated example does not "
-                           "cover a disaggregated config")
+        missing = _missing_settings(required, text, evidence.signoff.body)
         if missing:
-            reasons.append(f"{link} lacks {', '.join(missing)}")
+            reasons.append(f"{link} lacks {missing}")
             continue
-        state = "is merged" if _PULL.match(link) else "is published"
-        return f"ok:{where}: {link} {state} and lists the production settings " \
-               f"({', '.join(_describe(s) for s in required_settings(config))})"
-    return f"{where} ({config.framework}): " + "; ".join(reasons)
+        listed = "; ".join(f"{role}: {', '.join(_describe(s) for s in settings)}"
+                           for role, settings in required.items())
+        return f"ok:{where}: {link} is merged and lists the production settings ({listed})"
+    return f"{where}: " + "; ".join(reasons)
+
+
+def _no_link_reason(urls: list[str], engine: str) -> str:
+    """Why no accepted link was found, naming the near miss the reviewer posted, if any."""
+    repo = _PR_REPOS[engine]
+    wanted = f"a merged {repo} PR" + (" touching docs/cookbook/" if engine == "sglang" else "")
+    archived = [u for u in urls if any(a in u.lower() for a in _ARCHIVED)]
+    if archived:
+        return (f"{archived[0]} is an archived SGLang cookbook copy, which does not count on its own; "
+                f"link {wanted} in the Additional detail section")
+    loose = [u for u in urls if f"github.com/{repo}/" in u.lower()]
+    if loose:
+        return (f"{loose[0]} is a branch, commit or file in {repo}, not a merged PR; "
+                f"link {wanted} in the Additional detail section")
+    return (f"no {engine} upstream recipe link ({repo} PR or {' / '.join(_PAGES[engine])} page) in the "
+            f"Additional detail section; a claim of similarity to the official recipe is not a link")
 
 
 def _disaggregated(config: AffectedConfig) -> bool:
@@ -93,9 +117,10 @@ def _is_engine_link(url: str, engine: str) -> bool:
 def _upstream_text(evidence: Evidence, url: str, engine: str) -> tuple[str, str | None]:
     pull = _PULL.match(url)
     if not pull:
-        if url not in evidence.external_texts or evidence.external_texts[url] is None:
-            return "", f"published page {url} could not be read, so its settings could not be verified"
-        return evidence.external_texts[url] or "", None
+        # only GitHub is reachable through our layer, so a published page is never evidence
+        return "", (f"published page {url} cannot be fetched by the verifier (only GitHub is read), so "
+                    "its settings could not be verified; link the merged "
+                    f"{_PR_REPOS[engine]} PR that added or last changed this page instead")
     ref = f"{pull.group(1)}#{pull.group(2)}"
     info: ExternalPull | None = evidence.external_pulls.get(ref)
     if info is None:
@@ -107,52 +132,133 @@ def _upstream_text(evidence: Evidence, url: str, engine: str) -> tuple[str, str 
         return "", f"the changed files of {ref} could not be read, so its recipe could not be verified"
     if engine == "sglang" and not any(f.filename.startswith(_COOKBOOK_DIRS) for f in info.files):
         return "", f"{ref} does not touch the SGLang cookbook (docs/cookbook/)"
-    text = "\n".join(ln.text for f in info.files for ln in added_lines(f.filename, f.patch))
+    text = "\n".join(ln.text for f in info.files
+                     for ln in join_continuations(added_lines(f.filename, f.patch)))
     if not text:
         return "", f"the recipe text of {ref} could not be read"
     return text, None
 
 
-def required_settings(config: AffectedConfig) -> list[Setting]:
-    """Model, parallelism, quantization, KV dtype and kernel backends of the config."""
-    settings = [Setting("--model", str(config.entry.get("model", "")))]
+def required_settings(config: AffectedConfig) -> dict[str, list[Setting]]:
+    """Per role, the production settings upstream must show: ``agg`` for an aggregated config;
+    ``shared`` (model, quantization, backends), ``prefill``, ``decode`` and ``router`` for a
+    disaggregated one.
+    A disaggregated config without a declared KV transport raises ValueError."""
+    shared = [Setting("--model", str(config.entry.get("model", "")))]
     args = render(config.recipe).server_args if config.recipe else ()
     for arg in args:
         flag, _, value = arg.partition(" ")
-        if flag in MAJOR_FLAGS and flag != "--tensor-parallel-size":
-            settings.append(Setting(flag, value.strip() or None))
-    # every role counts: single-node lanes, and prefill/decode workers of disaggregated lanes
-    roles = [lane.get(role) for lane in config.lanes for role in ("prefill", "decode")]
-    roles = [r for r in roles if isinstance(r, dict)] + [lane for lane in config.lanes if "tp" in lane]
-    tps = sorted({int(role.get("tp", 0)) for role in roles} - {0})
+        if flag in MAJOR_FLAGS and not _parallel_flag(flag):
+            shared.append(Setting(flag, value.strip() or None))
+    shared += _offload_backends(config)
+    if not _disaggregated(config):
+        return {"agg": shared + _agg_parallelism(config)}
+    transport = config.entry.get("kv-p2p-transfer")
+    if not transport:
+        raise ValueError("the disaggregated config declares no KV transport (kv-p2p-transfer), so the "
+                         "PD transport could not be compared with the upstream recipe")
+    roles: dict[str, list[Setting]] = {"shared": shared}
+    for role in ("prefill", "decode"):
+        roles[role] = _role_parallelism(config, role) + [Setting("transport", str(transport))]
+        roles[role] += _role_flags(config, role)
+    router = config.entry.get("router")
+    if isinstance(router, dict) and router.get("name"):
+        roles["router"] = [Setting("router", str(router["name"]))]
+    if config.recipe and "router" in config.recipe.roles:
+        roles.setdefault("router", []).extend(_role_flags(config, "router", major_only=False))
+    return roles
+
+
+def _offload_backends(config: AffectedConfig) -> list[Setting]:
+    """KV-cache offload backends (HiCache, LMCache, …) the lanes turn on: a production cache
+    setting that the upstream recipe must show."""
+    names = []
+    for lane in config.lanes:
+        backend = lane.get("kv-offload-backend")
+        if str(lane.get("kv-offloading", "none")).lower() != "none" and isinstance(backend, dict) \
+                and backend.get("name"):
+            names.append(str(backend["name"]))
+    return [Setting("kv-offload", name) for name in dict.fromkeys(names)]
+
+
+def _parallel_flag(flag: str) -> bool:
+    return flag in ("--tensor-parallel-size", "--expert-parallel-size", "--data-parallel-size",
+                    "--enable-dp-attention")
+
+
+def _agg_parallelism(config: AffectedConfig) -> list[Setting]:
+    arms = [lane for lane in config.lanes if "tp" in lane]
+    settings = _parallelism([(lane.get("tp"), lane.get("ep"), lane.get("dp-attn")) for lane in arms])
     if config.recipe:
-        tps = sorted({arm["tp"] for arm in config.recipe.parallelism} | set(tps))
-    settings += [Setting("--tensor-parallel-size", str(tp)) for tp in tps]
-    return settings
+        settings += _parallelism([(arm["tp"], arm.get("ep"), arm.get("dp-attention"))
+                                  for arm in config.recipe.parallelism])
+    return list(dict.fromkeys(settings))
 
 
-def _missing_settings(config: AffectedConfig, text: str, body: str) -> list[str]:
-    exempt = [ln.lower() for ln in detail_lines(body) if "inferencex-only" in ln.lower()
-              or "inferencex only" in ln.lower()]
-    missing = []
-    for setting in required_settings(config):
-        if _found(setting, text) or _justified(setting, exempt):
+def _role_parallelism(config: AffectedConfig, role: str) -> list[Setting]:
+    workers = [lane[role] for lane in config.lanes if isinstance(lane.get(role), dict)]
+    return _parallelism([(w.get("tp"), w.get("ep"), w.get("dp-attn")) for w in workers])
+
+
+def _parallelism(arms: list[tuple[object, object, object]]) -> list[Setting]:
+    settings: list[Setting] = []
+    for tp, ep, dp_attention in arms:
+        if tp:
+            settings.append(Setting("--tensor-parallel-size", str(tp)))
+        if ep and int(str(ep)) > 1:
+            settings.append(Setting("--expert-parallel-size", str(ep)))
+        if dp_attention is True:
+            settings.append(Setting("--enable-dp-attention", None))
+    return list(dict.fromkeys(settings))
+
+
+def _role_flags(config: AffectedConfig, role: str, major_only: bool = True) -> list[Setting]:
+    flags = []
+    for arg in config.recipe.roles.get(role, ()) if config.recipe else ():
+        flag, _, value = arg.partition(" ")
+        if not major_only or flag in MAJOR_FLAGS:
+            flags.append(Setting(flag, value.strip() or None))
+    return flags
+
+
+def _missing_settings(required: dict[str, list[Setting]], text: str, body: str) -> str:
+    """``role: setting, …; role: …`` for what the upstream text does not show ("" if all)."""
+    exempt = [ln.lower() for ln in detail_lines(body) if any(
+        phrase in ln.lower() for phrase in ("inferencex-only", "inferencex only", "documented default"))]
+    lines = [Line("upstream", None, ln) for ln in text.splitlines()]
+    found = []
+    for role, settings in required.items():
+        scoped = _role_lines(lines, role)
+        if not scoped:
+            found.append(f"{role}: the {role} role is not shown (an aggregated example does not cover "
+                         "a disaggregated config)")
             continue
-        missing.append(_describe(setting))
-    return missing
+        missing = [_describe(s) for s in settings
+                   if not any(_found(s, ln.text) for ln in scoped) and not _justified(s, exempt)]
+        if missing:
+            found.append(f"{role}: {', '.join(missing)}")
+    return "; ".join(found)
 
 
-def _found(setting: Setting, text: str) -> bool:
+def _role_lines(lines: list[Line], role: str) -> list[Line]:
+    if role in ("shared", "agg"):
+        return lines
+    return [ln for ln in lines if any(word in ln.text.lower() for word in ROLE_WORDS[role])]
+
+
+def _found(setting: Setting, line: str) -> bool:
     if setting.flag == "--model":
         name = setting.value or ""
-        return bool(name) and (name in text or name.rsplit("/", 1)[-1] in text)
-    spellings = MAJOR_FLAGS.get(setting.flag, (setting.flag,))
-    for line in text.splitlines():
-        for spelling in spellings:
-            if setting.value is None and mentions_flag(line, spelling):
-                return True
-            if setting.value is not None and setting.value in flag_values(line, spelling):
-                return True
+        return bool(name) and (name in line or name.rsplit("/", 1)[-1] in line)
+    if setting.flag in _NAMED:
+        word = re.escape((setting.value or "").lower().replace("_", "-"))
+        return bool(setting.value) and re.search(rf"(?<![\w-]){word}(?![\w-])",
+                                                  line.lower().replace("_", "-")) is not None
+    for spelling in MAJOR_FLAGS.get(setting.flag, (setting.flag,)):
+        if setting.value is None and mentions_flag(line, spelling):
+            return True
+        if setting.value is not None and setting.value in flag_values(line, spelling):
+            return True
     return False
 
 
@@ -160,9 +266,11 @@ def _justified(setting: Setting, exempt_lines: list[str]) -> bool:
     if setting.flag == "--tensor-parallel-size":
         token = f"tp{setting.value}"
         return any(token in ln.replace(" ", "") for ln in exempt_lines)
-    name = setting.flag.lstrip("-")
-    return any(name in ln or name.replace("-", "_") in ln for ln in exempt_lines)
+    name = (setting.value or "") if setting.flag in _NAMED else setting.flag.lstrip("-")
+    return bool(name) and any(name in ln or name.replace("-", "_") in ln for ln in exempt_lines)
 
 
 def _describe(setting: Setting) -> str:
+    if setting.flag in _NAMED:
+        return f"{setting.flag} {setting.value}"
     return setting.flag if setting.value is None else f"{setting.flag} {setting.value}"

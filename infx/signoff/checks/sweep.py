@@ -131,7 +131,10 @@ def run(evidence: Evidence) -> Outcome:
     unread = [c[:8] for c in evidence.commits if evidence.check_runs.get(c) is None]
     details = []
     if unread:
-        details.append("check runs could not be read for commit(s) " + ", ".join(unread))
+        why = next((evidence.read_errors[f"check-runs:{c}"] for c in evidence.commits
+                    if f"check-runs:{c}" in evidence.read_errors), None)
+        details.append("check runs could not be read for commit(s) " + ", ".join(unread)
+                       + (f" ({why})" if why else ""))
     skipped = _only_skipped(evidence)
     if skipped:
         details.append("runs with only skipped or ignored jobs: " + ", ".join(skipped))
