@@ -76,7 +76,9 @@ def test_publication_unverifiable_for_supporting_frameworks():
     assert "Event/metric publication could not be verified" in outcome.reason
     script = "benchmarks/single_node/agentic/dsv4_fp4_b200_trt_mtp.sh"
     text = evidence.head_files[script].replace("max_draft_len: 3", "max_draft_len: 3\npublish_events_and_metrics: true")
-    assert run(with_head_file(evidence, script, text)).status == Status.PASS
+    outcome = run(with_head_file(evidence, script, text))
+    assert outcome.status == Status.PASS
+    assert f"dsv4-fp4-b200-trt-agentic-mtp sets publish_events_and_metrics true at {script}:8" in outcome.reason
 
 
 def test_na_for_docs_only():
@@ -149,6 +151,7 @@ def test_non_supporting_framework_need_not_set_publication():
     # scenario 11's sglang config never sets the setting and still passes the publication rule
     outcome = run(world_evidence("scenario11"))
     assert outcome.status == Status.PASS
+    assert "no affected framework supports it (supported by: dynamo-trt)" in outcome.reason
 
 
 def test_python_heredoc_rewriting_config_json_on_another_line_fails():

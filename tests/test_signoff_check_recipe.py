@@ -259,3 +259,18 @@ def test_kv_offload_backend_must_appear_upstream():
     patch = pull.files[0].patch.replace("--speculative-num-steps 3", "--speculative-num-steps 3 --enable-hierarchical-cache"
                                         ).replace("Use the chat endpoint", "HiCache on. Use the chat endpoint")
     assert run(with_pull(evidence, files=(replace(pull.files[0], patch=patch),))).status == Status.PASS
+
+
+def test_disaggregated_router_must_be_shown_even_when_undeclared():
+    evidence = disaggregated()
+    path = "configs/amd-master.yaml"
+    evidence = with_head_file(evidence, path, evidence.head_files[path].replace(
+        "  router: {name: sglang-router, version: 0.3.2}\n", ""))
+    outcome = run(evidence)
+    assert outcome.status == Status.PASS
+    assert "router: command shown" in outcome.reason
+    upstream = "\n".join(ln for ln in PD_RECIPE.splitlines() if "sglang_router" not in ln) + "\n"
+    pull = evidence.external_pulls["sgl-project/sglang#21001"]
+    outcome = run(with_pull(evidence, files=(replace(pull.files[0], patch=upstream.replace("+1,6", "+1,5")),)))
+    assert outcome.status == Status.FAIL
+    assert "router: the router role is not shown" in outcome.reason

@@ -55,25 +55,26 @@ def overall_of(statuses: list[Status]) -> Overall:
 
 
 def run_check(spec: CheckSpec, evidence: Evidence) -> Outcome:
-    """One check, made fail-closed: missing module, crash or a forbidden status become FAIL."""
+    """One check, made fail-closed: a missing module, a crash or a forbidden status become
+    FAIL (WARN for an advisory check, which may not fail)."""
     check = load_check(spec)
     if check is None:
-        return Outcome(Status.FAIL, "check unavailable: its module could not be loaded, so "
-                       "nothing was verified.")
+        return _closed(spec, "check unavailable: its module could not be loaded, so nothing "
+                       "was verified.")
     try:
         outcome = check(evidence)
     except Exception as exc:  # noqa: BLE001 - a crashing check must reject, not pass
-        return Outcome(Status.FAIL, f"check crashed ({type(exc).__name__}: {exc}); "
-                       "nothing was verified.")
+        return _closed(spec, f"check crashed ({type(exc).__name__}: {exc}); nothing was verified.")
     if not isinstance(outcome, Outcome) or not isinstance(outcome.status, Status):
-        return Outcome(Status.FAIL, "check returned no valid outcome.")
+        return _closed(spec, "check returned no valid outcome.")
     if outcome.status not in spec.statuses:
-        if spec.advisory:
-            return Outcome(Status.WARN, f"check reported {outcome.status.value}, which it may "
-                           f"not report: {outcome.reason}", outcome.details)
-        return Outcome(Status.FAIL, f"check reported {outcome.status.value}, which it may not "
-                       f"report: {outcome.reason}", outcome.details)
+        return _closed(spec, f"check reported {outcome.status.value}, which it may not report: "
+                       f"{outcome.reason}", outcome.details)
     return outcome
+
+
+def _closed(spec: CheckSpec, reason: str, details: tuple[str, ...] = ()) -> Outcome:
+    return Outcome(Status.WARN if spec.advisory else Status.FAIL, reason, details)
 
 
 def decide(table: CheckTable, evidence: Evidence) -> Verdict:

@@ -34,7 +34,21 @@ def run(evidence: Evidence) -> Outcome:
         return failed(problems)
     return Outcome(Status.PASS, f"no FLOP-reducing model-config override ({', '.join(rules['override-flags'][:3])}, "
                    f"config.json edits) in {len(lines)} added or launch lines across {len(files)} changed "
-                   f"files and the launches of {len(configs)} affected configs")
+                   f"files and the launches of {len(configs)} affected configs; "
+                   + _publication_summary(evidence, configs, rules["publication"]))
+
+
+def _publication_summary(evidence: Evidence, configs: list[AffectedConfig], rule: dict) -> str:
+    """Where each supporting config establishes publication, or why none had to."""
+    setting, established = rule["setting"], []
+    for config in configs:
+        if config.framework in rule["supported-frameworks"]:
+            line = next(ln for ln in launch_lines(evidence, config) if publication_values(ln.text, setting))
+            established.append(f"{config.key} sets {setting} true at {line.where()}")
+    if established:
+        return "; ".join(established)
+    return (f"{setting} is never set to false, and no affected framework supports it "
+            f"(supported by: {', '.join(rule['supported-frameworks'])})")
 
 
 def _override_problems(lines: list[Line], rules: dict, prefixes: set[str]) -> list[str]:

@@ -81,7 +81,7 @@ def _judge(evidence: Evidence, config: AffectedConfig, engine: str, urls: list[s
         if missing:
             reasons.append(f"{link} lacks {missing}")
             continue
-        listed = "; ".join(f"{role}: {', '.join(_describe(s) for s in settings)}"
+        listed = "; ".join(f"{role}: {', '.join(_describe(s) for s in settings) or 'command shown'}"
                            for role, settings in required.items())
         return f"ok:{where}: {link} is merged and lists the production settings ({listed})"
     return f"{where}: " + "; ".join(reasons)
@@ -161,11 +161,13 @@ def required_settings(config: AffectedConfig) -> dict[str, list[Setting]]:
     for role in ("prefill", "decode"):
         roles[role] = _role_parallelism(config, role) + [Setting("transport", str(transport))]
         roles[role] += _role_flags(config, role)
+    # a PD deployment always has a router/frontend: its command must be shown even when the
+    # config names neither a router component nor router flags
+    roles["router"] = []
     router = config.entry.get("router")
     if isinstance(router, dict) and router.get("name"):
-        roles["router"] = [Setting("router", str(router["name"]))]
-    if config.recipe and "router" in config.recipe.roles:
-        roles.setdefault("router", []).extend(_role_flags(config, "router", major_only=False))
+        roles["router"].append(Setting("router", str(router["name"])))
+    roles["router"] += _role_flags(config, "router", major_only=False)
     return roles
 
 
