@@ -170,3 +170,9 @@ def test_reading_config_json_without_writing_it_passes():
     text = ("#!/usr/bin/env bash\npython3 - <<EOF\nimport json\ncfg = json.load(open('config.json'))\n"
             "num_hidden_layers = cfg['num_hidden_layers']\nprint(num_hidden_layers)\nEOF\n")
     assert run(with_head_file(evidence, script, text)).status == Status.PASS
+
+
+def test_a_changed_shared_helper_line_is_reported_once():
+    outcome = run(seed003_with_script_line("""MODEL_FLAGS="--hf-overrides '{\\"index_topk_freq\\": 4}'\""""))
+    assert outcome.status == Status.FAIL
+    assert outcome.reason.endswith("does not natively support")  # one problem, no "(+1 more)"

@@ -26,7 +26,7 @@ def test_overall_rule(statuses, overall) -> None:
 def test_missing_outcome_is_a_failure() -> None:
     result = from_outcomes(load_table(), {})
     assert result.overall is Overall.REJECTED
-    assert all(row.status is Status.FAIL for row in result.rows)
+    assert all(row.status is (Status.WARN if row.spec.advisory else Status.FAIL) for row in result.rows)
 
 
 def test_unavailable_module_fails_closed() -> None:
@@ -42,6 +42,23 @@ def test_crashing_check_fails_closed(monkeypatch) -> None:
     monkeypatch.setattr(verdict_mod, "load_check", lambda spec: boom)
     outcome = run_check(load_table().by_id("sweep"), evidence=None)
     assert outcome.status is Status.FAIL and "kaput" in outcome.reason
+
+
+def test_an_advisory_check_that_crashes_warns_and_still_renders_a_valid_verdict(monkeypatch) -> None:
+    from infx.signoff import render
+
+    def boom(evidence):
+        raise RuntimeError("kaput")
+
+    monkeypatch.setattr(verdict_mod, "load_check", lambda spec: boom)
+    table = load_table()
+    outcome = run_check(table.by_id("pareto"), evidence=None)
+    assert outcome.status is Status.WARN and "kaput" in outcome.reason
+    rows = {c.id: Outcome(Status.PASS, "ok") for c in table.checks} | {"pareto": outcome}
+    context = render.Context(marker="codeowner-signoff-verify", assessed_sha="a" * 40, signer="s",
+                             evidence_digest="00")
+    body = render.render(from_outcomes(table, rows), context)
+    assert render.validate(body, table, "codeowner-signoff-verify") == []
 
 
 def test_forbidden_status_is_converted(monkeypatch) -> None:

@@ -3,36 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
 from infx.errors import InfxError, Problem
+from infx.github.session import open_client, world_option
 from infx.reuse.sources import DEFAULT_WORKFLOW, INCOMPATIBLE_LABELS
-
-
-@contextmanager
-def _client(world: Path | None):
-    """A GitHub client: the fake server for `--world`, else the real API from the environment."""
-    from infx.github.client import GitHubClient
-
-    if world is not None:
-        from infx.github.fake import FakeGitHub
-
-        with FakeGitHub(world) as fake:
-            yield fake.client()
-        return
-    if not (os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")):
-        raise InfxError(Problem("GH_TOKEN or GITHUB_TOKEN is required", key="token",
-                                fix="pass the workflow token through env: GITHUB_TOKEN"))
-    yield GitHubClient.from_env()
-
-
-def _world_option(function):
-    return click.option("--world", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                        default=None, help="Replay against a world file on the fake GitHub server.")(function)
 
 
 @click.group()
@@ -53,7 +30,7 @@ def reuse() -> None:
 @click.option("--default-branch", default="main", show_default=True)
 @click.option("--github-output", envvar="GITHUB_OUTPUT", default=None,
               type=click.Path(dir_okay=False, path_type=Path))
-@_world_option
+@world_option
 def resolve_command(repo: str, event_name: str, event_action: str, pr_number: int | None, ref: str,
                     commit_sha: str, workflow_id: str, reuse_incompatible_label: str,
                     default_branch: str, github_output: Path | None, world: Path | None) -> None:
@@ -67,7 +44,7 @@ def resolve_command(repo: str, event_name: str, event_action: str, pr_number: in
         commit_sha=commit_sha, workflow=workflow_id, default_branch=default_branch,
         incompatible_labels=tuple(x.strip() for x in reuse_incompatible_label.split(",") if x.strip()))
     try:
-        with _client(world) as client:
+        with open_client(world) as client:
             result = resolve(GitHubGateway(client, repo), request)
     except InfxError as exc:  # fail closed: no outputs, the reason in the summary and on stderr
         append_summary("**Sweep reuse failed:** " + "; ".join(p.message for p in exc.problems))
@@ -83,7 +60,7 @@ def resolve_command(repo: str, event_name: str, event_action: str, pr_number: in
 @click.option("--event-path", envvar="GITHUB_EVENT_PATH", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--workflow-id", default=DEFAULT_WORKFLOW, show_default=True)
-@_world_option
+@world_option
 def ack_command(repo: str, event_path: Path, workflow_id: str, world: Path | None) -> None:
     """React 👍/👎 to a reuse command comment and say why in the step summary."""
     from infx.github.events import load_event
@@ -93,7 +70,7 @@ def ack_command(repo: str, event_path: Path, workflow_id: str, world: Path | Non
 
     event = CommentEvent.from_event(load_event(event_path, "issue_comment"))
     try:
-        with _client(world) as client:
+        with open_client(world) as client:
             outcome = acknowledge(GitHubGateway(client, repo), event, workflow=workflow_id)
     except InfxError as exc:  # GitHub could not be read: no reaction at all, say why
         append_summary("**Reuse acknowledgement failed:** " + "; ".join(p.message for p in exc.problems))

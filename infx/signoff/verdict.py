@@ -83,7 +83,7 @@ def decide(table: CheckTable, evidence: Evidence) -> Verdict:
 
 
 def from_outcomes(table: CheckTable, outcomes: dict[str, Outcome]) -> Verdict:
-    """A verdict from precomputed outcomes (tests, replays); a missing id is FAIL."""
-    rows = tuple(Row(spec, outcomes.get(spec.id) or Outcome(Status.FAIL, "check did not run."))
+    """A verdict from precomputed outcomes (tests, replays); a missing id fails closed."""
+    rows = tuple(Row(spec, outcomes.get(spec.id) or _closed(spec, "check did not run."))
                  for spec in table.checks)
     return Verdict(overall_of([row.status for row in rows]), rows)

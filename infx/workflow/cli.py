@@ -6,12 +6,12 @@ import json
 import os
 import subprocess
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
 from infx.errors import InfxError, Problem
+from infx.github.session import open_client, world_option
 
 
 def _load_json(text: str, what: str) -> object:
@@ -128,38 +128,18 @@ def collect_command(input_dir: Path, output_file: Path, eval_summary: bool) -> N
     click.echo(f"collected {len(rows)} row(s) into {output_file}", err=True)
 
 
-@contextmanager
-def _client(world: Path | None = None):
-    """A GitHub client: the fake server for `--world` (a replay), else the API from the environment."""
-    from infx.github.client import GitHubClient
-
-    if world is not None:
-        from infx.github.fake import FakeGitHub
-
-        with FakeGitHub(world) as fake:
-            yield fake.client()
-        return
-    if not (os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")):
-        raise InfxError(Problem("GH_TOKEN or GITHUB_TOKEN is required", key="token",
-                                fix="pass the workflow token through env: GITHUB_TOKEN"))
-    yield GitHubClient.from_env()
-
-
-def _world_option(function):
-    return click.option("--world", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                        default=None, help="Replay against a world file on the fake GitHub server.")(function)
 
 
 @workflow.command("welcome")
 @click.option("--repo", envvar="GITHUB_REPOSITORY", required=True)
 @click.option("--pr", "pr_number", type=int, required=True)
 @click.option("--default-branch", default="main", show_default=True)
-@_world_option
+@world_option
 def welcome_command(repo: str, pr_number: int, default_branch: str, world: Path | None) -> None:
     """Create or refresh the PR's welcome comment (one per PR, found by its marker)."""
     from infx.workflow.posting import post_welcome
 
-    with _client(world) as client:
+    with open_client(world) as client:
         result = post_welcome(client, repo, pr_number, default_branch)
     click.echo(json.dumps({"action": result.action, "comment_id": result.comment.id}))
 
@@ -169,7 +149,7 @@ def welcome_command(repo: str, pr_number: int, default_branch: str, world: Path 
 @click.option("--event-path", envvar="GITHUB_EVENT_PATH", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="The workflow_run event of the finished `PR welcome` run (env GITHUB_EVENT_PATH).")
-@_world_option
+@world_option
 def welcome_from_run_command(repo: str, event_path: Path, world: Path | None) -> None:
     """Welcome the fork PR a finished `PR welcome` run belongs to (forks' own runs cannot write)."""
     from infx.github.events import load_event
@@ -183,7 +163,7 @@ def welcome_from_run_command(repo: str, event_path: Path, world: Path | None) ->
         click.echo(json.dumps({"pulls": [], "reason": f"triggered by {kind}, not pull_request"}))
         return
     head = run_head(run)
-    with _client(world) as client:
+    with open_client(world) as client:
         numbers = pulls_for_run_head(client, repo, head)
         actions = {n: post_welcome(client, repo, n, event.repository.default_branch).action for n in numbers}
     if numbers:
@@ -197,12 +177,12 @@ def welcome_from_run_command(repo: str, event_path: Path, world: Path | None) ->
 @click.option("--repo", envvar="GITHUB_REPOSITORY", required=True)
 @click.option("--pr", "pr_number", type=int, required=True)
 @click.option("--run-id", type=int, required=True)
-@_world_option
+@world_option
 def results_link_command(repo: str, pr_number: int, run_id: int, world: Path | None) -> None:
     """Point the PR's results-link comment at this run, unless it already shows a newer one."""
     from infx.workflow.posting import post_results_link
 
-    with _client(world) as client:
+    with open_client(world) as client:
         action = post_results_link(client, repo, pr_number, run_id)
     click.echo(json.dumps({"action": action}))
 

@@ -25,8 +25,12 @@ def run(evidence: Evidence) -> Outcome:
     rules = policy(evidence).doc("overrides")
     lines = [ln for f in files for ln in join_continuations(added_lines(f.filename, f.patch))]
     # the effective launch counts too, including unchanged files an affected config uses
+    seen = {(ln.path, ln.number, ln.text) for ln in lines}
     for config in configs:
-        lines += [ln for ln in launch_lines(evidence, config) if ln not in lines]
+        for ln in launch_lines(evidence, config):
+            if (ln.path, ln.number, ln.text) not in seen:
+                seen.add((ln.path, ln.number, ln.text))
+                lines.append(ln)
     prefixes = {c.prefix for c in configs}
     problems = _override_problems(lines, rules, prefixes)
     problems += _publication_problems(evidence, configs, lines, rules["publication"])
@@ -65,7 +69,7 @@ def _override_problems(lines: list[Line], rules: dict, prefixes: set[str]) -> li
             if key in denied and not any((p, key, str(value)) in allowed for p in prefixes):
                 problems.append(f"{line.where()}: overrides {key}={value}, which removes "
                                 "architectural FLOPs the model does not natively support")
-    return problems
+    return list(dict.fromkeys(problems))  # one flag has several spellings; report a line once
 
 
 def _config_editing_files(lines: list[Line]) -> set[str]:

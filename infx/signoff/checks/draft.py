@@ -94,7 +94,7 @@ def _launch_problems(lines: list[Line], rules: dict) -> list[str]:
         for name, value in env_settings(line.text):
             if name in rules["prohibited-env"] and is_enabled(value):
                 problems.append(f"{line.where()}: {name}={value} lowers draft precision (prohibited)")
-        for flag in rules["prohibited-flags"]:
+        for flag in _distinct_flags(rules["prohibited-flags"]):
             if mentions_flag(line.text, flag):
                 value = (flag_values(line.text, flag) or [""])[0]
                 problems.append(f"{line.where()}: {flag} {value}".rstrip() + " changes draft precision")
@@ -108,6 +108,14 @@ def _launch_problems(lines: list[Line], rules: dict) -> list[str]:
                 problems.append(f"{line.where()}: --speculative-config sets {', '.join(sorted(pruned))} for "
                                 "the draft, which prunes its layers/experts/heads below the shipped draft")
     return problems
+
+
+def _distinct_flags(flags: list[str]) -> list[str]:
+    """One spelling per flag (``--a-b``, ``a_b`` and ``a-b`` match the same words)."""
+    seen: dict[str, str] = {}
+    for flag in flags:
+        seen.setdefault(flag.lstrip("-").replace("_", "-").lower(), flag)
+    return list(seen.values())
 
 
 def _json_keys(text: str, nested: bool = False) -> set[str]:
