@@ -111,3 +111,25 @@ def test_a_documented_exception_does_not_excuse_a_recipe_mismatch():
     outcome = run(with_body(evidence, body))
     assert outcome.status == Status.FAIL
     assert "pins image rocm/sgl-dev:x" in outcome.reason
+
+
+def _strict(evidence, on=True):
+    path = "configs/policy/engines.yaml"
+    text = evidence.default_branch_files[path].replace("strict-engine-mapping: false",
+                                                       f"strict-engine-mapping: {str(on).lower()}")
+    return replace(evidence, default_branch_files={**evidence.default_branch_files, path: text})
+
+
+def test_strict_engine_mapping_is_off_by_default_and_checks_every_first_class_engine():
+    evidence = world_evidence("seed000")  # minimaxm3 ATOM after a vLLM entry; vLLM is its engine
+    outcome = run(_strict(evidence))
+    assert outcome.status == Status.PASS
+    assert "every first-class engine of minimaxm3 (vllm) is present" in outcome.reason
+    master = "configs/amd-master.yaml"
+    sglang_only = with_head_file(evidence, master, evidence.head_files[master].replace(
+        "framework: vllm", "framework: sglang").replace("image: vllm/vllm-openai-rocm:v0.27.1",
+                                                        "image: lmsysorg/sglang-rocm:v0.5.17"))
+    assert run(sglang_only).status == Status.PASS  # the reference rule: any open-source entry
+    outcome = run(_strict(sglang_only))
+    assert outcome.status == Status.FAIL
+    assert "lacks an entry of its first-class engine(s) vllm (strict engine mapping of MODELS.md)" in outcome.reason

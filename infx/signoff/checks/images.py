@@ -46,6 +46,8 @@ def run(evidence: Evidence) -> Outcome:
             continue
         problems += _image_problem(where, config, engines["upstream-images"])
         found = _ordering(where, config, engines["open-source-frameworks"], head)
+        if found.startswith("ok:vendor:"):
+            found = _strict_mapping(where, config, engines, head, found.removeprefix("ok:vendor:"))
         (notes if found.startswith("ok:") else problems).append(found.removeprefix("ok:"))
     problems = [p for p in problems if p]
     if mismatched:
@@ -85,8 +87,27 @@ def _ordering(where: str, config: AffectedConfig, open_source: list[str],
                      and runner_sku(str(entry.get("runner", ""))) == config.sku)
     if matches:
         _, entry = head[matches[0]]
-        return (f"ok:{where}: vendor framework {config.framework}; engine-first satisfied by "
+        return (f"ok:vendor:{where}: vendor framework {config.framework}; engine-first satisfied by "
                 f"{matches[0]} ({entry.get('framework')}, {entry.get('runner')}, {entry.get('image')})")
     return (f"{where}: vendor framework {config.framework} for {config.prefix} on {config.sku} "
             "has no vLLM/SGLang entry with the same model-prefix and runner SKU "
             "(fix: submit the open-source engine first, or document an exception)")
+
+
+def _strict_mapping(where: str, config: AffectedConfig, engines: dict,
+                    head: dict[str, tuple[str, dict]], satisfied: str) -> str:
+    """Optional stricter rule (MODELS.md engine mapping): a vendor entry needs an entry of every
+    first-class engine of its model on the same SKU, not just any vLLM/SGLang entry.
+    ``ok:``-prefixed when satisfied (or not enabled), else the problem."""
+    wanted = (engines.get("first-class-engines") or {}).get(config.prefix)
+    if not engines.get("strict-engine-mapping") or not wanted:
+        return "ok:" + satisfied
+    family = engines["recipe-engines"]
+    present = {family.get(str(entry.get("framework"))) for key, (_, entry) in head.items()
+               if key != config.key and entry.get("model-prefix") == config.prefix
+               and runner_sku(str(entry.get("runner", ""))) == config.sku}
+    missing = [engine for engine in wanted if engine not in present]
+    if not missing:
+        return "ok:" + satisfied + f"; every first-class engine of {config.prefix} ({', '.join(wanted)}) is present"
+    return (f"{where}: vendor framework {config.framework} for {config.prefix} on {config.sku} lacks an "
+            f"entry of its first-class engine(s) {', '.join(missing)} (strict engine mapping of MODELS.md)")
