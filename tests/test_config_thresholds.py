@@ -7,12 +7,33 @@ import pytest
 from infx.config.thresholds import FALLBACK, load_thresholds, load_thresholds_text
 from infx.errors import InfxError
 
+AGENTIC_FLOORS = {"minimax_m3_*", "kimi_tool_call_*", "bfcl_*", "cruxeval_*", "mmlu_pro_2800",
+                  "ruler_lite"}
 
-def test_our_file_matches_the_reference_values(repo_root, upstream_dir) -> None:
+
+def test_our_file_keeps_the_reference_values_and_adds_agentic_floors(repo_root,
+                                                                   upstream_dir) -> None:
     ours = load_thresholds(repo_root / "configs/evals/thresholds.yaml")
     reference = load_thresholds(upstream_dir / "evals/thresholds.yaml")
-    assert ours == reference
+    assert ours.models == reference.models
+    assert {k: v for k, v in ours.default.items() if k in reference.default} == reference.default
+    extras = {k: v for k, v in ours.default.items() if k not in reference.default}
+    assert set(extras) == AGENTIC_FLOORS and set(extras.values()) == {0.0}
     assert ours.default["gsm8k"] == 0.90 and ours.models["qwen3.5"]["gsm8k"] == 0.94
+
+
+def test_agentic_suites_have_a_zero_floor_in_our_file(repo_root) -> None:
+    ours = load_thresholds(repo_root / "configs/evals/thresholds.yaml")
+    assert ours.floor("minimaxm3", "minimax_m3_full") == (0.0, "default.minimax_m3_*")
+    assert ours.floor("kimik3", "kimi_tool_call_schema_full") == (0.0, "default.kimi_tool_call_*")
+    assert ours.floor("dsr1", "gsm8k") == (0.91, "models.dsr1.gsm8k")
+
+
+def test_exact_task_beats_a_pattern_and_patterns_go_in_order() -> None:
+    t = load_thresholds_text("default: {'bfcl_*': 0.1, bfcl_live: 0.3, 'bfcl_l*': 0.2}\n", "t.yaml")
+    assert t.floor(None, "bfcl_live") == (0.3, "default.bfcl_live")
+    assert t.floor(None, "bfcl_lite") == (0.1, "default.bfcl_*")
+    assert t.floor(None, "bfclx") == (FALLBACK, "fallback")
 
 
 def test_lookup_order() -> None:

@@ -1,7 +1,12 @@
-"""Eval score thresholds: per-model floors over task defaults, with a fixed fallback."""
+"""Eval score thresholds: per-model floors over task defaults, with a fixed fallback.
+
+A task name may be a glob (``minimax_m3_*``) so one line covers a family of suites;
+an exact name always wins over a pattern, and patterns are tried in file order.
+"""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from dataclasses import dataclass, field
 from importlib import resources
@@ -25,11 +30,17 @@ class Thresholds:
     def floor(self, model_prefix: str | None, task: str) -> tuple[float, str]:
         """The minimum score for a task and where it came from (for the verdict row)."""
         per_model = self.models.get(model_prefix or "", {})
-        if task in per_model:
-            return per_model[task], f"models.{model_prefix}.{task}"
-        if task in self.default:
-            return self.default[task], f"default.{task}"
+        for table, label in ((per_model, f"models.{model_prefix}"), (self.default, "default")):
+            name = _matching_name(table, task)
+            if name is not None:
+                return table[name], f"{label}.{name}"
         return self.fallback, "fallback"
+
+
+def _matching_name(table: dict[str, float], task: str) -> str | None:
+    if task in table:
+        return task
+    return next((name for name in table if fnmatch.fnmatchcase(task, name)), None)
 
 
 def parse_thresholds(data: Any, filename: str, text: str | None = None) -> Thresholds:
