@@ -90,8 +90,10 @@ def _first_lines(body: str, count: int = 4) -> str:
     return shown + (f"\n    … ({len(lines) - count} more lines)" if len(lines) > count else "")
 
 
-def replay_step(world_path: Path, echo: Callable[[str], None]) -> dict | None:
-    """Post the welcome and results-link comments and acknowledge reuse commands on the fake server."""
+def replay_step(world_path: Path, world: dict | None, echo: Callable[[str], None]) -> dict | None:
+    """Post the welcome and results-link comments and acknowledge reuse commands on the fake server.
+
+    ``world`` is the already loaded ``world_path`` (None when the file is missing)."""
     try:
         from infx.github.fake import FakeGitHub
         from infx.reuse.ack import CommentEvent, acknowledge, looks_like_command
@@ -100,10 +102,9 @@ def replay_step(world_path: Path, echo: Callable[[str], None]) -> dict | None:
     except ImportError as exc:
         echo(f"replay skipped: the fake GitHub server is not available in this checkout ({exc})")
         return None
-    if not world_path.is_file():
+    if world is None:
         echo(f"replay skipped: {world_path} is missing")
         return None
-    world = _load_world(world_path)
     repo = world["repo"]
     before = _snapshot(world)
     with FakeGitHub(world) as fake:
@@ -148,10 +149,9 @@ def demo(data_dir: Path, configs: Path, runners: Path) -> None:
     """Plan a bundled example PR and replay the PR bots on a local fake GitHub (no network)."""
     echo = click.echo
     world_path = data_dir / "world.yaml"
-    labels: list[Any] = []
-    if world_path.is_file():
-        labels = list(_pr(_load_world(world_path)).get("labels", []))
+    world = _load_world(world_path) if world_path.is_file() else None
+    labels: list[Any] = list(_pr(world).get("labels", [])) if world is not None else []
     _section(echo, "1. Plan the PR's changelog entry")
     plan_step(data_dir / "pr-entry.yaml", configs, runners, labels, echo)
     _section(echo, "2. Replay the PR bots on the fake GitHub server")
-    replay_step(world_path, echo)
+    replay_step(world_path, world, echo)

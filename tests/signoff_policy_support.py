@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from infx.github.fake.world import tree_at
 from infx.signoff.model import ChangedFile, Evidence, ExternalPull, PullInfo, SignOff
 from infx.yamlio import load_file
 
@@ -32,18 +33,6 @@ def trusted_policy_files() -> dict[str, str]:
 
 def load_world(name: str) -> dict[str, Any]:
     return load_file(WORLDS / f"policy_{name}.yaml")
-
-
-def tree(world: dict[str, Any], sha: str) -> dict[str, str]:
-    """The full tree at a commit, following ``files_from`` chains."""
-    commit = world["commits"][sha]
-    files = dict(tree(world, commit["files_from"])) if commit.get("files_from") else {}
-    for path, text in (commit.get("files") or {}).items():
-        if text is None:
-            files.pop(path, None)
-        else:
-            files[path] = text
-    return files
 
 
 def patch_between(old: str | None, new: str | None) -> str:
@@ -69,8 +58,9 @@ def evidence_from_world(world: dict[str, Any], number: int | None = None,
                         comment_id: int | None = None) -> Evidence:
     pull = next(p for p in world["pulls"] if number is None or p["number"] == number)
     base_sha, head_sha = pull["base"]["sha"], pull["head"]["sha"]
-    base, head = tree(world, base_sha), tree(world, head_sha)
-    default = tree(world, world["branches"][world.get("default_branch", "main")])
+    base, head = tree_at(world, base_sha), tree_at(world, head_sha)
+    files = changed(base, head)
+    default = tree_at(world, world["branches"][world.get("default_branch", "main")])
     default = {**trusted_policy_files(), **default}
     comment = next(c for c in pull["comments"] if comment_id is None or c["id"] == comment_id)
     return Evidence(
@@ -81,11 +71,11 @@ def evidence_from_world(world: dict[str, Any], number: int | None = None,
                     draft=pull.get("draft", False), base_ref=pull["base"]["ref"], base_sha=base_sha,
                     head_ref=pull["head"]["ref"], head_sha=head_sha,
                     head_repo=pull["head"].get("repo"), labels=tuple(pull.get("labels", ())),
-                    changed_files=len(changed(base, head))),
+                    changed_files=len(files)),
         signoff=SignOff(author=comment["user"], body=comment["body"], url=None,
                         source_id=comment["id"], kind="issue_comment",
                         created_at=comment.get("created_at")),
-        files=changed(base, head), commits=list(pull.get("commits", [head_sha])),
+        files=files, commits=list(pull.get("commits", [head_sha])),
         head_files=dict(head), base_files=dict(base), default_branch_files=default,
         external_pulls=_external(world.get("external") or {}),
         external_texts=dict(world.get("external_pages") or {}))

@@ -60,7 +60,7 @@ def test_valid_pr_append(repo, capsys, monkeypatch, tmp_path_factory):
     monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
     code, out, err = validate(repo, capsys, HISTORY + "\n" + block(), "--pr-number", "512")
     assert code == 0, err
-    assert out == "Validated perf-changelog.yaml: 1 appended entry, 0 pr-link correction(s)\n"
+    assert out == "Validated perf-changelog.yaml: 1 appended entry, 0 pr-link corrections\n"
     assert outputs.read_text() == ("has-additions=true\nmetadata-only=false\naddition-count=1\n"
                                    "correction-count=0\n")
 
@@ -72,7 +72,7 @@ def test_correction_only(repo, capsys, monkeypatch, tmp_path_factory):
     monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
     code, out, err = validate(repo, capsys, HISTORY, "--pr-number", "3")
     assert code == 0, err
-    assert "0 appended entries, 1 pr-link correction(s)" in out
+    assert out == "Validated perf-changelog.yaml: 0 appended entries, 1 pr-link correction\n"
     assert "metadata-only=true" in outputs.read_text()
 
 

@@ -28,6 +28,9 @@ def test_schema_is_valid_draft_2020_12():
     {"no-evals": True, "all-evals": True}, {"eval-min-prefill-ep": 0},
     {"scenario-type": []}, {"description": "text"}, {"pr-link": None},
     {"eval-concs": []}, {"config-keys": [1]},
+    {"evals-only": " true"}, {"evals-only": "TRUE"}, {"eval-min-prefill-ep": "1_000"},
+    {"eval-min-prefill-ep": " 3.00 "}, {"eval-min-prefill-ep": True},
+    {"eval-min-prefill-ep": "0_0"}, {"eval-min-prefill-ep": "3."},
 ])
 def test_schema_and_model_agree(extra):
     entry = {**BASE, **extra}

@@ -310,3 +310,39 @@ def test_worker_rules(prefill, needle):
         'prefill: { num-worker: 1, tp: 8, ep: 1, dp-attn: false, additional-settings: ["PREFILL_NODES=1"] }',
         f"prefill: {prefill}")
     assert needle in str(error_of(text))
+
+
+# Found by differential testing against the reference generator: it treats an explicit
+# YAML null like an absent field for these optional fields (its models default them to None).
+def test_null_optional_fields_load_as_absent():
+    text = SINGLE.replace("{ tp: 4, conc-start: 4, conc-end: 64 }",
+                          "{ tp: 4, ep: null, dp-attn: null, conc-start: 4, conc-end: 64 }")
+    entry = load(text.replace("  multinode: false\n", "  multinode: false\n  router: null\n"))[
+        "dsr1-fp4-mi355x-sglang"]
+    item = entry["scenarios"]["fixed-seq-len"][0]["search-space"][0]
+    assert item == {"tp": 4, "conc-start": 4, "conc-end": 64} and "router" not in entry
+
+
+def test_null_optional_fields_of_agentic_and_multinode_entries():
+    text = AGENTIC.replace("{ tp: 8, ep: 8, kv-offloading: none,",
+                           "{ tp: 8, ep: null, dp-attn: null, kv-offloading: none,"
+                           " kv-offload-backend: null, conc-start: null,")
+    block = load(text)["glm5.2-fp4-mi355x-sglang-agentic-mtp"]["scenarios"]["agentic-coding"][0]
+    assert block["search-space"][0] == {"tp": 8, "kv-offloading": "none", "conc-list": [1, 4],
+                                        "spec-decoding": "mtp"}
+    disagg = load(DISAGG.replace("conc-list: [ 64, 4, 16 ]",
+                                 "conc-list: [ 64, 4, 16 ]\n        conc-end: null"))
+    item = disagg["dsr1-fp4-mi355x-sglang-disagg"]["scenarios"]["fixed-seq-len"][0]
+    assert "conc-end" not in item["search-space"][0]
+
+
+@pytest.mark.parametrize("old, new", [
+    # the reference copies these nulls into rows or lets them hide a top-level value:
+    # we reject them instead of guessing
+    ("PREFILL_NODES=1\"] }", "PREFILL_NODES=1\"], hardware: null }"),
+    ("spec-decoding: \"none\"", "spec-decoding: \"none\"\n        router: null"),
+    ("conc-list: [ 64, 4, 16 ]", "conc-list: null\n        conc-start: 4\n        conc-end: 8"),
+])
+def test_nulls_the_reference_does_not_treat_as_absent_are_rejected(old, new):
+    assert old in DISAGG
+    assert "must be of type" in str(error_of(DISAGG.replace(old, new)))

@@ -417,3 +417,18 @@ def test_scenario_type_filter():
     assert len(test_config(text, evals="none")) == 5
     assert len(test_config(text, evals="none", scenario_type=["agentic-coding"])) == 4
     assert len(test_config(text, evals="none", scenario_type=["fixed-seq-len"])) == 1
+
+
+def test_empty_conc_list_beside_a_range_matches_the_reference():
+    # Pinned against the rebuilt reference generator: full-sweep ignores an empty
+    # conc-list and expands the range, test-config takes the (empty) list as written:
+    # no single-node rows, and a multi-node row with an empty conc list.
+    single = A1.replace("{ tp: 8, conc-start: 4, conc-end: 64 }",
+                        "{ tp: 8, conc-list: [], conc-start: 4, conc-end: 64 }")
+    assert [r["tp"] for r in full_sweep(single, evals="none")] == [4] * 5 + [8] * 5
+    assert [r["tp"] for r in test_config(single, evals="none")] == [4] * 5
+    multi = A4.replace("conc-list: [ 64, 4, 16 ]", "conc-list: []\n        conc-start: 16\n"
+                       "        conc-end: 64")
+    assert "conc-end: 64" in multi
+    assert [r["conc"] for r in full_sweep(multi, evals="none")] == [[16, 32, 64]]
+    assert [r["conc"] for r in test_config(multi, evals="none")] == [[]]

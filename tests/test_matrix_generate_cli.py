@@ -187,3 +187,71 @@ def test_python_module_entry_point(ref):
          "--no-evals"], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert len(json.loads(result.stdout)) == 10
+
+
+def test_nvidia_eval_row_counts_match_the_reference_generator(capsys, ref, upstream_dir):
+    # Pinned by running the rebuilt reference generator on the same file (research/matrix.md
+    # section 6 hand-counted 525 and 1,221; the reference itself gives 524 and 1,216).
+    common = ["full-sweep", "--config-files", upstream_dir / "configs" / "nvidia-master.yaml",
+              "--runner-config", ref["runners"]]
+    assert len(rows_of(capsys, *common, "--evals-only")) == 524
+    assert len(rows_of(capsys, *common, "--all-evals")) == 1216
+
+
+def test_explicit_null_optionals_give_the_same_rows_as_absent_ones(capsys, tmp_path, ref):
+    # Regression from differential testing: `ep: null` / `dp-attn: null` used to be rejected.
+    entry = ("k:\n  image: i\n  model: m\n  model-prefix: p\n  runner: mi355x\n"
+             "  precision: fp4\n  framework: f\n  multinode: false\n{router}  scenarios:\n"
+             "    fixed-seq-len:\n"
+             "    - {{isl: 8192, osl: 1024, search-space: [{{tp: 8, {extra}conc-start: 8,"
+             " conc-end: 64}}]}}\n")
+    plain, nulls = tmp_path / "plain.yaml", tmp_path / "nulls.yaml"
+    plain.write_text(entry.format(router="", extra=""))
+    nulls.write_text(entry.format(router="  router: null\n",
+                                  extra="ep: null, dp-attn: null, conc-list: [], "))
+    common = ["--runner-config", ref["runners"], "--evals-only"]
+    expected = rows_of(capsys, "full-sweep", "--config-files", plain, *common)
+    assert len(expected) == 2
+    assert rows_of(capsys, "full-sweep", "--config-files", nulls, *common) == expected
+
+
+# --- argparse-compatible command lines (regressions from differential testing) ----------
+
+LONG = ["--config-files", "--max-conc", "--max-ep", "--max-tp", "--no-evals", "--seq-lens"]
+LISTS = {"--config-files", "--seq-lens"}
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--seq-lens", "1k1k", "8k1k"], ["--seq-lens", "1k1k", "--seq-lens", "8k1k"]),
+    (["--seq-lens", "1k1k", "--seq-lens", "8k1k"], ["--seq-lens", "8k1k"]),
+    (["--seq-lens=1k1k", "8k1k"], ["8k1k", "--seq-lens", "1k1k"]),
+    (["--max-c", "8", "--no-e"], ["--max-conc", "8", "--no-evals"]),
+    (["--max", "8"], ["--max", "8"]),
+    (["--seq-l", "-1", "-", "-x y", "-1.5", "--no-evals"],
+     ["--no-evals", "--seq-lens", "-1", "--seq-lens", "-", "--seq-lens", "-x y",
+      "--seq-lens", "-1.5"]),
+    (["--seq-lens"], ["--seq-lens"]),
+])
+def test_argparse_style_rewrites_argv(argv, expected):
+    from infx.matrix.cli import argparse_style
+
+    assert argparse_style(argv, LONG, LISTS) == expected
+
+
+def test_repeated_list_option_keeps_the_last_values(capsys, ref, upstream_dir):
+    nvidia = upstream_dir / "configs" / "nvidia-master.yaml"
+    rows = rows_of(capsys, "full-sweep", "--config-files", ref["amd"], "--runner-config",
+                   ref["runners"], "--config-files", nvidia, "--model-prefix", "dsr1",
+                   "--model-prefix", "dsv4", "--no-evals")
+    assert rows and {r["model-prefix"] for r in rows} == {"dsv4"}
+    assert {r["runner"] for r in rows}.isdisjoint(MI355X_LABELS)
+
+
+def test_equals_form_takes_one_value_and_prefixes_expand(capsys, ref):
+    code, out, err = run(capsys, "full-sweep", f"--config-files={ref['amd']}", "--runner-config",
+                         ref["runners"], "--seq-lens=1k1k", "8k1k")
+    assert code == 2 and out == "" and "8k1k" in err
+    rows = rows_of(capsys, "full-sweep", f"--config-f={ref['amd']}", "--runner-config",
+                   ref["runners"], "--max-c", "8", "--no-e")
+    assert rows and not any(r.get("run-eval") for r in rows)
+    assert max(max(r["conc"]) if isinstance(r["conc"], list) else r["conc"] for r in rows) == 8

@@ -10,6 +10,7 @@ from infx.yamlio import load_file
 
 WORLD_FILE = Path(__file__).resolve().parent / "data" / "worlds" / "reuse_base.yaml"
 REPO = "acme/inferencex"
+FORK = "vendor/inferencex"
 C0, C1, C2, C9, M1 = ("c0" + "0" * 38, "c1" + "1" * 38, "c2" + "2" * 38, "c9" + "9" * 38,
                       "d1" + "1" * 38)
 
@@ -30,6 +31,14 @@ def add_comment(world: dict, user: str, association: str, body: str, when: str,
     pull["comments"].append({"id": new_id, "user": user, "author_association": association,
                              "body": body, "created_at": when, "updated_at": when})
     return new_id
+
+
+def add_fork_pr(world: dict, **fields) -> dict:
+    """PR #14: a copy of #12 whose head is the fork's `main` at C2, without comments."""
+    fork_pr = copy.deepcopy(pr(world)) | {"number": 14, "comments": [],
+                                          "head": {"ref": "main", "sha": C2, "repo": FORK}}
+    world["pulls"].append(fork_pr | fields)
+    return world
 
 
 def merged(world: dict, number: int = 12) -> dict:

@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from test_reuse_support import C2, base_world
+from test_reuse_support import C2, add_fork_pr, base_world
 
 from infx.workflow.cli import main
 
@@ -143,15 +143,8 @@ def _fork_run_event(tmp_path, test_data, *, event: str = "pull_request", head_re
     return target
 
 
-def _with_fork_pr(world: dict) -> dict:
-    fork_pr = copy.deepcopy(world["pulls"][0]) | {"number": 14, "comments": [],
-                                                   "head": {"ref": "main", "sha": C2, "repo": "vendor/inferencex"}}
-    world["pulls"].append(fork_pr)
-    return world
-
-
 def test_welcome_from_run_posts_once_on_the_fork_pr(fake_github, monkeypatch, capsys, tmp_path, test_data):
-    fake = fake_github(_with_fork_pr(base_world()))
+    fake = fake_github(add_fork_pr(base_world()))
     for key, value in fake.env().items():
         monkeypatch.setenv(key, value)
     summary = tmp_path / "summary"
@@ -170,7 +163,7 @@ def test_welcome_from_run_posts_once_on_the_fork_pr(fake_github, monkeypatch, ca
 
 def test_welcome_from_run_ignores_non_pr_runs_and_unknown_heads(fake_github, monkeypatch, capsys, tmp_path,
                                                                 test_data):
-    fake = fake_github(_with_fork_pr(base_world()))
+    fake = fake_github(add_fork_pr(base_world()))
     for key, value in fake.env().items():
         monkeypatch.setenv(key, value)
     push = _fork_run_event(tmp_path, test_data, event="push")
@@ -204,7 +197,7 @@ def test_comment_steps_replay_a_world_file_without_a_token(tmp_path, monkeypatch
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     monkeypatch.delenv("GH_TOKEN", raising=False)
     world = tmp_path / "world.yaml"
-    world.write_text(yaml.safe_dump(_with_fork_pr(base_world()), sort_keys=False))
+    world.write_text(yaml.safe_dump(add_fork_pr(base_world()), sort_keys=False))
     assert main(["welcome", "--repo", "acme/inferencex", "--pr", "12", "--world", str(world)]) == 0
     assert json.loads(capsys.readouterr().out)["action"] == "created"
     assert main(["results-link", "--repo", "acme/inferencex", "--pr", "12", "--run-id", "9",

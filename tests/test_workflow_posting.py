@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from test_reuse_support import C1, C2, REPO, base_world
+from test_reuse_support import C1, C2, FORK, REPO, add_fork_pr, base_world
 
 from infx.errors import InfxError
 from infx.github.client import GitHubError
@@ -57,16 +57,8 @@ def test_results_link_is_upserted_and_never_regresses(fake_github):
 
 # ---- fork PRs: welcomed from a workflow_run job, PR number from our own API ----------------
 
-FORK = "vendor/inferencex"
-
-
 def _fork_world() -> dict:
-    world = base_world()
-    template = next(p for p in world["pulls"] if p["number"] == 12)
-    fork_pr = copy.deepcopy(template) | {"number": 14, "user": "vendor-dev", "comments": [],
-                                         "head": {"ref": "main", "sha": C2, "repo": FORK}}
-    world["pulls"].append(fork_pr)
-    return world
+    return add_fork_pr(base_world(), user="vendor-dev")
 
 
 def _run(**changes) -> WorkflowRun:

@@ -60,9 +60,10 @@ def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file
     _write_outputs({"has-additions": str(bool(additions)).lower(),
                     "metadata-only": str(bool(corrections and not additions)).lower(),
                     "addition-count": str(additions), "correction-count": str(corrections)})
-    noun = "entry" if additions == 1 else "entries"
-    click.echo(f"Validated {changelog_file}: {additions} appended {noun}, "
-               f"{corrections} pr-link correction(s)")
+    entries = "entry" if additions == 1 else "entries"
+    fixes = "correction" if corrections == 1 else "corrections"
+    click.echo(f"Validated {changelog_file}: {additions} appended {entries}, "
+               f"{corrections} pr-link {fixes}")
 
 
 def _plan(base_ref: str, head_ref: str, changelog_file: str, all_evals: bool,

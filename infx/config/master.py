@@ -69,13 +69,69 @@ def load_master_configs_from_texts(items: Sequence[tuple[str, str]]) -> MasterCo
         data = _parse_file(name, text)
         _check_keys(name, text, data, entries)
         for key, value in data.items():
-            entries[key] = value
+            entries[key] = without_null_optionals(value)
             sources[key] = (name, text)
     configs = MasterConfigs(entries, sources)
     problems = validation_problems(configs)
     if problems:
         raise InfxError(problems[:MAX_REPORTED])
     return configs
+
+
+# Optional fields where the reference treats an explicit YAML null exactly like an absent
+# field. Other nulls stay and are rejected by the schema: there the reference either fails
+# too or copies the null into rows (worker hardware / additional-settings, backend version)
+# or lets it mask a top-level value (entry router / kv-p2p-transfer).
+_NULLABLE_TOP = {True: frozenset({"router", "kv-p2p-transfer"}), False: frozenset({"router"})}
+_NULLABLE_FIXED = {True: frozenset({"conc-start", "conc-end"}),
+                   False: frozenset({"ep", "dp-attn", "conc-start", "conc-end"})}
+_NULLABLE_AGENTIC = frozenset({"tp", "ep", "dp-attn", "kv-offload-backend", "conc-start",
+                               "conc-end"})
+
+
+def without_null_optionals(entry: Any) -> Any:
+    """``entry`` with explicit nulls of null-means-absent optional fields removed.
+
+    Pure; anything not shaped like a config entry is returned unchanged for the
+    schema to report.
+    """
+    if not isinstance(entry, dict):
+        return entry
+    multinode = entry.get("multinode") is True
+    cleaned = _drop_nulls(entry, _NULLABLE_TOP[multinode])
+    scenarios = cleaned.get("scenarios")
+    if isinstance(scenarios, dict):
+        cleaned["scenarios"] = {
+            **scenarios,
+            **_cleaned_blocks(scenarios, "fixed-seq-len", frozenset(), _NULLABLE_FIXED[multinode]),
+            **_cleaned_blocks(scenarios, "agentic-coding", frozenset({"dram-utilization"}),
+                              _NULLABLE_AGENTIC),
+        }
+    return cleaned
+
+
+def _cleaned_blocks(scenarios: dict, name: str, block_fields: frozenset,
+                    item_fields: frozenset) -> dict:
+    blocks = scenarios.get(name)
+    if not isinstance(blocks, list):
+        return {}
+    return {name: [_cleaned_block(block, block_fields, item_fields) for block in blocks]}
+
+
+def _cleaned_block(block: Any, block_fields: frozenset, item_fields: frozenset) -> Any:
+    if not isinstance(block, dict):
+        return block
+    cleaned = _drop_nulls(block, block_fields)
+    items = cleaned.get("search-space")
+    if isinstance(items, list):
+        cleaned["search-space"] = [_drop_nulls(item, item_fields) if isinstance(item, dict)
+                                   else item for item in items]
+    return cleaned
+
+
+def _drop_nulls(mapping: dict, fields: frozenset) -> dict:
+    return {name: value for name, value in mapping.items()
+            if not (value is None and name in fields)}
 
 
 def validation_problems(configs: MasterConfigs) -> list[Problem]:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from functools import cache, lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from infx.config.schemacheck import load_schema
 from infx.errors import InfxError, Problem
 from infx.yamlio import find_line, load_text
 
@@ -51,9 +50,7 @@ class GoldenCurveRef:
 def _validator(name: str):
     import jsonschema  # imported lazily: only policy readers pay for it
 
-    text = resources.files("infx.config").joinpath(f"schemas/{name}.schema.json").read_text()
-    schema = json.loads(text)
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(load_schema(name))
 
 
 class _BooleanKey(ValueError):

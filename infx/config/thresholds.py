@@ -7,15 +7,12 @@ an exact name always wins over a pattern, and patterns are tried in file order.
 from __future__ import annotations
 
 import fnmatch
-import json
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from infx import yamlio
+from infx.config.schemacheck import load_schema
 from infx.errors import InfxError, Problem
 
 FALLBACK = 0.85
@@ -45,7 +42,9 @@ def _matching_name(table: dict[str, float], task: str) -> str | None:
 
 def parse_thresholds(data: Any, filename: str, text: str | None = None) -> Thresholds:
     """Validate parsed YAML/JSON and build the lookup; errors name file, line and key."""
-    schema = _schema()
+    import jsonschema  # deferred: only a thresholds read pays for it
+
+    schema = load_schema("thresholds")
     if isinstance(data, dict) and ("default" in data or "models" in data):
         schema = {**schema["oneOf"][0], "$defs": schema["$defs"]}
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(data))
@@ -75,13 +74,7 @@ def load_thresholds(path: str | Path) -> Thresholds:
     return load_thresholds_text(text, str(path))
 
 
-def _schema() -> dict:
-    text = resources.files("infx.config").joinpath("schemas/thresholds.schema.json").read_text(
-        encoding="utf-8")
-    return json.loads(text)
-
-
-def _problem(err: jsonschema.ValidationError, filename: str, text: str | None) -> Problem:
+def _problem(err: Any, filename: str, text: str | None) -> Problem:
     path = list(err.absolute_path)
     message = err.message
     if err.validator == "oneOf":

@@ -419,6 +419,16 @@ class GitHubClient:
         return self.call(lambda: self._json("GET", path, params=params)[1], action=action,
                          permission=permission)
 
+    def get_or_none(self, path: str, *, action: str, permission: str,
+                    params: dict | None = None) -> Any:
+        """GET one JSON document, or None when GitHub answers 404 (absent, or hidden from us)."""
+        try:
+            return self.get(path, action=action, permission=permission, params=params)
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
     def paginate(self, path: str, *, action: str, permission: str, params: dict | None = None,
                  list_key: str | None = None, expected: int | None = None) -> list[dict]:
         """Every item of a paginated list (following Link headers, 100 per page).
@@ -648,43 +658,30 @@ class GitHubClient:
     def collaborator_permission(self, repo: Any, user: str) -> Permission:
         """A user's repository permission; someone without access is `none` (404)."""
         name = _repo_name(repo)
-        try:
-            data = self.get(f"/repos/{name}/collaborators/{quote(user)}/permission",
-                            action=f"reading {user}'s permission on {name}",
-                            permission="metadata: read (push access to list collaborators)")
-        except GitHubError as exc:
-            if exc.status == 404:
-                return Permission("none", "none")
-            raise
+        data = self.get_or_none(f"/repos/{name}/collaborators/{quote(user)}/permission",
+                                action=f"reading {user}'s permission on {name}",
+                                permission="metadata: read (push access to list collaborators)")
+        if data is None:
+            return Permission("none", "none")
         return Permission(data.get("permission", "none"),
                           data.get("role_name") or data.get("permission", "none"))
 
     def team_membership(self, org: str, team_slug: str, user: str) -> str | None:
         """`active` / `pending`, or None on 404 — which means "not a member" OR "this token may
         not read the team" (GITHUB_TOKEN never can): callers must not treat None as proof."""
-        try:
-            data = self.get(f"/orgs/{org}/teams/{team_slug}/memberships/{quote(user)}",
-                            action=f"reading {user}'s membership of @{org}/{team_slug}",
-                            permission="members: read (org) — a GitHub App or PAT with read:org")
-        except GitHubError as exc:
-            if exc.status == 404:
-                return None
-            raise
-        return data.get("state")
+        data = self.get_or_none(f"/orgs/{org}/teams/{team_slug}/memberships/{quote(user)}",
+                                action=f"reading {user}'s membership of @{org}/{team_slug}",
+                                permission="members: read (org) — a GitHub App or PAT with read:org")
+        return None if data is None else data.get("state")
 
     # --- files and trees -------------------------------------------------------------------------
 
     def file_at(self, repo: Any, path: str, ref: str) -> str | None:
         """A file's text at a commit or branch, or None when it does not exist there."""
         name = _repo_name(repo)
-        try:
-            data = self.get(f"/repos/{name}/contents/{quote(path)}",
-                            action=f"reading {path} at {ref[:12]}", permission="contents: read",
-                            params={"ref": ref})
-        except GitHubError as exc:
-            if exc.status == 404:
-                return None
-            raise
+        data = self.get_or_none(f"/repos/{name}/contents/{quote(path)}",
+                                action=f"reading {path} at {ref[:12]}", permission="contents: read",
+                                params={"ref": ref})
         if not isinstance(data, dict) or data.get("type") != "file":
             return None
         import base64

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from infx.errors import InfxError, Problem
+from infx.github.client import Comment
 
 
 @dataclass(frozen=True)
@@ -48,17 +49,6 @@ class PullRequest:
     def is_fork(self) -> bool:
         """Head in another repository (or a deleted fork): no secrets, read-only token."""
         return self.head.repo != self.base.repo
-
-
-@dataclass(frozen=True)
-class Comment:
-    id: int
-    user: str
-    body: str
-    author_association: str
-    created_at: str
-    updated_at: str
-    html_url: str
 
 
 @dataclass(frozen=True)

@@ -45,14 +45,10 @@ class GitHubGateway:
         return [item["sha"] for item in items]
 
     def run(self, run_id: int) -> RunFacts | None:
-        try:
-            data = self.client.get(f"{self._api}/actions/runs/{run_id}",
-                                   action=f"reading workflow run {run_id}", permission="actions: read")
-        except GitHubError as exc:
-            if exc.status == 404:
-                return None
-            raise
-        return RunFacts.from_json(data)
+        data = self.client.get_or_none(f"{self._api}/actions/runs/{run_id}",
+                                       action=f"reading workflow run {run_id}",
+                                       permission="actions: read")
+        return None if data is None else RunFacts.from_json(data)
 
     def branch_runs(self, branch: str) -> list[RunFacts]:
         """Completed pull_request runs on a branch, newest first."""

@@ -8,13 +8,15 @@ import os
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from infx.errors import InfxError, Problem
-from infx.signoff import gating, publish
-from infx.signoff.evidence import to_json
+from infx.signoff import gating
+
+if TYPE_CHECKING:
+    from infx.signoff.publish import Result
 
 
 @click.group()
@@ -32,13 +34,9 @@ def _github(world: str | None) -> Iterator[tuple[Any, str | None, datetime | Non
         return
     from infx.github.fake import FakeGitHub
 
-    fake = FakeGitHub(world).start()
-    try:
-        data = fake.state.world
-        now = datetime.fromisoformat(str(data["now"]).replace("Z", "+00:00"))
-        yield fake.client(), data["repo"], now
-    finally:
-        fake.stop()
+    with FakeGitHub(world) as fake:
+        now = datetime.fromisoformat(str(fake.world["now"]).replace("Z", "+00:00"))
+        yield fake.client(), fake.world["repo"], now
 
 
 def _trigger(pr: int | None, comment_id: int | None, comment_url: str | None, actor: str | None,
@@ -75,7 +73,10 @@ def _event_trigger(event_file: str, event_name: str | None) -> gating.Trigger:
         raise InfxError(Problem(str(exc), file=str(path), key="inputs")) from None
 
 
-def _emit(result: publish.Result, fmt: str, dump_evidence: str | None) -> None:
+def _emit(result: Result, fmt: str, dump_evidence: str | None) -> None:
+    from infx.signoff.evidence import to_json
+    from infx.workflow.actions import append_summary
+
     if dump_evidence and result.evidence is not None:
         Path(dump_evidence).write_text(json.dumps(to_json(result.evidence), indent=2, sort_keys=True),
                                        encoding="utf-8")
@@ -86,10 +87,7 @@ def _emit(result: publish.Result, fmt: str, dump_evidence: str | None) -> None:
     elif result.body is not None:
         click.echo(result.body, nl=False)
     click.echo(f"signoff: {result.kind}: {result.reason} ({result.api_calls} API calls)", err=True)
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        with open(summary, "a", encoding="utf-8") as handle:
-            handle.write(f"CODEOWNER sign-off: **{result.kind}** — {result.reason}\n")
+    append_summary(f"CODEOWNER sign-off: **{result.kind}** — {result.reason}\n")
 
 
 @signoff.command()
@@ -109,6 +107,9 @@ def _emit(result: publish.Result, fmt: str, dump_evidence: str | None) -> None:
 def verify(world, repo, pr, comment_id, comment_url, actor, dispatch, event_file, event_name, fmt,
            dump_evidence, state_file) -> None:
     """Verify a sign-off and publish the verdict comment and commit status."""
+    # deferred: the pipeline is heavy and `infx --help` needs none of it
+    from infx.signoff import publish
+
     event_file = event_file or (None if (pr or comment_url) else os.environ.get("GITHUB_EVENT_PATH"))
     if event_file:
         trigger = _event_trigger(event_file, event_name)
@@ -137,6 +138,8 @@ def verify(world, repo, pr, comment_id, comment_url, actor, dispatch, event_file
 @click.option("--dump-evidence", type=click.Path(dir_okay=False), help="Write the gathered evidence as JSON.")
 def preview(pr, body_file, signer, world, repo, fmt, dump_evidence) -> None:
     """Show the verdict a draft sign-off would get, without posting anything."""
+    from infx.signoff import publish
+
     body = Path(body_file).read_text(encoding="utf-8")
     trigger = gating.Trigger(True, "preview", pr, None, dispatched=True)
     with _github(world) as (client, world_repo, now):

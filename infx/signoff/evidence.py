@@ -56,10 +56,9 @@ class Reader:
                                  "evidence is incomplete")
         self.calls += 1
 
-    def write(self, what: str) -> None:
+    def count_write(self) -> None:
         """Count a publishing call. Writes are not capped: a run whose reads ran out of budget
         must still post its (fail-closed) verdict and a final commit status."""
-        del what
         self.calls += 1
 
     def get(self, path: str, what: str, params: dict | None = None) -> Any:
@@ -239,7 +238,7 @@ def optional(evidence: Evidence, key: str, read: Any, default: Any = None) -> An
         return default
 
 
-def gather(reader: Reader, evidence: Evidence, *, number: int, core_team: str) -> Evidence:
+def gather(reader: Reader, evidence: Evidence, *, number: int) -> Evidence:
     """Fill everything the checks read, after scope has pinned the PR and the default tree."""
     pr = evidence.pr
     commits = optional(evidence, "commits", lambda: reader.commits(number))
@@ -252,7 +251,7 @@ def gather(reader: Reader, evidence: Evidence, *, number: int, core_team: str) -
         evidence.base_files = optional(evidence, "base tree", lambda: reader.tree(pr.base_sha), {})
     if commits is not None:
         _sweep_evidence(reader, evidence, commits)
-    _team_evidence(reader, evidence, core_team)
+    _team_evidence(reader, evidence)
     _external_evidence(reader, evidence)
     _bypass_evidence(reader, evidence)
     return evidence
@@ -322,7 +321,7 @@ def _master_configs_at(reader: Reader, evidence: Evidence, sha: str) -> dict[str
     return tree
 
 
-def _team_evidence(reader: Reader, evidence: Evidence, core_team: str) -> None:
+def _team_evidence(reader: Reader, evidence: Evidence) -> None:
     """Membership of the signer in teams on specific CODEOWNERS lines that do not list them."""
     from infx.signoff.checks.codeowner import changed_paths, codeowners_text
 

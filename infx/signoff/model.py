@@ -162,9 +162,3 @@ class Evidence:
     # published upstream pages (recipes.vllm.ai, docs.sglang.io cookbook) by URL -> text;
     # None: could not be fetched. Read by Check 3 to compare settings.
     external_texts: dict[str, str | None] = field(default_factory=dict)
-
-    def text_at_head(self, path: str) -> str | None:
-        return self.head_files.get(path)
-
-    def text_at_base(self, path: str) -> str | None:
-        return self.base_files.get(path)

@@ -3,22 +3,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 FRONTIER_FLAG = "isOnNormalizedInteractivityFrontier"
-
-
-@dataclass(frozen=True)
-class CurveResult:
-    key: str
-    measured: int
-    invalid: int
-    frontier: tuple[tuple[float, float], ...]
-    restricted: bool  # the interactivity-frontier flag narrowed the frontier
-
-    def passes(self, recommended: int) -> bool:
-        return self.invalid == 0 and len(self.frontier) >= recommended
 
 
 def _number(value: Any) -> float | None:

@@ -76,6 +76,15 @@ def base_text(evidence: Evidence, path: str) -> str | None:
     return evidence.base_files[path]
 
 
+def first_trusted_file(evidence: Evidence, paths: tuple[str, ...]) -> tuple[str | None, str | None]:
+    """(path, text) of the first of ``paths`` that exists on the default branch, else (None, None)."""
+    for path in paths:
+        text = evidence.default_branch_files.get(path)
+        if text is not None:
+            return path, text
+    return None, None
+
+
 def policy(evidence: Evidence) -> PolicyReader:
     """Policy files read from the trusted default branch, never from the PR head."""
 

@@ -92,7 +92,7 @@ class _Session:
         self.last_status = state
         if not self.options.post:
             return
-        self.reader.write(f"setting status {state}")
+        self.reader.count_write()
         self.client.create_status(self.repo, self.head_sha, state, self.settings.status_context,
                                   description, target_url)
         if self.options.on_status is not None:
@@ -122,8 +122,7 @@ class _Session:
             return evidence
         self.evidence = evidence
         self.status("pending", "Verifying the CODEOWNER sign-off.")
-        ev.gather(self.reader, evidence, number=pr.number,
-                  core_team=self.settings.core_team_for(self.repo))
+        ev.gather(self.reader, evidence, number=pr.number)
         evidence.live_head_sha = ev.optional(evidence, "live head",
                                              lambda: self.reader.pull(pr.number)[0].head_sha)
         return self._conclude(evidence)
@@ -234,7 +233,7 @@ class _Session:
             else:
                 marker = make_marker(self.settings.marker, sha=evidence.pr.head_sha,
                                      evidence=fingerprint)
-                self.reader.write("posting the verdict")
+                self.reader.count_write()
                 upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker, body)
                 result.posted = upsert.action != "unchanged"
                 result.comment_url = upsert.comment.html_url or None

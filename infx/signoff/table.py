@@ -10,8 +10,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import jsonschema
-
 from infx import yamlio
 from infx.errors import InfxError, Problem
 from infx.signoff.model import Evidence, Outcome, Status
@@ -69,6 +67,8 @@ class CheckTable:
 
 def parse_table(data: Any, filename: str = TABLE_FILE) -> CheckTable:
     """Validate the raw table against its schema and the cross-row rules."""
+    import jsonschema  # deferred: `infx --help` imports this module but never validates
+
     schema = json.loads(resources.files("infx.signoff").joinpath("schemas/checks.schema.json")
                         .read_text(encoding="utf-8"))
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=str)

@@ -33,9 +33,6 @@ class Verdict:
     def failing(self) -> list[Row]:
         return [row for row in self.rows if row.status == Status.FAIL]
 
-    def warning(self) -> list[Row]:
-        return [row for row in self.rows if row.status == Status.WARN]
-
     def to_json(self) -> dict:
         return {
             "overall": self.overall.value,

@@ -11,6 +11,7 @@ import threading
 import zipfile
 from collections.abc import Callable
 from datetime import datetime
+from typing import TypeVar
 
 from infx.github.fake import world as W
 from infx.github.fake.diff import FileChange, full_diff, tree_changes
@@ -23,6 +24,7 @@ MAX_PULL_FILES = 3000  # GitHub stops listing a pull request's files here
 MAX_PULL_COMMITS = 250  # ... and its commits here
 REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
 STATUS_STATES = ("error", "failure", "pending", "success")
+T = TypeVar("T")
 
 
 class State:
@@ -69,10 +71,6 @@ def match(method: str, path: str) -> tuple[Handler, dict[str, str]] | None:
     return None
 
 
-def path_exists(path: str) -> bool:
-    return any(pattern.match(path) for _, pattern, _ in ROUTES)
-
-
 # --- helpers -----------------------------------------------------------------------------
 
 
@@ -81,20 +79,21 @@ def _own_repo(state: State, owner: str, name: str) -> None:
         raise not_found()
 
 
+def _or_404(found: T | None) -> T:
+    """What was looked up, or GitHub's 404 when it is not there."""
+    if found is None:
+        raise not_found()
+    return found
+
+
 def _pull(state: State, owner: str, name: str, number: str) -> dict:
     _own_repo(state, owner, name)
-    pull = W.find_pull(state.world, int(number))
-    if pull is None:
-        raise not_found()
-    return pull
+    return _or_404(W.find_pull(state.world, int(number)))
 
 
 def _comment(state: State, owner: str, name: str, comment_id: str) -> tuple[dict, dict]:
     _own_repo(state, owner, name)
-    found = W.find_comment(state.world, int(comment_id))
-    if found is None:
-        raise not_found()
-    return found
+    return _or_404(W.find_comment(state.world, int(comment_id)))
 
 
 def _sha(state: State, ref: str) -> str:
@@ -231,9 +230,7 @@ def list_review_comments(state: State, req: Request, owner: str, name: str, numb
 @route("GET", "{R}/pulls/(?P<number>\\d+)/reviews/(?P<rid>\\d+)")
 def get_review(state: State, req: Request, owner: str, name: str, number: str, rid: str) -> Response:
     pull = _pull(state, owner, name, number)
-    review = next((r for r in pull["reviews"] if r["id"] == int(rid)), None)
-    if review is None:
-        raise not_found()
+    review = _or_404(next((r for r in pull["reviews"] if r["id"] == int(rid)), None))
     return Response(body=state.shapes(req).review(pull, review))
 
 
@@ -289,10 +286,7 @@ def _external_files(state: State, req: Request, full_name: str, number: int) -> 
 
 def _find_external_pull(state: State, full_name: str, number: int) -> dict:
     pulls = state.world["external"][full_name].get("pulls", [])
-    pull = next((p for p in pulls if p["number"] == number), None)
-    if pull is None:
-        raise not_found()
-    return pull
+    return _or_404(next((p for p in pulls if p["number"] == number), None))
 
 
 # --- issues, comments, reactions, labels -----------------------------------------------------
@@ -592,9 +586,7 @@ def get_contents(state: State, req: Request, owner: str, name: str, path: str | 
 @route("GET", "{R}/tarball(?:/(?P<ref>.+))?")
 def tarball_link(state: State, req: Request, owner: str, name: str, ref: str | None) -> Response:
     _own_repo(state, owner, name)
-    sha = W.resolve_ref(state.world, ref or state.world["default_branch"])
-    if sha is None:
-        raise not_found()
+    sha = _or_404(W.resolve_ref(state.world, ref or state.world["default_branch"]))
     location = f"{req.api}/_fake/tarball/{owner}/{name}/{sha}"
     return Response(status=302, headers={"Location": location}, body=b"",
                     content_type="text/plain")
@@ -631,9 +623,7 @@ def make_tarball(top: str, tree: dict[str, str], mtime: float) -> bytes:
 def collaborator_permission(state: State, req: Request, owner: str, name: str,
                             user: str) -> Response:
     _own_repo(state, owner, name)
-    entry = state.world["collaborators"].get(user)
-    if entry is None:
-        raise not_found()
+    entry = _or_404(state.world["collaborators"].get(user))
     permission = entry["permission"]
     levels = ["read", "triage", "write", "maintain", "admin"]
     rank = levels.index(permission) if permission in levels else -1
@@ -721,10 +711,7 @@ def list_runs(state: State, req: Request, owner: str, name: str) -> Response:
 
 def _run(state: State, owner: str, name: str, run_id: str) -> dict:
     _own_repo(state, owner, name)
-    run = next((r for r in state.world["workflow_runs"] if r["id"] == int(run_id)), None)
-    if run is None:
-        raise not_found()
-    return run
+    return _or_404(next((r for r in state.world["workflow_runs"] if r["id"] == int(run_id)), None))
 
 
 @route("GET", "{R}/actions/runs/(?P<run_id>\\d+)")

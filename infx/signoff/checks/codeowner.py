@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from infx.signoff import codeowners
 from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.policy_common import first_trusted_file
 from infx.signoff.table import load_table
 
 
 def codeowners_text(evidence: Evidence) -> tuple[str | None, str | None]:
     """(path, text) of the trusted CODEOWNERS on the default branch; first location found wins."""
-    for path in load_table().settings.codeowners_paths:
-        text = evidence.default_branch_files.get(path)
-        if text is not None:
-            return path, text
-    return None, None
+    return first_trusted_file(evidence, load_table().settings.codeowners_paths)
 
 
 def changed_paths(evidence: Evidence) -> list[str]:

@@ -70,7 +70,7 @@ def run(evidence: Evidence) -> Outcome:
                             "or script) could not be found, so the draft's environment could not be verified")
         problems += [f"{config.key}: {p}" for p in _launch_problems(lines, rules)]
         problems += _atom_exclude_problems(config, lines, rules["atom-draft-modules"])
-        problems += _checkpoint_problems(evidence, config, lines, rules["approved-drafts"])
+        problems += _checkpoint_problems(config, lines, rules["approved-drafts"])
     problems += [p for p in _launch_problems(shared, rules) if not any(p in q for q in problems)]
     problems += [f"{p.where}: patch changes draft loading/precision ({p.what})"
                  for p in patching_in(evidence) if _lowers_draft(p.what + "\n" + "\n".join(p.body))]
@@ -150,7 +150,7 @@ def _atom_exclude_problems(config: AffectedConfig, lines: list[Line], modules: d
     return problems
 
 
-def _checkpoint_problems(evidence: Evidence, config: AffectedConfig, lines: list[Line],
+def _checkpoint_problems(config: AffectedConfig, lines: list[Line],
                          approved: dict[str, list[str]]) -> list[str]:
     """A standalone draft that is not the model's shipped / plan-of-record draft."""
     allowed = approved.get(config.prefix)

@@ -17,6 +17,8 @@ from infx.signoff.table import load_table
 
 AGG_ARTIFACT = "eval_results_all"
 AGG_FILE = "agg_eval_all.json"
+CHANGELOG = "perf-changelog.yaml"
+_CHANGELOG_UNPARSED = f"{CHANGELOG} could not be parsed, so the requested eval concurrencies are unverified."
 
 
 def run(evidence: Evidence) -> Outcome:
@@ -95,22 +97,14 @@ def _manifest(evidence: Evidence, job: eval_jobs.JobEvals) -> str | None:
 
 def _changelog_concs(evidence: Evidence, meta: dict[str, Any]) -> frozenset[int] | None | str:
     """The `eval-concs` of new changelog entries naming a config this job evaluated, if any."""
-    entries = new_changelog_entries(evidence)
-    if entries is None:
-        return f"{CHANGELOG} could not be parsed, so the requested eval concurrencies are unverified."
-    head = configs_at.master_entries(evidence.head_files) or {}
+    requested = _requested_eval_concs(evidence)
+    if requested is None:
+        return _CHANGELOG_UNPARSED
     probe = {"model_prefix": meta.get("infmax_model_prefix") or meta.get("model_prefix"),
              "hw": meta.get("hw") or meta.get("runner"), "framework": meta.get("framework"),
              "precision": meta.get("precision")}
-    wanted: set[int] = set()
-    for entry in entries:
-        concs = entry.get("eval-concs")
-        if not concs:
-            continue
-        for pattern in entry.get("config-keys") or []:
-            if any(_row_matches(probe, head[key]) for key in head
-                   if fnmatch.fnmatchcase(key, str(pattern))):
-                wanted.update(c for c in concs if isinstance(c, int))
+    wanted = {c for _, entry, concs in requested if _row_matches(probe, entry)
+              for c in concs if isinstance(c, int)}
     return frozenset(wanted) if wanted else None
 
 
@@ -242,9 +236,6 @@ def _row_matches(row: dict[str, Any], entry: dict[str, Any]) -> bool:
             and str(row.get("precision", "")).lower() == str(entry.get("precision", "")).lower())
 
 
-CHANGELOG = "perf-changelog.yaml"
-
-
 def new_changelog_entries(evidence: Evidence) -> list[dict[str, Any]] | None:
     """Entries appended to the changelog by this PR (history is append-only); None if unreadable."""
     head, base = evidence.head_files.get(CHANGELOG), evidence.base_files.get(CHANGELOG)
@@ -260,21 +251,27 @@ def new_changelog_entries(evidence: Evidence) -> list[dict[str, Any]] | None:
     return [entry for entry in at_head[len(at_base):] if isinstance(entry, dict)]
 
 
-def _eval_concs_problem(evidence: Evidence, rows: list[dict[str, Any]]) -> str | None:
-    """Every concurrency an entry's `eval-concs` asks for has an eval row for its configs."""
+def _requested_eval_concs(evidence: Evidence) -> list[tuple[str, dict[str, Any], list]] | None:
+    """(config key, its head master entry, eval-concs) for every config a new changelog entry
+    asks eval concurrencies of; None when the changelog cannot be parsed."""
     entries = new_changelog_entries(evidence)
     if entries is None:
-        return f"{CHANGELOG} could not be parsed, so the requested eval concurrencies are unverified."
+        return None
     head = configs_at.master_entries(evidence.head_files) or {}
-    for entry in entries:
-        wanted = entry.get("eval-concs")
-        if not wanted:
-            continue
-        for pattern in entry.get("config-keys") or []:
-            for key in [k for k in sorted(head) if fnmatch.fnmatchcase(k, str(pattern))]:
-                have = {row.get("conc") for row in rows if _row_matches(row, head[key])}
-                missing = [c for c in wanted if c not in have]
-                if missing:
-                    return (f"{key} has no eval result for eval-concs {missing} requested in "
-                            f"{CHANGELOG}; the batch is incomplete.")
+    return [(key, head[key], concs) for entry in entries if (concs := entry.get("eval-concs"))
+            for pattern in entry.get("config-keys") or []
+            for key in sorted(head) if fnmatch.fnmatchcase(key, str(pattern))]
+
+
+def _eval_concs_problem(evidence: Evidence, rows: list[dict[str, Any]]) -> str | None:
+    """Every concurrency an entry's `eval-concs` asks for has an eval row for its configs."""
+    requested = _requested_eval_concs(evidence)
+    if requested is None:
+        return _CHANGELOG_UNPARSED
+    for key, entry, wanted in requested:
+        have = {row.get("conc") for row in rows if _row_matches(row, entry)}
+        missing = [c for c in wanted if c not in have]
+        if missing:
+            return (f"{key} has no eval result for eval-concs {missing} requested in "
+                    f"{CHANGELOG}; the batch is incomplete.")
     return None

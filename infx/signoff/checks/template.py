@@ -7,6 +7,7 @@ import re
 from infx.signoff import checklist
 from infx.signoff.checklist import Item
 from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.policy_common import first_trusted_file
 from infx.signoff.table import Anchor, load_table
 
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
@@ -65,7 +66,7 @@ def match_items(template: tuple[Item, ...], signed: tuple[Item, ...],
 
 def run(evidence: Evidence) -> Outcome:
     table = load_table()
-    path, text = _template_source(evidence, table.settings.checklist_paths)
+    path, text = first_trusted_file(evidence, table.settings.checklist_paths)
     if text is None:
         return Outcome(Status.FAIL, "the checklist template could not be read from the default "
                        "branch, so the sign-off cannot be compared with it.")
@@ -97,14 +98,6 @@ def run(evidence: Evidence) -> Outcome:
     url = f"https://github.com/{evidence.repo}/blob/{evidence.default_branch}/{path}"
     return Outcome(Status.FAIL, " and ".join(parts) + f"; re-post it from the current template "
                    f"in [{path}]({url}).")
-
-
-def _template_source(evidence: Evidence, paths: tuple[str, ...]) -> tuple[str | None, str | None]:
-    for path in paths:
-        text = evidence.default_branch_files.get(path)
-        if text is not None:
-            return path, text
-    return None, None
 
 
 def _excused(anchor: Anchor | None, parsed: checklist.Checklist) -> bool:
