@@ -97,6 +97,14 @@ def _time(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
 
 
+def bare_evidence(*, head_sha: str = "d" * 40, signer: str = "alice", body: str = "",
+                  now: datetime = datetime(2026, 9, 30, tzinfo=timezone.utc), **fields: Any) -> Evidence:
+    """Evidence for unit tests: PR #1 of o/r by carol, signed by ``signer``, plus ``fields``."""
+    pr = PullInfo(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", head_sha, "o/r")
+    return Evidence(repo="o/r", default_branch="main", now=now, pr=pr,
+                    signoff=SignOff(signer, body, None, 1, "issue_comment"), **fields)
+
+
 def world_evidence(name: str, **changes: Any) -> Evidence:
     """Evidence of ``tests/data/worlds/policy_<name>.yaml``, with fields replaced."""
     evidence = evidence_from_world(load_world(name))

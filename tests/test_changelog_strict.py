@@ -258,3 +258,12 @@ def test_any_byte_edit_inside_history_is_rejected(data):
         edited = HISTORY[:position] + HISTORY[position + 1:]
     with pytest.raises(InfxError):
         check(HISTORY, edited + b"\n" + B)
+
+
+@settings(max_examples=50, deadline=None)
+@given(line=st.integers(0, B.count(b"\n") - 1), pad=st.sampled_from([b" ", b"  ", b"   "]))
+def test_any_trailing_whitespace_on_a_new_line_is_rejected(line, pad):
+    lines = B.splitlines(keepends=True)
+    lines[line] = lines[line][:-1] + pad + b"\n"
+    with pytest.raises(InfxError, match="line .* adds (trailing whitespace|a whitespace-only)"):
+        check(A, A + b"\n" + b"".join(lines))

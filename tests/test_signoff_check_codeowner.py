@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from signoff_policy_support import bare_evidence
 
 from infx.signoff.checks import codeowner
-from infx.signoff.model import ChangedFile, Evidence, PullInfo, SignOff, Status
+from infx.signoff.model import ChangedFile, Evidence, Status
 
 OWNERS = """* @SemiAnalysisAI/core
 configs/amd-master.yaml @billishyahao @chunfangamd
@@ -15,13 +15,11 @@ docs/amd/ @acme/amd-docs
 
 
 def evidence(signer, paths, teams=None, owners=OWNERS) -> Evidence:
-    pr = PullInfo(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", "d" * 40, "o/r")
     files = [ChangedFile(p, "modified") if isinstance(p, str) else ChangedFile(p[0], "renamed", p[1])
              for p in paths]
-    return Evidence(repo="o/r", default_branch="main", now=datetime(2026, 9, 30, tzinfo=timezone.utc),
-                    pr=pr, signoff=SignOff(signer, "", None, 1, "issue_comment"), files=files,
-                    default_branch_files={"CODEOWNERS": owners} if owners is not None else {},
-                    team_members=teams or {})
+    return bare_evidence(signer=signer, files=files,
+                         default_branch_files={"CODEOWNERS": owners} if owners is not None else {},
+                         team_members=teams or {})
 
 
 def test_seed_000_owner_passes() -> None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 
 import pytest
+from signoff_policy_support import bare_evidence
 
 from infx.signoff.checks import evals
-from infx.signoff.model import Artifact, ChangedFile, CheckRun, Evidence, PullInfo, SignOff, Status
+from infx.signoff.model import Artifact, ChangedFile, CheckRun, Evidence, Status
 
 RUN_SHA, HEAD = "a" * 40, "b" * 40
 THRESHOLDS = "default:\n  gsm8k: 0.90\nmodels:\n  qwen3.5:\n    gsm8k: 0.94\n"
@@ -32,14 +32,12 @@ def row(**kw):
 
 def evidence(rows, *, run_image="vllm/vllm-openai-rocm:v1", head_image="vllm/vllm-openai-rocm:v1",
              artifacts=None, thresholds=THRESHOLDS) -> Evidence:
-    pr = PullInfo(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", HEAD, "o/r")
     runs = [CheckRun(1, "single-node 8k1k / a", "completed", "success", "https://x/actions/runs/5/job/1"),
             CheckRun(2, "eval / a", "completed", "success", "https://x/actions/runs/5/job/2")]
     if artifacts is None:
         artifacts = [Artifact("eval_results_all", False, {"agg_eval_all.json": json.dumps(rows).encode()})]
-    return Evidence(
-        repo="o/r", default_branch="main", now=datetime(2026, 9, 30, tzinfo=timezone.utc), pr=pr,
-        signoff=SignOff("alice", "", None, 1, "issue_comment"), commits=[RUN_SHA, HEAD],
+    return bare_evidence(
+        head_sha=HEAD, commits=[RUN_SHA, HEAD],
         check_runs={HEAD: [], RUN_SHA: runs},
         files=[ChangedFile("configs/amd-master.yaml", "modified")],
         head_files={"configs/amd-master.yaml": ENTRY.format(image=head_image)},

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 
 import pytest
+from signoff_policy_support import bare_evidence
 
 from infx.signoff.checks import pareto
 from infx.signoff.model import (
@@ -14,8 +14,6 @@ from infx.signoff.model import (
     CheckRun,
     Comment,
     Evidence,
-    PullInfo,
-    SignOff,
     Status,
 )
 
@@ -58,19 +56,17 @@ def fixed_point(x, y, spec="mtp", **kw):
 
 
 def evidence(points, artifacts=None, changed=True, entry=AGENTIC, comments=()) -> Evidence:
-    pr = PullInfo(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", HEAD, "o/r")
     runs = [CheckRun(1, "agentic / a", "completed", "success", "https://x/actions/runs/5/job/1"),
             CheckRun(2, "agentic eval / a", "completed", "success", "https://x/actions/runs/5/job/2"),
             CheckRun(3, "single-node 8k1k / a", "completed", "success", "https://x/actions/runs/5/job/3")]
     if artifacts is None:
         artifacts = [Artifact("results_bmk", False, {"agg_bmk.json": json.dumps(points).encode()})]
     head = entry.format(image="img:2")
-    return Evidence(repo="o/r", default_branch="main", now=datetime(2026, 9, 30, tzinfo=timezone.utc),
-                    pr=pr, signoff=SignOff("alice", "", None, 1, "issue_comment"), commits=[HEAD],
-                    check_runs={HEAD: runs}, artifacts={5: artifacts}, comments=list(comments),
-                    files=[ChangedFile("configs/amd-master.yaml", "modified")],
-                    head_files={"configs/amd-master.yaml": head},
-                    base_files={"configs/amd-master.yaml": entry.format(image="img:1") if changed else head})
+    return bare_evidence(head_sha=HEAD, commits=[HEAD], check_runs={HEAD: runs},
+                         artifacts={5: artifacts}, comments=list(comments),
+                         files=[ChangedFile("configs/amd-master.yaml", "modified")],
+                         head_files={"configs/amd-master.yaml": head},
+                         base_files={"configs/amd-master.yaml": entry.format(image="img:1") if changed else head})
 
 
 def test_enough_frontier_points_pass() -> None:

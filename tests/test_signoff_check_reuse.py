@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from signoff_policy_support import bare_evidence
 
 from infx.signoff.checks import reuse
-from infx.signoff.model import Comment, Evidence, PullInfo, SignOff, Status
+from infx.signoff.model import Comment, Evidence, Status
 
 
 def evidence(comments) -> Evidence:
-    pr = PullInfo(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", "d" * 40, "o/r")
-    return Evidence(repo="o/r", default_branch="main", now=datetime(2026, 9, 30, tzinfo=timezone.utc),
-                    pr=pr, signoff=SignOff("alice", "", None, 1, "issue_comment"), comments=comments)
+    return bare_evidence(comments=comments)
 
 
 def comment(i, user, association, body, kind="issue_comment"):

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from signoff_policy_support import bare_evidence
 
 from infx.signoff.checks import sweep
-from infx.signoff.model import CheckRun, Evidence, PullInfo, SignOff, Status, WorkflowRun
+from infx.signoff.model import CheckRun, Evidence, Status, WorkflowRun
 
 A, B = "a" * 40, "b" * 40
 
 
 def evidence(check_runs, commits=(A, B)) -> Evidence:
-    pr = PullInfo(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", B, "o/r")
-    return Evidence(repo="o/r", default_branch="main", now=datetime(2026, 9, 30, tzinfo=timezone.utc),
-                    pr=pr, signoff=SignOff("alice", "", None, 1, "issue_comment"),
-                    commits=list(commits), check_runs=check_runs)
+    return bare_evidence(head_sha=B, commits=list(commits), check_runs=check_runs)
 
 
 def job(name, conclusion="success", run=7, job_id=1, status="completed", completed="2026-09-01"):

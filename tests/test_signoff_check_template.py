@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from signoff_policy_support import bare_evidence
 
 from infx.signoff import checklist
 from infx.signoff.checks import template
-from infx.signoff.model import Evidence, PullInfo, SignOff, Status
+from infx.signoff.model import Evidence, Status
 from infx.signoff.table import load_table
 
 
@@ -32,11 +31,8 @@ def filled(text: str, *, drop=(), unchecked=(), detail="- insert any additional 
 
 
 def evidence(body: str, checklist_text: str | None) -> Evidence:
-    pr = PullInfo(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", "d" * 40, "o/r")
     files = {"PR_REVIEW_CHECKLIST.md": checklist_text} if checklist_text is not None else {}
-    return Evidence(repo="o/r", default_branch="main", now=datetime(2026, 9, 30, tzinfo=timezone.utc),
-                    pr=pr, signoff=SignOff("alice", body, None, 1, "issue_comment"),
-                    default_branch_files=files)
+    return bare_evidence(body=body, default_branch_files=files)
 
 
 def test_each_template_item_has_its_own_anchor(checklist_text) -> None:

@@ -7,11 +7,12 @@ from dataclasses import replace
 from datetime import datetime, timezone
 
 import pytest
+from signoff_policy_support import bare_evidence
 
 from infx import yamlio
 from infx.signoff import evidence as ev
 from infx.signoff.gating import SignoffRef
-from infx.signoff.model import Comment, Evidence, PullInfo, SignOff
+from infx.signoff.model import Comment, Evidence
 
 MARKER = "codeowner-signoff-verify"
 BOTS = {"github-actions[bot]"}
@@ -23,9 +24,7 @@ def seed000(request):
 
 
 def minimal(comments=None, now=datetime(2026, 9, 30, 8, tzinfo=timezone.utc)) -> Evidence:
-    pr = PullInfo(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", "d" * 40, "o/r")
-    return Evidence(repo="o/r", default_branch="main", now=now, pr=pr,
-                    signoff=SignOff("alice", "body", None, 1, "issue_comment"), comments=comments)
+    return bare_evidence(body="body", now=now, comments=comments)
 
 
 def verdict_comment(user: str) -> Comment:

@@ -207,7 +207,7 @@ def test_triggers(sweep):
     assert on["push"] == {"branches": ["main"], "paths": ["perf-changelog.yaml"]}
 
 
-def _group(sweep: dict, case: Case) -> str:
+def concurrency_group(sweep: dict, case: Case) -> str:
     return interpolate(sweep["concurrency"]["group"], Context({"github": github_context(case)}))
 
 
@@ -222,13 +222,13 @@ def _group(sweep: dict, case: Case) -> str:
 def test_concurrency_cancels_only_on_relevant_changes(sweep, action, label, suffix):
     case = Case("pull_request", action, frozenset({"full-sweep-enabled"}), label, False, False,
                 "none", False, True)
-    assert _group(sweep, case) == f"sweep-12-{suffix}"
+    assert concurrency_group(sweep, case) == f"sweep-12-{suffix}"
     assert sweep["concurrency"]["cancel-in-progress"] is True
 
 
 def test_concurrency_on_push_is_per_commit(sweep):
     case = next(push_cases())
-    assert _group(sweep, case) == f"sweep-{'c' * 40}-active"
+    assert concurrency_group(sweep, case) == f"sweep-{'c' * 40}-active"
 
 
 # ---- downstream jobs ----------------------------------------------------------------
@@ -397,41 +397,41 @@ def test_fork_poster_ignores_runs_not_started_by_a_pull_request():
 
 # ---- workflows.md §7 scenarios 1-4 (the gating half; 5-10 are in test_reuse_resolver.py) ----
 
-def _pr_case(action, labels, label=None, **kw) -> Case:
+def pr_case(action, labels, label=None, **kw) -> Case:
     base = {"draft": False, "fork": False, "auth": "none", "skip_sweep": False, "valid": True}
     return Case("pull_request", action, frozenset(labels), label, **(base | kw))
 
 
 def test_scenario_1_label_starts_and_a_push_restarts_in_the_same_group(sweep):
-    labeled = _pr_case("labeled", {"full-sweep-fail-fast"}, "full-sweep-fail-fast")
-    pushed = _pr_case("synchronize", {"full-sweep-fail-fast"})
+    labeled = pr_case("labeled", {"full-sweep-fail-fast"}, "full-sweep-fail-fast")
+    pushed = pr_case("synchronize", {"full-sweep-fail-fast"})
     assert simulate(sweep, labeled) == (RUN, SKIP, RUN)
     assert simulate(sweep, pushed) == (RUN, RUN, RUN)
-    assert _group(sweep, labeled) == _group(sweep, pushed) == "sweep-12-active"
+    assert concurrency_group(sweep, labeled) == concurrency_group(sweep, pushed) == "sweep-12-active"
     assert sweep_flags(labeled.labels).fail_fast
 
 
 def test_scenario_2_noise_label_runs_nothing_and_cancels_nothing(sweep):
-    noise = _pr_case("labeled", {"full-sweep-fail-fast", "documentation"}, "documentation")
+    noise = pr_case("labeled", {"full-sweep-fail-fast", "documentation"}, "documentation")
     assert simulate(sweep, noise) == (SKIP, SKIP, SKIP)
-    assert _group(sweep, noise) != _group(sweep, _pr_case("synchronize", {"full-sweep-fail-fast"}))
+    assert concurrency_group(sweep, noise) != concurrency_group(sweep, pr_case("synchronize", {"full-sweep-fail-fast"}))
 
 
 def test_scenario_3_conflicting_primaries_then_removing_one(sweep):
     both = {"full-sweep-enabled", "full-sweep-fail-fast"}
-    assert simulate(sweep, _pr_case("synchronize", both)) == (FAIL, SKIP, SKIP)
-    fixed = _pr_case("unlabeled", {"full-sweep-fail-fast"}, "full-sweep-enabled")
+    assert simulate(sweep, pr_case("synchronize", both)) == (FAIL, SKIP, SKIP)
+    fixed = pr_case("unlabeled", {"full-sweep-fail-fast"}, "full-sweep-enabled")
     assert simulate(sweep, fixed) == (RUN, SKIP, RUN)
 
 
 def test_scenario_4_unlabelled_pr_validates_only(sweep):
-    case = _pr_case("synchronize", set())
+    case = pr_case("synchronize", set())
     assert simulate(sweep, case) == (RUN, RUN, SKIP)
     assert not run_job(sweep, "results-link", github_context(case), {"plan": {"result": SKIP, "outputs": {}}})
 
 
 def test_cancelled_run_never_plans(sweep):
-    case = _pr_case("synchronize", {"full-sweep-enabled"})
+    case = pr_case("synchronize", {"full-sweep-enabled"})
     needs = {"validate": {"result": RUN, "outputs": sweep_flags(case.labels).outputs() | {"skip-pr-sweep": "false"}},
              "reuse-gate": {"result": RUN, "outputs": {"skip-pr-sweep": "false"}}}
     ctx = Context({"github": github_context(case), "needs": needs}, job_status="cancelled")

@@ -14,13 +14,23 @@ from dataclasses import dataclass, field
 
 import pytest
 from test_reuse_support import C2, M1, add_comment, base_world, merged, pr, start
-from test_workflows_gating import FAIL, PLANS, RUN, SKIP, WORKFLOWS, Case, github_context, run_job
+from test_workflows_gating import (
+    FAIL,
+    PLANS,
+    RUN,
+    SKIP,
+    WORKFLOWS,
+    Case,
+    concurrency_group,
+    github_context,
+    pr_case,
+    run_job,
+)
 
 from infx.errors import InfxError
 from infx.reuse.ack import CommentEvent, acknowledge
 from infx.reuse.model import ReuseError
 from infx.reuse.resolver import ResolveRequest, resolve
-from infx.workflow.expressions import Context, interpolate
 from infx.workflow.labels import has_skip_sweep, sweep_flags
 from infx.workflow.shard import all_shard_ids, shard_outputs
 from infx.yamlio import load_file
@@ -126,53 +136,45 @@ def _merged(world: dict) -> dict:
     return merged(copy.deepcopy(world))
 
 
-def _pr_case(action: str, labels: set[str], label: str | None = None) -> Case:
-    return Case("pull_request", action, frozenset(labels), label, False, False, "none", False, True)
-
-
-def _group(sweep: dict, case: Case) -> str:
-    return interpolate(sweep["concurrency"]["group"], Context({"github": github_context(case)}))
-
-
 EVERY_SHARD = [f"sweep-{s}" for s in shard_outputs(PLAN)["shards"]]
 
 
 def test_scenario_1_label_starts_and_a_push_restarts(sweep, fake_github):
-    labeled = _pr_case("labeled", {"full-sweep-fail-fast"}, "full-sweep-fail-fast")
+    labeled = pr_case("labeled", {"full-sweep-fail-fast"}, "full-sweep-fail-fast")
     out = run_pr_event(sweep, fake_github, base_world(), labeled)
     assert (out.validate, out.gate, out.plan) == (RUN, SKIP, RUN)
     assert out.sweep_jobs == EVERY_SHARD and out.requests == 0  # a label event never reads comments
     assert sweep_flags(labeled.labels).outputs()["fail-fast"] == "true"
     for job in EVERY_SHARD:  # fail-fast is set per family matrix, so one failure stays in its family
         assert sweep["jobs"][job]["strategy"]["fail-fast"] == "${{ needs.plan.outputs.fail-fast == 'true' }}"
-    pushed = _pr_case("synchronize", {"full-sweep-fail-fast"})
+    pushed = pr_case("synchronize", {"full-sweep-fail-fast"})
     out = run_pr_event(sweep, fake_github, base_world(), pushed)
     assert (out.validate, out.gate, out.plan) == (RUN, RUN, RUN)
     assert out.reuse["skip-pr-sweep"] == "false" and out.sweep_jobs == EVERY_SHARD
-    assert _group(sweep, labeled) == _group(sweep, pushed) == "sweep-12-active"  # the push cancels it
+    assert concurrency_group(sweep, labeled) == concurrency_group(sweep, pushed) == "sweep-12-active"  # the push cancels it
     assert sweep["concurrency"]["cancel-in-progress"] is True
 
 
 def test_scenario_2_noise_label_runs_nothing_and_cancels_nothing(sweep, fake_github):
-    noise = _pr_case("labeled", {"full-sweep-fail-fast", "documentation"}, "documentation")
+    noise = pr_case("labeled", {"full-sweep-fail-fast", "documentation"}, "documentation")
     out = run_pr_event(sweep, fake_github, base_world(), noise)
     assert (out.validate, out.gate, out.plan, out.sweep_jobs, out.requests) == (SKIP, SKIP, SKIP, [], 0)
-    assert _group(sweep, noise) == "sweep-12-777" != _group(sweep, _pr_case("synchronize", {"full-sweep-fail-fast"}))
+    assert concurrency_group(sweep, noise) == "sweep-12-777" != concurrency_group(sweep, pr_case("synchronize", {"full-sweep-fail-fast"}))
 
 
 def test_scenario_3_conflicting_primaries_then_removing_one(sweep, fake_github):
-    both = _pr_case("synchronize", {"full-sweep-enabled", "full-sweep-fail-fast"})
+    both = pr_case("synchronize", {"full-sweep-enabled", "full-sweep-fail-fast"})
     out = run_pr_event(sweep, fake_github, base_world(), both)
     assert (out.validate, out.gate, out.plan, out.sweep_jobs) == (FAIL, SKIP, SKIP, [])
     with pytest.raises(InfxError, match="Pick exactly one"):
         sweep_flags(both.labels)
-    fixed = _pr_case("unlabeled", {"full-sweep-fail-fast"}, "full-sweep-enabled")
+    fixed = pr_case("unlabeled", {"full-sweep-fail-fast"}, "full-sweep-enabled")
     out = run_pr_event(sweep, fake_github, base_world(), fixed)
     assert (out.validate, out.gate, out.plan, out.sweep_jobs) == (RUN, SKIP, RUN, EVERY_SHARD)
 
 
 def test_scenario_4_unlabelled_pr_validates_only(sweep, fake_github):
-    case = _pr_case("synchronize", set())
+    case = pr_case("synchronize", set())
     out = run_pr_event(sweep, fake_github, base_world(), case)
     assert (out.validate, out.plan, out.sweep_jobs) == (RUN, SKIP, [])
     assert not run_job(sweep, "results-link", github_context(case), {"plan": {"result": SKIP, "outputs": {}}})
@@ -181,7 +183,7 @@ def test_scenario_4_unlabelled_pr_validates_only(sweep, fake_github):
 def test_scenario_5_unauthorized_command(sweep, fake_github):
     world = base_world()
     cid = add_comment(world, "carol", "CONTRIBUTOR", "/reuse-sweep-run 101", T1)
-    out = run_pr_event(sweep, fake_github, world, _pr_case("synchronize", {"full-sweep-fail-fast"}))
+    out = run_pr_event(sweep, fake_github, world, pr_case("synchronize", {"full-sweep-fail-fast"}))
     assert (out.gate, out.plan) == (RUN, RUN) and out.sweep_jobs == EVERY_SHARD
     assert out.reuse["reuse-reason"] == "PR #12 has no /reuse-sweep-run authorization"
     outcome, bot = ack(fake_github, world, cid)
@@ -196,7 +198,7 @@ def test_scenario_6_bare_authorization_then_push_then_merge(sweep, fake_github):
     cid = add_comment(world, "alice", "MEMBER", "Green on c1.\n/reuse-sweep-run\n", T1)
     outcome, bot = ack(fake_github, world, cid)
     assert bot == ["+1"] and "run 101 (success)" in outcome.summary
-    out = run_pr_event(sweep, fake_github, world, _pr_case("synchronize", {"full-sweep-fail-fast"}),
+    out = run_pr_event(sweep, fake_github, world, pr_case("synchronize", {"full-sweep-fail-fast"}),
                        message="Merge main [skip-sweep]")
     assert (out.validate, out.gate, out.plan, out.sweep_jobs) == (RUN, RUN, SKIP, [])
     assert out.reuse["skip-pr-sweep"] == "true" and out.reuse["reuse-source-run-id"] == "101"
@@ -226,7 +228,7 @@ def test_scenario_8_orphaned_or_expired_source_fails_closed(sweep, fake_github, 
     add_comment(world, "root", "OWNER", f"/reuse-sweep-run {run_id}", T1)
     merge = run_merge(sweep, fake_github, _merged(world))
     assert (merge.plan, merge.sweep_jobs) == (FAIL, []) and message in merge.error
-    out = run_pr_event(sweep, fake_github, world, _pr_case("synchronize", {"full-sweep-fail-fast"}))
+    out = run_pr_event(sweep, fake_github, world, pr_case("synchronize", {"full-sweep-fail-fast"}))
     assert (out.gate, out.plan, out.sweep_jobs) == (FAIL, SKIP, []) and message in out.error
 
 
@@ -234,7 +236,7 @@ def test_scenario_9_incompatible_modifier(sweep, fake_github):
     world = base_world()
     pr(world)["labels"] = ["full-sweep-enabled", "evals-only"]
     cid = add_comment(world, "root", "OWNER", "/reuse-sweep-run 101", T1)
-    out = run_pr_event(sweep, fake_github, world, _pr_case("synchronize", {"full-sweep-enabled", "evals-only"}))
+    out = run_pr_event(sweep, fake_github, world, pr_case("synchronize", {"full-sweep-enabled", "evals-only"}))
     assert (out.gate, out.plan) == (SKIP, RUN) and out.sweep_jobs == EVERY_SHARD  # a fresh sweep
     merge = run_merge(sweep, fake_github, _merged(world))
     assert merge.plan == FAIL and "reuse-incompatible label(s): evals-only" in merge.error

@@ -14,6 +14,7 @@ injectable sleep function:
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import gzip
 import io
@@ -684,8 +685,6 @@ class GitHubClient:
                                 params={"ref": ref})
         if not isinstance(data, dict) or data.get("type") != "file":
             return None
-        import base64
-
         return base64.b64decode(data.get("content") or "").decode("utf-8", "replace")
 
     def tree_at(self, repo: Any, ref: str) -> dict[str, str]:

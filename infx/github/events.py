@@ -7,10 +7,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from infx.errors import InfxError, Problem
-from infx.github.client import Comment
+
+if TYPE_CHECKING:
+    from infx.github.client import Comment
 
 
 @dataclass(frozen=True)
@@ -209,6 +211,9 @@ def _pull(p: _Payload) -> PullRequest:
 
 
 def _comment(p: _Payload) -> Comment:
+    # the REST comment type, imported on use: the client module drags in urllib3 and friends
+    from infx.github.client import Comment
+
     return Comment(p["id"].value, _login(p.sub("user")), p.get("body") or "",
                    p.get("author_association") or "NONE", p.get("created_at") or "",
                    p.get("updated_at") or "", p.get("html_url") or "")

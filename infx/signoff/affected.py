@@ -14,10 +14,10 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from infx.config.recipe import Recipe, parse_recipe, recipe_path, render
+from infx.signoff.configs_at import load_master
 from infx.signoff.model import Evidence
 from infx.signoff.policy_common import EvidenceGap, base_text, changed_files, head_text, policy
 from infx.signoff.scan import Line, join_continuations, text_lines
-from infx.yamlio import load_text
 
 MASTER_PATH = re.compile(r"^(?:[^/]+/)?configs/[^/]+-master\.yaml$")
 RECIPE_PATH = re.compile(r"^(?:[^/]+/)?configs/recipes/([^/]+)\.yaml$")
@@ -114,8 +114,7 @@ def master_entries(texts: dict[str, str | None]) -> dict[str, tuple[str, dict[st
 
 @lru_cache(maxsize=16)
 def _parse_master(path: str, text: str) -> dict[str, dict[str, Any]]:
-    # every policy check reads the same master files; parse each text once per process
-    data = load_text(text, path) or {}
+    data = load_master(path, text) or {}
     if not isinstance(data, dict):
         raise EvidenceGap(f"{path} is not a mapping of config keys")
     return {str(key): entry for key, entry in data.items() if isinstance(entry, dict)}

@@ -30,9 +30,16 @@ def master_entries(tree: dict[str, str | None]) -> dict[str, dict[str, Any]] | N
 
 
 @lru_cache(maxsize=32)
+def load_master(path: str, text: str) -> Any:
+    """One master-config text parsed once per process (the checks and the scope all read the
+    same files); raises InfxError on bad YAML. Treat the result as read-only."""
+    return yamlio.load_text(text, path)
+
+
+@lru_cache(maxsize=32)
 def _parse(path: str, text: str) -> dict[str, dict[str, Any]] | None:
     try:
-        data = yamlio.load_text(text, path)
+        data = load_master(path, text)
     except InfxError:
         return None
     if not isinstance(data, dict):

@@ -36,25 +36,29 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
+def _match_score(t_words: frozenset[str], s_words: frozenset[str],
+                 anchor: Anchor | None) -> float | None:
+    """How well a sign-off item answers a template item: exact words 3, the item's anchor words
+    1 and up, else the word overlap when it is high enough; None when it does not answer it."""
+    similarity = _jaccard(t_words, s_words)
+    if t_words == s_words:
+        return 3.0
+    if anchor is not None and has_all(anchor.words, s_words):
+        return 1.0 + len(anchor.words) / 10 + similarity
+    return similarity if similarity >= JACCARD_MIN else None
+
+
 def match_items(template: tuple[Item, ...], signed: tuple[Item, ...],
                 anchors: tuple[Anchor, ...]) -> dict[int, Item]:
     """Template item index -> the sign-off item that answers it (one-to-one, best score first)."""
+    signed_words = [words(item.text) for item in signed]
     scored = []
     for t_index, t_item in enumerate(template):
-        t_words = words(t_item.text)
-        anchor = anchor_for(t_item, anchors)
-        for s_index, s_item in enumerate(signed):
-            s_words = words(s_item.text)
-            similarity = _jaccard(t_words, s_words)
-            if t_words == s_words:
-                score = 3.0
-            elif anchor is not None and has_all(anchor.words, s_words):
-                score = 1.0 + len(anchor.words) / 10 + similarity
-            elif similarity >= JACCARD_MIN:
-                score = similarity
-            else:
-                continue
-            scored.append((-score, t_index, s_index))
+        t_words, anchor = words(t_item.text), anchor_for(t_item, anchors)
+        for s_index, s_words in enumerate(signed_words):
+            score = _match_score(t_words, s_words, anchor)
+            if score is not None:
+                scored.append((-score, t_index, s_index))
     matched: dict[int, Item] = {}
     used: set[int] = set()
     for _, t_index, s_index in sorted(scored):
