@@ -231,3 +231,18 @@ def test_paths_point_into_the_entry():
     fixed_item(entry)["conc-start"] = 100
     [(path, _)] = semantic_problems(entry)
     assert path == ("scenarios", "fixed-seq-len", 0, "search-space", 0, "conc-start")
+
+
+# Differential testing: the reference's pp / dcp-size / pcp-size fields are strict integers,
+# so 2.0 is rejected there although JSON Schema's "integer" accepts it.
+@pytest.mark.parametrize("field", ["pp", "dcp-size", "pcp-size"])
+def test_parallelism_sizes_must_not_be_floats(field):
+    entry = copy.deepcopy(SINGLE)
+    entry["scenarios"]["fixed-seq-len"][0]["search-space"][0][field] = 2.0
+    assert [(path[-1], "decimal point" in message) for path, message in
+            semantic_problems(entry)] == [(field, True)]
+    worker_entry = copy.deepcopy(MN_AGENTIC)
+    worker_entry["scenarios"]["agentic-coding"][0]["search-space"][0]["decode"][field] = 1.0
+    assert [path[-2:] for path, _ in semantic_problems(worker_entry)] == [("decode", field)]
+    entry["scenarios"]["fixed-seq-len"][0]["search-space"][0][field] = 2
+    assert semantic_problems(entry) == []

@@ -111,7 +111,20 @@ def _kv_offload_problems(item: dict) -> list[Finding]:
     return []
 
 
+STRICT_INT_FIELDS = ("pp", "dcp-size", "pcp-size")
+
+
+def _strict_int_problems(topology: dict, path: tuple) -> list[Finding]:
+    # The schema's "integer" admits 2.0; the reference's strict fields do not.
+    return [((*path, name), f"'{name}' must be a whole number written without a decimal "
+                            f"point (got {topology[name]!r})")
+            for name in STRICT_INT_FIELDS if isinstance(topology.get(name), float)]
+
+
 def _dcp_problems(topology: dict, path: tuple) -> list[Finding]:
+    strict = _strict_int_problems(topology, path)
+    if strict:
+        return strict
     tp, dcp = topology["tp"], topology.get("dcp-size", 1)
     if tp % dcp != 0:
         return [((*path, "dcp-size"), f"'tp' ({tp}) must be divisible by 'dcp-size' ({dcp})")]
