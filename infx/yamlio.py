@@ -19,9 +19,16 @@ class _UniqueKeyLoader(_FastLoader):  # type: ignore[misc, valid-type]
     """Loader that rejects duplicate mapping keys (YAML allows them silently)."""
 
 
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
 def _construct_unique_mapping(loader, node, deep=False):
+    # Only keys written in this mapping can be duplicates; keys brought in by a
+    # merge (`<<: *anchor`) may legitimately be overridden.
     seen: dict = {}
     for key_node, _ in node.value:
+        if key_node.tag == _MERGE_TAG:
+            continue
         key = loader.construct_object(key_node, deep=deep)
         if key in seen:
             raise yaml.constructor.ConstructorError(

@@ -44,3 +44,10 @@ def test_find_line_walks_keys_and_indexes():
     text = "top:\n  items:\n    - one\n    - two\n"
     assert find_line(text, ["top", "items", 1]) == 4
     assert find_line(text, ["top", "missing"]) == 1
+
+
+def test_merge_keys_work_and_may_be_overridden_with_unique_keys():
+    text = "base: &b {tp: 8, ep: 1}\nentry:\n  <<: *b\n  ep: 8\n"
+    assert load_text(text, "m.yaml", unique_keys=True)["entry"] == {"tp": 8, "ep": 8}
+    with pytest.raises(InfxError, match="duplicate key"):
+        load_text("entry:\n  <<: {tp: 8}\n  ep: 1\n  ep: 2\n", "m.yaml", unique_keys=True)
