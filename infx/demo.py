@@ -9,10 +9,15 @@ from typing import Any
 
 import click
 
+from infx.errors import InfxError, Problem
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO_ROOT / "tests" / "data" / "demo"
 DEFAULT_CONFIGS = REPO_ROOT / "configs" / "amd-master.yaml"
 DEFAULT_RUNNERS = REPO_ROOT / "configs" / "runners.yaml"
+# A real reviewed PR rebuilt as a world: a stale checklist is REJECTED, the current one PASSES.
+DEFAULT_SIGNOFF_WORLD = REPO_ROOT / "tests" / "data" / "worlds" / "signoff_seed003.yaml"
+SIGNOFF_PR, SIGNOFF_COMMENTS = 1902, (2003, 2004)
 PR_NUMBER = 42
 
 
@@ -33,21 +38,14 @@ def _pr(world: dict) -> dict:
 
 def plan_step(entry_file: Path, configs: Path, runners: Path, labels: list[str],
               echo: Callable[[str], None]) -> dict | None:
-    """Plan the bundled changelog entry in-process; None (with a message) if a piece is missing."""
-    try:
-        from infx.matrix.plan import PlanFlags, build_plan, file_sources, parse_additions
-    except ImportError as exc:
-        echo(f"plan skipped: the planner is not available in this checkout ({exc})")
-        return None
-    from infx.errors import InfxError
+    """Plan the bundled changelog entry in-process; a planner error is shown as the author sees it."""
+    from infx.changelog.summary import summary_markdown
+    from infx.matrix.plan import PlanFlags, build_plan, file_sources, parse_additions
     from infx.workflow.labels import sweep_flags
     from infx.workflow.shard import shard_outputs
-    from infx.workflow.summary import plan_summary, shard_summary
+    from infx.workflow.summary import shard_summary
 
-    for path in (entry_file, configs, runners):
-        if not path.is_file():
-            echo(f"plan skipped: {path} is missing")
-            return None
+    _require_files(entry_file, configs, runners)
     try:
         flags = sweep_flags(labels)
         entries = parse_additions(entry_file.read_text(encoding="utf-8"), str(entry_file))
@@ -56,7 +54,7 @@ def plan_step(entry_file: Path, configs: Path, runners: Path, labels: list[str],
                           flags=PlanFlags(trim=flags.trim_conc, all_evals=flags.all_evals,
                                           evals_only=flags.evals_only), sources=sources)
         shards = shard_outputs(plan)
-        counts = _counts_markdown(plan, sources, plan_summary)
+        counts = summary_markdown(plan, sources.get("configs"))
     except InfxError as exc:
         echo("plan failed (this is what the PR author would see):")
         for problem in exc.problems:
@@ -71,13 +69,12 @@ def plan_step(entry_file: Path, configs: Path, runners: Path, labels: list[str],
     return plan
 
 
-def _counts_markdown(plan: dict, sources: Any, fallback: Callable[[dict], str]) -> str:
-    """The planner's summary (with config keys) when it is available, else ours."""
-    try:
-        from infx.changelog.summary import summary_markdown
-    except ImportError:
-        return fallback(plan)
-    return summary_markdown(plan, sources.get("configs"))
+def _require_files(*paths: Path) -> None:
+    missing = [Problem("demo input is missing", file=str(p), fix="run from a checkout of infx, "
+                       "or point --data/--configs/--runners at existing files")
+               for p in paths if not p.is_file()]
+    if missing:
+        raise InfxError(missing)
 
 
 def _snapshot(world: dict) -> dict[int, dict]:
@@ -90,21 +87,13 @@ def _first_lines(body: str, count: int = 4) -> str:
     return shown + (f"\n    … ({len(lines) - count} more lines)" if len(lines) > count else "")
 
 
-def replay_step(world_path: Path, world: dict | None, echo: Callable[[str], None]) -> dict | None:
-    """Post the welcome and results-link comments and acknowledge reuse commands on the fake server.
+def replay_step(world: dict, echo: Callable[[str], None]) -> dict:
+    """Post the welcome and results-link comments and acknowledge reuse commands on the fake server."""
+    from infx.github.fake import FakeGitHub
+    from infx.reuse.ack import CommentEvent, acknowledge, looks_like_command
+    from infx.reuse.gateway import GitHubGateway
+    from infx.workflow.posting import post_results_link, post_welcome
 
-    ``world`` is the already loaded ``world_path`` (None when the file is missing)."""
-    try:
-        from infx.github.fake import FakeGitHub
-        from infx.reuse.ack import CommentEvent, acknowledge, looks_like_command
-        from infx.reuse.gateway import GitHubGateway
-        from infx.workflow.posting import post_results_link, post_welcome
-    except ImportError as exc:
-        echo(f"replay skipped: the fake GitHub server is not available in this checkout ({exc})")
-        return None
-    if world is None:
-        echo(f"replay skipped: {world_path} is missing")
-        return None
     repo = world["repo"]
     before = _snapshot(world)
     with FakeGitHub(world) as fake:
@@ -138,6 +127,31 @@ def replay_step(world_path: Path, world: dict | None, echo: Callable[[str], None
     return after
 
 
+def signoff_step(world_path: Path, echo: Callable[[str], None]) -> None:
+    """Verify two sign-offs of a real reviewed PR: a stale checklist, then the current one."""
+    from datetime import datetime
+
+    from infx.github.fake import FakeGitHub
+    from infx.signoff import gating, publish
+
+    _require_files(world_path)
+    with FakeGitHub(world_path) as fake:
+        now = datetime.fromisoformat(str(fake.world["now"]).replace("Z", "+00:00"))
+        for comment_id in SIGNOFF_COMMENTS:
+            trigger = gating.Trigger(True, "manual", SIGNOFF_PR,
+                                     gating.SignoffRef("issue_comment", comment_id))
+            result = publish.verify(fake.client(), fake.world["repo"], trigger,
+                                    publish.Options(now=now))
+            echo(f"sign-off comment {comment_id}: status {result.status} — {result.reason} "
+                 f"({result.api_calls} API calls)")
+            for line in (result.body or "").splitlines():
+                if line.startswith(("## ", "❌", "⚠️")):
+                    echo("    " + line)
+        statuses = fake.world["statuses"].get(fake.world["pulls"][0]["head"]["sha"], [])
+        echo("commit statuses set: " + " → ".join(s["state"] for s in statuses
+                                                  if s["context"] == "codeowner-signoff-verify"))
+
+
 @click.command()
 @click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DATA,
               show_default=True, help="Folder with pr-entry.yaml and world.yaml.")
@@ -145,13 +159,19 @@ def replay_step(world_path: Path, world: dict | None, echo: Callable[[str], None
               show_default=True)
 @click.option("--runners", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_RUNNERS,
               show_default=True)
-def demo(data_dir: Path, configs: Path, runners: Path) -> None:
+@click.option("--signoff-world", type=click.Path(dir_okay=False, path_type=Path),
+              default=DEFAULT_SIGNOFF_WORLD, show_default=True,
+              help=f"World with PR #{SIGNOFF_PR} and sign-off comments {SIGNOFF_COMMENTS}.")
+def demo(data_dir: Path, configs: Path, runners: Path, signoff_world: Path) -> None:
     """Plan a bundled example PR and replay the PR bots on a local fake GitHub (no network)."""
     echo = click.echo
     world_path = data_dir / "world.yaml"
-    world = _load_world(world_path) if world_path.is_file() else None
-    labels: list[Any] = list(_pr(world).get("labels", [])) if world is not None else []
+    _require_files(world_path)
+    world = _load_world(world_path)
+    labels: list[Any] = list(_pr(world).get("labels", []))
     _section(echo, "1. Plan the PR's changelog entry")
     plan_step(data_dir / "pr-entry.yaml", configs, runners, labels, echo)
     _section(echo, "2. Replay the PR bots on the fake GitHub server")
-    replay_step(world_path, world, echo)
+    replay_step(world, echo)
+    _section(echo, "3. Verify CODEOWNER sign-offs of a real PR (rebuilt as a world)")
+    signoff_step(signoff_world, echo)

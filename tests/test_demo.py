@@ -1,8 +1,6 @@
-"""`infx demo`: plans the bundled PR, replays the bots on the fake server, degrades gracefully."""
+"""`infx demo`: plans the bundled PR, replays the bots and the sign-off bot on the fake server."""
 
 from __future__ import annotations
-
-import sys
 
 from infx.cli import main
 
@@ -30,24 +28,28 @@ def test_demo_is_deterministic(capsys):
     assert _run(capsys) == _run(capsys)
 
 
-def test_missing_configs_degrade_with_a_message(tmp_path, capsys):
-    out = _run(capsys, "--configs", str(tmp_path / "nope.yaml"))
-    assert "plan skipped:" in out and "nope.yaml is missing" in out
-    assert "welcome comment: created" in out  # the replay still runs
-
-
-def test_missing_planner_degrades(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "infx.matrix.plan", None)  # import now raises ImportError
+def test_demo_verifies_a_stale_then_a_current_signoff(capsys):
     out = _run(capsys)
-    assert "plan skipped: the planner is not available" in out
+    assert "sign-off comment 2003: status failure" in out
+    assert "❌ Check 5 (Latest checklist template): FAIL" in out
+    assert "sign-off comment 2004: status success" in out
+    assert "commit statuses set: pending → failure → pending → success" in out
 
 
-def test_missing_data_degrades(tmp_path, capsys):
-    out = _run(capsys, "--data", str(tmp_path))
-    assert "plan skipped:" in out and "replay skipped:" in out
+def test_missing_configs_is_a_clear_error(tmp_path, capsys):
+    assert main(["demo", "--configs", str(tmp_path / "nope.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "nope.yaml: demo input is missing" in err and "fix:" in err
 
 
-def test_bad_entry_shows_the_planner_error(tmp_path, capsys):
+def test_missing_data_is_a_clear_error_before_any_output(tmp_path, capsys):
+    assert main(["demo", "--data", str(tmp_path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "world.yaml: demo input is missing" in captured.err
+
+
+def test_bad_entry_shows_the_planner_error(tmp_path, capsys, test_data):
+    (tmp_path / "world.yaml").write_text((test_data / "demo" / "world.yaml").read_text())
     (tmp_path / "pr-entry.yaml").write_text("- config-keys: [no-such-key-mi355x]\n  description: [x]\n"
                                             "  pr-link: XXX\n")
     out = _run(capsys, "--data", str(tmp_path))
