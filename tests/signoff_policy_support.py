@@ -77,8 +77,7 @@ def evidence_from_world(world: dict[str, Any], number: int | None = None,
                         created_at=comment.get("created_at")),
         files=files, commits=list(pull.get("commits", [head_sha])),
         head_files=dict(head), base_files=dict(base), default_branch_files=default,
-        external_pulls=_external(world.get("external") or {}),
-        external_texts=dict(world.get("external_pages") or {}))
+        external_pulls=_external(world.get("external") or {}))
 
 
 def _external(external: dict[str, Any]) -> dict[str, ExternalPull | None]:

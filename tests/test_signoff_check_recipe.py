@@ -96,9 +96,6 @@ def test_published_page_fails_closed_and_says_to_link_the_pr():
     assert outcome.status == Status.FAIL
     assert f"published page {page} cannot be fetched by the verifier" in outcome.reason
     assert "link the merged sgl-project/sglang PR" in outcome.reason
-    # even page text handed in by someone else is not evidence: only GitHub is read
-    text = "sglang serve --model Qwen/Qwen3.5-397B-A17B-FP8 --tp-size 4"
-    assert run(replace(evidence, external_texts={page: text})).status == Status.FAIL
 
 
 def test_published_page_next_to_a_merged_pr_passes_on_the_pr():

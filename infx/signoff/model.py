@@ -159,6 +159,3 @@ class Evidence:
     commit_files: dict[str, dict[str, str | None]] = field(default_factory=dict)
     # the PR head as re-read when the verdict is written (None: not re-read)
     live_head_sha: str | None = None
-    # published upstream pages (recipes.vllm.ai, docs.sglang.io cookbook) by URL -> text;
-    # None: could not be fetched. Read by Check 3 to compare settings.
-    external_texts: dict[str, str | None] = field(default_factory=dict)
