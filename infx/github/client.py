@@ -505,24 +505,42 @@ class GitHubClient:
                         permission="pull-requests: read")
         return Comment.from_json(data)
 
-    def find_comment(self, repo: Any, issue_number: int, marker: Marker | str) -> Comment | None:
-        """The newest comment by this token's user carrying the marker, or None."""
+    def comment_count(self, repo: Any, issue_number: int) -> int | None:
+        """How many comments the issue / pull request conversation has (GitHub's own count)."""
+        name = _repo_name(repo)
+        data = self.get(f"/repos/{name}/issues/{issue_number}",
+                        action=f"reading {name}#{issue_number}", permission="pull-requests: read")
+        count = data.get("comments") if isinstance(data, dict) else None
+        return count if isinstance(count, int) else None
+
+    def find_comment(self, repo: Any, issue_number: int, marker: Marker | str, *,
+                     expected: int | None = None) -> Comment | None:
+        """The newest comment by this token's user carrying the marker, or None.
+
+        The listing is checked against `expected` (read from the issue when not given): a
+        listing that ended early could hide the comment and lead to a duplicate.
+        """
         login = self.login
-        matches = [c for c in self.list_comments(repo, issue_number)
+        if expected is None:
+            expected = self.comment_count(repo, issue_number)
+        matches = [c for c in self.list_comments(repo, issue_number, expected=expected)
                    if c.user == login and has_marker(c.body, marker)]
         return matches[-1] if matches else None
 
     def upsert_comment(self, repo: Any, issue_number: int, marker: Marker | str, body: str,
-                       *, pointer: str = "") -> Upsert:
+                       *, pointer: str = "", expected: int | None = None) -> Upsert:
         """Edit the bot's comment carrying `marker`, else create it — never a duplicate.
 
         The body gets the marker as its first line and is truncated to GitHub's limit
-        (with `pointer`, e.g. a run URL, saying where the full text is).
+        (with `pointer`, e.g. a run URL, saying where the full text is). `expected` is a
+        lower bound on the conversation's comment count when the caller knows it.
         """
         name = _repo_name(repo)
         mark = as_marker(marker)
         text = truncate_body(with_marker(body, mark), pointer)
-        existing = self.find_comment(name, issue_number, mark)
+        if expected is None:
+            expected = self.comment_count(name, issue_number)
+        existing = self.find_comment(name, issue_number, mark, expected=expected)
         if existing is not None:
             if existing.body == text:
                 return Upsert("unchanged", existing)
@@ -534,7 +552,7 @@ class GitHubClient:
             return Upsert("created", Comment.from_json(data))
 
         def already_posted() -> Upsert | None:
-            found = self.find_comment(name, issue_number, mark)
+            found = self.find_comment(name, issue_number, mark, expected=expected)
             return Upsert("created", found) if found is not None else None
 
         return self.call(create, action=f"commenting on {name}#{issue_number}",

@@ -8,6 +8,8 @@ from typing import Any
 from infx.github.client import Comment, GitHubClient, GitHubError
 from infx.reuse.model import ArtifactFacts, PullFacts, RunFacts
 
+MAX_LISTED_COMMITS = 250  # GitHub's pull request commit listing stops here
+
 
 class GitHubGateway:
     """The facts the resolver and the acknowledgement need, for one repository."""
@@ -18,9 +20,24 @@ class GitHubGateway:
         self._api = f"/repos/{repo}"
         self.permission = lru_cache(maxsize=None)(self._permission)
         self.artifacts = lru_cache(maxsize=None)(self._artifacts)
+        self._pulls: dict[int, dict[str, Any]] = {}
 
     def comments(self, pr_number: int) -> list[Comment]:
-        return self.client.list_comments(self.repo, pr_number)
+        # the PR's comment count turns a listing that ends early into an error, not a
+        # missed (newer) request
+        return self.client.list_comments(self.repo, pr_number,
+                                         expected=self._count(pr_number, "comments"))
+
+    def _pull_json(self, pr_number: int) -> dict[str, Any]:
+        data = self.client.get(f"{self._api}/pulls/{pr_number}", action=f"reading PR #{pr_number}",
+                               permission="pull-requests: read")
+        self._pulls[pr_number] = data
+        return data
+
+    def _count(self, pr_number: int, key: str) -> int | None:
+        data = self._pulls.get(pr_number) or self._pull_json(pr_number)
+        value = data.get(key)
+        return value if isinstance(value, int) else None
 
     def comment(self, comment_id: int) -> Comment | None:
         try:
@@ -34,14 +51,14 @@ class GitHubGateway:
         return self.client.collaborator_permission(self.repo, user).permission
 
     def pull(self, pr_number: int) -> PullFacts:
-        data = self.client.get(f"{self._api}/pulls/{pr_number}", action=f"reading PR #{pr_number}",
-                               permission="pull-requests: read")
-        return PullFacts.from_json(data)
+        return PullFacts.from_json(self._pull_json(pr_number))
 
     def pull_commits(self, pr_number: int) -> list[str]:
+        count = self._count(pr_number, "commits")
         items = self.client.paginate(f"{self._api}/pulls/{pr_number}/commits",
                                      action=f"listing the commits of PR #{pr_number}",
-                                     permission="pull-requests: read")
+                                     permission="pull-requests: read",
+                                     expected=None if count is None else min(count, MAX_LISTED_COMMITS))
         return [item["sha"] for item in items]
 
     def run(self, run_id: int) -> RunFacts | None:

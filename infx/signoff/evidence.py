@@ -34,6 +34,7 @@ MAX_TEAM_LOOKUPS = 3
 MAX_EVAL_JOBS = 6
 MAX_BYPASS_LOOKUPS = 2
 MAX_EXTERNAL_PULLS = 3
+MAX_LISTED_COMMITS = 250  # GitHub's pull request commit listing stops here
 _PR_LINK = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)")
 
 
@@ -49,6 +50,9 @@ class Reader:
         self.repo = repo
         self.cap = cap
         self.calls = 0
+        # PR number -> the commit and comment counts of the latest read, so a listing that
+        # ends early (truncated pagination) is an error instead of silently missing evidence
+        self.counts: dict[int, dict[str, int]] = {}
 
     def spend(self, what: str) -> None:
         if self.calls >= self.cap:
@@ -75,7 +79,13 @@ class Reader:
 
     def pull(self, number: int) -> tuple[PullInfo, dict]:
         data = self.get(f"/repos/{self.repo}/pulls/{number}", f"reading PR #{number}")
+        self.counts[number] = {key: int(data[key]) for key in ("commits", "comments")
+                               if isinstance(data.get(key), int)}
         return pull_info(data), data
+
+    def _expected(self, number: int, key: str, cap: int | None = None) -> int | None:
+        count = self.counts.get(number, {}).get(key)
+        return count if count is None or cap is None else min(count, cap)
 
     def signoff(self, ref: SignoffRef, pr_number: int) -> SignOff:
         base = f"/repos/{self.repo}"
@@ -117,7 +127,8 @@ class Reader:
 
     def commits(self, number: int) -> list[str]:
         items = self.pages(f"/repos/{self.repo}/pulls/{number}/commits",
-                           f"listing the commits of PR #{number}")
+                           f"listing the commits of PR #{number}",
+                           expected=self._expected(number, "commits", MAX_LISTED_COMMITS))
         return [item["sha"] for item in items]
 
     def check_runs(self, sha: str) -> list[CheckRun]:
@@ -128,7 +139,8 @@ class Reader:
 
     def comments(self, number: int) -> list[Comment]:
         items = self.pages(f"/repos/{self.repo}/issues/{number}/comments",
-                           f"listing the comments of PR #{number}")
+                           f"listing the comments of PR #{number}",
+                           expected=self._expected(number, "comments"))
         return [comment(item, "issue_comment") for item in items]
 
     def reviews(self, number: int) -> list[Comment]:
@@ -243,7 +255,9 @@ def gather(reader: Reader, evidence: Evidence, *, number: int) -> Evidence:
     pr = evidence.pr
     commits = optional(evidence, "commits", lambda: reader.commits(number))
     evidence.commits = commits
-    evidence.comments = optional(evidence, "comments", lambda: reader.comments(number))
+    # not optional: without the conversation the bot cannot find its own earlier verdicts
+    # (no duplicates, supersede notes), so an unreadable one ends the run with an error status
+    evidence.comments = reader.comments(number)
     if evidence.signoff.kind == "review":
         evidence.reviews = optional(evidence, "reviews", lambda: reader.reviews(number))
     evidence.head_files = optional(evidence, "head tree", lambda: reader.tree(pr.head_sha), {})

@@ -234,7 +234,9 @@ class _Session:
                 marker = make_marker(self.settings.marker, sha=evidence.pr.head_sha,
                                      evidence=fingerprint)
                 self.reader.count_write()
-                upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker, body)
+                listed = self.reader.counts.get(evidence.pr.number, {}).get("comments")
+                upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker, body,
+                                                    expected=listed)
                 result.posted = upsert.action != "unchanged"
                 result.comment_url = upsert.comment.html_url or None
             self.status(state, description, result.comment_url)

@@ -665,7 +665,9 @@ def get_team(state: State, req: Request, org: str, slug: str) -> Response:
 
 @route("GET", "/orgs/(?P<org>[^/]+)/teams/(?P<slug>[^/]+)/memberships/(?P<user>[^/]+)")
 def team_membership(state: State, req: Request, org: str, slug: str, user: str) -> Response:
-    members = state.world["teams"].get(f"{org}/{slug}")
+    # GitHub matches org logins and team slugs case-insensitively (@Org/Team in CODEOWNERS)
+    wanted = f"{org}/{slug}".lower()
+    members = next((m for key, m in state.world["teams"].items() if key.lower() == wanted), None)
     if members is None:
         raise not_found()
     for member in members:

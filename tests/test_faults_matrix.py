@@ -1,0 +1,521 @@
+"""Fault matrix: every GitHub endpoint the bots call, failing every way the fake server can.
+
+The sign-off bot (seed000: PR 3412, sign-off comment 5003, a PASS when nothing fails) and the
+reuse acknowledgement (reuse_base: `/use 101`, a 👍 when nothing fails) are first run without
+faults; the endpoints they request are reduced to templates and must be exactly the ones
+listed here, so a new call cannot slip past the matrix. Each read endpoint is then failed
+persistently (500, 502, 404, 403 + Retry-After: 0 and, for listings, truncated pagination),
+and each write endpoint with `apply: true` faults (the write lands, the answer is an error).
+
+Invariants: no PASS / `success` / 👍 on missing evidence (or, where an endpoint cannot change
+the verdict, exactly the fault-free result — the case id says why); a final commit status
+that is never `pending`; at most one verdict comment and never the same comment twice; at
+most one bot reaction; a failure that says what failed. Retries never really sleep (the fake's
+client injects a no-op sleep) and truncation uses one-item pages so every listing can be cut.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+import pytest
+from test_reuse_support import REPO as REUSE_REPO
+from test_reuse_support import add_comment, base_world
+
+import infx.github.client as github_client
+from infx import yamlio
+from infx.errors import InfxError
+from infx.reuse.ack import AckOutcome, CommentEvent, acknowledge
+from infx.reuse.gateway import GitHubGateway
+from infx.signoff import publish
+from infx.signoff.gating import SignoffRef, Trigger
+
+PR, SIGNOFF_ID = 3412, 5003
+HEAD = "296a93ad6c8fa017e83fb5f404f09f2efc16e1c4"
+CONTEXT = "codeowner-signoff-verify"
+BOT = "github-actions[bot]"
+T1, T2 = "2026-09-29T18:00:00Z", "2026-09-29T19:00:00Z"
+
+# --- endpoint templates -----------------------------------------------------------------------
+
+_TEMPLATE_RULES = (
+    (r"^/orgs/[^/]+/teams/[^/]+/memberships/[^/]+$", "/orgs/{org}/teams/{team}/memberships/{user}"),
+    (r"^/_fake/(tarball|artifacts)/[^/]+/[^/]+/", r"/_fake/\1/{owner}/{repo}/"),
+    (r"^/repos/[^/]+/[^/]+", "/repos/{owner}/{repo}"),
+    (r"/contents/.+$", "/contents/{path}"),
+    (r"/collaborators/[^/]+/", "/collaborators/{user}/"),
+    (r"/branches/[^/]+$", "/branches/{branch}"),
+    (r"/[0-9a-f]{40}(?=/|$)", "/{sha}"),
+    (r"/\d+(?=/|\.zip$|$)", "/{n}"),
+)
+_PLACEHOLDER = {"{path}": ".+", "{owner}": "[^/]+", "{repo}": "[^/]+", "{user}": "[^/]+",
+                "{org}": "[^/]+", "{team}": "[^/]+",
+                "{branch}": "[^/]+", "{sha}": "[0-9a-f]{40}", "{n}": r"\d+"}
+
+
+def template(path: str) -> str:
+    """A request path with its variable parts named (`/repos/{owner}/{repo}/pulls/{n}`)."""
+    for pattern, replacement in _TEMPLATE_RULES:
+        path = re.sub(pattern, replacement, path)
+    return path
+
+
+def fault_path(endpoint: str) -> str:
+    """An anchored regex matching exactly the paths of one template (for a `faults:` entry)."""
+    pieces = re.split(r"(\{[a-z]+\})", endpoint)
+    return "^" + "".join(_PLACEHOLDER.get(p, re.escape(p)) for p in pieces) + "$"
+
+
+def requested(fake) -> set[tuple[str, str]]:
+    return {(r["method"], template(r["path"])) for r in fake.requests}
+
+
+READ_FAULTS = {
+    "500": {"status": 500},
+    "502": {"status": 502},
+    "404": {"status": 404},
+    "403-retry-after-0": {"status": 403, "headers": {"Retry-After": "0"}},
+}
+WRITE_FAULTS = {
+    "500": {"status": 500, "apply": True},
+    "502": {"status": 502, "apply": True},
+    "403-retry-after-0": {"status": 403, "headers": {"Retry-After": "0"}, "apply": True},
+}
+WRITE_TIMES = {"once": 1, "always": None}
+
+
+@dataclass(frozen=True)
+class Case:
+    method: str
+    endpoint: str
+    kind: str  # a READ_FAULTS / WRITE_FAULTS key, or "truncated"
+    same: str = ""  # why this fault cannot change the result ("" = it must fail closed)
+    times: int | None = None
+
+    @property
+    def fault(self) -> dict:
+        entry = {"method": self.method, "path": fault_path(self.endpoint)}
+        if self.kind == "truncated":
+            return entry | {"truncate": True}
+        faults = READ_FAULTS if self.method == "GET" else WRITE_FAULTS
+        entry |= copy.deepcopy(faults[self.kind])
+        return entry if self.times is None else entry | {"times": self.times}
+
+    @property
+    def id(self) -> str:
+        when = "" if self.method == "GET" else ("-once" if self.times else "-always")
+        why = f" [same: {self.same}]" if self.same else ""
+        return f"{self.method} {self.endpoint} {self.kind}{when}{why}"
+
+
+def read_cases(reads: dict[str, bool], same: dict[tuple[str, str], str]) -> list[Case]:
+    """Every read endpoint x every fault (truncation for listings only)."""
+    cases = []
+    for endpoint, is_list in reads.items():
+        kinds = [*READ_FAULTS, *(["truncated"] if is_list else [])]
+        cases += [Case("GET", endpoint, kind, same.get((endpoint, kind), "")) for kind in kinds]
+    return cases
+
+
+def write_cases(writes: list[tuple[str, str]]) -> list[Case]:
+    return [Case(method, endpoint, kind, times=times)
+            for method, endpoint in writes for kind in WRITE_FAULTS for times in WRITE_TIMES.values()]
+
+
+# --- the sign-off bot -------------------------------------------------------------------------
+
+# what the bot reads on seed000; True marks a paginated listing
+SIGNOFF_READS = {
+    "/repos/{owner}/{repo}/pulls/{n}": False,
+    "/repos/{owner}/{repo}/issues/comments/{n}": False,
+    "/repos/{owner}/{repo}/collaborators/{user}/permission": False,
+    "/repos/{owner}/{repo}/branches/{branch}": False,
+    "/repos/{owner}/{repo}/tarball/{sha}": False,
+    "/_fake/tarball/{owner}/{repo}/{sha}": False,
+    "/repos/{owner}/{repo}/codeowners/errors": False,
+    "/repos/{owner}/{repo}/pulls/{n}/files": True,
+    "/repos/{owner}/{repo}/pulls/{n}/commits": True,
+    "/repos/{owner}/{repo}/issues/{n}/comments": True,
+    "/repos/{owner}/{repo}/actions/runs": True,
+    "/repos/{owner}/{repo}/commits/{sha}/check-runs": True,
+    "/repos/{owner}/{repo}/actions/runs/{n}/artifacts": True,
+    "/repos/{owner}/{repo}/actions/artifacts/{n}/zip": False,
+    "/_fake/artifacts/{owner}/{repo}/{n}.zip": False,
+    "/repos/{owner}/{repo}/contents/{path}": False,
+    "/user": False,
+}
+SIGNOFF_WRITES = [
+    ("POST", "/repos/{owner}/{repo}/statuses/{sha}"),
+    ("POST", "/repos/{owner}/{repo}/issues/{n}/comments"),
+]
+# the edit path only runs when a stale verdict for the same evidence exists (see stale_world)
+SIGNOFF_EDIT = ("PATCH", "/repos/{owner}/{repo}/issues/comments/{n}")
+
+_RUNS = "/repos/{owner}/{repo}/actions/runs"
+_IDENTITY = "the token login falls back to github-actions[bot], which it is"
+_ORDERING = "the branch-run listing only orders commits; the green run is read by id"
+SIGNOFF_SAME = {
+    ("/user", "404"): _IDENTITY,
+    ("/user", "403-retry-after-0"): _IDENTITY,
+    **{(_RUNS, kind): _ORDERING for kind in READ_FAULTS},
+    (_RUNS, "truncated"): "the branch has a single run: one page holds it all",
+}
+
+
+@pytest.fixture(scope="module")
+def seed000(request) -> dict:
+    return yamlio.load_file(request.config.rootpath / "tests/data/worlds/signoff_seed000.yaml")
+
+
+def verify(fake) -> publish.Result:
+    world = fake.world
+    now = datetime.fromisoformat(world["now"].replace("Z", "+00:00"))
+    trigger = Trigger(True, "fault matrix", PR, SignoffRef("issue_comment", SIGNOFF_ID))
+    return publish.verify(fake.client(), world["repo"], trigger, publish.Options(now=now))
+
+
+def attempt(fake) -> publish.Result | InfxError:
+    """A verification; an InfxError before the head is known (nothing to set a status on)
+    is returned for the invariants to inspect."""
+    try:
+        return verify(fake)
+    except InfxError as exc:
+        return exc
+
+
+def statuses(fake) -> list[str]:
+    return [s["state"] for s in fake.world["statuses"].get(HEAD, []) if s["context"] == CONTEXT]
+
+
+def bot_comments(fake) -> list[dict]:
+    pull = next(p for p in fake.world["pulls"] if p["number"] == PR)
+    return [c for c in pull["comments"] if c["user"] == BOT]
+
+
+def verdicts(fake) -> list[dict]:
+    return [c for c in bot_comments(fake) if c["body"].startswith("<!-- " + CONTEXT)]
+
+
+def summary(result: publish.Result) -> tuple:
+    """What a verdict means, minus the marker line (whose digest covers read errors too)."""
+    rows = tuple((r.spec.id, r.status) for r in result.verdict.rows) if result.verdict else ()
+    return result.kind, result.status, rows, (result.body or "").split("\n", 1)[-1]
+
+
+@pytest.fixture(scope="module")
+def signoff_baseline(seed000):
+    """The fault-free run (its own server, so module-scoped) and what it requested."""
+    from infx.github.fake import FakeGitHub
+
+    with FakeGitHub(copy.deepcopy(seed000)) as fake:
+        result = verify(fake)
+        return result, requested(fake), statuses(fake), len(verdicts(fake))
+
+
+def test_signoff_baseline_passes_and_the_matrix_covers_every_endpoint(signoff_baseline) -> None:
+    result, endpoints, states, posted = signoff_baseline
+    assert result.verdict.overall.value == "PASS" and result.status == "success"
+    assert states == ["pending", "success"] and posted == 1
+    assert endpoints == {("GET", e) for e in SIGNOFF_READS} | set(SIGNOFF_WRITES)
+
+
+def assert_signoff_invariants(fake, case: Case, result, baseline: publish.Result) -> None:
+    states = statuses(fake)
+    bodies = [c["body"] for c in bot_comments(fake)]
+    assert len(verdicts(fake)) <= 1, "more than one verdict comment"
+    assert len(bodies) == len(set(bodies)), "a comment was posted twice"
+    created = [r for r in fake.matching("POST", r"/issues/\d+/comments$") if r["status"] == 201]
+    assert len(created) <= 1, "the verdict was created twice"
+    if states:
+        assert states[-1] != "pending", f"left a pending status: {states}"
+    if case.same:
+        assert isinstance(result, publish.Result), result
+        assert summary(result) == summary(baseline)
+        assert states == ["pending", "success"]
+        return
+    if isinstance(result, InfxError):  # the PR itself could not be read: no head, no status
+        assert states == [] and not verdicts(fake) and str(result)
+        return
+    assert result.status != "success", f"{result.kind}: {result.reason}"
+    assert result.verdict is None or result.verdict.overall.value == "REJECTED"
+    assert result.reason
+    if states:
+        assert states[-1] == result.status
+    if result.kind == "verdict":  # fail-closed rows, published once
+        assert result.posted and len(verdicts(fake)) == 1
+        assert verdicts(fake)[0]["body"] == result.body
+
+
+@pytest.mark.parametrize("case", read_cases(SIGNOFF_READS, SIGNOFF_SAME), ids=lambda c: c.id)
+def test_signoff_read_fault(fake_github, seed000, signoff_baseline, monkeypatch, case) -> None:
+    if case.kind == "truncated":
+        monkeypatch.setattr(github_client, "PER_PAGE", 1)  # every listing spans pages
+    world = copy.deepcopy(seed000) | {"faults": [case.fault]}
+    fake = fake_github(world)
+    result = attempt(fake)
+    assert fake.count("GET", case.fault["path"]) > 0, "the faulted endpoint was never called"
+    assert_signoff_invariants(fake, case, result, signoff_baseline[0])
+
+
+# seed000 never needs a team; this variant owns the changed master config by a team the
+# signer belongs to, so the verdict depends on the membership API (404 = "not provable")
+TEAM_READS = {"/orgs/{org}/teams/{team}/memberships/{user}": False}
+OWNERS_LINE = "configs/amd-master.yaml @billishyahao @chunfangamd @seungrokj @yctseng0211 @1am9trash"
+
+
+@pytest.fixture(scope="module")
+def team_world(seed000) -> dict:
+    world = copy.deepcopy(seed000)
+    root = next(sha for sha, commit in world["commits"].items() if not commit.get("parents"))
+    files = world["commits"][root]["files"]
+    assert OWNERS_LINE in files["CODEOWNERS"]
+    files["CODEOWNERS"] = files["CODEOWNERS"].replace(
+        OWNERS_LINE, "configs/amd-master.yaml @SemiAnalysisAI/amd-owners")
+    world["teams"]["SemiAnalysisAI/amd-owners"] = ["chunfangamd"]
+    return world
+
+
+@pytest.fixture(scope="module")
+def team_baseline(team_world):
+    from infx.github.fake import FakeGitHub
+
+    with FakeGitHub(copy.deepcopy(team_world)) as fake:
+        return verify(fake), requested(fake)
+
+
+def test_team_baseline_passes_through_the_membership_api(team_baseline) -> None:
+    result, endpoints = team_baseline
+    assert result.verdict.overall.value == "PASS" and result.status == "success"
+    assert endpoints == ({("GET", e) for e in {**SIGNOFF_READS, **TEAM_READS}}
+                         | set(SIGNOFF_WRITES))
+
+
+@pytest.mark.parametrize("case", read_cases(TEAM_READS, {}), ids=lambda c: c.id)
+def test_team_membership_fault(fake_github, team_world, team_baseline, case) -> None:
+    fake = fake_github(copy.deepcopy(team_world) | {"faults": [case.fault]})
+    result = attempt(fake)
+    assert fake.count("GET", case.fault["path"]) > 0
+    assert_signoff_invariants(fake, case, result, team_baseline[0])
+    codeowner = next(r for r in result.verdict.rows if r.spec.id == "codeowner")
+    assert codeowner.status.value == "FAIL" and "could not be confirmed" in codeowner.outcome.reason
+
+
+@pytest.mark.parametrize("case", write_cases(SIGNOFF_WRITES), ids=lambda c: c.id)
+def test_signoff_write_fault(fake_github, seed000, signoff_baseline, case) -> None:
+    fake = fake_github(copy.deepcopy(seed000) | {"faults": [case.fault]})
+    result = attempt(fake)
+    assert_write_outcome(fake, case, result, signoff_baseline[0])
+
+
+def assert_write_outcome(fake, case: Case, result, baseline: publish.Result) -> None:
+    states = statuses(fake)
+    assert isinstance(result, publish.Result)
+    assert len(verdicts(fake)) <= 1
+    bodies = [c["body"] for c in bot_comments(fake)]
+    assert len(bodies) == len(set(bodies)), "a comment was posted twice"
+    assert states and states[-1] != "pending", states
+    if result.kind == "verdict":  # recovered: the write landed, once
+        assert summary(result) == summary(baseline)
+        assert [c["body"] for c in verdicts(fake)] == [result.body]
+        assert states[-1] == "success"
+    else:  # gave up: say which write failed, and leave `error` (the write itself landed)
+        assert result.kind == "error" and result.status == "error"
+        assert case.kind.split("-")[0] in result.reason and states[-1] == "error"
+        assert case.times is None, "a single lost answer must be recovered from"
+
+
+@pytest.fixture(scope="module")
+def stale_world(seed000) -> dict:
+    """seed000 plus the bot's verdict for the same evidence in an older rendering, so the
+    bot edits (PATCH) instead of creating."""
+    from infx.github.fake import FakeGitHub
+
+    with FakeGitHub(copy.deepcopy(seed000)) as fake:
+        verify(fake)
+        posted = verdicts(fake)[0]
+    world = copy.deepcopy(seed000)
+    pull = next(p for p in world["pulls"] if p["number"] == PR)
+    pull["comments"].append(posted | {"id": 5100, "body": posted["body"] + "\n(older rendering)"})
+    return world
+
+
+def test_signoff_edit_baseline_patches_the_stale_verdict(fake_github, stale_world,
+                                                         signoff_baseline) -> None:
+    fake = fake_github(copy.deepcopy(stale_world))
+    result = verify(fake)
+    assert SIGNOFF_EDIT in requested(fake)
+    assert fake.count("POST", r"/issues/\d+/comments$") == 0
+    assert summary(result) == summary(signoff_baseline[0])
+    assert [c["body"] for c in verdicts(fake)] == [result.body]
+
+
+@pytest.mark.parametrize("case", write_cases([SIGNOFF_EDIT]), ids=lambda c: c.id)
+def test_signoff_edit_fault(fake_github, stale_world, signoff_baseline, case) -> None:
+    fake = fake_github(copy.deepcopy(stale_world) | {"faults": [case.fault]})
+    result = attempt(fake)
+    assert fake.count("POST", r"/issues/\d+/comments$") == 0  # an edit never becomes a new post
+    assert_write_outcome(fake, case, result, signoff_baseline[0])
+
+
+def test_signoff_twice_on_the_same_world_posts_once(fake_github, seed000) -> None:
+    fake = fake_github(copy.deepcopy(seed000))
+    first, second = verify(fake), verify(fake)
+    assert first.posted and not second.posted and first.body == second.body
+    assert len(verdicts(fake)) == 1 and fake.count("POST", r"/issues/\d+/comments$") == 1
+    assert statuses(fake) == ["pending", "success", "pending", "success"]
+
+
+def test_truncated_conversation_after_a_verdict_never_posts_a_second_one(
+        fake_github, seed000, monkeypatch) -> None:
+    """The re-run cannot see its earlier verdict: it must stop with `error`, not post again."""
+    fake = fake_github(copy.deepcopy(seed000))
+    verify(fake)
+    monkeypatch.setattr(github_client, "PER_PAGE", 1)
+    fake.add_fault(method="GET", path=r"/issues/\d+/comments$", truncate=True)
+    again = verify(fake)
+    assert again.kind == "error" and "incomplete listing" in again.reason
+    assert len(verdicts(fake)) == 1 and statuses(fake)[-1] == "error"
+
+
+# --- the reuse acknowledgement ----------------------------------------------------------------
+
+REUSE_READS = {
+    "/repos/{owner}/{repo}/issues/comments/{n}": False,
+    "/repos/{owner}/{repo}/issues/comments/{n}/reactions": True,
+    "/repos/{owner}/{repo}/pulls/{n}": False,
+    "/repos/{owner}/{repo}/issues/{n}/comments": True,
+    "/repos/{owner}/{repo}/collaborators/{user}/permission": False,
+    "/repos/{owner}/{repo}/pulls/{n}/commits": True,
+    "/repos/{owner}/{repo}/actions/runs/{n}": False,
+    "/repos/{owner}/{repo}/actions/runs/{n}/artifacts": True,
+}
+REUSE_WRITES = [("POST", "/repos/{owner}/{repo}/issues/comments/{n}/reactions")]
+REUSE_SAME = {("/repos/{owner}/{repo}/issues/comments/{n}/reactions", "truncated"):
+              "the comment has no reactions yet: nothing to cut"}
+
+
+def reuse_world() -> tuple[dict, int]:
+    """reuse_base with an older `/use 102` by root and the newest `/use 101` by alice."""
+    world = base_world()
+    add_comment(world, "root", "OWNER", "/use 102", T1)
+    return world, add_comment(world, "alice", "MEMBER", "/use 101", T2)
+
+
+def ack(fake, comment_id: int) -> AckOutcome | InfxError:
+    comment = next(c for p in fake.world["pulls"] for c in p["comments"] if c["id"] == comment_id)
+    event = CommentEvent("created", 12, True, comment_id, comment["body"], comment["updated_at"])
+    try:
+        return acknowledge(GitHubGateway(fake.client(), REUSE_REPO), event)
+    except InfxError as exc:
+        return exc
+
+
+def reactions(fake, comment_id: int) -> list[str]:
+    comment = next(c for p in fake.world["pulls"] for c in p["comments"] if c["id"] == comment_id)
+    return [r["content"] for r in comment.get("reactions", []) if r["user"] == BOT]
+
+
+@pytest.fixture(scope="module")
+def reuse_baseline():
+    from infx.github.fake import FakeGitHub
+
+    world, cid = reuse_world()
+    with FakeGitHub(world) as fake:
+        outcome = ack(fake, cid)
+        return outcome, requested(fake), reactions(fake, cid)
+
+
+def test_reuse_baseline_accepts_and_the_matrix_covers_every_endpoint(reuse_baseline) -> None:
+    outcome, endpoints, thumbs = reuse_baseline
+    assert outcome.reaction == "+1" and thumbs == ["+1"]
+    assert endpoints == {("GET", e) for e in REUSE_READS} | set(REUSE_WRITES)
+
+
+def assert_reuse_invariants(fake, cid: int, case: Case, outcome, baseline: AckOutcome) -> None:
+    thumbs = reactions(fake, cid)
+    assert fake.count("POST", r"/issues/\d+/comments$") == 0, "the ack never replies"
+    assert len(thumbs) <= 1, f"two reactions: {thumbs}"
+    if case.same:
+        assert outcome == baseline and thumbs == ["+1"]
+        return
+    if isinstance(outcome, InfxError):
+        assert thumbs == [] and str(outcome)
+        return
+    assert outcome.reaction != "+1" and "+1" not in thumbs, outcome.summary
+    assert thumbs == ([outcome.reaction] if outcome.reaction else [])
+
+
+@pytest.mark.parametrize("case", read_cases(REUSE_READS, REUSE_SAME), ids=lambda c: c.id)
+def test_reuse_read_fault(fake_github, reuse_baseline, monkeypatch, case) -> None:
+    if case.kind == "truncated":
+        monkeypatch.setattr(github_client, "PER_PAGE", 1)
+    world, cid = reuse_world()
+    fake = fake_github(world | {"faults": [case.fault]})
+    outcome = ack(fake, cid)
+    assert fake.count("GET", case.fault["path"]) > 0, "the faulted endpoint was never called"
+    assert_reuse_invariants(fake, cid, case, outcome, reuse_baseline[0])
+
+
+@pytest.mark.parametrize("case", write_cases(REUSE_WRITES), ids=lambda c: c.id)
+def test_reuse_write_fault(fake_github, reuse_baseline, case) -> None:
+    world, cid = reuse_world()
+    fake = fake_github(world | {"faults": [case.fault]})
+    outcome = ack(fake, cid)
+    thumbs = reactions(fake, cid)
+    assert fake.count("POST", r"/issues/\d+/comments$") == 0
+    assert thumbs == ["+1"], "the reaction landed exactly once"
+    if isinstance(outcome, InfxError):  # the answer never came back: a clear failure
+        assert case.times is None and "reacting +1" in str(outcome)
+    else:
+        assert outcome == reuse_baseline[0]
+
+
+def test_reuse_twice_reacts_once(fake_github) -> None:
+    world, cid = reuse_world()
+    fake = fake_github(world)
+    assert ack(fake, cid).reaction == "+1" and ack(fake, cid).reaction == "+1"
+    assert reactions(fake, cid) == ["+1"]
+
+
+def test_truncated_conversation_never_accepts_a_superseded_command(fake_github,
+                                                                   monkeypatch) -> None:
+    """The older command sits on page 1 and the newer on page 2: cut after page 1, the
+    older one would look newest and win a 👍."""
+    world = base_world()
+    next(p for p in world["pulls"] if p["number"] == 12)["comments"].clear()
+    old = add_comment(world, "root", "OWNER", "/use 101", T1)
+    add_comment(world, "alice", "MEMBER", "/use 102", T2)
+    monkeypatch.setattr(github_client, "PER_PAGE", 1)
+    fake = fake_github(world | {"faults": [{"method": "GET", "path": r"/issues/12/comments$",
+                                            "truncate": True}]})
+    outcome = ack(fake, old)
+    assert isinstance(outcome, InfxError) and "incomplete listing" in str(outcome)
+    assert reactions(fake, old) == []
+
+
+# --- the shared upsert (welcome / results comments) -------------------------------------------
+
+
+def test_truncated_conversation_never_duplicates_an_upserted_comment(fake_github,
+                                                                     monkeypatch) -> None:
+    """The bot's welcome sits on page 2: a listing cut after page 1 must not lead to a second
+    welcome; the upsert fails instead, naming the incomplete listing."""
+    from infx.workflow.posting import post_welcome
+
+    world = base_world()
+    welcome = "<!-- infx-welcome -->\nThanks for the contribution!"
+    next(p for p in world["pulls"] if p["number"] == 12)["comments"].append(
+        {"id": 700, "user": BOT, "author_association": "NONE", "body": welcome,
+         "created_at": T1, "updated_at": T1})
+    monkeypatch.setattr(github_client, "PER_PAGE", 1)
+    fake = fake_github(world | {"faults": [{"method": "GET", "path": r"/issues/12/comments$",
+                                            "truncate": True}]})
+    with pytest.raises(InfxError, match="incomplete listing"):
+        post_welcome(fake.client(), REUSE_REPO, 12)
+    assert fake.count("POST") == 0
+    fake.faults.clear()
+    assert post_welcome(fake.client(), REUSE_REPO, 12).action in ("unchanged", "updated")
+    assert fake.count("POST") == 0
