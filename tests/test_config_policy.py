@@ -156,3 +156,29 @@ def test_spec_decode_ab_retirements_are_not_enforced(reader):
     rows = deprecations(reader.doc("deprecations"))
     assert not any(r.matches("glm5.2", "agentic", "fp4") for r in rows)
     assert not any(r.matches("dsv4", "agentic", "fp4") for r in rows)
+
+
+def test_recipe_policy_flags_must_be_long_flags():
+    text = ("production-flags:\n  graph: [cuda-graph-max-bs]\ndocumented-defaults: {}\n"
+            "justification-phrases: [inferencex-only]\n")
+    with pytest.raises(InfxError) as info:
+        load_policy_document("recipe", text)
+    problem = info.value.problems[0]
+    assert problem.file == "configs/policy/recipe.yaml" and problem.key == "production-flags.graph.0"
+    assert problem.line == 2
+
+
+def test_recipe_policy_lists_every_production_family(reader):
+    families = reader.doc("recipe")["production-flags"]
+    assert set(families) == {"scheduling", "cache-offload", "chunked-prefill", "graph"}
+    flags = [flag for family in families.values() for flag in family]
+    assert len(flags) == len(set(flags)), "a flag belongs to one family only"
+    defaults = reader.doc("recipe")["documented-defaults"]
+    assert all(flag in flags for engine in defaults.values() for flag in engine)
+
+
+def test_draft_policy_requires_the_pruning_lists(repo_root):
+    text = (repo_root / "configs" / "policy" / "draft.yaml").read_text()
+    with pytest.raises(InfxError, match="draft-cheapening-flags"):
+        load_policy_document("draft", text.split("draft-cheapening-flags:")[0])
+    assert load_policy_document("draft", text)["draft-architecture-keys"]

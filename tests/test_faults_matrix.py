@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -73,6 +74,12 @@ def requested(fake) -> set[tuple[str, str]]:
     return {(r["method"], template(r["path"])) for r in fake.requests}
 
 
+def repeated(fake) -> dict[tuple[str, str], int]:
+    """Endpoints called more than once, with their number of calls."""
+    calls = Counter((r["method"], template(r["path"])) for r in fake.requests)
+    return {endpoint: n for endpoint, n in calls.items() if n > 1}
+
+
 READ_FAULTS = {
     "500": {"status": 500},
     "502": {"status": 502},
@@ -94,21 +101,29 @@ class Case:
     kind: str  # a READ_FAULTS / WRITE_FAULTS key, or "truncated"
     same: str = ""  # why this fault cannot change the result ("" = it must fail closed)
     times: int | None = None
+    after: int = 0  # earlier calls to the endpoint that pass untouched
+    lands: bool = True  # writes: the write happens before the error (False: it never lands)
 
     @property
     def fault(self) -> dict:
         entry = {"method": self.method, "path": fault_path(self.endpoint)}
+        if self.after:
+            entry["after"] = self.after
         if self.kind == "truncated":
             return entry | {"truncate": True}
         faults = READ_FAULTS if self.method == "GET" else WRITE_FAULTS
         entry |= copy.deepcopy(faults[self.kind])
+        if not self.lands:
+            del entry["apply"]
         return entry if self.times is None else entry | {"times": self.times}
 
     @property
     def id(self) -> str:
         when = "" if self.method == "GET" else ("-once" if self.times else "-always")
+        lost = "" if self.lands else " never-lands"
+        later = f" from-call-{self.after + 1}" if self.after else ""
         why = f" [same: {self.same}]" if self.same else ""
-        return f"{self.method} {self.endpoint} {self.kind}{when}{why}"
+        return f"{self.method} {self.endpoint}{later} {self.kind}{when}{lost}{why}"
 
 
 def read_cases(reads: dict[str, bool], same: dict[tuple[str, str], str]) -> list[Case]:
@@ -212,17 +227,17 @@ def signoff_baseline(seed000):
 
     with FakeGitHub(copy.deepcopy(seed000)) as fake:
         result = verify(fake)
-        return result, requested(fake), statuses(fake), len(verdicts(fake))
+        return result, requested(fake), statuses(fake), len(verdicts(fake)), repeated(fake)
 
 
 def test_signoff_baseline_passes_and_the_matrix_covers_every_endpoint(signoff_baseline) -> None:
-    result, endpoints, states, posted = signoff_baseline
+    result, endpoints, states, posted, _ = signoff_baseline
     assert result.verdict.overall.value == "PASS" and result.status == "success"
     assert states == ["pending", "success"] and posted == 1
     assert endpoints == {("GET", e) for e in SIGNOFF_READS} | set(SIGNOFF_WRITES)
 
 
-def assert_signoff_invariants(fake, case: Case, result, baseline: publish.Result) -> None:
+def assert_signoff_invariants(fake, same: str, result, baseline: publish.Result) -> None:
     states = statuses(fake)
     bodies = [c["body"] for c in bot_comments(fake)]
     assert len(verdicts(fake)) <= 1, "more than one verdict comment"
@@ -231,7 +246,7 @@ def assert_signoff_invariants(fake, case: Case, result, baseline: publish.Result
     assert len(created) <= 1, "the verdict was created twice"
     if states:
         assert states[-1] != "pending", f"left a pending status: {states}"
-    if case.same:
+    if same:
         assert isinstance(result, publish.Result), result
         assert summary(result) == summary(baseline)
         assert states == ["pending", "success"]
@@ -257,7 +272,7 @@ def test_signoff_read_fault(fake_github, seed000, signoff_baseline, monkeypatch,
     fake = fake_github(world)
     result = attempt(fake)
     assert fake.count("GET", case.fault["path"]) > 0, "the faulted endpoint was never called"
-    assert_signoff_invariants(fake, case, result, signoff_baseline[0])
+    assert_signoff_invariants(fake, case.same, result, signoff_baseline[0])
 
 
 # seed000 never needs a team; this variant owns the changed master config by a team the
@@ -298,7 +313,7 @@ def test_team_membership_fault(fake_github, team_world, team_baseline, case) -> 
     fake = fake_github(copy.deepcopy(team_world) | {"faults": [case.fault]})
     result = attempt(fake)
     assert fake.count("GET", case.fault["path"]) > 0
-    assert_signoff_invariants(fake, case, result, team_baseline[0])
+    assert_signoff_invariants(fake, case.same, result, team_baseline[0])
     codeowner = next(r for r in result.verdict.rows if r.spec.id == "codeowner")
     assert codeowner.status.value == "FAIL" and "could not be confirmed" in codeowner.outcome.reason
 
@@ -425,20 +440,20 @@ def reuse_baseline():
     world, cid = reuse_world()
     with FakeGitHub(world) as fake:
         outcome = ack(fake, cid)
-        return outcome, requested(fake), reactions(fake, cid)
+        return outcome, requested(fake), reactions(fake, cid), repeated(fake)
 
 
 def test_reuse_baseline_accepts_and_the_matrix_covers_every_endpoint(reuse_baseline) -> None:
-    outcome, endpoints, thumbs = reuse_baseline
+    outcome, endpoints, thumbs, _ = reuse_baseline
     assert outcome.reaction == "+1" and thumbs == ["+1"]
     assert endpoints == {("GET", e) for e in REUSE_READS} | set(REUSE_WRITES)
 
 
-def assert_reuse_invariants(fake, cid: int, case: Case, outcome, baseline: AckOutcome) -> None:
+def assert_reuse_invariants(fake, cid: int, same: str, outcome, baseline: AckOutcome) -> None:
     thumbs = reactions(fake, cid)
     assert fake.count("POST", r"/issues/\d+/comments$") == 0, "the ack never replies"
     assert len(thumbs) <= 1, f"two reactions: {thumbs}"
-    if case.same:
+    if same:
         assert outcome == baseline and thumbs == ["+1"]
         return
     if isinstance(outcome, InfxError):
@@ -456,7 +471,7 @@ def test_reuse_read_fault(fake_github, reuse_baseline, monkeypatch, case) -> Non
     fake = fake_github(world | {"faults": [case.fault]})
     outcome = ack(fake, cid)
     assert fake.count("GET", case.fault["path"]) > 0, "the faulted endpoint was never called"
-    assert_reuse_invariants(fake, cid, case, outcome, reuse_baseline[0])
+    assert_reuse_invariants(fake, cid, case.same, outcome, reuse_baseline[0])
 
 
 @pytest.mark.parametrize("case", write_cases(REUSE_WRITES), ids=lambda c: c.id)
@@ -519,3 +534,300 @@ def test_truncated_conversation_never_duplicates_an_upserted_comment(fake_github
     fake.faults.clear()
     assert post_welcome(fake.client(), REUSE_REPO, 12).action in ("unchanged", "updated")
     assert fake.count("POST") == 0
+
+
+# --- later calls: faults that let the first N calls of an endpoint through ----------------------
+
+# endpoints each bot calls more than once on its baseline world, with the number of calls
+_PULL = "/repos/{owner}/{repo}/pulls/{n}"
+_CONVERSATION = "/repos/{owner}/{repo}/issues/{n}/comments"
+_STATUS = ("POST", "/repos/{owner}/{repo}/statuses/{sha}")
+SIGNOFF_REPEATED = {
+    ("GET", _PULL): 3,  # the PR, the scope re-check, the live-head re-check before publishing
+    ("GET", "/repos/{owner}/{repo}/tarball/{sha}"): 2,
+    ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 2,
+    ("GET", _CONVERSATION): 2,  # evidence, then the look for an earlier verdict before posting
+    ("GET", "/repos/{owner}/{repo}/actions/artifacts/{n}/zip"): 2,
+    ("GET", "/_fake/artifacts/{owner}/{repo}/{n}.zip"): 2,
+    _STATUS: 2,  # pending, then the final state
+}
+REUSE_REPEATED = {
+    ("GET", "/repos/{owner}/{repo}/issues/comments/{n}"): 2,
+    ("GET", "/repos/{owner}/{repo}/issues/comments/{n}/reactions"): 2,
+    ("GET", _PULL): 2,
+    ("GET", _CONVERSATION): 2,
+}
+SIGNOFF_LATER_SAME: dict[tuple[str, int, str], str] = {}
+LIVE_HEAD_RECHECK = (_PULL, 2)  # the third PR read: see assert_unconfirmed_head
+REUSE_LATER_SAME = {("/repos/{owner}/{repo}/issues/comments/{n}/reactions", 1, "truncated"):
+                    "the comment has no reactions yet: nothing to cut"}
+
+
+def later_read_cases(repeats: dict[tuple[str, str], int], reads: dict[str, bool],
+                     same: dict[tuple[str, int, str], str]) -> list[Case]:
+    """Every later call of every repeated read endpoint x every fault."""
+    cases = []
+    for (method, endpoint), calls in repeats.items():
+        if method != "GET":
+            continue
+        kinds = [*READ_FAULTS, *(["truncated"] if reads[endpoint] else [])]
+        cases += [Case("GET", endpoint, kind, same.get((endpoint, after, kind), ""), after=after)
+                  for after in range(1, calls) for kind in kinds]
+    return cases
+
+
+def later_write_cases(repeats: dict[tuple[str, str], int]) -> list[Case]:
+    """Every later call of every repeated write, landing or not, once or always."""
+    return [Case(method, endpoint, kind, times=times, after=after, lands=lands)
+            for (method, endpoint), calls in repeats.items() if method != "GET"
+            for after in range(1, calls) for kind in WRITE_FAULTS
+            for times in WRITE_TIMES.values() for lands in (True, False)]
+
+
+def assert_fired(fake, case: Case) -> None:
+    """The first `after` calls went through and the next one met the fault."""
+    hits = fake.matching(case.method, case.fault["path"])
+    assert len(hits) > case.after, f"only {len(hits)} call(s): the faulted one never happened"
+    assert all(h["status"] < 400 for h in hits[:case.after]), "an earlier call was faulted"
+    if case.kind != "truncated":
+        assert hits[case.after]["status"] == case.fault["status"]
+
+
+def test_signoff_repeated_calls_are_the_listed_ones(signoff_baseline) -> None:
+    assert signoff_baseline[4] == SIGNOFF_REPEATED
+
+
+def test_reuse_repeated_calls_are_the_listed_ones(reuse_baseline) -> None:
+    assert reuse_baseline[3] == REUSE_REPEATED
+
+
+@pytest.mark.parametrize("case", later_read_cases(SIGNOFF_REPEATED, SIGNOFF_READS,
+                                                  SIGNOFF_LATER_SAME), ids=lambda c: c.id)
+def test_signoff_later_read_fault(fake_github, seed000, signoff_baseline, monkeypatch,
+                                  case) -> None:
+    if case.kind == "truncated":
+        monkeypatch.setattr(github_client, "PER_PAGE", 1)
+    fake = fake_github(copy.deepcopy(seed000) | {"faults": [case.fault]})
+    result = attempt(fake)
+    assert_fired(fake, case)
+    assert isinstance(result, publish.Result), "the head was known: a status must say why"
+    if (case.endpoint, case.after) == LIVE_HEAD_RECHECK:
+        assert_unconfirmed_head(fake, result, signoff_baseline[0])
+    else:
+        assert_signoff_invariants(fake, case.same, result, signoff_baseline[0])
+
+
+def assert_unconfirmed_head(fake, result: publish.Result, baseline: publish.Result) -> None:
+    """The verdict and status cover only the assessed commit, so an unreadable live head cannot
+    change them; the comment must say that a newer commit may exist and was not assessed."""
+    assert (result.kind, result.status) == (baseline.kind, baseline.status)
+    assert [(r.spec.id, r.status) for r in result.verdict.rows] == \
+        [(r.spec.id, r.status) for r in baseline.verdict.rows]
+    assert result.body.endswith(publish.UNCONFIRMED_HEAD + "\n")
+    assert publish.UNCONFIRMED_HEAD not in baseline.body
+    assert [c["body"] for c in verdicts(fake)] == [result.body]
+    assert statuses(fake) == ["pending", "success"]
+
+
+@pytest.mark.parametrize("case", later_write_cases(SIGNOFF_REPEATED), ids=lambda c: c.id)
+def test_signoff_later_write_fault(fake_github, seed000, signoff_baseline, case) -> None:
+    fake = fake_github(copy.deepcopy(seed000) | {"faults": [case.fault]})
+    result = attempt(fake)
+    assert_fired(fake, case)
+    if case.lands:
+        assert_write_outcome(fake, case, result, signoff_baseline[0])
+    else:
+        assert_lost_write_outcome(fake, case, result, signoff_baseline[0])
+
+
+@pytest.mark.parametrize("case", later_read_cases(REUSE_REPEATED, REUSE_READS, REUSE_LATER_SAME),
+                         ids=lambda c: c.id)
+def test_reuse_later_read_fault(fake_github, reuse_baseline, monkeypatch, case) -> None:
+    if case.kind == "truncated":
+        monkeypatch.setattr(github_client, "PER_PAGE", 1)
+    world, cid = reuse_world()
+    fake = fake_github(world | {"faults": [case.fault]})
+    outcome = ack(fake, cid)
+    assert_fired(fake, case)
+    assert_reuse_invariants(fake, cid, case.same, outcome, reuse_baseline[0])
+
+
+# --- writes that never land: the error comes back and nothing was written ------------------------
+
+
+def lost_write_cases(writes: list[tuple[str, str]]) -> list[Case]:
+    return [Case(method, endpoint, kind, times=times, lands=False)
+            for method, endpoint in writes for kind in WRITE_FAULTS for times in WRITE_TIMES.values()]
+
+
+def assert_lost_write_outcome(fake, case: Case, result, baseline: publish.Result) -> None:
+    """Once: retried into the fault-free result. Always: a clear error, and no write landed."""
+    states = statuses(fake)
+    assert isinstance(result, publish.Result)
+    bodies = [c["body"] for c in bot_comments(fake)]
+    assert len(verdicts(fake)) <= 1 and len(bodies) == len(set(bodies)), bodies
+    created = [r for r in fake.matching("POST", r"/issues/\d+/comments$") if r["status"] == 201]
+    assert len(created) <= 1, "the verdict was created twice"
+    if case.times is not None:
+        assert summary(result) == summary(baseline)
+        assert [c["body"] for c in verdicts(fake)] == [result.body]
+        assert states == ["pending", "success"]
+        return
+    assert result.kind == "error" and result.status == "error"
+    assert case.kind.split("-")[0] in result.reason, result.reason
+    if (case.method, case.endpoint) == _STATUS:  # no status can be set: none lands, none lies
+        assert states == ["pending"] * case.after
+        assert "could not be set" in result.reason
+        return
+    assert states[-1] == "error", states
+    if case.method == "POST":
+        assert verdicts(fake) == []
+    else:  # the stale verdict stays as it was
+        assert [c["body"].endswith("(older rendering)") for c in verdicts(fake)] == [True]
+
+
+@pytest.mark.parametrize("case", lost_write_cases(SIGNOFF_WRITES), ids=lambda c: c.id)
+def test_signoff_lost_write(fake_github, seed000, signoff_baseline, case) -> None:
+    fake = fake_github(copy.deepcopy(seed000) | {"faults": [case.fault]})
+    result = attempt(fake)
+    assert_lost_write_outcome(fake, case, result, signoff_baseline[0])
+
+
+@pytest.mark.parametrize("case", lost_write_cases([SIGNOFF_EDIT]), ids=lambda c: c.id)
+def test_signoff_lost_edit(fake_github, stale_world, signoff_baseline, case) -> None:
+    fake = fake_github(copy.deepcopy(stale_world) | {"faults": [case.fault]})
+    result = attempt(fake)
+    assert fake.count("POST", r"/issues/\d+/comments$") == 0  # an edit never becomes a new post
+    assert_lost_write_outcome(fake, case, result, signoff_baseline[0])
+
+
+@pytest.mark.parametrize("case", lost_write_cases(REUSE_WRITES), ids=lambda c: c.id)
+def test_reuse_lost_reaction(fake_github, reuse_baseline, case) -> None:
+    world, cid = reuse_world()
+    fake = fake_github(world | {"faults": [case.fault]})
+    outcome = ack(fake, cid)
+    thumbs = reactions(fake, cid)
+    assert fake.count("POST", r"/issues/\d+/comments$") == 0
+    if case.times is not None:
+        assert outcome == reuse_baseline[0] and thumbs == ["+1"]
+    else:
+        assert isinstance(outcome, InfxError) and "reacting +1" in str(outcome)
+        assert case.kind.split("-")[0] in str(outcome) and thumbs == []
+
+
+# --- two or more faults at once ---------------------------------------------------------------
+
+
+def everywhere(endpoints: list[tuple[str, str]], fault: dict, *,
+               repeats: dict[tuple[str, str], int] | None = None) -> list[dict]:
+    """The same fault on every endpoint (with `repeats`, on each endpoint's last call only)."""
+    entries = []
+    for method, endpoint in endpoints:
+        after = (repeats or {}).get((method, endpoint), 1) - 1 if repeats is not None else 0
+        entry = {"method": method, "path": fault_path(endpoint)} | copy.deepcopy(fault)
+        if method == "GET":
+            entry.pop("apply", None)
+        entries.append(entry | ({"after": after} if after else {}))
+    return entries
+
+
+_SIGNOFF_ALL = [("GET", e) for e in SIGNOFF_READS] + SIGNOFF_WRITES
+_REUSE_ALL = [("GET", e) for e in REUSE_READS] + REUSE_WRITES
+FLAKY = {
+    "502 once everywhere": ({"status": 502, "times": 1}, False),
+    "502 once everywhere, writes land": ({"status": 502, "times": 1, "apply": True}, False),
+    "403 Retry-After once everywhere": ({"status": 403, "headers": {"Retry-After": "0"},
+                                         "times": 1}, False),
+    "502 once on every endpoint's last call": ({"status": 502, "times": 1}, True),
+}
+
+
+def collapse(states: list[str]) -> list[str]:
+    """Statuses without immediate repeats (a landed write retried after its lost answer)."""
+    return [s for i, s in enumerate(states) if i == 0 or states[i - 1] != s]
+
+
+@pytest.mark.parametrize("name", FLAKY)
+def test_signoff_recovers_from_flaky_faults_everywhere(fake_github, seed000, signoff_baseline,
+                                                       name) -> None:
+    fault, last = FLAKY[name]
+    faults = everywhere(_SIGNOFF_ALL, fault, repeats=SIGNOFF_REPEATED if last else None)
+    fake = fake_github(copy.deepcopy(seed000) | {"faults": faults})
+    result = verify(fake)
+    assert sum(r["status"] == fault["status"] for r in fake.requests) == len(faults)
+    assert summary(result) == summary(signoff_baseline[0])
+    assert [c["body"] for c in verdicts(fake)] == [result.body]
+    assert collapse(statuses(fake)) == ["pending", "success"]
+
+
+@pytest.mark.parametrize("name", FLAKY)
+def test_reuse_recovers_from_flaky_faults_everywhere(fake_github, reuse_baseline, name) -> None:
+    fault, last = FLAKY[name]
+    world, cid = reuse_world()
+    faults = everywhere(_REUSE_ALL, fault, repeats=REUSE_REPEATED if last else None)
+    fake = fake_github(world | {"faults": faults})
+    outcome = ack(fake, cid)
+    assert sum(r["status"] == fault["status"] for r in fake.requests) == len(faults)
+    assert outcome == reuse_baseline[0] and reactions(fake, cid) == ["+1"]
+
+
+def fired(fake, entry: dict) -> bool:
+    """Did a `faults:` entry act on at least one request?"""
+    hits = fake.matching(entry["method"], entry["path"])[entry.get("after", 0):]
+    return bool(hits) if entry.get("truncate") else any(h["status"] == entry["status"]
+                                                          for h in hits)
+
+
+def _entry(method: str, endpoint: str, **fault) -> dict:
+    return {"method": method, "path": fault_path(endpoint)} | fault
+
+
+_CHECKS = "/repos/{owner}/{repo}/commits/{sha}/check-runs"
+_COMMENT_POST = ("POST", _CONVERSATION)
+PERSISTENT_PLUS_FLAKY = {
+    "check-runs 502 always + comment POST 502 once (lost)":
+        [_entry("GET", _CHECKS, status=502), _entry(*_COMMENT_POST, status=502, times=1)],
+    "check-runs 502 always + comment POST 502 once (landed)":
+        [_entry("GET", _CHECKS, status=502),
+         _entry(*_COMMENT_POST, status=502, times=1, apply=True)],
+    "live-head re-check 404 + final status 500 once (lost)":
+        [_entry("GET", _PULL, status=404, after=2), _entry(*_STATUS, status=500, after=1, times=1)],
+    "conversation cut before posting + error status 502 once (lost)":
+        [_entry("GET", _CONVERSATION, truncate=True, after=1),
+         _entry(*_STATUS, status=502, after=1, times=1)],
+    "run listing 500 always + status 502 once on each write":
+        [_entry("GET", _RUNS, status=500), _entry(*_STATUS, status=502, times=1),
+         _entry(*_STATUS, status=502, after=2, times=1)],
+}
+# the run listing only orders commits (see SIGNOFF_SAME): the verdict is still the baseline's
+PERSISTENT_PLUS_FLAKY_SAME = {"run listing 500 always + status 502 once on each write": _ORDERING}
+UNCONFIRMED_HEAD_COMBOS = {"live-head re-check 404 + final status 500 once (lost)"}
+
+
+@pytest.mark.parametrize("name", PERSISTENT_PLUS_FLAKY)
+def test_signoff_persistent_plus_flaky_fault(fake_github, seed000, signoff_baseline, monkeypatch,
+                                             name) -> None:
+    faults = PERSISTENT_PLUS_FLAKY[name]
+    if any(f.get("truncate") for f in faults):
+        monkeypatch.setattr(github_client, "PER_PAGE", 1)
+    fake = fake_github(copy.deepcopy(seed000) | {"faults": copy.deepcopy(faults)})
+    result = attempt(fake)
+    assert isinstance(result, publish.Result)
+    assert all(fired(fake, entry) for entry in faults), "a fault never fired"
+    if name in UNCONFIRMED_HEAD_COMBOS:
+        assert_unconfirmed_head(fake, result, signoff_baseline[0])
+        return
+    same = PERSISTENT_PLUS_FLAKY_SAME.get(name, "")
+    assert_signoff_invariants(fake, same, result, signoff_baseline[0])
+    if not same and result.kind == "verdict":  # the fail-closed verdict landed exactly once
+        assert statuses(fake) == ["pending", "failure"]
+
+
+def test_reuse_persistent_read_plus_lost_reaction(fake_github, reuse_baseline) -> None:
+    """The run cannot be read (no 👍 possible) and the first 👎 is lost: one 👎 in the end."""
+    world, cid = reuse_world()
+    fake = fake_github(world | {"faults": [
+        _entry("GET", "/repos/{owner}/{repo}/actions/runs/{n}", status=502),
+        _entry(*REUSE_WRITES[0], status=502, times=1)]})
+    outcome = ack(fake, cid)
+    assert_reuse_invariants(fake, cid, "", outcome, reuse_baseline[0])

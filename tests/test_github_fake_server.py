@@ -266,6 +266,53 @@ def test_faults_apply_in_order_and_count_down(fake_github, world):
                for _ in range(3))
 
 
+def test_after_lets_the_first_matching_requests_through(fake_github, world):
+    world = copy.deepcopy(world)
+    world["faults"] = [{"method": "GET", "path": r"/pulls/\d+$", "status": 502, "after": 2}]
+    fake = fake_github(world)
+    url = f"{fake.url}/repos/{REPO}/pulls/12"
+    other = requests.get(f"{fake.url}/repos/{REPO}/pulls/12/files", timeout=5)
+    assert other.status_code == 200, "a request the entry does not match never counts"
+    assert [requests.get(url, timeout=5).status_code for _ in range(4)] == [200, 200, 502, 502]
+
+
+def test_after_with_times_faults_one_later_call_only(fake_github, world):
+    world = copy.deepcopy(world)
+    world["faults"] = [{"method": "POST", "path": "/statuses/", "status": 500, "after": 1,
+                        "times": 1}]
+    fake = fake_github(world)
+    url = f"{fake.url}/repos/{REPO}/statuses/{HEAD}"
+    codes = [requests.post(url, json={"state": state, "context": "c"}, timeout=5,
+                           headers={"Authorization": "token x"}).status_code
+             for state in ("pending", "success", "success")]
+    assert codes == [201, 500, 201]
+    assert [s["state"] for s in fake.world["statuses"][HEAD]] == ["pending", "success"]
+
+
+def test_after_counts_requests_an_earlier_entry_answered(fake_github, world):
+    world = copy.deepcopy(world)
+    world["faults"] = [
+        {"method": "GET", "path": "^/user$", "status": 503, "times": 1},
+        {"method": "GET", "path": "^/user$", "status": 404, "after": 2, "times": 1},
+    ]
+    fake = fake_github(world)
+    codes = [requests.get(f"{fake.url}/user", headers={"Authorization": "token x"},
+                          timeout=5).status_code for _ in range(4)]
+    assert codes == [503, 200, 404, 200]
+    assert [r["status"] for r in fake.matching("GET", "^/user$")] == codes
+
+
+def test_after_applies_to_truncation_and_run_time_faults(fake_github, world):
+    world = copy.deepcopy(world)
+    world["pulls"][0]["comments"] = [{"id": 1000 + i, "user": "bob", "body": str(i)}
+                                     for i in range(150)]
+    fake = fake_github(world)
+    # a listing is two requests (pages 1 and 2): the second listing's first page is cut
+    fake.add_fault(method="GET", path="/comments$", truncate=True, after=2, times=1)
+    issue = fake.github().get_repo(REPO).get_issue(12)
+    assert [len(list(issue.get_comments())) for _ in range(3)] == [150, 100, 150]
+
+
 def test_fault_headers_and_message(fake_github, world):
     world = copy.deepcopy(world)
     world["faults"] = [{"path": "/permission$", "status": 403, "headers": {"Retry-After": 1},

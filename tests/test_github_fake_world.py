@@ -117,6 +117,15 @@ def test_fault_needs_status_or_truncate():
     load_world({"repo": "o/r", "commits": {}, "faults": [{"path": "x", "truncate": True}]})
 
 
+def test_fault_after_is_a_count_of_requests_let_through():
+    faults = [{"path": "x", "status": 502, "after": 2}]
+    assert load_world({"repo": "o/r", "commits": {}, "faults": faults})["faults"] == faults
+    for bad in (-1, "2", 1.5):
+        with pytest.raises(InfxError, match="after"):
+            load_world({"repo": "o/r", "commits": {},
+                        "faults": [{"path": "x", "status": 502, "after": bad}]})
+
+
 def test_unknown_fields_pass_through(world):
     raw = copy.deepcopy(world)
     raw["pulls"][0]["milestone"] = {"title": "v1"}

@@ -21,6 +21,7 @@ def test_pass_with_record_and_clean_launch():
     outcome = run(world_evidence("seed000"))
     assert outcome.status == Status.PASS
     assert "minimaxm3-fp4-mi355x-atom-agentic-mtp" in outcome.reason
+    assert "draft pruning/cheapening override" in outcome.reason
 
 
 def test_inherited_prohibited_env_fails_with_location():
@@ -135,3 +136,50 @@ def test_shared_launcher_enabling_the_prohibited_env_fails_without_an_affected_c
     assert launcher in outcome.reason and "reaches every spec-decode config" in outcome.reason
     na = run(evidence)
     assert na.status == Status.NA and "no changed benchmark file sets a prohibited" in na.reason
+
+
+def test_draft_only_override_flags_that_prune_the_draft_fail():
+    outcome = run(glm("""--speculative-draft-model-hf-overrides '{"num_hidden_layers": 1}'"""))
+    assert outcome.status == Status.FAIL
+    assert (f"{GLM_SCRIPT}:3: --speculative-draft-model-hf-overrides sets num_hidden_layers for the draft, "
+            "which prunes its layers/experts/heads below the shipped draft") in outcome.reason
+    experts = run(glm("""--draft-json-model-override-args '{"n_routed_experts": 64}'"""))
+    assert experts.status == Status.FAIL
+    assert "--draft-json-model-override-args sets n_routed_experts for the draft" in experts.reason
+    rope = run(glm("""--speculative-draft-model-hf-overrides '{"rope_theta": 1000000}'"""))
+    assert rope.status == Status.PASS, rope.reason
+
+
+def test_a_non_literal_draft_override_fails_closed():
+    outcome = run(glm("--draft-hf-overrides $DRAFT_OVERRIDES"))
+    assert outcome.status == Status.FAIL
+    assert ("--draft-hf-overrides $DRAFT_OVERRIDES overrides the draft's model config with a value that is "
+            "not a literal, so the draft's architecture could not be verified") in outcome.reason
+
+
+def test_overriding_the_draft_architecture_through_the_target_config_fails():
+    outcome = run(glm("""--hf-overrides '{"num_nextn_predict_layers": 0}'"""))
+    assert outcome.status == Status.FAIL
+    assert (f"{GLM_SCRIPT}:3: --hf-overrides sets num_nextn_predict_layers, the draft's own MTP/NextN/EAGLE "
+            "architecture, so the draft does not run as shipped") in outcome.reason
+    yaml_form = run(glm("""--json-model-override-args '{mtp_num_hidden_layers: 1}'"""))
+    assert yaml_form.status == Status.FAIL and "mtp_num_hidden_layers" in yaml_form.reason
+    # a draft architecture key inside --speculative-config prunes the draft too
+    spec = run(glm("""--speculative-config '{"method": "mtp", "hf_overrides": {"n_predict": 1}}'"""))
+    assert spec.status == Status.FAIL and "--speculative-config sets n_predict for the draft" in spec.reason
+
+
+def test_a_draft_token_map_makes_the_draft_cheaper():
+    outcome = run(glm("--speculative-token-map thunlp/freq_32768.pt"))
+    assert outcome.status == Status.FAIL
+    assert outcome.reason.endswith(f"{GLM_SCRIPT}:3: --speculative-token-map thunlp/freq_32768.pt makes the draft "
+                                   "cheaper than shipped (a pruned draft vocabulary/head)")
+
+
+def test_a_shared_launcher_pruning_the_draft_fails_without_an_affected_config():
+    evidence = world_evidence("scenario9")
+    launcher = "benchmarks/single_node/launch_mi355x.sh"
+    text = evidence.head_files[launcher] + "EXTRA_ARGS=\"--speculative-token-map /data/map.pt\"\n"
+    outcome = run(with_head_file(evidence, launcher, text))
+    assert outcome.status == Status.FAIL
+    assert "--speculative-token-map" in outcome.reason and "reaches every spec-decode config" in outcome.reason

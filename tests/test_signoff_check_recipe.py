@@ -271,3 +271,110 @@ def test_disaggregated_router_must_be_shown_even_when_undeclared():
     outcome = run(with_pull(evidence, files=(replace(pull.files[0], patch=upstream.replace("+1,6", "+1,5")),)))
     assert outcome.status == Status.FAIL
     assert "router: the router role is not shown" in outcome.reason
+
+
+AGENTIC_RECIPE = "configs/recipes/qwen3.5-fp8-mi355x-sglang-agentic-mtp.yaml"
+UPSTREAM_LAUNCH = "--speculative-num-steps 3"
+
+
+def with_server_args(evidence, *args: str):
+    """Scenario 6 with extra server flags in the agentic config's recipe."""
+    text = evidence.head_files[AGENTIC_RECIPE] + "server-args: [" + ", ".join(args) + "]\n"
+    return with_head_file(evidence, AGENTIC_RECIPE, text)
+
+
+def with_upstream(evidence, old: str, new: str):
+    pull = evidence.external_pulls["sgl-project/sglang#21001"]
+    return with_pull(evidence, files=(replace(pull.files[0], patch=pull.files[0].patch.replace(old, new)),))
+
+
+def test_production_family_flags_must_appear_upstream_with_their_family_named():
+    evidence = with_server_args(scenario6(), "--chunked-prefill-size 16384", "--cuda-graph-max-bs 64",
+                                "--max-running-requests 128", "--enable-hierarchical-cache")
+    outcome = run(evidence)
+    assert outcome.status == Status.FAIL
+    assert "[qwen3.5-fp8-mi355x-sglang-agentic-mtp] (sglang)" in outcome.reason
+    assert ("lacks agg: --chunked-prefill-size 16384 (chunked-prefill setting), --cuda-graph-max-bs 64 "
+            "(graph setting), --max-running-requests 128 (scheduling setting), --enable-hierarchical-cache "
+            "(cache-offload setting)") in outcome.reason
+    shown = with_upstream(evidence, UPSTREAM_LAUNCH, UPSTREAM_LAUNCH + " --chunked-prefill-size=16384 "
+                          "--cuda-graph-max-bs 64 --max-running-requests 128 --enable-hierarchical-cache")
+    passed = run(shown)
+    assert passed.status == Status.PASS, passed.reason
+    assert "--cuda-graph-max-bs 64 (graph setting)" in passed.reason
+
+
+def test_a_production_flag_with_another_value_upstream_fails():
+    evidence = with_server_args(scenario6(), "--chunked-prefill-size 16384")
+    outcome = run(with_upstream(evidence, UPSTREAM_LAUNCH, UPSTREAM_LAUNCH + " --chunked-prefill-size 8192"))
+    assert outcome.status == Status.FAIL
+    assert "lacks agg: --chunked-prefill-size 16384 (chunked-prefill setting)" in outcome.reason
+
+
+def test_a_documented_default_value_need_not_be_repeated_upstream():
+    default = run(with_server_args(scenario6(), "--schedule-policy fcfs", "--schedule-conservativeness 1"))
+    assert default.status == Status.PASS, default.reason
+    assert "--schedule-policy" not in default.reason
+    changed = run(with_server_args(scenario6(), "--schedule-policy lpm"))
+    assert changed.status == Status.FAIL
+    assert "lacks agg: --schedule-policy lpm (scheduling setting)" in changed.reason
+
+
+def test_an_excluded_production_flag_needs_a_justifying_line():
+    evidence = with_server_args(scenario6(), "--cuda-graph-max-bs 64")
+    named_only = evidence.signoff.body.replace("Signed:", "- cuda-graph-max-bs 64 works well.\n\nSigned:")
+    outcome = run(with_body(evidence, named_only))
+    assert outcome.status == Status.FAIL
+    assert "--cuda-graph-max-bs 64 (graph setting)" in outcome.reason
+    justified = evidence.signoff.body.replace(
+        "Signed:", "- --cuda-graph-max-bs 64 is InferenceX-only: it matches the sweep's largest conc.\n\nSigned:")
+    assert run(with_body(evidence, justified)).status == Status.PASS
+
+
+def test_harness_flags_outside_the_policy_lists_are_not_compared():
+    outcome = run(with_server_args(scenario6(), "--port 30000", "--log-level warning"))
+    assert outcome.status == Status.PASS, outcome.reason
+    assert "--port" not in outcome.reason
+
+
+def test_the_sku_must_appear_upstream_in_any_case():
+    evidence = scenario6()
+    outcome = run(with_upstream(evidence, " on MI355X", ""))
+    assert outcome.status == Status.FAIL
+    assert "[qwen3.5-fp8-mi355x-sglang-agentic-mtp] (sglang)" in outcome.reason
+    assert "lacks agg: SKU mi355x" in outcome.reason
+    assert run(with_upstream(evidence, " on MI355X", " (tested on mi355x)")).status == Status.PASS
+    runner_name = run(with_upstream(evidence, " on MI355X", " on mi355x-amds"))
+    assert runner_name.status == Status.FAIL and "SKU mi355x" in runner_name.reason
+
+
+def test_a_config_without_a_runner_fails_closed():
+    evidence = scenario6()
+    path = "configs/amd-master.yaml"
+    text = evidence.head_files[path].replace("  runner: cluster:mi355x-amds\n", "")
+    outcome = run(with_head_file(evidence, path, text))
+    assert outcome.status == Status.FAIL
+    assert "declares no runner, so its SKU could not be compared" in outcome.reason
+
+
+def test_disaggregated_role_production_flags_are_compared_per_role():
+    extra = "disagg:\n  decode:\n    args: [--cuda-graph-max-bs 128]\n  prefill:\n    args: [--chunked-prefill-size 32768]\n"
+    outcome = run(disaggregated(recipe_extra=extra))
+    assert outcome.status == Status.FAIL
+    assert "prefill: --chunked-prefill-size 32768 (chunked-prefill setting)" in outcome.reason
+    assert "decode: --cuda-graph-max-bs 128 (graph setting)" in outcome.reason
+    # shown in the other role's command does not count
+    wrong_role = PD_RECIPE.replace("--tp 4 --disaggregation", "--tp 4 --cuda-graph-max-bs 128 --disaggregation")
+    outcome = run(disaggregated(wrong_role, recipe_extra=extra))
+    assert "decode: --cuda-graph-max-bs 128 (graph setting)" in outcome.reason
+    upstream = PD_RECIPE.replace("--tp 4 --disaggregation", "--tp 4 --chunked-prefill-size 32768 --disaggregation"
+                                 ).replace("--enable-dp-attention", "--enable-dp-attention --cuda-graph-max-bs 128")
+    assert run(disaggregated(upstream, recipe_extra=extra)).status == Status.PASS
+
+
+def test_fail_closed_without_the_trusted_recipe_policy():
+    evidence = scenario6()
+    trusted = {p: t for p, t in evidence.default_branch_files.items() if p != "configs/policy/recipe.yaml"}
+    outcome = run(replace(evidence, default_branch_files=trusted))
+    assert outcome.status == Status.FAIL
+    assert "configs/policy/recipe.yaml" in outcome.reason

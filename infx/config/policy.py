@@ -15,7 +15,7 @@ from infx.yamlio import find_line, load_text
 
 POLICY_DIR = "configs/policy"
 GOLDEN_DIR = "configs/golden_al_distribution"
-POLICY_NAMES = ("deprecations", "hardware", "engines", "overrides", "draft", "golden", "patching")
+POLICY_NAMES = ("deprecations", "hardware", "engines", "overrides", "draft", "golden", "patching", "recipe")
 
 
 def policy_path(name: str) -> str:

@@ -24,7 +24,8 @@ FAKE_TOKEN = "fake-token"  # noqa: S105 - the fake server accepts any token
 
 @dataclass
 class Fault:
-    """One `faults:` entry with its remaining count (None = every matching request)."""
+    """One `faults:` entry with its remaining count (None = every matching request) and how
+    many matching requests it still lets pass before acting (`after`)."""
 
     method: str | None
     path: re.Pattern
@@ -34,6 +35,7 @@ class Fault:
     remaining: int | None
     apply: bool
     truncate: bool
+    skip: int = 0
 
     @classmethod
     def from_world(cls, entry: dict) -> Fault:
@@ -43,6 +45,7 @@ class Fault:
             headers={k: str(v) for k, v in (entry.get("headers") or {}).items()},
             message=entry.get("message"), remaining=entry.get("times"),
             apply=bool(entry.get("apply")), truncate=bool(entry.get("truncate")),
+            skip=int(entry.get("after") or 0),
         )
 
     def matches(self, method: str, path: str) -> bool:
@@ -150,9 +153,7 @@ class FakeGitHub:
 
     def handle(self, req: Request) -> tuple[int, dict[str, str], bytes]:
         with self.state.lock:
-            fault = next((f for f in self.faults if f.matches(req.method, req.path)), None)
-            if fault is not None and fault.remaining is not None:
-                fault.remaining -= 1
+            fault = self._fault_for(req)
             if fault is not None and fault.status is not None and not fault.apply:
                 status, headers, body = self._fault_answer(fault)
             else:
@@ -162,6 +163,22 @@ class FakeGitHub:
             self.requests.append({"method": req.method, "path": req.path, "query": req.query,
                                   "status": status, "body": req.body})
         return status, headers, body
+
+    def _fault_for(self, req: Request) -> Fault | None:
+        """The first live matching fault, counting the request against it. Every entry still
+        letting requests pass sees this one, even when an earlier entry answers it, so
+        `after: N` always means "the (N+1)-th matching request and later"."""
+        chosen = None
+        for fault in self.faults:
+            if not fault.matches(req.method, req.path):
+                continue
+            if fault.skip > 0:
+                fault.skip -= 1
+            elif chosen is None:
+                chosen = fault
+        if chosen is not None and chosen.remaining is not None:
+            chosen.remaining -= 1
+        return chosen
 
     def _fault_answer(self, fault: Fault) -> tuple[int, dict[str, str], bytes]:
         headers = {"Content-Type": "application/json; charset=utf-8"} | fault.headers

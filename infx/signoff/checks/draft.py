@@ -53,8 +53,7 @@ def run(evidence: Evidence) -> Outcome:
     if not configs and not shared:
         return Outcome(Status.NA, "no spec-decode benchmark is added, changed or re-enabled")
     reader = policy(evidence)
-    # deny-listed architecture keys set for the draft prune it (fewer layers/experts than shipped)
-    rules = {**reader.doc("draft"), "pruning-keys": reader.doc("overrides")["flop-reducing-keys"]}
+    rules = _rules(reader.doc("draft"), reader.doc("overrides"))
     if not configs:
         # a shared launcher no config is named after can still enable a prohibited draft setting
         found = _launch_problems(shared, rules)
@@ -83,7 +82,7 @@ def run(evidence: Evidence) -> Outcome:
     scanned = sorted({ln.path for _, lines in configs for ln in lines})
     effective = next(ln for ln in detail_lines(evidence.signoff.body) if re.search(r"effective", ln, re.I))
     return Outcome(Status.PASS, f"{', '.join(c.key for c, _ in configs)}: no draft quantization/dtype "
-                   "override or prohibited draft environment (e.g. SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE) in "
+                   "override, draft pruning/cheapening override or prohibited draft environment (e.g. SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE) in "
                    f"{', '.join(scanned)}; the sign-off records the draft, shipped, default-handling and "
                    f"effective precision (\"{effective}\")", tuple(scanned))
 
@@ -103,10 +102,47 @@ def _launch_problems(lines: list[Line], rules: dict) -> list[str]:
             if keys:
                 problems.append(f"{line.where()}: --speculative-config sets {', '.join(sorted(keys))} "
                                 "for the draft")
-            pruned = _json_keys(conf, nested=True) & set(rules["pruning-keys"])
+            pruned = _json_keys(conf, nested=True) & rules["pruning-keys"]
             if pruned:
                 problems.append(f"{line.where()}: --speculative-config sets {', '.join(sorted(pruned))} for "
                                 "the draft, which prunes its layers/experts/heads below the shipped draft")
+        problems += _override_problems(line, rules)
+    return problems
+
+
+def _rules(draft: dict, overrides: dict) -> dict:
+    """draft.yaml plus what the draft checks borrow from Check 8's overrides.yaml."""
+    architecture = set(draft["draft-architecture-keys"])
+    # deny-listed architecture keys set for the draft prune it (fewer layers/experts than shipped)
+    return {**draft, "architecture-keys": architecture,
+            "pruning-keys": set(overrides["flop-reducing-keys"]) | architecture,
+            "target-override-flags": overrides["override-flags"]}
+
+
+def _override_problems(line: Line, rules: dict) -> list[str]:
+    """Draft pruning or cheapening through flags other than --speculative-config."""
+    problems = []
+    for flag in _distinct_flags(rules["draft-cheapening-flags"]):
+        if mentions_flag(line.text, flag):
+            value = (flag_values(line.text, flag) or [""])[0]
+            problems.append(f"{line.where()}: {flag} {value}".rstrip() + " makes the draft cheaper than "
+                            "shipped (a pruned draft vocabulary/head)")
+    for flag in _distinct_flags(rules["draft-override-flags"]):
+        for value in flag_values(line.text, flag):
+            if value.startswith("$"):
+                problems.append(f"{line.where()}: {flag} {value} overrides the draft's model config with a "
+                                "value that is not a literal, so the draft's architecture could not be verified")
+                continue
+            pruned = _json_keys(value, nested=True) & rules["pruning-keys"]
+            if pruned:
+                problems.append(f"{line.where()}: {flag} sets {', '.join(sorted(pruned))} for the draft, which "
+                                "prunes its layers/experts/heads below the shipped draft")
+    for flag in _distinct_flags(rules["target-override-flags"]):
+        for value in flag_values(line.text, flag):
+            pruned = _json_keys(value, nested=True) & rules["architecture-keys"]
+            if pruned:
+                problems.append(f"{line.where()}: {flag} sets {', '.join(sorted(pruned))}, the draft's own "
+                                "MTP/NextN/EAGLE architecture, so the draft does not run as shipped")
     return problems
 
 
@@ -123,7 +159,8 @@ def _json_keys(text: str, nested: bool = False) -> set[str]:
     try:
         data = json.loads(text)
     except ValueError:
-        return set(re.findall(r"[\"'](\w+)[\"']\s*:", text))
+        # not JSON (YAML flow mapping, shell-escaped quotes): keys before a colon, quoted or bare
+        return set(re.findall(r"[\"'](\w+)[\"']\s*:", text)) | set(re.findall(r"[{,]\s*(\w+)\s*:", text))
     if not isinstance(data, dict):
         return set()
     keys = set(data)

@@ -9,7 +9,7 @@ from infx.config.recipe import render
 from infx.signoff.affected import AffectedConfig, affected_configs, config_where
 from infx.signoff.model import Evidence, ExternalPull, Outcome, Status
 from infx.signoff.policy_common import detail_lines, detail_section, fail_closed, failed, policy
-from infx.signoff.scan import Line, added_lines, flag_values, join_continuations, mentions_flag
+from infx.signoff.scan import Line, flag_values, hunks, join_continuations, mentions_flag
 
 _PULL = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)", re.IGNORECASE)
 _URL = re.compile(r"https?://[^\s)>\]]+")
@@ -36,18 +36,36 @@ ROLE_WORDS = {
     "router": ("router", "proxy", "frontend", "load balancer", "load-balancer"),
 }
 # settings judged by a word in the role's command rather than a --flag value
-_NAMED = ("transport", "router", "kv-offload")
+_NAMED = ("transport", "router", "kv-offload", "sku")
 
 
 @dataclass(frozen=True)
 class Setting:
-    flag: str  # a --flag, or "transport" / "router" (a named component of the deployment)
+    flag: str  # a --flag, or "transport" / "router" / "sku" (a named part of the deployment)
     value: str | None  # None: a switch without a value
+    family: str | None = None  # production family of a policy flag (scheduling, graph, ...)
+
+
+@dataclass(frozen=True)
+class RecipeRules:
+    """configs/policy/recipe.yaml for one engine."""
+
+    families: dict[str, str]  # production flag -> its family
+    defaults: dict[str, str]  # flag -> the engine's documented default value
+    phrases: tuple[str, ...]  # words that make a sign-off line a justified exclusion
+
+
+def recipe_rules(doc: dict, engine: str) -> RecipeRules:
+    """The production-flag families, ``engine``'s documented defaults and justification phrases."""
+    families = {flag: family for family, flags in doc["production-flags"].items() for flag in flags}
+    return RecipeRules(families, dict(doc["documented-defaults"].get(engine, {})),
+                       tuple(p.lower() for p in doc["justification-phrases"]))
 
 
 @fail_closed("Upstream recipe")
 def run(evidence: Evidence) -> Outcome:
-    engines = policy(evidence).doc("engines")["recipe-engines"]
+    reader = policy(evidence)
+    engines = reader.doc("engines")["recipe-engines"]
     configs = [c for c in affected_configs(evidence) if c.framework in engines]
     if not configs:
         return Outcome(Status.NA, "no vLLM/SGLang serving config is affected; the upstream "
@@ -55,20 +73,22 @@ def run(evidence: Evidence) -> Outcome:
     urls = _URL.findall(detail_section(evidence.signoff.body))
     failures, passes = [], []
     for config in configs:
-        verdict = _judge(evidence, config, engines[config.framework], urls)
+        engine = engines[config.framework]
+        verdict = _judge(evidence, config, engine, urls, recipe_rules(reader.doc("recipe"), engine))
         (passes if verdict.startswith("ok:") else failures).append(verdict.removeprefix("ok:"))
     if failures:
         return failed(failures, passes)
     return Outcome(Status.PASS, "; ".join(passes), tuple(passes))
 
 
-def _judge(evidence: Evidence, config: AffectedConfig, engine: str, urls: list[str]) -> str:
+def _judge(evidence: Evidence, config: AffectedConfig, engine: str, urls: list[str],
+           rules: RecipeRules) -> str:
     where = f"{config_where(evidence, config)} ({config.framework})"
     links = [u for u in urls if _is_engine_link(u, engine)]
     if not links:
         return f"{where}: " + _no_link_reason(urls, engine)
     try:
-        required = required_settings(config)
+        required = required_settings(config, rules)
     except ValueError as exc:
         return f"{where}: {exc}"
     reasons = []
@@ -77,7 +97,7 @@ def _judge(evidence: Evidence, config: AffectedConfig, engine: str, urls: list[s
         if problem:
             reasons.append(problem)
             continue
-        missing = _missing_settings(required, text, evidence.signoff.body)
+        missing = _missing_settings(required, text, evidence.signoff.body, rules.phrases)
         if missing:
             reasons.append(f"{link} lacks {missing}")
             continue
@@ -133,23 +153,31 @@ def _upstream_text(evidence: Evidence, url: str, engine: str) -> tuple[str, str 
     if engine == "sglang" and not any(f.filename.startswith(_COOKBOOK_DIRS) for f in info.files):
         return "", f"{ref} does not touch the SGLang cookbook (docs/cookbook/)"
     text = "\n".join(ln.text for f in info.files
-                     for ln in join_continuations(added_lines(f.filename, f.patch)))
+                     for ln in join_continuations(_recipe_lines(f.filename, f.patch)))
     if not text:
         return "", f"the recipe text of {ref} could not be read"
     return text, None
 
 
-def required_settings(config: AffectedConfig) -> dict[str, list[Setting]]:
+def _recipe_lines(path: str, patch: str | None) -> list[Line]:
+    """Added lines of an upstream recipe file, kept whole: in markdown a leading ``#`` starts a
+    heading (which often names the model and SKU), not a comment."""
+    return [Line(path, hl.number, hl.text) for hunk in hunks(patch) for hl in hunk
+            if hl.kind == "+" and hl.text.strip()]
+
+
+def required_settings(config: AffectedConfig, rules: RecipeRules) -> dict[str, list[Setting]]:
     """Per role, the production settings upstream must show: ``agg`` for an aggregated config;
-    ``shared`` (model, quantization, backends), ``prefill``, ``decode`` and ``router`` for a
-    disaggregated one.
-    A disaggregated config without a declared KV transport raises ValueError."""
-    shared = [Setting("--model", str(config.entry.get("model", "")))]
+    ``shared`` (model, SKU, quantization, backends, production flags), ``prefill``, ``decode``
+    and ``router`` for a disaggregated one.
+    A config without a runner SKU, or a disaggregated one without a declared KV transport,
+    raises ValueError."""
+    if not config.sku:
+        raise ValueError("the config declares no runner, so its SKU could not be compared with the "
+                         "upstream recipe")
+    shared = [Setting("--model", str(config.entry.get("model", ""))), Setting("sku", config.sku)]
     args = render(config.recipe).server_args if config.recipe else ()
-    for arg in args:
-        flag, _, value = arg.partition(" ")
-        if flag in MAJOR_FLAGS and not _parallel_flag(flag):
-            shared.append(Setting(flag, value.strip() or None))
+    shared += [s for s in _compared_flags(args, rules) if not _parallel_flag(s.flag)]
     shared += _offload_backends(config)
     if not _disaggregated(config):
         return {"agg": shared + _agg_parallelism(config)}
@@ -160,15 +188,46 @@ def required_settings(config: AffectedConfig) -> dict[str, list[Setting]]:
     roles: dict[str, list[Setting]] = {"shared": shared}
     for role in ("prefill", "decode"):
         roles[role] = _role_parallelism(config, role) + [Setting("transport", str(transport))]
-        roles[role] += _role_flags(config, role)
+        roles[role] += _role_flags(config, role, rules)
     # a PD deployment always has a router/frontend: its command must be shown even when the
     # config names neither a router component nor router flags
     roles["router"] = []
     router = config.entry.get("router")
     if isinstance(router, dict) and router.get("name"):
         roles["router"].append(Setting("router", str(router["name"])))
-    roles["router"] += _role_flags(config, "router", major_only=False)
+    roles["router"] += _role_flags(config, "router", rules, every_flag=True)
     return roles
+
+
+def _compared_flags(args: tuple[str, ...] | list[str], rules: RecipeRules,
+                    every_flag: bool = False) -> list[Setting]:
+    """The major and production-family flags among ``--flag value`` items (all of them when
+    ``every_flag``), minus production flags set to the engine's documented default."""
+    settings = []
+    for arg in args:
+        flag, _, raw = arg.partition(" ")
+        value = _unquote(raw.strip()) or None
+        family = rules.families.get(flag)
+        if family and _is_default(value, rules.defaults.get(flag)):
+            continue
+        if every_flag or family or flag in MAJOR_FLAGS:
+            settings.append(Setting(flag, value, family))
+    return settings
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def _is_default(value: str | None, default: str | None) -> bool:
+    if value is None or default is None:
+        return False
+    try:
+        return float(value) == float(default)
+    except ValueError:
+        return value.lower() == default.lower()
 
 
 def _offload_backends(config: AffectedConfig) -> list[Setting]:
@@ -214,19 +273,16 @@ def _parallelism(arms: list[tuple[object, object, object]]) -> list[Setting]:
     return list(dict.fromkeys(settings))
 
 
-def _role_flags(config: AffectedConfig, role: str, major_only: bool = True) -> list[Setting]:
-    flags = []
-    for arg in config.recipe.roles.get(role, ()) if config.recipe else ():
-        flag, _, value = arg.partition(" ")
-        if not major_only or flag in MAJOR_FLAGS:
-            flags.append(Setting(flag, value.strip() or None))
-    return flags
+def _role_flags(config: AffectedConfig, role: str, rules: RecipeRules,
+                every_flag: bool = False) -> list[Setting]:
+    args = config.recipe.roles.get(role, ()) if config.recipe else ()
+    return _compared_flags(args, rules, every_flag)
 
 
-def _missing_settings(required: dict[str, list[Setting]], text: str, body: str) -> str:
+def _missing_settings(required: dict[str, list[Setting]], text: str, body: str,
+                      phrases: tuple[str, ...]) -> str:
     """``role: setting, …; role: …`` for what the upstream text does not show ("" if all)."""
-    exempt = [ln.lower() for ln in detail_lines(body) if any(
-        phrase in ln.lower() for phrase in ("inferencex-only", "inferencex only", "documented default"))]
+    exempt = [ln.lower() for ln in detail_lines(body) if any(phrase in ln.lower() for phrase in phrases)]
     lines = [Line("upstream", None, ln) for ln in text.splitlines()]
     found = []
     for role, settings in required.items():
@@ -249,6 +305,9 @@ def _role_lines(lines: list[Line], role: str) -> list[Line]:
 
 
 def _found(setting: Setting, line: str) -> bool:
+    if setting.flag == "sku":
+        # MI355X, mi355x and "MI355X:" all name the SKU; mi355x-amds (a runner) does not
+        return re.search(rf"(?<![a-z0-9]){re.escape(setting.value or '')}(?![a-z0-9-])", line.lower()) is not None
     if setting.flag == "--model":
         name = setting.value or ""
         return bool(name) and (name in line or name.rsplit("/", 1)[-1] in line)
@@ -273,6 +332,9 @@ def _justified(setting: Setting, exempt_lines: list[str]) -> bool:
 
 
 def _describe(setting: Setting) -> str:
+    if setting.flag == "sku":
+        return f"SKU {setting.value}"
     if setting.flag in _NAMED:
         return f"{setting.flag} {setting.value}"
-    return setting.flag if setting.value is None else f"{setting.flag} {setting.value}"
+    text = setting.flag if setting.value is None else f"{setting.flag} {setting.value}"
+    return f"{text} ({setting.family} setting)" if setting.family else text
