@@ -5,11 +5,16 @@ reuse acknowledgement (reuse_base: `/use 101`, a 👍 when nothing fails) are fi
 faults; the endpoints they request are reduced to templates and must be exactly the ones
 listed here, so a new call cannot slip past the matrix. Each read endpoint is then failed
 persistently (500, 502, 404, 403 + Retry-After: 0 and, for listings, truncated pagination),
-and each write endpoint with `apply: true` faults (the write lands, the answer is an error).
+and each write endpoint with `apply: true` faults (the write lands, the answer is an error)
+and without (the write never lands). Endpoints a bot calls more than once are also faulted
+from their 2nd / 3rd call on (`after:`), and a few runs carry several faults at once: a flaky
+fault on every endpoint (retries must reach the fault-free result) or a persistent read fault
+plus a flaky write.
 
 Invariants: no PASS / `success` / 👍 on missing evidence (or, where an endpoint cannot change
-the verdict, exactly the fault-free result — the case id says why); a final commit status
-that is never `pending`; at most one verdict comment and never the same comment twice; at
+the verdict, exactly the fault-free result — the case id says why; an unreadable live head
+keeps the verdict for the assessed commit and says so); a final commit status that is never
+`pending` unless the status endpoint itself never succeeds; at most one verdict comment and never the same comment twice; at
 most one bot reaction; a failure that says what failed. Retries never really sleep (the fake's
 client injects a no-op sleep) and truncation uses one-item pages so every listing can be cut.
 """
@@ -137,6 +142,12 @@ def read_cases(reads: dict[str, bool], same: dict[tuple[str, str], str]) -> list
 
 def write_cases(writes: list[tuple[str, str]]) -> list[Case]:
     return [Case(method, endpoint, kind, times=times)
+            for method, endpoint in writes for kind in WRITE_FAULTS for times in WRITE_TIMES.values()]
+
+
+def lost_write_cases(writes: list[tuple[str, str]]) -> list[Case]:
+    """Every write endpoint x every fault, the write never landing."""
+    return [Case(method, endpoint, kind, times=times, lands=False)
             for method, endpoint in writes for kind in WRITE_FAULTS for times in WRITE_TIMES.values()]
 
 
@@ -511,6 +522,40 @@ def test_truncated_conversation_never_accepts_a_superseded_command(fake_github,
     assert reactions(fake, old) == []
 
 
+# a re-acknowledgement: the bot's 👎 from an earlier run is removed before the 👍 (DELETE)
+REUSE_UNREACT = ("DELETE", "/repos/{owner}/{repo}/issues/comments/{n}/reactions/{n}")
+
+
+def reack_world() -> tuple[dict, int]:
+    world, cid = reuse_world()
+    comment = next(c for p in world["pulls"] for c in p["comments"] if c["id"] == cid)
+    comment["reactions"] = [{"user": BOT, "content": "-1"}, {"user": "bob", "content": "-1"}]
+    return world, cid
+
+
+def test_reack_baseline_replaces_the_old_reaction(fake_github, reuse_baseline) -> None:
+    world, cid = reack_world()
+    fake = fake_github(world)
+    assert ack(fake, cid) == reuse_baseline[0] and reactions(fake, cid) == ["+1"]
+    assert REUSE_UNREACT in requested(fake)
+
+
+@pytest.mark.parametrize("case", [*write_cases([REUSE_UNREACT]), *lost_write_cases([REUSE_UNREACT])],
+                         ids=lambda c: c.id)
+def test_reack_unreact_fault(fake_github, reuse_baseline, case) -> None:
+    world, cid = reack_world()
+    fake = fake_github(world | {"faults": [case.fault]})
+    outcome = ack(fake, cid)
+    thumbs = reactions(fake, cid)
+    assert fired(fake, case.fault)
+    assert len(thumbs) <= 1, f"two reactions: {thumbs}"
+    if case.times is not None:  # a retried DELETE (404 once it had landed) recovers
+        assert outcome == reuse_baseline[0] and thumbs == ["+1"]
+    else:  # the old reaction may or may not be gone, the new one is never added
+        assert isinstance(outcome, InfxError) and "removing reaction -1" in str(outcome)
+        assert thumbs == ([] if case.lands else ["-1"])
+
+
 # --- the shared upsert (welcome / results comments) -------------------------------------------
 
 
@@ -655,11 +700,6 @@ def test_reuse_later_read_fault(fake_github, reuse_baseline, monkeypatch, case) 
 # --- writes that never land: the error comes back and nothing was written ------------------------
 
 
-def lost_write_cases(writes: list[tuple[str, str]]) -> list[Case]:
-    return [Case(method, endpoint, kind, times=times, lands=False)
-            for method, endpoint in writes for kind in WRITE_FAULTS for times in WRITE_TIMES.values()]
-
-
 def assert_lost_write_outcome(fake, case: Case, result, baseline: publish.Result) -> None:
     """Once: retried into the fault-free result. Always: a clear error, and no write landed."""
     states = statuses(fake)
@@ -802,6 +842,12 @@ PERSISTENT_PLUS_FLAKY = {
 # the run listing only orders commits (see SIGNOFF_SAME): the verdict is still the baseline's
 PERSISTENT_PLUS_FLAKY_SAME = {"run listing 500 always + status 502 once on each write": _ORDERING}
 UNCONFIRMED_HEAD_COMBOS = {"live-head re-check 404 + final status 500 once (lost)"}
+# each flaky write is recovered from, so the statuses are the persistent fault's alone
+COMBO_STATES = {
+    "check-runs 502 always + comment POST 502 once (lost)": ["pending", "failure"],
+    "check-runs 502 always + comment POST 502 once (landed)": ["pending", "failure"],
+    "conversation cut before posting + error status 502 once (lost)": ["pending", "error"],
+}
 
 
 @pytest.mark.parametrize("name", PERSISTENT_PLUS_FLAKY)
@@ -819,15 +865,45 @@ def test_signoff_persistent_plus_flaky_fault(fake_github, seed000, signoff_basel
         return
     same = PERSISTENT_PLUS_FLAKY_SAME.get(name, "")
     assert_signoff_invariants(fake, same, result, signoff_baseline[0])
-    if not same and result.kind == "verdict":  # the fail-closed verdict landed exactly once
-        assert statuses(fake) == ["pending", "failure"]
+    if not same:
+        assert statuses(fake) == COMBO_STATES[name]
+        assert len(verdicts(fake)) == (result.kind == "verdict")
 
 
-def test_reuse_persistent_read_plus_lost_reaction(fake_github, reuse_baseline) -> None:
-    """The run cannot be read (no 👍 possible) and the first 👎 is lost: one 👎 in the end."""
+@pytest.mark.parametrize("lands", [False, True], ids=["lost", "landed"])
+def test_reuse_persistent_read_plus_flaky_reaction(fake_github, reuse_baseline, lands) -> None:
+    """The run reads as absent (404: a 👎) and the first 👎 POST fails: one 👎 in the end."""
     world, cid = reuse_world()
-    fake = fake_github(world | {"faults": [
-        _entry("GET", "/repos/{owner}/{repo}/actions/runs/{n}", status=502),
-        _entry(*REUSE_WRITES[0], status=502, times=1)]})
+    faults = [_entry("GET", "/repos/{owner}/{repo}/actions/runs/{n}", status=404),
+              _entry(*REUSE_WRITES[0], status=502, times=1, apply=lands)]
+    fake = fake_github(world | {"faults": copy.deepcopy(faults)})
     outcome = ack(fake, cid)
+    assert all(fired(fake, entry) for entry in faults), "a fault never fired"
     assert_reuse_invariants(fake, cid, "", outcome, reuse_baseline[0])
+    assert outcome.reaction == "-1" and "does not exist" in outcome.summary
+    assert reactions(fake, cid) == ["-1"]
+
+
+WELCOME_POST = ("POST", _CONVERSATION)
+
+
+@pytest.mark.parametrize("case", [*write_cases([WELCOME_POST]), *lost_write_cases([WELCOME_POST])],
+                         ids=lambda c: c.id)
+def test_welcome_post_fault(fake_github, case) -> None:
+    """Landed or not, once or always: one welcome at most, and a clear error when none landed."""
+    from infx.workflow.posting import post_welcome
+
+    fake = fake_github(base_world() | {"faults": [case.fault]})
+    try:
+        outcome = post_welcome(fake.client(), REUSE_REPO, 12)
+    except InfxError as exc:
+        outcome = exc
+    assert fired(fake, case.fault)
+    pull = next(p for p in fake.world["pulls"] if p["number"] == 12)
+    welcomes = [c for c in pull["comments"] if c["user"] == BOT]
+    if case.lands or case.times is not None:
+        assert outcome.action == "created" and len(welcomes) == 1
+        assert outcome.comment.id == welcomes[0]["id"]
+    else:
+        assert isinstance(outcome, InfxError) and welcomes == []
+        assert "commenting on" in str(outcome) and case.kind.split("-")[0] in str(outcome)
