@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
+from changelog_support import HISTORY, URL, fixture_f_repo, git
 
 from infx.cli import main as infx_main
-
-URL = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
-HISTORY = ("- config-keys:\n    - alpha-fp8-h100-vllm\n  description:\n    - \"History\"\n"
-           f"  pr-link: {URL}900\n")
-
-
-def git(repo, *args):
-    return subprocess.run(["git", *args], cwd=repo, check=True,
-                          capture_output=True).stdout.decode().strip()
 
 
 def block(key="alpha-fp8-h100-vllm", link="XXX", text="Bump image"):
@@ -26,15 +17,7 @@ def block(key="alpha-fp8-h100-vllm", link="XXX", text="Bump image"):
 
 @pytest.fixture
 def repo(tmp_path, test_data, monkeypatch):
-    (tmp_path / "configs").mkdir()
-    shutil.copy(test_data / "changelog" / "f-master.yaml", tmp_path / "configs" / "f-master.yaml")
-    shutil.copy(test_data / "changelog" / "f-runners.yaml", tmp_path / "configs" / "runners.yaml")
-    (tmp_path / "perf-changelog.yaml").write_text(HISTORY)
-    git(tmp_path, "init", "-q", "-b", "main")
-    git(tmp_path, "config", "user.email", "t@example.com")
-    git(tmp_path, "config", "user.name", "t")
-    git(tmp_path, "add", ".")
-    git(tmp_path, "commit", "-q", "-m", "base")
+    fixture_f_repo(tmp_path, test_data)
     monkeypatch.chdir(tmp_path)
     for name in ("GITHUB_OUTPUT", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
         monkeypatch.delenv(name, raising=False)

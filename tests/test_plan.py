@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 
 import pytest
+from changelog_support import HISTORY, URL, fixture_f_repo, git
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from infx.cli import main as infx_main
 from infx.errors import InfxError
 from infx.matrix import plan as planner
-
-URL = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
-HISTORY = ("- config-keys:\n    - alpha-fp8-h100-vllm\n  description:\n    - \"History\"\n"
-           f"  pr-link: {URL}900\n")
-
-
-def git(repo, *args):
-    return subprocess.run(["git", *args], cwd=repo, check=True,
-                          capture_output=True).stdout.decode().strip()
 
 
 def entry(*keys, link="XXX", **fields):
@@ -35,15 +25,7 @@ def entry(*keys, link="XXX", **fields):
 
 @pytest.fixture
 def repo(tmp_path, test_data, monkeypatch):
-    (tmp_path / "configs").mkdir()
-    shutil.copy(test_data / "changelog" / "f-master.yaml", tmp_path / "configs" / "f-master.yaml")
-    shutil.copy(test_data / "changelog" / "f-runners.yaml", tmp_path / "configs" / "runners.yaml")
-    (tmp_path / "perf-changelog.yaml").write_text(HISTORY)
-    git(tmp_path, "init", "-q", "-b", "main")
-    git(tmp_path, "config", "user.email", "t@example.com")
-    git(tmp_path, "config", "user.name", "t")
-    git(tmp_path, "add", ".")
-    git(tmp_path, "commit", "-q", "-m", "base")
+    fixture_f_repo(tmp_path, test_data)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)

@@ -4,19 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 
 import pytest
+from changelog_support import git
 
 from infx.matrix.plan import PlanFlags, dump_plan, file_sources, plan_from_git
 
 CONFIGS = ["configs/amd-master.yaml", "configs/nvidia-master.yaml"]
 RUNNERS = "configs/runners.yaml"
-
-
-def git(repo, *args):
-    return subprocess.run(["git", *args], cwd=repo, check=True,
-                          capture_output=True).stdout.decode().strip()
 
 
 @pytest.fixture
