@@ -147,6 +147,14 @@ def test_unknown_field_names_key_line_and_fix():
     assert problem.fix
 
 
+def test_unknown_top_level_field_points_at_its_own_line():
+    lines = SINGLE.splitlines(keepends=True)
+    text = "".join(lines[:2] + ["  bogus-field: 1\n"] + lines[2:])
+    problem = error_of(text).problems[0]
+    assert "unknown field 'bogus-field'" in problem.message
+    assert problem.line == 3
+
+
 def test_wrong_type_is_reported_with_line():
     problem = error_of(SINGLE.replace("{ tp: 4,", "{ tp: four,")).problems[0]
     assert "'tp' must be of type integer" in problem.message and problem.line == 14

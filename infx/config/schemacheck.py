@@ -39,13 +39,23 @@ def schema_errors(schema_name: str, instance: Any) -> list[tuple[list, str]]:
     found = []
     for error in _full_validator(schema_name).iter_errors(instance):
         for leaf in _leaves(error):
-            found.append((list(leaf.absolute_path), describe(leaf)))
+            found.append((_problem_path(leaf), describe(leaf)))
     found.sort(key=lambda item: [str(step) for step in item[0]])
     unique: list[tuple[list, str]] = []
     for item in found:
         if item not in unique:
             unique.append(item)
     return unique
+
+
+def _problem_path(error: Any) -> list:
+    """Where the problem is; for unknown fields, the first unknown field itself (its line)."""
+    path = list(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})), key=str)
+        if extra:
+            path.append(extra[0])
+    return path
 
 
 def describe(error: Any) -> str:
