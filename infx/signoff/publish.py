@@ -210,10 +210,12 @@ class _Session:
             marker=settings.marker, assessed_sha=evidence.pr.head_sha,
             signer=evidence.signoff.author, evidence_digest=fingerprint,
             live_head_sha=evidence.live_head_sha,
+            head_unconfirmed=(evidence.live_head_sha is None
+                              and "live head" in evidence.read_errors),
             supersedes=previous if previous and previous != verdict.overall.value else None,
             escalation_mentions=escalation_mentions(evidence, self.table),
             recommended_points=settings.recommended_frontier_points)
-        body = _note_unconfirmed_head(render.render(verdict, context), evidence)
+        body = render.render(verdict, context)
         problems = render.validate(body, self.table, settings.marker)
         if problems:
             return self._publish(render.invalid_body(context, problems[0]), None, "error",
@@ -257,18 +259,6 @@ def escalation_mentions(evidence: Evidence, table: CheckTable) -> tuple[str, ...
 
     _, text = codeowners_text(evidence)
     return codeowners.parse(text).catch_all_owners() if text else ()
-
-
-UNCONFIRMED_HEAD = ("The PR head could not be re-read before publishing, so a newer commit, "
-                    "if there is one, was not assessed.")
-
-
-def _note_unconfirmed_head(body: str, evidence: Evidence) -> str:
-    """A verdict covers only the assessed commit; when the live head is unknown, say so
-    (the note a moved head would get cannot be decided, so the comment states the gap)."""
-    if evidence.live_head_sha is not None or "live head" not in evidence.read_errors:
-        return body
-    return body.rstrip("\n") + " " + UNCONFIRMED_HEAD + "\n"
 
 
 def _overall_of(body: str) -> str | None:

@@ -32,9 +32,14 @@ class Context:
     signer: str
     evidence_digest: str
     live_head_sha: str | None = None
+    head_unconfirmed: bool = False  # the live head could not be re-read before publishing
     supersedes: str | None = None  # overall verdict of an earlier comment for the same commit
     escalation_mentions: tuple[str, ...] = ()
     recommended_points: int = 5
+
+
+UNCONFIRMED_HEAD = ("The PR head could not be re-read before publishing, so a newer commit, "
+                    "if there is one, was not assessed.")
 
 
 def marker_line(marker: str, sha: str, digest: str) -> str:
@@ -104,6 +109,8 @@ def render(verdict: Verdict, context: Context) -> str:
     if context.live_head_sha and context.live_head_sha != context.assessed_sha:
         lines += [f"The PR head moved to `{context.live_head_sha}` during verification; that "
                   f"newer commit was not assessed.", ""]
+    elif context.head_unconfirmed:
+        lines += [UNCONFIRMED_HEAD, ""]
     shown = [r for r in verdict.rows if r.status == Status.FAIL]
     shown += [r for r in verdict.rows if r.status == Status.WARN]
     for row in shown:
