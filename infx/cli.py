@@ -54,9 +54,14 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning InfxError into a clean message and exit 1."""
+    return run(cli, argv, "infx")
+
+
+def run(command: click.Command, argv: list[str] | None, prog_name: str) -> int:
+    """Run any click command as a program: located errors on stderr, an exit status back."""
     try:
         # Without standalone mode click *returns* the code of ctx.exit(code).
-        result = cli.main(args=argv, prog_name="infx", standalone_mode=False)
+        result = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
     except InfxError as exc:
         report(exc.problems)
         return 1

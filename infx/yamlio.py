@@ -63,17 +63,24 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False) -> Any:
         raise InfxError(Problem(f"invalid YAML: {exc}", file=filename)) from None
 
 
+def read_text(path: str | Path, *, what: str = "file", missing: str | None = None,
+              fix: str = "check the path") -> str:
+    """A file's UTF-8 text; a missing or unreadable file is an InfxError naming it.
+
+    ``missing`` replaces the default "<what> not found" message for an absent file.
+    """
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InfxError(Problem(missing or f"{what} not found", file=str(path), fix=fix)) from None
+    except OSError as exc:
+        raise InfxError(Problem(f"cannot read {what}: {exc.strerror or exc}", file=str(path),
+                                fix=fix)) from None
+
+
 def load_file(path: str | Path, *, unique_keys: bool = False) -> Any:
     """Read and parse a YAML file; a missing file is a clear error."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InfxError(Problem("file not found", file=str(path),
-                                fix="check the path")) from None
-    except OSError as exc:
-        raise InfxError(Problem(f"cannot read file: {exc.strerror}", file=str(path))) from None
-    return load_text(text, str(path), unique_keys=unique_keys)
+    return load_text(read_text(path), str(path), unique_keys=unique_keys)
 
 
 def find_line(text: str, path: list[Any]) -> int | None:

@@ -50,13 +50,8 @@ def load_master_configs(paths: Sequence[str | Path]) -> MasterConfigs:
     """Read, merge (in order) and validate master config files."""
     items = []
     for path in paths:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise InfxError(Problem(f"Input file '{path}' does not exist.", file=str(path),
-                                    fix="check the --config-files path")) from None
-        except OSError as exc:
-            raise InfxError(Problem(f"cannot read file: {exc.strerror}", file=str(path))) from None
+        text = yamlio.read_text(path, missing=f"Input file '{path}' does not exist.",
+                         fix="check the --config-files path")
         items.append((str(path), text))
     return load_master_configs_from_texts(items)
 

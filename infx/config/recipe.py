@@ -16,7 +16,7 @@ from typing import Any
 
 from infx.config.policy import validate_document
 from infx.errors import InfxError, Problem
-from infx.yamlio import find_line
+from infx.yamlio import find_line, read_text
 
 RECIPE_DIR = "configs/recipes"
 ROLES = ("prefill", "decode", "router")
@@ -118,12 +118,7 @@ def _env_text(value: Any) -> str:
 
 def load_recipe(path: str | Path) -> Recipe:
     """Read and validate one recipe file from disk."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InfxError(Problem("recipe file not found", file=str(path),
-                                fix="add configs/recipes/<config-key>.yaml")) from None
+    text = read_text(path, what="recipe file", fix="add configs/recipes/<config-key>.yaml")
     return parse_recipe(text, str(path))
 
 

@@ -26,13 +26,8 @@ class Runners:
 
 def load_runners(path: str | Path) -> Runners:
     """Read and validate a runners file."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InfxError(Problem(f"Runner config file '{path}' does not exist.", file=str(path),
-                                fix="pass --runner-config with the runners.yaml path")) from None
-    except OSError as exc:
-        raise InfxError(Problem(f"cannot read file: {exc.strerror}", file=str(path))) from None
+    text = yamlio.read_text(path, missing=f"Runner config file '{path}' does not exist.",
+                     fix="pass --runner-config with the runners.yaml path")
     return load_runners_from_text(str(path), text)
 
 

@@ -65,12 +65,8 @@ def load_thresholds_text(text: str, filename: str) -> Thresholds:
 
 
 def load_thresholds(path: str | Path) -> Thresholds:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InfxError(Problem(f"cannot read thresholds: {exc.strerror}", file=str(path),
-                                fix="check the path")) from None
+    text = yamlio.read_text(path, what="thresholds",
+                            missing="cannot read thresholds: file not found")
     return load_thresholds_text(text, str(path))
 
 

@@ -454,18 +454,9 @@ def plan_command(base_ref: str, head_ref: str, changelog_file: str, trim_conc: b
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m infx.matrix.plan``: same flags, clean errors, exit status."""
-    from infx.errors import report
+    from infx.cli import run
 
-    try:
-        plan_command.main(args=argv, prog_name="python -m infx.matrix.plan",
-                          standalone_mode=False)
-    except InfxError as exc:
-        report(exc.problems)
-        return 1
-    except click.ClickException as exc:
-        exc.show()
-        return exc.exit_code
-    return 0
+    return run(plan_command, argv, "python -m infx.matrix.plan")
 
 
 if __name__ == "__main__":

@@ -189,19 +189,9 @@ def results_link_command(repo: str, pr_number: int, run_id: int, world: Path | N
 
 def main(argv: list[str] | None = None) -> int:
     """Run the group with infx's error reporting (located errors, exit 1, nothing on stdout)."""
-    from infx.errors import report
+    from infx.cli import run
 
-    try:
-        workflow.main(args=argv, prog_name="python -m infx.workflow", standalone_mode=False)
-    except InfxError as exc:
-        report(exc.problems)
-        return 1
-    except click.ClickException as exc:
-        exc.show()
-        return exc.exit_code
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    return 0
+    return run(workflow, argv, "python -m infx.workflow")
 
 
 if __name__ == "__main__":  # pragma: no cover

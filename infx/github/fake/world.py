@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from infx.errors import InfxError, Problem
-from infx.yamlio import find_line, load_text
+from infx.yamlio import find_line, load_text, read_text
 
 DEFAULT_NOW = "2026-01-01T00:00:00Z"
 DEFAULT_LOGIN = "github-actions[bot]"
@@ -30,11 +30,8 @@ def load_world(source: str | Path | dict, *, filename: str | None = None) -> dic
     if isinstance(source, dict):
         return validate_world(copy.deepcopy(source), filename=filename or "<world>", text=None)
     path = Path(source)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InfxError(Problem(f"cannot read world file: {exc.strerror or exc}", file=str(path),
-                                fix="check the --world path")) from None
+    text = read_text(path, what="world file", missing="cannot read world file: file not found",
+                     fix="check the --world path")
     data = load_text(text, str(path))
     return validate_world(data, filename=str(path), text=text)
 
