@@ -8,9 +8,9 @@ import shutil
 import subprocess
 
 import pytest
+from support.expressions import Context, evaluate_if, interpolate
 
 from infx import yamlio
-from infx.workflow.expressions import Context, evaluate_if, interpolate
 
 WORKFLOW = ".github/workflows/signoff-verify.yml"
 PHRASE = "As a PR reviewer and CODEOWNER, I have reviewed this and have:"

@@ -1,7 +1,7 @@
 """The real `if:` and concurrency expressions of run-sweep.yml against an independent truth table.
 
 The truth table below is plain Python describing what should happen; the simulation evaluates
-the expressions parsed from the workflow file (with infx.workflow.expressions) and the label
+the expressions parsed from the workflow file (with support.expressions) and the label
 step's real Python logic, and both must agree for every combination of event, action, labels,
 acted-on label, draft, fork, reuse authorization, [skip-sweep] and changelog validity.
 """
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support.expressions import Context, evaluate_if, interpolate
 
 from infx.errors import InfxError
-from infx.workflow.expressions import Context, evaluate_if, interpolate
 from infx.workflow.labels import has_skip_sweep, sweep_flags
 from infx.workflow.shard import all_shard_ids, shard_outputs
 from infx.yamlio import load_file

@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+from support.expressions import parse
 
-from infx.workflow.expressions import parse
 from infx.yamlio import load_file
 
 WORKFLOWS = Path(__file__).resolve().parent.parent / ".github" / "workflows"

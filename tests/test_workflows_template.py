@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from support.expressions import Context, evaluate_text, interpolate
 
-from infx.workflow.expressions import Context, evaluate_text, interpolate
 from infx.yamlio import load_file
 
 WORKFLOWS = Path(__file__).resolve().parent.parent / ".github" / "workflows"

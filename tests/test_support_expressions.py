@@ -1,12 +1,11 @@
-"""Tests for infx.workflow.expressions: the GitHub expression subset our workflows use."""
+"""Tests for tests/support/expressions.py: the GitHub expression subset our workflows use."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from infx.workflow.expressions import (
+from support.expressions import (
     Context,
     ExpressionError,
     evaluate_if,
