@@ -503,3 +503,20 @@ def test_retry_after_403_that_outlasts_the_budget_is_reported_as_a_rate_limit(
     with pytest.raises(GitHubError, match="rate limit") as info:
         fake.client(sleep=sleeps, max_wait=60).collaborator_permission(REPO, "alice")
     assert sleeps == [50.0] and info.value.status == 403
+
+
+def test_run_jobs_latest_all_and_one_attempt(fake_github, world):
+    world = copy.deepcopy(world)
+    world["check_runs"][HEAD].append({"id": 9005, "name": "eval / gsm8k", "status": "completed",
+                                      "conclusion": "success", "run_id": 35873197630,
+                                      "run_attempt": 1, "labels": ["mi355x"]})
+    client = fake_github(world).client()
+    latest = client.run_jobs(REPO, 35873197630)
+    assert [(j.id, j.name, j.run_attempt, j.conclusion) for j in latest] == [
+        (9002, "single-node 8k1k", 2, "success"), (9005, "eval / gsm8k", 1, "success")]
+    assert latest[1].labels == ("mi355x",) and latest[0].head_sha == HEAD
+    assert [j.id for j in client.run_jobs(REPO, 35873197630, latest=False)] == [9001, 9002, 9005]
+    assert [j.id for j in client.run_jobs(REPO, 35873197630, attempt=1)] == [9001, 9005]
+    with pytest.raises(GitHubError) as missing:
+        client.run_jobs(REPO, 1)
+    assert missing.value.status == 404

@@ -449,3 +449,81 @@ def _walk(items, per_page, list_key):
 def test_following_next_links_yields_every_item_once(count, per_page, list_key):
     items = list(range(count))
     assert _walk(items, per_page, list_key) == items
+
+
+# --- Actions jobs, check suites, fork runs ------------------------------------------------------
+
+SWEEP2 = 35873199999
+
+
+def two_sweeps(world):
+    """A green sweep (re-run once) and then a failed second sweep on the same commit."""
+    world = copy.deepcopy(world)
+    world["workflow_runs"].append({
+        "id": SWEEP2, "name": "Run Sweep", "path": ".github/workflows/run-sweep.yml",
+        "event": "pull_request", "status": "completed", "conclusion": "failure",
+        "head_sha": HEAD, "head_branch": "carol/bump", "created_at": "2026-09-29T11:00:00Z",
+        "head_repository": "carol/inferencex"})
+    world["check_runs"][HEAD] += [
+        {"id": 9101, "name": "single-node 8k1k", "status": "completed", "conclusion": "failure",
+         "started_at": "2026-09-29T11:00:00Z", "completed_at": "2026-09-29T11:30:00Z",
+         "run_id": SWEEP2, "labels": ["mi355x"], "runner_name": "mi355x-07"},
+        {"id": 9102, "name": "eval / gsm8k", "status": "in_progress", "run_id": SWEEP2,
+         "started_at": "2026-09-29T11:05:00Z"},
+        {"id": 9003, "name": "lint", "status": "completed", "conclusion": "success",
+         "completed_at": "2026-09-29T07:00:00Z"},
+    ]
+    return world
+
+
+def test_check_runs_latest_is_per_check_suite(fake_github, world):
+    fake = fake_github(two_sweeps(world))
+    runs = fake.github().get_repo(REPO).get_commit(HEAD).get_check_runs()
+    # GitHub keeps the newest same-named run *within* each suite: 9001 (attempt 1 of the
+    # first sweep) is hidden by 9002, but the second sweep's 9101 does not hide 9002
+    assert sorted(r.id for r in runs) == [9002, 9003, 9101, 9102]
+    suites = {r.id: r.raw_data["check_suite"]["id"] for r in runs}
+    first = fake.github().get_repo(REPO).get_workflow_run(RUN)
+    second = fake.github().get_repo(REPO).get_workflow_run(SWEEP2)
+    assert suites[9002] == first.raw_data["check_suite_id"]
+    assert suites[9101] == suites[9102] == second.raw_data["check_suite_id"]
+    assert suites[9003] not in (suites[9002], suites[9101])  # another app's suite
+
+
+def test_run_jobs_latest_all_and_attempts(fake_github, world):
+    fake = fake_github(two_sweeps(world))
+    base = f"{fake.url}/repos/{REPO}/actions/runs/{RUN}"
+    latest = requests.get(f"{base}/jobs", timeout=5).json()
+    assert latest["total_count"] == 1
+    job = latest["jobs"][0]
+    assert (job["id"], job["run_attempt"], job["run_id"], job["conclusion"]) == (9002, 2, RUN, "success")
+    assert job["workflow_name"] == "Run Sweep" and job["head_sha"] == HEAD
+    assert job["html_url"].endswith(f"/actions/runs/{RUN}/job/2")
+    everything = requests.get(f"{base}/jobs", params={"filter": "all"}, timeout=5).json()["jobs"]
+    assert [(j["id"], j["run_attempt"]) for j in everything] == [(9001, 1), (9002, 2)]
+    first = requests.get(f"{base}/attempts/1/jobs", timeout=5).json()["jobs"]
+    assert [j["id"] for j in first] == [9001]
+    assert requests.get(f"{base}/attempts/3/jobs", timeout=5).status_code == 404
+    assert requests.get(f"{base}/attempts/1", timeout=5).json()["run_attempt"] == 1
+    assert requests.get(f"{base}/jobs", params={"filter": "x"}, timeout=5).status_code == 422
+    other = requests.get(f"{fake.url}/repos/{REPO}/actions/runs/{SWEEP2}/jobs", timeout=5).json()
+    assert {j["id"]: (j["status"], j["runner_name"]) for j in other["jobs"]} == {
+        9101: ("completed", "mi355x-07"), 9102: ("in_progress", None)}
+    single = requests.get(f"{fake.url}/repos/{REPO}/actions/jobs/9101", timeout=5).json()
+    assert single["labels"] == ["mi355x"] and single["run_id"] == SWEEP2
+    assert requests.get(f"{fake.url}/repos/{REPO}/actions/jobs/9003", timeout=5).status_code == 404
+
+
+def test_jobs_through_pygithub(fake_github, world):
+    run = fake_github(two_sweeps(world)).github().get_repo(REPO).get_workflow_run(RUN)
+    assert [(j.id, j.conclusion) for j in run.jobs()] == [(9002, "success")]
+    assert [j.id for j in run.jobs("all")] == [9001, 9002]
+
+
+def test_fork_head_repository_is_served(fake_github, world):
+    repo = fake_github(two_sweeps(world)).github().get_repo(REPO)
+    fork = repo.get_workflow_run(SWEEP2)
+    assert fork.head_repository.full_name == "carol/inferencex" and fork.head_repository.fork
+    own = repo.get_workflow_run(RUN)
+    assert own.head_repository.full_name == REPO and not own.head_repository.fork
+    assert own.path == ".github/workflows/run-sweep.yml"

@@ -144,3 +144,22 @@ def test_not_a_mapping(tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(InfxError, match="cannot read world file"):
         load_world(tmp_path / "none.yaml")
+
+
+@pytest.mark.parametrize("check_run,message", [
+    ({"run_id": 1}, "unknown workflow run 1"),
+    ({"run_id": 35873197630, "run_attempt": 3}, "attempt 3 of a run with run_attempt 2"),
+    ({"run_attempt": 2}, "run_attempt without run_id"),
+])
+def test_job_links_are_checked(world, check_run, message):
+    bad = copy.deepcopy(world)
+    bad["check_runs"][HEAD].append({"id": 1, "name": "x", "status": "queued"} | check_run)
+    with pytest.raises(InfxError, match=message):
+        load_world(bad)
+
+
+def test_a_job_lives_under_its_runs_head_commit(world):
+    bad = copy.deepcopy(world)
+    bad["check_runs"][BASE] = [{"id": 1, "name": "x", "status": "queued", "run_id": 35873197630}]
+    with pytest.raises(InfxError, match="list the job under its run's head_sha"):
+        load_world(bad)

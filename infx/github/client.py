@@ -297,6 +297,36 @@ class Artifact:
                    workflow_run_id=(data.get("workflow_run") or {}).get("id"))
 
 
+@dataclass(frozen=True)
+class Job:
+    """One job of a workflow run (GitHub: a check run of the run's check suite)."""
+
+    id: int
+    name: str
+    status: str
+    conclusion: str | None
+    run_id: int
+    run_attempt: int
+    head_sha: str
+    started_at: str | None
+    completed_at: str | None
+    html_url: str | None
+    workflow_name: str | None
+    labels: tuple[str, ...]
+    runner_name: str | None
+
+    @classmethod
+    def from_json(cls, data: dict) -> Job:
+        return cls(id=int(data["id"]), name=data.get("name") or "", status=data.get("status") or "",
+                   conclusion=data.get("conclusion"), run_id=int(data["run_id"]),
+                   run_attempt=int(data.get("run_attempt") or 1),
+                   head_sha=data.get("head_sha") or "", started_at=data.get("started_at"),
+                   completed_at=data.get("completed_at"), html_url=data.get("html_url"),
+                   workflow_name=data.get("workflow_name"),
+                   labels=tuple(str(x) for x in data.get("labels") or ()),
+                   runner_name=data.get("runner_name"))
+
+
 def truncate_body(body: str, pointer: str = "") -> str:
     """Fit a comment into GitHub's limits (65,536 chars and 262,144 UTF-8 bytes)."""
     note = "\n\n… (truncated: the full text did not fit in a GitHub comment"
@@ -618,6 +648,24 @@ class GitHubClient:
         name = _repo_name(repo)
         return self.get(f"/repos/{name}/actions/runs/{run_id}",
                         action=f"reading workflow run {run_id}", permission="actions: read")
+
+    def run_jobs(self, repo: Any, run_id: int, *, attempt: int | None = None,
+                 latest: bool = True) -> list[Job]:
+        """The jobs of a workflow run. Default: each job's result in the run's latest attempt
+        (`filter=latest`; jobs not re-run keep their earlier result); `latest=False`: every
+        attempt's jobs; `attempt=n`: the jobs recorded for attempt n only."""
+        name = _repo_name(repo)
+        if attempt is not None:
+            path = f"/repos/{name}/actions/runs/{run_id}/attempts/{int(attempt)}/jobs"
+            params: dict = {}
+            what = f"listing jobs of run {run_id} attempt {attempt}"
+        else:
+            path = f"/repos/{name}/actions/runs/{run_id}/jobs"
+            params = {"filter": "latest" if latest else "all"}
+            what = f"listing jobs of run {run_id}"
+        items = self.paginate(path, list_key="jobs", params=params, action=what,
+                              permission="actions: read")
+        return [Job.from_json(item) for item in items]
 
     def codeowners_errors(self, repo: Any, ref: str | None = None) -> list[dict]:
         """GitHub's own CODEOWNERS syntax errors at a ref."""

@@ -537,19 +537,35 @@ def list_check_runs(state: State, req: Request, owner: str, name: str, ref: str)
     sha = _sha(state, ref)
     runs = list(state.world["check_runs"].get(sha, []))
     if req.query.get("filter", "latest") == "latest":
-        newest: dict[str, dict] = {}
-        for run in runs:
-            key = run["name"]
-            if key not in newest or (run.get("started_at") or "", run["id"]) > (
-                    newest[key].get("started_at") or "", newest[key]["id"]):
-                newest[key] = run
-        runs = [r for r in runs if newest[r["name"]] is r]
+        runs = latest_per_suite(sha, runs)
     if "check_name" in req.query:
         runs = [r for r in runs if r["name"] == req.query["check_name"]]
     if "status" in req.query:
         runs = [r for r in runs if r["status"] == req.query["status"]]
     shapes = state.shapes(req)
     return Response(items=[shapes.check_run(sha, r) for r in runs], list_key="check_runs")
+
+
+@route("GET", "{R}/check-runs/(?P<cid>\\d+)")
+def get_check_run(state: State, req: Request, owner: str, name: str, cid: str) -> Response:
+    _own_repo(state, owner, name)
+    for sha, runs in state.world["check_runs"].items():
+        for run in runs:
+            if run["id"] == int(cid):
+                return Response(body=state.shapes(req).check_run(sha, run))
+    raise not_found()
+
+
+def latest_per_suite(sha: str, runs: list[dict]) -> list[dict]:
+    """GitHub's `filter=latest`: within each check suite (one workflow run), the newest check
+    run of each name by completed_at; runs of different suites never hide each other."""
+    newest: dict[tuple[str, str], dict] = {}
+    for run in runs:
+        key = (W.suite_key(sha, run), run["name"])
+        if key not in newest or W.newest_key(run) > W.newest_key(newest[key]):
+            newest[key] = run
+    keep = {id(run) for run in newest.values()}
+    return [run for run in runs if id(run) in keep]
 
 
 # --- contents and tarballs -------------------------------------------------------------------
@@ -713,12 +729,66 @@ def list_runs(state: State, req: Request, owner: str, name: str) -> Response:
 
 def _run(state: State, owner: str, name: str, run_id: str) -> dict:
     _own_repo(state, owner, name)
-    return _or_404(next((r for r in state.world["workflow_runs"] if r["id"] == int(run_id)), None))
+    return _or_404(W.find_run(state.world, int(run_id)))
 
 
 @route("GET", "{R}/actions/runs/(?P<run_id>\\d+)")
 def get_run(state: State, req: Request, owner: str, name: str, run_id: str) -> Response:
     return Response(body=state.shapes(req).workflow_run(_run(state, owner, name, run_id)))
+
+
+@route("GET", "{R}/actions/runs/(?P<run_id>\\d+)/jobs")
+def list_run_jobs(state: State, req: Request, owner: str, name: str, run_id: str) -> Response:
+    """The run's jobs: `filter=latest` (default) keeps each job's newest attempt, `all` every
+    attempt, like GitHub's "re-run failed jobs" view."""
+    run = _run(state, owner, name, run_id)
+    jobs = W.run_jobs(state.world, run)
+    wanted = req.query.get("filter", "latest")
+    if wanted not in ("latest", "all"):
+        raise _validation_failed("Job", "filter", f"filter {wanted!r} is not one of latest, all")
+    if wanted == "latest":
+        best: dict[str, tuple[dict, int]] = {}
+        for job, attempt in jobs:
+            current = best.get(job["name"])
+            if current is None or (attempt, W.newest_key(job)) > (current[1],
+                                                                    W.newest_key(current[0])):
+                best[job["name"]] = (job, attempt)
+        keep = {id(job) for job, _ in best.values()}
+        jobs = [(job, attempt) for job, attempt in jobs if id(job) in keep]
+    shapes = state.shapes(req)
+    return Response(items=[shapes.job(run, job, attempt) for job, attempt in jobs],
+                    list_key="jobs")
+
+
+@route("GET", "{R}/actions/runs/(?P<run_id>\\d+)/attempts/(?P<attempt>\\d+)/jobs")
+def list_attempt_jobs(state: State, req: Request, owner: str, name: str, run_id: str,
+                      attempt: str) -> Response:
+    """The jobs recorded for one attempt of the run (404 past the run's run_attempt)."""
+    run = _run(state, owner, name, run_id)
+    if not 1 <= int(attempt) <= int(run.get("run_attempt", 1)):
+        raise not_found()
+    shapes = state.shapes(req)
+    return Response(items=[shapes.job(run, job, n) for job, n in W.run_jobs(state.world, run)
+                           if n == int(attempt)], list_key="jobs")
+
+
+@route("GET", "{R}/actions/runs/(?P<run_id>\\d+)/attempts/(?P<attempt>\\d+)")
+def get_run_attempt(state: State, req: Request, owner: str, name: str, run_id: str,
+                    attempt: str) -> Response:
+    run = _run(state, owner, name, run_id)
+    if not 1 <= int(attempt) <= int(run.get("run_attempt", 1)):
+        raise not_found()
+    return Response(body=state.shapes(req).workflow_run(run) | {"run_attempt": int(attempt)})
+
+
+@route("GET", "{R}/actions/jobs/(?P<job_id>\\d+)")
+def get_job(state: State, req: Request, owner: str, name: str, job_id: str) -> Response:
+    _own_repo(state, owner, name)
+    for run in state.world["workflow_runs"]:
+        for job, attempt in W.run_jobs(state.world, run):
+            if job["id"] == int(job_id):
+                return Response(body=state.shapes(req).job(run, job, attempt))
+    raise not_found()
 
 
 @route("GET", "{R}/actions/runs/(?P<run_id>\\d+)/artifacts")

@@ -7,6 +7,7 @@ import hashlib
 import zlib
 from typing import Any
 
+from infx.github.fake import world as W
 from infx.github.fake.diff import FileChange
 
 WEB = "https://github.com"
@@ -292,7 +293,7 @@ class Shapes:
         }
 
     def check_run(self, sha: str, run: dict) -> dict:
-        extra = {k: v for k, v in run.items() if k not in ("output",)}
+        extra = {k: v for k, v in run.items() if k not in _CHECK_RUN_WORLD_KEYS}
         return extra | {
             "id": run["id"], "node_id": node_id("CheckRun", run["id"]), "head_sha": sha,
             "external_id": str(run["id"]), "url": f"{self.repo_url()}/check-runs/{run['id']}",
@@ -302,16 +303,51 @@ class Shapes:
             "name": run["name"],
             "output": run.get("output", {"title": None, "summary": None, "text": None,
                                          "annotations_count": 0, "annotations_url": ""}),
-            "check_suite": {"id": stable_id(f"suite:{sha}")},
+            "check_suite": {"id": self.check_suite_id(sha, run)},
             "app": {"id": 15368, "slug": "github-actions", "name": "GitHub Actions"},
             "pull_requests": [],
+        }
+
+    def check_suite_id(self, sha: str, check_run: dict) -> int:
+        """A job's check run is in its workflow run's suite; any other in its commit's."""
+        run_id = W.run_of_check_run(check_run)
+        return stable_id(f"suite:{run_id}") if run_id is not None else stable_id(f"suite:{sha}")
+
+    def job(self, run: dict, check_run: dict, attempt: int) -> dict:
+        """A workflow job: the check run as the Actions API shows it within its run."""
+        jid = check_run["id"]
+        run_url = f"{self.repo_url()}/actions/runs/{run['id']}"
+        html = (check_run.get("details_url")
+                or f"{WEB}/{self.world['repo']}/actions/runs/{run['id']}/job/{jid}")
+        labels = check_run.get("labels", ["self-hosted"])
+        runner = check_run.get("runner_name")
+        completed = check_run["status"] == "completed"
+        return {
+            "id": jid, "run_id": run["id"], "run_url": run_url, "run_attempt": attempt,
+            "node_id": node_id("CheckRun", jid), "head_sha": run["head_sha"],
+            "url": f"{self.repo_url()}/actions/jobs/{jid}", "html_url": html,
+            "status": check_run["status"], "conclusion": check_run.get("conclusion"),
+            "created_at": check_run.get("started_at") or run.get("created_at", self.world["now"]),
+            "started_at": check_run.get("started_at") or run.get("created_at", self.world["now"]),
+            "completed_at": check_run.get("completed_at"), "name": check_run["name"],
+            "steps": check_run.get("steps", [{
+                "name": "Run job", "status": check_run["status"],
+                "conclusion": check_run.get("conclusion"), "number": 1,
+                "started_at": check_run.get("started_at"),
+                "completed_at": check_run.get("completed_at")}] if completed else []),
+            "check_run_url": f"{self.repo_url()}/check-runs/{jid}", "labels": labels,
+            "runner_id": stable_id(f"runner:{runner}") if runner else None,
+            "runner_name": runner, "runner_group_id": 1 if runner else None,
+            "runner_group_name": "Default" if runner else None,
+            "workflow_name": run.get("name", "CI"), "head_branch": run.get("head_branch"),
         }
 
     def workflow_run(self, run: dict) -> dict:
         rid = run["id"]
         url = f"{self.repo_url()}/actions/runs/{rid}"
         created = run.get("created_at", self.world["now"])
-        extra = {k: v for k, v in run.items() if k != "artifacts"}
+        extra = {k: v for k, v in run.items() if k not in ("artifacts", "head_repository")}
+        head_repo = run.get("head_repository", self.world["repo"])
         return extra | {
             "id": rid, "node_id": node_id("WorkflowRun", rid), "name": run.get("name", "CI"),
             "path": run.get("path", ".github/workflows/ci.yml"),
@@ -335,8 +371,15 @@ class Shapes:
             "head_commit": self._head_commit(run["head_sha"]),
             "actor": self.user(run.get("actor", "octocat")),
             "triggering_actor": self.user(run.get("actor", "octocat")),
-            "repository": self.repository(), "head_repository": self.repository(),
+            "repository": self.repository(), "head_repository": self.fork_aware(head_repo),
         }
+
+    def fork_aware(self, full_name: str) -> dict:
+        """A repository shape; one other than the world's own is a fork of it."""
+        shape = self.repository(full_name)
+        if full_name.lower() != self.world["repo"].lower():
+            shape["fork"] = True
+        return shape
 
     def _head_commit(self, sha: str) -> dict | None:
         entry = self.world["commits"].get(sha)
@@ -359,7 +402,8 @@ class Shapes:
             "updated_at": created, "expires_at": artifact.get("expires_at", "2099-01-01T00:00:00Z"),
             "digest": None,
             "workflow_run": {"id": run["id"], "repository_id": stable_id(self.world["repo"]),
-                             "head_repository_id": stable_id(self.world["repo"]),
+                             "head_repository_id": stable_id(run.get("head_repository",
+                                                                     self.world["repo"])),
                              "head_branch": run.get("head_branch"), "head_sha": run["head_sha"]},
         }
 
@@ -388,6 +432,7 @@ class Shapes:
         }
 
 
+_CHECK_RUN_WORLD_KEYS = {"output", "run_id", "run_attempt", "labels", "runner_name", "steps"}
 _PULL_WORLD_KEYS = {"comments", "reviews", "review_comments", "commits", "labels", "user", "head",
                     "base"}
 

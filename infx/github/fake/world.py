@@ -99,7 +99,42 @@ def reference_errors(world: dict) -> list[tuple[list, str, str]]:
             errors.append((["pulls", i, "number"], f"duplicate pull number {number}",
                            "give every pull a unique number"))
     errors.extend(_cycle_errors(commits))
+    errors.extend(_job_errors(world))
     errors.extend(_fault_errors(world.get("faults", [])))
+    return errors
+
+
+def _job_errors(world: dict) -> list[tuple[list, str, str]]:
+    """A check run naming its workflow run (`run_id`) must sit under that run's head commit,
+    within the run's attempts; workflow run ids are unique."""
+    runs = {}
+    errors: list[tuple[list, str, str]] = []
+    for i, run in enumerate(world.get("workflow_runs", [])):
+        if run["id"] in runs:
+            errors.append((["workflow_runs", i, "id"], f"duplicate workflow run id {run['id']}",
+                           "give every workflow run a unique id"))
+        runs[run["id"]] = run
+    for sha, check_runs in world.get("check_runs", {}).items():
+        for j, check_run in enumerate(check_runs):
+            if "run_id" not in check_run:
+                if "run_attempt" in check_run:
+                    errors.append((["check_runs", sha, j, "run_attempt"],
+                                   "run_attempt without run_id",
+                                   "add `run_id:` naming the workflow run this job belongs to"))
+                continue
+            run = runs.get(check_run["run_id"])
+            where = ["check_runs", sha, j, "run_id"]
+            if run is None:
+                errors.append((where, f"unknown workflow run {check_run['run_id']}",
+                               "add it under `workflow_runs:` or drop `run_id`"))
+            elif run["head_sha"] != sha:
+                errors.append((where, f"workflow run {run['id']} ran on {run['head_sha']}, not "
+                               f"on {sha}", "list the job under its run's head_sha"))
+            elif check_run.get("run_attempt", 1) > run.get("run_attempt", 1):
+                errors.append((["check_runs", sha, j, "run_attempt"],
+                               f"attempt {check_run['run_attempt']} of a run with run_attempt "
+                               f"{run.get('run_attempt', 1)}",
+                               "raise the run's run_attempt or lower the job's"))
     return errors
 
 
@@ -218,6 +253,56 @@ def resolve_ref(world: dict, ref: str) -> str | None:
         if pull["head"]["ref"] == ref and pull["head"]["repo"] == world["repo"]:
             return pull["head"]["sha"]
     return None
+
+
+_RUN_IN_URL = re.compile(r"/actions/runs/(\d+)(?:/|$)")
+
+
+def run_of_check_run(check_run: dict) -> int | None:
+    """The workflow run a check run is a job of: its `run_id`, else the run its
+    `details_url` names (how worlds written before `run_id` existed link jobs), else None
+    (a check run of some other app, in its commit's own check suite)."""
+    if "run_id" in check_run:
+        return int(check_run["run_id"])
+    found = _RUN_IN_URL.search(check_run.get("details_url") or "")
+    return int(found.group(1)) if found else None
+
+
+def suite_key(sha: str, check_run: dict) -> str:
+    """What identifies a check run's check suite: its workflow run, else its commit."""
+    run_id = run_of_check_run(check_run)
+    return f"run:{run_id}" if run_id is not None else f"commit:{sha}"
+
+
+def find_run(world: dict, run_id: int) -> dict | None:
+    return next((r for r in world["workflow_runs"] if r["id"] == run_id), None)
+
+
+def run_jobs(world: dict, run: dict) -> list[tuple[dict, int]]:
+    """The jobs of a workflow run with their attempt numbers: the check runs of the run's
+    check suite (listed under its head commit). A job without `run_attempt` is the k-th
+    attempt when it is the k-th same-named job of the run (by completed_at, then id),
+    capped at the run's run_attempt."""
+    mine = [c for c in world["check_runs"].get(run["head_sha"], [])
+            if run_of_check_run(c) == run["id"]]
+    top = int(run.get("run_attempt", 1))
+    seen: dict[str, int] = {}
+    jobs = []
+    for check_run in sorted(mine, key=newest_key):
+        if "run_attempt" in check_run:
+            attempt = int(check_run["run_attempt"])
+        else:
+            seen[check_run["name"]] = seen.get(check_run["name"], 0) + 1
+            attempt = min(seen[check_run["name"]], top)
+        jobs.append((check_run, attempt))
+    return sorted(jobs, key=lambda pair: pair[0]["id"])
+
+
+def newest_key(check_run: dict) -> tuple[int, str, int]:
+    """Sort key: a later `completed_at` is newer; a run still going (no completed_at) is
+    newer than any finished one; the id breaks ties."""
+    done = check_run.get("completed_at")
+    return (0 if done else 1, done or "", int(check_run["id"]))
 
 
 def find_pull(world: dict, number: int) -> dict | None:
