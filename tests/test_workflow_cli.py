@@ -9,7 +9,9 @@ import sys
 
 from test_reuse_support import C2, add_fork_pr, base_world
 
+from infx.matrix.identity import job_name
 from infx.workflow.cli import main
+from infx.workflow.launch import result_name
 
 
 def _outputs(path) -> dict:
@@ -65,7 +67,8 @@ def test_shard_step(tmp_path, monkeypatch, capsys):
     assert main(["shard", "--plan", str(plan_file), "--metadata-out", str(meta)]) == 0
     values = _outputs(out)
     assert json.loads(values["shards"]) == ["single-node-1k1k-1"]
-    assert json.loads(values["matrix"]) == {"single-node-1k1k-1": [{"runner": "mi355x", "conc": 4}]}
+    row = {"runner": "mi355x", "conc": 4}
+    assert json.loads(values["matrix"]) == {"single-node-1k1k-1": [row | {"job-name": job_name(row)}]}
     assert values["has-evals"] == "false" and values["jobs"] == "1"
     assert "| sweep-single-node-1k1k-1 | 1 |" in summary.read_text()
     assert json.loads(meta.read_text())["head_ref"] == "b"
@@ -90,7 +93,8 @@ def test_row_info_and_launch(tmp_path, monkeypatch):
     monkeypatch.setenv("CONFIG_JSON", json.dumps(row))
     monkeypatch.setenv("RUNNER_NAME", "mi355x-amds_01")
     assert main(["row-info"]) == 0
-    assert _outputs(out)["artifact-name"] == "eval_x_fp8_vllm_tp1-ep1_conc2_mi355x-amds_01"
+    assert _outputs(out)["artifact-name"] == f"eval_{result_name(row, 'mi355x-amds_01')}"
+    assert _outputs(out)["artifact-name"].startswith("eval_-_fp8_-_vllm_-_TP1_c2_eval_")
     (tmp_path / "runners").mkdir()
     (tmp_path / "runners" / "launch_mi355x-amds.sh").write_text("exit 3\n")
     assert main(["launch", "--root", str(tmp_path)]) == 1

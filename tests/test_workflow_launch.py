@@ -8,7 +8,15 @@ import os
 import pytest
 
 from infx.errors import InfxError
-from infx.workflow.launch import artifact_prefix, launch_script, result_name, row_env, run_launch
+from infx.matrix.identity import digest, job_name
+from infx.workflow.launch import (
+    artifact_prefix,
+    check_job_name,
+    launch_script,
+    result_name,
+    row_env,
+    run_launch,
+)
 
 SINGLE = {"exp-name": "dsr1_1k1k", "image": "rocm/sgl:v1", "model": "deepseek-ai/DeepSeek-R1",
           "model-prefix": "dsr1", "framework": "sglang", "precision": "fp8", "runner": "mi355x",
@@ -35,6 +43,8 @@ def test_nested_and_list_fields():
 
 
 @pytest.mark.parametrize("row", [{"path": "/evil"}, {"github-token": "x"}, {"runner-name": "x"},
+                                 {"hf-token": "x"}, {"hf": {"token": "x"}}, {"infx-timeout-minutes": 1},
+                                 {"result-name": "x"}, {"results-dir": "/"},
                                  {"bad key!": 1}, {"x": "a\0b"}, [1, 2]])
 def test_rejected_rows(row):
     with pytest.raises(InfxError):
@@ -43,9 +53,13 @@ def test_rejected_rows(row):
 
 def test_result_and_artifact_names():
     name = result_name(SINGLE, "mi355x-amds_03")
-    assert name == "dsr1_1k1k_fp8_sglang_tp8-ep1_conc4_mi355x-amds_03_recipe-abcdef0123456789"
-    assert result_name(MULTI, "n_1") == "dsr1_mn_prefill-tp4-nw2_decode-tp8-nw_conc8x16_n_1"
-    assert result_name({"exp-name": "a/b c", "conc": 1}, "r").startswith("a-b-c")
+    assert name == f"dsr1_fp8_mi355x_sglang_1k1k_TP8_c4_{digest(SINGLE)}_mi355x-amds_03"
+    assert result_name(MULTI, "n_1").startswith("-_-_mi355x-disagg_-_-_P2xTP4_D-xTP8-DPA_c8x16_")
+    assert result_name({"model-prefix": "a/b c", "conc": 1}, "r:1").startswith("a-b-c_")
+    assert result_name(SINGLE, "r:1").endswith("_r-1")
+    # one name per row: rows differing only in a field the old name left out get two names
+    assert result_name(SINGLE | {"ep": 8}, "n") != result_name(SINGLE, "n")
+    assert result_name(SINGLE | {"dp-attn": True}, "n") != result_name(SINGLE, "n")
     assert artifact_prefix(SINGLE) == "bmk_"
     assert artifact_prefix({"eval-only": True}) == "eval_"
     assert artifact_prefix({"scenario-type": "agentic-coding"}) == "bmk_agentic_"
@@ -57,7 +71,7 @@ def test_launch_runs_the_prefix_script_with_the_row(tmp_path):
     (runners / "launch_mi355x-amds.sh").write_text('echo "$TP $CONC $RESULT_NAME" > out.txt\n')
     code = run_launch(SINGLE, "mi355x-amds_03", tmp_path, {"PATH": os.environ["PATH"]})
     assert code == 0
-    assert (tmp_path / "out.txt").read_text().startswith("8 4 dsr1_1k1k_fp8")
+    assert (tmp_path / "out.txt").read_text().startswith("8 4 dsr1_fp8_mi355x_sglang_1k1k_TP8_c4_")
 
 
 def test_launch_script_errors(tmp_path):
@@ -65,3 +79,10 @@ def test_launch_script_errors(tmp_path):
         launch_script("mi355x_01", tmp_path)
     with pytest.raises(InfxError, match="no usable prefix"):
         launch_script("../x_01", tmp_path)
+
+
+def test_a_row_must_carry_its_own_job_name():
+    check_job_name(SINGLE)  # rows from before the shard step carry none
+    check_job_name(SINGLE | {"job-name": job_name(SINGLE)})
+    with pytest.raises(InfxError, match="is not its identity"):
+        check_job_name(SINGLE | {"job-name": job_name(SINGLE | {"conc": 8})})

@@ -7,10 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from infx.errors import InfxError
+from infx.matrix.identity import identity_fields, job_name
 from infx.workflow.shard import (
     BUCKETS,
     MAX_MATRIX_JOBS,
     all_shard_ids,
+    bucket_of_job,
+    caller_name,
+    shard_id,
     shard_outputs,
     shard_plan,
     split_evenly,
@@ -33,7 +37,9 @@ def test_large_bucket_is_split_evenly_in_order():
     plan = {"single_node": {"8k1k": _rows(300)}}
     shards = shard_plan(plan)
     assert [len(v) for v in shards.values()] == [150, 150]
-    assert shards["single-node-8k1k-1"] + shards["single-node-8k1k-2"] == plan["single_node"]["8k1k"]
+    joined = shards["single-node-8k1k-1"] + shards["single-node-8k1k-2"]
+    assert [identity_fields(r) for r in joined] == plan["single_node"]["8k1k"]
+    assert all(r["job-name"] == job_name(r) for r in joined)
 
 
 def test_bucket_above_its_slots_fails_naming_bucket_and_size():
@@ -93,3 +99,36 @@ def test_property_every_row_lands_in_exactly_one_small_shard(sizes):
     shards = shard_plan(plan)
     assert all(0 < len(rows) <= MAX_MATRIX_JOBS for rows in shards.values())
     assert sum(len(r) for r in shards.values()) == sum(sizes.values())
+
+
+def test_rows_are_named_by_their_identity_and_repeats_are_refused():
+    row = {"model-prefix": "dsr1", "precision": "fp4", "runner": "mi355x", "framework": "sglang",
+           "isl": 1024, "osl": 1024, "tp": 8, "conc": 4}
+    shards = shard_plan({"single_node": {"1k1k": [row, row | {"conc": 8}]}})
+    names = [r["job-name"] for r in shards["single-node-1k1k-1"]]
+    assert names[0].startswith("dsr1 fp4 mi355x sglang 1k1k TP8 c4 #") and len(set(names)) == 2
+    # an annotation from an earlier pass never changes the name
+    again = shard_plan({"single_node": {"1k1k": shards["single-node-1k1k-1"]}})
+    assert [r["job-name"] for r in again["single-node-1k1k-1"]] == names
+    with pytest.raises(InfxError, match="same identity") as info:
+        shard_plan({"single_node": {"1k1k": [row, dict(row)]}})
+    assert "remove the repeated concurrency" in str(info.value)
+    with pytest.raises(InfxError, match="row 1 of bucket evals is not a JSON object"):
+        shard_plan({"evals": [row | {"eval-only": True}, 3]})
+
+
+def test_caller_names_match_run_sweep_and_are_recognised_exactly():
+    from pathlib import Path
+
+    from infx.yamlio import load_file
+
+    workflow = load_file(Path(__file__).resolve().parent.parent / ".github/workflows/run-sweep.yml")
+    for bucket in BUCKETS:
+        for index in range(1, bucket.slots + 1):
+            job = workflow["jobs"][f"sweep-{shard_id(bucket, index)}"]
+            assert job["name"] == caller_name(bucket, index)
+            assert bucket_of_job(f"{job['name']} / x #00000000") is bucket
+    assert bucket_of_job("single-node agentic / x").id == "single-node-agentic"
+    assert bucket_of_job("single-node 8k1k (shard 2) / x").id == "single-node-8k1k"
+    for other in ("agentic / x", "canary / x", "collect-results", "single-node 8k1k", "eval x / y"):
+        assert bucket_of_job(other) is None

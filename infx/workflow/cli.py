@@ -88,10 +88,11 @@ def shard_command(plan_path: Path, metadata_out: Path | None) -> None:
 def row_info_command(config_json: str, runner_name: str) -> None:
     """Write the result and artifact names of one matrix row."""
     from infx.workflow.actions import write_outputs
-    from infx.workflow.launch import artifact_prefix, result_name, row_env
+    from infx.workflow.launch import artifact_prefix, check_job_name, result_name, row_env
 
     row = _load_json(config_json, "CONFIG_JSON")
     row_env(row)  # validates the row before anything runs
+    check_job_name(row)
     name = result_name(row, runner_name)
     outputs = {"result-name": name, "artifact-name": artifact_prefix(row) + name}
     write_outputs(outputs)

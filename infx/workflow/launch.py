@@ -10,10 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from infx.errors import InfxError, Problem
+from infx.matrix import identity
 
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
-_PROTECTED_PREFIXES = ("GITHUB_", "RUNNER_", "ACTIONS_", "LD_", "PYTHON", "BASH")
-_PROTECTED_NAMES = {"PATH", "HOME", "SHELL", "USER", "IFS", "ENV", "CI", "CONFIG_JSON"}
+# Names a row can never set: the runner's and the job's own variables, the launcher's settings
+# (INFX_*), credentials (HF_TOKEN and the other Hugging Face variables) and the shell's.
+_PROTECTED_PREFIXES = ("GITHUB_", "RUNNER_", "ACTIONS_", "LD_", "PYTHON", "BASH", "INFX_", "HF_",
+                       "HUGGING_FACE_", "DOCKER_")
+_PROTECTED_NAMES = {"PATH", "HOME", "SHELL", "USER", "IFS", "ENV", "CI", "CONFIG_JSON", "RESULT_NAME",
+                    "RESULTS_DIR", "LOGS_DIR", "TMPDIR", "PWD"}
 _RUNNER_PREFIX = re.compile(r"[A-Za-z0-9.-]+")
 _UNSAFE_NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -79,28 +84,17 @@ def launch_script(runner_name: str, root: Path) -> Path:
 
 def result_name(row: Mapping[str, Any], runner_name: str) -> str:
     """A unique, artifact-safe result name: the row's identity plus the node it ran on."""
-    conc = row.get("conc")
-    conc_text = "x".join(str(c) for c in conc) if isinstance(conc, list) else str(conc)
-    parts = [
-        str(row.get("exp-name") or row.get("model-prefix") or "run"),
-        str(row.get("precision", "")),
-        str(row.get("framework", "")),
-        *_parallelism(row),
-        f"conc{conc_text}",
-        runner_name,
-    ]
-    fingerprint = str(row.get("recipe-fingerprint") or "")
-    if fingerprint:
-        parts.append("recipe-" + fingerprint[:16])
-    name = "_".join(p for p in parts if p)
-    return _UNSAFE_NAME_CHARS.sub("-", name)
+    node = _UNSAFE_NAME_CHARS.sub("-", runner_name).strip("-") or "runner"
+    return f"{identity.result_slug(row)}_{node}"
 
 
-def _parallelism(row: Mapping[str, Any]) -> list[str]:
-    if isinstance(row.get("prefill"), Mapping) or isinstance(row.get("decode"), Mapping):
-        return [f"{side}-tp{(row.get(side) or {}).get('tp', '')}-nw{(row.get(side) or {}).get('num-worker', '')}"
-                for side in ("prefill", "decode")]
-    return [f"tp{row.get('tp', '')}-ep{row.get('ep', '')}"]
+def check_job_name(row: Mapping[str, Any]) -> None:
+    """A row that carries a `job-name` (added by the shard step) must carry its own identity's."""
+    given = row.get(identity.JOB_NAME_FIELD)
+    if given is not None and given != identity.job_name(row):
+        raise InfxError(Problem(
+            f"the row's job-name {given!r} is not its identity {identity.job_name(row)!r}",
+            key=identity.JOB_NAME_FIELD, fix="pass the rows exactly as `python -m infx.workflow shard` wrote them"))
 
 
 def artifact_prefix(row: Mapping[str, Any]) -> str:

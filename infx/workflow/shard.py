@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from infx.errors import InfxError, Problem
+from infx.matrix import identity
 
 MAX_MATRIX_JOBS = 256  # GitHub's hard limit per matrix
 
@@ -45,6 +46,23 @@ _NOT_ROWS = {"changelog_metadata"}
 def shard_id(bucket: Bucket, index: int) -> str:
     """Output key / job suffix of the index-th (1-based) shard of a bucket."""
     return f"{bucket.id}-{index}"
+
+
+def caller_name(bucket: Bucket, index: int) -> str:
+    """The display name run-sweep.yml gives the index-th shard job of a bucket; GitHub names
+    the matrix jobs it calls `<caller name> / <job name>`."""
+    return bucket.title if index == 1 else f"{bucket.title} (shard {index})"
+
+
+_CALLERS = {caller_name(b, i): b for b in BUCKETS for i in range(1, b.slots + 1)}
+
+
+def bucket_of_job(name: str) -> Bucket | None:
+    """The bucket whose shard job ran the check run / job called `name`, or None for every
+    other job (setup, collect-*, lint, …). Names are matched exactly as run-sweep.yml spells them."""
+    if " / " not in name:
+        return None
+    return _CALLERS.get(name.split(" / ", 1)[0])
 
 
 def all_shard_ids() -> list[str]:
@@ -94,14 +112,39 @@ def _check_known_buckets(plan: Mapping[str, Any]) -> None:
                     fix="add the bucket to infx.workflow.shard.BUCKETS and a job to run-sweep.yml"))
 
 
+def name_rows(rows: list[Any], bucket: Bucket, seen: dict[str, str]) -> list[dict[str, Any]]:
+    """Each row with its `job-name` (the row identity); two rows with one identity are refused.
+
+    ``seen`` maps the identities already named in this plan to their bucket (artifact names
+    derive from the identity and must be unique in the whole run).
+    """
+    named = []
+    for index, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise InfxError(Problem(f"row {index} of bucket {bucket.id} is not a JSON object", key=bucket.id))
+        name = identity.job_name(row)
+        slug = identity.result_slug(row)
+        if slug in seen:
+            raise InfxError(Problem(
+                f"two rows of the plan have the same identity {name!r} (bucket {bucket.id}, "
+                f"row {index}; first in {seen[slug]}): they are the same job twice",
+                key=bucket.id,
+                fix="remove the repeated concurrency or search-space entry from the master config"))
+        seen[slug] = bucket.id
+        named.append({**identity.identity_fields(row), identity.JOB_NAME_FIELD: name})
+    return named
+
+
 def shard_plan(plan: Mapping[str, Any], limit: int = MAX_MATRIX_JOBS) -> dict[str, list[Any]]:
-    """Map shard id -> rows for every non-empty shard; fail if a bucket overflows its slots."""
+    """Map shard id -> named rows for every non-empty shard; fail if a bucket overflows its
+    slots or two rows share an identity."""
     if not isinstance(plan, Mapping):
         raise InfxError(Problem("the plan is not a JSON object", fix="pass the output of `infx plan`"))
     _check_known_buckets(plan)
     shards: dict[str, list[Any]] = {}
+    seen: dict[str, str] = {}
     for bucket in BUCKETS:
-        rows = bucket_rows(plan, bucket)
+        rows = name_rows(bucket_rows(plan, bucket), bucket, seen)
         chunks = split_evenly(rows, limit)
         if len(chunks) > bucket.slots:
             raise InfxError(Problem(
