@@ -244,7 +244,7 @@ PLANS = {
     "throughput": {"single_node": {"1k1k": [_row(1), _row(2)]}, "multi_node": {}, "evals": []},
     "evals-only": {"single_node": {}, "evals": [_row(3, **{"eval-only": True})]},
     "big": {"single_node": {"8k1k": [_row(i) for i in range(300)]},
-            "multinode_agentic_evals": [_row(1)]},
+            "multinode_agentic_evals": [_row(1, **{"eval-only": True})]},
 }
 
 
