@@ -1,4 +1,4 @@
-"""The sign-off workflow: its real `if:` and concurrency expressions, pinning and zizmor."""
+"""The sign-off workflow: its real `if:` and concurrency expressions, pinning and the pending guard (zizmor: test_workflows_lint)."""
 
 from __future__ import annotations
 
@@ -93,14 +93,6 @@ def test_security_posture(workflow, repo_root) -> None:
                                 "persist-credentials": False}
     for step in job["steps"]:
         assert "${{" not in step.get("run", "")
-
-
-@pytest.mark.skipif(shutil.which("zizmor") is None, reason="zizmor is not installed")
-def test_zizmor_reports_nothing(repo_root) -> None:
-    done = subprocess.run(["zizmor", "--offline", WORKFLOW], cwd=repo_root, capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "No findings" in done.stdout + done.stderr
 
 
 # --- the guard step: a status never stays `pending` -------------------------------------------

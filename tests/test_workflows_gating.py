@@ -280,7 +280,7 @@ def test_every_shard_slot_has_a_job_and_the_template(sweep):
     assert sweep_jobs == {f"sweep-{s}" for s in all_shard_ids()}
     for job_id in sweep_jobs:
         job = sweep["jobs"][job_id]
-        assert job["uses"] == "$/.github/workflows/benchmark-tmpl.yml"
+        assert job["uses"] == "./.github/workflows/benchmark-tmpl.yml"
         assert job["with"] == {"config": "${{ toJSON(matrix.config) }}"}
         assert "secrets" in job and job["secrets"] != "inherit"
 

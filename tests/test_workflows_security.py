@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -45,9 +43,8 @@ def test_every_uses_is_pinned_to_a_commit_with_a_version_comment(path):
         if not match:
             continue
         target, comment = match.group(1), match.group(2) or ""
-        if target.startswith("$/"):
-            continue  # the workflow's own repository at the running commit
-        assert not target.startswith("./"), f"{path.name}: use $/ for local files: {line}"
+        if target.startswith("./.github/workflows/"):
+            continue  # this repository's own reusable workflow, at the caller's commit
         assert PINNED.match(target), f"{path.name}: not pinned to a full SHA: {line}"
         assert re.search(r"#\s*v\d+(\.\d+){0,2}\b", comment), f"{path.name}: no version comment: {line}"
 
@@ -145,25 +142,3 @@ def test_fork_welcome_poster_trusts_nothing_from_the_fork():
     steps_text = str(job["steps"])
     assert "workflow_run" not in steps_text
     assert "head_repository" in job["if"] and "zizmor: ignore[dangerous-triggers]" in text
-
-
-OURS = ["run-sweep.yml", "benchmark-tmpl.yml", "pr-welcome.yml", "pr-welcome-fork.yml",
-        "reuse-command.yml", "ci.yml"]
-
-
-def _zizmor(*args: str) -> subprocess.CompletedProcess:
-    if shutil.which("zizmor") is None:
-        pytest.skip("zizmor is not installed")
-    return subprocess.run(["zizmor", "--offline", *args], capture_output=True, text=True, check=False)
-
-
-def test_zizmor_reports_nothing_on_the_whole_folder():
-    result = _zizmor(str(WORKFLOWS))
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "No findings to report" in result.stdout + result.stderr
-
-
-def test_zizmor_pedantic_reports_nothing_on_our_workflows():
-    result = _zizmor("--persona", "pedantic", *(str(WORKFLOWS / name) for name in OURS))
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "No findings to report" in result.stdout + result.stderr
