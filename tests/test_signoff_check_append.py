@@ -6,6 +6,9 @@ from signoff_policy_support import with_head_file, world_evidence
 
 from infx.signoff.checks.append import run
 from infx.signoff.model import Status
+from infx.signoff.table import load_table
+
+SETTINGS = load_table().settings
 
 LAUNCHER = "benchmarks/single_node/launch_mi355x.sh"
 MASTER = "configs/amd-master.yaml"
@@ -21,38 +24,38 @@ def scenario9(old=None, new=None, path=LAUNCHER):
 
 
 def test_fail_unguarded_shared_edit_names_file_line_and_text():
-    outcome = run(scenario9())
+    outcome = run(scenario9(), SETTINGS)
     assert outcome.status == Status.FAIL
     assert outcome.reason.startswith(f"{LAUNCHER}:4: unconditional change reaches existing points")
     assert "SGLANG_LARGE_BATCH_TUNING" in outcome.reason
 
 
 def test_pass_when_guarded_to_new_concurrencies():
-    outcome = run(scenario9(EXPORT, f'if [ "$CONC" -ge 48 ]; then\n  {EXPORT}fi\n'))
+    outcome = run(scenario9(EXPORT, f'if [ "$CONC" -ge 48 ]; then\n  {EXPORT}fi\n'), SETTINGS)
     assert outcome.status == Status.PASS
     assert "dsr1-fp4-mi355x-sglang" in outcome.reason
     assert "conc [4, 8, 16, 32]" in outcome.reason and "conc [48, 64]" in outcome.reason
 
 
 def test_fail_when_the_guard_also_matches_an_old_point():
-    outcome = run(scenario9(EXPORT, f'if [[ $CONC -gt 16 ]]; then\n  {EXPORT}fi\n'))
+    outcome = run(scenario9(EXPORT, f'if [[ $CONC -gt 16 ]]; then\n  {EXPORT}fi\n'), SETTINGS)
     assert outcome.status == Status.FAIL
     assert "the guard also holds for an existing concurrency" in outcome.reason
 
 
 def test_fail_when_the_guard_cannot_be_read():
-    outcome = run(scenario9(EXPORT, f'if [ -n "$BIG" ]; then\n  {EXPORT}fi\n'))
+    outcome = run(scenario9(EXPORT, f'if [ -n "$BIG" ]; then\n  {EXPORT}fi\n'), SETTINGS)
     assert outcome.status == Status.FAIL
     assert "cannot prove isolation" in outcome.reason
 
 
 def test_else_branch_of_a_guard_is_not_isolated():
     text = f'if [ "$CONC" -ge 48 ]; then\n  true\nelse\n  {EXPORT}fi\n'
-    assert run(scenario9(EXPORT, text)).status == Status.FAIL
+    assert run(scenario9(EXPORT, text), SETTINGS).status == Status.FAIL
 
 
 def test_fail_when_an_old_point_is_removed():
-    outcome = run(scenario9("conc-list: [4, 8, 16, 32, 48, 64]", "conc-list: [8, 16, 32, 48, 64]", MASTER))
+    outcome = run(scenario9("conc-list: [4, 8, 16, 32, 48, 64]", "conc-list: [8, 16, 32, 48, 64]", MASTER), SETTINGS)
     assert outcome.status == Status.FAIL
     assert outcome.reason == ("dsr1-fp4-mi355x-sglang: append-only may not remove existing "
                               "concurrency points: [4]")
@@ -62,20 +65,20 @@ def test_fail_when_mixed_with_a_regular_entry():
     evidence = scenario9(EXPORT, "")
     text = evidence.head_files[CHANGELOG] + (
         "\n- config-keys:\n    - dsr1-fp4-mi355x-sglang\n  description:\n    - \"x\"\n  pr-link: XXX\n")
-    outcome = run(with_head_file(evidence, CHANGELOG, text))
+    outcome = run(with_head_file(evidence, CHANGELOG, text), SETTINGS)
     assert outcome.status == Status.FAIL
     assert "cannot be mixed" in outcome.reason
 
 
 def test_na_without_append_only_entry():
-    outcome = run(scenario9("  append-only: true\n", "", CHANGELOG))
+    outcome = run(scenario9("  append-only: true\n", "", CHANGELOG), SETTINGS)
     assert outcome.status == Status.NA
     assert "append-only: true" in outcome.reason
-    assert run(world_evidence("seed003")).status == Status.NA
+    assert run(world_evidence("seed003"), SETTINGS).status == Status.NA
 
 
 def test_fail_closed_when_history_is_rewritten():
-    outcome = run(scenario9('"Add dsr1 SGLang on MI355X."', '"Rewritten."', CHANGELOG))
+    outcome = run(scenario9('"Add dsr1 SGLang on MI355X."', '"Rewritten."', CHANGELOG), SETTINGS)
     assert outcome.status == Status.FAIL
     assert "rewrites existing history" in outcome.reason
 
@@ -84,5 +87,5 @@ def test_fail_closed_without_runners_file():
     evidence = world_evidence("scenario9")
     from dataclasses import replace
     base = {k: v for k, v in evidence.base_files.items() if k != "configs/runners.yaml"}
-    outcome = run(replace(evidence, base_files=base))
+    outcome = run(replace(evidence, base_files=base), SETTINGS)
     assert outcome.status == Status.FAIL and "could not be verified" in outcome.reason

@@ -6,6 +6,9 @@ from signoff_policy_support import bare_evidence
 
 from infx.signoff.checks import codeowner
 from infx.signoff.model import ChangedFile, Evidence, Status
+from infx.signoff.table import load_table
+
+SETTINGS = load_table().settings
 
 OWNERS = """* @SemiAnalysisAI/core
 configs/amd-master.yaml @billishyahao @chunfangamd
@@ -24,52 +27,52 @@ def evidence(signer, paths, teams=None, owners=OWNERS) -> Evidence:
 
 def test_seed_000_owner_passes() -> None:
     outcome = codeowner.run(evidence("chunfangamd", ["configs/amd-master.yaml", "perf-changelog.yaml",
-                                                     "benchmarks/x.sh"]))
+                                                     "benchmarks/x.sh"]), SETTINGS)
     assert outcome.status is Status.PASS
     assert "@chunfangamd is a listed owner of configs/amd-master.yaml" in outcome.reason
 
 
 def test_scenario_3_amd_owner_on_nvidia_file_fails() -> None:
-    outcome = codeowner.run(evidence("chunfangamd", ["configs/nvidia-master.yaml", "perf-changelog.yaml"]))
+    outcome = codeowner.run(evidence("chunfangamd", ["configs/nvidia-master.yaml", "perf-changelog.yaml"]), SETTINGS)
     assert outcome.status is Status.FAIL
     assert outcome.reason.startswith("configs/nvidia-master.yaml is owned by @ankur-singh "
                                      "@kedarpotdar-nv @SemiAnalysisAI/core; chunfangamd")
 
 
 def test_owner_matching_is_case_insensitive() -> None:
-    assert codeowner.run(evidence("ChunFangAMD", ["configs/amd-master.yaml"])).status is Status.PASS
+    assert codeowner.run(evidence("ChunFangAMD", ["configs/amd-master.yaml"]), SETTINGS).status is Status.PASS
 
 
 def test_active_team_membership_counts() -> None:
     teams = {"semianalysisai/core": {"root": True}}
-    assert codeowner.run(evidence("root", ["configs/nvidia-master.yaml"], teams)).status is Status.PASS
+    assert codeowner.run(evidence("root", ["configs/nvidia-master.yaml"], teams), SETTINGS).status is Status.PASS
 
 
 def test_unreadable_team_membership_never_passes() -> None:
     teams = {"acme/amd-docs": {"dana": None}}
-    outcome = codeowner.run(evidence("dana", ["docs/amd/guide.md"], teams))
+    outcome = codeowner.run(evidence("dana", ["docs/amd/guide.md"], teams), SETTINGS)
     assert outcome.status is Status.FAIL and "could not be confirmed" in outcome.reason
 
 
 def test_rename_source_path_counts() -> None:
-    outcome = codeowner.run(evidence("billishyahao", [("configs/amd2.yaml", "configs/nvidia-master.yaml")]))
+    outcome = codeowner.run(evidence("billishyahao", [("configs/amd2.yaml", "configs/nvidia-master.yaml")]), SETTINGS)
     assert outcome.status is Status.FAIL and "nvidia-master.yaml" in outcome.reason
 
 
 def test_catch_all_only_changes_need_a_recognised_codeowner() -> None:
-    assert codeowner.run(evidence("billishyahao", ["README.md"])).status is Status.PASS
-    outcome = codeowner.run(evidence("mallory", ["README.md"]))
+    assert codeowner.run(evidence("billishyahao", ["README.md"]), SETTINGS).status is Status.PASS
+    outcome = codeowner.run(evidence("mallory", ["README.md"]), SETTINGS)
     assert outcome.status is Status.FAIL and "not listed anywhere" in outcome.reason
 
 
 def test_missing_inputs_fail_closed() -> None:
-    assert codeowner.run(evidence("chunfangamd", ["configs/amd-master.yaml"], owners=None)).status is Status.FAIL
+    assert codeowner.run(evidence("chunfangamd", ["configs/amd-master.yaml"], owners=None), SETTINGS).status is Status.FAIL
     ev = evidence("chunfangamd", [])
     ev.files = None
-    assert codeowner.run(ev).status is Status.FAIL
+    assert codeowner.run(ev, SETTINGS).status is Status.FAIL
 
 
 def test_github_directory_location_wins() -> None:
     ev = evidence("chunfangamd", ["configs/amd-master.yaml"])
     ev.default_branch_files[".github/CODEOWNERS"] = "* @other/core\n"
-    assert codeowner.run(ev).status is Status.FAIL
+    assert codeowner.run(ev, SETTINGS).status is Status.FAIL

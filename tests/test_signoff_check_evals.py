@@ -9,6 +9,9 @@ from signoff_policy_support import bare_evidence
 
 from infx.signoff.checks import evals
 from infx.signoff.model import Artifact, ChangedFile, CheckRun, Evidence, Status
+from infx.signoff.table import load_table
+
+SETTINGS = load_table().settings
 
 RUN_SHA, HEAD = "a" * 40, "b" * 40
 THRESHOLDS = "default:\n  gsm8k: 0.90\nmodels:\n  qwen3.5:\n    gsm8k: 0.94\n"
@@ -48,7 +51,7 @@ def evidence(rows, *, run_image="vllm/vllm-openai-rocm:v1", head_image="vllm/vll
 
 
 def test_pass_names_score_floor_and_source() -> None:
-    outcome = evals.run(evidence([row()]))
+    outcome = evals.run(evidence([row()]), SETTINGS)
     assert outcome.status is Status.PASS
     assert "gsm8k em_strict 0.95, n=1319 (floor 0.94, models.qwen3.5.gsm8k)" in outcome.reason
 
@@ -56,7 +59,7 @@ def test_pass_names_score_floor_and_source() -> None:
 def test_scenario_10_below_per_model_floor_and_infrastructure_failure() -> None:
     rows = [row(score=0.932), row(conc=32, infrastructure_success=False,
                                   integration_error={"type": "InvalidEffectiveSampleCount", "message": "n"})]
-    outcome = evals.run(evidence(rows))
+    outcome = evals.run(evidence(rows), SETTINGS)
     assert outcome.status is Status.FAIL
     assert "gsm8k" in outcome.reason and "0.932" in outcome.reason and "0.94" in outcome.reason
     assert "models.qwen3.5.gsm8k" in outcome.reason
@@ -70,17 +73,17 @@ def test_scenario_10_below_per_model_floor_and_infrastructure_failure() -> None:
     (row(infrastructure_success=None), "infrastructure_success is not true"),
 ])
 def test_invalid_rows_fail(bad, text) -> None:
-    outcome = evals.run(evidence([bad]))
+    outcome = evals.run(evidence([bad]), SETTINGS)
     assert outcome.status is Status.FAIL and text in outcome.reason
 
 
 def test_different_image_fails() -> None:
-    outcome = evals.run(evidence([row()], run_image="vllm/vllm-openai-rocm:v0"))
+    outcome = evals.run(evidence([row()], run_image="vllm/vllm-openai-rocm:v0"), SETTINGS)
     assert outcome.status is Status.FAIL and "different image" in outcome.reason
 
 
 def test_uncovered_config_fails() -> None:
-    outcome = evals.run(evidence([row(model_prefix="dsr1")]))
+    outcome = evals.run(evidence([row(model_prefix="dsr1")]), SETTINGS)
     assert outcome.status is Status.FAIL and "no eval row covers" in outcome.reason
 
 
@@ -96,25 +99,25 @@ def test_missing_or_broken_artifacts_fail_closed(artifacts, text) -> None:
     ev = evidence([row()], artifacts=artifacts or [])
     if artifacts is None:
         ev.artifacts = {}
-    outcome = evals.run(ev)
+    outcome = evals.run(ev, SETTINGS)
     assert outcome.status is Status.FAIL and text in outcome.reason
 
 
 def test_unreadable_thresholds_or_run_tree_fail_closed() -> None:
     ev = evidence([row()])
     ev.default_branch_files = {}
-    assert evals.run(ev).status is Status.FAIL
+    assert evals.run(ev, SETTINGS).status is Status.FAIL
     ev = evidence([row()], thresholds="default: {gsm8k: 2}\n")
-    assert "invalid" in evals.run(ev).reason
+    assert "invalid" in evals.run(ev, SETTINGS).reason
     ev = evidence([row()])
     ev.commit_files = {}
-    assert "could not be read" in evals.run(ev).reason
+    assert "could not be read" in evals.run(ev, SETTINGS).reason
 
 
 def test_no_green_sweep_means_no_evals() -> None:
     ev = evidence([row()])
     ev.check_runs = {HEAD: [], RUN_SHA: []}
-    outcome = evals.run(ev)
+    outcome = evals.run(ev, SETTINGS)
     assert outcome.status is Status.FAIL and "Check 1" in outcome.reason
 
 
@@ -123,10 +126,10 @@ def test_eval_concs_must_all_have_results() -> None:
     ev.base_files["perf-changelog.yaml"] = "- config-keys: [a]\n  pr-link: x\n"
     ev.head_files["perf-changelog.yaml"] = (ev.base_files["perf-changelog.yaml"] +
                                             "- config-keys: [qwen3.5-*]\n  eval-concs: [48, 64]\n")
-    outcome = evals.run(ev)
+    outcome = evals.run(ev, SETTINGS)
     assert outcome.status is Status.FAIL and "eval-concs [64]" in outcome.reason
     ev.head_files["perf-changelog.yaml"] = ev.head_files["perf-changelog.yaml"].replace("48, 64", "48")
-    assert evals.run(ev).status is Status.PASS
+    assert evals.run(ev, SETTINGS).status is Status.PASS
 
 
 # --- per-job eval_* artifacts when eval_results_all is absent ---------------------------------
@@ -152,29 +155,29 @@ def batch(concs, completed, failed=()) -> Artifact:
 
 
 def test_per_job_artifacts_stand_in_for_a_missing_aggregate() -> None:
-    outcome = evals.run(evidence([], artifacts=[job(), Artifact("results_bmk", False, {})]))
+    outcome = evals.run(evidence([], artifacts=[job(), Artifact("results_bmk", False, {})]), SETTINGS)
     assert outcome.status is Status.PASS
     assert outcome.reason.startswith("1 per-job eval artifact(s) (eval_results_all absent) of run 5")
     assert "gsm8k em_strict 0.95, n=1319 (floor 0.94, models.qwen3.5.gsm8k)" in outcome.reason
 
 
 def test_per_job_artifacts_are_held_to_the_same_floors() -> None:
-    outcome = evals.run(evidence([], artifacts=[job(results={"results.json": lm_eval(0.93)})]))
+    outcome = evals.run(evidence([], artifacts=[job(results={"results.json": lm_eval(0.93)})]), SETTINGS)
     assert outcome.status is Status.FAIL and "0.93 is below the threshold 0.94" in outcome.reason
 
 
 def test_an_expired_aggregate_falls_back_to_fresh_job_artifacts() -> None:
-    outcome = evals.run(evidence([], artifacts=[Artifact("eval_results_all", True, None), job()]))
+    outcome = evals.run(evidence([], artifacts=[Artifact("eval_results_all", True, None), job()]), SETTINGS)
     assert outcome.status is Status.PASS
 
 
 def test_an_unusable_job_artifact_fails_closed() -> None:
-    outcome = evals.run(evidence([], artifacts=[job(), Artifact("eval_other", False, None)]))
+    outcome = evals.run(evidence([], artifacts=[job(), Artifact("eval_other", False, None)]), SETTINGS)
     assert outcome.status is Status.FAIL and "eval_other could not be downloaded" in outcome.reason
 
 
 def test_a_job_that_ran_another_image_fails() -> None:
-    outcome = evals.run(evidence([], artifacts=[job({"image": "rocm/vllm-dev:fork"})]))
+    outcome = evals.run(evidence([], artifacts=[job({"image": "rocm/vllm-dev:fork"})]), SETTINGS)
     assert outcome.status is Status.FAIL and "different image" in outcome.reason
     assert "rocm/vllm-dev:fork" in outcome.reason
 
@@ -186,7 +189,7 @@ def test_a_job_that_ran_another_image_fails() -> None:
     (batch([32], [32, 64]), "unexpected eval concurrencies [64]"),
 ])
 def test_batched_job_manifest(artifact, text) -> None:
-    outcome = evals.run(evidence([], artifacts=[artifact]))
+    outcome = evals.run(evidence([], artifacts=[artifact]), SETTINGS)
     if text is None:
         assert outcome.status is Status.PASS
     else:
@@ -198,14 +201,14 @@ def test_changelog_eval_concs_narrow_the_batch() -> None:
     ev.base_files["perf-changelog.yaml"] = "- config-keys: [a]\n  pr-link: x\n"
     ev.head_files["perf-changelog.yaml"] = (ev.base_files["perf-changelog.yaml"] +
                                             "- config-keys: [qwen3.5-*]\n  eval-concs: [64]\n")
-    outcome = evals.run(ev)
+    outcome = evals.run(ev, SETTINGS)
     assert outcome.status is Status.FAIL and "unexpected eval concurrencies [32]" in outcome.reason
     ev.artifacts = {5: [batch([64], [64])]}
-    assert evals.run(ev).status is Status.PASS
+    assert evals.run(ev, SETTINGS).status is Status.PASS
 
 
 def test_no_aggregate_and_no_job_artifacts_fails() -> None:
-    outcome = evals.run(evidence([], artifacts=[Artifact("results_bmk", False, {})]))
+    outcome = evals.run(evidence([], artifacts=[Artifact("results_bmk", False, {})]), SETTINGS)
     assert outcome.status is Status.FAIL and "no per-job eval_* artifacts" in outcome.reason
 
 
@@ -213,8 +216,8 @@ def test_every_affected_config_needs_a_row() -> None:
     ev = evidence([row()])
     second = ENTRY.replace("qwen3.5-fp4-mi355x-vllm", "qwen3.5-fp8-mi355x-vllm").replace("fp4", "fp8")
     ev.head_files["configs/amd-master.yaml"] += second.format(image="vllm/vllm-openai-rocm:v1")
-    assert "has no config qwen3.5-fp8-mi355x-vllm" in evals.run(ev).reason
+    assert "has no config qwen3.5-fp8-mi355x-vllm" in evals.run(ev, SETTINGS).reason
     ev.commit_files[RUN_SHA]["configs/amd-master.yaml"] += second.format(image="vllm/vllm-openai-rocm:v1")
-    outcome = evals.run(ev)
+    outcome = evals.run(ev, SETTINGS)
     assert outcome.status is Status.FAIL
     assert "no eval row covers the affected config qwen3.5-fp8-mi355x-vllm" in outcome.reason

@@ -6,6 +6,9 @@ from signoff_policy_support import with_body, with_head_file, world_evidence
 
 from infx.signoff.checks.golden import choose_curve, run
 from infx.signoff.model import Status
+from infx.signoff.table import load_table
+
+SETTINGS = load_table().settings
 
 SEED_RECIPE = "benchmarks/single_node/srt-slurm-recipes/minimaxm3/atom/mi355x-fp4-mtp/agentic.yaml"
 GLM_SCRIPT = "benchmarks/single_node/agentic/glm5.2_fp4_b300_atom_mtp.sh"
@@ -17,31 +20,31 @@ def edit(world, path, old, new):
 
 
 def test_pass_names_value_line_and_curve():
-    outcome = run(world_evidence("seed000"))
+    outcome = run(world_evidence("seed000"), SETTINGS)
     assert outcome.status == Status.PASS
     assert f"{SEED_RECIPE}:18" in outcome.reason
     assert "minimaxm3_eagle3_gqa.yaml minimax-m3.thinking_on[3] = 2.78" in outcome.reason
 
 
 def test_fail_on_mismatch():
-    outcome = run(edit("seed000", SEED_RECIPE, "acceptance-length: 2.78", "acceptance-length: 2.83"))
+    outcome = run(edit("seed000", SEED_RECIPE, "acceptance-length: 2.78", "acceptance-length: 2.83"), SETTINGS)
     assert outcome.status == Status.FAIL
     assert "pins AL 2.83" in outcome.reason and "= 2.78" in outcome.reason
 
 
 def test_within_tolerance_passes():
-    assert run(edit("seed000", SEED_RECIPE, "acceptance-length: 2.78", "acceptance-length: 2.784")).status == Status.PASS
+    assert run(edit("seed000", SEED_RECIPE, "acceptance-length: 2.78", "acceptance-length: 2.784"), SETTINGS).status == Status.PASS
 
 
 def test_fail_when_synthetic_acceptance_is_off():
-    outcome = run(edit("seed000", SEED_RECIPE, "    spec-decode-acceptance-length: 2.78\n", ""))
+    outcome = run(edit("seed000", SEED_RECIPE, "    spec-decode-acceptance-length: 2.78\n", ""), SETTINGS)
     assert outcome.status == Status.FAIL
     assert "synthetic acceptance is not enabled" in outcome.reason
 
 
 def test_thinking_off_uses_the_other_curve():
     evidence = edit("scenario5", GLM_SCRIPT, '"enable_thinking": true', '"enable_thinking": false')
-    outcome = run(evidence)
+    outcome = run(evidence, SETTINGS)
     # glm5.2 has no thinking_off curve: no guessing, and no AL source in the sign-off
     assert outcome.status == Status.FAIL
     assert "no golden curve for glm5.2 mtp thinking_off k=3" in outcome.reason
@@ -51,7 +54,7 @@ def test_missing_golden_passes_only_with_a_stated_source():
     evidence = edit("scenario5", GLM_SCRIPT, '"enable_thinking": true', '"enable_thinking": false')
     body = evidence.signoff.body.replace(
         "Signed:", "- glm5.2 thinking-off acceptance length 3.10 comes from pending collection run 99.\n\nSigned:")
-    outcome = run(with_body(evidence, body))
+    outcome = run(with_body(evidence, body), SETTINGS)
     assert outcome.status == Status.PASS
     assert "states the AL source" in outcome.reason
 
@@ -59,7 +62,7 @@ def test_missing_golden_passes_only_with_a_stated_source():
 def test_atom_rate_spelling_converts_to_al():
     evidence = edit("scenario5", GLM_SCRIPT, "--spec-decode-acceptance-length 2.99",
                     "--spec-decode-acceptance-rate 0.6633")
-    outcome = run(evidence)
+    outcome = run(evidence, SETTINGS)
     assert outcome.status == Status.PASS
     assert "--spec-decode-acceptance-rate 0.6633 (k=3)" in outcome.reason
 
@@ -69,21 +72,21 @@ def test_vllm_needs_the_synthetic_rejection_method():
     evidence = world_evidence("scenario8")
     from infx.config.recipe import parse_recipe, render
     assert "rejection_sample_method" in render(parse_recipe(evidence.head_files[path], path)).server_command()
-    assert run(evidence).status == Status.PASS
+    assert run(evidence, SETTINGS).status == Status.PASS
 
 
 def test_non_agentic_synthetic_knob_fails_unless_excepted():
     evidence = world_evidence("scenario6")
     body = evidence.signoff.body.replace(
         "Signed:", "- Exception: qwen3.5-fp8-mi355x-sglang-mtp keeps simulated acceptance for a study.\n\nSigned:")
-    outcome = run(with_body(evidence, body))
+    outcome = run(with_body(evidence, body), SETTINGS)
     assert any("documented exception" in d for d in outcome.details)
     assert outcome.status == Status.FAIL  # the agentic mismatch remains
 
 
 def test_na_without_agentic_spec_decode():
-    assert run(world_evidence("seed003")).status == Status.NA
-    assert run(world_evidence("scenario11")).status == Status.NA
+    assert run(world_evidence("seed003"), SETTINGS).status == Status.NA
+    assert run(world_evidence("scenario11"), SETTINGS).status == Status.NA
 
 
 def test_choose_curve_never_guesses():
@@ -103,14 +106,14 @@ def test_fail_closed_on_unreadable_curve():
     evidence = world_evidence("seed000")
     files = dict(evidence.default_branch_files)
     files["configs/golden_al_distribution/minimaxm3_eagle3_gqa.yaml"] = None
-    outcome = run(replace(evidence, default_branch_files=files))
+    outcome = run(replace(evidence, default_branch_files=files), SETTINGS)
     assert outcome.status == Status.FAIL and "could not be verified" in outcome.reason
 
 
 def test_atom_confidence_schedule_with_forced_acceptance_fails():
     evidence = edit("scenario5", GLM_SCRIPT, "--spec-decode-acceptance-length 2.99",
                     """--spec-decode-acceptance-length 2.99 --dspark-config '{"confidence_schedule": true}'""")
-    outcome = run(evidence)
+    outcome = run(evidence, SETTINGS)
     assert outcome.status == Status.FAIL
     assert "confidence scheduler" in outcome.reason and f"{GLM_SCRIPT}:3" in outcome.reason
 
@@ -118,13 +121,13 @@ def test_atom_confidence_schedule_with_forced_acceptance_fails():
 def test_atom_length_and_rate_together_fail():
     evidence = edit("scenario5", GLM_SCRIPT, "--spec-decode-acceptance-length 2.99",
                     "--spec-decode-acceptance-length 2.99 --spec-decode-acceptance-rate 0.6633")
-    outcome = run(evidence)
+    outcome = run(evidence, SETTINGS)
     assert outcome.status == Status.FAIL
     assert "mutually exclusive" in outcome.reason and f"{GLM_SCRIPT}:3" in outcome.reason
 
 
 def test_acceptance_length_outside_the_valid_range_fails():
     outcome = run(edit("scenario5", GLM_SCRIPT, "--spec-decode-acceptance-length 2.99",
-                       "--spec-decode-acceptance-length 4.50"))
+                       "--spec-decode-acceptance-length 4.50"), SETTINGS)
     assert outcome.status == Status.FAIL
     assert "outside the valid range [1, 4] for 3 draft tokens" in outcome.reason

@@ -16,6 +16,9 @@ from infx.signoff.model import (
     Evidence,
     Status,
 )
+from infx.signoff.table import load_table
+
+SETTINGS = load_table().settings
 
 HEAD = "b" * 40
 AGENTIC = """k1:
@@ -71,7 +74,7 @@ def evidence(points, artifacts=None, changed=True, entry=AGENTIC, comments=()) -
 
 def test_enough_frontier_points_pass() -> None:
     points = [point(10 * k, 100 * k) for k in range(1, 9)] + [point(15, 50), point(70, 60)]
-    outcome = pareto.run(evidence(points))
+    outcome = pareto.run(evidence(points), SETTINGS)
     assert outcome.status is Status.PASS
     assert ("minimaxm3 / agentic-coding / MI355X atom / fp4: 10 measured, 0 invalid, "
             "8/5 on the P90 tput_per_gpu vs p90_e2el frontier") in outcome.reason
@@ -79,44 +82,44 @@ def test_enough_frontier_points_pass() -> None:
 
 def test_scenario_12_three_of_five_warns() -> None:
     points = [point(10, 100), point(20, 200), point(30, 300)] + [point(40 + k, 50) for k in range(6)]
-    outcome = pareto.run(evidence(points))
+    outcome = pareto.run(evidence(points), SETTINGS)
     assert outcome.status is Status.WARN and "9 measured, 0 invalid, 3/5" in outcome.reason
     assert "strongly recommended" in outcome.reason and "admin bypass: none recorded" in outcome.reason
 
 
 def test_p75_is_reported_separately_and_does_not_decide() -> None:
     points = [point(10 * k, 100 * k, p75_e2el=5.0) for k in range(1, 7)]
-    outcome = pareto.run(evidence(points))
+    outcome = pareto.run(evidence(points), SETTINGS)
     assert outcome.status is Status.PASS and "6/5 on the P90" in outcome.reason
     assert "(P75: 1/5, 0 invalid)" in outcome.reason
 
 
 def test_invalid_points_warn_even_with_a_long_frontier() -> None:
     points = [point(10 * k, 100 * k) for k in range(1, 7)] + [point(None, 5)]
-    outcome = pareto.run(evidence(points))
+    outcome = pareto.run(evidence(points), SETTINGS)
     assert outcome.status is Status.WARN and "1 invalid" in outcome.reason
 
 
 def test_unverifiable_is_a_warning_never_a_count() -> None:
-    outcome = pareto.run(evidence([], artifacts=[Artifact("results_bmk", True, None)]))
+    outcome = pareto.run(evidence([], artifacts=[Artifact("results_bmk", True, None)]), SETTINGS)
     assert outcome.status is Status.WARN and "unverifiable" in outcome.reason and "expired" in outcome.reason
 
 
 def test_an_affected_curve_without_points_is_unverifiable() -> None:
     other = [point(10 * k, 100 * k, infmax_model_prefix="kimik3") for k in range(1, 9)]
-    outcome = pareto.run(evidence(other))
+    outcome = pareto.run(evidence(other), SETTINGS)
     assert outcome.status is Status.WARN
     assert "minimaxm3 / agentic-coding / MI355X atom / fp4: unverifiable (no measured points" in outcome.reason
     assert "kimik3" not in outcome.reason  # points of unaffected curves are not judged
 
 
 def test_no_changed_config_is_not_applicable() -> None:
-    assert pareto.run(evidence([point(1, 1)], changed=False)).status is Status.NA
+    assert pareto.run(evidence([point(1, 1)], changed=False), SETTINGS).status is Status.NA
 
 
 def test_fixed_seq_curves_split_by_spec_method_and_use_median_e2el() -> None:
     fixed = [fixed_point(k, k * 10, spec) for k in range(1, 6) for spec in ("mtp", "none")]
-    outcome = pareto.run(evidence(fixed, entry=FIXED))
+    outcome = pareto.run(evidence(fixed, entry=FIXED), SETTINGS)
     assert outcome.status is Status.PASS and outcome.reason.startswith("2 affected curve(s)")
     assert "dsr1 / 8192/1024 / MI355X sglang spec=mtp / fp8: 5 measured" in outcome.reason
     assert "vs median_e2el" in outcome.reason
@@ -124,7 +127,7 @@ def test_fixed_seq_curves_split_by_spec_method_and_use_median_e2el() -> None:
 
 def test_images_and_config_keys_on_one_series_merge_into_one_curve() -> None:
     points = [point(10 * k, 100 * k, image="img:1" if k % 2 else "img:2") for k in range(1, 6)]
-    outcome = pareto.run(evidence(points))
+    outcome = pareto.run(evidence(points), SETTINGS)
     assert outcome.status is Status.PASS and outcome.reason.startswith("1 affected curve(s)")
 
 
@@ -146,7 +149,7 @@ def test_admin_bypass_is_reported_but_the_row_stays_a_warning(user, record, text
     ev = evidence(THIN, comments=[bypass(user)])
     if record is not None:
         ev.collaborators[user] = record
-    outcome = pareto.run(ev)
+    outcome = pareto.run(ev, SETTINGS)
     assert outcome.status is Status.WARN and text in outcome.reason
 
 
@@ -155,7 +158,7 @@ def test_a_bypass_for_another_commit_or_inside_a_sentence_does_not_count() -> No
     inline = Comment(10, "root", f"please /pareto-bypass {HEAD} later", "OWNER", "2026-09-29T00:00:00Z")
     ev = evidence(THIN, comments=[stale, inline])
     ev.collaborators["root"] = {"permission": "admin", "role_name": "admin"}
-    assert "admin bypass: none recorded" in pareto.run(ev).reason
+    assert "admin bypass: none recorded" in pareto.run(ev, SETTINGS).reason
 
 
 def test_series_of_an_entry() -> None:

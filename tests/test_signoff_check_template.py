@@ -12,6 +12,8 @@ from infx.signoff.checks import template
 from infx.signoff.model import Evidence, Status
 from infx.signoff.table import load_table
 
+SETTINGS = load_table().settings
+
 
 @pytest.fixture
 def checklist_text(repo_root) -> str:
@@ -36,19 +38,19 @@ def evidence(body: str, checklist_text: str | None) -> Evidence:
 
 
 def test_each_template_item_has_its_own_anchor(checklist_text) -> None:
-    anchors = [template.anchor_for(item, load_table().anchors) for item in checklist.template_items(checklist_text)]
+    anchors = [template.anchor_for(item, SETTINGS.template_anchors) for item in checklist.template_items(checklist_text)]
     assert None not in anchors
     assert len({a.label for a in anchors}) == len(anchors) == 17
 
 
 def test_full_template_passes_with_the_escape_hatch_unchecked(checklist_text) -> None:
-    outcome = template.run(evidence(filled(checklist_text), checklist_text))
+    outcome = template.run(evidence(filled(checklist_text), checklist_text), SETTINGS)
     assert outcome.status is Status.PASS and "17 items" in outcome.reason
 
 
 def test_stale_copy_lists_missing_items(checklist_text) -> None:
     body = filled(checklist_text, drop=("chat template", "FLOPs", "Docker images"))
-    outcome = template.run(evidence(body, checklist_text))
+    outcome = template.run(evidence(body, checklist_text), SETTINGS)
     assert outcome.status is Status.FAIL
     assert "missing 3 current-template item(s) (spec-decode chat templates; no FLOP-reducing " \
            "benchmark hacks; upstream vLLM/SGLang images)" in outcome.reason
@@ -56,7 +58,7 @@ def test_stale_copy_lists_missing_items(checklist_text) -> None:
 
 def test_scenario_4_missing_items_and_unexplained_recipe(checklist_text) -> None:
     body = filled(checklist_text, drop=("draft model", "Pareto"), unchecked=("serving recipe",))
-    outcome = template.run(evidence(body, checklist_text))
+    outcome = template.run(evidence(body, checklist_text), SETTINGS)
     assert outcome.status is Status.FAIL
     assert "draft served as shipped; Pareto counts" in outcome.reason
     assert "unchecked with no explanation" in outcome.reason and "upstream recipe documented" in outcome.reason
@@ -65,19 +67,19 @@ def test_scenario_4_missing_items_and_unexplained_recipe(checklist_text) -> None
 def test_unchecked_item_explained_in_the_detail_section(checklist_text) -> None:
     body = filled(checklist_text, unchecked=("serving recipe", "Linked the upstream recipe"),
                   detail="- N/A: the upstream recipe requirement does not apply to ATOM; recipe merged upstream anyway")
-    assert template.run(evidence(body, checklist_text)).status is Status.PASS
+    assert template.run(evidence(body, checklist_text), SETTINGS).status is Status.PASS
 
 
 def test_reworded_lines_match_by_anchor(checklist_text) -> None:
     body = filled(checklist_text).replace(
         "Reported the measured Pareto frontier count for every affected curve",
         "Counted Pareto points per curve")
-    assert template.run(evidence(body, checklist_text)).status is Status.PASS
+    assert template.run(evidence(body, checklist_text), SETTINGS).status is Status.PASS
 
 
 def test_unreadable_template_fails_closed(checklist_text) -> None:
-    assert template.run(evidence(filled(checklist_text), None)).status is Status.FAIL
-    assert template.run(evidence(filled(checklist_text), "# no template\n")).status is Status.FAIL
+    assert template.run(evidence(filled(checklist_text), None), SETTINGS).status is Status.FAIL
+    assert template.run(evidence(filled(checklist_text), "# no template\n"), SETTINGS).status is Status.FAIL
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -86,7 +88,7 @@ def test_dropping_items_reports_exactly_those_items(checklist_text, data) -> Non
     items = [i for i in checklist.template_items(checklist_text) if "cannot reasonably" not in i.text]
     dropped = data.draw(st.sets(st.sampled_from(range(len(items))), max_size=5))
     body = filled(checklist_text, drop=tuple(items[i].text for i in dropped))
-    outcome = template.run(evidence(body, checklist_text))
+    outcome = template.run(evidence(body, checklist_text), SETTINGS)
     if not dropped:
         assert outcome.status is Status.PASS
     else:

@@ -38,20 +38,20 @@ def test_detail_section_drops_placeholder_and_signed():
 
 def test_fail_closed_turns_gaps_and_errors_into_fail():
     @fail_closed("Thing")
-    def gap(_):
+    def gap(_, __):
         raise EvidenceGap("x was not read")
 
     @fail_closed("Thing")
-    def invalid(_):
+    def invalid(_, __):
         raise InfxError("bad policy")
 
     @fail_closed("Thing")
-    def fine(_):
+    def fine(_, __):
         return Outcome(Status.PASS, "ok")
 
-    assert gap(None) == Outcome(Status.FAIL, "Thing could not be verified: x was not read")
-    assert invalid(None).status == Status.FAIL and "bad policy" in invalid(None).reason
-    assert fine(None).status == Status.PASS
+    assert gap(None, None) == Outcome(Status.FAIL, "Thing could not be verified: x was not read")
+    assert invalid(None, None).status == Status.FAIL and "bad policy" in invalid(None, None).reason
+    assert fine(None, None).status == Status.PASS
 
 
 def test_policy_reads_only_the_default_branch():

@@ -9,6 +9,7 @@ import pytest
 from signoff_policy_support import at, with_body, with_head_file, world_evidence
 
 from infx.signoff.model import Status
+from infx.signoff.table import load_table
 
 P, F, N = Status.PASS, Status.FAIL, Status.NA
 CHECKS = ("recipe", "images", "deprecated", "arch", "chat", "patch", "golden", "append", "draft")
@@ -27,8 +28,11 @@ EXPECTED = {
 }
 
 
+SETTINGS = load_table().settings
+
+
 def outcomes(evidence):
-    return {cid: importlib.import_module(f"infx.signoff.checks.{cid}").run(evidence) for cid in CHECKS}
+    return {cid: importlib.import_module(f"infx.signoff.checks.{cid}").run(evidence, SETTINGS) for cid in CHECKS}
 
 
 def statuses(evidence):

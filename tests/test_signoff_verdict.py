@@ -11,6 +11,8 @@ from infx.signoff.model import Outcome, Status
 from infx.signoff.table import load_table
 from infx.signoff.verdict import Overall, from_outcomes, overall_of, run_check
 
+SETTINGS = load_table().settings
+
 
 @pytest.mark.parametrize("statuses,overall", [
     ([Status.PASS, Status.NA], Overall.PASS),
@@ -31,28 +33,28 @@ def test_missing_outcome_is_a_failure() -> None:
 
 def test_unavailable_module_fails_closed() -> None:
     spec = replace(load_table().by_id("recipe"), module="infx.signoff.checks.not_there")
-    outcome = run_check(spec, evidence=None)
+    outcome = run_check(spec, None, SETTINGS)
     assert outcome.status is Status.FAIL and "check unavailable" in outcome.reason
 
 
 def test_crashing_check_fails_closed(monkeypatch) -> None:
-    def boom(evidence):
+    def boom(evidence, settings):
         raise RuntimeError("kaput")
 
     monkeypatch.setattr(verdict_mod, "load_check", lambda spec: boom)
-    outcome = run_check(load_table().by_id("sweep"), evidence=None)
+    outcome = run_check(load_table().by_id("sweep"), None, SETTINGS)
     assert outcome.status is Status.FAIL and "kaput" in outcome.reason
 
 
 def test_an_advisory_check_that_crashes_warns_and_still_renders_a_valid_verdict(monkeypatch) -> None:
     from infx.signoff import render
 
-    def boom(evidence):
+    def boom(evidence, settings):
         raise RuntimeError("kaput")
 
     monkeypatch.setattr(verdict_mod, "load_check", lambda spec: boom)
     table = load_table()
-    outcome = run_check(table.by_id("pareto"), evidence=None)
+    outcome = run_check(table.by_id("pareto"), None, SETTINGS)
     assert outcome.status is Status.WARN and "kaput" in outcome.reason
     rows = {c.id: Outcome(Status.PASS, "ok") for c in table.checks} | {"pareto": outcome}
     context = render.Context(marker="codeowner-signoff-verify", assessed_sha="a" * 40, signer="s",
@@ -62,12 +64,12 @@ def test_an_advisory_check_that_crashes_warns_and_still_renders_a_valid_verdict(
 
 
 def test_forbidden_status_is_converted(monkeypatch) -> None:
-    monkeypatch.setattr(verdict_mod, "load_check", lambda spec: lambda ev: Outcome(Status.WARN, "hm"))
-    assert run_check(load_table().by_id("sweep"), None).status is Status.FAIL
-    monkeypatch.setattr(verdict_mod, "load_check", lambda spec: lambda ev: Outcome(Status.FAIL, "no"))
-    assert run_check(load_table().by_id("reuse"), None).status is Status.WARN
-    monkeypatch.setattr(verdict_mod, "load_check", lambda spec: lambda ev: "PASS")
-    assert run_check(load_table().by_id("sweep"), None).status is Status.FAIL
+    monkeypatch.setattr(verdict_mod, "load_check", lambda spec: lambda ev, settings: Outcome(Status.WARN, "hm"))
+    assert run_check(load_table().by_id("sweep"), None, SETTINGS).status is Status.FAIL
+    monkeypatch.setattr(verdict_mod, "load_check", lambda spec: lambda ev, settings: Outcome(Status.FAIL, "no"))
+    assert run_check(load_table().by_id("reuse"), None, SETTINGS).status is Status.WARN
+    monkeypatch.setattr(verdict_mod, "load_check", lambda spec: lambda ev, settings: "PASS")
+    assert run_check(load_table().by_id("sweep"), None, SETTINGS).status is Status.FAIL
 
 
 def test_json_shape() -> None:

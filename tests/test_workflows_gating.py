@@ -299,7 +299,7 @@ def test_plan_job_publishes_single_line_outputs_and_the_summary(sweep):
 def test_check_run_names_are_what_the_signoff_verifier_counts(sweep):
     """Check runs of called jobs are named "<caller name> / <callee name>"; check 1 of the sign-off
     bot classifies them by the caller's name, so renaming a job must not hide it from the bot."""
-    from infx.signoff.checks.sweep import family
+    from infx.signoff.sweeps import family
     from infx.workflow.shard import BUCKETS
 
     for bucket in BUCKETS:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from infx.github.client import Comment, GitHubClient, GitHubError
+from infx.github.client import Comment, GitHubError
 from infx.reuse.model import ArtifactFacts, PullFacts, RunFacts
+from infx.reuse.ports import ReuseClient
 
 MAX_LISTED_COMMITS = 250  # GitHub's pull request commit listing stops here
 
@@ -14,7 +15,7 @@ MAX_LISTED_COMMITS = 250  # GitHub's pull request commit listing stops here
 class GitHubGateway:
     """The facts the resolver and the acknowledgement need, for one repository."""
 
-    def __init__(self, client: GitHubClient, repo: str) -> None:
+    def __init__(self, client: ReuseClient, repo: str) -> None:
         self.client = client
         self.repo = repo
         self._api = f"/repos/{repo}"

@@ -12,8 +12,8 @@ from typing import Any
 
 from infx.errors import InfxError
 from infx.signoff import codeowners, configs_at, eval_jobs
+from infx.signoff.bypass import bypass_requests
 from infx.signoff.checklist import parse as parse_checklist
-from infx.signoff.checks.sweep import green_runs_on
 from infx.signoff.gating import SignoffRef
 from infx.signoff.model import (
     Artifact,
@@ -26,7 +26,11 @@ from infx.signoff.model import (
     SignOff,
     WorkflowRun,
 )
+from infx.signoff.policy_common import changed_paths, first_trusted_file
+from infx.signoff.ports import SignoffClient
 from infx.signoff.render import read_marker
+from infx.signoff.sweeps import green_runs_on
+from infx.signoff.table import Settings
 
 WANTED_ARTIFACTS = ("eval_results_all", "results_bmk")
 MAX_TEAM_LOOKUPS = 3
@@ -45,7 +49,7 @@ class BudgetExceeded(InfxError):
 class Reader:
     """Every GitHub read of a verification, counted against a hard cap."""
 
-    def __init__(self, client: Any, repo: str, cap: int) -> None:
+    def __init__(self, client: SignoffClient, repo: str, cap: int) -> None:
         self.client = client
         self.repo = repo
         self.cap = cap
@@ -250,7 +254,7 @@ def optional(evidence: Evidence, key: str, read: Any, default: Any = None) -> An
         return default
 
 
-def gather(reader: Reader, evidence: Evidence, *, number: int) -> Evidence:
+def gather(reader: Reader, evidence: Evidence, settings: Settings, *, number: int) -> Evidence:
     """Fill everything the checks read, after scope has pinned the PR and the default tree."""
     pr = evidence.pr
     commits = optional(evidence, "commits", lambda: reader.commits(number))
@@ -265,18 +269,14 @@ def gather(reader: Reader, evidence: Evidence, *, number: int) -> Evidence:
         evidence.base_files = optional(evidence, "base tree", lambda: reader.tree(pr.base_sha), {})
     if commits is not None:
         _sweep_evidence(reader, evidence, commits)
-    _team_evidence(reader, evidence)
+    _team_evidence(reader, evidence, settings.codeowners_paths)
     _external_evidence(reader, evidence)
-    _bypass_evidence(reader, evidence)
+    _bypass_evidence(reader, evidence, settings.pareto_bypass_command)
     return evidence
 
 
-def _bypass_evidence(reader: Reader, evidence: Evidence) -> None:
+def _bypass_evidence(reader: Reader, evidence: Evidence, command: str) -> None:
     """Permissions of whoever recorded a Pareto bypass for the head (Check 14 reports it)."""
-    from infx.signoff.checks.pareto import bypass_requests
-    from infx.signoff.table import load_table
-
-    command = load_table().settings.pareto_bypass_command
     authors = [c.user.lower() for c, sha in reversed(bypass_requests(evidence.comments, command))
                if sha == evidence.pr.head_sha]
     for login in list(dict.fromkeys(authors))[:MAX_BYPASS_LOOKUPS]:
@@ -298,8 +298,7 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
         if run.head_sha in commits:
             evidence.workflow_runs[run.id] = run
         elif run.conclusion == "success":
-            evidence.extra.setdefault("orphan_runs", []).append(
-                {"id": run.id, "head_sha": run.head_sha, "name": run.name})
+            evidence.orphan_runs.append(run)
     ordered = list(reversed(commits))
     ordered = [s for s in ordered if s in with_runs] + [s for s in ordered if s not in with_runs]
     for sha in ordered:
@@ -335,11 +334,9 @@ def _master_configs_at(reader: Reader, evidence: Evidence, sha: str) -> dict[str
     return tree
 
 
-def _team_evidence(reader: Reader, evidence: Evidence) -> None:
+def _team_evidence(reader: Reader, evidence: Evidence, codeowners_paths: tuple[str, ...]) -> None:
     """Membership of the signer in teams on specific CODEOWNERS lines that do not list them."""
-    from infx.signoff.checks.codeowner import changed_paths, codeowners_text
-
-    _, text = codeowners_text(evidence)
+    _, text = first_trusted_file(evidence, codeowners_paths)
     if text is None or evidence.files is None:
         return
     owners = codeowners.parse(text)

@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from typing import Any
 
 
 class Status(str, Enum):
@@ -154,7 +153,8 @@ class Evidence:
     collaborators: dict[str, dict[str, str] | None] = field(default_factory=dict)
     team_members: dict[str, dict[str, bool | None]] = field(default_factory=dict)  # team -> user -> active?
     read_errors: dict[str, str] = field(default_factory=dict)  # what could not be read, and why
-    extra: dict[str, Any] = field(default_factory=dict)
+    # successful workflow runs on the PR branch whose commit is no longer one of the PR's
+    orphan_runs: list[WorkflowRun] = field(default_factory=list)
     # trees of other commits (sha -> path -> text), e.g. the commit a green sweep ran on
     commit_files: dict[str, dict[str, str | None]] = field(default_factory=dict)
     # the PR head as re-read when the verdict is written (None: not re-read)

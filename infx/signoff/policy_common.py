@@ -11,6 +11,7 @@ from infx.config.policy import PolicyReader
 from infx.errors import InfxError
 from infx.signoff import checklist
 from infx.signoff.model import ChangedFile, Evidence, Outcome, Status
+from infx.signoff.table import Settings
 
 PLACEHOLDER = checklist.DETAIL_PLACEHOLDER
 
@@ -19,14 +20,17 @@ class EvidenceGap(Exception):
     """Something a check needs could not be read; the check must fail closed."""
 
 
-def fail_closed(what: str) -> Callable[[Callable[[Evidence], Outcome]], Callable[[Evidence], Outcome]]:
+CheckFunction = Callable[[Evidence, Settings], Outcome]
+
+
+def fail_closed(what: str) -> Callable[[CheckFunction], CheckFunction]:
     """Turn a missing or invalid input into FAIL "<what> could not be verified: …"."""
 
-    def wrap(judge: Callable[[Evidence], Outcome]) -> Callable[[Evidence], Outcome]:
+    def wrap(judge: CheckFunction) -> CheckFunction:
         @functools.wraps(judge)
-        def run(evidence: Evidence) -> Outcome:
+        def run(evidence: Evidence, settings: Settings) -> Outcome:
             try:
-                return judge(evidence)
+                return judge(evidence, settings)
             except EvidenceGap as gap:
                 return Outcome(Status.FAIL, f"{what} could not be verified: {gap}")
             except InfxError as exc:
@@ -48,6 +52,16 @@ def changed_files(evidence: Evidence) -> list[ChangedFile]:
     if evidence.files is None:
         raise EvidenceGap("the PR's changed-file list could not be read")
     return evidence.files
+
+
+def changed_paths(evidence: Evidence) -> list[str]:
+    """Every path the PR touches (a rename's old and new name), once each, in listing order."""
+    paths: list[str] = []
+    for changed in evidence.files or []:
+        for path in (changed.filename, changed.previous_filename):
+            if path and path not in paths:
+                paths.append(path)
+    return paths
 
 
 def diffed_files(evidence: Evidence) -> list[ChangedFile]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from infx.signoff.model import ChangedFile
+from infx.signoff.model import ChangedFile, Evidence
+from infx.signoff.policy_common import diffed_files, policy
 from infx.signoff.scan import Line, added_lines, join_continuations
 
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
@@ -124,3 +125,10 @@ def _engine_install(args: str, packages: list[str], allowed: list[str]) -> str |
         if name in names:
             return token
     return None
+
+
+def patching_in(evidence: Evidence) -> list[Patching]:
+    """Patching leads in the PR's added lines, per the trusted patching policy."""
+    rules = policy(evidence).doc("patching")
+    return find_patching(diffed_files(evidence), rules["engine-paths"], rules["engine-packages"],
+                         rules["allowed-packages"])

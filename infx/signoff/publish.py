@@ -14,6 +14,8 @@ from infx.signoff import evidence as ev
 from infx.signoff import scope as scope_mod
 from infx.signoff.checklist import has_trigger
 from infx.signoff.model import Evidence, PullInfo, SignOff
+from infx.signoff.policy_common import first_trusted_file
+from infx.signoff.ports import SignoffClient
 from infx.signoff.table import CheckTable, load_table
 from infx.signoff.verdict import Overall, Verdict, decide
 
@@ -58,7 +60,7 @@ class Options:
     on_status: Callable[[str, str], None] | None = None
 
 
-def verify(client: Any, repo: str, trigger: gating.Trigger, options: Options | None = None,
+def verify(client: SignoffClient, repo: str, trigger: gating.Trigger, options: Options | None = None,
            table: CheckTable | None = None) -> Result:
     """Run one verification; every failure after the head is known leaves an `error` status."""
     options = options or Options()
@@ -80,7 +82,7 @@ def verify(client: Any, repo: str, trigger: gating.Trigger, options: Options | N
 
 
 class _Session:
-    def __init__(self, client: Any, reader: ev.Reader, repo: str, table: CheckTable,
+    def __init__(self, client: SignoffClient, reader: ev.Reader, repo: str, table: CheckTable,
                  options: Options, head_sha: str) -> None:
         self.client, self.reader, self.repo = client, reader, repo
         self.table, self.settings, self.options = table, table.settings, options
@@ -122,7 +124,7 @@ class _Session:
             return evidence
         self.evidence = evidence
         self.status("pending", "Verifying the CODEOWNER sign-off.")
-        ev.gather(self.reader, evidence, number=pr.number)
+        ev.gather(self.reader, evidence, self.settings, number=pr.number)
         evidence.live_head_sha = ev.optional(evidence, "live head",
                                              lambda: self.reader.pull(pr.number)[0].head_sha)
         return self._conclude(evidence)
@@ -255,9 +257,7 @@ def escalation_mentions(evidence: Evidence, table: CheckTable) -> tuple[str, ...
     """Configured maintainers, else the catch-all owners of the trusted CODEOWNERS (core)."""
     if table.settings.escalation_mentions:
         return table.settings.escalation_mentions
-    from infx.signoff.checks.codeowner import codeowners_text
-
-    _, text = codeowners_text(evidence)
+    _, text = first_trusted_file(evidence, table.settings.codeowners_paths)
     return codeowners.parse(text).catch_all_owners() if text else ()
 
 

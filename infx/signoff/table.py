@@ -28,7 +28,16 @@ class CheckSpec:
 
 
 @dataclass(frozen=True)
+class Anchor:
+    label: str
+    words: tuple[str, ...]
+    escape_hatch: bool = False
+
+
+@dataclass(frozen=True)
 class Settings:
+    """Table-wide settings; the verdict engine hands them to every check as its second argument."""
+
     status_context: str
     marker: str
     bot_logins: tuple[str, ...]
@@ -40,23 +49,17 @@ class Settings:
     recommended_frontier_points: int
     max_api_calls: int
     pareto_bypass_command: str = "/pareto-bypass"
+    # Check 5: how template items are recognised in a sign-off whose wording drifted
+    template_anchors: tuple[Anchor, ...] = ()
 
     def core_team_for(self, repo: str) -> str:
         return self.core_team.replace("{org}", repo.split("/")[0])
 
 
 @dataclass(frozen=True)
-class Anchor:
-    label: str
-    words: tuple[str, ...]
-    escape_hatch: bool = False
-
-
-@dataclass(frozen=True)
 class CheckTable:
     settings: Settings
     checks: tuple[CheckSpec, ...]
-    anchors: tuple[Anchor, ...] = ()
 
     def by_id(self, check_id: str) -> CheckSpec:
         for spec in self.checks:
@@ -90,12 +93,11 @@ def parse_table(data: Any, filename: str = TABLE_FILE) -> CheckTable:
             raise InfxError(Problem(f"advisory check {spec.id!r} may not FAIL", file=filename,
                                     key=spec.id, fix="drop FAIL from its statuses"))
     raw = data["settings"]
-    settings = Settings(**{key: tuple(value) if isinstance(value, list) else value
-                           for key, value in raw.items()})
     anchors = tuple(Anchor(a["label"], tuple(a["words"]), a.get("escape_hatch", False))
                     for a in data["template_anchors"])
-    return CheckTable(settings=settings, checks=tuple(sorted(checks, key=lambda c: c.number)),
-                      anchors=anchors)
+    settings = Settings(**{key: tuple(value) if isinstance(value, list) else value
+                           for key, value in raw.items()}, template_anchors=anchors)
+    return CheckTable(settings=settings, checks=tuple(sorted(checks, key=lambda c: c.number)))
 
 
 def _require_unique(checks: tuple[CheckSpec, ...], filename: str) -> None:
@@ -116,10 +118,7 @@ def load_table() -> CheckTable:
     return parse_table(yamlio.load_text(text, TABLE_FILE, unique_keys=True), TABLE_FILE)
 
 
-CheckFunction = Callable[[Evidence], Outcome]
-
-
-def load_check(spec: CheckSpec) -> CheckFunction | None:
+def load_check(spec: CheckSpec) -> Callable[[Evidence, Settings], Outcome] | None:
     """The check's ``run`` function, or None when its module cannot be imported."""
     try:
         module = importlib.import_module(spec.module)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.table import CheckSpec, CheckTable, load_check
+from infx.signoff.table import CheckSpec, CheckTable, Settings, load_check
 
 
 class Overall(str, Enum):
@@ -51,7 +51,7 @@ def overall_of(statuses: list[Status]) -> Overall:
     return Overall.PASS
 
 
-def run_check(spec: CheckSpec, evidence: Evidence) -> Outcome:
+def run_check(spec: CheckSpec, evidence: Evidence, settings: Settings) -> Outcome:
     """One check, made fail-closed: a missing module, a crash or a forbidden status become
     FAIL (WARN for an advisory check, which may not fail)."""
     check = load_check(spec)
@@ -59,7 +59,7 @@ def run_check(spec: CheckSpec, evidence: Evidence) -> Outcome:
         return _closed(spec, "check unavailable: its module could not be loaded, so nothing "
                        "was verified.")
     try:
-        outcome = check(evidence)
+        outcome = check(evidence, settings)
     except Exception as exc:  # noqa: BLE001 - a crashing check must reject, not pass
         return _closed(spec, f"check crashed ({type(exc).__name__}: {exc}); nothing was verified.")
     if not isinstance(outcome, Outcome) or not isinstance(outcome.status, Status):
@@ -75,7 +75,7 @@ def _closed(spec: CheckSpec, reason: str, details: tuple[str, ...] = ()) -> Outc
 
 
 def decide(table: CheckTable, evidence: Evidence) -> Verdict:
-    rows = tuple(Row(spec, run_check(spec, evidence)) for spec in table.checks)
+    rows = tuple(Row(spec, run_check(spec, evidence, table.settings)) for spec in table.checks)
     return Verdict(overall_of([row.status for row in rows]), rows)
 
 

@@ -18,6 +18,7 @@ from infx.signoff.policy_common import (
 )
 from infx.signoff.policy_guards import unguarded_lines
 from infx.signoff.scan import hunks
+from infx.signoff.table import Settings
 from infx.yamlio import load_text
 
 CHANGELOG = re.compile(r"^(?:[^/]+/)?perf-changelog\.yaml$")
@@ -26,7 +27,7 @@ _DOC = re.compile(r"(^|/)docs?/|\.md$|\.rst$")
 
 
 @fail_closed("Append-only isolation")
-def run(evidence: Evidence) -> Outcome:
+def run(evidence: Evidence, settings: Settings) -> Outcome:
     files = changed_files(evidence)
     changelog = next((f.filename for f in files if CHANGELOG.match(f.filename)), None)
     if changelog is None:

@@ -10,6 +10,7 @@ from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import diffed_files, fail_closed, failed, policy
 from infx.signoff.policy_patching import BENCHMARK_FILE
 from infx.signoff.scan import Line, added_lines, flag_values, join_continuations, mentions_flag
+from infx.signoff.table import Settings
 
 _WRITES_JSON = re.compile(r"json\.dump|\.write\(|write_text|\bsed\s+-i|\bjq\b|>\s*\S*config\.json")
 _FALSE = ("false", "0", "no", "off")
@@ -17,7 +18,7 @@ _TRUE = ("true", "1", "yes", "on")
 
 
 @fail_closed("Architecture integrity")
-def run(evidence: Evidence) -> Outcome:
+def run(evidence: Evidence, settings: Settings) -> Outcome:
     configs = affected_configs(evidence)
     files = [f for f in diffed_files(evidence) if BENCHMARK_FILE.search(f.filename)]
     if not configs and not files:

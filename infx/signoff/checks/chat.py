@@ -14,6 +14,7 @@ from infx.signoff.affected import (
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import fail_closed, failed
 from infx.signoff.scan import Guard, Line, shell_guards
+from infx.signoff.table import Settings
 
 # client settings that apply the chat template (AIPerf, bench-serving, srt-slurm, helpers)
 _CHAT = re.compile(r"/v1/chat/completions|--endpoint-type[ =]chat\b|--apply-chat-template"
@@ -26,7 +27,7 @@ _RAW = re.compile(r"/v1/completions\b|--endpoint-type[ =]completions\b|--backend
 
 
 @fail_closed("Chat-template use")
-def run(evidence: Evidence) -> Outcome:
+def run(evidence: Evidence, settings: Settings) -> Outcome:
     configs = affected_configs(evidence)
     judged, failures, skipped = [], [], []
     for config in configs:

@@ -4,26 +4,12 @@ from __future__ import annotations
 
 from infx.signoff import codeowners
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import first_trusted_file
-from infx.signoff.table import load_table
+from infx.signoff.policy_common import changed_paths, first_trusted_file
+from infx.signoff.table import Settings
 
 
-def codeowners_text(evidence: Evidence) -> tuple[str | None, str | None]:
-    """(path, text) of the trusted CODEOWNERS on the default branch; first location found wins."""
-    return first_trusted_file(evidence, load_table().settings.codeowners_paths)
-
-
-def changed_paths(evidence: Evidence) -> list[str]:
-    paths: list[str] = []
-    for changed in evidence.files or []:
-        for path in (changed.filename, changed.previous_filename):
-            if path and path not in paths:
-                paths.append(path)
-    return paths
-
-
-def run(evidence: Evidence) -> Outcome:
-    path, text = codeowners_text(evidence)
+def run(evidence: Evidence, settings: Settings) -> Outcome:
+    path, text = first_trusted_file(evidence, settings.codeowners_paths)
     if text is None:
         return Outcome(Status.FAIL, "the trusted CODEOWNERS file could not be read from the "
                        "default branch.")

@@ -6,10 +6,11 @@ from infx.config.policy import deprecations, policy_path
 from infx.signoff.affected import affected_configs, config_where, scenario_name
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import fail_closed, failed, policy
+from infx.signoff.table import Settings
 
 
 @fail_closed("Deprecation status")
-def run(evidence: Evidence) -> Outcome:
+def run(evidence: Evidence, settings: Settings) -> Outcome:
     configs = affected_configs(evidence)
     if not configs:
         return Outcome(Status.NA, "no master-config entry is added, changed or re-enabled")

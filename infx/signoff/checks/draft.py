@@ -12,10 +12,9 @@ from infx.signoff.affected import (
     is_spec_decode,
     launch_lines,
 )
-from infx.signoff.checks.patch import patching_in
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import detail_lines, diffed_files, fail_closed, failed, policy
-from infx.signoff.policy_patching import BENCHMARK_FILE
+from infx.signoff.policy_patching import BENCHMARK_FILE, patching_in
 from infx.signoff.policy_spec import engine_family
 from infx.signoff.scan import (
     Line,
@@ -26,6 +25,7 @@ from infx.signoff.scan import (
     join_continuations,
     mentions_flag,
 )
+from infx.signoff.table import Settings
 
 _PRECISION = r"(bf16|bfloat16|fp16|float16|fp8|fp4|mxfp4|nvfp4|int4|int8|fp32|float32)"
 _DRAFT_WORDS = re.compile(r"draft|speculative|eagle|mtp|nextn|dspark", re.IGNORECASE)
@@ -42,7 +42,7 @@ _RECORD = {
 
 
 @fail_closed("Draft precision")
-def run(evidence: Evidence) -> Outcome:
+def run(evidence: Evidence, settings: Settings) -> Outcome:
     configs = []
     for config in affected_configs(evidence):
         lines = launch_lines(evidence, config)

@@ -11,9 +11,11 @@ from infx import yamlio
 from infx.config.thresholds import Thresholds, load_thresholds_text
 from infx.errors import InfxError
 from infx.signoff import configs_at, eval_jobs
-from infx.signoff.checks.sweep import find_green_run
+from infx.signoff.affected import affected_configs
 from infx.signoff.model import Artifact, Evidence, Outcome, Status
-from infx.signoff.table import load_table
+from infx.signoff.policy_common import EvidenceGap
+from infx.signoff.sweeps import find_green_run
+from infx.signoff.table import Settings
 
 AGG_ARTIFACT = "eval_results_all"
 AGG_FILE = "agg_eval_all.json"
@@ -21,11 +23,11 @@ CHANGELOG = "perf-changelog.yaml"
 _CHANGELOG_UNPARSED = f"{CHANGELOG} could not be parsed, so the requested eval concurrencies are unverified."
 
 
-def run(evidence: Evidence) -> Outcome:
+def run(evidence: Evidence, settings: Settings) -> Outcome:
     green = find_green_run(evidence)
     if green is None:
         return _fail("no in-PR commit has a passing sweep (Check 1), so there are no evals to verify.")
-    thresholds = _thresholds(evidence)
+    thresholds = _thresholds(evidence, settings.thresholds_path)
     if isinstance(thresholds, str):
         return _fail(thresholds)
     found = _eval_rows(evidence, green.run_id)
@@ -49,8 +51,7 @@ def _fail(reason: str, details: tuple[str, ...] = ()) -> Outcome:
     return Outcome(Status.FAIL, reason, details)
 
 
-def _thresholds(evidence: Evidence) -> Thresholds | str:
-    path = load_table().settings.thresholds_path
+def _thresholds(evidence: Evidence, path: str) -> Thresholds | str:
     if path not in evidence.default_branch_files:
         return f"the eval thresholds file {path} was not read from the default branch."
     text = evidence.default_branch_files[path]
@@ -205,9 +206,6 @@ def _coverage_and_image(evidence: Evidence, run_commit: str, rows: list[dict[str
 
 def _affected_keys(evidence: Evidence) -> list[str] | str:
     """Affected config keys at head (added, changed, re-enabled, or relaunched by a changed recipe)."""
-    from infx.signoff.affected import affected_configs
-    from infx.signoff.policy_common import EvidenceGap
-
     if configs_at.changed_keys(evidence.head_files, evidence.base_files) is None:
         return "the master configs at head or base could not be parsed, so eval coverage is unverified."
     try:

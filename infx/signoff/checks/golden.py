@@ -24,10 +24,11 @@ from infx.signoff.policy_spec import (
     thinking_mode,
 )
 from infx.signoff.scan import flag_values
+from infx.signoff.table import Settings
 
 
 @fail_closed("Golden acceptance length")
-def run(evidence: Evidence) -> Outcome:
+def run(evidence: Evidence, settings: Settings) -> Outcome:
     reader = policy(evidence)
     failures, judged = [], []
     for config in affected_configs(evidence):

@@ -13,6 +13,7 @@ from infx.signoff.affected import (
 )
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import exception_lines, fail_closed, failed, mentions_any, policy
+from infx.signoff.table import Settings
 
 _EXCEPTION_WORDS = ("new hardware", "new-hardware", "new architecture", "new-architecture",
                     "new model architecture")
@@ -27,7 +28,7 @@ def image_repository(image: str) -> str:
 
 
 @fail_closed("Image provenance")
-def run(evidence: Evidence) -> Outcome:
+def run(evidence: Evidence, settings: Settings) -> Outcome:
     configs = affected_configs(evidence)
     if not configs:
         return Outcome(Status.NA, "no master-config entry is added, changed or re-enabled")

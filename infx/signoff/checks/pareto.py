@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from infx.errors import InfxError
 from infx.signoff import configs_at, pareto
-from infx.signoff.checks.sweep import find_green_run
-from infx.signoff.model import Comment, Evidence, Outcome, Status
-from infx.signoff.table import load_table
+from infx.signoff.affected import affected_configs
+from infx.signoff.bypass import bypass_state
+from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.policy_common import EvidenceGap
+from infx.signoff.sweeps import find_green_run
+from infx.signoff.table import Settings
 
 RESULTS_ARTIFACT = "results_bmk"
 RESULTS_FILE = "agg_bmk.json"
@@ -41,8 +43,7 @@ class Series:
         return f"{self.prefix} / {self.scenario} / {hw} / {self.precision}"
 
 
-def run(evidence: Evidence) -> Outcome:
-    settings = load_table().settings
+def run(evidence: Evidence, settings: Settings) -> Outcome:
     unread = configs_at.unread_trees(evidence.read_errors)
     if unread:
         return _warn(["Pareto coverage is unverifiable: " + unread], evidence, settings)
@@ -72,7 +73,7 @@ def run(evidence: Evidence) -> Outcome:
                   "recommended"], evidence, settings)
 
 
-def _warn(parts: list[str], evidence: Evidence, settings: Any) -> Outcome:
+def _warn(parts: list[str], evidence: Evidence, settings: Settings) -> Outcome:
     bypass = bypass_state(evidence, settings.pareto_bypass_command)
     return Outcome(Status.WARN, "; ".join(parts + [bypass]) + ".")
 
@@ -101,9 +102,6 @@ def _curve_text(series: Series, points: list[dict[str, Any]], recommended: int) 
 
 
 def _affected_series(evidence: Evidence) -> set[Series] | str:
-    from infx.signoff.affected import affected_configs
-    from infx.signoff.policy_common import EvidenceGap
-
     if configs_at.changed_keys(evidence.head_files, evidence.base_files) is None:
         return "the master configs at head or base could not be parsed"
     try:
@@ -177,42 +175,3 @@ def _rows(evidence: Evidence, run_id: int) -> list[dict[str, Any]] | str:
     if not isinstance(rows, list):
         return f"{RESULTS_FILE} of run {run_id} is not a JSON array"
     return [row for row in rows if isinstance(row, dict)]
-
-
-# --- admin bypass (reported, never granted) ---------------------------------------------------
-
-
-def bypass_requests(comments: list[Comment] | None, command: str) -> list[tuple[Comment, str]]:
-    """(comment, commit sha) for every conversation comment holding a whole bypass line."""
-    line = re.compile(rf"^[ \t]*{re.escape(command)}[ \t]+([0-9a-f]{{40}})[ \t]*$", re.MULTILINE)
-    found = []
-    for comment in comments or []:
-        if comment.kind != "issue_comment":
-            continue
-        for sha in line.findall(comment.body or ""):
-            found.append((comment, sha))
-    return found
-
-
-def is_admin(record: dict[str, str] | None) -> bool:
-    return bool(record) and record.get("permission") == "admin" and record.get("role_name") == "admin"
-
-
-def bypass_state(evidence: Evidence, command: str) -> str:
-    """What the row says about an admin bypass for the assessed commit."""
-    if evidence.comments is None:
-        return "admin bypass: unverifiable (the PR conversation could not be read)"
-    head = evidence.pr.head_sha
-    requests = [(c, sha) for c, sha in bypass_requests(evidence.comments, command) if sha == head]
-    if not requests:
-        return f"admin bypass: none recorded for {head[:8]} (`{command} <sha>` by a repository admin)"
-    notes = []
-    for comment, _ in reversed(requests):
-        login = comment.user.lower()
-        where = f" ({comment.html_url})" if comment.html_url else ""
-        if is_admin(evidence.collaborators.get(login)):
-            return f"admin bypass: recorded by @{comment.user} (repository admin) for {head[:8]}{where}"
-        unknown = login not in evidence.collaborators or f"permission:{login}" in evidence.read_errors
-        notes.append(f"@{comment.user}'s bypass does not count: "
-                     + ("admin access could not be verified" if unknown else "not a repository admin"))
-    return "admin bypass: " + "; ".join(dict.fromkeys(notes))

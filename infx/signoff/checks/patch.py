@@ -9,13 +9,13 @@ from infx.signoff.model import ChangedFile, Evidence, Outcome, Status
 from infx.signoff.policy_common import (
     changed_files,
     detail_section,
-    diffed_files,
     fail_closed,
     failed,
     head_text,
     policy,
 )
-from infx.signoff.policy_patching import BENCHMARK_FILE, Patching, find_patching
+from infx.signoff.policy_patching import BENCHMARK_FILE, Patching, find_patching, patching_in
+from infx.signoff.table import Settings
 
 _WAIVER_PATH = re.compile(r"^(?:[^/]+/)?docs/waiver/\d+\.md$")
 _UPSTREAM_LINK = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(?:pull|issues)/\d+")
@@ -28,15 +28,8 @@ _HEADINGS = {
 }
 
 
-def patching_in(evidence: Evidence) -> list[Patching]:
-    """Patching leads in the PR's added lines, per the trusted patching policy."""
-    rules = policy(evidence).doc("patching")
-    return find_patching(diffed_files(evidence), rules["engine-paths"], rules["engine-packages"],
-                         rules["allowed-packages"])
-
-
 @fail_closed("Engine patching")
-def run(evidence: Evidence) -> Outcome:
+def run(evidence: Evidence, settings: Settings) -> Outcome:
     files = changed_files(evidence)
     if not any(BENCHMARK_FILE.search(f.filename) for f in files):
         return Outcome(Status.NA, "no benchmark script, image or config file is changed")

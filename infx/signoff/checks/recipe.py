@@ -10,6 +10,7 @@ from infx.signoff.affected import AffectedConfig, affected_configs, config_where
 from infx.signoff.model import Evidence, ExternalPull, Outcome, Status
 from infx.signoff.policy_common import detail_lines, detail_section, fail_closed, failed, policy
 from infx.signoff.scan import Line, flag_values, hunks, join_continuations, mentions_flag
+from infx.signoff.table import Settings
 
 _PULL = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)", re.IGNORECASE)
 _URL = re.compile(r"https?://[^\s)>\]]+")
@@ -63,7 +64,7 @@ def recipe_rules(doc: dict, engine: str) -> RecipeRules:
 
 
 @fail_closed("Upstream recipe")
-def run(evidence: Evidence) -> Outcome:
+def run(evidence: Evidence, settings: Settings) -> Outcome:
     reader = policy(evidence)
     engines = reader.doc("engines")["recipe-engines"]
     configs = [c for c in affected_configs(evidence) if c.framework in engines]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from infx.reuse.grammar import newest_authorized, parse_command
 from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.table import Settings
 
 ASK = "a maintainer should post `/use <run_id>` on its own line."
 
 
-def run(evidence: Evidence) -> Outcome:
+def run(evidence: Evidence, settings: Settings) -> Outcome:
     if evidence.comments is None:
         return Outcome(Status.WARN, "the PR conversation could not be read, so no authorised "
                        "reuse command can be confirmed; " + ASK)

@@ -8,7 +8,7 @@ from infx.signoff import checklist
 from infx.signoff.checklist import Item
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import first_trusted_file
-from infx.signoff.table import Anchor, load_table
+from infx.signoff.table import Anchor, Settings
 
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _URL = re.compile(r"https?://\S+")
@@ -68,9 +68,8 @@ def match_items(template: tuple[Item, ...], signed: tuple[Item, ...],
     return matched
 
 
-def run(evidence: Evidence) -> Outcome:
-    table = load_table()
-    path, text = first_trusted_file(evidence, table.settings.checklist_paths)
+def run(evidence: Evidence, settings: Settings) -> Outcome:
+    path, text = first_trusted_file(evidence, settings.checklist_paths)
     if text is None:
         return Outcome(Status.FAIL, "the checklist template could not be read from the default "
                        "branch, so the sign-off cannot be compared with it.")
@@ -79,10 +78,10 @@ def run(evidence: Evidence) -> Outcome:
         return Outcome(Status.FAIL, f"{path} on the default branch has no `## Template` block "
                        "with checklist items.")
     parsed = checklist.parse(evidence.signoff.body)
-    matched = match_items(template, parsed.items, table.anchors)
+    matched = match_items(template, parsed.items, settings.template_anchors)
     missing, unexplained = [], []
     for index, item in enumerate(template):
-        anchor = anchor_for(item, table.anchors)
+        anchor = anchor_for(item, settings.template_anchors)
         label = anchor.label if anchor else _short(item.text)
         answer = matched.get(index)
         if answer is None:

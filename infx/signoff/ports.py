@@ -1,0 +1,39 @@
+"""The narrow GitHub interface the sign-off bot reads and writes through (GitHubClient satisfies it)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # types only: importing the client would load PyGithub
+    from infx.github.client import Artifact, Permission, Upsert
+    from infx.github.markers import Marker
+
+
+class SignoffClient(Protocol):
+    """Every call `infx.signoff` makes on GitHub; nothing else of the client is used."""
+
+    @property
+    def login(self) -> str: ...
+
+    def get(self, path: str, *, action: str, permission: str, params: dict | None = None) -> Any: ...
+
+    def paginate(self, path: str, *, action: str, permission: str, params: dict | None = None,
+                 list_key: str | None = None, expected: int | None = None) -> list[dict]: ...
+
+    def collaborator_permission(self, repo: str, user: str) -> Permission: ...
+
+    def team_membership(self, org: str, team_slug: str, user: str) -> str | None: ...
+
+    def tree_at(self, repo: str, ref: str) -> dict[str, str]: ...
+
+    def file_at(self, repo: str, path: str, ref: str) -> str | None: ...
+
+    def run_artifacts(self, repo: str, run_id: int) -> list[Artifact]: ...
+
+    def download_artifact(self, repo: str, artifact_id: int) -> dict[str, bytes]: ...
+
+    def create_status(self, repo: str, sha: str, state: str, context: str,
+                      description: str = "", target_url: str | None = None) -> dict: ...
+
+    def upsert_comment(self, repo: str, issue_number: int, marker: Marker | str, body: str,
+                       *, pointer: str = "", expected: int | None = None) -> Upsert: ...
