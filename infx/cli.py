@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from infx.errors import InfxError, report
+from infx.errors import InfxError, Problem, report
 
 # command name -> "module:attribute" of a click command or group
 COMMANDS: dict[str, str] = {
@@ -72,6 +72,13 @@ def run(command: click.Command, argv: list[str] | None, prog_name: str) -> int:
         return exc.exit_code
     except click.exceptions.Abort:
         click.echo("Aborted!", err=True)
+        return 1
+    except (MemoryError, RecursionError) as exc:
+        # Inputs are bounded where they are read (infx.yamlio); this is the last line of
+        # defence: one clear error instead of a traceback, and no partial output.
+        what = "memory" if isinstance(exc, MemoryError) else "nesting depth"
+        report([Problem(f"{prog_name} ran out of {what} ({type(exc).__name__}) on its input",
+                        fix="check the input files for oversized or deeply nested data")])
         return 1
     return result if isinstance(result, int) else 0
 

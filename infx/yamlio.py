@@ -1,7 +1,27 @@
-"""Fast YAML loading (C loader) with line numbers recovered only when reporting."""
+"""The one safe path for every YAML file infx reads: bounded size, checked bytes, C loader.
+
+Every YAML text (configs, changelog, world files, files read from a PR head) goes
+through ``decode`` (for bytes) and ``load_text``. Hostile input ends in one located
+InfxError, never a traceback or unbounded time and memory:
+
+- size: at most ``MAX_YAML_BYTES`` (a clear size-limit error naming the limit beyond);
+- bytes: UTF-8 only; byte-order marks, UTF-16/32 and NUL bytes are named with their
+  byte offset and line; undecodable bytes likewise;
+- aliases: every ``*alias`` counts the nodes of the subtree it repeats; more than
+  ``ALIAS_BUDGET`` repeated nodes in one document (a "billion laughs" bomb) is refused;
+- nesting: deeper than ``MAX_DEPTH`` collections is refused before libyaml's recursive
+  composer sees it (it crashes the interpreter near 100,000 levels);
+- nodes: more than ``MAX_NODES`` in one document is refused before it is built.
+
+The checks cost almost nothing on ordinary files: an exact event scan runs only when a
+cheap, sound text test says the file could hold an anchor or deep nesting.
+"""
 
 from __future__ import annotations
 
+import codecs
+import gc
+import os
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +33,27 @@ try:
     _FastLoader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - libyaml missing
     _FastLoader = yaml.SafeLoader
+
+# 5x the largest reference file (the 395 KB changelog); a dense file this size still loads
+# in a few seconds. Operators with larger files raise it with INFX_MAX_YAML_BYTES.
+MAX_YAML_BYTES = int(os.environ.get("INFX_MAX_YAML_BYTES") or 2 * 1024 * 1024)
+ALIAS_BUDGET = 10_000
+# Nodes (scalars and collections) in one document; the reference files have ~30,000.
+MAX_NODES = 300_000
+# Files larger than this always get the exact event scan (smaller ones cannot exceed MAX_NODES).
+_SCAN_BYTES = 2 * MAX_NODES
+MAX_DEPTH = 200
+# Below this bound on nesting (see _depth_bound) libyaml composes quickly and safely.
+_SAFE_DEPTH_BOUND = 2_500
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "a UTF-32 byte-order mark (the file is UTF-32)"),
+    (codecs.BOM_UTF32_BE, "a UTF-32 byte-order mark (the file is UTF-32)"),
+    (codecs.BOM_UTF8, "a UTF-8 byte-order mark"),
+    (codecs.BOM_UTF16_LE, "a UTF-16 byte-order mark (the file is UTF-16)"),
+    (codecs.BOM_UTF16_BE, "a UTF-16 byte-order mark (the file is UTF-16)"),
+)
+_SAVE_AS_UTF8 = "save the file as UTF-8 without a byte-order mark"
 
 
 class _UniqueKeyLoader(_FastLoader):  # type: ignore[misc, valid-type]
@@ -46,9 +87,163 @@ _UniqueKeyLoader.add_constructor(
 )
 
 
-def load_text(text: str, filename: str, *, unique_keys: bool = False) -> Any:
-    """Parse YAML text; syntax errors become an InfxError naming file and line."""
+# --- bytes -> text -------------------------------------------------------------------------
+
+def line_at(raw: bytes | str, offset: int) -> int:
+    """1-based line holding position ``offset`` of ``raw``."""
+    newline = b"\n" if isinstance(raw, bytes) else "\n"
+    return raw.count(newline, 0, max(offset, 0)) + 1  # type: ignore[arg-type]
+
+
+def _byte_problem(message: str, filename: str, raw: bytes, offset: int) -> InfxError:
+    line = line_at(raw, offset)
+    column = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
+    return InfxError(Problem(f"{message} at byte offset {offset} (line {line}, column {column})",
+                             file=filename, line=line, fix=_SAVE_AS_UTF8))
+
+
+def check_size(size: int, filename: str, limit: int = MAX_YAML_BYTES) -> None:
+    """A clear error when a YAML input is larger than ``limit`` bytes."""
+    if size > limit:
+        raise InfxError(Problem(
+            f"file is {size:,} bytes; YAML inputs are limited to {limit:,} bytes",
+            file=filename, fix="shrink the file (operators may raise the limit with INFX_MAX_YAML_BYTES)"))
+
+
+def decode(raw: bytes, filename: str, limit: int = MAX_YAML_BYTES) -> str:
+    """UTF-8 text of ``raw``; size, byte-order marks, NUL bytes and bad UTF-8 are located errors."""
+    check_size(len(raw), filename, limit)
+    for bom, what in _BOMS:
+        if raw.startswith(bom):
+            raise _byte_problem(f"file starts with {what}", filename, raw, 0)
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        hint = " (the file looks UTF-16 or UTF-32 encoded)" if raw.count(b"\0") * 4 >= len(raw) \
+            else ""
+        raise _byte_problem(f"file contains a NUL byte{hint}", filename, raw, nul)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = raw[exc.start:exc.start + 1].hex()
+        raise _byte_problem(f"file is not valid UTF-8: byte 0x{bad} cannot be decoded",
+                            filename, raw, exc.start) from None
+
+
+def read_text(path: str | Path, *, what: str = "file", missing: str | None = None,
+              fix: str = "check the path", limit: int = MAX_YAML_BYTES) -> str:
+    """A file's UTF-8 text; a missing, unreadable, oversized or non-UTF-8 file is an InfxError.
+
+    ``missing`` replaces the default "<what> not found" message for an absent file.
+    The size is checked before reading, so a huge file is never loaded.
+    """
+    try:
+        with Path(path).open("rb") as handle:
+            check_size(os.fstat(handle.fileno()).st_size, str(path), limit)
+            raw = handle.read(limit + 1)
+    except FileNotFoundError:
+        raise InfxError(Problem(missing or f"{what} not found", file=str(path), fix=fix)) from None
+    except OSError as exc:
+        raise InfxError(Problem(f"cannot read {what}: {exc.strerror or exc}", file=str(path),
+                                fix=fix)) from None
+    return decode(raw, str(path), limit)
+
+
+# --- text -> data --------------------------------------------------------------------------
+
+def _depth_bound(text: str) -> int:
+    """A sound upper bound on collection nesting, computed at C speed.
+
+    Flow nesting needs one '[' or '{' per level; block nesting needs the indentation
+    or a compact '- '/'? ' indicator to move right by at least one column per two
+    levels, so it is bounded by twice the longest line.
+    """
+    longest = max(map(len, text.split("\n"))) if len(text) > 4096 else len(text)
+    return text.count("[") + text.count("{") + 2 * longest + 2
+
+
+def _may_hold_anchor(text: str) -> bool:
+    """False only when no anchor can exist (no '&' that starts a node property)."""
+    position = text.find("&")
+    while position >= 0:
+        if position == 0 or text[position - 1] in " \t\r\n[{,:?-!":
+            return True
+        position = text.find("&", position + 1)
+    return False
+
+
+def _scan_events(text: str, filename: str) -> None:
+    """Exact nesting, node-count and alias-expansion check of the event stream.
+
+    Stops at the first excess, so a hostile file costs at most MAX_NODES events.
+    """
+    parser = _FastLoader(text)
+    sizes: dict[str, int] = {}  # anchor -> nodes in its subtree (aliases counted expanded)
+    open_anchors: list[tuple[str | None, int]] = []  # per open collection: (anchor, start)
+    total = 0  # nodes so far, every alias expanded
+    repeated = 0
+    try:
+        while parser.check_event():
+            event = parser.get_event()
+            if isinstance(event, yaml.AliasEvent):
+                if any(anchor == event.anchor for anchor, _ in open_anchors):
+                    raise InfxError(Problem(
+                        f"recursive YAML alias '*{event.anchor}' (it refers to a collection "
+                        "that contains it)", file=filename, line=event.start_mark.line + 1,
+                        fix="remove the alias"))
+                size = sizes.get(event.anchor)
+                if size is None:
+                    continue  # undefined alias: the loader reports it with its line
+                total += size
+                repeated += size
+                if repeated > ALIAS_BUDGET:
+                    raise InfxError(Problem(
+                        f"YAML aliases repeat more than {ALIAS_BUDGET:,} nodes (alias "
+                        f"'*{event.anchor}' here); alias expansion is capped", file=filename,
+                        line=event.start_mark.line + 1,
+                        fix="write the data out instead of repeating anchors"))
+            elif isinstance(event, (yaml.ScalarEvent, yaml.CollectionStartEvent)):
+                total += 1
+                if total - repeated > MAX_NODES:
+                    raise InfxError(Problem(
+                        f"YAML document has more than {MAX_NODES:,} nodes", file=filename,
+                        line=event.start_mark.line + 1,
+                        fix="split the data; a config file this large is not expected"))
+                if isinstance(event, yaml.CollectionStartEvent):
+                    open_anchors.append((event.anchor, total))
+                    if len(open_anchors) > MAX_DEPTH:
+                        raise InfxError(Problem(
+                            f"YAML nesting is deeper than {MAX_DEPTH} levels", file=filename,
+                            line=event.start_mark.line + 1, fix="flatten the data"))
+                elif event.anchor is not None:
+                    sizes[event.anchor] = 1
+            elif isinstance(event, yaml.CollectionEndEvent) and open_anchors:
+                anchor, start = open_anchors.pop()
+                if anchor is not None:
+                    sizes[anchor] = total - start + 1
+    except yaml.YAMLError:
+        return  # the loader reports syntax errors with their line
+    finally:
+        parser.dispose()
+
+
+def load_text(text: str, filename: str, *, unique_keys: bool = False,
+              limit: int = MAX_YAML_BYTES) -> Any:
+    """Parse YAML text safely; every failure is an InfxError naming file and line."""
+    if len(text) > limit // 4:  # characters; the exact byte count only when it matters
+        check_size(len(text.encode("utf-8", "surrogatepass")), filename, limit)
+    if text.startswith("\ufeff"):
+        raise InfxError(Problem("file starts with a byte-order mark", file=filename, line=1,
+                                fix=_SAVE_AS_UTF8))
+    nul = text.find("\0")
+    if nul >= 0:
+        raise InfxError(Problem("file contains a NUL character", file=filename,
+                                line=line_at(text, nul), fix=_SAVE_AS_UTF8))
+    if (len(text) > _SCAN_BYTES or _depth_bound(text) > _SAFE_DEPTH_BOUND
+            or _may_hold_anchor(text)):
+        _scan_events(text, filename)
     loader = _UniqueKeyLoader if unique_keys else _FastLoader
+    collecting = gc.isenabled()
+    gc.disable()  # the loaded data holds no cycles; collecting while building it is pure cost
     try:
         return yaml.load(text, Loader=loader)  # noqa: S506 - safe loaders only
     except yaml.MarkedYAMLError as exc:
@@ -61,21 +256,16 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False) -> Any:
         ) from None
     except yaml.YAMLError as exc:
         raise InfxError(Problem(f"invalid YAML: {exc}", file=filename)) from None
-
-
-def read_text(path: str | Path, *, what: str = "file", missing: str | None = None,
-              fix: str = "check the path") -> str:
-    """A file's UTF-8 text; a missing or unreadable file is an InfxError naming it.
-
-    ``missing`` replaces the default "<what> not found" message for an absent file.
-    """
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InfxError(Problem(missing or f"{what} not found", file=str(path), fix=fix)) from None
-    except OSError as exc:
-        raise InfxError(Problem(f"cannot read {what}: {exc.strerror or exc}", file=str(path),
-                                fix=fix)) from None
+    except RecursionError:
+        raise InfxError(Problem("YAML nesting is too deep to load", file=filename,
+                                fix="flatten the data")) from None
+    except (TypeError, ValueError) as exc:
+        # e.g. a list or mapping used as a mapping key: unhashable
+        raise InfxError(Problem(f"invalid YAML: {exc}", file=filename,
+                                fix="use plain scalars as mapping keys")) from None
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def load_file(path: str | Path, *, unique_keys: bool = False) -> Any:
@@ -83,16 +273,20 @@ def load_file(path: str | Path, *, unique_keys: bool = False) -> Any:
     return load_text(read_text(path), str(path), unique_keys=unique_keys)
 
 
-def find_line(text: str, path: list[Any]) -> int | None:
-    """Best line (1-based) of the node at ``path`` (keys / list indexes) in YAML text.
+def compose(text: str) -> yaml.Node | None:
+    """The node tree of YAML text (C composer), or None when it does not parse.
 
-    Walks the composed node tree (slow pure-Python loader) and so is meant for
-    error reporting only. Returns the deepest line it could reach.
+    For locating lines only; call it on text that ``load_text`` accepted (or on a part of
+    such text), so its size, aliases and nesting are already bounded.
     """
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+        return yaml.compose(text, Loader=_FastLoader)
+    except (yaml.YAMLError, RecursionError):
         return None
+
+
+def node_line(node: yaml.Node | None, path: list[Any]) -> int | None:
+    """Best line (1-based) of ``path`` (keys / list indexes) under ``node``: the deepest reached."""
     line = node.start_mark.line + 1 if node is not None else None
     for step in path:
         if node is None:
@@ -112,3 +306,14 @@ def find_line(text: str, path: list[Any]) -> int | None:
             break
         node = nxt
     return line
+
+
+def find_line(text: str, path: list[Any]) -> int | None:
+    """Best line (1-based) of the node at ``path`` (keys / list indexes) in YAML text.
+
+    Composes the whole text, so it is meant for error reporting only.
+    """
+    node = compose(text)
+    if node is None:
+        return None
+    return node_line(node, path)

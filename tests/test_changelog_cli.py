@@ -161,3 +161,28 @@ def test_c7_whitespace_only_history_line_emptied_is_rejected_strictly(repo, caps
     code, out, err = validate(repo, capsys, HISTORY + "\n" + block(), "--pr-number", "5")
     assert code == 1 and out == ""
     assert "appended entries changed historical perf-changelog.yaml bytes" in err
+
+
+@pytest.mark.parametrize(("raw", "named"), [
+    ((HISTORY + "\n" + block()).replace("\n", "\r\n").encode(),
+     "contains CR characters (CRLF line endings), first at byte offset"),
+    (b"\xef\xbb\xbf" + (HISTORY + "\n" + block()).encode(), "starts with a UTF-8 byte-order mark"),
+    ((HISTORY + "\n" + block()).encode().replace(b"Bump", b"B\0mp"), "contains a NUL byte"),
+    ((HISTORY + "\n" + block()).encode().replace(b"Bump", b"B\xe9mp"),
+     "is not valid UTF-8: byte 0xe9"),
+    ((HISTORY + "\n" + block()).encode("utf-16"), "starts with a UTF-16 byte-order mark"),
+])
+def test_plan_and_validate_name_the_same_bad_bytes(repo, capsys, raw, named):
+    base = git(repo, "rev-parse", "HEAD")
+    (repo / "perf-changelog.yaml").write_bytes(raw)
+    git(repo, "commit", "-q", "-am", "hostile bytes")
+    head = git(repo, "rev-parse", "HEAD")
+    errors = []
+    for argv in (["changelog", "validate", "--base-ref", base, "--head-ref", head],
+                 ["plan", "--base-ref", base, "--head-ref", head]):
+        assert infx_main(argv) == 1
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert named in err and "No additions found" not in err and "Deletions" not in err
+        errors.append(err)
+    assert errors[0] == errors[1]  # one rule set, one message

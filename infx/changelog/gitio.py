@@ -100,6 +100,16 @@ def diff_following_nesting(base: str, head: str, path: str,
     return diff_file(base, head, at_head or at_base or path, cwd)
 
 
+def read_following_nesting(ref: str, path: str, cwd: str | Path | None = None) -> bytes | None:
+    """Bytes of ``path`` at ``ref``, preferring the nested project directory; None if absent."""
+    if Path(path).is_absolute() or path.startswith(f"{NESTED_ROOT}/"):
+        candidates = [path]
+    else:
+        candidates = [f"{NESTED_ROOT}/{path}", path]
+    blobs = read_blobs(ref, [f"./{c}" for c in candidates], cwd)
+    return next((blob for blob in blobs.values() if blob is not None), None)
+
+
 def rev_parse(ref: str, cwd: str | Path | None = None) -> str:
     """Full commit id of ``ref``."""
     result = _run(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd)

@@ -51,21 +51,36 @@ def line_of_offset(raw: bytes, offset: int) -> int:
     return raw.count(b"\n", 0, max(offset, 0)) + 1
 
 
-def parse_changelog(raw: bytes, path: str, label: str | None = None) -> ParsedChangelog:
-    """Parse changelog bytes under the strict contract, or raise a located InfxError."""
+def check_bytes(raw: bytes, path: str, label: str | None = None) -> str:
+    """The changelog's text, or a located InfxError naming the first forbidden bytes.
+
+    One rule set for ``changelog validate`` and ``plan``: UTF-8 without byte-order mark
+    or NUL bytes, LF line endings, no tabs, ending in a newline, within the YAML size cap.
+    """
+    from infx.yamlio import decode
+
     label = label or path
+    try:
+        text = decode(raw, path)
+    except InfxError as exc:
+        problem = exc.problems[0]
+        fail(f"{label} {problem.message.removeprefix('file ')}", path, problem.line,
+             fix=problem.fix)
     if not raw.endswith(b"\n"):
         fail(f"{label} does not end with a newline", path, line_of_offset(raw, len(raw)),
              fix="end the file with exactly one newline")
-    for byte, what in ((b"\r", "CR characters"), (b"\t", "tabs"), (b"\0", "NUL bytes")):
-        if byte in raw:
-            fail(f"{label} contains {what}", path, line_of_offset(raw, raw.index(byte)),
-                 fix="use LF line endings and spaces only")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        fail(f"{label} is not UTF-8", path, line_of_offset(raw, exc.start),
-             fix="save the file as UTF-8")
+    for byte, what in ((b"\r", "CR characters (CRLF line endings)"), (b"\t", "tabs")):
+        offset = raw.find(byte)
+        if offset >= 0:
+            fail(f"{label} contains {what}, first at byte offset {offset}", path,
+                 line_of_offset(raw, offset), fix="use LF line endings and spaces only")
+    return text
+
+
+def parse_changelog(raw: bytes, path: str, label: str | None = None) -> ParsedChangelog:
+    """Parse changelog bytes under the strict contract, or raise a located InfxError."""
+    label = label or path
+    text = check_bytes(raw, path, label)
     data = _load_unique(text, path, label)
     if not isinstance(data, list):
         fail(f"{label} root must be a YAML list", path, 1,

@@ -11,7 +11,7 @@ from typing import Any
 
 from infx.config.schemacheck import load_schema
 from infx.errors import InfxError, Problem
-from infx.yamlio import find_line, load_text
+from infx.yamlio import find_line, load_text, read_text
 
 POLICY_DIR = "configs/policy"
 GOLDEN_DIR = "configs/golden_al_distribution"
@@ -152,9 +152,8 @@ def reader_for_directory(root: str | Path) -> PolicyReader:
     root = Path(root)
 
     def read(path: str) -> str | None:
-        try:
-            return (root / path).read_text(encoding="utf-8")
-        except FileNotFoundError:
+        if not (root / path).is_file():
             return None
+        return read_text(root / path, what="policy file")
 
     return PolicyReader(read)

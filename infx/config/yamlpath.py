@@ -1,28 +1,36 @@
-"""Locate a config path in YAML text cheaply, for error messages only."""
+"""Locate a config path in YAML text cheaply, for error messages only.
+
+A master file is ten thousand lines; composing it whole to find one line costs more than
+loading it. ``line_of`` finds the top-level block of the path's first key with plain
+string search, composes only that block (C composer), and keeps it for the next lookup
+in the same block, so a run that reports several findings composes each block once.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
-from infx.yamlio import find_line
+import yaml
+
+from infx.yamlio import compose, find_line, node_line
+
+_NEXT_TOP_LEVEL = re.compile(r"\n(?=[^\s#])")
 
 
 def line_of(text: str, path: Sequence[Any]) -> int | None:
-    """1-based line of ``path`` (top-level key first) in ``text``.
-
-    Composing a whole 10k-line master file node by node is slow, so when the first
-    step is a top-level block key, only that block's lines are composed.
-    """
+    """1-based line of ``path`` (top-level key first) in ``text``."""
     if not path:
         return 1
-    block = _top_level_block(text, path[0])
-    if block is not None:
-        start, chunk = block
-        line = find_line(chunk, list(path))
-        if line is not None:
-            return start + line
+    if isinstance(path[0], str):
+        block = _block(text, path[0])
+        if block is not None:
+            first_line, node = block
+            line = node_line(node, list(path))
+            if line is not None:
+                return first_line - 1 + line
     return find_line(text, list(path))
 
 
@@ -37,19 +45,31 @@ def format_path(path: Sequence[Any]) -> str:
     return out
 
 
-def _top_level_block(text: str, key: Any) -> tuple[int, str] | None:
-    if not isinstance(key, str):
+@lru_cache(maxsize=64)
+def _block(text: str, key: str) -> tuple[int, yaml.Node] | None:
+    """(first line, composed node) of the top-level block that defines ``key``."""
+    start = _key_offset(text, key)
+    if start is None:
         return None
-    lines = text.splitlines(keepends=True)
-    pattern = re.compile(rf"^(?:{re.escape(key)}|'{re.escape(key)}'|\"{re.escape(key)}\")\s*:")
-    for index, line in enumerate(lines):
-        if pattern.match(line):
-            end = index + 1
-            while end < len(lines) and not _starts_top_level(lines[end]):
-                end += 1
-            return index, "".join(lines[index:end])
+    following = _NEXT_TOP_LEVEL.search(text, start)
+    end = following.start() + 1 if following else len(text)
+    node = compose(text[start:end])
+    if node is None:
+        return None
+    return text.count("\n", 0, start) + 1, node
+
+
+def _key_offset(text: str, key: str) -> int | None:
+    for spelling in (key, f"'{key}'", f'"{key}"'):
+        for lead in ("\n", ""):
+            needle = f"{lead}{spelling}"
+            position = text.find(needle) if lead else (0 if text.startswith(needle) else -1)
+            while position >= 0:
+                begin = position + len(lead)
+                rest = text[begin + len(spelling):begin + len(spelling) + 256]
+                if rest.lstrip(" \t").startswith(":"):
+                    return begin
+                if not lead:
+                    break
+                position = text.find(needle, position + 1)
     return None
-
-
-def _starts_top_level(line: str) -> bool:
-    return bool(line) and not line[0].isspace() and not line.startswith("#")

@@ -370,16 +370,16 @@ def _load_base(base_ref: str, config_files: Sequence[str], runner_config: str
     from infx.changelog.gitio import read_blobs
     from infx.config.master import load_master_configs_from_texts
     from infx.config.runners import load_runners_from_text
-    from infx.yamlio import load_file, load_text
+    from infx.yamlio import decode, load_file, load_text
 
     paths = [_repo_path(p) for p in [*config_files, runner_config]]
     blobs = read_blobs(base_ref, paths)
     missing = [p for p in paths if blobs[p] is None]
     if missing:
         raise _plan_error(f"append-only base revision is missing generation inputs: {missing}")
-    texts = [(p, blobs[p].decode("utf-8")) for p in paths[:-1]]
+    texts = [(p, decode(blobs[p], f"{p} at {base_ref}")) for p in paths[:-1]]
     configs = load_master_configs_from_texts(texts)
-    runners = load_runners_from_text(paths[-1], blobs[paths[-1]].decode("utf-8"))
+    runners = load_runners_from_text(paths[-1], decode(blobs[paths[-1]], paths[-1]))
     base_raw: dict = {}
     for name, text in texts:
         base_raw.update(load_text(text, name) or {})
@@ -393,8 +393,12 @@ def plan_from_git(base_ref: str, head_ref: str, changelog_file: str, flags: Plan
                   sources: Sources) -> dict:
     """Diff the changelog between two refs and plan the appended entries."""
     from infx.changelog.diff import additions
-    from infx.changelog.gitio import diff_following_nesting
+    from infx.changelog.gitio import diff_following_nesting, read_following_nesting
+    from infx.changelog.strict import check_bytes
 
+    head_raw = read_following_nesting(head_ref, changelog_file)
+    if head_raw is not None:  # the same byte rules as `changelog validate`, named precisely
+        check_bytes(head_raw, changelog_file, f"{changelog_file} at {head_ref}")
     diff = diff_following_nesting(base_ref, head_ref, changelog_file)
     added = additions(diff, changelog_file)
     entries = parse_additions(added, changelog_file)
