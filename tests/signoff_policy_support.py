@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from infx.github.fake.world import tree_at
-from infx.signoff.model import ChangedFile, Evidence, ExternalPull, PullInfo, SignOff
+from infx.signoff.model import (
+    ChangedFile,
+    CheckRun,
+    Evidence,
+    ExternalPull,
+    PullInfo,
+    RunJob,
+    SignOff,
+)
 from infx.yamlio import load_file
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -100,8 +108,25 @@ def bare_evidence(*, head_sha: str = "d" * 40, signer: str = "alice", body: str 
                   now: datetime = datetime(2026, 9, 30, tzinfo=timezone.utc), **fields: Any) -> Evidence:
     """Evidence for unit tests: PR #1 of o/r by carol, signed by ``signer``, plus ``fields``."""
     pr = PullInfo(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", head_sha, "o/r")
+    if fields.get("check_runs") and "run_jobs" not in fields:
+        fields["run_jobs"] = jobs_of(fields["check_runs"])
     return Evidence(repo="o/r", default_branch="main", now=now, pr=pr,
                     signoff=SignOff(signer, body, None, 1, "issue_comment"), **fields)
+
+
+def jobs_of(check_runs: dict[str, list[CheckRun] | None]) -> dict[int, list[RunJob] | None]:
+    """The workflow runs' jobs behind check runs (on GitHub each job is a check run of its run):
+    grouped by the run their details_url names, each job on the commit it is listed under."""
+    from infx.signoff.sweeps import run_id_of
+
+    jobs: dict[int, list[RunJob] | None] = {}
+    for sha, runs in check_runs.items():
+        for run in runs or []:
+            run_id = run_id_of(run)
+            if run_id is not None:
+                jobs.setdefault(run_id, []).append(RunJob(run.id, run.name, run.status, run.conclusion,
+                                                          head_sha=sha, completed_at=run.completed_at))
+    return jobs
 
 
 def world_evidence(name: str, **changes: Any) -> Evidence:

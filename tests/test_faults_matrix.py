@@ -167,6 +167,7 @@ SIGNOFF_READS = {
     "/repos/{owner}/{repo}/issues/{n}/comments": True,
     "/repos/{owner}/{repo}/actions/runs": True,
     "/repos/{owner}/{repo}/commits/{sha}/check-runs": True,
+    "/repos/{owner}/{repo}/actions/runs/{n}/jobs": True,
     "/repos/{owner}/{repo}/actions/runs/{n}/artifacts": True,
     "/repos/{owner}/{repo}/actions/artifacts/{n}/zip": False,
     "/_fake/artifacts/{owner}/{repo}/{n}.zip": False,

@@ -117,6 +117,7 @@ def test_unreadable_thresholds_or_run_tree_fail_closed() -> None:
 def test_no_green_sweep_means_no_evals() -> None:
     ev = evidence([row()])
     ev.check_runs = {HEAD: [], RUN_SHA: []}
+    ev.run_jobs = {}
     outcome = evals.run(ev, SETTINGS)
     assert outcome.status is Status.FAIL and "Check 1" in outcome.reason
 

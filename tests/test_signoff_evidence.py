@@ -119,3 +119,48 @@ def test_linked_upstream_pulls_are_read_with_their_files(fake_github, seed000) -
     pulled = evidence.external_pulls["vllm-project/recipes#123"]
     assert pulled.merged_at and pulled.files[0].filename == "MiniMax/M3.md"
     assert "+vllm serve" in pulled.files[0].patch
+
+
+def _gather_sweep(fake, world) -> Evidence:
+    reader = ev.Reader(fake.client(), world["repo"], cap=60)
+    pull = world["pulls"][0]
+    evidence = bare_evidence(head_sha=pull["head"]["sha"], commits=list(pull["commits"]))
+    evidence = replace(evidence, pr=replace(evidence.pr, head_ref=pull["head"]["ref"]))
+    ev._sweep_evidence(reader, evidence, list(pull["commits"]))
+    return evidence
+
+
+def test_the_sweep_is_judged_from_the_runs_own_jobs(fake_github, seed000) -> None:
+    from infx.signoff.checks import sweep
+
+    fake = fake_github(copy.deepcopy(seed000))
+    evidence = _gather_sweep(fake, seed000)
+    assert sweep.find_green_run(evidence).run_id == 35873197630
+    assert fake.count("GET", r"/actions/runs/35873197630/jobs$") == 1
+    listed = [c for c in seed000["check_runs"]["7bbb0ec775dd86b8f6ebb3c4e345cdfe283b1c1a"]
+              if "/runs/35873197630/" in (c.get("details_url") or "")]
+    assert {j.id for j in evidence.run_jobs[35873197630]} == {c["id"] for c in listed}
+
+
+def test_a_failed_job_cannot_hide_behind_a_same_named_success(fake_github, seed000) -> None:
+    """Two jobs of one attempt with one name (rows the old job name could not tell apart): the
+    check-runs listing keeps one per name, the jobs API lists both, and the failure counts."""
+    from infx.signoff.checks import sweep
+    from infx.signoff.table import load_table
+
+    world = copy.deepcopy(seed000)
+    sha = "7bbb0ec775dd86b8f6ebb3c4e345cdfe283b1c1a"
+    runs = world["check_runs"][sha]
+    twin = runs[0] | {"id": 70999, "conclusion": "failure", "completed_at": "2026-09-23T15:00:00Z",
+                      "details_url": runs[0]["details_url"].rsplit("/", 1)[0] + "/90999"}
+    for job in runs:
+        if "/runs/35873197630/" in (job.get("details_url") or ""):
+            job |= {"run_id": 35873197630, "run_attempt": 1}
+    runs.append(twin | {"run_id": 35873197630, "run_attempt": 1})
+    fake = fake_github(world)
+    listed = ev.Reader(fake.client(), world["repo"], cap=5).check_runs(sha)
+    assert 70999 not in {c.id for c in listed}  # hidden from the check-runs listing
+    evidence = _gather_sweep(fake, world)
+    assert sweep.find_green_run(evidence) is None
+    outcome = sweep.run(evidence, load_table().settings)
+    assert any("(failure)" in d and runs[0]["name"] in d for d in outcome.details)

@@ -23,13 +23,14 @@ from infx.signoff.model import (
     Evidence,
     ExternalPull,
     PullInfo,
+    RunJob,
     SignOff,
     WorkflowRun,
 )
 from infx.signoff.policy_common import changed_paths, first_trusted_file
 from infx.signoff.ports import SignoffClient
 from infx.signoff.render import read_marker
-from infx.signoff.sweeps import green_runs_on
+from infx.signoff.sweeps import family, green_run, run_id_of
 from infx.signoff.table import Settings
 
 WANTED_ARTIFACTS = ("eval_results_all", "results_bmk")
@@ -39,6 +40,7 @@ MAX_EVAL_JOBS = 6
 MAX_BYPASS_LOOKUPS = 2
 MAX_EXTERNAL_PULLS = 3
 MAX_LISTED_COMMITS = 250  # GitHub's pull request commit listing stops here
+MAX_RUNS_PER_COMMIT = 3  # sweep runs on one commit whose jobs are read, newest first
 _PR_LINK = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)")
 
 
@@ -140,6 +142,15 @@ class Reader:
                            f"listing check runs of {sha[:12]}", list_key="check_runs",
                            params={"filter": "latest"})
         return [check_run(item) for item in items]
+
+    def run_jobs(self, run_id: int) -> list[RunJob]:
+        """Every attempt's jobs of a workflow run (Check 1 works out the latest attempt itself,
+        so that two jobs of one attempt never stand for each other)."""
+        self.spend(f"listing the jobs of run {run_id}")
+        return [RunJob(id=job.id, name=job.name, status=job.status, conclusion=job.conclusion,
+                       run_attempt=job.run_attempt, head_sha=job.head_sha or None,
+                       completed_at=job.completed_at)
+                for job in self.client.run_jobs(self.repo, run_id, latest=False)]
 
     def comments(self, number: int) -> list[Comment]:
         items = self.pages(f"/repos/{self.repo}/issues/{number}/comments",
@@ -304,9 +315,15 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
     for sha in ordered:
         runs_here = optional(evidence, f"check-runs:{sha}", lambda sha=sha: reader.check_runs(sha))
         evidence.check_runs[sha] = runs_here
-        green = green_runs_on(sha, runs_here, evidence) if runs_here else []
-        if green:
-            _run_evidence(reader, evidence, green[0].run_id)
+        # the check runs only point at the sweep runs; each run is judged from its own jobs
+        run_ids = {run_id_of(c) for c in runs_here or [] if family(c.name)} - {None}
+        for run_id in sorted(run_ids, reverse=True)[:MAX_RUNS_PER_COMMIT]:
+            evidence.run_jobs[run_id] = optional(evidence, f"jobs:{run_id}",
+                                                 lambda run_id=run_id: reader.run_jobs(run_id))
+            green = green_run(evidence, run_id)
+            if green is None or green.commit != sha:
+                continue
+            _run_evidence(reader, evidence, run_id)
             if sha != evidence.pr.head_sha:
                 evidence.commit_files[sha] = _master_configs_at(reader, evidence, sha)
             return

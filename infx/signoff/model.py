@@ -55,6 +55,19 @@ class CheckRun:
 
 
 @dataclass(frozen=True)
+class RunJob:
+    """One job of a workflow run as the Actions jobs API lists it (`filter=all`)."""
+
+    id: int
+    name: str
+    status: str
+    conclusion: str | None
+    run_attempt: int = 1
+    head_sha: str | None = None
+    completed_at: str | None = None
+
+
+@dataclass(frozen=True)
 class Comment:
     id: int
     user: str
@@ -149,6 +162,8 @@ class Evidence:
     default_branch_files: dict[str, str | None] = field(default_factory=dict)
     workflow_runs: dict[int, WorkflowRun] = field(default_factory=dict)
     artifacts: dict[int, list[Artifact] | None] = field(default_factory=dict)  # by run id
+    # the jobs of a workflow run, every attempt (None: could not be read), by run id
+    run_jobs: dict[int, list[RunJob] | None] = field(default_factory=dict)
     external_pulls: dict[str, ExternalPull | None] = field(default_factory=dict)  # "o/r#n"
     collaborators: dict[str, dict[str, str] | None] = field(default_factory=dict)
     team_members: dict[str, dict[str, bool | None]] = field(default_factory=dict)  # team -> user -> active?

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.sweeps import family, find_green_run
+from infx.signoff.sweeps import BAD, candidate_runs, family, find_green_run, latest_attempt
 from infx.signoff.table import Settings
 
 FIX = "run a full sweep on a commit in this PR, or re-anchor with `/use <run_id>`"
@@ -26,6 +26,12 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                     if f"check-runs:{c}" in evidence.read_errors), None)
         details.append("check runs could not be read for commit(s) " + ", ".join(unread)
                        + (f" ({why})" if why else ""))
+    unread_jobs = sorted(run_id for run_id, jobs in evidence.run_jobs.items() if jobs is None)
+    if unread_jobs:
+        details.append("the jobs of run(s) " + ", ".join(map(str, unread_jobs)) + " could not be read")
+    spoiled = _spoiled(evidence)
+    if spoiled:
+        details.append("runs with a failed, cancelled or unfinished job: " + "; ".join(spoiled))
     skipped = _only_skipped(evidence)
     if skipped:
         details.append("runs with only skipped or ignored jobs: " + ", ".join(skipped))
@@ -36,11 +42,24 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
     return Outcome(Status.FAIL, reason, tuple(details))
 
 
+def _spoiled(evidence: Evidence) -> list[str]:
+    notes = []
+    for run_id in sorted(evidence.run_jobs, reverse=True):
+        bad = [job for job in latest_attempt(evidence.run_jobs[run_id] or [])
+               if family(job.name) and (job.conclusion in BAD or job.status != "completed")]
+        if bad:
+            names = ", ".join(f"`{job.name}` ({job.conclusion or job.status})" for job in bad[:3])
+            more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+            notes.append(f"run {run_id}: {names}{more}")
+    return notes[:3]
+
+
 def _only_skipped(evidence: Evidence) -> list[str]:
     notes = []
     for commit in evidence.commits or []:
-        runs = (evidence.check_runs or {}).get(commit) or []
-        relevant = [r for r in runs if family(r.name)]
-        if relevant and all(r.conclusion == "skipped" for r in relevant):
+        jobs = [job for run_id in candidate_runs(evidence, commit)
+                for job in latest_attempt(evidence.run_jobs.get(run_id) or [])]
+        relevant = [job for job in jobs if family(job.name)]
+        if relevant and all(job.conclusion == "skipped" for job in relevant):
             notes.append(f"{commit[:8]} (every benchmark/eval job skipped)")
     return notes
