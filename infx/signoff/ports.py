@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # types only: importing the client would load PyGithub
-    from infx.github.client import Artifact, Permission, Upsert
+    from infx.github.client import Artifact, Job, Permission, Upsert
     from infx.github.markers import Marker
 
 
@@ -29,6 +29,9 @@ class SignoffClient(Protocol):
     def file_at(self, repo: str, path: str, ref: str) -> str | None: ...
 
     def run_artifacts(self, repo: str, run_id: int) -> list[Artifact]: ...
+
+    def run_jobs(self, repo: str, run_id: int, *, attempt: int | None = None,
+                 latest: bool = True) -> list[Job]: ...
 
     def download_artifact(self, repo: str, artifact_id: int) -> dict[str, bytes]: ...
 
