@@ -16,7 +16,7 @@ from infx.errors import InfxError, Problem, report
 # command name -> "module:attribute" of a click command or group
 COMMANDS: dict[str, str] = {
     "matrix": "infx.matrix.cli:matrix",
-    "plan": "infx.matrix.plan:plan_command",
+    "plan": "infx.changelog.plan:plan_command",
     "changelog": "infx.changelog.cli:changelog",
     "fake-github": "infx.github.cli:fake_github",
     "reuse": "infx.reuse.cli:reuse",
@@ -55,6 +55,13 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning InfxError into a clean message and exit 1."""
     return run(cli, argv, "infx")
+
+
+def run_named(name: str, argv: list[str] | None, prog_name: str) -> int:
+    """Run one command of the table as its own program (e.g. `python -m infx.matrix.plan`)."""
+    command = LazyGroup(name="infx").get_command(click.Context(cli), name)
+    assert command is not None, name
+    return run(command, argv, prog_name)
 
 
 def run(command: click.Command, argv: list[str] | None, prog_name: str) -> int:

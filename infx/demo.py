@@ -39,8 +39,8 @@ def _pr(world: dict) -> dict:
 def plan_step(entry_file: Path, configs: Path, runners: Path, labels: list[str],
               echo: Callable[[str], None]) -> dict | None:
     """Plan the bundled changelog entry in-process; a planner error is shown as the author sees it."""
+    from infx.changelog.plan import PlanFlags, build_plan, file_sources, parse_additions
     from infx.changelog.summary import summary_markdown
-    from infx.matrix.plan import PlanFlags, build_plan, file_sources, parse_additions
     from infx.workflow.labels import sweep_flags
     from infx.workflow.shard import shard_outputs
     from infx.workflow.summary import shard_summary

@@ -77,3 +77,54 @@ def test_checks_read_their_settings_from_the_argument_not_the_table() -> None:
     for check in check_modules():
         source = MODULES[check].read_text(encoding="utf-8")
         assert "load_table" not in source, check
+
+
+def subpackage(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and (ROOT / parts[1]).is_dir()) else None
+
+
+def package_cycles() -> list[list[str]]:
+    """Strongly connected groups of more than one subpackage in the import graph."""
+    graph: dict[str, set[str]] = {}
+    for module, targets in IMPORTS.items():
+        source = subpackage(module)
+        if source is None:
+            continue
+        graph.setdefault(source, set()).update(
+            t for t in map(subpackage, targets) if t is not None and t != source)
+    cycles = []
+    for start in sorted(graph):
+        reach, todo = set(), [start]
+        while todo:
+            for nxt in graph.get(todo.pop(), ()):
+                if nxt not in reach:
+                    reach.add(nxt)
+                    todo.append(nxt)
+        group = sorted(p for p in reach if start in reach and p != start and start in
+                       _reach(graph, p))
+        if group and start < group[0]:
+            cycles.append([start, *group])
+    return cycles
+
+
+def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for nxt in graph.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def test_no_import_cycle_between_subpackages() -> None:
+    assert package_cycles() == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    IMPORTS["infx.matrix.generate"].add("infx.changelog.plan")
+    try:
+        assert ["changelog", "matrix"] in package_cycles()
+    finally:
+        IMPORTS["infx.matrix.generate"].discard("infx.changelog.plan")

@@ -6,9 +6,7 @@ import pytest
 
 from infx.changelog.model import (
     EntryError,
-    KeyResolutionError,
     parse_entry,
-    resolve_config_keys,
 )
 
 BASE = {"config-keys": ["k"], "description": ["d"], "pr-link": "XXX"}
@@ -122,23 +120,3 @@ def test_eval_concs_combines_with_other_eval_fields():
     assert parsed.eval_concs == (32, 64)
 
 
-ORDER = ["config-b", "config-a", "other"]
-
-
-def test_wildcards_follow_master_order_and_dedupe():
-    assert resolve_config_keys(["config-*", "config-a"], ORDER) == ["config-b", "config-a"]
-    assert resolve_config_keys(["other", "config-*"], ORDER) == ["other", "config-b",
-                                                                  "config-a"]
-    assert resolve_config_keys(["*"], ORDER) == ORDER
-
-
-def test_question_mark_is_literal_and_errors_name_the_key():
-    with pytest.raises(KeyResolutionError, match="Config key 'config-\\?' not found"):
-        resolve_config_keys(["config-?"], ORDER)
-    with pytest.raises(KeyResolutionError,
-                       match="No config keys matched the wildcard pattern 'zeta-\\*'"):
-        resolve_config_keys(["config-a", "zeta-*"], ORDER)
-
-
-def test_regex_characters_in_keys_are_literal():
-    assert resolve_config_keys(["qwen3.5-*"], ["qwen3.5-a", "qwen3x5-b"]) == ["qwen3.5-a"]

@@ -9,9 +9,10 @@ from changelog_support import HISTORY, URL, fixture_f_repo, git
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from infx.changelog import plan as planner
 from infx.cli import main as infx_main
 from infx.errors import InfxError
-from infx.matrix import plan as planner
+from infx.matrix import plan as plan_entry
 
 
 def entry(*keys, link="XXX", **fields):
@@ -91,7 +92,7 @@ def test_c1_plain_append(repo, capsys):
 
 def test_output_is_one_compact_line(repo, capsys):
     base, head = commit(repo, "\n" + entry("alpha-fp8-h100-vllm"))
-    assert planner.main(["--base-ref", base, "--head-ref", head]) == 0
+    assert plan_entry.main(["--base-ref", base, "--head-ref", head]) == 0
     out = capsys.readouterr().out
     assert out.count("\n") == 1 and ", " not in out.split('"description"')[0]
     first_row = json.loads(out)["single_node"]["8k1k"][0]
@@ -101,7 +102,7 @@ def test_output_is_one_compact_line(repo, capsys):
 
 def test_module_entry_point_failure_prints_no_json(repo, capsys):
     base, head = commit(repo, "\n" + entry("nope"))
-    assert planner.main(["--base-ref", base, "--head-ref", head]) == 1
+    assert plan_entry.main(["--base-ref", base, "--head-ref", head]) == 1
     out, err = capsys.readouterr()
     assert out == "" and "Config key 'nope' not found in master configs." in err
 

@@ -8,7 +8,7 @@ import shutil
 import pytest
 from changelog_support import git
 
-from infx.matrix.plan import PlanFlags, dump_plan, file_sources, plan_from_git
+from infx.changelog.plan import PlanFlags, dump_plan, file_sources, plan_from_git
 
 CONFIGS = ["configs/amd-master.yaml", "configs/nvidia-master.yaml"]
 RUNNERS = "configs/runners.yaml"

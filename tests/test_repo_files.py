@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from infx.changelog.plan import PlanFlags, build_plan, file_sources, parse_additions
 from infx.changelog.strict import parse_changelog
-from infx.matrix.plan import PlanFlags, build_plan, file_sources, parse_additions
 
 
 def test_our_changelog_passes_the_strict_parser(repo_root):

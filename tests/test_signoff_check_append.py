@@ -80,7 +80,7 @@ def test_na_without_append_only_entry():
 def test_fail_closed_when_history_is_rewritten():
     outcome = run(scenario9('"Add dsr1 SGLang on MI355X."', '"Rewritten."', CHANGELOG), SETTINGS)
     assert outcome.status == Status.FAIL
-    assert "rewrites existing history" in outcome.reason
+    assert "Deletions are not allowed in perf-changelog.yaml" in outcome.reason
 
 
 def test_fail_closed_without_runners_file():

@@ -126,7 +126,8 @@ def test_eval_concs_must_all_have_results() -> None:
     ev = evidence([row(conc=48)])
     ev.base_files["perf-changelog.yaml"] = "- config-keys: [a]\n  pr-link: x\n"
     ev.head_files["perf-changelog.yaml"] = (ev.base_files["perf-changelog.yaml"] +
-                                            "- config-keys: [qwen3.5-*]\n  eval-concs: [48, 64]\n")
+                                            "- config-keys: [qwen3.5-*]\n  description: [x]\n  pr-link: y\n"
+                                                "  eval-concs: [48, 64]\n")
     outcome = evals.run(ev, SETTINGS)
     assert outcome.status is Status.FAIL and "eval-concs [64]" in outcome.reason
     ev.head_files["perf-changelog.yaml"] = ev.head_files["perf-changelog.yaml"].replace("48, 64", "48")
@@ -201,7 +202,8 @@ def test_changelog_eval_concs_narrow_the_batch() -> None:
     ev = evidence([], artifacts=[batch([32, 64], [32, 64])])
     ev.base_files["perf-changelog.yaml"] = "- config-keys: [a]\n  pr-link: x\n"
     ev.head_files["perf-changelog.yaml"] = (ev.base_files["perf-changelog.yaml"] +
-                                            "- config-keys: [qwen3.5-*]\n  eval-concs: [64]\n")
+                                            "- config-keys: [qwen3.5-*]\n  description: [x]\n  pr-link: y\n"
+                                                "  eval-concs: [64]\n")
     outcome = evals.run(ev, SETTINGS)
     assert outcome.status is Status.FAIL and "unexpected eval concurrencies [32]" in outcome.reason
     ev.artifacts = {5: [batch([64], [64])]}

@@ -178,13 +178,15 @@ def test_scenario_3_amd_owner_signs_an_nvidia_change(fake_github, seed000) -> No
     pr = pull(world)
     base = pr["base"]["sha"]
     head = sha("scenario3-head")
+    changelog = world["commits"][world["commits"][base]["files_from"]]["files"]["perf-changelog.yaml"]
     nvidia = ("dsr1-fp4-b200-sglang:\n  image: lmsysorg/sglang:v0.5.20\n  model: deepseek-ai/DeepSeek-R1\n"
               "  model-prefix: dsr1\n  runner: b200\n  precision: fp4\n  framework: sglang\n"
               "  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 8192\n      osl: 1024\n"
               "      search-space:\n      - {tp: 8, conc-list: [4, 8, 16, 32, 64]}\n")
     world["commits"][head] = {"parents": [base], "message": "B200 SGLang 8k1k", "files_from": base,
                               "files": {"configs/nvidia-master.yaml": nvidia,
-                                        "perf-changelog.yaml": "- config-keys: [dsr1-fp4-b200-sglang]\n"}}
+                                        "perf-changelog.yaml": changelog + "\n- config-keys: [dsr1-fp4-b200-sglang]\n"
+                                        "  description: [B200 SGLang 8k1k]\n  pr-link: XXX\n"}}
     pr["head"]["sha"], pr["commits"] = head, [head]
     run_id = 40000001
     world["check_runs"] = {head: [

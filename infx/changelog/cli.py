@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
+from infx.changelog.plan import SpreadListOptions
 from infx.changelog.strict import DEFAULT_REPO
 from infx.errors import InfxError, Problem
-from infx.matrix.plan import SpreadListOptions
 
 DEFAULT_CHANGELOG = "perf-changelog.yaml"
 
@@ -68,7 +68,7 @@ def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file
 
 def _plan(base_ref: str, head_ref: str, changelog_file: str, all_evals: bool,
           evals_only: bool, config_files: tuple[str, ...], runner_config: str) -> None:
-    from infx.matrix.plan import PlanFlags, default_config_files, file_sources, plan_from_git
+    from infx.changelog.plan import PlanFlags, default_config_files, file_sources, plan_from_git
 
     files = list(config_files) if config_files else default_config_files()
     flags = PlanFlags(all_evals=all_evals, evals_only=evals_only)

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from infx.matrix.keys import KeyResolutionError, Wildcards, resolve_config_keys
+
+__all__ = ["ChangelogEntry", "EntryError", "KeyResolutionError", "parse_entry"]
 
 SCENARIO_TYPES = ("fixed-seq-len", "agentic-coding")
 
@@ -72,6 +76,11 @@ class ChangelogEntry:
         if self.scenario_type is not None:
             out["scenario-type"] = list(self.scenario_type)
         return out
+
+    def resolve_keys(self, master_keys: Iterable[str]) -> list[str]:
+        """The config keys this entry names, wildcards (``*`` only) expanded in master order;
+        raises KeyResolutionError for a key or wildcard that names nothing."""
+        return resolve_config_keys(self.config_keys, master_keys, Wildcards.STAR)
 
     def signature_fields(self) -> dict[str, Any]:
         """The entry's data without its link (used to recognise the same entry)."""
@@ -219,30 +228,3 @@ def _scenario_types(value: Any) -> tuple[str, ...]:
             raise EntryError(f"'scenario-type' item {item!r} is not one of "
                              "'fixed-seq-len', 'agentic-coding'", key="scenario-type")
     return tuple(value)
-
-
-class KeyResolutionError(ValueError):
-    """A config key or wildcard that names nothing in the master configs."""
-
-
-def resolve_config_keys(patterns: Sequence[str], master_keys: Iterable[str]) -> list[str]:
-    """Expand ``*`` wildcards over the master order; exact keys keep their given order.
-
-    Any unknown key or unmatched wildcard fails the whole entry.
-    """
-    ordered = list(master_keys)
-    known = set(ordered)
-    resolved: dict[str, None] = {}
-    for pattern in patterns:
-        if "*" in pattern:
-            regex = re.compile(re.escape(pattern).replace(r"\*", ".*"))
-            matches = [k for k in ordered if regex.fullmatch(k)]
-            if not matches:
-                raise KeyResolutionError(
-                    f"No config keys matched the wildcard pattern '{pattern}' in master configs.")
-            resolved.update(dict.fromkeys(matches))
-        elif pattern not in known:
-            raise KeyResolutionError(f"Config key '{pattern}' not found in master configs.")
-        else:
-            resolved[pattern] = None
-    return list(resolved)

@@ -39,12 +39,12 @@ _IDENTITY = ("image", "model", "model-prefix", "precision", "framework", "runner
 
 
 def _planned_keys(plan: dict, configs: Any) -> list[str]:
-    from infx.changelog.model import KeyResolutionError, resolve_config_keys
+    from infx.matrix.keys import KeyResolutionError, Wildcards, resolve_config_keys
 
     keys: dict[str, None] = {}
     for entry in plan["changelog_metadata"]["entries"]:
         try:
-            keys.update(dict.fromkeys(resolve_config_keys(entry["config-keys"], configs)))
+            keys.update(dict.fromkeys(resolve_config_keys(entry["config-keys"], configs, Wildcards.STAR)))
         except KeyResolutionError:
             continue
     return list(keys)

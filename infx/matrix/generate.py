@@ -18,12 +18,12 @@ Run as ``python -m infx.matrix.generate full-sweep|test-config [flags]``.
 
 from __future__ import annotations
 
-import fnmatch
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from infx.errors import InfxError, Problem
+from infx.matrix import keys
 from infx.matrix.evals import EVAL_MODES, apply_eval_mode
 from infx.matrix.expand import (
     SEQ_LENS,
@@ -94,21 +94,10 @@ def eval_mode_for_flags(no_evals: bool = False, evals_only: bool = False,
 
 def resolve_config_keys(patterns: Sequence[str], configs: Mapping) -> list[str]:
     """Exact keys and ``*``/``?`` globs -> keys in the order given, de-duplicated."""
-    available = list(configs)
-    resolved: dict[str, None] = {}
-    for pattern in patterns:
-        if "*" in pattern or "?" in pattern:
-            matches = fnmatch.filter(available, pattern)
-            if not matches:
-                raise InfxError(Problem(f"Pattern '{pattern}' matched no config keys.",
-                                        key=pattern, fix=_key_hint(available)))
-            resolved.update(dict.fromkeys(matches))
-        elif pattern in configs:
-            resolved.setdefault(pattern, None)
-        else:
-            raise InfxError(Problem(f"Config key(s) not found: {pattern}.", key=pattern,
-                                    fix=_key_hint(available)))
-    return list(resolved)
+    try:
+        return keys.resolve_config_keys(patterns, configs, keys.Wildcards.GLOB)
+    except keys.KeyResolutionError as exc:
+        raise InfxError(Problem(str(exc), key=exc.pattern, fix=_key_hint(list(configs)))) from None
 
 
 def full_sweep_tagged(configs: Mapping, runners: Any, *, evals: str = "default",

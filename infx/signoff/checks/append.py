@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from infx.changelog.model import ChangelogEntry, KeyResolutionError
+from infx.changelog.plan import appended_entries
 from infx.errors import InfxError
 from infx.signoff.affected import MASTER_PATH, master_entries
 from infx.signoff.model import Evidence, Outcome, Status
@@ -19,7 +20,6 @@ from infx.signoff.policy_common import (
 from infx.signoff.policy_guards import unguarded_lines
 from infx.signoff.scan import hunks
 from infx.signoff.table import Settings
-from infx.yamlio import load_text
 
 CHANGELOG = re.compile(r"^(?:[^/]+/)?perf-changelog\.yaml$")
 RUNNERS = "configs/runners.yaml"
@@ -32,11 +32,12 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
     changelog = next((f.filename for f in files if CHANGELOG.match(f.filename)), None)
     if changelog is None:
         return Outcome(Status.NA, "perf-changelog.yaml is not changed, so no append-only entry")
-    entries = new_entries(evidence, changelog)
-    flagged = [e for e in entries if e.get("append-only") in (True, "true")]
+    entries = appended_entries(base_text(evidence, changelog), head_text(evidence, changelog) or "",
+                               changelog)
+    flagged = [e for e in entries if e.append_only]
     if not flagged:
         return Outcome(Status.NA, f"no new {changelog} entry has append-only: true")
-    mixed = [i for i, e in enumerate(entries) if e not in flagged or "eval-concs" in e]
+    mixed = [i for i, e in enumerate(entries) if not e.append_only or e.eval_concs is not None]
     if mixed:
         return Outcome(Status.FAIL, f"{changelog}: new entry #{mixed[0] + 1} is not append-only or "
                        "selects evals (eval-concs); an append-only sweep cannot be mixed with "
@@ -59,18 +60,6 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                    "every other benchmark-affecting edit is guarded to the new concurrencies only")
 
 
-def new_entries(evidence: Evidence, path: str) -> list[dict[str, Any]]:
-    """Entries appended at head after the base history (which must be unchanged)."""
-    head = load_text(head_text(evidence, path) or "", path) or []
-    base_raw = base_text(evidence, path)
-    base = load_text(base_raw, path) or [] if base_raw is not None else []
-    if not isinstance(head, list) or not isinstance(base, list):
-        raise EvidenceGap(f"{path} is not a list of entries")
-    if head[:len(base)] != base:
-        raise EvidenceGap(f"{path} rewrites existing history, so new entries cannot be told apart")
-    return [e for e in head[len(base):] if isinstance(e, dict)]
-
-
 def _masters(evidence: Evidence, side: str) -> list[tuple[str, str]]:
     tree = evidence.head_files if side == "head" else evidence.base_files
     read = head_text if side == "head" else base_text
@@ -80,19 +69,16 @@ def _masters(evidence: Evidence, side: str) -> list[tuple[str, str]]:
     return [(p, t) for p, t in texts if t is not None]
 
 
-def _scope(entries: list[dict[str, Any]], head: list[tuple[str, str]]) -> dict[str, set[str]]:
-    from infx.changelog.model import EntryError, parse_entry, resolve_config_keys
-
+def _scope(entries: list[ChangelogEntry], head: list[tuple[str, str]]) -> dict[str, set[str]]:
     keys = list(master_entries(dict(head)))
     scope: dict[str, set[str]] = {}
     for entry in entries:
         try:
-            parsed = parse_entry(entry)
-            resolved = resolve_config_keys(parsed.config_keys, keys)
-        except (EntryError, ValueError) as exc:
+            resolved = entry.resolve_keys(keys)
+        except KeyResolutionError as exc:
             raise EvidenceGap(f"append-only entry could not be read: {exc}") from None
         for key in resolved:
-            scope.setdefault(key, set()).update(parsed.scenarios())
+            scope.setdefault(key, set()).update(entry.scenarios())
     return scope
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import math
 from typing import Any
 
-from infx import yamlio
+from infx.changelog.model import KeyResolutionError
+from infx.changelog.plan import appended_entries
 from infx.config.thresholds import Thresholds, load_thresholds_text
 from infx.errors import InfxError
 from infx.signoff import configs_at, eval_jobs
@@ -234,31 +234,19 @@ def _row_matches(row: dict[str, Any], entry: dict[str, Any]) -> bool:
             and str(row.get("precision", "")).lower() == str(entry.get("precision", "")).lower())
 
 
-def new_changelog_entries(evidence: Evidence) -> list[dict[str, Any]] | None:
-    """Entries appended to the changelog by this PR (history is append-only); None if unreadable."""
-    head, base = evidence.head_files.get(CHANGELOG), evidence.base_files.get(CHANGELOG)
-    if head is None:
+def _requested_eval_concs(evidence: Evidence) -> list[tuple[str, dict[str, Any], tuple[int, ...]]] | None:
+    """(config key, its head master entry, eval-concs) for every config a changelog entry this
+    PR appends asks eval concurrencies of; None when the new entries cannot be read."""
+    head_text = evidence.head_files.get(CHANGELOG)
+    if head_text is None:
         return []
-    try:
-        at_head = yamlio.load_text(head, CHANGELOG) or []
-        at_base = yamlio.load_text(base, CHANGELOG) or [] if base is not None else []
-    except InfxError:
-        return None
-    if not isinstance(at_head, list) or not isinstance(at_base, list):
-        return None
-    return [entry for entry in at_head[len(at_base):] if isinstance(entry, dict)]
-
-
-def _requested_eval_concs(evidence: Evidence) -> list[tuple[str, dict[str, Any], list]] | None:
-    """(config key, its head master entry, eval-concs) for every config a new changelog entry
-    asks eval concurrencies of; None when the changelog cannot be parsed."""
-    entries = new_changelog_entries(evidence)
-    if entries is None:
-        return None
     head = configs_at.master_entries(evidence.head_files) or {}
-    return [(key, head[key], concs) for entry in entries if (concs := entry.get("eval-concs"))
-            for pattern in entry.get("config-keys") or []
-            for key in sorted(head) if fnmatch.fnmatchcase(key, str(pattern))]
+    try:
+        entries = appended_entries(evidence.base_files.get(CHANGELOG), head_text, CHANGELOG)
+        return [(key, head[key], entry.eval_concs) for entry in entries if entry.eval_concs
+                for key in entry.resolve_keys(head)]
+    except (InfxError, KeyResolutionError):
+        return None
 
 
 def _eval_concs_problem(evidence: Evidence, rows: list[dict[str, Any]]) -> str | None:

@@ -1,0 +1,470 @@
+"""Changelog planner: appended changelog entries -> the sweep plan (benchmark and eval rows)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import click
+
+from infx.changelog.diff import Additions
+from infx.changelog.model import (
+    SCENARIO_TYPES,
+    ChangelogEntry,
+    EntryError,
+    KeyResolutionError,
+    parse_entry,
+)
+from infx.changelog.rows import (
+    EVAL_BUCKETS,
+    bucket_name,
+    eval_bucket,
+    eval_concs_of,
+    filter_eval_concs,
+    filter_min_prefill_ep,
+    is_multi_node,
+    recipe_fingerprint,
+    serialise_row,
+    trim_rows,
+)
+from infx.errors import InfxError, Problem
+
+DEFAULT_CHANGELOG = "perf-changelog.yaml"
+DEFAULT_RUNNER_CONFIG = "configs/runners.yaml"
+
+
+@dataclass(frozen=True)
+class PlanFlags:
+    """CLI modifiers of a sweep."""
+
+    trim: bool = False
+    all_evals: bool = False
+    evals_only: bool = False
+
+
+@dataclass
+class Sources:
+    """Where the planner gets configs: loaded lazily, each at most once."""
+
+    load_configs: Callable[[], Any]
+    load_runners: Callable[[], Any]
+    load_base: Callable[[], tuple[Any, Any, dict, dict]] | None = None  # append-only only
+    generate: Callable[..., list[dict]] | None = None  # default: the matrix generator
+    _cache: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, name: str) -> Any:
+        if name not in self._cache:
+            loader = {"configs": self.load_configs, "runners": self.load_runners,
+                      "base": self.load_base}[name]
+            if loader is None:
+                raise InfxError("append-only planning needs the base revision's inputs")
+            self._cache[name] = loader()
+        return self._cache[name]
+
+
+def _plan_error(message: str, fix: str | None = None, key: str | None = None,
+                file: str | None = None) -> InfxError:
+    return InfxError(Problem(message, file=file, key=key, fix=fix))
+
+
+# --- additions -> entries ------------------------------------------------------------------
+
+def parse_additions(added: str | Additions, path: str = DEFAULT_CHANGELOG
+                    ) -> list[ChangelogEntry]:
+    """Validate the added changelog YAML as a list of entries.
+
+    Errors name the head file's line when the additions know their line numbers.
+    """
+    from infx.yamlio import load_text
+
+    if isinstance(added, str):
+        added = Additions(added, ())
+    if not added.text.strip():
+        raise _plan_error("No additions found in the changelog file.", file=path,
+                          fix="append an entry at the end of the changelog")
+    try:
+        data = load_text(added.text, path)
+    except InfxError as exc:
+        problem = exc.problems[0]
+        raise InfxError(Problem(f"the changelog additions are not valid YAML: "
+                                f"{problem.message.removeprefix('invalid YAML: ')}", file=path,
+                                line=added.file_line(problem.line), fix=problem.fix)) from None
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise _plan_error(f"the changelog additions are not valid YAML: {exc}",
+                          file=path) from None
+    if not data:
+        raise _plan_error("No valid YAML entries found in the changelog additions.", file=path)
+    if not isinstance(data, list):
+        raise InfxError(Problem(
+            f"the changelog additions are not a list of entries (found {type(data).__name__}); "
+            "did you edit a historical entry?", file=path, line=added.file_line(1),
+            fix="append whole entries starting with '- config-keys:'"))
+    starts = [n for n, line in enumerate(added.text.split("\n"), 1) if line.startswith("-")]
+    entries = []
+    for index, item in enumerate(data):
+        try:
+            entry = parse_entry(item)
+            if len(starts) == len(data):
+                entry = replace(entry, source_line=added.file_line(starts[index]))
+            entries.append(entry)
+        except EntryError as exc:
+            raise InfxError(Problem(
+                f"added changelog entry {index + 1} is invalid: {exc}", file=path,
+                line=_entry_line(added, index, exc.key), key=exc.key, fix=exc.fix)) from None
+    return entries
+
+
+def _entry_line(added: Additions, index: int, key: str | None) -> int | None:
+    from infx.yamlio import find_line
+
+    where = [index, key] if key else [index]
+    return added.file_line(find_line(added.text, where))
+
+
+def precheck(entries: Sequence[ChangelogEntry], flags: PlanFlags,
+             path: str = DEFAULT_CHANGELOG) -> None:
+    """Rules across entries and CLI modifiers, checked before any config is read."""
+    modifiers = flags.all_evals or flags.evals_only
+    no_evals = [i for i, e in enumerate(entries) if e.no_evals]
+    if modifiers and no_evals:
+        _entry_problem(entries, no_evals[0], path, "no-evals entries cannot use all-evals or "
+                       "evals-only modifiers",
+                       "remove the all-evals/evals-only label or the no-evals field")
+    append_only = [i for i, e in enumerate(entries) if e.append_only]
+    if append_only and len(append_only) != len(entries):
+        _entry_problem(entries, append_only[0], path, "append-only entries cannot share a "
+                       "sweep with regular changelog entries",
+                       "send the append-only entry in its own pull request")
+    if append_only and modifiers:
+        _entry_problem(entries, append_only[0], path, "append-only sweeps cannot use "
+                       "all-evals or evals-only modifiers", "remove the all-evals/evals-only label")
+
+
+def _entry_problem(entries: Sequence[ChangelogEntry], index: int, path: str, message: str,
+                   fix: str) -> None:
+    raise InfxError(Problem(message, file=path, line=entries[index].source_line,
+                            key=f"entry {index + 1}", fix=fix))
+
+
+def resolve_entries(entries: Sequence[ChangelogEntry], master_keys: Sequence[str],
+                    changelog_path: str | None = None) -> list[list[str]]:
+    """Resolve every entry's keys (wildcards in master order); any bad key fails all."""
+    resolved = []
+    for index, entry in enumerate(entries, 1):
+        try:
+            resolved.append(entry.resolve_keys(master_keys))
+        except KeyResolutionError as exc:
+            raise InfxError(Problem(
+                str(exc), file=changelog_path, line=entry.source_line,
+                key=f"entry {index} config-keys",
+                fix="use an existing config key (see configs/*-master.yaml)")) from None
+    return resolved
+
+
+# --- generation ----------------------------------------------------------------------------
+
+def _claim(claims: dict[str, set[str]], keys: Sequence[str], scenarios: tuple[str, ...]
+           ) -> dict[tuple[str, ...], list[str]]:
+    """Claim still-unclaimed (key, scenario) pairs; keys sharing a tuple form one group."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for key in keys:
+        taken = claims.setdefault(key, set())
+        fresh = tuple(s for s in scenarios if s not in taken)
+        if fresh:
+            taken.update(fresh)
+            groups.setdefault(fresh, []).append(key)
+    return groups
+
+
+def _generate(sources: Sources, keys: Sequence[str], scenarios: tuple[str, ...] | None,
+              evals: str, configs: Any = None, runners: Any = None) -> list[dict]:
+    if sources.generate is None:
+        from infx.matrix.generate import generate_test_config
+
+        sources.generate = generate_test_config
+    configs = configs if configs is not None else sources.get("configs")
+    runners = runners if runners is not None else sources.get("runners")
+    try:
+        rows = sources.generate(configs, runners, list(keys), evals=evals,
+                                scenario_type=list(scenarios) if scenarios else None)
+    except InfxError:
+        raise
+    except (ValueError, KeyError, TypeError) as exc:
+        raise _plan_error(f"matrix generation failed for {list(keys)}: {exc}") from None
+    return json.loads(json.dumps(rows))  # private copies: later passes may not leak edits
+
+
+@dataclass
+class _Run:
+    """One planning pass: claims on (key, scenario) pairs and the rows collected so far."""
+
+    flags: PlanFlags
+    sources: Sources
+    path: str
+    bench_claims: dict[str, set[str]] = field(default_factory=dict)
+    eval_claims: dict[str, set[str]] = field(default_factory=dict)
+    throughput: list[dict] = field(default_factory=list)
+    evals: list[dict] = field(default_factory=list)
+
+    def add_entry(self, entry: ChangelogEntry, index: int, keys: list[str]) -> None:
+        if not (self.flags.evals_only or entry.evals_only or entry.all_evals):
+            self._add_throughput(entry, keys)
+        if not (entry.append_only or entry.no_evals):
+            self._add_evals(entry, index, keys)
+
+    def _add_throughput(self, entry: ChangelogEntry, keys: list[str]) -> None:
+        for group_scenarios, group in _claim(self.bench_claims, keys, entry.scenarios()).items():
+            scope = None if group_scenarios == SCENARIO_TYPES else group_scenarios
+            if entry.append_only:
+                self.throughput.extend(_append_only_rows(self.sources, group, scope))
+            else:
+                self.throughput.extend(_generate(self.sources, group, scope, "none"))
+
+    def _add_evals(self, entry: ChangelogEntry, index: int, keys: list[str]) -> None:
+        mode = "all" if (self.flags.all_evals or entry.all_evals) else "subset"
+        selected: list[dict] = []
+        groups = _claim(self.eval_claims, keys, entry.scenarios())
+        for group_scenarios, group in groups.items():
+            rows = _generate(self.sources, group, group_scenarios, mode)
+            selected.extend(filter_min_prefill_ep(rows, entry.eval_min_prefill_ep))
+        if entry.eval_concs is not None:
+            selected = self._apply_eval_concs(entry, index, selected, claimed=bool(groups))
+        self.evals.extend(selected)
+
+    def _apply_eval_concs(self, entry: ChangelogEntry, index: int, rows: list[dict],
+                          claimed: bool) -> list[dict]:
+        kept = filter_eval_concs(rows, entry.eval_concs or ())
+        if kept:
+            return kept
+        available = sorted({c for row in rows for c in eval_concs_of(row) if c is not None})
+        if not claimed:
+            detail = "an earlier entry (all-evals entries go first) already plans these evals"
+        elif available:
+            detail = f"the eval policy selected concurrencies {available}"
+        else:
+            detail = "the eval policy selected no eval rows for these keys"
+        raise InfxError(Problem(
+            f"eval-concs {list(entry.eval_concs or ())} of changelog entry {index} matched no "
+            f"eval row: {detail}", file=self.path, line=entry.source_line, key="eval-concs",
+            fix="list concurrencies the eval policy selects, or drop eval-concs"))
+
+
+def _append_only_rows(sources: Sources, keys: Sequence[str], scope: tuple[str, ...] | None
+                      ) -> list[dict]:
+    from infx.changelog.append_only import delta_rows
+
+    base_configs, base_runners, _, _ = sources.get("base")
+    base_rows = _generate(sources, keys, scope, "none", base_configs, base_runners)
+    head_rows = _generate(sources, keys, scope, "none")
+    return delta_rows(base_rows, head_rows)
+
+
+def _check_append_only_scope(entries: Sequence[ChangelogEntry], resolved: list[list[str]],
+                             sources: Sources) -> None:
+    from infx.changelog.append_only import check_scope
+
+    scope: dict[str, set[str]] = {}
+    for entry, keys in zip(entries, resolved, strict=True):
+        for key in keys:
+            scope.setdefault(key, set()).update(entry.scenarios())
+    _, _, base_raw, head_raw = sources.get("base")
+    check_scope(base_raw, head_raw, scope)
+
+
+# --- plan ----------------------------------------------------------------------------------
+
+def build_plan(entries: Sequence[ChangelogEntry], *, base_ref: str, head_ref: str,
+               flags: PlanFlags, sources: Sources,
+               changelog_path: str = DEFAULT_CHANGELOG) -> dict:
+    """The plan object for already-validated entries (file order)."""
+    if not entries:
+        raise _plan_error("No valid YAML entries found in the changelog additions.")
+    precheck(entries, flags, changelog_path)
+    resolved = resolve_entries(entries, list(sources.get("configs")), changelog_path)
+    if entries[0].append_only:
+        _check_append_only_scope(entries, resolved, sources)
+    run = _Run(flags, sources, changelog_path)
+    for i in sorted(range(len(entries)), key=lambda i: not entries[i].all_evals):
+        run.add_entry(entries[i], i + 1, resolved[i])
+    throughput = trim_rows(run.throughput) if flags.trim else run.throughput
+    return _assemble(throughput, run.evals, entries, base_ref, head_ref)
+
+
+def _assemble(throughput: list[dict], evals: list[dict], entries: Sequence[ChangelogEntry],
+              base_ref: str, head_ref: str) -> dict:
+    single: dict[str, list] = {}
+    multi: dict[str, list] = {}
+    for row in throughput:
+        row = {**row, "recipe-fingerprint": recipe_fingerprint(row)}
+        target = multi if is_multi_node(row) else single
+        target.setdefault(bucket_name(row), []).append(serialise_row(row))
+    plan: dict[str, Any] = {"single_node": single, "multi_node": multi}
+    plan.update({name: [] for name in EVAL_BUCKETS})
+    for row in evals:
+        plan[eval_bucket(row)].append(serialise_row(row))
+    _check_plan_rows(plan)
+    plan["changelog_metadata"] = {"base_ref": base_ref, "head_ref": head_ref,
+                                  "entries": [e.to_metadata() for e in entries]}
+    return plan
+
+
+def _check_plan_rows(plan: dict) -> None:
+    """Fail closed if any planned row breaks the workflow row contract."""
+    from infx.matrix.rows import check_rows
+
+    rows = [row for node in ("single_node", "multi_node") for bucket in plan[node].values()
+            for row in bucket]
+    check_rows(rows + [row for name in EVAL_BUCKETS for row in plan[name]], "plan")
+
+
+def dump_plan(plan: dict) -> str:
+    """One compact line, as the reference prints it."""
+    return json.dumps(plan, separators=(",", ":"), ensure_ascii=False)
+
+
+# --- sources from files and git ------------------------------------------------------------
+
+def default_config_files() -> list[str]:
+    found = sorted(str(p) for p in Path("configs").glob("*-master.yaml"))
+    if not found:
+        raise _plan_error("no master configs found under configs/",
+                          "pass --config-files explicitly")
+    return found
+
+
+def file_sources(config_files: Sequence[str], runner_config: str, base_ref: str | None = None
+                 ) -> Sources:
+    """Sources reading the working tree, and the base revision's files via git."""
+    from infx.config.master import load_master_configs
+    from infx.config.runners import load_runners
+
+    return Sources(
+        load_configs=lambda: load_master_configs(list(config_files)),
+        load_runners=lambda: load_runners(runner_config),
+        load_base=(lambda: _load_base(base_ref, config_files, runner_config)) if base_ref
+        else None,
+    )
+
+
+def _repo_path(path: str) -> str:
+    """``path`` relative to the repository root, as git addresses blobs."""
+    from infx.changelog.gitio import toplevel
+
+    top = toplevel()
+    if top is None:
+        return path
+    try:
+        return Path(path).resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+def _load_base(base_ref: str, config_files: Sequence[str], runner_config: str
+               ) -> tuple[Any, Any, dict, dict]:
+    """Base revision's configs and runners (one cat-file batch) plus raw master mappings."""
+    from infx.changelog.gitio import read_blobs
+    from infx.config.master import load_master_configs_from_texts
+    from infx.config.runners import load_runners_from_text
+    from infx.yamlio import decode, load_file, load_text
+
+    paths = [_repo_path(p) for p in [*config_files, runner_config]]
+    blobs = read_blobs(base_ref, paths)
+    missing = [p for p in paths if blobs[p] is None]
+    if missing:
+        raise _plan_error(f"append-only base revision is missing generation inputs: {missing}")
+    texts = [(p, decode(blobs[p], f"{p} at {base_ref}")) for p in paths[:-1]]
+    configs = load_master_configs_from_texts(texts)
+    runners = load_runners_from_text(paths[-1], decode(blobs[paths[-1]], paths[-1]))
+    base_raw: dict = {}
+    for name, text in texts:
+        base_raw.update(load_text(text, name) or {})
+    head_raw: dict = {}
+    for path in config_files:
+        head_raw.update(load_file(path) or {})
+    return configs, runners, base_raw, head_raw
+
+
+def appended_entries(base_text: str | None, head_text: str, path: str = DEFAULT_CHANGELOG
+                     ) -> list[ChangelogEntry]:
+    """The entries a head changelog appends to a base one, read exactly as the planner reads
+    them (a deleted line or an invalid entry is a located InfxError); none when unchanged."""
+    import difflib
+
+    from infx.changelog.diff import additions
+
+    old, new = (base_text or "").split("\n"), head_text.split("\n")
+    diff = "\n".join(difflib.unified_diff(old, new, path, path, n=0, lineterm=""))
+    added = additions(diff, path)
+    if not added.text.strip():
+        return []
+    return parse_additions(added, path)
+
+
+def plan_from_git(base_ref: str, head_ref: str, changelog_file: str, flags: PlanFlags,
+                  sources: Sources) -> dict:
+    """Diff the changelog between two refs and plan the appended entries."""
+    from infx.changelog.diff import additions
+    from infx.changelog.gitio import diff_following_nesting, read_following_nesting
+    from infx.changelog.strict import check_bytes
+
+    head_raw = read_following_nesting(head_ref, changelog_file)
+    if head_raw is not None:  # the same byte rules as `changelog validate`, named precisely
+        check_bytes(head_raw, changelog_file, f"{changelog_file} at {head_ref}")
+    diff = diff_following_nesting(base_ref, head_ref, changelog_file)
+    added = additions(diff, changelog_file)
+    entries = parse_additions(added, changelog_file)
+    return build_plan(entries, base_ref=base_ref, head_ref=head_ref, flags=flags,
+                      sources=sources, changelog_path=changelog_file)
+
+
+# --- command line --------------------------------------------------------------------------
+
+class SpreadListOptions(click.Command):
+    """Accept ``--config-files a b c`` (the reference's spelling) as repeated options."""
+
+    list_options = ("--config-files",)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        spread: list[str] = []
+        current = None
+        for arg in args:
+            if arg in self.list_options:
+                current = arg
+                continue
+            if current and not arg.startswith("--"):
+                spread += [current, arg]
+                continue
+            current = None
+            spread.append(arg)
+        return super().parse_args(ctx, spread)
+
+
+@click.command("plan", cls=SpreadListOptions)
+@click.option("--base-ref", required=True, help="Git ref the changelog is compared against.")
+@click.option("--head-ref", required=True, help="Git ref holding the appended entries.")
+@click.option("--changelog-file", default=DEFAULT_CHANGELOG, show_default=True)
+@click.option("--trim-conc", is_flag=True, help="Keep the lowest concurrency per recipe.")
+@click.option("--all-evals", is_flag=True, help="Run every eligible eval.")
+@click.option("--evals-only", is_flag=True, help="Run evals only, no throughput rows.")
+@click.option("--config-files", multiple=True, help="Master config files (default: "
+              "configs/*-master.yaml).")
+@click.option("--runner-config", default=DEFAULT_RUNNER_CONFIG, show_default=True)
+@click.option("--summary", is_flag=True, help="Markdown summary to $GITHUB_STEP_SUMMARY "
+              "(or stderr).")
+def plan_command(base_ref: str, head_ref: str, changelog_file: str, trim_conc: bool,
+                 all_evals: bool, evals_only: bool, config_files: tuple[str, ...],
+                 runner_config: str, summary: bool) -> None:
+    """Plan the sweep for the changelog entries appended between two git refs."""
+    flags = PlanFlags(trim=trim_conc, all_evals=all_evals, evals_only=evals_only)
+    files = list(config_files) if config_files else default_config_files()
+    sources = file_sources(files, runner_config, base_ref)
+    plan = plan_from_git(base_ref, head_ref, changelog_file, flags, sources)
+    text = dump_plan(plan)
+    if summary:
+        from infx.changelog.summary import summary_markdown, write_summary
+
+        write_summary(summary_markdown(plan, sources.get("configs")))
+    click.echo(text)
