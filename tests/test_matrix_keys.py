@@ -32,7 +32,7 @@ def test_regex_characters_in_keys_are_literal():
 
 def test_the_generator_dialect_speaks_globs_and_its_own_words():
     assert resolve_config_keys(["config-?"], ORDER, GLOB) == ["config-b", "config-a"]
-    assert resolve_config_keys(["config-[a]"], ORDER, GLOB) == ["config-a"]
+    assert resolve_config_keys(["config-[a]*"], ORDER, GLOB) == ["config-a"]
     with pytest.raises(KeyResolutionError, match="Pattern 'zeta-\\*' matched no config keys."):
         resolve_config_keys(["zeta-*"], ORDER, GLOB)
     with pytest.raises(KeyResolutionError, match="Config key\\(s\\) not found: zeta."):
