@@ -73,7 +73,7 @@ def test_evaluate(text, expected):
 def test_filter_on_object_and_missing():
     ctx = Context({"needs": {"a": {"result": "success"}, "b": {"result": "skipped"}}})
     assert evaluate_text("contains(needs.*.result, 'skipped')", ctx) is True
-    assert evaluate_text("contains(nothing.*.result, 'skipped')", ctx) is False
+    assert evaluate_text("contains(needs.nothing.*.result, 'skipped')", ctx) is False
 
 
 @pytest.mark.parametrize(("job_status", "text", "expected"), [
@@ -118,6 +118,6 @@ def test_truthiness():
        st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from(["", "a", "A", "1", "x"])))
 def test_property_equality_is_symmetric_and_not_is_negation(left, right):
     assert loose_equal(left, right) == loose_equal(right, left)
-    ctx = Context({"l": left, "r": right})
-    assert evaluate_text("l != r", ctx) == (not evaluate_text("l == r", ctx))
-    assert evaluate_text("!!l", ctx) == truthy(left)
+    ctx = Context({"inputs": {"l": left, "r": right}})
+    assert evaluate_text("inputs.l != inputs.r", ctx) == (not evaluate_text("inputs.l == inputs.r", ctx))
+    assert evaluate_text("!!inputs.l", ctx) == truthy(left)

@@ -1,9 +1,13 @@
-"""A small evaluator for the GitHub Actions expression language (the subset our workflows use).
+"""An evaluator for the GitHub Actions expression language, checked against GitHub's own.
 
-Used to test the real `if:` and `concurrency:` expressions from the workflow files against an
-independent truth table. Semantics follow GitHub's documentation: loose `==` with numeric
-coercion and case-insensitive strings, `&&`/`||` returning operand values, `.*` object filters,
-and the status functions (`success()` is implied when an `if:` names none).
+Used by the tests to evaluate the real `if:`, `concurrency`, `name`, `strategy` and `with:`
+expressions of our workflow files. Semantics follow GitHub's implementation (npm
+`@actions/expressions`; tests/test_support_expressions_differential.py compares the two on every
+expression of our workflows): loose `==` (null and booleans become numbers, then a string meets
+a number as a number; strings compare upper-cased), `&&`/`||` returning an operand, `.*`
+filters, JavaScript number formatting, and the status functions (`success()` is implied when
+an `if:` calls none). Unknown contexts and functions, and wrong argument counts, are parse
+errors as on GitHub.
 """
 
 from __future__ import annotations
@@ -13,20 +17,17 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from functools import lru_cache
 from typing import Any
 
-_TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<string>'(?:[^']|'')*')
-  | (?P<number>-?(?:0x[0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?))
-  | (?P<op>==|!=|<=|>=|&&|\|\||[<>!()\[\].,*])
-  | (?P<name>[A-Za-z_][A-Za-z0-9_-]*)
-    """,
-    re.VERBOSE,
-)
 STATUS_FUNCTIONS = ("success", "failure", "cancelled", "always")
+CONTEXTS = ("github", "env", "vars", "job", "jobs", "steps", "runner", "secrets", "strategy",
+            "matrix", "needs", "inputs")
+_BOUNDARY = set("([)],.!><=&|")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+_JS_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\Z")
+_JS_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)\Z")
 
 
 class ExpressionError(ValueError):
@@ -35,21 +36,74 @@ class ExpressionError(ValueError):
 
 @dataclass(frozen=True)
 class _Tok:
-    kind: str
+    kind: str  # "number" | "string" | "name" | "keyword" | "op"
     text: str
+    value: Any = None
+
+
+def _is_boundary(ch: str) -> bool:
+    return ch in _BOUNDARY or ch.isspace()
 
 
 def tokenize(text: str) -> list[_Tok]:
+    """Split an expression into tokens the way GitHub's lexer does."""
     tokens: list[_Tok] = []
     pos = 0
+
+    def previous() -> str | None:
+        return tokens[-1].text if tokens and tokens[-1].kind == "op" else (
+            "name" if tokens and tokens[-1].kind == "name" else None)
+
     while pos < len(text):
-        match = _TOKEN.match(text, pos)
-        if not match:
-            raise ExpressionError(f"unexpected character {text[pos]!r} at {pos} in {text!r}")
-        kind = match.lastgroup or ""
-        if kind != "ws":
-            tokens.append(_Tok(kind, match.group()))
-        pos = match.end()
+        ch = text[pos]
+        if ch in " \t\r\n":
+            pos += 1
+            continue
+        two = text[pos:pos + 2]
+        if two in ("==", "!=", "<=", ">=", "&&", "||"):
+            tokens.append(_Tok("op", two))
+            pos += 2
+        elif ch in "()[],*<>!":
+            tokens.append(_Tok("op", ch))
+            pos += 1
+        elif ch == "." and previous() in ("name", "]", ")", "*"):
+            tokens.append(_Tok("op", "."))
+            pos += 1
+        elif ch == "'":
+            end = pos + 1
+            while end < len(text) and (text[end] != "'" or text[end + 1:end + 2] == "'"):
+                end += 2 if text[end] == "'" else 1
+            if end >= len(text):
+                raise ExpressionError(f"unterminated string at {pos + 1} in {text!r}")
+            tokens.append(_Tok("string", text[pos:end + 1], text[pos + 1:end].replace("''", "'")))
+            pos = end + 1
+        elif ch.isdigit() or ch in "+-.":
+            end = pos + 1
+            while end < len(text) and (not _is_boundary(text[end]) or text[end] == "."):
+                end += 1
+            lexeme = text[pos:end]
+            value = js_number(lexeme)
+            if math.isnan(value):
+                raise ExpressionError(f"unexpected symbol {lexeme!r} at {pos + 1} in {text!r}")
+            tokens.append(_Tok("number", lexeme, value))
+            pos = end
+        else:
+            end = pos
+            while end < len(text) and not _is_boundary(text[end]):
+                end += 1
+            lexeme = text[pos:end] or ch
+            after_dot = bool(tokens) and tokens[-1].text == "." and tokens[-1].kind == "op"
+            keywords = {"true": True, "false": False, "null": None, "NaN": math.nan,
+                        "Infinity": math.inf}
+            if not _IDENTIFIER.match(lexeme):
+                raise ExpressionError(f"unexpected symbol {lexeme!r} at {pos + 1} in {text!r}")
+            if lexeme in keywords and not after_dot:
+                value = keywords[lexeme]
+                kind = "number" if isinstance(value, float) else "keyword"
+                tokens.append(_Tok(kind, lexeme, value))
+            else:
+                tokens.append(_Tok("name", lexeme))
+            pos = end
     return tokens
 
 
@@ -91,6 +145,10 @@ class Binary:
 
 
 _PRECEDENCE = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, "<=": 4, ">": 4, ">=": 4}
+# name -> (minimum, maximum) number of arguments
+_ARITY = {"contains": (2, 2), "startswith": (2, 2), "endswith": (2, 2), "format": (1, 255),
+          "join": (1, 2), "tojson": (1, 1), "fromjson": (1, 1), "case": (3, 10**6),
+          **{name: (0, 0) for name in STATUS_FUNCTIONS}}
 
 
 class _Parser:
@@ -102,14 +160,20 @@ class _Parser:
     def peek(self) -> _Tok | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
 
+    def peek_is(self, text: str) -> bool:
+        tok = self.peek()
+        return tok is not None and tok.kind == "op" and tok.text == text
+
     def take(self, text: str | None = None) -> _Tok:
         tok = self.peek()
-        if tok is None or (text is not None and tok.text != text):
+        if tok is None or (text is not None and not (tok.kind == "op" and tok.text == text)):
             raise ExpressionError(f"expected {text or 'a token'} in {self.text!r}")
         self.pos += 1
         return tok
 
     def parse(self) -> Any:
+        if not self.tokens:
+            raise ExpressionError("empty expression")
         node = self.binary(1)
         if self.peek() is not None:
             raise ExpressionError(f"unexpected {self.peek().text!r} in {self.text!r}")
@@ -127,71 +191,65 @@ class _Parser:
             left = Binary(tok.text, left, right)
 
     def unary(self) -> Any:
-        tok = self.peek()
-        if tok is not None and tok.text == "!":
+        if self.peek_is("!"):
             self.take()
             return Unary("!", self.unary())
         return self.postfix(self.primary())
 
     def primary(self) -> Any:
         tok = self.take()
-        if tok.text == "(":
+        if tok.kind == "op" and tok.text == "(":
             node = self.binary(1)
             self.take(")")
             return node
-        if tok.kind == "string":
-            return Literal(tok.text[1:-1].replace("''", "'"))
-        if tok.kind == "number":
-            return Literal(_number(tok.text))
+        if tok.kind in ("string", "number", "keyword"):
+            return Literal(tok.value)
         if tok.kind == "name":
-            lowered = tok.text.lower()
-            if lowered in ("true", "false"):
-                return Literal(lowered == "true")
-            if lowered == "null":
-                return Literal(None)
-            nxt = self.peek()
-            if nxt is not None and nxt.text == "(":
-                return Call(lowered, self.arguments())
+            if self.peek_is("("):
+                return self.call(tok.text)
+            if tok.text.lower() not in CONTEXTS:
+                raise ExpressionError(f"unrecognized named-value {tok.text!r} in {self.text!r}")
             return Name(tok.text)
         raise ExpressionError(f"unexpected {tok.text!r} in {self.text!r}")
 
-    def arguments(self) -> tuple:
+    def call(self, name: str) -> Call:
+        lowered = name.lower()
         self.take("(")
         args = []
-        if self.peek() is not None and self.peek().text == ")":
-            self.take(")")
-            return ()
-        while True:
+        while not self.peek_is(")"):
             args.append(self.binary(1))
-            if self.take().text == ")":
-                return tuple(args)
+            if not self.peek_is(")"):
+                self.take(",")
+        self.take(")")
+        if lowered not in _ARITY:
+            raise ExpressionError(f"unrecognized function {name}() in {self.text!r}")
+        low, high = _ARITY[lowered]
+        if not low <= len(args) <= high or (lowered == "case" and len(args) % 2 == 0):
+            raise ExpressionError(f"{name}() given {len(args)} arguments in {self.text!r}")
+        return Call(lowered, tuple(args))
 
     def postfix(self, node: Any) -> Any:
         while True:
-            tok = self.peek()
-            if tok is None:
-                return node
-            if tok.text == ".":
+            if self.peek_is("."):
                 self.take()
                 key = self.take()
-                node = Index(node, "*" if key.text == "*" else Literal(key.text))
-            elif tok.text == "[":
-                self.take()
-                if self.peek() is not None and self.peek().text == "*":
-                    self.take()
-                    key: Any = "*"
+                if key.kind == "op" and key.text == "*":
+                    node = Index(node, "*")
+                elif key.kind in ("name", "keyword"):
+                    node = Index(node, Literal(key.text))
                 else:
-                    key = self.binary(1)
+                    raise ExpressionError(f"unexpected {key.text!r} after '.' in {self.text!r}")
+            elif self.peek_is("["):
+                self.take()
+                if self.peek_is("*"):
+                    self.take()
+                    index: Any = "*"
+                else:
+                    index = self.binary(1)
                 self.take("]")
-                node = Index(node, key)
+                node = Index(node, index)
             else:
                 return node
-
-
-def _number(text: str) -> float:
-    if text.lower().startswith(("0x", "-0x")):
-        return float(int(text, 16))
-    return float(text)
 
 
 @lru_cache(maxsize=512)
@@ -207,20 +265,43 @@ def strip_braces(text: str) -> str:
     return text
 
 
-# ---- evaluation ------------------------------------------------------------------------
+# ---- values --------------------------------------------------------------------------
 
 class _Filtered(list):
     """The result of a `.*` filter: property access maps over its elements."""
 
 
+_MISSING = object()
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_primitive(value: Any) -> bool:
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
 def truthy(value: Any) -> bool:
     if value is None or value is False:
         return False
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if _is_number(value):
         return not (value == 0 or math.isnan(value))
     if isinstance(value, str):
         return value != ""
     return True
+
+
+def js_number(text: str) -> float:
+    """JavaScript's Number(string): what GitHub makes of a string compared with a number."""
+    text = text.strip()
+    if text == "":
+        return 0.0
+    if _JS_RADIX.match(text):
+        return float(int(text[2:], {"x": 16, "o": 8, "b": 2}[text[1].lower()]))
+    if _JS_DECIMAL.match(text):
+        return float(text.replace("Infinity", "inf"))
+    return math.nan
 
 
 def to_number(value: Any) -> float:
@@ -228,17 +309,58 @@ def to_number(value: Any) -> float:
         return 0.0
     if isinstance(value, bool):
         return 1.0 if value else 0.0
-    if isinstance(value, (int, float)):
+    if _is_number(value):
         return float(value)
     if isinstance(value, str):
-        text = value.strip()
-        if text == "":
-            return 0.0
-        try:
-            return _number(text)
-        except ValueError:
-            return math.nan
+        return js_number(value)
     return math.nan
+
+
+def _js_number_text(number: float) -> str:
+    """JavaScript's Number.prototype.toString for a double."""
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "Infinity" if number > 0 else "-Infinity"
+    if number == 0:
+        return "0"
+    sign = "-" if number < 0 else ""
+    mantissa, _, exponent = repr(abs(number)).partition("e")  # shortest round-trip digits
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    point = len(whole) + int(exponent or 0)  # the decimal point's place in whole+fraction
+    point -= len(whole + fraction) - len((whole + fraction).lstrip("0"))
+    digits = digits.rstrip("0")
+    k, n = len(digits), point
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * (-n) + digits
+    exp = n - 1
+    exp_text = ("+" if exp >= 0 else "-") + str(abs(exp))
+    if k == 1:
+        return f"{sign}{digits}e{exp_text}"
+    return f"{sign}{digits[0]}.{digits[1:]}e{exp_text}"
+
+
+def _number_to_string(value: float) -> str:
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond the double range, as JavaScript reads it
+        number = math.inf if value > 0 else -math.inf
+    if number == 0:
+        return "0"
+    if math.isfinite(number) and abs(number) < 1e21:
+        # GitHub keeps at most 15 decimals: toFixed(15), then read back as a number
+        with localcontext() as exact:
+            exact.prec = 80
+            rounded = Decimal(number).quantize(Decimal("1e-15"), rounding=ROUND_HALF_UP)
+        number = float(rounded)
+        if number == 0:
+            return "0"
+    return _js_number_text(number)
 
 
 def to_string(value: Any) -> str:
@@ -246,49 +368,121 @@ def to_string(value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float):
-        return str(int(value)) if value.is_integer() else repr(value)
-    if isinstance(value, (int, str)):
-        return str(value)
+    if _is_number(value):
+        return _number_to_string(value)
+    if isinstance(value, str):
+        return value
     return "Array" if isinstance(value, list) else "Object"
 
 
+def _upper(text: str) -> str:
+    """GitHub's case folding for comparisons: upper case, except that a dotless ı stays."""
+    return "ı".join(part.upper() for part in text.split("ı"))
+
+
+def _coerce(left: Any, right: Any) -> tuple[Any, Any]:
+    if left is None or isinstance(left, bool):
+        left = to_number(left)
+    if right is None or isinstance(right, bool):
+        right = to_number(right)
+    if _is_number(left) and isinstance(right, str):
+        right = js_number(right)
+    elif isinstance(left, str) and _is_number(right):
+        left = js_number(left)
+    return left, right
+
+
+def _kind(value: Any) -> str:
+    if _is_number(value):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
 def loose_equal(left: Any, right: Any) -> bool:
-    if isinstance(left, (list, dict)) or isinstance(right, (list, dict)):
-        return left is right
-    if type(left) is type(right) or (left is None and right is None):
-        if isinstance(left, str):
-            return left.casefold() == right.casefold()
+    if left is None and right is None:
+        return True
+    if isinstance(left, bool) and isinstance(right, bool):
         return left == right
-    if isinstance(left, str) and isinstance(right, str):
-        return left.casefold() == right.casefold()
-    return to_number(left) == to_number(right)
+    left, right = _coerce(left, right)
+    if _kind(left) != _kind(right):
+        return False
+    if _is_number(left):
+        return not (math.isnan(left) or math.isnan(right)) and left == right
+    if isinstance(left, str):
+        return _upper(left) == _upper(right)
+    return left is right
+
+
+def _less(left: Any, right: Any) -> bool:
+    if isinstance(left, bool) and isinstance(right, bool):
+        return not left and right
+    left, right = _coerce(left, right)
+    if _kind(left) != _kind(right):
+        return False
+    if _is_number(left):
+        return not (math.isnan(left) or math.isnan(right)) and left < right
+    if isinstance(left, str):
+        return _upper(left) < _upper(right)
+    return False
 
 
 def _compare(op: str, left: Any, right: Any) -> bool:
-    if isinstance(left, str) and isinstance(right, str):
-        a, b = left.casefold(), right.casefold()
-    else:
-        a, b = to_number(left), to_number(right)
-        if math.isnan(a) or math.isnan(b):
-            return False
-    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+    if op == "<":
+        return _less(left, right)
+    if op == ">":
+        return _less(right, left)
+    if op == "<=":
+        return loose_equal(left, right) or _less(left, right)
+    return loose_equal(left, right) or _less(right, left)
+
+
+def _dict_get(target: Mapping, key: str) -> Any:
+    wanted = key.lower()
+    for name, value in target.items():
+        if str(name).lower() == wanted:
+            return value
+    return _MISSING
+
+
+def _dict_values(target: Mapping) -> list:
+    seen: set[str] = set()
+    values = []
+    for name, value in target.items():
+        if str(name).lower() not in seen:
+            seen.add(str(name).lower())
+            values.append(value)
+    return values
+
+
+def _index_parts(key: Any) -> tuple[str | None, int | None]:
+    text = to_string(key) if _is_primitive(key) else None
+    number = to_number(key)
+    position = math.floor(number) if math.isfinite(number) and number >= 0 else None
+    return text, position
+
+
+def _lookup(target: Any, key: Any) -> Any:
+    """The element at `key`, or _MISSING."""
+    text, position = _index_parts(key)
+    if isinstance(target, Mapping):
+        return _MISSING if text is None else _dict_get(target, text)
+    if isinstance(target, list):
+        return target[position] if position is not None and position < len(target) else _MISSING
+    return _MISSING
 
 
 def _index(target: Any, key: Any) -> Any:
     if isinstance(target, _Filtered):
-        return _Filtered(v for v in (_index(item, key) for item in target) if v is not None)
-    if isinstance(target, Mapping):
-        if isinstance(key, str):
-            for name, value in target.items():
-                if str(name).casefold() == key.casefold():
-                    return value
-        return None
-    if isinstance(target, list) and not isinstance(key, str):
-        number = to_number(key)
-        if not math.isnan(number) and number.is_integer() and 0 <= number < len(target):
-            return target[int(number)]
-    return None
+        found = (_lookup(item, key) for item in target if isinstance(item, (Mapping, list)))
+        return _Filtered(v for v in found if v is not _MISSING)
+    value = _lookup(target, key)
+    return None if value is _MISSING else value
 
 
 def _filter(target: Any) -> Any:
@@ -299,68 +493,133 @@ def _filter(target: Any) -> Any:
 
 def _children(value: Any) -> list:
     if isinstance(value, Mapping):
-        return list(value.values())
+        return _dict_values(value)
     if isinstance(value, list):
         return list(value)
     return []
 
 
+# ---- functions -----------------------------------------------------------------------
+
 def _format(template: Any, *args: Any) -> str:
     text = to_string(template)
     out: list[str] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "{" and text.startswith("{{", i):
-            out.append("{")
-            i += 2
-        elif ch == "}" and text.startswith("}}", i):
-            out.append("}")
-            i += 2
-        elif ch == "{":
-            end = text.find("}", i)
-            index_text = text[i + 1:end] if end != -1 else ""
-            if not index_text.isdigit() or int(index_text) >= len(args):
-                raise ExpressionError(f"format: bad placeholder in {text!r}")
-            out.append(to_string(args[int(index_text)]))
-            i = end + 1
+    index = 0
+    while index < len(text):
+        left, right = text.find("{", index), text.find("}", index)
+        if left >= 0 and (right < 0 or right > left):
+            if text[left + 1:left + 2] == "{":
+                out.append(text[index:left + 1])
+                index = left + 2
+                continue
+            digits = re.match(r"\d+", text[left + 1:])
+            if right > left + 1 and digits:
+                number = int(digits.group())
+                if number >= len(args):
+                    raise ExpressionError(f"format: {text!r} references more arguments than given")
+                out.append(text[index:left])
+                out.append(to_string(args[number]))
+                index = right + 1
+                continue
+            raise ExpressionError(f"format: invalid format string {text!r}")
+        if right >= 0:
+            if text[right + 1:right + 2] != "}":
+                raise ExpressionError(f"format: invalid format string {text!r}")
+            out.append(text[index:right + 1])
+            index = right + 2
         else:
-            out.append(ch)
-            i += 1
+            out.append(text[index:])
+            break
     return "".join(out)
 
 
 def _contains(search: Any, item: Any) -> bool:
+    if _is_primitive(search):
+        return _is_primitive(item) and to_string(item).lower() in to_string(search).lower()
     if isinstance(search, list):
-        return any(loose_equal(element, item) for element in search)
-    return to_string(item).casefold() in to_string(search).casefold()
+        return any(loose_equal(item, element) for element in search)
+    return False
+
+
+def _starts(text: Any, prefix: Any) -> bool:
+    return (_is_primitive(text) and _is_primitive(prefix)
+            and _upper(to_string(text)).startswith(_upper(to_string(prefix))))
+
+
+def _ends(text: Any, suffix: Any) -> bool:
+    return (_is_primitive(text) and _is_primitive(suffix)
+            and _upper(to_string(text)).endswith(_upper(to_string(suffix))))
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _from_json(text: Any) -> Any:
+    source = to_string(text)
+    if source.strip() == "":
+        raise ExpressionError("fromJSON: empty input")
     try:
-        return json.loads(to_string(text))
-    except json.JSONDecodeError as exc:
-        raise ExpressionError(f"fromJSON: invalid JSON {text!r}: {exc}") from None
+        return json.loads(source, parse_constant=_refuse_constant)
+    except ValueError as exc:
+        raise ExpressionError(f"fromJSON: invalid JSON {source!r}: {exc}") from None
+
+
+def _json_text(value: Any, indent: str = "") -> str:
+    """JavaScript's JSON.stringify(value, null, 2)."""
+    inner = indent + "  "
+    if value is None or (_is_number(value) and not math.isfinite(value)):
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if _is_number(value):
+        return _js_number_text(float(value))
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        if not value:
+            return "[]"
+        return "[\n" + ",\n".join(inner + _json_text(v, inner) for v in value) + "\n" + indent + "]"
+    pairs = []
+    seen: set[str] = set()
+    for key, item in value.items():
+        if str(key).lower() not in seen:
+            seen.add(str(key).lower())
+            pairs.append(f"{inner}{json.dumps(str(key), ensure_ascii=False)}: {_json_text(item, inner)}")
+    return "{\n" + ",\n".join(pairs) + "\n" + indent + "}" if pairs else "{}"
 
 
 def _to_json(value: Any) -> str:
-    return json.dumps(list(value) if isinstance(value, _Filtered) else value, indent=2)
+    return _json_text(value)
 
 
 def _join(value: Any, separator: Any = ",") -> str:
+    if _is_primitive(value):
+        return to_string(value)
     if isinstance(value, list):
-        return to_string(separator).join(to_string(v) for v in value)
-    return to_string(value)
+        sep = to_string(separator) if _is_primitive(separator) else ","
+        return sep.join(to_string(v) for v in value)
+    return ""
+
+
+def _case(*args: Any) -> Any:
+    for index in range(0, len(args) - 1, 2):
+        if not isinstance(args[index], bool):
+            raise ExpressionError("case: a predicate must be a boolean")
+        if args[index]:
+            return args[index + 1]
+    return args[-1]
 
 
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "contains": _contains,
-    "startswith": lambda s, p: to_string(s).casefold().startswith(to_string(p).casefold()),
-    "endswith": lambda s, p: to_string(s).casefold().endswith(to_string(p).casefold()),
+    "startswith": _starts,
+    "endswith": _ends,
     "format": _format,
     "fromjson": _from_json,
     "tojson": _to_json,
     "join": _join,
+    "case": _case,
 }
 
 
@@ -386,25 +645,21 @@ def evaluate(node: Any, context: Context) -> Any:
     if isinstance(node, Literal):
         return node.value
     if isinstance(node, Name):
-        return _index(context.values, node.name)
+        value = _dict_get(context.values, node.name)
+        return None if value is _MISSING else value
     if isinstance(node, Index):
+        key = "*" if node.key == "*" else evaluate(node.key, context)
         target = evaluate(node.target, context)
-        if node.key == "*":
-            return _filter(target)
-        return _index(target, evaluate(node.key, context))
+        return _filter(target) if node.key == "*" else _index(target, key)
     if isinstance(node, Unary):
         return not truthy(evaluate(node.operand, context))
     if isinstance(node, Binary):
         return _binary(node, context)
     if isinstance(node, Call):
+        args = [evaluate(arg, context) for arg in node.args]
         if node.name in STATUS_FUNCTIONS:
-            if node.args:
-                raise ExpressionError(f"{node.name}() takes no arguments")
             return context.status(node.name)
-        function = _FUNCTIONS.get(node.name)
-        if function is None:
-            raise ExpressionError(f"unknown function {node.name}()")
-        return function(*(evaluate(arg, context) for arg in node.args))
+        return _FUNCTIONS[node.name](*args)
     raise ExpressionError(f"cannot evaluate {node!r}")
 
 
@@ -425,7 +680,7 @@ def _binary(node: Binary, context: Context) -> Any:
 def _uses_status_function(node: Any) -> bool:
     if isinstance(node, Call):
         return node.name in STATUS_FUNCTIONS or any(_uses_status_function(a) for a in node.args)
-    if isinstance(node, (Unary,)):
+    if isinstance(node, Unary):
         return _uses_status_function(node.operand)
     if isinstance(node, Binary):
         return _uses_status_function(node.left) or _uses_status_function(node.right)
@@ -453,7 +708,7 @@ def evaluate_if(text: str | bool | None, context: Context) -> bool:
 
 
 def interpolate(text: str, context: Context) -> str:
-    """Expand every `${{ … }}` in a string (used for concurrency group names)."""
+    """Expand every `${{ … }}` in a string (used for names, concurrency groups, inputs)."""
     out: list[str] = []
     pos = 0
     while True:

