@@ -22,6 +22,7 @@ client injects a no-op sleep) and truncation uses one-item pages so every listin
 from __future__ import annotations
 
 import copy
+import random
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -908,3 +909,27 @@ def test_welcome_post_fault(fake_github, case) -> None:
     else:
         assert isinstance(outcome, InfxError) and welcomes == []
         assert "commenting on" in str(outcome) and case.kind.split("-")[0] in str(outcome)
+
+
+# --- archives over a cap: `error`, naming the artifact and the cap --------------------------------
+
+
+@pytest.mark.parametrize("limit", ["member_bytes", "download_bytes"])
+def test_artifact_over_a_cap_ends_in_error(fake_github, seed000, limit) -> None:
+    from infx.github.archives import ArchiveLimits, default_limits
+
+    world = copy.deepcopy(seed000)
+    artifact = next(a for run in world["workflow_runs"] for a in run.get("artifacts", [])
+                    if a["name"] == "eval_results_all")
+    # 3 MB that deflates to about 1.5 MB (hex digits), far beyond the 11 KB tarballs
+    artifact["files"]["padding.json"] = random.Random(7).randbytes(3 * 1024 * 1024 // 2).hex()
+    small = {limit: 1024 * 1024}
+    limits = ArchiveLimits(**{**default_limits().__dict__, **small})
+    fake = fake_github(world)
+    now = datetime.fromisoformat(world["now"].replace("Z", "+00:00"))
+    trigger = Trigger(True, "cap", PR, SignoffRef("issue_comment", SIGNOFF_ID))
+    result = publish.verify(fake.client(limits=limits), world["repo"], trigger,
+                            publish.Options(now=now))
+    assert (result.kind, result.status) == ("error", "error")
+    assert "eval_results_all" in result.reason and limit in result.reason
+    assert statuses(fake) == ["pending", "error"] and not verdicts(fake)

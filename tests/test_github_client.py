@@ -520,3 +520,92 @@ def test_run_jobs_latest_all_and_one_attempt(fake_github, world):
     with pytest.raises(GitHubError) as missing:
         client.run_jobs(REPO, 1)
     assert missing.value.status == 404
+
+
+# --- downloads from the storage host -------------------------------------------------------------
+
+
+def test_downloads_come_from_the_storage_host_without_credentials(fake_github, world):
+    fake = fake_github(world)
+    client = fake.client()
+    assert client.download_artifact(REPO, 1)["notes.txt"] == b"plain text\n"
+    assert "CODEOWNERS" in client.tree_at(REPO, HEAD)
+    storage = [r for r in fake.requests if r["origin"] == "storage"]
+    assert [r["path"].rsplit("/", 1)[-1] for r in storage] == ["1.zip", HEAD]
+    assert not any(r["authorization"] for r in storage)
+    assert all(r["authorization"] for r in fake.requests if r["origin"] == "api")
+
+
+def test_storage_errors_are_retried_and_mapped(fake_github, world, sleeps):
+    fake = fake_github(with_faults(world, {"path": "^/_fake/artifacts/", "status": 503,
+                                           "times": 2}))
+    assert fake.client(sleep=sleeps).download_artifact(REPO, 1)["notes.txt"] == b"plain text\n"
+    assert len(sleeps) == 2
+    gone = fake_github(with_faults(world, {"path": "^/_fake/artifacts/", "status": 403}))
+    with pytest.raises(GitHubError, match="refused downloading artifact 1") as refused:
+        gone.client().download_artifact(REPO, 1)
+    assert refused.value.status == 403
+
+
+def test_declared_artifact_size_over_the_cap_is_refused_before_downloading(fake_github, world):
+    from infx.github.archives import ArchiveLimitError, ArchiveLimits
+
+    fake = fake_github(world)
+    limits = ArchiveLimits(download_bytes=100, member_bytes=10, total_bytes=10,
+                           expanded_bytes=10, members=5)
+    with pytest.raises(ArchiveLimitError, match="artifact eval_results_all .1.*download_bytes"):
+        fake.client(limits=limits).download_artifact(REPO, 1, name="eval_results_all",
+                                                     size_in_bytes=101)
+    assert fake.count("GET", "/zip$") == 0
+    with pytest.raises(ArchiveLimitError, match="served size"):  # Content-Length checked too
+        fake.client(limits=limits).download_artifact(REPO, 1)
+    assert fake.count("GET", r"\.zip$") == 1
+
+
+def _raiser(exc):
+    def fail(*args, **kwargs):
+        raise exc
+    return fail
+
+
+def _library_errors():
+    import http.client
+
+    import requests
+    import urllib3
+    from github import GithubException
+
+    return [
+        requests.exceptions.ConnectionError("refused"), requests.exceptions.Timeout("slow"),
+        requests.exceptions.ChunkedEncodingError("cut"),
+        requests.exceptions.ContentDecodingError("bad gzip"),
+        requests.exceptions.TooManyRedirects("loop"), requests.exceptions.InvalidURL("x"),
+        requests.exceptions.RetryError("budget"), urllib3.exceptions.ProtocolError("reset"),
+        urllib3.exceptions.ReadTimeoutError(None, "/", "slow"),
+        http.client.IncompleteRead(b"", 10), ConnectionResetError("reset"), OSError("disk"),
+        AssertionError("redirect host not allowed"), ValueError("Expecting value"),
+        KeyError("login"), TypeError("NoneType"), RuntimeError("redirected to another host"),
+        GithubException(500, {"message": "boom"}, {}),
+    ]
+
+
+@pytest.mark.parametrize("error", _library_errors(), ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("stage", ["api", "storage"])
+def test_no_library_exception_escapes_a_download(fake_github, world, monkeypatch, sleeps,
+                                                 error, stage):
+    client = fake_github(world).client(sleep=sleeps)
+    if stage == "api":
+        monkeypatch.setattr(client.gh.requester, "requestJson", _raiser(error))
+    else:
+        monkeypatch.setattr(client.storage, "get", _raiser(error))
+    with pytest.raises(GitHubError) as failed:
+        client.download_artifact(REPO, 1)
+    assert "artifact 1" in str(failed.value)
+
+
+@pytest.mark.parametrize("error", _library_errors(), ids=lambda e: type(e).__name__)
+def test_no_library_exception_escapes_a_json_call(fake_github, world, monkeypatch, sleeps, error):
+    client = fake_github(world).client(sleep=sleeps)
+    monkeypatch.setattr(client.gh.requester, "requestJsonAndCheck", _raiser(error))
+    with pytest.raises(GitHubError):
+        client.get_pull(REPO, 12)

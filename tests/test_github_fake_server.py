@@ -4,6 +4,7 @@ import copy
 import gzip
 import io
 import tarfile
+import zipfile
 
 import pytest
 import requests
@@ -169,7 +170,14 @@ def test_artifact_zip_redirect_and_expiry(fake):
     auth = {"Authorization": "token x"}
     link = requests.get(f"{fake.url}/repos/{REPO}/actions/artifacts/1/zip", headers=auth,
                         allow_redirects=False, timeout=5)
-    assert link.status_code == 302 and link.headers["Location"].endswith("/1.zip")
+    location = link.headers["Location"]
+    assert link.status_code == 302 and location.startswith(fake.storage_url + "/")
+    assert "/1.zip?sig=" in location and fake.storage_url.startswith("http://localhost:")
+    # the storage host serves the signed URL, without credentials only; the API host does not
+    assert requests.get(location, timeout=5).content.startswith(b"PK")
+    assert requests.get(location, headers=auth, timeout=5).status_code == 400
+    assert requests.get(location.split("?")[0], timeout=5).status_code == 403
+    assert requests.get(fake.url + location[len(fake.storage_url):], timeout=5).status_code == 404
     expired = requests.get(f"{fake.url}/repos/{REPO}/actions/artifacts/2/zip", headers=auth,
                            timeout=5)
     assert expired.status_code == 410 and expired.json()["message"] == "Artifact has expired"
@@ -187,7 +195,7 @@ def test_contents_are_base64_like_github(repo):
 
 def test_tarball_redirect_and_layout(fake, repo):
     link = repo.get_archive_link("tarball", HEAD)
-    assert link.endswith(f"/_fake/tarball/{REPO}/{HEAD}")
+    assert link.startswith(f"{fake.storage_url}/_fake/tarball/{REPO}/{HEAD}?sig=")
     blob = requests.get(link, timeout=5).content
     with tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob))) as archive:
         names = archive.getnames()
@@ -407,7 +415,7 @@ def test_malformed_json_and_route_bugs_still_answer(fake, monkeypatch):
     def broken(state, req, **params):
         raise KeyError("boom")
 
-    monkeypatch.setattr(routes, "match", lambda method, path: (broken, {}))
+    monkeypatch.setattr(routes, "match", lambda method, path, origin="api": (broken, {}))
     answer = requests.get(f"{fake.url}/anything", timeout=5)
     assert answer.status_code == 500 and "KeyError" in answer.json()["message"]
 
@@ -527,3 +535,15 @@ def test_fork_head_repository_is_served(fake_github, world):
     own = repo.get_workflow_run(RUN)
     assert own.head_repository.full_name == REPO and not own.head_repository.fork
     assert own.path == ".github/workflows/run-sweep.yml"
+
+
+def test_logs_come_from_the_storage_host(fake_github, world):
+    world = two_sweeps(world)
+    world["check_runs"][HEAD][-3]["log"] = "step 1\nboom\n"
+    fake = fake_github(world)
+    job = requests.get(f"{fake.url}/repos/{REPO}/actions/jobs/9101/logs", timeout=5)
+    assert job.text == "step 1\nboom\n" and job.history[0].status_code == 302
+    logs = requests.get(f"{fake.url}/repos/{REPO}/actions/runs/{RUN}/logs", timeout=5)
+    with zipfile.ZipFile(io.BytesIO(logs.content)) as archive:
+        assert archive.namelist() == ["0_single-node 8k1k.txt"]
+    assert {r["origin"] for r in fake.requests} == {"api", "storage"}

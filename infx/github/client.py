@@ -16,22 +16,29 @@ from __future__ import annotations
 
 import base64
 import email.utils
-import gzip
-import io
+import http.client
 import json
 import os
-import tarfile
+import tempfile
 import time
-import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-from urllib.parse import quote
+from typing import IO, Any, TypeVar
+from urllib.parse import quote, urljoin
 
+import urllib3.exceptions
 from urllib3.exceptions import MaxRetryError, ResponseError
 from urllib3.util.retry import Retry
 
 from infx.errors import InfxError, Problem
+from infx.github.archives import (
+    ArchiveLimitError,
+    ArchiveLimits,
+    Wanted,
+    default_limits,
+    read_tarball,
+    read_zip,
+)
 from infx.github.markers import Marker, as_marker, has_marker, with_marker
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -44,6 +51,8 @@ MAX_STATUS_DESCRIPTION = 140
 PER_PAGE = 100
 STATUS_STATES = ("error", "failure", "pending", "success")
 REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
+SPOOL_IN_MEMORY = 4 * 1024 * 1024  # downloads beyond this are spooled to a temporary file
+MAX_ERROR_BODY = 64 * 1024
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"})
 T = TypeVar("T")
 
@@ -356,12 +365,16 @@ class GitHubClient:
     (PyGithub Repository objects are accepted too)."""
 
     def __init__(self, token: str | None = None, base_url: str | None = None,
-                 policy: RetryPolicy | None = None, timeout: int = 30) -> None:
+                 policy: RetryPolicy | None = None, timeout: int = 30,
+                 limits: ArchiveLimits | None = None) -> None:
         from github import Auth, Github
 
         self.base_url = (base_url or DEFAULT_API_URL).rstrip("/")
         self.policy = policy or RetryPolicy()
+        self.timeout = timeout
+        self.limits = limits or default_limits()
         self._tally = RetryTally()
+        self._storage = None
         self._depth = 0
         throttle = None if _is_loopback(self.base_url) else 0.25
         self.gh = Github(
@@ -380,6 +393,21 @@ class GitHubClient:
         return cls(token=token, base_url=env.get("GITHUB_API_URL") or DEFAULT_API_URL,
                    policy=policy or RetryPolicy.from_env())
 
+    @property
+    def storage(self):
+        """The plain HTTP session for storage hosts: no credentials, same retry policy."""
+        if self._storage is None:
+            import requests
+            from requests.adapters import HTTPAdapter
+
+            session = requests.Session()
+            session.max_redirects = 3
+            adapter = HTTPAdapter(max_retries=BoundedRetry(self.policy, self._tally))
+            session.mount("http://", adapter)
+            session.mount("https://", adapter)
+            self._storage = session
+        return self._storage
+
     def repo(self, full_name: str):
         """A lazy PyGithub Repository (no request until used), for calls without a helper."""
         return self.gh.get_repo(full_name)
@@ -387,7 +415,8 @@ class GitHubClient:
     # --- plumbing -------------------------------------------------------------------------
 
     def call(self, fn: Callable[[], T], *, action: str, permission: str,
-             already_done: Callable[[], T | None] | None = None, post: bool = False) -> T:
+             already_done: Callable[[], T | None] | None = None, post: bool = False,
+             retry_failures: bool = False) -> T:
         """Run one operation; retry rate limits (and POSTs, guarded by `already_done`).
 
         One wait budget (`policy.max_wait`) covers the whole call, urllib3 retries included.
@@ -396,15 +425,14 @@ class GitHubClient:
             self._tally.retries, self._tally.waited = 0, 0.0
         self._depth += 1
         try:
-            return self._call(fn, action, permission, already_done, post)
+            return self._call(fn, action, permission, already_done, post or retry_failures)
         finally:
             self._depth -= 1
 
     def _call(self, fn: Callable[[], T], action: str, permission: str,
               already_done: Callable[[], T | None] | None, post: bool) -> T:
         from github.GithubException import GithubException
-        from requests.exceptions import ConnectionError as RequestsConnectionError
-        from requests.exceptions import HTTPError, RetryError, Timeout
+        from requests.exceptions import HTTPError, RequestException
 
         tally = self._tally
         for attempt in range(self.policy.retries + 1):
@@ -416,13 +444,24 @@ class GitHubClient:
                 return fn()
             except GithubException as exc:
                 status, data, headers = exc.status, exc.data, exc.headers
+            except _HttpFailure as exc:
+                status, data, headers = exc.status, exc.data, exc.headers
             except HTTPError as exc:
                 response = exc.response
                 status = response.status_code if response is not None else None
                 data = _json_or_text(response)
                 headers = dict(response.headers) if response is not None else {}
-            except (RequestsConnectionError, Timeout, RetryError) as exc:
-                status, data, headers = None, str(exc), {}
+            except InfxError:
+                raise
+            except (RequestException, urllib3.exceptions.HTTPError, http.client.HTTPException,
+                    OSError) as exc:  # no answer, or an answer cut off
+                status, data, headers = None, f"{type(exc).__name__}: {exc}", {}
+            except (AssertionError, ValueError, TypeError, KeyError, AttributeError,
+                    RuntimeError) as exc:
+                # PyGithub's own checks (redirect hosts, JSON it cannot parse, ...)
+                raise GitHubError(f"unusable answer from GitHub while {action}: "
+                                  f"{type(exc).__name__}: {exc}", status=None, action=action,
+                                  fix="retry later; report it if it persists") from None
             wait = self._retry_decision(status, data, headers, attempt, post)
             if (wait is None or tally.waited + wait > self.policy.max_wait
                     or attempt == self.policy.retries):
@@ -494,13 +533,62 @@ class GitHubClient:
             yield from (data.get(list_key, []) if list_key else data) or []
             url, query = _next_link(headers.get("link", "")), None
 
-    def download(self, path: str, *, action: str, permission: str) -> bytes:
-        """GET binary content, following GitHub's redirect to the storage host."""
-        def fetch() -> bytes:
-            _, _, chunks = self.gh.requester.getStream(path, chunk_size=65536)
-            return b"".join(chunks)
+    def download(self, path: str, *, action: str, permission: str,
+                 limits: ArchiveLimits | None = None, declared: int | None = None) -> IO[bytes]:
+        """GET binary content: the API answers a redirect to a storage host (signed blob
+        storage, codeload), which is fetched with a plain HTTP client and no Authorization
+        header, under the same retry budget and error mapping. The body is spooled (to disk
+        past a few MB) and capped at `limits.download_bytes`; a `declared` size over the cap
+        fails before anything is fetched. Returns a seekable file positioned at 0."""
+        limits = limits or self.limits
+        if declared is not None and declared > limits.download_bytes:
+            raise ArchiveLimitError(action, "download_bytes", limits.download_bytes,
+                                    f"the declared size ({declared:,} bytes)")
 
-        return self.call(fetch, action=action, permission=permission)
+        def fetch() -> IO[bytes]:
+            location = self._storage_location(path, action)
+            return self._fetch_storage(location, action, limits)
+
+        return self.call(fetch, action=action, permission=permission, retry_failures=True)
+
+    def _storage_location(self, path: str, action: str) -> str:
+        status, headers, output = self.gh.requester.requestJson("GET", path)
+        if status >= 400:
+            raise self.gh.requester.createException(status, headers, _structured(output))
+        location = _header(headers, "location")
+        if status not in (301, 302, 303, 307, 308) or not location:
+            raise GitHubError(f"GitHub answered {status} without a download location while "
+                              f"{action}", status=status, action=action,
+                              fix="report this: the API should redirect to its storage host")
+        return urljoin(self.base_url + "/", location)
+
+    def _fetch_storage(self, location: str, action: str, limits: ArchiveLimits) -> IO[bytes]:
+        if not location.startswith(("https://", "http://")):
+            raise GitHubError(f"refusing a download location that is not HTTP(S) while {action}",
+                              status=None, action=action)
+        with self.storage.get(location, stream=True, timeout=self.timeout,
+                              allow_redirects=True) as response:
+            if response.status_code >= 400:
+                raise _HttpFailure(response.status_code, _small_body(response),
+                                   dict(response.headers))
+            length = response.headers.get("content-length")
+            if length and length.isdigit() and int(length) > limits.download_bytes:
+                raise ArchiveLimitError(action, "download_bytes", limits.download_bytes,
+                                        f"the served size ({int(length):,} bytes)")
+            spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
+            size = 0
+            try:
+                for chunk in response.iter_content(65536):
+                    size += len(chunk)
+                    if size > limits.download_bytes:
+                        raise ArchiveLimitError(action, "download_bytes", limits.download_bytes,
+                                                f"the download (more than {size:,} bytes)")
+                    spool.write(chunk)
+            except BaseException:
+                spool.close()
+                raise
+            spool.seek(0)
+            return spool
 
     # --- identity ---------------------------------------------------------------------------
 
@@ -753,12 +841,14 @@ class GitHubClient:
             return None
         return base64.b64decode(data.get("content") or "").decode("utf-8", "replace")
 
-    def tree_at(self, repo: Any, ref: str) -> dict[str, str]:
-        """Every text file of the repository at `ref` (one tarball download)."""
+    def tree_at(self, repo: Any, ref: str, *, wanted: Wanted | None = None) -> dict[str, str]:
+        """The text files of the repository at `ref` (one tarball download, streamed under
+        the archive caps); `wanted(path)` picks the paths kept (default: all)."""
         name = _repo_name(repo)
-        blob = self.download(f"/repos/{name}/tarball/{quote(ref, safe='')}",
-                             action=f"downloading {name} at {ref[:12]}", permission="contents: read")
-        return untar_tree(blob)
+        action = f"downloading {name} at {ref[:12]}"
+        with self.download(f"/repos/{name}/tarball/{quote(ref, safe='')}", action=action,
+                           permission="contents: read") as blob:
+            return read_tarball(blob, f"the tarball of {name} at {ref[:12]}", self.limits, wanted)
 
     # --- actions ----------------------------------------------------------------------------
 
@@ -769,12 +859,18 @@ class GitHubClient:
                               permission="actions: read", list_key="artifacts")
         return [Artifact.from_json(a) for a in items]
 
-    def download_artifact(self, repo: Any, artifact_id: int) -> dict[str, bytes]:
-        """An artifact's members (name -> bytes); expired artifacts raise a 410 GitHubError."""
-        name = _repo_name(repo)
-        blob = self.download(f"/repos/{name}/actions/artifacts/{artifact_id}/zip",
-                             action=f"downloading artifact {artifact_id}", permission="actions: read")
-        return unzip_members(blob)
+    def download_artifact(self, repo: Any, artifact_id: int, *, name: str | None = None,
+                          size_in_bytes: int | None = None,
+                          wanted: Wanted | None = None) -> dict[str, bytes]:
+        """An artifact's members (name -> bytes), read under the archive caps; a listed
+        `size_in_bytes` over the download cap fails before downloading. Expired artifacts
+        raise a 410 GitHubError; an archive over a cap raises ArchiveLimitError."""
+        repo_name = _repo_name(repo)
+        label = f"artifact {name} ({artifact_id})" if name else f"artifact {artifact_id}"
+        with self.download(f"/repos/{repo_name}/actions/artifacts/{artifact_id}/zip",
+                           action=f"downloading {label}", permission="actions: read",
+                           declared=size_in_bytes) as blob:
+            return read_zip(blob, label, self.limits, wanted)
 
     def artifact_json(self, repo: Any, artifact_id: int) -> dict[str, Any]:
         """The JSON members of an artifact, parsed (name -> value)."""
@@ -807,24 +903,27 @@ def _next_link(link_header: str) -> str | None:
     return None
 
 
-def untar_tree(blob: bytes) -> dict[str, str]:
-    """path -> text for every regular UTF-8 file, minus GitHub's top-level directory."""
-    tree = {}
-    with tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob)), mode="r:") as archive:
-        for member in archive.getmembers():
-            if not member.isfile():
-                continue
-            _, _, path = member.name.partition("/")
-            handle = archive.extractfile(member)
-            if path and handle is not None:
-                try:
-                    tree[path] = handle.read().decode("utf-8")
-                except UnicodeDecodeError:
-                    continue  # binary files are not evidence
-    return tree
+def _structured(output: Any) -> Any:
+    if not output:
+        return None
+    try:
+        return json.loads(output)
+    except ValueError:
+        return {"message": str(output)[:200]}
 
 
-def unzip_members(blob: bytes) -> dict[str, bytes]:
-    with zipfile.ZipFile(io.BytesIO(blob)) as archive:
-        return {info.filename: archive.read(info) for info in archive.infolist()
-                if not info.is_dir()}
+def _small_body(response: Any) -> Any:
+    """An error answer's body, read only up to MAX_ERROR_BODY bytes."""
+    try:
+        raw = response.raw.read(MAX_ERROR_BODY, decode_content=True) if response.raw else b""
+    except Exception:  # noqa: BLE001 - the status alone still explains the failure
+        return ""
+    return _structured(raw.decode("utf-8", "replace"))
+
+
+class _HttpFailure(Exception):
+    """An error status from a storage host (mapped like any GitHub error)."""
+
+    def __init__(self, status: int, data: Any, headers: dict) -> None:
+        super().__init__(status)
+        self.status, self.data, self.headers = status, data, headers

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from infx.errors import InfxError
+from infx.github.archives import ArchiveLimitError
 from infx.signoff import codeowners, configs_at, eval_jobs
 from infx.signoff.bypass import bypass_requests
 from infx.signoff.checklist import parse as parse_checklist
@@ -191,7 +192,8 @@ class Reader:
             files = None
             if item.id in wanted and not item.expired:
                 self.spend(f"downloading artifact {item.name}")
-                files = dict(self.client.download_artifact(self.repo, item.id))
+                files = dict(self.client.download_artifact(self.repo, item.id, name=item.name,
+                                                           size_in_bytes=item.size_in_bytes))
             found.append(Artifact(name=item.name, expired=item.expired, files=files))
         return found
 
@@ -260,6 +262,8 @@ def optional(evidence: Evidence, key: str, read: Any, default: Any = None) -> An
     """Run one read; a failure is recorded (fail closed downstream) instead of aborting."""
     try:
         return read()
+    except ArchiveLimitError:
+        raise  # an archive over a cap ends the run with `error`, naming the artifact and cap
     except InfxError as exc:
         evidence.read_errors[key] = str(exc).split("\n")[0]
         return default

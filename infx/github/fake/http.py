@@ -18,6 +18,8 @@ class Request:
     headers: dict[str, str]
     body: Any
     api: str
+    storage: str = ""  # the download host's base URL (a second origin, like blob storage)
+    origin: str = "api"  # which of the two listeners received it: "api" or "storage"
 
 
 @dataclass

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
+import hmac
 import io
 import json
 import re
+import secrets
 import tarfile
 import threading
 import zipfile
@@ -35,6 +38,10 @@ class State:
         self.lock = threading.RLock()
         self._trees: dict[str, dict[str, str]] = {}
         self._changes: dict[tuple[str, str], list[FileChange]] = {}
+        self._secret = secrets.token_bytes(16)
+
+    def sign(self, path: str) -> str:
+        return hmac.new(self._secret, path.encode(), hashlib.sha256).hexdigest()[:32]
 
     def tree(self, sha: str) -> dict[str, str]:
         if sha not in self._trees:
@@ -52,23 +59,44 @@ class State:
 
 
 Handler = Callable[..., Response]
-ROUTES: list[tuple[str, re.Pattern, Handler]] = []
+ROUTES: list[tuple[str, re.Pattern, Handler, str]] = []
 REPO = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
 
 
-def route(method: str, pattern: str) -> Callable[[Handler], Handler]:
+def route(method: str, pattern: str, origin: str = "api") -> Callable[[Handler], Handler]:
+    """Register a handler; `origin="storage"` serves it on the download host only."""
     def register(handler: Handler) -> Handler:
-        ROUTES.append((method, re.compile(pattern.replace("{R}", REPO) + "$"), handler))
+        ROUTES.append((method, re.compile(pattern.replace("{R}", REPO) + "$"), handler, origin))
         return handler
     return register
 
 
-def match(method: str, path: str) -> tuple[Handler, dict[str, str]] | None:
-    for verb, pattern, handler in ROUTES:
+def match(method: str, path: str, origin: str = "api") -> tuple[Handler, dict[str, str]] | None:
+    for verb, pattern, handler, where in ROUTES:
         found = pattern.match(path)
-        if found and verb == method:
+        if found and verb == method and where == origin:
             return handler, found.groupdict()
     return None
+
+
+def route_templates(origin: str = "api") -> list[tuple[str, str]]:
+    """(method, regex) of every route an origin serves (for coverage tests)."""
+    return [(verb, pattern.pattern) for verb, pattern, _, where in ROUTES if where == origin]
+
+
+def _storage_redirect(state: State, req: Request, path: str) -> Response:
+    """GitHub's 302 to signed storage on another host: the signature is in the query."""
+    location = f"{req.storage or req.api}{path}?sig={state.sign(path)}"
+    return Response(status=302, headers={"Location": location}, body=b"",
+                    content_type="text/plain")
+
+
+def _check_signed(state: State, req: Request) -> None:
+    """Storage hosts trust the signed URL alone and refuse requests carrying credentials."""
+    if req.headers.get("authorization"):
+        raise HttpError(400, "Authorization header is not allowed with a signed URL")
+    if not hmac.compare_digest(req.query.get("sig", ""), state.sign(req.path)):
+        raise HttpError(403, "Signature not valid for this resource")
 
 
 # --- helpers -----------------------------------------------------------------------------
@@ -603,13 +631,13 @@ def get_contents(state: State, req: Request, owner: str, name: str, path: str | 
 def tarball_link(state: State, req: Request, owner: str, name: str, ref: str | None) -> Response:
     _own_repo(state, owner, name)
     sha = _or_404(W.resolve_ref(state.world, ref or state.world["default_branch"]))
-    location = f"{req.api}/_fake/tarball/{owner}/{name}/{sha}"
-    return Response(status=302, headers={"Location": location}, body=b"",
-                    content_type="text/plain")
+    return _storage_redirect(state, req, f"/_fake/tarball/{owner}/{name}/{sha}")
 
 
-@route("GET", "/_fake/tarball/(?P<owner>[^/]+)/(?P<name>[^/]+)/(?P<sha>[0-9a-f]{40})")
+@route("GET", "/_fake/tarball/(?P<owner>[^/]+)/(?P<name>[^/]+)/(?P<sha>[0-9a-f]{40})",
+       origin="storage")
 def tarball(state: State, req: Request, owner: str, name: str, sha: str) -> Response:
+    _check_signed(state, req)
     _own_repo(state, owner, name)
     if sha not in state.world["commits"]:
         raise not_found()
@@ -831,12 +859,13 @@ def artifact_link(state: State, req: Request, owner: str, name: str, aid: str, f
     _, artifact = _find_artifact(state, owner, name, aid)
     if artifact.get("expired"):
         raise HttpError(410, "Artifact has expired")
-    return Response(status=302, headers={"Location": f"{req.api}/_fake/artifacts/{owner}/{name}/{aid}.zip"},
-                    body=b"", content_type="text/plain")
+    return _storage_redirect(state, req, f"/_fake/artifacts/{owner}/{name}/{aid}.zip")
 
 
-@route("GET", "/_fake/artifacts/(?P<owner>[^/]+)/(?P<name>[^/]+)/(?P<aid>\\d+)\\.zip")
+@route("GET", "/_fake/artifacts/(?P<owner>[^/]+)/(?P<name>[^/]+)/(?P<aid>\\d+)\\.zip",
+       origin="storage")
 def artifact_zip(state: State, req: Request, owner: str, name: str, aid: str) -> Response:
+    _check_signed(state, req)
     _, artifact = _find_artifact(state, owner, name, aid)
     if artifact.get("expired"):
         raise HttpError(410, "Artifact has expired")
@@ -853,3 +882,52 @@ def make_zip(files: dict) -> bytes:
             info = zipfile.ZipInfo(member, date_time=(2026, 1, 1, 0, 0, 0))
             archive.writestr(info, text)
     return raw.getvalue()
+
+
+# --- logs ------------------------------------------------------------------------------------
+
+
+def _job(state: State, owner: str, name: str, job_id: str) -> tuple[dict, dict, int]:
+    _own_repo(state, owner, name)
+    for run in state.world["workflow_runs"]:
+        for job, attempt in W.run_jobs(state.world, run):
+            if job["id"] == int(job_id):
+                return run, job, attempt
+    raise not_found()
+
+
+def _job_log(job: dict) -> str:
+    return job.get("log", f"{job['name']}: {job.get('conclusion') or job['status']}\n")
+
+
+@route("GET", "{R}/actions/jobs/(?P<job_id>\\d+)/logs")
+def job_log_link(state: State, req: Request, owner: str, name: str, job_id: str) -> Response:
+    _job(state, owner, name, job_id)
+    return _storage_redirect(state, req, f"/_fake/logs/{owner}/{name}/jobs/{job_id}.txt")
+
+
+@route("GET", "/_fake/logs/(?P<owner>[^/]+)/(?P<name>[^/]+)/jobs/(?P<job_id>\\d+)\\.txt",
+       origin="storage")
+def job_log(state: State, req: Request, owner: str, name: str, job_id: str) -> Response:
+    _check_signed(state, req)
+    _, job, _ = _job(state, owner, name, job_id)
+    return Response(body=_job_log(job).encode(), content_type="text/plain")
+
+
+@route("GET", "{R}/actions/runs/(?P<run_id>\\d+)/logs")
+def run_logs_link(state: State, req: Request, owner: str, name: str, run_id: str) -> Response:
+    _run(state, owner, name, run_id)
+    return _storage_redirect(state, req, f"/_fake/logs/{owner}/{name}/runs/{run_id}.zip")
+
+
+@route("GET", "/_fake/logs/(?P<owner>[^/]+)/(?P<name>[^/]+)/runs/(?P<run_id>\\d+)\\.zip",
+       origin="storage")
+def run_logs(state: State, req: Request, owner: str, name: str, run_id: str) -> Response:
+    """A zip with one `<n>_<job name>.txt` per job of the latest attempt."""
+    _check_signed(state, req)
+    run = _run(state, owner, name, run_id)
+    jobs = [(job, n) for job, n in W.run_jobs(state.world, run)
+            if n == int(run.get("run_attempt", 1))]
+    files = {f"{i}_{job['name'].replace('/', '_')}.txt": _job_log(job)
+             for i, (job, _) in enumerate(jobs)}
+    return Response(body=make_zip(files), content_type="application/zip")

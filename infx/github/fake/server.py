@@ -74,12 +74,15 @@ class FakeGitHub:
         self.faults = [Fault.from_world(f) for f in self.state.world["faults"]]
         self.requests: list[dict[str, Any]] = []
         try:
-            self._server = ThreadingHTTPServer((host, port), _handler_for(self))
+            self._server = ThreadingHTTPServer((host, port), _handler_for(self, "api"))
         except OSError as exc:
             raise InfxError(Problem(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
                                     key="port", fix="choose another --port, or 0 for any")) from None
-        self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
+        # downloads (artifacts, tarballs, logs) come from a second origin, like GitHub's
+        # signed blob storage: another port, addressed by another host name
+        self._storage = ThreadingHTTPServer((host, 0), _handler_for(self, "storage"))
+        self._server.daemon_threads = self._storage.daemon_threads = True
+        self._threads: list[threading.Thread] = []
 
     @property
     def url(self) -> str:
@@ -87,20 +90,30 @@ class FakeGitHub:
         return f"http://{host}:{port}"
 
     @property
+    def storage_url(self) -> str:
+        """The download host's base URL (`localhost` when the API is on 127.0.0.1)."""
+        host, port = self._storage.server_address[:2]
+        return f"http://{'localhost' if host == '127.0.0.1' else host}:{port}"
+
+    @property
     def world(self) -> dict:
         return self.state.world
 
     def start(self) -> FakeGitHub:
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        name="fake-github", daemon=True)
-        self._thread.start()
+        for server, name in ((self._server, "fake-github"), (self._storage, "fake-storage")):
+            thread = threading.Thread(target=server.serve_forever, args=(0.05,), name=name,
+                                      daemon=True)
+            thread.start()
+            self._threads.append(thread)
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        for server in (self._server, self._storage):
+            if self._threads:
+                server.shutdown()
+            server.server_close()
+        for thread in self._threads:
+            thread.join(timeout=5)
 
     def __enter__(self) -> FakeGitHub:
         return self.start()
@@ -125,12 +138,14 @@ class FakeGitHub:
         """Environment that points `GitHubClient.from_env` at this server."""
         return {"GITHUB_API_URL": self.url, "GITHUB_TOKEN": FAKE_TOKEN}
 
-    def client(self, **policy: Any):
-        """A `GitHubClient` for this server; by default retries never really sleep."""
+    def client(self, limits: Any = None, **policy: Any):
+        """A `GitHubClient` for this server (optionally with other archive `limits`); by
+        default retries never really sleep."""
         from infx.github.client import GitHubClient, RetryPolicy
 
         policy.setdefault("sleep", lambda seconds: None)
-        return GitHubClient(token=FAKE_TOKEN, base_url=self.url, policy=RetryPolicy(**policy))
+        return GitHubClient(token=FAKE_TOKEN, base_url=self.url, policy=RetryPolicy(**policy),
+                            limits=limits)
 
     def count(self, method: str | None = None, path: str = "") -> int:
         """How many recorded requests match a method and a path regex."""
@@ -161,7 +176,8 @@ class FakeGitHub:
                 if fault is not None and fault.status is not None:
                     status, headers, body = self._fault_answer(fault)
             self.requests.append({"method": req.method, "path": req.path, "query": req.query,
-                                  "status": status, "body": req.body})
+                                  "status": status, "body": req.body, "origin": req.origin,
+                                  "authorization": bool(req.headers.get("authorization"))})
         return status, headers, body
 
     def _fault_for(self, req: Request) -> Fault | None:
@@ -185,7 +201,7 @@ class FakeGitHub:
         return fault.status or 500, headers, json.dumps(fault.error_body()).encode()
 
     def _answer(self, req: Request, truncate: bool) -> tuple[int, dict[str, str], bytes]:
-        found = routes.match(req.method, req.path)
+        found = routes.match(req.method, req.path, req.origin)
         try:
             if isinstance(req.body, str):
                 raise HttpError(400, "Problems parsing JSON")
@@ -249,7 +265,7 @@ def encode(response: Response) -> tuple[int, dict[str, str], bytes]:
     return response.status, headers, json.dumps(response.body).encode()
 
 
-def _handler_for(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+def _handler_for(fake: FakeGitHub, origin: str) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         disable_nagle_algorithm = True  # headers and body go out in two writes
@@ -271,14 +287,15 @@ def _handler_for(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 method=self.command, path=split.path or "/",
                 query=dict(parse_qsl(split.query, keep_blank_values=True)),
                 headers={k.lower(): v for k, v in self.headers.items()}, body=body,
-                api=f"http://{host}",
+                api=f"http://{host}" if origin == "api" else fake.url,
+                storage=fake.storage_url, origin=origin,
             )
             status, headers, payload = fake.handle(req)
             self.send_response(status)
             headers = headers | {"Content-Length": str(len(payload)),
                                  "X-GitHub-Api-Version-Selected": "2022-11-28"}
             present = {key.lower() for key in headers}
-            if "x-ratelimit-remaining" not in present:
+            if origin == "api" and "x-ratelimit-remaining" not in present:
                 headers |= {"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": "4999"}
             for key, value in headers.items():
                 self.send_header(key, value)
