@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # types only: importing the client would load PyGithub
+    from collections.abc import Callable
+
     from infx.github.client import Artifact, Job, Permission, Upsert
     from infx.github.markers import Marker
 
@@ -24,7 +26,8 @@ class SignoffClient(Protocol):
 
     def team_membership(self, org: str, team_slug: str, user: str) -> str | None: ...
 
-    def tree_at(self, repo: str, ref: str) -> dict[str, str]: ...
+    def tree_at(self, repo: str, ref: str, *, wanted: Callable[[str], bool] | None = None
+                ) -> dict[str, str]: ...
 
     def file_at(self, repo: str, path: str, ref: str) -> str | None: ...
 
@@ -33,7 +36,9 @@ class SignoffClient(Protocol):
     def run_jobs(self, repo: str, run_id: int, *, attempt: int | None = None,
                  latest: bool = True) -> list[Job]: ...
 
-    def download_artifact(self, repo: str, artifact_id: int) -> dict[str, bytes]: ...
+    def download_artifact(self, repo: str, artifact_id: int, *, name: str | None = None,
+                          size_in_bytes: int | None = None,
+                          wanted: Callable[[str], bool] | None = None) -> dict[str, bytes]: ...
 
     def create_status(self, repo: str, sha: str, state: str, context: str,
                       description: str = "", target_url: str | None = None) -> dict: ...
