@@ -7,9 +7,11 @@ import json
 import subprocess
 import sys
 
+from support.fake_results import lm_eval
 from test_reuse_support import C2, add_fork_pr, base_world
 
 from infx.matrix.identity import job_name
+from infx.results.normalise import eval_meta
 from infx.workflow.cli import main
 from infx.workflow.launch import result_name
 
@@ -101,16 +103,22 @@ def test_row_info_and_launch(tmp_path, monkeypatch):
 
 
 def test_collect_step(tmp_path, monkeypatch):
-    (tmp_path / "in" / "eval_a").mkdir(parents=True)
-    (tmp_path / "in" / "eval_a" / "r.json").write_text('[{"task": "gsm8k", "score": 1}]')
+    row = {"model-prefix": "dsr1", "precision": "fp8", "framework": "sglang", "runner": "mi355x",
+           "tp": 8, "conc": 16, "eval-only": True}
+    job = tmp_path / "in" / ("eval_" + result_name(row, "n_1"))
+    job.mkdir(parents=True)
+    (job / "meta_env.json").write_text(json.dumps(eval_meta(row, "n_1")))
+    (job / "results_x.json").write_text(json.dumps(lm_eval(score=0.91)))
     summary = tmp_path / "summary"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    assert main(["collect", "--input", str(tmp_path / "in"), "--output", str(tmp_path / "agg.json"),
-                 "--eval-summary"]) == 0
-    assert json.loads((tmp_path / "agg.json").read_text()) == [{"task": "gsm8k", "score": 1}]
-    assert "gsm8k" in summary.read_text()
-    assert main(["collect", "--input", str(tmp_path / "none"), "--output", str(tmp_path / "e.json")]) == 0
-    assert json.loads((tmp_path / "e.json").read_text()) == []
+    assert main(["collect", "--kind", "eval", "--input", str(tmp_path / "in"),
+                 "--output", str(tmp_path / "agg.json")]) == 0
+    (out,) = json.loads((tmp_path / "agg.json").read_text())
+    assert (out["task"], out["score"], out["infrastructure_success"]) == ("gsm8k", 0.91, True)
+    assert "| gsm8k | 0.91 (em_strict) |" in summary.read_text()
+    assert main(["collect", "--kind", "eval", "--input", str(tmp_path / "none"),
+                 "--output", str(tmp_path / "e.json")]) == 1
+    assert not (tmp_path / "e.json").exists()
 
 
 def test_comment_steps_against_the_fake_server(fake_github, monkeypatch, capsys):

@@ -103,32 +103,42 @@ def row_info_command(config_json: str, runner_name: str) -> None:
 @click.option("--config-json", envvar="CONFIG_JSON", required=True)
 @click.option("--runner-name", envvar="RUNNER_NAME", required=True)
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
-def launch_command(config_json: str, runner_name: str, root: Path) -> None:
-    """Run runners/launch_<prefix>.sh with the row's fields as environment variables."""
-    from infx.workflow.launch import run_launch
+@click.option("--results-dir", envvar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Where the normalised results go (env RESULTS_DIR; default ROOT/results).")
+def launch_command(config_json: str, runner_name: str, root: Path, results_dir: Path | None) -> None:
+    """Run runners/launch_<prefix>.sh with the row's fields as environment variables, then
+    normalise its raw output into RESULTS_DIR (the job's artifact)."""
+    from infx.workflow.launch import check_job_name, finish, run_launch
 
     row = _load_json(config_json, "CONFIG_JSON")
-    code = run_launch(row, runner_name, root, os.environ)
+    check_job_name(row)
+    results = results_dir if results_dir is None or results_dir.is_absolute() else root / results_dir
+    results = results if results is not None else root / "results"
+    code = run_launch(row, runner_name, root, os.environ, results)
     if code != 0:
         raise InfxError(Problem(f"launch script exited with status {code}", key=runner_name))
+    for path in finish(row, runner_name, results):
+        click.echo(str(path))
 
 
 @workflow.command("collect")
-@click.option("--input", "input_dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--kind", type=click.Choice(["benchmark", "eval"]), required=True,
+              help="benchmark: bmk_* artifacts (normalised rows); eval: eval_* artifacts (lm-eval files).")
+@click.option("--input", "input_dir", type=click.Path(path_type=Path), required=True,
+              help="Folder with one sub-folder per downloaded artifact.")
 @click.option("--output", "output_file", type=click.Path(dir_okay=False, path_type=Path), required=True)
-@click.option("--eval-summary", is_flag=True, help="Also write an eval score table to the step summary.")
-def collect_command(input_dir: Path, output_file: Path, eval_summary: bool) -> None:
-    """Concatenate downloaded result files into one JSON array."""
+def collect_command(kind: str, input_dir: Path, output_file: Path) -> None:
+    """Aggregate the jobs' result artifacts into one JSON array of schema rows, with a one-line-per-row
+    step summary; a missing or empty input or anything that is not a row is an error."""
     from infx.workflow.actions import append_summary
-    from infx.workflow.collect import collect_rows, eval_table
+    from infx.workflow.collect import collect, summary
 
-    rows = collect_rows(input_dir) if input_dir.is_dir() else []
-    output_file.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-    if eval_summary:
-        append_summary(eval_table([r for r in rows if isinstance(r, dict)]))
-    click.echo(f"collected {len(rows)} row(s) into {output_file}", err=True)
-
-
+    rows = collect(input_dir, kind)
+    output_file.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    text = summary(rows, kind)
+    if not append_summary(text):
+        click.echo(text, err=True)
+    click.echo(f"collected {len(rows)} {kind} row(s) into {output_file}", err=True)
 
 
 @workflow.command("welcome")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 from infx.errors import InfxError, Problem
 from infx.matrix import identity
+from infx.results import normalise
 
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 # Names a row can never set: the runner's and the job's own variables, the launcher's settings
@@ -106,10 +108,88 @@ def artifact_prefix(row: Mapping[str, Any]) -> str:
     return "bmk_"
 
 
-def run_launch(row: Mapping[str, Any], runner_name: str, root: Path, base_env: Mapping[str, str]) -> int:
-    """Run the launch script with the row's variables added to the environment."""
+def _fresh_dir(path: Path) -> Path:
+    """An empty directory (self-hosted runners keep workspaces between jobs)."""
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path.resolve()
+
+
+def run_launch(row: Mapping[str, Any], runner_name: str, root: Path, base_env: Mapping[str, str],
+               results_dir: Path | None = None) -> int:
+    """Run the launch script with the row's variables added to the environment.
+
+    The script gets, besides the row's variables (which can never override these):
+    RESULT_NAME, RESULTS_DIR (normalised rows go here, then into the artifact) and
+    INFX_RAW_DIR (empty; the benchmark writes its raw output here, see ``finish``).
+    """
     script = launch_script(runner_name, root)
+    results = _fresh_dir(results_dir if results_dir is not None else root / "results")
+    raw = _fresh_dir(raw_dir(results))
     env = dict(base_env)
     env.update(row_env(row))
-    env["RESULT_NAME"] = result_name(row, runner_name)
+    env.update(RESULT_NAME=result_name(row, runner_name), RESULTS_DIR=str(results), INFX_RAW_DIR=str(raw))
     return subprocess.run(["bash", str(script)], env=env, cwd=root, check=False).returncode
+
+
+def raw_dir(results_dir: Path) -> Path:
+    """Where a job's raw benchmark/lm-eval output lands: next to, never inside, RESULTS_DIR."""
+    return results_dir.parent / (results_dir.name + "-raw")
+
+
+def finish(row: Mapping[str, Any], runner_name: str, results_dir: Path) -> list[Path]:
+    """Normalise the job's raw output into RESULTS_DIR; returns the files written.
+
+    Benchmark rows: every `benchmark*.json` of the raw directory (the client's JSON, one per
+    concurrency) becomes one schema row; they are written as `<RESULT_NAME>.json`.
+    Eval rows: the lm-eval `results*.json` (and `samples*.jsonl`) files are copied with a
+    `meta_env.json` naming the row, and must yield valid eval rows.
+    """
+    raw = raw_dir(results_dir)
+    name = result_name(row, runner_name)
+    if row.get("eval-only"):
+        return _finish_eval(row, runner_name, raw, results_dir, name)
+    runs = {}
+    for path in sorted(raw.glob("benchmark*.json")) if raw.is_dir() else []:
+        try:
+            runs[path.name] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InfxError(Problem(f"the benchmark result is not readable JSON: {exc}", file=str(path),
+                                    fix="check the benchmark client's output")) from None
+    if not runs:
+        raise InfxError(Problem(f"the benchmark wrote no result (no benchmark*.json in {raw})",
+                                file=str(raw), fix="check the launcher and recipe logs"))
+    try:
+        rows = normalise.benchmark_rows(row, runs, runner_name, name)
+    except normalise.ResultError as exc:
+        raise InfxError(Problem(str(exc), file=str(raw), fix="check the benchmark client's output")) from None
+    out = results_dir / f"{name}.json"
+    out.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return [out]
+
+
+def _finish_eval(row: Mapping[str, Any], runner_name: str, raw: Path, results_dir: Path,
+                 name: str) -> list[Path]:
+    files: dict[str, bytes] = {}
+    for path in sorted(raw.rglob("*")) if raw.is_dir() else []:
+        if path.is_file() and not path.is_symlink() and (
+                path.name.startswith("results") and path.suffix == ".json"
+                or path.name.startswith("samples") and path.suffix == ".jsonl"):
+            files[path.relative_to(raw).as_posix()] = path.read_bytes()
+    meta = normalise.eval_meta(row, runner_name)
+    files[normalise.META_FILE] = json.dumps(meta, indent=1, sort_keys=True).encode() + b"\n"
+    job = normalise.eval_job("eval_" + name, files)
+    if isinstance(job, str):
+        raise InfxError(Problem(job, file=str(raw), fix="check the lm-eval output of the job"))
+    for row_out in job.rows:
+        problem = normalise.row_problem(row_out, normalise.EVAL)
+        if problem:
+            raise InfxError(Problem(f"eval row {row_out['source']} breaks the schema: {problem}", file=str(raw)))
+    written = []
+    for relative, data in files.items():
+        target = results_dir / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        written.append(target)
+    return written
