@@ -8,7 +8,7 @@ import shutil
 import subprocess
 
 import pytest
-from support.expressions import Context, evaluate_if, interpolate
+from support.expressions import Context, evaluate_if
 
 from infx import yamlio
 
@@ -58,15 +58,6 @@ def test_job_if_matches_the_truth_table(workflow, event, action, on_pr, bot, phr
     context = Context({"github": {"event_name": event, "event": payload},
                        "inputs": payload.get("inputs", {})})
     assert evaluate_if(workflow["jobs"]["verify"]["if"], context) is expected(event, action, on_pr, bot, phrase)
-
-
-@pytest.mark.parametrize("event", EVENTS)
-def test_one_queue_per_pr_that_never_cancels(workflow, event) -> None:
-    payload = event_payload(event, "created", True, False, True)
-    context = Context({"github": {"event_name": event, "event": payload},
-                       "inputs": payload.get("inputs", {})})
-    assert interpolate(workflow["concurrency"]["group"], context) == "codeowner-signoff-pr-7"
-    assert workflow["concurrency"]["cancel-in-progress"] is False
 
 
 def test_triggers_are_only_new_signoffs_and_dispatch(workflow) -> None:
