@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from infx.signoff import configs_at
 
 BASE = {"configs/amd-master.yaml": "a:\n  image: x:1\nb:\n  image: y:1\n", "README.md": "hi"}
@@ -22,3 +24,9 @@ def test_runner_sku() -> None:
     assert configs_at.runner_sku("cluster:mi355x-amds") == "mi355x"
     assert configs_at.runner_sku("MI355X") == "mi355x"
     assert configs_at.runner_sku(None) == ""
+
+
+@pytest.mark.parametrize("runner, sku", [
+    ("cluster:mi355x-amds", "mi355x"), ("mi355x-disagg", "mi355x"), ("B200", "b200"), ("gb300", "gb300")])
+def test_runner_sku_of_labels(runner, sku):
+    assert configs_at.runner_sku(runner) == sku

@@ -13,16 +13,9 @@ from infx.signoff.affected import (
     config_where,
     is_spec_decode,
     launch_lines,
-    runner_sku,
     scenario_ids,
 )
 from infx.signoff.policy_common import EvidenceGap
-
-
-@pytest.mark.parametrize("runner, sku", [
-    ("cluster:mi355x-amds", "mi355x"), ("mi355x-disagg", "mi355x"), ("B200", "b200"), ("gb300", "gb300")])
-def test_runner_sku(runner, sku):
-    assert runner_sku(runner) == sku
 
 
 def test_scenario_ids():

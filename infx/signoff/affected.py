@@ -14,12 +14,11 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from infx.config.recipe import Recipe, parse_recipe, recipe_path, render
-from infx.signoff.configs_at import load_master
+from infx.signoff.configs_at import MASTER_PATH, master_files, runner_sku
 from infx.signoff.model import Evidence
 from infx.signoff.policy_common import EvidenceGap, base_text, changed_files, head_text, policy
 from infx.signoff.scan import Line, join_continuations, text_lines
 
-MASTER_PATH = re.compile(r"^(?:[^/]+/)?configs/[^/]+-master\.yaml$")
 RECIPE_PATH = re.compile(r"^(?:[^/]+/)?configs/recipes/([^/]+)\.yaml$")
 LAUNCH_PATH = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners)/")
 SPEC_KEY = re.compile(r"-mtp\b|eagle|dspark", re.IGNORECASE)
@@ -72,11 +71,6 @@ class AffectedConfig:
         return f"{self.master_path} [{self.key}]"
 
 
-def runner_sku(runner: str) -> str:
-    """``cluster:mi355x-amds`` -> ``mi355x``: prefix dropped, cut at the first dash."""
-    return runner.removeprefix("cluster:").split("-", 1)[0].lower()
-
-
 def scenario_name(scenario_id: str) -> str:
     return _SCENARIO_NAMES.get(scenario_id, scenario_id)
 
@@ -98,28 +92,6 @@ def search_space(entry: dict[str, Any]) -> list[dict[str, Any]]:
             if isinstance(it, dict) for lane in it.get("search-space") or [] if isinstance(lane, dict)]
 
 
-def master_entries(texts: dict[str, str | None]) -> dict[str, tuple[str, dict[str, Any]]]:
-    """key -> (file, entry) over master-config texts; unreadable YAML is an evidence gap.
-
-    Entries are shared between calls (parsing is cached by text): treat them as read-only.
-    """
-    entries: dict[str, tuple[str, dict[str, Any]]] = {}
-    for path, text in sorted(texts.items()):
-        if text is None:
-            continue
-        for key, entry in _parse_master(path, text).items():
-            entries[key] = (path, entry)
-    return entries
-
-
-@lru_cache(maxsize=16)
-def _parse_master(path: str, text: str) -> dict[str, dict[str, Any]]:
-    data = load_master(path, text) or {}
-    if not isinstance(data, dict):
-        raise EvidenceGap(f"{path} is not a mapping of config keys")
-    return {str(key): entry for key, entry in data.items() if isinstance(entry, dict)}
-
-
 def head_master_entries(evidence: Evidence) -> dict[str, tuple[str, dict[str, Any]]]:
     """Every master-config entry at the assessed head."""
     paths = {p for p in evidence.head_files if MASTER_PATH.match(p)}
@@ -129,7 +101,7 @@ def head_master_entries(evidence: Evidence) -> dict[str, tuple[str, dict[str, An
     missing = sorted(p for p in changed if texts[p] is None)
     if missing:
         raise EvidenceGap(f"{missing[0]} is changed by the PR but has no text at the assessed head")
-    return master_entries(texts)
+    return master_files(texts)
 
 
 def _base_master_entries(evidence: Evidence) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -140,7 +112,7 @@ def _base_master_entries(evidence: Evidence) -> dict[str, tuple[str, dict[str, A
             texts[old] = base_text(evidence, old)
             if texts[old] is None:
                 raise EvidenceGap(f"{old} is changed by the PR but has no text at the PR base")
-    return master_entries(texts)
+    return master_files(texts)
 
 
 def head_recipe(evidence: Evidence, key: str) -> Recipe | None:

@@ -1,4 +1,4 @@
-"""Master-config entries read from an evidence tree (path -> text), for checks that compare them."""
+"""Master-config entries read from an evidence tree (path -> text): the one master-config reader of the bot."""
 
 from __future__ import annotations
 
@@ -7,26 +7,34 @@ from functools import lru_cache
 from typing import Any
 
 from infx import yamlio
-from infx.errors import InfxError
+from infx.errors import InfxError, Problem
 
-MASTER_CONFIG = re.compile(r"^(?:inferencex-e2e/)?configs/[^/]+-master\.yaml$")
+# a master config, at the root or one folder down (a monorepo's e.g. inferencex-e2e/)
+MASTER_PATH = re.compile(r"^(?:[^/]+/)?configs/[^/]+-master\.yaml$")
 
 
-def master_entries(tree: dict[str, str | None]) -> dict[str, dict[str, Any]] | None:
-    """Every config key -> entry in the tree's master configs; None if one cannot be parsed.
+def master_files(tree: dict[str, str | None]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Every config key -> (file, entry) over the tree's master configs, files in path order;
+    an unreadable file raises InfxError naming it.
 
     Treat the result as read-only: parsed files are cached (several checks read them).
     """
-    entries: dict[str, dict[str, Any]] = {}
+    entries: dict[str, tuple[str, dict[str, Any]]] = {}
     for path in sorted(tree):
         text = tree[path]
-        if text is None or not MASTER_CONFIG.match(path):
+        if text is None or not MASTER_PATH.match(path):
             continue
-        data = _parse(path, text)
-        if data is None:
-            return None
-        entries.update(data)
+        for key, entry in _parse(path, text).items():
+            entries[key] = (path, entry)
     return entries
+
+
+def master_entries(tree: dict[str, str | None]) -> dict[str, dict[str, Any]] | None:
+    """``master_files`` without the file names; None when a master config cannot be parsed."""
+    try:
+        return {key: entry for key, (_, entry) in master_files(tree).items()}
+    except InfxError:
+        return None
 
 
 @lru_cache(maxsize=32)
@@ -37,13 +45,10 @@ def load_master(path: str, text: str) -> Any:
 
 
 @lru_cache(maxsize=32)
-def _parse(path: str, text: str) -> dict[str, dict[str, Any]] | None:
-    try:
-        data = load_master(path, text)
-    except InfxError:
-        return None
+def _parse(path: str, text: str) -> dict[str, dict[str, Any]]:
+    data = load_master(path, text) or {}
     if not isinstance(data, dict):
-        return None
+        raise InfxError(Problem(f"{path} is not a mapping of config keys", file=path))
     return {str(key): entry for key, entry in data.items() if isinstance(entry, dict)}
 
 
@@ -56,7 +61,8 @@ def changed_keys(head: dict[str, str | None], base: dict[str, str | None]) -> li
 
 
 def runner_sku(runner: str | None) -> str:
-    """'cluster:mi355x-amds' -> 'mi355x'."""
+    """``cluster:mi355x-amds`` -> ``mi355x``: prefix dropped, cut at the first dash (the one
+    runner-SKU parser: config entries, result rows and eval rows all go through it)."""
     text = (runner or "").removeprefix("cluster:")
     return text.split("-", 1)[0].lower()
 

@@ -344,7 +344,7 @@ def _run_evidence(reader: Reader, evidence: Evidence, run_id: int) -> None:
 
 def _master_configs_at(reader: Reader, evidence: Evidence, sha: str) -> dict[str, str | None]:
     paths = sorted({f.filename for f in evidence.files or []
-                    if configs_at.MASTER_CONFIG.match(f.filename)})
+                    if configs_at.MASTER_PATH.match(f.filename)})
     tree: dict[str, str | None] = {}
     for path in paths:
         text = optional(evidence, f"file:{sha}:{path}", lambda path=path: reader.file_at(path, sha),

@@ -7,7 +7,7 @@ import re
 from infx.changelog.model import ChangelogEntry, KeyResolutionError
 from infx.changelog.plan import appended_entries
 from infx.errors import InfxError
-from infx.signoff.affected import MASTER_PATH, master_entries
+from infx.signoff.configs_at import MASTER_PATH, master_files
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import (
     EvidenceGap,
@@ -70,7 +70,7 @@ def _masters(evidence: Evidence, side: str) -> list[tuple[str, str]]:
 
 
 def _scope(entries: list[ChangelogEntry], head: list[tuple[str, str]]) -> dict[str, set[str]]:
-    keys = list(master_entries(dict(head)))
+    keys = list(master_files(dict(head)))
     scope: dict[str, set[str]] = {}
     for entry in entries:
         try:
@@ -87,8 +87,8 @@ def _matrix_delta(evidence: Evidence, base: list[tuple[str, str]], head: list[tu
     """Generate the selected configs at base and head; the head rows beyond the base."""
     from infx.changelog.append_only import check_scope, delta_rows
 
-    raw_base = {k: e for k, (_, e) in master_entries(dict(base)).items()}
-    raw_head = {k: e for k, (_, e) in master_entries(dict(head)).items()}
+    raw_base = {k: e for k, (_, e) in master_files(dict(base)).items()}
+    raw_head = {k: e for k, (_, e) in master_files(dict(head)).items()}
     check_scope(raw_base, raw_head, scope)
     base_rows = _generate(base, base_text(evidence, RUNNERS), sorted(scope))
     head_rows = _generate(head, head_text(evidence, RUNNERS), sorted(scope))

@@ -9,8 +9,8 @@ from infx.signoff.affected import (
     affected_configs,
     config_where,
     head_master_entries,
-    runner_sku,
 )
+from infx.signoff.configs_at import runner_sku
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import exception_lines, fail_closed, failed, mentions_any, policy
 from infx.signoff.table import Settings
