@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from infx.config.master import load_master_configs_from_texts
 from infx.config.runners import load_runners, load_runners_from_text
 from infx.errors import InfxError
-from infx.matrix.expand import conc_range, dram_offload_gb, seq_name
+from infx.matrix.expand import conc_range, dram_offload_gb
+from infx.matrix.scenarios import seq_name
 from infx.matrix.generate import generate_full_sweep, generate_test_config
 
 RUNNERS = load_runners(Path(__file__).parent / "data" / "upstream" / "runners.yaml")

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from infx.matrix.keys import KeyResolutionError, Wildcards, resolve_config_keys
+from infx.matrix.scenarios import SCENARIO_TYPES
 
 __all__ = ["ChangelogEntry", "EntryError", "KeyResolutionError", "parse_entry"]
 
-SCENARIO_TYPES = ("fixed-seq-len", "agentic-coding")
 
 FIELDS = (
     "config-keys", "description", "pr-link", "evals-only", "all-evals", "no-evals",

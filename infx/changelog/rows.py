@@ -7,7 +7,8 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-AGENTIC = "agentic-coding"
+from infx.matrix.scenarios import AGENTIC, AGENTIC_ID, seq_name
+
 EVAL_BUCKETS = ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals")
 _FINGERPRINT_EXCLUDED = ("conc", "exp-name", "recipe-fingerprint")
 _TRIM_EXCLUDED = ("conc", "exp-name")
@@ -55,13 +56,8 @@ def is_agentic(row: dict) -> bool:
     return row.get("scenario-type") == AGENTIC
 
 
-def seq_name(isl: Any, osl: Any) -> str:
-    names = {(1024, 1024): "1k1k", (8192, 1024): "8k1k"}
-    return names.get((isl, osl), f"{isl}_{osl}")
-
-
 def bucket_name(row: dict) -> str:
-    return "agentic" if is_agentic(row) else seq_name(row.get("isl"), row.get("osl"))
+    return AGENTIC_ID if is_agentic(row) else seq_name(row.get("isl"), row.get("osl"))
 
 
 def eval_bucket(row: dict) -> str:

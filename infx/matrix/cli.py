@@ -15,6 +15,7 @@ from collections import Counter
 import click
 
 from infx.errors import Problem, report
+from infx.matrix.scenarios import AGENTIC, AGENTIC_ID, SCENARIO_TYPES, SWEPT_SEQ_LENS
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")  # argparse's rule
 
@@ -101,7 +102,7 @@ def _common(command):
         click.option("--runner-node-filter", default=None,
                      help="Expand runner labels to member nodes containing this text."),
         click.option("--scenario-type", cls=ListOption,
-                     type=click.Choice(["fixed-seq-len", "agentic-coding"]),
+                     type=click.Choice(SCENARIO_TYPES),
                      help="Scenario families to include (default: all)."),
         click.option("--summary", is_flag=True,
                      help="Also print rows per config key / runner / kind on stderr."),
@@ -122,7 +123,7 @@ def matrix() -> None:
 @click.option("--precision", cls=ListOption, help="Precisions to keep.")
 @click.option("--framework", cls=ListOption, help="Frameworks to keep.")
 @click.option("--runner-type", cls=ListOption, help="Runner labels to keep.")
-@click.option("--seq-lens", cls=ListOption, type=click.Choice(["1k1k", "8k1k"]),
+@click.option("--seq-lens", cls=ListOption, type=click.Choice(list(SWEPT_SEQ_LENS)),
               help="Sequence lengths to keep.")
 @click.option("--step-size", type=int, default=2, show_default=True,
               help="Concurrency range multiplier.")
@@ -147,7 +148,7 @@ def full_sweep(**opts) -> None:
 @click.option("--config-keys", cls=ListOption, required=True,
               help="Config keys; '*' and '?' globs allowed.")
 @click.option("--conc", cls=ListOption, type=int, help="Keep only these concurrencies.")
-@click.option("--seq-lens", cls=ListOption, type=click.Choice(["1k1k", "8k1k"]),
+@click.option("--seq-lens", cls=ListOption, type=click.Choice(list(SWEPT_SEQ_LENS)),
               help="Sequence lengths to keep.")
 def test_config(**opts) -> None:
     """The full sweep of the named config keys."""
@@ -192,7 +193,7 @@ def _eval_mode(no_evals: bool, evals_only: bool, all_evals: bool) -> str:
 def row_kind(row: dict) -> str:
     """single-node/multi-node × fixed/agentic, for summaries."""
     nodes = "multi-node" if "prefill" in row else "single-node"
-    scenario = "agentic" if row.get("scenario-type") == "agentic-coding" else "fixed"
+    scenario = AGENTIC_ID if row.get("scenario-type") == AGENTIC else "fixed"
     return f"{nodes} {scenario}"
 
 

@@ -12,11 +12,8 @@ from decimal import Decimal
 
 from infx.config.runners import Runners
 from infx.errors import InfxError
+from infx.matrix.scenarios import AGENTIC, FIXED, seq_name
 
-SEQ_LENS = {"1k1k": (1024, 1024), "8k1k": (8192, 1024)}
-SEQ_NAMES = {pair: name for name, pair in SEQ_LENS.items()}
-FIXED = "fixed-seq-len"
-AGENTIC = "agentic-coding"
 AGENTIC_DURATION_SECONDS = 3600
 DRAM_CAP_MIB = 2_861_022  # 3 TB (decimal) of host DRAM, before utilization scaling
 MAX_MODEL_LEN_MARGIN = 256
@@ -45,11 +42,6 @@ class GenerationError(ValueError):
     def __init__(self, path: tuple, message: str) -> None:
         super().__init__(message)
         self.path = path
-
-
-def seq_name(isl: int, osl: int) -> str:
-    """``1k1k`` / ``8k1k`` or ``<isl>_<osl>``."""
-    return SEQ_NAMES.get((isl, osl), f"{isl}_{osl}")
 
 
 def conc_range(start: int, end: int, step: int) -> list[int]:

@@ -26,7 +26,6 @@ from infx.errors import InfxError, Problem
 from infx.matrix import keys
 from infx.matrix.evals import EVAL_MODES, apply_eval_mode
 from infx.matrix.expand import (
-    SEQ_LENS,
     GenerationError,
     KeyScope,
     conc_range,
@@ -35,6 +34,7 @@ from infx.matrix.expand import (
     raise_located,
 )
 from infx.matrix.rows import check_rows
+from infx.matrix.scenarios import SWEPT_SEQ_LENS as SEQ_LENS
 
 __all__ = ["EVAL_MODES", "generate_full_sweep", "generate_test_config", "select_matrix_evals",
            "resolve_config_keys", "eval_mode_for_flags"]

@@ -14,6 +14,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from infx.config.recipe import Recipe, parse_recipe, recipe_path, render
+from infx.matrix.scenarios import AGENTIC, AGENTIC_ID, scenario_id
 from infx.signoff.configs_at import MASTER_PATH, master_files, runner_sku
 from infx.signoff.model import Evidence
 from infx.signoff.policy_common import EvidenceGap, base_text, changed_files, head_text, policy
@@ -26,9 +27,6 @@ SPEC_FLAGS = ("--speculative-config", "--speculative-algorithm", "speculative_co
               "--num-speculative-tokens", "--speculative-num-steps")
 SPEC_METHOD = re.compile(r"(?:^|\s)--method[ =][\"']?(?:eagle3|eagle|mtp|dspark)\b", re.IGNORECASE)
 _DRAFT_ZERO = re.compile(r"(?:^|_)(?:MTP_SIZE|NUM_DRAFT_TOKENS|DRAFT_LEN)=0$")
-_SCENARIO_IDS = {(8192, 1024): "8k1k", (1024, 1024): "1k1k", (1024, 8192): "1k8k"}
-_SCENARIO_NAMES = {"8k1k": "Single-turn 8k1k", "1k1k": "Single-turn 1k1k",
-                   "1k8k": "Single-turn 1k8k", "agentic": "Agentic coding"}
 
 
 @dataclass(frozen=True)
@@ -57,7 +55,7 @@ class AffectedConfig:
 
     @property
     def agentic(self) -> bool:
-        return "agentic-coding" in (self.entry.get("scenarios") or {}) or "agentic" in self.key
+        return AGENTIC in (self.entry.get("scenarios") or {}) or "agentic" in self.key
 
     @property
     def scenarios(self) -> list[str]:
@@ -71,17 +69,13 @@ class AffectedConfig:
         return f"{self.master_path} [{self.key}]"
 
 
-def scenario_name(scenario_id: str) -> str:
-    return _SCENARIO_NAMES.get(scenario_id, scenario_id)
-
-
 def scenario_ids(entry: dict[str, Any]) -> list[str]:
     ids: list[str] = []
     for kind, items in (entry.get("scenarios") or {}).items():
-        if kind == "agentic-coding":
-            found = ["agentic"]
+        if kind == AGENTIC:
+            found = [AGENTIC_ID]
         else:
-            found = [_SCENARIO_IDS.get((it.get("isl"), it.get("osl")), f"{it.get('isl')}/{it.get('osl')}")
+            found = [scenario_id(it.get("isl"), it.get("osl"))
                      for it in items or [] if isinstance(it, dict)]
         ids += [s for s in found if s not in ids]
     return ids

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from infx.config.policy import deprecations, policy_path
-from infx.signoff.affected import affected_configs, config_where, scenario_name
+from infx.matrix.scenarios import scenario_title
+from infx.signoff.affected import affected_configs, config_where
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import fail_closed, failed, policy
 from infx.signoff.table import Settings
@@ -20,7 +21,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
     for config in configs:
         where = config_where(evidence, config)
         for scenario in config.scenarios:
-            combo = f"{config.prefix} {scenario_name(scenario)} {config.precision}"
+            combo = f"{config.prefix} {scenario_title(scenario)} {config.precision}"
             hits = [r for r in rules if r.matches(config.prefix, scenario, config.precision)
                     and today > r.last_day]
             if hits:
