@@ -16,7 +16,7 @@ from infx.errors import InfxError, Problem, report
 # command name -> "module:attribute" of a click command or group
 COMMANDS: dict[str, str] = {
     "matrix": "infx.matrix.cli:matrix",
-    "plan": "infx.changelog.plan:plan_command",
+    "plan": "infx.changelog.cli:plan_command",
     "changelog": "infx.changelog.cli:changelog",
     "fake-github": "infx.github.cli:fake_github",
     "reuse": "infx.reuse.cli:reuse",

@@ -233,7 +233,7 @@ LISTS = {"--config-files", "--seq-lens"}
     (["--seq-lens"], ["--seq-lens"]),
 ])
 def test_argparse_style_rewrites_argv(argv, expected):
-    from infx.matrix.cli import argparse_style
+    from infx.cliargs import argparse_style
 
     assert argparse_style(argv, LONG, LISTS) == expected
 

@@ -14,8 +14,8 @@ from infx.config.master import load_master_configs_from_texts
 from infx.config.runners import load_runners, load_runners_from_text
 from infx.errors import InfxError
 from infx.matrix.expand import conc_range, dram_offload_gb
-from infx.matrix.scenarios import seq_name
 from infx.matrix.generate import generate_full_sweep, generate_test_config
+from infx.matrix.scenarios import seq_name
 
 RUNNERS = load_runners(Path(__file__).parent / "data" / "upstream" / "runners.yaml")
 WORKER = {"num-worker": 1, "tp": 8, "ep": 1, "dp-attn": False}

@@ -1,4 +1,4 @@
-"""`infx changelog`: strict validation and merge preparation of perf-changelog.yaml."""
+"""`infx plan` and `infx changelog`: plan the appended entries; validate and prepare perf-changelog.yaml."""
 
 from __future__ import annotations
 
@@ -7,11 +7,19 @@ from pathlib import Path
 
 import click
 
-from infx.changelog.plan import SpreadListOptions
+from infx.changelog.plan import (
+    DEFAULT_CHANGELOG,
+    DEFAULT_RUNNER_CONFIG,
+    PlanFlags,
+    default_config_files,
+    dump_plan,
+    file_sources,
+    plan_from_git,
+)
 from infx.changelog.strict import DEFAULT_REPO
+from infx.changelog.summary import summary_markdown, write_summary
+from infx.cliargs import ArgparseCommand, ListOption
 from infx.errors import InfxError, Problem
-
-DEFAULT_CHANGELOG = "perf-changelog.yaml"
 
 
 @click.group("changelog")
@@ -19,7 +27,7 @@ def changelog() -> None:
     """Validate perf-changelog.yaml changes and prepare them for merging."""
 
 
-@changelog.command("validate", cls=SpreadListOptions)
+@changelog.command("validate", cls=ArgparseCommand)
 @click.option("--base-ref", required=True, help="Ref the change is compared against.")
 @click.option("--head-ref", required=True, help="Ref holding the changed changelog.")
 @click.option("--pr-number", type=int, default=None,
@@ -29,7 +37,7 @@ def changelog() -> None:
               help="owner/name used in canonical pr-link URLs ($GITHUB_REPOSITORY in Actions).")
 @click.option("--all-evals", is_flag=True, help="Plan with the all-evals modifier.")
 @click.option("--evals-only", is_flag=True, help="Plan with the evals-only modifier.")
-@click.option("--config-files", multiple=True, help="Master config files for planning.")
+@click.option("--config-files", cls=ListOption, help="Master config files for planning.")
 @click.option("--runner-config", default="configs/runners.yaml", show_default=True)
 def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file: str,
              repo: str, all_evals: bool, evals_only: bool, config_files: tuple[str, ...],
@@ -68,8 +76,6 @@ def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file
 
 def _plan(base_ref: str, head_ref: str, changelog_file: str, all_evals: bool,
           evals_only: bool, config_files: tuple[str, ...], runner_config: str) -> None:
-    from infx.changelog.plan import PlanFlags, default_config_files, file_sources, plan_from_git
-
     files = list(config_files) if config_files else default_config_files()
     flags = PlanFlags(all_evals=all_evals, evals_only=evals_only)
     try:
@@ -145,3 +151,29 @@ def _write_if_changed(path: str, before: bytes, after: bytes, pr_number: int) ->
     except OSError as exc:
         raise InfxError(Problem(f"cannot write {path}: {exc.strerror}", file=path)) from None
     click.echo(f"Prepared {path} for PR #{pr_number}")
+
+
+@click.command("plan", cls=ArgparseCommand)
+@click.option("--base-ref", required=True, help="Git ref the changelog is compared against.")
+@click.option("--head-ref", required=True, help="Git ref holding the appended entries.")
+@click.option("--changelog-file", default=DEFAULT_CHANGELOG, show_default=True)
+@click.option("--trim-conc", is_flag=True, help="Keep the lowest concurrency per recipe.")
+@click.option("--all-evals", is_flag=True, help="Run every eligible eval.")
+@click.option("--evals-only", is_flag=True, help="Run evals only, no throughput rows.")
+@click.option("--config-files", cls=ListOption, help="Master config files (default: "
+              "configs/*-master.yaml).")
+@click.option("--runner-config", default=DEFAULT_RUNNER_CONFIG, show_default=True)
+@click.option("--summary", is_flag=True, help="Markdown summary to $GITHUB_STEP_SUMMARY "
+              "(or stderr).")
+def plan_command(base_ref: str, head_ref: str, changelog_file: str, trim_conc: bool,
+                 all_evals: bool, evals_only: bool, config_files: tuple[str, ...],
+                 runner_config: str, summary: bool) -> None:
+    """Plan the sweep for the changelog entries appended between two git refs."""
+    flags = PlanFlags(trim=trim_conc, all_evals=all_evals, evals_only=evals_only)
+    files = list(config_files) if config_files else default_config_files()
+    sources = file_sources(files, runner_config, base_ref)
+    plan = plan_from_git(base_ref, head_ref, changelog_file, flags, sources)
+    text = dump_plan(plan)
+    if summary:
+        write_summary(summary_markdown(plan, sources.get("configs")))
+    click.echo(text)

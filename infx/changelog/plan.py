@@ -8,8 +8,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import click
-
 from infx.changelog.diff import Additions
 from infx.changelog.model import (
     SCENARIO_TYPES,
@@ -418,53 +416,3 @@ def plan_from_git(base_ref: str, head_ref: str, changelog_file: str, flags: Plan
     entries = parse_additions(added, changelog_file)
     return build_plan(entries, base_ref=base_ref, head_ref=head_ref, flags=flags,
                       sources=sources, changelog_path=changelog_file)
-
-
-# --- command line --------------------------------------------------------------------------
-
-class SpreadListOptions(click.Command):
-    """Accept ``--config-files a b c`` (the reference's spelling) as repeated options."""
-
-    list_options = ("--config-files",)
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        spread: list[str] = []
-        current = None
-        for arg in args:
-            if arg in self.list_options:
-                current = arg
-                continue
-            if current and not arg.startswith("--"):
-                spread += [current, arg]
-                continue
-            current = None
-            spread.append(arg)
-        return super().parse_args(ctx, spread)
-
-
-@click.command("plan", cls=SpreadListOptions)
-@click.option("--base-ref", required=True, help="Git ref the changelog is compared against.")
-@click.option("--head-ref", required=True, help="Git ref holding the appended entries.")
-@click.option("--changelog-file", default=DEFAULT_CHANGELOG, show_default=True)
-@click.option("--trim-conc", is_flag=True, help="Keep the lowest concurrency per recipe.")
-@click.option("--all-evals", is_flag=True, help="Run every eligible eval.")
-@click.option("--evals-only", is_flag=True, help="Run evals only, no throughput rows.")
-@click.option("--config-files", multiple=True, help="Master config files (default: "
-              "configs/*-master.yaml).")
-@click.option("--runner-config", default=DEFAULT_RUNNER_CONFIG, show_default=True)
-@click.option("--summary", is_flag=True, help="Markdown summary to $GITHUB_STEP_SUMMARY "
-              "(or stderr).")
-def plan_command(base_ref: str, head_ref: str, changelog_file: str, trim_conc: bool,
-                 all_evals: bool, evals_only: bool, config_files: tuple[str, ...],
-                 runner_config: str, summary: bool) -> None:
-    """Plan the sweep for the changelog entries appended between two git refs."""
-    flags = PlanFlags(trim=trim_conc, all_evals=all_evals, evals_only=evals_only)
-    files = list(config_files) if config_files else default_config_files()
-    sources = file_sources(files, runner_config, base_ref)
-    plan = plan_from_git(base_ref, head_ref, changelog_file, flags, sources)
-    text = dump_plan(plan)
-    if summary:
-        from infx.changelog.summary import summary_markdown, write_summary
-
-        write_summary(summary_markdown(plan, sources.get("configs")))
-    click.echo(text)
