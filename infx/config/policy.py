@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from infx.config.schemacheck import load_schema
 from infx.errors import InfxError, Problem
-from infx.yamlio import find_line, load_text, read_text
+from infx.schemas import check_schema
+from infx.yamlio import load_text, read_text
 
 POLICY_DIR = "configs/policy"
 GOLDEN_DIR = "configs/golden_al_distribution"
@@ -46,13 +47,6 @@ class GoldenCurveRef:
     precision: str | None = None
 
 
-@cache
-def _validator(name: str):
-    import jsonschema  # imported lazily: only policy readers pay for it
-
-    return jsonschema.Draft202012Validator(load_schema(name))
-
-
 class _BooleanKey(ValueError):
     """A mapping key YAML read as true/false (``on``, ``yes``, ``off``...)."""
 
@@ -77,17 +71,9 @@ def validate_document(schema: str, text: str, filename: str) -> dict:
     except _BooleanKey as exc:
         raise InfxError(Problem(f"a mapping key is read by YAML as the boolean {exc.args[0]}",
                                 file=filename, fix="quote keys such as 'on', 'off', 'yes', 'no'")) from None
-    errors = sorted(_validator(schema).iter_errors(data), key=lambda e: list(e.path))
-    if errors:
-        raise InfxError([_problem(err, text, filename) for err in errors])
+    check_schema(load_schema(schema), data, file=filename, text=text,
+                 fix="correct this value to match the policy schema")
     return data
-
-
-def _problem(err, text: str, filename: str) -> Problem:
-    path = list(err.absolute_path)
-    key = ".".join(str(p) for p in path) or None
-    return Problem(err.message, file=filename, line=find_line(text, path), key=key,
-                   fix="correct this value to match the policy schema")
 
 
 def load_policy_document(name: str, text: str | None, filename: str | None = None) -> dict:

@@ -13,7 +13,7 @@ from typing import Any
 
 from infx import yamlio
 from infx.config.schemacheck import load_schema
-from infx.errors import InfxError, Problem
+from infx.schemas import check_schema
 
 FALLBACK = 0.85
 
@@ -42,14 +42,11 @@ def _matching_name(table: dict[str, float], task: str) -> str | None:
 
 def parse_thresholds(data: Any, filename: str, text: str | None = None) -> Thresholds:
     """Validate parsed YAML/JSON and build the lookup; errors name file, line and key."""
-    import jsonschema  # deferred: only a thresholds read pays for it
-
     schema = load_schema("thresholds")
     if isinstance(data, dict) and ("default" in data or "models" in data):
         schema = {**schema["oneOf"][0], "$defs": schema["$defs"]}
-    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(data))
-    if errors:
-        raise InfxError([_problem(err, filename, text) for err in errors])
+    check_schema(schema, data, file=filename, text=text, describe=_describe,
+                 fix="use numbers between 0 and 1 keyed by task name")
     if "default" not in data:  # legacy flat mapping: defaults only
         return Thresholds(default={k: float(v) for k, v in data.items()})
     return Thresholds(
@@ -70,12 +67,8 @@ def load_thresholds(path: str | Path) -> Thresholds:
     return load_thresholds_text(text, str(path))
 
 
-def _problem(err: Any, filename: str, text: str | None) -> Problem:
-    path = list(err.absolute_path)
-    message = err.message
+def _describe(err: Any) -> str:
     if err.validator == "oneOf":
-        message = ("thresholds must be {default: {task: min}, models: {prefix: {task: min}}} "
-                   "or a flat {task: min} mapping with minimums between 0 and 1")
-    line = yamlio.find_line(text, path) if text is not None and path else None
-    return Problem(message, file=filename, line=line, key=".".join(map(str, path)) or None,
-                   fix="use numbers between 0 and 1 keyed by task name")
+        return ("thresholds must be {default: {task: min}, models: {prefix: {task: min}}} "
+                "or a flat {task: min} mapping with minimums between 0 and 1")
+    return err.message

@@ -12,6 +12,7 @@ from typing import Any
 
 from infx import yamlio
 from infx.errors import InfxError, Problem
+from infx.schemas import check_schema
 from infx.signoff.model import Evidence, Outcome, Status
 
 TABLE_FILE = "checks.yaml"
@@ -70,15 +71,9 @@ class CheckTable:
 
 def parse_table(data: Any, filename: str = TABLE_FILE) -> CheckTable:
     """Validate the raw table against its schema and the cross-row rules."""
-    import jsonschema  # deferred: `infx --help` imports this module but never validates
-
     schema = json.loads(resources.files("infx.signoff").joinpath("schemas/checks.schema.json")
                         .read_text(encoding="utf-8"))
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=str)
-    if errors:
-        raise InfxError([Problem(err.message, file=filename,
-                                 key="/".join(str(p) for p in err.absolute_path) or None,
-                                 fix="correct the check table entry") for err in errors])
+    check_schema(schema, data, file=filename, fix="correct the check table entry")
     checks = tuple(CheckSpec(id=row["id"], number=row["number"], name=row["name"],
                              statuses=frozenset(Status(s) for s in row["statuses"]),
                              advisory=row["advisory"], module=row["module"])
