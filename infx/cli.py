@@ -1,53 +1,81 @@
-"""The `infx` command line: a thin router that imports each command only when used.
+"""The `infx` command line: a thin router over a table of commands, each imported only when run.
 
-Commands live next to the code they drive (``infx/<concern>/cli.py``); importing them
-lazily keeps short commands such as ``infx plan`` fast (PyGithub alone costs ~0.2 s).
+Commands live next to the code they drive (``infx/<concern>/cli.py``); the table carries each
+one's summary, so ``infx --help`` imports none of them and short commands such as
+``infx plan`` stay fast (PyGithub alone costs ~0.2 s).
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
+from dataclasses import dataclass
 
 import click
 
+from infx import __version__
 from infx.errors import InfxError, Problem, report
 
-# command name -> "module:attribute" of a click command or group
-COMMANDS: dict[str, str] = {
-    "matrix": "infx.matrix.cli:matrix",
-    "plan": "infx.changelog.cli:plan_command",
-    "changelog": "infx.changelog.cli:changelog",
-    "fake-github": "infx.github.cli:fake_github",
-    "reuse": "infx.reuse.cli:reuse",
-    "signoff": "infx.signoff.cli:signoff",
-    "demo": "infx.demo:demo",
-    "workflow": "infx.workflow.cli:workflow",
+HELP_OPTIONS = ["-h", "--help"]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One row of the command table: where the click command lives, and its help line."""
+
+    target: str  # "module:attribute" of a click command or group
+    summary: str  # shown by `infx --help` without importing the module
+
+
+COMMANDS: dict[str, Command] = {
+    "changelog": Command("infx.changelog.cli:changelog",
+                         "Validate perf-changelog.yaml changes; prepare them for merging."),
+    "demo": Command("infx.demo:demo",
+                    "Plan a bundled PR, replay the bots on a local fake GitHub."),
+    "fake-github": Command("infx.github.cli:fake_github",
+                           "Serve a world file as a local GitHub REST API."),
+    "matrix": Command("infx.matrix.cli:matrix",
+                      "Generate benchmark job matrices from master configs."),
+    "plan": Command("infx.changelog.cli:plan_command",
+                    "Plan the sweep for changelog entries appended between refs."),
+    "reuse": Command("infx.reuse.cli:reuse",
+                     "The /reuse-sweep-run command: resolve, acknowledge, parse."),
+    "signoff": Command("infx.signoff.cli:signoff",
+                       "Verify CODEOWNER sign-offs (the deterministic sign-off bot)."),
+    "workflow": Command("infx.workflow.cli:workflow",
+                        "Steps used by the GitHub workflows (also runnable locally)."),
 }
 
 
 class LazyGroup(click.Group):
-    """A click group whose subcommands are imported on first use."""
+    """A click group whose subcommands are imported on first use; help reads the table."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        target = COMMANDS.get(name)
-        if target is None:
+        entry = COMMANDS.get(name)
+        if entry is None:
             return None
-        module_name, attr = target.split(":")
+        module_name, attr = entry.target.split(":")
         try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.startswith("infx"):
-                return None  # command not built yet in this checkout
-            raise
-        return getattr(module, attr)
+            command = getattr(importlib.import_module(module_name), attr)
+        except Exception as exc:  # noqa: BLE001 - a broken command is an error, never a missing one
+            raise InfxError(Problem(f"command {name!r} could not be loaded from {entry.target}: "
+                                    f"{type(exc).__name__}: {exc}",
+                                    fix="reinstall infx; report this if it persists")) from exc
+        if not isinstance(command, click.Command):
+            raise InfxError(Problem(f"command {name!r}: {entry.target} is not a click command"))
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name].summary) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup)
-@click.version_option(package_name="infx")
+@click.group(cls=LazyGroup, context_settings={"help_option_names": HELP_OPTIONS})
+@click.version_option(__version__, "--version", prog_name="infx")
 def cli() -> None:
     """infx: plan benchmark sweeps, reuse runs, and verify CODEOWNER sign-offs."""
 
@@ -59,7 +87,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_named(name: str, argv: list[str] | None, prog_name: str) -> int:
     """Run one command of the table as its own program (e.g. `python -m infx.matrix.plan`)."""
-    command = LazyGroup(name="infx").get_command(click.Context(cli), name)
+    try:
+        command = cli.get_command(click.Context(cli), name)
+    except InfxError as exc:
+        report(exc.problems)
+        return 1
     assert command is not None, name
     return run(command, argv, prog_name)
 
@@ -68,7 +100,8 @@ def run(command: click.Command, argv: list[str] | None, prog_name: str) -> int:
     """Run any click command as a program: located errors on stderr, an exit status back."""
     try:
         # Without standalone mode click *returns* the code of ctx.exit(code).
-        result = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
+        result = command.main(args=argv, prog_name=prog_name, standalone_mode=False,
+                              help_option_names=HELP_OPTIONS)
     except InfxError as exc:
         report(exc.problems)
         return 1

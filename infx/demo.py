@@ -9,7 +9,16 @@ from typing import Any
 
 import click
 
+from infx.changelog.plan import PlanFlags, build_plan, file_sources, parse_additions
+from infx.changelog.summary import summary_markdown
 from infx.errors import InfxError, Problem
+from infx.reuse.ack import CommentEvent, acknowledge, looks_like_command
+from infx.reuse.gateway import GitHubGateway
+from infx.signoff import gating, publish
+from infx.workflow.labels import sweep_flags
+from infx.workflow.posting import post_results_link, post_welcome
+from infx.workflow.shard import shard_outputs
+from infx.workflow.summary import shard_summary
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO_ROOT / "tests" / "data" / "demo"
@@ -39,11 +48,6 @@ def _pr(world: dict) -> dict:
 def plan_step(entry_file: Path, configs: Path, runners: Path, labels: list[str],
               echo: Callable[[str], None]) -> dict | None:
     """Plan the bundled changelog entry in-process; a planner error is shown as the author sees it."""
-    from infx.changelog.plan import PlanFlags, build_plan, file_sources, parse_additions
-    from infx.changelog.summary import summary_markdown
-    from infx.workflow.labels import sweep_flags
-    from infx.workflow.shard import shard_outputs
-    from infx.workflow.summary import shard_summary
 
     _require_files(entry_file, configs, runners)
     try:
@@ -90,9 +94,6 @@ def _first_lines(body: str, count: int = 4) -> str:
 def replay_step(world: dict, echo: Callable[[str], None]) -> dict:
     """Post the welcome and results-link comments and acknowledge reuse commands on the fake server."""
     from infx.github.fake import FakeGitHub
-    from infx.reuse.ack import CommentEvent, acknowledge, looks_like_command
-    from infx.reuse.gateway import GitHubGateway
-    from infx.workflow.posting import post_results_link, post_welcome
 
     repo = world["repo"]
     before = _snapshot(world)
@@ -132,7 +133,6 @@ def signoff_step(world_path: Path, echo: Callable[[str], None]) -> None:
     from datetime import datetime
 
     from infx.github.fake import FakeGitHub
-    from infx.signoff import gating, publish
 
     _require_files(world_path)
     with FakeGitHub(world_path) as fake:

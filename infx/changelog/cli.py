@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from infx.changelog.gitio import show_file
+from infx.changelog.merge_prep import canonicalize, resolve_conflict
 from infx.changelog.plan import (
     DEFAULT_CHANGELOG,
     DEFAULT_RUNNER_CONFIG,
@@ -16,7 +18,13 @@ from infx.changelog.plan import (
     file_sources,
     plan_from_git,
 )
-from infx.changelog.strict import DEFAULT_REPO
+from infx.changelog.strict import (
+    DEFAULT_REPO,
+    check_new_whitespace,
+    compare_entries,
+    parse_changelog,
+    validate_raw_change,
+)
 from infx.changelog.summary import summary_markdown, write_summary
 from infx.cliargs import ArgparseCommand, ListOption
 from infx.errors import InfxError, Problem
@@ -43,13 +51,6 @@ def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file
              repo: str, all_evals: bool, evals_only: bool, config_files: tuple[str, ...],
              runner_config: str) -> None:
     """Enforce the changelog byte contract between two refs, then plan the additions."""
-    from infx.changelog.gitio import show_file
-    from infx.changelog.strict import (
-        check_new_whitespace,
-        compare_entries,
-        parse_changelog,
-        validate_raw_change,
-    )
 
     base_raw = show_file(base_ref, changelog_file)
     head_raw = show_file(head_ref, changelog_file)
@@ -112,8 +113,6 @@ def _common(func):
 @_common
 def canonicalize_command(base_ref: str, changelog_file: str, pr_number: int, repo: str) -> None:
     """Replace XXX placeholders on appended entries with the PR's canonical URL."""
-    from infx.changelog.gitio import show_file
-    from infx.changelog.merge_prep import canonicalize
 
     base_raw = show_file(base_ref, changelog_file)
     head_raw = _read(changelog_file)
@@ -125,8 +124,6 @@ def canonicalize_command(base_ref: str, changelog_file: str, pr_number: int, rep
 @_common
 def resolve_conflict_command(changelog_file: str, pr_number: int, repo: str) -> None:
     """Resolve a changelog merge conflict: main's bytes plus this PR's contribution."""
-    from infx.changelog.gitio import show_file
-    from infx.changelog.merge_prep import resolve_conflict
 
     base_raw, pr_raw, main_raw = (show_file(f":{stage}", changelog_file) for stage in (1, 2, 3))
     current = Path(changelog_file).read_bytes() if Path(changelog_file).exists() else b""

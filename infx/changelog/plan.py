@@ -8,7 +8,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from infx.changelog.diff import Additions
+from infx.changelog.append_only import check_scope, delta_rows
+from infx.changelog.diff import Additions, additions
+from infx.changelog.gitio import (
+    diff_following_nesting,
+    read_blobs,
+    read_following_nesting,
+    toplevel,
+)
 from infx.changelog.model import (
     SCENARIO_TYPES,
     ChangelogEntry,
@@ -28,7 +35,12 @@ from infx.changelog.rows import (
     serialise_row,
     trim_rows,
 )
+from infx.changelog.strict import check_bytes
+from infx.config.master import load_master_configs, load_master_configs_from_texts
+from infx.config.runners import load_runners, load_runners_from_text
 from infx.errors import InfxError, Problem
+from infx.matrix.rows import check_rows
+from infx.yamlio import decode, find_line, load_file, load_text
 
 DEFAULT_CHANGELOG = "perf-changelog.yaml"
 DEFAULT_RUNNER_CONFIG = "configs/runners.yaml"
@@ -76,7 +88,6 @@ def parse_additions(added: str | Additions, path: str = DEFAULT_CHANGELOG
 
     Errors name the head file's line when the additions know their line numbers.
     """
-    from infx.yamlio import load_text
 
     if isinstance(added, str):
         added = Additions(added, ())
@@ -116,7 +127,6 @@ def parse_additions(added: str | Additions, path: str = DEFAULT_CHANGELOG
 
 
 def _entry_line(added: Additions, index: int, key: str | None) -> int | None:
-    from infx.yamlio import find_line
 
     where = [index, key] if key else [index]
     return added.file_line(find_line(added.text, where))
@@ -252,7 +262,6 @@ class _Run:
 
 def _append_only_rows(sources: Sources, keys: Sequence[str], scope: tuple[str, ...] | None
                       ) -> list[dict]:
-    from infx.changelog.append_only import delta_rows
 
     base_configs, base_runners, _, _ = sources.get("base")
     base_rows = _generate(sources, keys, scope, "none", base_configs, base_runners)
@@ -262,7 +271,6 @@ def _append_only_rows(sources: Sources, keys: Sequence[str], scope: tuple[str, .
 
 def _check_append_only_scope(entries: Sequence[ChangelogEntry], resolved: list[list[str]],
                              sources: Sources) -> None:
-    from infx.changelog.append_only import check_scope
 
     scope: dict[str, set[str]] = {}
     for entry, keys in zip(entries, resolved, strict=True):
@@ -311,7 +319,6 @@ def _assemble(throughput: list[dict], evals: list[dict], entries: Sequence[Chang
 
 def _check_plan_rows(plan: dict) -> None:
     """Fail closed if any planned row breaks the workflow row contract."""
-    from infx.matrix.rows import check_rows
 
     rows = [row for node in ("single_node", "multi_node") for bucket in plan[node].values()
             for row in bucket]
@@ -336,8 +343,6 @@ def default_config_files() -> list[str]:
 def file_sources(config_files: Sequence[str], runner_config: str, base_ref: str | None = None
                  ) -> Sources:
     """Sources reading the working tree, and the base revision's files via git."""
-    from infx.config.master import load_master_configs
-    from infx.config.runners import load_runners
 
     return Sources(
         load_configs=lambda: load_master_configs(list(config_files)),
@@ -349,7 +354,6 @@ def file_sources(config_files: Sequence[str], runner_config: str, base_ref: str 
 
 def _repo_path(path: str) -> str:
     """``path`` relative to the repository root, as git addresses blobs."""
-    from infx.changelog.gitio import toplevel
 
     top = toplevel()
     if top is None:
@@ -363,10 +367,6 @@ def _repo_path(path: str) -> str:
 def _load_base(base_ref: str, config_files: Sequence[str], runner_config: str
                ) -> tuple[Any, Any, dict, dict]:
     """Base revision's configs and runners (one cat-file batch) plus raw master mappings."""
-    from infx.changelog.gitio import read_blobs
-    from infx.config.master import load_master_configs_from_texts
-    from infx.config.runners import load_runners_from_text
-    from infx.yamlio import decode, load_file, load_text
 
     paths = [_repo_path(p) for p in [*config_files, runner_config]]
     blobs = read_blobs(base_ref, paths)
@@ -391,8 +391,6 @@ def appended_entries(base_text: str | None, head_text: str, path: str = DEFAULT_
     them (a deleted line or an invalid entry is a located InfxError); none when unchanged."""
     import difflib
 
-    from infx.changelog.diff import additions
-
     old, new = (base_text or "").split("\n"), head_text.split("\n")
     diff = "\n".join(difflib.unified_diff(old, new, path, path, n=0, lineterm=""))
     added = additions(diff, path)
@@ -404,9 +402,6 @@ def appended_entries(base_text: str | None, head_text: str, path: str = DEFAULT_
 def plan_from_git(base_ref: str, head_ref: str, changelog_file: str, flags: PlanFlags,
                   sources: Sources) -> dict:
     """Diff the changelog between two refs and plan the appended entries."""
-    from infx.changelog.diff import additions
-    from infx.changelog.gitio import diff_following_nesting, read_following_nesting
-    from infx.changelog.strict import check_bytes
 
     head_raw = read_following_nesting(head_ref, changelog_file)
     if head_raw is not None:  # the same byte rules as `changelog validate`, named precisely

@@ -8,6 +8,7 @@ from typing import Any, NoReturn
 
 from infx.changelog.model import EntryError, parse_entry
 from infx.errors import InfxError, Problem
+from infx.yamlio import decode, load_text
 
 DEFAULT_REPO = "SemiAnalysisAI/InferenceX"
 ENTRY_PREFIX = "- config-keys:"
@@ -57,7 +58,6 @@ def check_bytes(raw: bytes, path: str, label: str | None = None) -> str:
     One rule set for ``changelog validate`` and ``plan``: UTF-8 without byte-order mark
     or NUL bytes, LF line endings, no tabs, ending in a newline, within the YAML size cap.
     """
-    from infx.yamlio import decode
 
     label = label or path
     try:
@@ -104,7 +104,6 @@ def parse_changelog(raw: bytes, path: str, label: str | None = None) -> ParsedCh
 
 
 def _load_unique(text: str, path: str, label: str) -> Any:
-    from infx.yamlio import load_text
 
     try:
         return load_text(text, path, unique_keys=True)

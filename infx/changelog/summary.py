@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from infx.changelog.rows import EVAL_BUCKETS
+from infx.matrix.keys import KeyResolutionError, Wildcards, resolve_config_keys
 
 
 def summary_markdown(plan: dict, configs: Any = None) -> str:
@@ -39,7 +40,6 @@ _IDENTITY = ("image", "model", "model-prefix", "precision", "framework", "runner
 
 
 def _planned_keys(plan: dict, configs: Any) -> list[str]:
-    from infx.matrix.keys import KeyResolutionError, Wildcards, resolve_config_keys
 
     keys: dict[str, None] = {}
     for entry in plan["changelog_metadata"]["entries"]:

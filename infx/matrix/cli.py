@@ -13,8 +13,13 @@ from collections import Counter
 
 import click
 
+from infx.cli import main
 from infx.cliargs import ArgparseCommand, ListOption
+from infx.config.master import load_master_configs
+from infx.config.runners import load_runners, unknown_runner_problems
 from infx.errors import Problem, report
+from infx.matrix import generate
+from infx.matrix.generate import eval_mode_for_flags
 from infx.matrix.scenarios import AGENTIC, AGENTIC_ID, SCENARIO_TYPES, SWEPT_SEQ_LENS
 
 
@@ -85,9 +90,6 @@ def test_config(**opts) -> None:
 
 
 def _run(command: str, opts: dict) -> None:
-    from infx.config.master import load_master_configs
-    from infx.config.runners import load_runners, unknown_runner_problems
-    from infx.matrix import generate
 
     mode = _eval_mode(opts.pop("no_evals"), opts.pop("evals_only"), opts.pop("all_evals"))
     summary = opts.pop("summary")
@@ -114,7 +116,6 @@ def _eval_mode(no_evals: bool, evals_only: bool, all_evals: bool) -> str:
         raise click.UsageError("--no-evals and --evals-only are mutually exclusive")
     if no_evals and all_evals:
         raise click.UsageError("--all-evals cannot be combined with --no-evals")
-    from infx.matrix.generate import eval_mode_for_flags
 
     return eval_mode_for_flags(no_evals, evals_only, all_evals)
 
@@ -151,7 +152,6 @@ def summary_table(tagged: list[tuple[str, dict]]) -> str:
 
 def run_matrix(argv: list[str] | None = None) -> int:
     """Run the ``matrix`` group as a program (used by ``python -m infx.matrix.generate``)."""
-    from infx.cli import main
 
     return main(["matrix", *(sys.argv[1:] if argv is None else argv)])
 

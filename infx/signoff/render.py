@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from infx.signoff.model import Status
 from infx.signoff.table import CheckTable
-from infx.signoff.verdict import Overall, Row, Verdict
+from infx.signoff.verdict import Overall, Row, Verdict, overall_of
 
 EMOJI = {Status.PASS: "✅", Status.FAIL: "❌", Status.NA: "➖", Status.WARN: "⚠️"}
 HEADERS = {
@@ -194,5 +194,4 @@ def _row_problem(line: str, table: CheckTable, rows: dict[int, Status], inside: 
 
 
 def _overall(statuses: list[Status]) -> Overall:
-    from infx.signoff.verdict import overall_of
     return overall_of(statuses)

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import re
 
+from infx.changelog.append_only import check_scope, delta_rows
 from infx.changelog.model import ChangelogEntry, KeyResolutionError
 from infx.changelog.plan import appended_entries
+from infx.config.master import load_master_configs_from_texts
+from infx.config.runners import load_runners_from_text
 from infx.errors import InfxError
+from infx.matrix.generate import generate_test_config
 from infx.signoff.configs_at import MASTER_PATH, master_files
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import (
@@ -85,7 +89,6 @@ def _scope(entries: list[ChangelogEntry], head: list[tuple[str, str]]) -> dict[s
 def _matrix_delta(evidence: Evidence, base: list[tuple[str, str]], head: list[tuple[str, str]],
                   scope: dict[str, set[str]]) -> tuple[list[dict], list[dict]]:
     """Generate the selected configs at base and head; the head rows beyond the base."""
-    from infx.changelog.append_only import check_scope, delta_rows
 
     raw_base = {k: e for k, (_, e) in master_files(dict(base)).items()}
     raw_head = {k: e for k, (_, e) in master_files(dict(head)).items()}
@@ -96,9 +99,6 @@ def _matrix_delta(evidence: Evidence, base: list[tuple[str, str]], head: list[tu
 
 
 def _generate(masters: list[tuple[str, str]], runners_text: str | None, keys: list[str]) -> list[dict]:
-    from infx.config.master import load_master_configs_from_texts
-    from infx.config.runners import load_runners_from_text
-    from infx.matrix.generate import generate_test_config
 
     if runners_text is None:
         raise EvidenceGap(f"{RUNNERS} could not be read")
