@@ -145,3 +145,44 @@ def test_the_winner_is_always_the_last_matching_line(path: str, lines: list[str]
     parsed = codeowners.parse("\n".join(lines) + "\n")
     matching = [r for r in parsed.rules if r.matches(path + ".py")]
     assert parsed.rule_for(path + ".py") == matching[-1]
+
+
+# --- differential test against an independent implementation (PyPI `codeowners`) ----------
+
+oracle = pytest.importorskip("codeowners", reason="test dependency 'codeowners' is missing")
+
+glob_segment = st.sampled_from(["a", "b", "a.js", "src", "*", "**", "*.js", "?", "a*", "*b",
+                                "x?z"])
+patterns = st.builds(lambda lead, segs, trail: lead + "/".join(segs) + trail,
+                     st.sampled_from(["", "/"]), st.lists(glob_segment, min_size=1, max_size=4),
+                     st.sampled_from(["", "/"]))
+path_segment = st.sampled_from(["a", "b", "a.js", "src", "xyz", "b.js", "ab"])
+tree_paths = st.lists(path_segment, min_size=1, max_size=5).map("/".join)
+
+
+def oracle_owners(text: str, path: str) -> tuple[str, ...]:
+    return tuple(owner for _, owner in oracle.CodeOwners(text).of(path))
+
+
+@pytest.mark.parametrize("pattern", ["**", "/**", "*", "/*"])
+def test_catch_all_patterns_match_every_file(pattern: str) -> None:
+    rule = codeowners.parse(f"{pattern} @core\n").rules[0]
+    assert rule.is_catch_all
+    for path in ("README.md", "a/b/c.py", "configs/amd-master.yaml"):
+        assert rule.matches(path) == (pattern not in ("/*",) or "/" not in path)
+        assert rule.matches(path) == bool(oracle_owners(f"{pattern} @core", path))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(patterns, tree_paths)
+def test_patterns_agree_with_the_oracle(pattern: str, path: str) -> None:
+    ours = codeowners.parse(f"{pattern} @o\n").rules[0].matches(path)
+    assert ours == bool(oracle_owners(f"{pattern} @o", path)), (pattern, path)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(patterns, st.sampled_from(["@a", "@b", "@org/c", "d@example.com"])),
+                min_size=1, max_size=6), tree_paths)
+def test_whole_files_agree_with_the_oracle(lines: list[tuple[str, str]], path: str) -> None:
+    text = "\n".join(f"{pattern} {owner}" for pattern, owner in lines) + "\n"
+    assert codeowners.parse(text).owners_for(path) == oracle_owners(text, path)

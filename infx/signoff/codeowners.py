@@ -1,4 +1,20 @@
-"""CODEOWNERS parsing and matching with GitHub's semantics (last matching line wins)."""
+"""CODEOWNERS parsing and matching with GitHub's semantics (last matching line wins).
+
+Checked against an independent implementation (PyPI ``codeowners``) over generated
+pattern/path pairs in tests/test_signoff_codeowners.py; they agree on every pair the
+generator makes. Where this module departs from GitHub's documented rules, on purpose:
+
+- ``!negation``, ``[a-z]`` character ranges and ``\\#`` escapes: GitHub documents that
+  these gitignore features do not work in CODEOWNERS. The line is reported and skipped
+  (GitHub likewise flags the line and ignores it); the oracle accepts ranges, so the
+  generator leaves them out.
+- Owners must look like ``@user``, ``@org/team`` or an e-mail address; any other owner
+  makes the whole line an error, as on GitHub (the oracle keeps such lines).
+- Escaped spaces in paths (``\\ ``) are not supported: the line fails on its owners and
+  is reported; GitHub's documentation says nothing about them.
+- GitLab-style ``[Section]`` headers are not CODEOWNERS syntax on GitHub; they are
+  reported like character ranges (the oracle treats them as section names).
+"""
 
 from __future__ import annotations
 
@@ -91,45 +107,46 @@ def _pattern_problem(pattern: str) -> str | None:
 
 
 class _Matcher:
-    def __init__(self, regex: re.Pattern[str], dir_only: bool, expands: bool) -> None:
+    """A compiled pattern: one regular expression matched against the whole path."""
+
+    def __init__(self, regex: re.Pattern[str]) -> None:
         self.regex = regex
-        self.dir_only = dir_only
-        self.expands = expands  # may match a directory and therefore everything inside it
 
     def match(self, path: str) -> bool:
-        path = path.strip("/")
-        parts = path.split("/")
-        if not self.dir_only and self.regex.fullmatch(path):
-            return True
-        if not self.expands:
-            return False
-        return any(self.regex.fullmatch("/".join(parts[:i])) for i in range(1, len(parts)))
+        return self.regex.fullmatch(path.strip("/")) is not None
 
 
 @lru_cache(maxsize=4096)
 def _compile(pattern: str) -> _Matcher:
-    dir_only = pattern.endswith("/")
-    body = pattern.strip("/") if pattern != "/" else ""
-    anchored = pattern.startswith("/") or "/" in body
-    if body.endswith("/**"):
-        # "dir/**" is everything inside dir: same as "dir/"
-        body, dir_only = body[: -len("/**")], True
+    """Translate a CODEOWNERS pattern (gitignore syntax, GitHub's reading) to a regex.
+
+    - A slash anywhere but at the end anchors the pattern at the repository root;
+      otherwise it may match at any depth.
+    - A pattern that matches a directory owns everything below it, except when it ends
+      in ``/*`` (GitHub: ``docs/*`` owns direct children only); a trailing ``/``
+      matches directories only.
+    - ``**`` as a whole segment spans any number of directories: leading ``**/`` and
+      inner ``/**/`` may match none, trailing ``/**`` matches everything inside, and a
+      bare ``**`` matches every path. Elsewhere ``*`` and ``?`` never cross a ``/``.
+    """
+    body = pattern.strip("/")
+    anchored = "/" in pattern.rstrip("/")
     segments = body.split("/") if body else []
-    regex = "/".join(_segment_regex(seg) for seg in segments)
-    # "**/" segments were rendered as optional prefixes; tidy the joins they leave
-    regex = regex.replace("(?:.*/)?/", "(?:.*/)?")
-    if not anchored:
-        regex = "(?:.*/)?" + regex
-    last = segments[-1] if segments else ""
-    # GitHub: "docs/*" owns direct children only, so a wildcard last segment never
-    # spreads to the contents of a matching directory; "apps" or "apps/" does.
-    expands = dir_only or not any(ch in last for ch in "*?")
-    return _Matcher(re.compile(regex, re.DOTALL), dir_only, expands)
+    regex = "" if anchored else "(?:.*/)?"
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == "**":
+            regex += ".*" if last else "(?:.*/)?"
+            continue
+        regex += _segment_regex(segment) + ("" if last else "/")
+    if pattern.endswith("/"):
+        regex += "/.*"  # directories only: something must lie below the match
+    elif not pattern.endswith("/*"):
+        regex += "(?:/.*)?"  # a matching directory owns its contents
+    return _Matcher(re.compile(regex, re.DOTALL))
 
 
 def _segment_regex(segment: str) -> str:
-    if segment == "**":
-        return "(?:.*/)?"
     out = []
     for ch in segment:
         if ch == "*":
