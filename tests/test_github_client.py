@@ -609,3 +609,19 @@ def test_no_library_exception_escapes_a_json_call(fake_github, world, monkeypatc
     monkeypatch.setattr(client.gh.requester, "requestJsonAndCheck", _raiser(error))
     with pytest.raises(GitHubError):
         client.get_pull(REPO, 12)
+
+
+@pytest.mark.parametrize("entry,permission,role", [
+    ({"role_name": "maintain"}, "write", "maintain"),
+    ({"permission": "read", "role_name": "triage"}, "read", "triage"),
+    ({"permission": "write", "role_name": "write"}, "write", "write"),
+    ({"permission": "admin"}, "admin", "admin"),
+])
+def test_permission_and_role_name_as_github_serves_them(fake_github, world, entry, permission,
+                                                         role):
+    world = copy.deepcopy(world)
+    world["collaborators"]["dave"] = entry
+    fake = fake_github(world)
+    record = fake.client().collaborator_permission(REPO, "dave")
+    assert (record.permission, record.role_name) == (permission, role)
+    assert fake.github().get_repo(REPO).get_collaborator_permission("dave") == permission

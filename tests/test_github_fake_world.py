@@ -163,3 +163,35 @@ def test_a_job_lives_under_its_runs_head_commit(world):
     bad["check_runs"][BASE] = [{"id": 1, "name": "x", "status": "queued", "run_id": 35873197630}]
     with pytest.raises(InfxError, match="list the job under its run's head_sha"):
         load_world(bad)
+
+
+@pytest.mark.parametrize("role,served", [("maintain", "write"), ("triage", "read")])
+def test_a_role_written_as_permission_is_refused_with_the_fix(world_path, tmp_path, role, served):
+    text = world_path.read_text().replace("alice: {permission: write, role_name: write}",
+                                          f"alice: {{permission: {role}}}")
+    path = tmp_path / "w.yaml"
+    path.write_text(text)
+    with pytest.raises(InfxError) as refused:
+        load_world(path)
+    problem = refused.value.problems[0]
+    assert problem.key == "collaborators.alice.permission" and problem.line == 33
+    assert f"role_name: {role}" in problem.fix and f"permission: {served}" in problem.fix
+
+
+def test_role_and_permission_must_agree(world):
+    bad = copy.deepcopy(world)
+    bad["collaborators"]["dave"] = {"permission": "admin", "role_name": "maintain"}
+    with pytest.raises(InfxError, match="role_name maintain is served with permission write"):
+        load_world(bad)
+
+
+@pytest.mark.parametrize("entry,expected", [
+    ({"role_name": "maintain"}, ("write", "maintain")),
+    ({"role_name": "triage"}, ("read", "triage")),
+    ({"permission": "admin"}, ("admin", "admin")),
+    ({"permission": "write", "role_name": "release-manager"}, ("write", "release-manager")),
+])
+def test_collaborator_access_is_derived_like_github(entry, expected):
+    from infx.github.fake.world import collaborator_access
+
+    assert collaborator_access(entry) == expected

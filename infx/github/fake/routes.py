@@ -668,15 +668,14 @@ def collaborator_permission(state: State, req: Request, owner: str, name: str,
                             user: str) -> Response:
     _own_repo(state, owner, name)
     entry = _or_404(state.world["collaborators"].get(user))
-    permission = entry["permission"]
+    permission, role = W.collaborator_access(entry)
     levels = ["read", "triage", "write", "maintain", "admin"]
-    rank = levels.index(permission) if permission in levels else -1
-    flags = {"pull": rank >= 0, "triage": rank >= 1, "push": rank >= 2, "maintain": rank >= 3,
-             "admin": rank >= 4}
-    user_shape = state.shapes(req).user(user) | {"permissions": flags,
-                                                  "role_name": entry.get("role_name", permission)}
-    return Response(body={"permission": permission,
-                          "role_name": entry.get("role_name", permission), "user": user_shape})
+    rank = levels.index(role) if role in levels else (
+        levels.index(permission) if permission in levels else -1)
+    flags = {"admin": rank >= 4, "maintain": rank >= 3, "push": rank >= 2, "triage": rank >= 1,
+             "pull": rank >= 0}  # a custom role gets the flags of its base permission
+    user_shape = state.shapes(req).user(user) | {"permissions": flags, "role_name": role}
+    return Response(body={"permission": permission, "role_name": role, "user": user_shape})
 
 
 def _org_names(state: State) -> set[str]:

@@ -60,8 +60,32 @@ def _schema_problem(err, filename: str, text: str | None) -> Problem:
     if err.validator == "propertyNames" or (err.absolute_schema_path
                                             and "propertyNames" in err.absolute_schema_path):
         path.append(err.instance)  # point at the offending key itself
+    if (len(path) == 3 and path[0] == "collaborators" and path[2] == "permission"
+            and err.instance in ROLE_PERMISSION and err.instance not in PERMISSIONS):
+        served = ROLE_PERMISSION[err.instance]
+        return Problem(f"invalid world: `permission: {err.instance}` is a role, not a permission "
+                       f"(GitHub answers permission {served} and role_name {err.instance})",
+                       file=filename, line=_line(text, path), key=_key(path),
+                       fix=f"write `role_name: {err.instance}` (the fake then serves "
+                           f"`permission: {served}`), or `permission: {served}`")
     return Problem(f"invalid world: {err.message}", file=filename, line=_line(text, path),
                    key=_key(path), fix="see github-world.md for the world format")
+
+
+# GitHub's collaborator permission API: the `permission` field knows only four values; the
+# finer role is `role_name` (maintain is served as write, triage as read)
+PERMISSIONS = ("admin", "write", "read", "none")
+ROLE_PERMISSION = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read",
+                   "read": "read"}
+
+
+def collaborator_access(entry: dict) -> tuple[str, str]:
+    """(permission, role_name) GitHub serves for a world collaborator entry."""
+    role = entry.get("role_name")
+    permission = entry.get("permission")
+    if permission is None:
+        permission = ROLE_PERMISSION.get(role or "", "read")
+    return permission, role or permission
 
 
 def _line(text: str | None, path: list) -> int | None:
@@ -100,7 +124,21 @@ def reference_errors(world: dict) -> list[tuple[list, str, str]]:
                            "give every pull a unique number"))
     errors.extend(_cycle_errors(commits))
     errors.extend(_job_errors(world))
+    errors.extend(_collaborator_errors(world))
     errors.extend(_fault_errors(world.get("faults", [])))
+    return errors
+
+
+def _collaborator_errors(world: dict) -> list[tuple[list, str, str]]:
+    """A standard role fixes the permission GitHub serves: the two must agree."""
+    errors = []
+    for login, entry in world.get("collaborators", {}).items():
+        role, permission = entry.get("role_name"), entry.get("permission")
+        if role in ROLE_PERMISSION and permission is not None and permission != ROLE_PERMISSION[role]:
+            errors.append((["collaborators", login, "permission"],
+                           f"role_name {role} is served with permission {ROLE_PERMISSION[role]}, "
+                           f"not {permission}",
+                           f"write `permission: {ROLE_PERMISSION[role]}` or drop it"))
     return errors
 
 
