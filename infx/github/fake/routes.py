@@ -84,6 +84,20 @@ def route_templates(origin: str = "api") -> list[tuple[str, str]]:
     return [(verb, pattern.pattern) for verb, pattern, _, where in ROUTES if where == origin]
 
 
+def sample_value(parameter: str) -> str:
+    """A value of the right shape for an OpenAPI path parameter (to match routes against
+    GitHub's path templates)."""
+    if parameter in ("sha", "ref", "commit_sha"):
+        return "0" * 40
+    if parameter == "archive_format":
+        return "zip"
+    if parameter == "path":
+        return "dir/file.txt"
+    if parameter.endswith(("_id", "_number")) or parameter in ("number", "id"):
+        return "1"
+    return {"owner": "o", "repo": "r", "branch": "main", "format": "zip"}.get(parameter, "x")
+
+
 def _storage_redirect(state: State, req: Request, path: str) -> Response:
     """GitHub's 302 to signed storage on another host: the signature is in the query."""
     location = f"{req.storage or req.api}{path}?sig={state.sign(path)}"
@@ -159,12 +173,12 @@ def _epoch(world: dict) -> float:
 @route("GET", "/user")
 def get_user(state: State, req: Request) -> Response:
     _require_auth(req)
-    return Response(body=state.shapes(req).user(state.world["token_login"]))
+    return Response(body=state.shapes(req).public_user(state.world["token_login"]))
 
 
 @route("GET", "/users/(?P<login>[^/]+)")
 def get_named_user(state: State, req: Request, login: str) -> Response:
-    return Response(body=state.shapes(req).user(login))
+    return Response(body=state.shapes(req).public_user(login))
 
 
 @route("GET", "/rate_limit")
@@ -181,15 +195,20 @@ def get_repo(state: State, req: Request, owner: str, name: str) -> Response:
     return Response(body=state.shapes(req).repository(full_name))
 
 
-@route("GET", "{R}/branches/(?P<branch>.+)")
+@route("GET", "{R}/branches/(?P<branch>(?!.*/protection(?:/|$)).+)")
 def get_branch(state: State, req: Request, owner: str, name: str, branch: str) -> Response:
     _own_repo(state, owner, name)
     sha = state.world["branches"].get(branch)
     if sha is None:
         raise HttpError(404, "Branch not found")
     shapes = state.shapes(req)
-    return Response(body={"name": branch, "commit": shapes.commit(sha), "protected": False,
-                          "_links": {"self": f"{shapes.repo_url()}/branches/{branch}"}})
+    url = f"{shapes.repo_url()}/branches/{branch}"
+    return Response(body={
+        "name": branch, "commit": shapes.commit(sha), "protected": False,
+        "protection": {"enabled": False, "required_status_checks": {
+            "enforcement_level": "off", "contexts": [], "checks": []}},
+        "protection_url": f"{url}/protection",
+        "_links": {"self": url, "html": f"https://github.com/{state.world['repo']}/tree/{branch}"}})
 
 
 # --- pulls -----------------------------------------------------------------------------------

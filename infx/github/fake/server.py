@@ -6,6 +6,8 @@ import copy
 import json
 import re
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -63,6 +65,22 @@ _DEFAULT_MESSAGES = {
     422: "Validation Failed", 429: "Too Many Requests", 500: "Server Error",
     502: "Server Error", 503: "Service Unavailable", 504: "Gateway Timeout",
 }
+
+
+_OBSERVERS: list[Callable[[dict[str, Any]], None]] = []
+
+
+@contextmanager
+def observe() -> Iterator[list[dict[str, Any]]]:
+    """Collect every exchange any FakeGitHub in this process answers while the block runs:
+    method, path, query, origin, status, route (the matched pattern, None when no route
+    served it), response headers and body bytes (for conformance tests)."""
+    seen: list[dict[str, Any]] = []
+    _OBSERVERS.append(seen.append)
+    try:
+        yield seen
+    finally:
+        _OBSERVERS.remove(seen.append)
 
 
 class FakeGitHub:
@@ -178,6 +196,14 @@ class FakeGitHub:
             self.requests.append({"method": req.method, "path": req.path, "query": req.query,
                                   "status": status, "body": req.body, "origin": req.origin,
                                   "authorization": bool(req.headers.get("authorization"))})
+            if _OBSERVERS:
+                found = routes.match(req.method, req.path, req.origin)
+                exchange = {"method": req.method, "path": req.path, "query": dict(req.query),
+                            "origin": req.origin, "status": status, "headers": dict(headers),
+                            "body": body, "faulted": fault is not None,
+                            "route": found[0].__name__ if found else None}
+                for observer in list(_OBSERVERS):
+                    observer(exchange)
         return status, headers, body
 
     def _fault_for(self, req: Request) -> Fault | None:

@@ -304,8 +304,32 @@ class Shapes:
             "output": run.get("output", {"title": None, "summary": None, "text": None,
                                          "annotations_count": 0, "annotations_url": ""}),
             "check_suite": {"id": self.check_suite_id(sha, run)},
-            "app": {"id": 15368, "slug": "github-actions", "name": "GitHub Actions"},
+            "app": self.actions_app(),
             "pull_requests": [],
+        }
+
+    def actions_app(self) -> dict:
+        """The GitHub Actions app that owns workflow check runs."""
+        return {
+            "id": 15368, "client_id": "Iv1.05c79e9ad1f6bdfa", "slug": "github-actions",
+            "node_id": "MDM6QXBwMTUzNjg=", "name": "GitHub Actions",
+            "owner": self.user("github") | {"type": "Organization"},
+            "description": "Automate your workflow from idea to production",
+            "external_url": "https://help.github.com/en/actions",
+            "html_url": "https://github.com/apps/github-actions",
+            "created_at": "2018-07-30T09:30:17Z", "updated_at": "2024-04-10T20:33:16Z",
+            "permissions": {"actions": "write", "checks": "write", "contents": "write",
+                            "metadata": "read", "pull_requests": "write", "statuses": "write"},
+            "events": ["check_run", "pull_request", "push", "workflow_dispatch"],
+        }
+
+    def public_user(self, login: str) -> dict:
+        """`GET /users/{login}` and `GET /user`: the simple user plus the profile fields."""
+        return self.user(login) | {
+            "name": None, "company": None, "blog": "", "location": None, "email": None,
+            "hireable": None, "bio": None, "twitter_username": None, "public_repos": 0,
+            "public_gists": 0, "followers": 0, "following": 0,
+            "created_at": "2020-01-01T00:00:00Z", "updated_at": self.world["now"],
         }
 
     def check_suite_id(self, sha: str, check_run: dict) -> int:
