@@ -23,6 +23,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import IO, Any, TypeVar
 from urllib.parse import quote, urljoin
 
@@ -384,6 +385,7 @@ class GitHubClient:
             seconds_between_writes=None if throttle is None else 1.0,
         )
         self._login: str | None = None
+        self.server_date: str | None = None
 
     @classmethod
     def from_env(cls, policy: RetryPolicy | None = None, env: dict | None = None) -> GitHubClient:
@@ -481,8 +483,18 @@ class GitHubClient:
 
     def _json(self, verb: str, path: str, *, params: dict | None = None, body: Any = None,
               headers: dict | None = None) -> tuple[dict, Any]:
-        return self.gh.requester.requestJsonAndCheck(verb, path, parameters=params,
-                                                     headers=headers, input=body)
+        answer = self.gh.requester.requestJsonAndCheck(verb, path, parameters=params,
+                                                       headers=headers, input=body)
+        self.server_date = _header(answer[0], "date") or self.server_date
+        return answer
+
+    def server_time(self) -> datetime | None:
+        """GitHub's clock: the `Date` header of the latest JSON answer (None before any, or
+        when the server sent none). Date-dependent rules use it, never the host's clock."""
+        try:
+            return email.utils.parsedate_to_datetime(self.server_date) if self.server_date else None
+        except (TypeError, ValueError):
+            return None
 
     def get(self, path: str, *, action: str, permission: str, params: dict | None = None) -> Any:
         """GET one JSON document."""

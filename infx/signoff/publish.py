@@ -193,7 +193,7 @@ class _Session:
             self.status("success", decision.reason)
             return Result("not-applicable", decision.reason, status="success",
                           api_calls=self.reader.calls)
-        now = self.options.now or datetime.now(timezone.utc)
+        now = self.options.now or self._evidence_clock()
         base_files = default_tree if pr.base_sha == default_sha else {}
         return Evidence(repo=self.repo, default_branch=branch, now=now, pr=pr, signoff=signoff,
                         files=files, default_branch_files=default_tree, base_files=dict(base_files),
@@ -246,6 +246,16 @@ class _Session:
             self.status(state, description, result.comment_url)
         result.api_calls = self.reader.calls
         return result
+
+    def _evidence_clock(self) -> datetime:
+        """The time of the evidence: GitHub's `Date` header (the world's `now` in replays).
+        The host's clock is never used, so a replay judges on the day its evidence was read."""
+        server_time = getattr(self.client, "server_time", None)
+        now = server_time() if callable(server_time) else None
+        if now is None:
+            raise InfxError("the evidence's clock could not be read: GitHub's answers carried "
+                            "no Date header, and date-dependent checks never use the host's clock")
+        return now.astimezone(timezone.utc)
 
     def _bot_login(self) -> str:
         if not self.options.post:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+import email.utils
 import json
 import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -299,6 +301,11 @@ def _handler_for(fake: FakeGitHub, origin: str) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
             pass  # the request log is fake.requests
+
+        def date_time_string(self, timestamp: float | None = None) -> str:
+            # the `Date` header is the world's clock, as GitHub's is the evidence's clock
+            now = datetime.fromisoformat(str(fake.state.world["now"]).replace("Z", "+00:00"))
+            return email.utils.formatdate(now.timestamp(), usegmt=True)
 
         def _serve(self) -> None:
             split = urlsplit(self.path)

@@ -1,0 +1,81 @@
+"""The trust model of the verdict (PRODUCT §4.8): each trust_*.yaml world replayed on the
+fake server, through the live code path (GitHub's clock, PyGithub on loopback)."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+
+import pytest
+
+from infx import yamlio
+from infx.signoff import publish
+from infx.signoff.gating import SignoffRef, Trigger
+from infx.signoff.model import Status
+
+CONTEXT = "codeowner-signoff-verify"
+SEED_HEAD = "296a93ad6c8fa017e83fb5f404f09f2efc16e1c4"
+WORLDS = ("trust_clock.yaml",)
+
+
+def load(request, name: str) -> dict:
+    return yamlio.load_file(request.config.rootpath / "tests/data/worlds" / name)
+
+
+def verify(fake, pr: int = 3412, comment_id: int = 5003, *, kind: str = "issue_comment",
+           actor: str | None = None, dispatched: bool = False) -> publish.Result:
+    """Verify as the workflow does against GitHub: no replay clock is passed in."""
+    trigger = Trigger(True, "test", pr, SignoffRef(kind, comment_id), actor=actor, dispatched=dispatched)
+    return publish.verify(fake.client(), fake.world["repo"], trigger, publish.Options())
+
+
+def rows(result: publish.Result) -> dict[str, Status]:
+    return {row.spec.id: row.status for row in result.verdict.rows}
+
+
+def reason(result: publish.Result, check: str) -> str:
+    return next(row.outcome.reason for row in result.verdict.rows if row.spec.id == check)
+
+
+def statuses(fake, sha: str = SEED_HEAD) -> list[str]:
+    return [s["state"] for s in fake.world["statuses"].get(sha, []) if s["context"] == CONTEXT]
+
+
+@pytest.mark.parametrize("name", WORLDS)
+def test_committed_world_matches_the_generator(request, tmp_path, name) -> None:
+    path = request.config.rootpath / "tests/data/worlds/make_trust_worlds.py"
+    spec = importlib.util.spec_from_file_location("make_trust_worlds", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main([str(tmp_path)]) == 0
+    assert yamlio.load_file(tmp_path / name) == load(request, name)
+
+
+# --- case 12: the evidence's clock ------------------------------------------------------------
+
+
+def test_check_7_judges_on_the_worlds_date_not_the_hosts(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_clock.yaml"))
+    result = verify(fake)
+    assert rows(result)["deprecated"] == Status.PASS
+    assert "active on 2026-09-24" in reason(result, "deprecated")
+    assert result.verdict.overall.value == "PASS" and statuses(fake) == ["pending", "success"]
+
+
+def test_the_same_world_a_day_after_the_deprecation_fails_check_7(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_clock.yaml"))
+    world["now"] = "2026-11-01T09:00:00Z"
+    result = verify(fake_github(world))
+    assert rows(result)["deprecated"] == Status.FAIL
+    assert "deprecated after 2026-10-31" in reason(result, "deprecated")
+    assert "review date 2026-11-01" in reason(result, "deprecated")
+
+
+def test_no_server_clock_is_an_error_not_the_hosts_clock(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_clock.yaml"))
+    client = fake.client()
+    client.server_time = lambda: None  # a server that sends no Date header
+    trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
+    result = publish.verify(client, fake.world["repo"], trigger, publish.Options())
+    assert result.kind == "error" and "clock" in result.reason
+    assert statuses(fake)[-1] == "error"
