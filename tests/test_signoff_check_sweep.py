@@ -7,6 +7,7 @@ from signoff_policy_support import bare_evidence
 from infx.matrix.identity import job_name
 from infx.signoff import sweeps
 from infx.signoff.checks import sweep
+from infx.signoff.inert import unwrap
 from infx.signoff.model import CheckRun, Evidence, RunJob, Status, WorkflowRun
 from infx.signoff.table import load_table
 
@@ -34,7 +35,7 @@ def test_green_run_on_an_older_commit_passes() -> None:
     ev.workflow_runs[7] = WorkflowRun(7, "Run Sweep", None, "pull_request", "completed", "success", A, run_attempt=2)
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.PASS
-    assert "aaaaaaaa" in outcome.reason and "run [7](https://github.com/o/r/actions/runs/7), attempt 2" in outcome.reason
+    assert "aaaaaaaa" in outcome.reason and "run [7](https://github.com/o/r/actions/runs/7), attempt 2" in unwrap(outcome.reason)
 
 
 def test_skipped_jobs_and_collectors_do_not_count() -> None:

@@ -79,7 +79,8 @@ def test_untrusted_reason_text_cannot_forge_rows() -> None:
     text = body(evals=Outcome(Status.FAIL, "x\n✅ Check 3 (Recipe linked/merged): PASS — forged <!-- c -->"))
     assert render.validate(text, load_table(), MARKER) == []
     rows = [line for line in text.split("\n") if re.match(r"^\S+ Check 3 \(", line)]
-    assert len(rows) == 1 and "forged" not in rows[0] and "<!-- c" not in text.split("\n", 1)[1]
+    assert len(rows) == 1 and "forged" not in rows[0]
+    assert "<!-- c" not in text.split("\n", 1)[1].replace("\\<", "")
 
 
 def test_self_check_rejects_duplicate_rows_and_wrong_header() -> None:

@@ -15,7 +15,7 @@ from infx.signoff.model import Status
 
 CONTEXT = "codeowner-signoff-verify"
 SEED_HEAD = "296a93ad6c8fa017e83fb5f404f09f2efc16e1c4"
-WORLDS = ("trust_clock.yaml",)
+WORLDS = ("trust_clock.yaml", "trust_injection.yaml")
 
 
 def load(request, name: str) -> dict:
@@ -79,3 +79,21 @@ def test_no_server_clock_is_an_error_not_the_hosts_clock(request, fake_github) -
     result = publish.verify(client, fake.world["repo"], trigger, publish.Options())
     assert result.kind == "error" and "clock" in result.reason
     assert statuses(fake)[-1] == "error"
+
+
+# --- case 8: untrusted text is rendered inert -------------------------------------------------
+
+
+def test_an_injected_script_line_renders_as_plain_text(request, fake_github) -> None:
+    from test_signoff_inert import BOT_TAGS, MENTION, rendered
+
+    fake = fake_github(load(request, "trust_injection.yaml"))
+    result = verify(fake)
+    assert result.verdict.overall.value == "REJECTED" and rows(result)["golden"] == Status.FAIL
+    posted = next(c["body"] for c in fake.world["pulls"][0]["comments"] if c["body"] == result.body)
+    html = rendered(posted)
+    assert set(html.tags) <= BOT_TAGS | {"!--"} and html.tags.count("h2") == 1
+    shown = "".join(html.text)
+    assert "</details><h1>" in shown.replace("\u200b", "")  # quoted as text, visibly
+    assert set(MENTION.findall(shown)) == {"@chunfangamd"}  # the signer's blocking line only
+    assert "✅ PASS" not in shown and "&#x2705;" in shown.replace("\u200b", "")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from infx.signoff.inert import code
 from infx.signoff.model import Comment, Evidence
 
 
@@ -30,7 +31,7 @@ def bypass_state(evidence: Evidence, command: str) -> str:
     head = evidence.pr.head_sha
     requests = [(c, sha) for c, sha in bypass_requests(evidence.comments, command) if sha == head]
     if not requests:
-        return f"admin bypass: none recorded for {head[:8]} (`{command} <sha>` by a repository admin)"
+        return f"admin bypass: none recorded for {head[:8]} ({code(command + ' <sha>')} by a repository admin)"
     notes = []
     for comment, _ in reversed(requests):
         login = comment.user.lower()

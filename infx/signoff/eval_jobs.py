@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from infx.results import normalise
+from infx.signoff.inert import code
 from infx.signoff.model import Artifact
 
 META_FILE = normalise.META_FILE
@@ -43,7 +44,7 @@ def manifest_problem(job: JobEvals, narrowed: frozenset[int] | None = None) -> s
     missing = sorted(c for c in expected if c not in completed or c not in job.file_concs)
     if missing:
         return (f"{job.artifact}: requested eval concurrencies {missing} have no completed "
-                f"`*_conc<N>.json` result; the batch is incomplete.")
+                f"{code('*_conc<N>.json')} result; the batch is incomplete.")
     extras = sorted((completed | job.file_concs) - expected)
     if extras:
         return (f"{job.artifact}: unexpected eval concurrencies {extras} beyond the requested "

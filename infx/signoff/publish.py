@@ -216,7 +216,7 @@ class _Session:
                               and "live head" in evidence.read_errors),
             supersedes=previous if previous and previous != verdict.overall.value else None,
             escalation_mentions=escalation_mentions(evidence, self.table),
-            recommended_points=settings.recommended_frontier_points)
+            recommended_points=settings.recommended_frontier_points, repo=self.repo)
         body = render.render(verdict, context)
         problems = render.validate(body, self.table, settings.marker)
         if problems:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from infx.signoff import inert
 from infx.signoff.model import Status
 from infx.signoff.table import CheckTable
 from infx.signoff.verdict import Overall, Row, Verdict, overall_of
@@ -21,6 +22,7 @@ DETAILS_CLOSE = "</details>"
 _ROW = re.compile(r"^(?:[-*+] )?(✅|❌|➖|⚠️) Check (\d+) \(([^()\n]+)\): (PASS|FAIL|N/A|WARN) — (\S.*)$")
 _ROW_START = re.compile(r"^(?:[-*+] )?(✅|❌|➖|⚠️|⚠) ?Check\b")
 _ANY_STATUS_EMOJI = re.compile("✅|❌|➖|⚠")
+_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Context:
     supersedes: str | None = None  # overall verdict of an earlier comment for the same commit
     escalation_mentions: tuple[str, ...] = ()
     recommended_points: int = 5
+    repo: str = ""  # owner/name: the only repository rows may link into
 
 
 UNCONFIRMED_HEAD = ("The PR head could not be re-read before publishing, so a newer commit, "
@@ -58,15 +61,21 @@ def read_marker(body: str, marker: str) -> tuple[str, str] | None:
 
 
 def clean(text: str) -> str:
-    """One safe line: no newlines, no status emojis, no HTML comments from untrusted text."""
-    text = " ".join(text.split())
+    """One line of plain words: no newlines, no status emojis, no sentinels (not yet markdown)."""
+    text = " ".join(inert.unwrap(text).split())
+    return _ANY_STATUS_EMOJI.sub("", text).replace("\ufe0f", "").strip()
+
+
+def _inert(text: str, repo: str) -> str:
+    """Untrusted-safe markdown of a reason: status emojis dropped, the rest rendered inert."""
     text = _ANY_STATUS_EMOJI.sub("", text).replace("\ufe0f", "")
-    return text.replace("<!--", "&lt;!--").replace("<details", "&lt;details").strip()
+    return inert.render_inert(text, repo)
 
 
-def row_line(row: Row) -> str:
-    reason = clean(row.outcome.reason) or "no reason given."
-    details = [clean(d) for d in row.outcome.details if clean(d) and clean(d) not in reason]
+def row_line(row: Row, repo: str = "") -> str:
+    reason = _inert(row.outcome.reason, repo) or "no reason given."
+    shown = clean(row.outcome.reason)
+    details = [_inert(d, repo) for d in row.outcome.details if clean(d) and clean(d) not in shown]
     if details:
         reason += " Also: " + "; ".join(details)
     return f"{EMOJI[row.status]} Check {row.spec.number} ({row.spec.name}): {row.status.value} — {reason}"
@@ -84,7 +93,7 @@ def blocking_summary(verdict: Verdict) -> str:
     cause = re.sub(r"\s+\([^()]*\)", "", clean(failing[0].outcome.reason)).split("; ")[0].rstrip(".")
     if len(cause) > SUMMARY_CHARS:
         cause = cause[: SUMMARY_CHARS - 1].rsplit(" ", 1)[0] + "…"
-    return f"{names} failed: {cause}."
+    return f"{names} failed: {inert.plain(cause)}."
 
 
 def escalation(context: Context) -> str:
@@ -101,7 +110,9 @@ def render(verdict: Verdict, context: Context) -> str:
     lines = [marker_line(context.marker, context.assessed_sha, context.evidence_digest),
              HEADERS[verdict.overall], ""]
     if verdict.overall == Overall.REJECTED:
-        lines += [f"@{context.signer} — blocking: {blocking_summary(verdict)}", ""]
+        signer = (f"@{context.signer}" if _LOGIN.fullmatch(context.signer)
+                  else inert.plain(context.signer))  # e.g. a preview's hand-typed `Signed:`
+        lines += [f"{signer} — blocking: {blocking_summary(verdict)}", ""]
     if any(r.spec.id == "pareto" and r.status == Status.WARN for r in verdict.rows):
         lines += [escalation(context), ""]
     if context.supersedes:
@@ -114,12 +125,12 @@ def render(verdict: Verdict, context: Context) -> str:
     shown = [r for r in verdict.rows if r.status == Status.FAIL]
     shown += [r for r in verdict.rows if r.status == Status.WARN]
     for row in shown:
-        lines += [row_line(row), ""]
+        lines += [row_line(row, context.repo), ""]
     folded = [r for r in verdict.rows if r.status in (Status.PASS, Status.NA)]
     if folded:
         lines += [DETAILS_OPEN, SUMMARY, ""]
         for row in folded:
-            lines += [row_line(row), ""]
+            lines += [row_line(row, context.repo), ""]
         lines += [DETAILS_CLOSE, ""]
     lines.append(f"Assessed commit: `{context.assessed_sha}`.")
     return "\n".join(lines) + "\n"
@@ -130,7 +141,7 @@ def invalid_body(context: Context, problem: str) -> str:
     return "\n".join([
         marker_line(context.marker, context.assessed_sha, context.evidence_digest),
         HEADERS[Overall.REJECTED], "",
-        f"The verdict could not be validated ({clean(problem)}); retry verification.", "",
+        f"The verdict could not be validated ({inert.plain(clean(problem))}); retry verification.", "",
         f"Assessed commit: `{context.assessed_sha}`.",
     ]) + "\n"
 

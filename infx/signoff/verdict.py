@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from infx.signoff.inert import unwrap
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.table import CheckSpec, CheckTable, Settings, load_check
 
@@ -37,8 +38,8 @@ class Verdict:
         return {
             "overall": self.overall.value,
             "checks": [{"id": row.spec.id, "number": row.spec.number, "name": row.spec.name,
-                        "status": row.status.value, "reason": row.outcome.reason,
-                        "details": list(row.outcome.details)} for row in self.rows],
+                        "status": row.status.value, "reason": unwrap(row.outcome.reason),
+                        "details": [unwrap(d) for d in row.outcome.details]} for row in self.rows],
         }
 
 

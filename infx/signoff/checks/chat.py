@@ -11,6 +11,7 @@ from infx.signoff.affected import (
     is_spec_decode,
     launch_lines,
 )
+from infx.signoff.inert import code
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import fail_closed, failed
 from infx.signoff.scan import Guard, Line, shell_guards
@@ -45,7 +46,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                           + _guard_note(evidence, chat) + ")")
         elif candidates:
             guard = _unproven_guard(evidence, candidates[0])
-            failures.append(f"{where}: the chat template is applied only under `{guard}` at "
+            failures.append(f"{where}: the chat template is applied only under {code(guard)} at "
                             f"{candidates[0].where()}, which could not be shown to hold for this "
                             "spec-decode config (accepted guards test the MTP/speculative/draft setting)")
         elif raw:

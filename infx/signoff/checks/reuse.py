@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from infx.reuse.grammar import newest_authorized, parse_command
+from infx.signoff.inert import code
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.table import Settings
 
-ASK = "a maintainer should post `/use <run_id>` on its own line."
+ASK = f"a maintainer should post {code('/use <run_id>')} on its own line."
 
 
 def run(evidence: Evidence, settings: Settings) -> Outcome:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from infx.signoff.inert import code, link
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.sweeps import BAD, candidate_runs, family, find_green_run, latest_attempt
 from infx.signoff.table import Settings
 
-FIX = "run a full sweep on a commit in this PR, or re-anchor with `/use <run_id>`"
+FIX = f"run a full sweep on a commit in this PR, or re-anchor with {code('/use <run_id>')}"
 
 
 def run(evidence: Evidence, settings: Settings) -> Outcome:
@@ -18,7 +19,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
         url = f"https://github.com/{evidence.repo}/actions/runs/{green.run_id}"
         return Outcome(Status.PASS, f"in-PR commit {green.commit[:8]} has {green.benchmarks} "
                        f"benchmark and {green.evals} eval check-runs at success "
-                       f"(run [{green.run_id}]({url}), attempt {green.attempt}).")
+                       f"(run {link(str(green.run_id), url)}, attempt {green.attempt}).")
     unread = [c[:8] for c in evidence.commits if evidence.check_runs.get(c) is None]
     details = []
     if unread:

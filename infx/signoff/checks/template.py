@@ -6,6 +6,7 @@ import re
 
 from infx.signoff import checklist
 from infx.signoff.checklist import Item
+from infx.signoff.inert import code, link
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import first_trusted_file
 from infx.signoff.table import Anchor, Settings
@@ -75,7 +76,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                        "branch, so the sign-off cannot be compared with it.")
     template = checklist.template_items(text)
     if not template:
-        return Outcome(Status.FAIL, f"{path} on the default branch has no `## Template` block "
+        return Outcome(Status.FAIL, f"{path} on the default branch has no {code('## Template')} block "
                        "with checklist items.")
     parsed = checklist.parse(evidence.signoff.body)
     matched = match_items(template, parsed.items, settings.template_anchors)
@@ -100,7 +101,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                      f"Additional detail section ({'; '.join(unexplained)})")
     url = f"https://github.com/{evidence.repo}/blob/{evidence.default_branch}/{path}"
     return Outcome(Status.FAIL, " and ".join(parts) + f"; re-post it from the current template "
-                   f"in [{path}]({url}).")
+                   f"in {link(path, url)}.")
 
 
 def _excused(anchor: Anchor | None, parsed: checklist.Checklist) -> bool:

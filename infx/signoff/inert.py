@@ -1,0 +1,97 @@
+"""Inert markdown for verdict rows: untrusted text renders as plain text, never as structure.
+
+Row reasons mix the bot's words with text taken from the PR (file lines, titles, comment
+excerpts, check-run names). Everything is escaped so GitHub shows it literally: no HTML,
+no links or images, no emphasis, no emoji shortcodes, no @-mentions and no issue
+references. The bot's own structure is requested explicitly with `code()` and `link()`,
+which wrap text in private-use sentinels; `render_inert()` turns those (and only those)
+into code spans and links. Text from a PR that carries the sentinels itself gains at most
+a code span, or a link into this repository's own pages.
+"""
+
+from __future__ import annotations
+
+import re
+
+CODE_OPEN, CODE_CLOSE = "\ue000", "\ue001"
+LINK_OPEN, LINK_MID, LINK_CLOSE = "\ue002", "\ue003", "\ue004"
+SENTINELS = CODE_OPEN + CODE_CLOSE + LINK_OPEN + LINK_MID + LINK_CLOSE
+ZWSP = "\u200b"  # breaks GitHub's post-render filters (mentions, references, emoji) invisibly
+
+# ASCII punctuation that opens markdown or HTML structure inside one line: code, emphasis,
+# strikethrough, links and images (`[`), HTML and autolinks (`<`), entities (`&`), table
+# cells; an underscore inside a word never opens emphasis, so only its word edges are escaped
+_ESCAPE = re.compile(r"[\\`*\[\]<>|~&]|(?<![^\W_])_+|_+(?![^\W_])")
+# what opens a block (heading, quote, list, rule) when it begins a line
+_BLOCK_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
+# GitHub's filters that run after markdown: mentions, issue references, emoji shortcodes
+_FILTERED = re.compile(r"(?<=[@#])(?=\w)|(?<=:)(?=[\w+-]+:)")
+_WWW = re.compile(r"(?i)\bwww\.")
+_SCHEME = re.compile(r"(?i)(?<=[a-z]):(?=//)")
+_PIECE = re.compile(f"{CODE_OPEN}([^{SENTINELS}]*){CODE_CLOSE}"
+                    f"|{LINK_OPEN}([^{SENTINELS}]*){LINK_MID}([^{SENTINELS}]*){LINK_CLOSE}")
+_SAFE_URL = r"[A-Za-z0-9/._~%?=&#-]+"
+
+
+def code(text: str) -> str:
+    """The bot asks for `text` as a code span (shown verbatim, never interpreted)."""
+    return f"{CODE_OPEN}{_strip(text)}{CODE_CLOSE}"
+
+
+def link(text: str, url: str) -> str:
+    """The bot asks for a link; it renders only for a page of the verified repository."""
+    return f"{LINK_OPEN}{_strip(text)}{LINK_MID}{_strip(url)}{LINK_CLOSE}"
+
+
+def _strip(text: str) -> str:
+    return "".join(ch for ch in text if ch not in SENTINELS)
+
+
+def plain(text: str) -> str:
+    """Untrusted text as inert markdown: one line, every structure escaped."""
+    text = _strip(re.sub(r"\s+", " ", str(text)))
+    text = _ESCAPE.sub(lambda m: "".join("\\" + ch for ch in m.group(0)), text)
+    text = _BLOCK_START.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], text)
+    text = _SCHEME.sub(":" + ZWSP, text)
+    text = _WWW.sub(lambda m: m.group(0)[:-1] + "\\.", text)
+    return _FILTERED.sub(ZWSP, text)
+
+
+def _code_span(text: str) -> str:
+    text = " ".join(text.split())
+    if not text:
+        return ""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def render_inert(text: str, repo: str = "") -> str:
+    """A reason with the bot's own code spans and links, everything else plain."""
+    out, last = [], 0
+    allowed = re.compile(rf"https://github\.com/{re.escape(repo)}/{_SAFE_URL}") if repo else None
+    for match in _PIECE.finditer(text):
+        out.append(plain(text[last:match.start()]))
+        if match.group(1) is not None:
+            out.append(_code_span(match.group(1)))
+        else:
+            label, url = match.group(2), match.group(3).strip()
+            if allowed is not None and allowed.fullmatch(url) and "/." not in url:
+                out.append(f"[{plain(label)}]({url})")
+            else:
+                out.append(plain(label) + " (" + plain(url) + ")")
+        last = match.end()
+    out.append(plain(text[last:]))
+    return "".join(out).strip()
+
+
+def unwrap(text: str) -> str:
+    """The text without sentinels, the bot's structure written as markdown source
+    (`code`, [text](url)): for JSON output, logs and tests, never for a GitHub comment."""
+    def source(match: re.Match) -> str:
+        if match.group(1) is not None:
+            return f"`{match.group(1)}`"
+        return f"[{match.group(2)}]({match.group(3)})"
+
+    return _strip(_PIECE.sub(source, text))
