@@ -72,7 +72,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     if not UPSTREAM.is_dir():
-        sys.exit(f"reference data not found at {UPSTREAM}")
+        print(f"skipped: reference data not found at {UPSTREAM}")
+        return
     python = [sys.executable, "-m", "infx"]
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp)

@@ -20,12 +20,14 @@ from infx.workflow.posting import post_results_link, post_welcome
 from infx.workflow.shard import shard_outputs
 from infx.workflow.summary import shard_summary
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = REPO_ROOT / "tests" / "data" / "demo"
-DEFAULT_CONFIGS = REPO_ROOT / "configs" / "amd-master.yaml"
-DEFAULT_RUNNERS = REPO_ROOT / "configs" / "runners.yaml"
+# Package data (infx/demodata/), so the demo runs from a plain install too. In the source tree
+# the configs and the sign-off world are links to configs/ and tests/data/worlds/; a wheel
+# carries copies of them.
+DEFAULT_DATA = Path(__file__).resolve().parent / "demodata"
+DEFAULT_CONFIGS = DEFAULT_DATA / "amd-master.yaml"
+DEFAULT_RUNNERS = DEFAULT_DATA / "runners.yaml"
 # A real reviewed PR rebuilt as a world: a stale checklist is REJECTED, the current one PASSES.
-DEFAULT_SIGNOFF_WORLD = REPO_ROOT / "tests" / "data" / "worlds" / "signoff_seed003.yaml"
+DEFAULT_SIGNOFF_WORLD = DEFAULT_DATA / "signoff_seed003.yaml"
 SIGNOFF_PR, SIGNOFF_COMMENTS = 1902, (2003, 2004)
 PR_NUMBER = 42
 

@@ -95,14 +95,8 @@ def package_cycles() -> list[list[str]]:
             t for t in map(subpackage, targets) if t is not None and t != source)
     cycles = []
     for start in sorted(graph):
-        reach, todo = set(), [start]
-        while todo:
-            for nxt in graph.get(todo.pop(), ()):
-                if nxt not in reach:
-                    reach.add(nxt)
-                    todo.append(nxt)
-        group = sorted(p for p in reach if start in reach and p != start and start in
-                       _reach(graph, p))
+        reach = _reach(graph, start)
+        group = sorted(p for p in reach if p != start and start in _reach(graph, p))
         if group and start < group[0]:
             cycles.append([start, *group])
     return cycles

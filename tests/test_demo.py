@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import infx
 from infx.cli import main
+from infx.demo import DEFAULT_CONFIGS, DEFAULT_DATA, DEFAULT_RUNNERS, DEFAULT_SIGNOFF_WORLD
 
 
 def _run(capsys, *args: str) -> str:
@@ -48,9 +56,32 @@ def test_missing_data_is_a_clear_error_before_any_output(tmp_path, capsys):
     assert captured.out == "" and "world.yaml: demo input is missing" in captured.err
 
 
-def test_bad_entry_shows_the_planner_error(tmp_path, capsys, test_data):
-    (tmp_path / "world.yaml").write_text((test_data / "demo" / "world.yaml").read_text())
+def test_bad_entry_shows_the_planner_error(tmp_path, capsys):
+    (tmp_path / "world.yaml").write_text((DEFAULT_DATA / "world.yaml").read_text())
     (tmp_path / "pr-entry.yaml").write_text("- config-keys: [no-such-key-mi355x]\n  description: [x]\n"
                                             "  pr-link: XXX\n")
     out = _run(capsys, "--data", str(tmp_path))
     assert "plan failed (this is what the PR author would see):" in out
+
+
+def test_the_demo_data_is_package_data():
+    """Every default input sits in a package folder and matches the package-data patterns,
+    so a wheel carries it (links to configs/ and tests/ are copied as files)."""
+    package = Path(infx.__file__).parent
+    assert (DEFAULT_DATA / "__init__.py").is_file()
+    for path in (DEFAULT_CONFIGS, DEFAULT_RUNNERS, DEFAULT_SIGNOFF_WORLD,
+                 DEFAULT_DATA / "world.yaml", DEFAULT_DATA / "pr-entry.yaml"):
+        assert path.parent == DEFAULT_DATA and path.is_file() and path.suffix == ".yaml", path
+        assert DEFAULT_DATA.is_relative_to(package)
+
+
+def test_the_demo_runs_from_a_copy_of_the_package_alone(tmp_path):
+    """What a non-editable install has: the package (links resolved), no repository around."""
+    shutil.copytree(Path(infx.__file__).parent, tmp_path / "infx", symlinks=False,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-m", "infx", "demo"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "sign-off comment 2004: status success" in run.stdout
+
