@@ -14,6 +14,7 @@ from infx.workflow.shard import (
     all_shard_ids,
     bucket_of_job,
     caller_name,
+    check_output_size,
     shard_id,
     shard_outputs,
     shard_plan,
@@ -62,6 +63,21 @@ def test_unknown_bucket_fails_instead_of_dropping_rows():
 def test_empty_plan():
     out = shard_outputs({"single_node": {}, "multi_node": {}, "evals": []})
     assert out == {"matrix": {}, "shards": [], "jobs": 0, "has-throughput": False, "has-evals": False}
+
+
+def test_outputs_over_githubs_per_job_limit_fail_naming_the_largest_shard():
+    plan = {"single_node": {"1k1k": _rows(200),
+                            "8k1k": [{"exp-name": "b", "conc": 1000 + i} for i in range(10)]}}
+    outputs = shard_outputs(plan)  # well under 1 MB
+    with pytest.raises(InfxError) as info:
+        check_output_size(outputs, limit=2000)
+    text = str(info.value)
+    assert "GitHub allows 2,000 bytes of outputs per job" in text
+    assert "largest shards: single-node-1k1k-1 " in text
+    assert info.value.problems[0].key == "single-node-1k1k-1"
+    big = [{"exp-name": "x" * 5000, "model": "y" * 5000, "conc": i} for i in range(250)]
+    with pytest.raises(InfxError, match=r"plan's matrix output is [\d,]+ bytes"):
+        shard_outputs({"single_node": {"1k1k": big}})
 
 
 def test_shard_ids_cover_every_slot():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NoReturn
 
 from infx.changelog.model import EntryError, parse_entry
@@ -26,6 +27,11 @@ class ParsedChangelog:
     entries: list[dict]
     entry_lines: list[int]  # 1-based line of each entry's '- config-keys:' line
 
+    @cached_property
+    def _lines(self) -> list[str]:
+        """The text split into lines, once (pr-link lookups run per appended entry)."""
+        return self.raw.decode("utf-8").split("\n")
+
     def entry_line(self, index: int) -> int | None:
         return self.entry_lines[index] if 0 <= index < len(self.entry_lines) else None
 
@@ -35,7 +41,7 @@ class ParsedChangelog:
         if start is None:
             return None
         end = self.entry_line(index + 1) or 10**9
-        lines = self.raw.decode("utf-8").split("\n")
+        lines = self._lines
         for number in range(start, min(end, len(lines) + 1)):
             if lines[number - 1].lstrip().startswith("pr-link:"):
                 return number
@@ -249,7 +255,7 @@ def _check_appended_bytes(base_raw: bytes, head_raw: bytes, path: str) -> None:
              fix="leave exactly one empty line before your first '- config-keys:'")
     starts = [m.start() for m in re.finditer(rb"(?m)^- config-keys:", suffix)]
     for start in starts[1:]:
-        before = suffix[:start]
+        before = suffix[max(0, start - 3):start]  # enough to tell one blank line from two
         if not before.endswith(b"\n\n") or before.endswith(b"\n\n\n"):
             fail("appended changelog entries must have exactly one empty separator line",
                  path, line_of_offset(head_raw, len(base_raw) + start),

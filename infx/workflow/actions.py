@@ -21,19 +21,31 @@ def compact_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def output_text(value: Any) -> str:
+    """An output value as the single-line string written to $GITHUB_OUTPUT."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value) if isinstance(value, int) else compact_json(value)
+
+
+def output_size(text: str) -> int:
+    """Size of an output as GitHub counts it against JOB_OUTPUT_LIMIT (UTF-16 bytes)."""
+    return len(text.encode("utf-16-le"))
+
+
 def render_outputs(outputs: Mapping[str, Any]) -> str:
     """`name=value` lines; values are single-line strings (dicts and lists become JSON)."""
     lines = []
     for name, value in outputs.items():
         if not _OUTPUT_NAME.fullmatch(name):
             raise InfxError(Problem(f"invalid step output name {name!r}", key=name))
-        text = value if isinstance(value, str) else (
-            ("true" if value else "false") if isinstance(value, bool) else
-            str(value) if isinstance(value, int) else compact_json(value))
+        text = output_text(value)
         if "\n" in text or "\r" in text:
             raise InfxError(Problem(f"step output {name} would span several lines", key=name,
                                     fix="serialise it as single-line JSON"))
-        if len(text.encode("utf-16-le")) > JOB_OUTPUT_LIMIT:
+        if output_size(text) > JOB_OUTPUT_LIMIT:
             raise InfxError(Problem(
                 f"step output {name} is {len(text)} characters, over GitHub's 1 MB job-output limit",
                 key=name, fix="narrow the sweep (fewer config keys per PR) or split the changelog entry"))

@@ -163,10 +163,30 @@ def shard_outputs(plan: Mapping[str, Any], limit: int = MAX_MATRIX_JOBS) -> dict
     shards = shard_plan(plan, limit)
     evals = {b.id for b in BUCKETS if b.is_eval}
     eval_shards = [name for name in shards if name.rsplit("-", 1)[0] in evals]
-    return {
+    outputs = {
         "matrix": shards,
         "shards": list(shards),
         "jobs": sum(len(rows) for rows in shards.values()),
         "has-throughput": len(eval_shards) < len(shards),
         "has-evals": bool(eval_shards),
     }
+    check_output_size(outputs)
+    return outputs
+
+
+def check_output_size(outputs: Mapping[str, Any], limit: int | None = None) -> None:
+    """Fail, naming the largest shards, when the plan job's outputs together exceed GitHub's
+    per-job output limit (checked before anything is written)."""
+    from infx.workflow.actions import JOB_OUTPUT_LIMIT, output_size, output_text
+
+    limit = JOB_OUTPUT_LIMIT if limit is None else limit
+    size = sum(output_size(f"{name}={output_text(value)}\n") for name, value in outputs.items())
+    if size <= limit:
+        return
+    shard_sizes = sorted(((output_size(output_text(rows)), name)
+                          for name, rows in outputs["matrix"].items()), reverse=True)
+    largest = ", ".join(f"{name} {bytes_:,} bytes" for bytes_, name in shard_sizes[:3])
+    raise InfxError(Problem(
+        f"the plan's matrix output is {size:,} bytes; GitHub allows {limit:,} bytes of outputs "
+        f"per job (largest shards: {largest})", key=shard_sizes[0][1] if shard_sizes else None,
+        fix="split the changelog entry across PRs so each plan stays under the limit"))
