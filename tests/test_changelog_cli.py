@@ -186,3 +186,20 @@ def test_plan_and_validate_name_the_same_bad_bytes(repo, capsys, raw, named):
         assert named in err and "No additions found" not in err and "Deletions" not in err
         errors.append(err)
     assert errors[0] == errors[1]  # one rule set, one message
+
+
+def test_an_entry_selecting_an_undefined_runner_label_fails_validation(repo, capsys):
+    master = repo / "configs" / "f-master.yaml"
+    master.write_text(master.read_text().replace("runner: b200", "runner: b200-typo"))
+    git(repo, "commit", "-q", "-am", "typo in a runner label")
+    code, out, err = validate(repo, capsys, HISTORY + "\n" + block("alpha-*"), "--pr-number", "5")
+    assert code == 1 and out == ""
+    line = master.read_text().splitlines().index("  runner: b200-typo") + 1
+    assert err.startswith(f"error: configs/f-master.yaml:{line} [alpha-fp4-b200-vllm]: an appended "
+                          "changelog entry selects runner label 'b200-typo'")
+    assert "add 'b200-typo' under 'labels'" in err
+    # an entry that selects only configs on known runners still validates
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    code, out, err = validate(repo, capsys, HISTORY + "\n" + block("alpha-fp8-h100-vllm"),
+                              "--pr-number", "5")
+    assert code == 0, err

@@ -9,10 +9,12 @@ import click
 
 from infx.changelog.gitio import show_file
 from infx.changelog.merge_prep import canonicalize, resolve_conflict
+from infx.changelog.model import parse_entry
 from infx.changelog.plan import (
     DEFAULT_CHANGELOG,
     DEFAULT_RUNNER_CONFIG,
     PlanFlags,
+    Sources,
     default_config_files,
     dump_plan,
     file_sources,
@@ -27,6 +29,7 @@ from infx.changelog.strict import (
 )
 from infx.changelog.summary import summary_markdown, write_summary
 from infx.cliargs import ArgparseCommand, ListOption
+from infx.config.runners import unknown_runner_problems
 from infx.errors import InfxError, Problem
 
 
@@ -63,8 +66,9 @@ def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file
         raise InfxError(Problem(f"{changelog_file} has no changes", file=changelog_file,
                                 fix="append an entry or leave the changelog untouched"))
     if change.additions:
-        _plan(base_ref, head_ref, changelog_file, all_evals, evals_only, config_files,
-              runner_config)
+        sources = _plan(base_ref, head_ref, changelog_file, all_evals, evals_only,
+                        config_files, runner_config)
+        _check_runner_labels([head.entries[i] for i in change.additions], sources)
     additions, corrections = len(change.additions), change.corrections
     _write_outputs({"has-additions": str(bool(additions)).lower(),
                     "metadata-only": str(bool(corrections and not additions)).lower(),
@@ -76,16 +80,36 @@ def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file
 
 
 def _plan(base_ref: str, head_ref: str, changelog_file: str, all_evals: bool,
-          evals_only: bool, config_files: tuple[str, ...], runner_config: str) -> None:
+          evals_only: bool, config_files: tuple[str, ...], runner_config: str) -> Sources:
     files = list(config_files) if config_files else default_config_files()
     flags = PlanFlags(all_evals=all_evals, evals_only=evals_only)
+    sources = file_sources(files, runner_config, base_ref)
     try:
-        plan_from_git(base_ref, head_ref, changelog_file, flags,
-                      file_sources(files, runner_config, base_ref))
+        plan_from_git(base_ref, head_ref, changelog_file, flags, sources)
     except InfxError as exc:
         problems = [Problem(f"the planner rejected the diff: {p.message}", file=p.file,
                             line=p.line, key=p.key, fix=p.fix) for p in exc.problems]
         raise InfxError(problems) from None
+    return sources
+
+
+def _check_runner_labels(added: list[dict], sources: Sources) -> None:
+    """Appended entries may not select configs whose runner label no runner carries.
+
+    Loading configs only warns about such labels (the reference data has two, and `plan`
+    stays drop-in with the reference planner); a PR that would queue jobs no runner picks
+    up fails validation here, at the config's runner line.
+    """
+    configs, runners = sources.get("configs"), sources.get("runners")
+    keys: dict[str, None] = {}
+    for raw in added:
+        keys.update(dict.fromkeys(parse_entry(raw).resolve_keys(list(configs))))
+    problems = unknown_runner_problems(configs, runners, keys)
+    for problem in problems:
+        problem.level = "error"
+        problem.message = "an appended changelog entry selects " + problem.message
+    if problems:
+        raise InfxError(problems)
 
 
 def _write_outputs(values: dict[str, str]) -> None:
