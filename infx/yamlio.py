@@ -14,7 +14,7 @@ InfxError, never a traceback or unbounded time and memory:
 - nodes: more than ``MAX_NODES`` in one document is refused before it is built.
 
 The checks cost almost nothing on ordinary files: an exact event scan runs only when a
-cheap, sound text test says the file could hold an anchor or deep nesting.
+cheap, sound text test says the file could hold an alias, deep nesting or too many nodes.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 import codecs
 import gc
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ MAX_NODES = 300_000
 _SCAN_BYTES = 2 * MAX_NODES
 MAX_DEPTH = 200
 # Below this bound on nesting (see _depth_bound) libyaml composes quickly and safely.
-_SAFE_DEPTH_BOUND = 2_500
+_SAFE_DEPTH_BOUND = 5_000
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "a UTF-32 byte-order mark (the file is UTF-32)"),
@@ -161,14 +162,28 @@ def _depth_bound(text: str) -> int:
     return text.count("[") + text.count("{") + 2 * longest + 2
 
 
-def _may_hold_anchor(text: str) -> bool:
-    """False only when no anchor can exist (no '&' that starts a node property)."""
-    position = text.find("&")
+def _may_repeat_nodes(text: str) -> bool:
+    """False only when no alias can exist: an alias needs an anchor ('&name') and an
+    alias token ('*name'), each where a YAML token may start.
+
+    A token starts the file or follows whitespace, a flow indicator ('[', '{', ',') or,
+    in flow mappings, a ':' directly; a name of ASCII letters, digits, '_' or '-' (all
+    that libyaml accepts) follows the indicator.
+    """
+    return _has_token(text, "&") and _has_token(text, "*")
+
+
+def _has_token(text: str, indicator: str) -> bool:
+    position = text.find(indicator)
     while position >= 0:
-        if position == 0 or text[position - 1] in " \t\r\n[{,:?-!":
+        if (position == 0 or text[position - 1] in " \t\r\n[{,:") and \
+                _NAME_START.match(text, position + 1):
             return True
-        position = text.find("&", position + 1)
+        position = text.find(indicator, position + 1)
     return False
+
+
+_NAME_START = re.compile(r"[0-9A-Za-z_-]")  # libyaml's anchor and alias name characters
 
 
 def _scan_events(text: str, filename: str) -> None:
@@ -239,7 +254,7 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False,
         raise InfxError(Problem("file contains a NUL character", file=filename,
                                 line=line_at(text, nul), fix=_SAVE_AS_UTF8))
     if (len(text) > _SCAN_BYTES or _depth_bound(text) > _SAFE_DEPTH_BOUND
-            or _may_hold_anchor(text)):
+            or _may_repeat_nodes(text)):
         _scan_events(text, filename)
     loader = _UniqueKeyLoader if unique_keys else _FastLoader
     collecting = gc.isenabled()

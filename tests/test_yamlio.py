@@ -56,9 +56,12 @@ def test_small_alias_use_and_merge_keys_still_load():
         "base": {"x": 1, "y": [1, 2]}, "c": {"x": 1, "y": 2}, "d": {"x": 1, "y": [1, 2]}}
 
 
-def test_ampersands_in_values_do_not_count_as_anchors():
-    assert not yamlio._may_hold_anchor("url: https://x/?a=1&b=2\nname: R&D\n")
-    assert yamlio._may_hold_anchor("a: &x 1\n") and yamlio._may_hold_anchor("&x [1]")
+def test_only_text_that_may_hold_an_alias_pays_for_the_event_scan():
+    may = yamlio._may_repeat_nodes
+    assert not may("keys: [dsr1-*, 'a && b', 'x * y']\n- gpt-*\n")
+    assert not may("url: https://x/?a=1&b=2\nname: R&D\n")
+    assert not may("desc: 'see (*.gate.*)'\n")  # an alias without any anchor cannot expand
+    assert may("a: &x 1\nb: *x\n") and may("&x [*x]") and may("{a: &x 1,*x : 2}")
 
 
 def test_crlf_configs_load_with_right_lines():
