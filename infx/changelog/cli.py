@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from infx.changelog.gitio import show_file
 from infx.changelog.merge_prep import canonicalize, resolve_conflict
-from infx.changelog.model import parse_entry
+from infx.changelog.model import ChangelogEntry, parse_entry
 from infx.changelog.plan import (
     DEFAULT_CHANGELOG,
     DEFAULT_RUNNER_CONFIG,
     PlanFlags,
     Sources,
+    build_plan,
     default_config_files,
     dump_plan,
     file_sources,
@@ -66,9 +68,12 @@ def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file
         raise InfxError(Problem(f"{changelog_file} has no changes", file=changelog_file,
                                 fix="append an entry or leave the changelog untouched"))
     if change.additions:
-        sources = _plan(base_ref, head_ref, changelog_file, all_evals, evals_only,
+        # the strictly parsed entries are the additions: plan them without diffing again
+        added = [replace(parse_entry(head.entries[i]), source_line=head.entry_line(i))
+                 for i in change.additions]
+        sources = _plan(added, base_ref, head_ref, changelog_file, all_evals, evals_only,
                         config_files, runner_config)
-        _check_runner_labels([head.entries[i] for i in change.additions], sources)
+        _check_runner_labels(added, sources)
     additions, corrections = len(change.additions), change.corrections
     _write_outputs({"has-additions": str(bool(additions)).lower(),
                     "metadata-only": str(bool(corrections and not additions)).lower(),
@@ -79,13 +84,15 @@ def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file
                f"{corrections} pr-link {fixes}")
 
 
-def _plan(base_ref: str, head_ref: str, changelog_file: str, all_evals: bool,
-          evals_only: bool, config_files: tuple[str, ...], runner_config: str) -> Sources:
+def _plan(entries: list[ChangelogEntry], base_ref: str, head_ref: str, changelog_file: str,
+          all_evals: bool, evals_only: bool, config_files: tuple[str, ...],
+          runner_config: str) -> Sources:
     files = list(config_files) if config_files else default_config_files()
     flags = PlanFlags(all_evals=all_evals, evals_only=evals_only)
     sources = file_sources(files, runner_config, base_ref)
     try:
-        plan_from_git(base_ref, head_ref, changelog_file, flags, sources)
+        build_plan(entries, base_ref=base_ref, head_ref=head_ref, flags=flags, sources=sources,
+                   changelog_path=changelog_file)
     except InfxError as exc:
         problems = [Problem(f"the planner rejected the diff: {p.message}", file=p.file,
                             line=p.line, key=p.key, fix=p.fix) for p in exc.problems]
@@ -93,7 +100,7 @@ def _plan(base_ref: str, head_ref: str, changelog_file: str, all_evals: bool,
     return sources
 
 
-def _check_runner_labels(added: list[dict], sources: Sources) -> None:
+def _check_runner_labels(added: list[ChangelogEntry], sources: Sources) -> None:
     """Appended entries may not select configs whose runner label no runner carries.
 
     Loading configs only warns about such labels (the reference data has two, and `plan`
@@ -102,8 +109,8 @@ def _check_runner_labels(added: list[dict], sources: Sources) -> None:
     """
     configs, runners = sources.get("configs"), sources.get("runners")
     keys: dict[str, None] = {}
-    for raw in added:
-        keys.update(dict.fromkeys(parse_entry(raw).resolve_keys(list(configs))))
+    for entry in added:
+        keys.update(dict.fromkeys(entry.resolve_keys(list(configs))))
     problems = unknown_runner_problems(configs, runners, keys)
     for problem in problems:
         problem.level = "error"
