@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from infx.changelog.gitio import show_file
 from infx.changelog.merge_prep import canonicalize, resolve_conflict
-from infx.changelog.model import ChangelogEntry, parse_entry
+from infx.changelog.model import ChangelogEntry
 from infx.changelog.plan import (
     DEFAULT_CHANGELOG,
     DEFAULT_RUNNER_CONFIG,
@@ -69,8 +68,7 @@ def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file
                                 fix="append an entry or leave the changelog untouched"))
     if change.additions:
         # the strictly parsed entries are the additions: plan them without diffing again
-        added = [replace(parse_entry(head.entries[i]), source_line=head.entry_line(i))
-                 for i in change.additions]
+        added = [head.models[i] for i in change.additions]
         sources = _plan(added, base_ref, head_ref, changelog_file, all_evals, evals_only,
                         config_files, runner_config)
         _check_runner_labels(added, sources)

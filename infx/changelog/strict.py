@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, NoReturn
 
-from infx.changelog.model import EntryError, parse_entry
+from infx.changelog.model import ChangelogEntry, EntryError, parse_entry
 from infx.errors import InfxError, Problem
 from infx.yamlio import decode, load_text
 
@@ -26,6 +26,7 @@ class ParsedChangelog:
     raw: bytes
     entries: list[dict]
     entry_lines: list[int]  # 1-based line of each entry's '- config-keys:' line
+    models: tuple[ChangelogEntry, ...] = ()  # each entry validated, source_line set
 
     @cached_property
     def _lines(self) -> list[str]:
@@ -97,16 +98,17 @@ def parse_changelog(raw: bytes, path: str, label: str | None = None) -> ParsedCh
              f"{len(data)} entries", path, None,
              fix="every entry must start at column 0 with '- config-keys:' "
                  "(config-keys is the first key)")
+    models = []
     for index, item in enumerate(data):
         if not isinstance(item, dict):
             fail(f"{label} entry {index + 1} is not a mapping", path, starts[index])
         try:
-            parse_entry(item)
+            models.append(replace(parse_entry(item), source_line=starts[index]))
         except EntryError as exc:
             line = _key_line(text, starts, index, exc.key)
             fail(f"{label} entry {index + 1} fails ChangelogEntry validation: {exc}", path,
                  line, key=exc.key, fix=exc.fix)
-    return ParsedChangelog(path, raw, data, starts)
+    return ParsedChangelog(path, raw, data, starts, tuple(models))
 
 
 def _load_unique(text: str, path: str, label: str) -> Any:
