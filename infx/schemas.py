@@ -15,7 +15,7 @@ def schema_problems(schema: dict, data: Any, *, file: str, fix: str, text: str |
                     describe: Callable[[Any], str] | None = None) -> list[Problem]:
     """Every Draft 2020-12 violation, in document order: message (or ``describe(error)``),
     file, the YAML line when the source ``text`` is given, the dotted key path, and ``fix``."""
-    validator = _validator(json.dumps(schema, sort_keys=True))
+    validator = _validator(json.dumps(schema))  # keyword order kept: it orders the errors
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     return [_problem(error, file, fix, text, describe) for error in errors]
 

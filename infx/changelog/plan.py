@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -17,7 +18,6 @@ from infx.changelog.gitio import (
     toplevel,
 )
 from infx.changelog.model import (
-    SCENARIO_TYPES,
     ChangelogEntry,
     EntryError,
     KeyResolutionError,
@@ -40,6 +40,7 @@ from infx.config.master import load_master_configs, load_master_configs_from_tex
 from infx.config.runners import load_runners, load_runners_from_text
 from infx.errors import InfxError, Problem
 from infx.matrix.rows import check_rows
+from infx.matrix.scenarios import SCENARIO_TYPES
 from infx.yamlio import decode, find_line, load_file, load_text
 
 DEFAULT_CHANGELOG = "perf-changelog.yaml"
@@ -389,8 +390,6 @@ def appended_entries(base_text: str | None, head_text: str, path: str = DEFAULT_
                      ) -> list[ChangelogEntry]:
     """The entries a head changelog appends to a base one, read exactly as the planner reads
     them (a deleted line or an invalid entry is a located InfxError); none when unchanged."""
-    import difflib
-
     old, new = (base_text or "").split("\n"), head_text.split("\n")
     diff = "\n".join(difflib.unified_diff(old, new, path, path, n=0, lineterm=""))
     added = additions(diff, path)

@@ -18,6 +18,7 @@ from importlib import resources
 from typing import Any
 
 from infx.matrix import identity
+from infx.schemas import schema_problems
 
 BENCHMARK, EVAL = "benchmark", "eval"
 META_FILE = "meta_env.json"
@@ -45,22 +46,15 @@ def schema(kind: str) -> dict:
     return json.loads(text)
 
 
-@cache
-def _validator(kind: str) -> Any:
-    import jsonschema  # deferred: only the jobs that write or collect rows pay for it
-
-    return jsonschema.Draft202012Validator(schema(kind))
-
-
 def row_problem(row: Any, kind: str) -> str | None:
     """Why ``row`` is not a valid row of ``kind`` (first schema error), or None."""
     if not isinstance(row, dict):
         return f"a {kind} row must be a JSON object, not {type(row).__name__}"
-    error = next(iter(sorted(_validator(kind).iter_errors(row), key=lambda e: list(e.absolute_path))), None)
-    if error is None:
+    problems = schema_problems(schema(kind), row, file=f"{kind} row", fix="")
+    if not problems:
         return None
-    where = ".".join(str(p) for p in error.absolute_path)
-    return f"{where + ': ' if where else ''}{error.message}"
+    first = problems[0]
+    return f"{first.key + ': ' if first.key else ''}{first.message}"
 
 
 # --- benchmark rows -----------------------------------------------------------------------------
