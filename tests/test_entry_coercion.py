@@ -23,11 +23,22 @@ from infx.signoff.table import load_table
 
 CHANGELOG = "perf-changelog.yaml"
 LINE = "  append-only: true\n"  # the appended entry's modifier line in the scenario 9 world
-MODIFIERS = ("append-only", "evals-only", "all-evals", "no-evals")
 # spelling as written in YAML -> the value every reader must see (None: invalid, refused)
-SPELLINGS = {"true": True, '"True"': True, '"true"': True, "yes": True, '"on"': True,
-             "false": False, '"False"': False, '"no"': False, "(absent)": False,
-             '"maybe"': None, "2": None}
+BOOLEAN = {"true": True, '"True"': True, '"true"': True, "yes": True, '"on"': True,
+           "false": False, '"False"': False, '"no"': False, "(absent)": False,
+           '"maybe"': None, "2": None}
+SPELLINGS = {
+    **{(modifier, spelling): value for modifier in ("append-only", "evals-only", "all-evals",
+                                                     "no-evals")
+       for spelling, value in BOOLEAN.items()},
+    **{("eval-min-prefill-ep", spelling): value for spelling, value in
+       {"1": 1, '"1"': 1, "1.0": 1, "(absent)": None, "0": "error", '"one"': "error",
+        "true": 1}.items()},
+    **{("eval-concs", spelling): value for spelling, value in
+       {"[48]": (48,), "(absent)": None, '["48"]': "error", "48": "error", "[]": "error",
+        "[true]": "error"}.items()},
+}
+INVALID = {None: "must be a boolean", "error": ""}
 
 
 def git(repo: Path, *args: str) -> str:
@@ -70,11 +81,12 @@ def commit_head(repo: Path, world, changelog: str) -> tuple[str, str]:
     return git(repo, "rev-parse", "main"), git(repo, "rev-parse", "HEAD")
 
 
-@pytest.mark.parametrize("spelling", list(SPELLINGS))
-@pytest.mark.parametrize("modifier", MODIFIERS)
+@pytest.mark.parametrize("modifier, spelling", list(SPELLINGS))
 def test_planner_validator_and_signoff_agree(repo, world, monkeypatch, capsys, modifier,
                                              spelling) -> None:
-    want = SPELLINGS[spelling]
+    want = SPELLINGS[modifier, spelling]
+    boolean = modifier not in ("eval-min-prefill-ep", "eval-concs")
+    refused = want is None if boolean else want == "error"
     changelog = head_changelog(world, modifier, spelling)
     base, head = commit_head(repo, world, changelog)
     monkeypatch.chdir(repo)
@@ -96,16 +108,16 @@ def test_planner_validator_and_signoff_agree(repo, world, monkeypatch, capsys, m
     except InfxError:
         bot = None
 
-    if want is None:
+    if refused:
         assert (planned, validated) == (1, 1), (err, validate_err)
-        assert f"'{modifier}' must be a boolean" in err and f"'{modifier}' must be a boolean" in validate_err
+        assert f"'{modifier}'" in err and f"'{modifier}'" in validate_err
         assert bot is None
-        assert verdict.status is Status.FAIL and "must be a boolean" in verdict.reason
+        assert verdict.status is Status.FAIL and f"'{modifier}'" in verdict.reason
         return
     assert (planned, validated) == (0, 0), (err, validate_err)
     (meta,) = json.loads(out)["changelog_metadata"]["entries"]
-    assert meta.get(modifier, False) is want  # no-evals is only shown when set
-    assert bot is want
+    shown = meta.get(modifier, False if boolean else None)  # unset fields may be omitted
+    assert (tuple(shown) if isinstance(shown, list) else shown) == want and bot == want
     if modifier == "append-only":
         # the bot proves isolation exactly when the planner planned an append-only sweep
         assert (verdict.status is Status.NA) is (not want), verdict.reason
