@@ -61,9 +61,16 @@ def labels_command(labels_json: str, head_sha: str, commit_message: str | None) 
 @click.option("--plan", "plan_path", type=click.Path(dir_okay=False, path_type=Path), required=True)
 @click.option("--metadata-out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the plan's changelog_metadata to this file.")
-def shard_command(plan_path: Path, metadata_out: Path | None) -> None:
-    """Split a plan into ≤256-job shards; write the matrix outputs and a shard summary."""
+@click.option("--runner-config", default="configs/runners.yaml", show_default=True,
+              help="Runner labels; every runner of a planned label needs a launcher.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              help="Repository root holding runners/launch_<name>.sh.")
+def shard_command(plan_path: Path, metadata_out: Path | None, runner_config: str, root: Path) -> None:
+    """Split a plan into ≤256-job shards named by row identity; every planned runner must have a
+    launcher; write the matrix outputs and a shard summary."""
+    from infx.config.runners import load_runners
     from infx.workflow.actions import append_summary, compact_json, write_outputs
+    from infx.workflow.launch import launcher_problems
     from infx.workflow.shard import shard_outputs
     from infx.workflow.summary import shard_summary
 
@@ -72,6 +79,10 @@ def shard_command(plan_path: Path, metadata_out: Path | None) -> None:
     except OSError as exc:
         raise InfxError(Problem(f"cannot read the plan: {exc.strerror}", file=str(plan_path))) from None
     outputs = shard_outputs(plan)
+    rows = [row for shard in outputs["matrix"].values() for row in shard]
+    problems = launcher_problems(rows, load_runners(root / runner_config), root, runner_config)
+    if problems:
+        raise InfxError(problems)
     write_outputs(outputs)
     if metadata_out is not None:
         metadata = plan.get("changelog_metadata") or {}

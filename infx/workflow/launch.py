@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,7 +21,9 @@ _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 _PROTECTED_PREFIXES = ("GITHUB_", "RUNNER_", "ACTIONS_", "LD_", "PYTHON", "BASH", "INFX_", "HF_",
                        "HUGGING_FACE_", "DOCKER_")
 _PROTECTED_NAMES = {"PATH", "HOME", "SHELL", "USER", "IFS", "ENV", "CI", "CONFIG_JSON", "RESULT_NAME",
-                    "RESULTS_DIR", "LOGS_DIR", "TMPDIR", "PWD"}
+                    "RESULTS_DIR", "LOGS_DIR", "TMPDIR", "PWD", "SHELLOPTS", "PS4", "CDPATH", "GLOBIGNORE",
+                    "POSIXLY_CORRECT", "HOSTNAME"}
+_STOP_GRACE = 90  # seconds a cancelled launcher gets to remove its containers
 _RUNNER_PREFIX = re.compile(r"[A-Za-z0-9.-]+")
 _UNSAFE_NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -125,12 +128,71 @@ def run_launch(row: Mapping[str, Any], runner_name: str, root: Path, base_env: M
     INFX_RAW_DIR (empty; the benchmark writes its raw output here, see ``finish``).
     """
     script = launch_script(runner_name, root)
+    variables = row_env(row)
     results = _fresh_dir(results_dir if results_dir is not None else root / "results")
     raw = _fresh_dir(raw_dir(results))
     env = dict(base_env)
-    env.update(row_env(row))
-    env.update(RESULT_NAME=result_name(row, runner_name), RESULTS_DIR=str(results), INFX_RAW_DIR=str(raw))
-    return subprocess.run(["bash", str(script)], env=env, cwd=root, check=False).returncode
+    env.update(variables)
+    env.update(RESULT_NAME=result_name(row, runner_name), RESULTS_DIR=str(results), INFX_RAW_DIR=str(raw),
+               INFX_ROW_VARS=" ".join(sorted(variables)))
+    return _run_until_done(["bash", str(script)], env, root)
+
+
+def _run_until_done(command: list[str], env: dict[str, str], cwd: Path) -> int:
+    """Run the launcher; if this process is cancelled (SIGINT/SIGTERM), pass SIGTERM on and give
+    the launcher time to remove its containers before giving up on it."""
+    process = subprocess.Popen(command, env=env, cwd=cwd)
+    received: list[int] = []
+
+    def forward(signum: int, _frame: object) -> None:
+        received.append(signum)
+        process.send_signal(signal.SIGTERM)
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        code = process.wait()
+        if received:
+            return 128 + received[0]
+        return code
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if process.poll() is None:
+            try:
+                process.wait(timeout=_STOP_GRACE)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def launcher_problems(rows: list[Mapping[str, Any]], runners: Any, root: Path,
+                      runners_file: str) -> list[Problem]:
+    """Plan-time check: every runner that may take a row's job has a launcher in this repository.
+
+    A row's `runner` is a label of configs/runners.yaml; each runner carrying it selects
+    runners/launch_<name before the first _>.sh. A missing launcher would only fail on the GPU node.
+    """
+    problems: list[Problem] = []
+    reported: set[str] = set()
+    for row in rows:
+        label = str(row.get("runner", ""))
+        if label in reported:
+            continue
+        nodes = runners.nodes(label)
+        if not nodes:
+            reported.add(label)
+            problems.append(Problem(f"runner label {label!r} of job {identity.job_name(row)!r} is not in "
+                                    f"{runners_file}, so no runner would take the job", file=runners_file,
+                                    key=label, fix=f"add the label {label} with its runners to {runners_file}"))
+            continue
+        for prefix in sorted({node.split("_", 1)[0] for node in nodes}):
+            script = f"runners/launch_{prefix}.sh"
+            if not _RUNNER_PREFIX.fullmatch(prefix) or not (root / script).is_file():
+                reported.add(label)
+                problems.append(Problem(
+                    f"runner label {label!r} includes runners named {prefix}_*, which have no launcher "
+                    f"{script}", file=runners_file, key=label,
+                    fix=f"add {script} (see runners/launch_mi355x-amds.sh) or remove those runners from the label"))
+    return problems
 
 
 def raw_dir(results_dir: Path) -> Path:
