@@ -4,7 +4,8 @@ The sign-off bot (seed000: PR 3412, sign-off comment 5003, a PASS when nothing f
 reuse acknowledgement (reuse_base: `/use 101`, a 👍 when nothing fails) are first run without
 faults; the endpoints they request are reduced to templates and must be exactly the ones
 listed here, so a new call cannot slip past the matrix. Each read endpoint is then failed
-persistently (500, 502, 404, 403 + Retry-After: 0 and, for listings, truncated pagination),
+persistently (500, 502, 404, 403 + Retry-After: 0, 429, 401, 410, the primary rate limit used up
+until a future reset, a 200 whose "JSON" body is an HTML page and, for listings, truncated pagination),
 and each write endpoint with `apply: true` faults (the write lands, the answer is an error)
 and without (the write never lands). Endpoints a bot calls more than once are also faulted
 from their 2nd / 3rd call on (`after:`), and a few runs carry several faults at once: a flaky
@@ -91,6 +92,11 @@ READ_FAULTS = {
     "502": {"status": 502},
     "404": {"status": 404},
     "403-retry-after-0": {"status": 403, "headers": {"Retry-After": "0"}},
+    "429": {"status": 429},
+    "401": {"status": 401},
+    "410": {"status": 410},
+    "rate-limit-reset": {"reset_in": 2},  # remaining 0, reset in the future (403)
+    "not-json": {"body": "<html><body>Unicorn!</body></html>"},  # 200 + JSON type, HTML body
 }
 WRITE_FAULTS = {
     "500": {"status": 500, "apply": True},
@@ -188,6 +194,7 @@ _ORDERING = "the branch-run listing only orders commits; the green run is read b
 SIGNOFF_SAME = {
     ("/user", "404"): _IDENTITY,
     ("/user", "403-retry-after-0"): _IDENTITY,
+    ("/user", "rate-limit-reset"): _IDENTITY,
     **{(_RUNS, kind): _ORDERING for kind in READ_FAULTS},
     (_RUNS, "truncated"): "the branch has a single run: one page holds it all",
 }
@@ -637,7 +644,12 @@ def assert_fired(fake, case: Case) -> None:
     assert len(hits) > case.after, f"only {len(hits)} call(s): the faulted one never happened"
     assert all(h["status"] < 400 for h in hits[:case.after]), "an earlier call was faulted"
     if case.kind != "truncated":
-        assert hits[case.after]["status"] == case.fault["status"]
+        assert hits[case.after]["status"] == fault_status(case.fault)
+
+
+def fault_status(fault: dict) -> int:
+    """The status a fault answers with (a used-up rate limit is a 403, a lying body a 200)."""
+    return fault.get("status") or (403 if "reset_in" in fault else 200)
 
 
 def test_signoff_repeated_calls_are_the_listed_ones(signoff_baseline) -> None:
@@ -796,7 +808,7 @@ def test_signoff_recovers_from_flaky_faults_everywhere(fake_github, seed000, sig
     faults = everywhere(_SIGNOFF_ALL, fault, repeats=SIGNOFF_REPEATED if last else None)
     fake = fake_github(copy.deepcopy(seed000) | {"faults": faults})
     result = verify(fake)
-    assert sum(r["status"] == fault["status"] for r in fake.requests) == len(faults)
+    assert sum(r["faulted"] for r in fake.requests) == len(faults)
     assert summary(result) == summary(signoff_baseline[0])
     assert [c["body"] for c in verdicts(fake)] == [result.body]
     assert collapse(statuses(fake)) == ["pending", "success"]
@@ -809,7 +821,7 @@ def test_reuse_recovers_from_flaky_faults_everywhere(fake_github, reuse_baseline
     faults = everywhere(_REUSE_ALL, fault, repeats=REUSE_REPEATED if last else None)
     fake = fake_github(world | {"faults": faults})
     outcome = ack(fake, cid)
-    assert sum(r["status"] == fault["status"] for r in fake.requests) == len(faults)
+    assert sum(r["faulted"] for r in fake.requests) == len(faults)
     assert outcome == reuse_baseline[0] and reactions(fake, cid) == ["+1"]
 
 
@@ -933,3 +945,43 @@ def test_artifact_over_a_cap_ends_in_error(fake_github, seed000, limit) -> None:
     assert (result.kind, result.status) == ("error", "error")
     assert "eval_results_all" in result.reason and limit in result.reason
     assert statuses(fake) == ["pending", "error"] and not verdicts(fake)
+
+
+# --- slow answers, rate limits once, and writes GitHub rejects (422) ------------------------------
+
+
+@pytest.mark.parametrize("fault", [
+    {"delay": 0.01},  # every endpoint answers slowly but normally
+    {"reset_in": 1, "times": 1},  # the primary rate limit runs out once, then resets
+    {"status": 429, "times": 1},
+], ids=["delay-everywhere", "rate-limit-reset-once-everywhere", "429-once-everywhere"])
+def test_signoff_rides_out_slow_and_rate_limited_answers(fake_github, seed000, signoff_baseline,
+                                                         fault) -> None:
+    fake = fake_github(copy.deepcopy(seed000) | {"faults": everywhere(_SIGNOFF_ALL, fault)})
+    result = verify(fake)
+    assert summary(result) == summary(signoff_baseline[0])
+    assert statuses(fake) == ["pending", "success"] and len(verdicts(fake)) == 1
+
+
+@pytest.mark.parametrize("times", [1, None], ids=["once", "always"])
+@pytest.mark.parametrize("write", SIGNOFF_WRITES, ids=lambda w: w[1])
+def test_signoff_write_rejected_with_422(fake_github, seed000, write, times) -> None:
+    """GitHub refuses the write (validation): it is never retried, never duplicated, and the
+    run ends with a final status saying so (unless the status write itself is refused)."""
+    method, endpoint = write
+    fault = {"method": method, "path": fault_path(endpoint), "status": 422,
+             "message": "Validation Failed"} | ({"times": times} if times else {})
+    fake = fake_github(copy.deepcopy(seed000) | {"faults": [fault]})
+    result = attempt(fake)
+    assert isinstance(result, publish.Result)
+    assert result.kind == "error" and result.status == "error" and "422" in result.reason
+    bodies = [c["body"] for c in bot_comments(fake)]
+    assert len(verdicts(fake)) <= 1 and len(bodies) == len(set(bodies))
+    assert fake.count("POST", fault["path"]) >= 1
+    states = statuses(fake)
+    if (method, endpoint) == _STATUS and times is None:
+        assert states == [] and "could not be set" in result.reason
+    elif (method, endpoint) == _STATUS:  # `pending` refused: the final `error` still lands
+        assert states == ["error"]
+    else:
+        assert states == ["pending", "error"] and not verdicts(fake)

@@ -5,6 +5,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from infx.errors import InfxError
 from infx.github.client import (
     MAX_COMMENT_CHARS,
     GitHubClient,
@@ -625,3 +626,42 @@ def test_permission_and_role_name_as_github_serves_them(fake_github, world, entr
     record = fake.client().collaborator_permission(REPO, "dave")
     assert (record.permission, record.role_name) == (permission, role)
     assert fake.github().get_repo(REPO).get_collaborator_permission("dave") == permission
+
+
+@pytest.mark.parametrize("body", ["<html>Unicorn!</html>", "[]", '{"unexpected": true}', "null"])
+def test_bodies_that_are_not_what_they_claim_are_mapped(fake_github, world, body):
+    fake = fake_github(with_faults(world, {"method": "GET", "path": "^/", "body": body}))
+    client = fake.client()
+    calls = [lambda: client.list_comments(REPO, 12), lambda: client.run_artifacts(REPO, 35873197630),
+             lambda: client.run_jobs(REPO, 35873197630), lambda: client.get_comment(REPO, 101),
+             lambda: client.collaborator_permission(REPO, "alice"),
+             lambda: client.check_runs(REPO, HEAD), lambda: client.download_artifact(REPO, 1),
+             lambda: client.tree_at(REPO, HEAD)]
+    for call in calls:
+        try:
+            call()
+        except InfxError:
+            continue
+        # an answer that parses into an empty, well-formed result is allowed; nothing else
+        assert body in ("[]", "null", '{"unexpected": true}')
+    with pytest.raises(InfxError):
+        client.get_comment(REPO, 101)
+
+
+def test_new_fault_kinds_reach_the_client_as_mapped_errors(fake_github, world, sleeps):
+    limited = fake_github(with_faults(world, {"method": "GET", "path": "/pulls/12$", "reset_in": 5}))
+    with pytest.raises(GitHubError, match="rate limit") as rate:
+        limited.client(sleep=sleeps).get_pull(REPO, 12)
+    assert rate.value.status == 403 and sleeps and all(4 <= s <= 7 for s in sleeps)
+    for status, needle in ((401, "rejected the token"), (410, "gone"), (429, "rate limit")):
+        fake = fake_github(with_faults(world, {"method": "GET", "path": "/pulls/12$",
+                                               "status": status}))
+        with pytest.raises(GitHubError, match=needle):
+            fake.client(sleep=sleeps).get_pull(REPO, 12)
+    slow = fake_github(with_faults(world, {"method": "GET", "path": "/pulls/12$", "delay": 0.05}))
+    assert slow.client().get_pull(REPO, 12)["number"] == 12
+    rejected = fake_github(with_faults(world, {"method": "POST", "path": "/statuses/",
+                                               "status": 422}))
+    with pytest.raises(GitHubError, match="rejected setting status") as invalid:
+        rejected.client(sleep=sleeps).create_status(REPO, HEAD, "success", "ctx")
+    assert invalid.value.status == 422 and rejected.count("POST") == 1  # never retried

@@ -4,6 +4,7 @@ import copy
 import gzip
 import io
 import tarfile
+import time
 import zipfile
 
 import pytest
@@ -38,8 +39,12 @@ def repo(fake):
     return fake.github().get_repo(REPO)
 
 
-def test_user_and_repository(fake, repo):
-    assert fake.github().get_user().login == "github-actions[bot]"
+def test_user_and_repository(fake, repo, fake_github, world):
+    with pytest.raises(GithubException) as forbidden:  # an installation token, as in Actions
+        fake.github().get_user().login  # noqa: B018 - the request is the test
+    assert forbidden.value.status == 403
+    as_user = fake_github(copy.deepcopy(world) | {"token_kind": "user"})
+    assert as_user.github().get_user().login == "github-actions[bot]"
     assert (repo.full_name, repo.default_branch) == (REPO, "main")
     assert repo.get_branch("main").commit.sha == BASE
 
@@ -298,7 +303,7 @@ def test_after_with_times_faults_one_later_call_only(fake_github, world):
 
 
 def test_after_counts_requests_an_earlier_entry_answered(fake_github, world):
-    world = copy.deepcopy(world)
+    world = copy.deepcopy(world) | {"token_kind": "user"}
     world["faults"] = [
         {"method": "GET", "path": "^/user$", "status": 503, "times": 1},
         {"method": "GET", "path": "^/user$", "status": 404, "after": 2, "times": 1},
@@ -353,7 +358,8 @@ def test_truncate_fault_drops_the_next_link(fake_github, world):
     assert len(list(issue.get_comments())) == 250
 
 
-def test_add_fault_at_run_time(fake):
+def test_add_fault_at_run_time(fake_github, world):
+    fake = fake_github(copy.deepcopy(world) | {"token_kind": "user"})
     fake.add_fault(method="GET", path="^/user$", status=503, times=1)
     with pytest.raises(GithubException):
         fake.github().get_user().login  # noqa: B018 - attribute access performs the request
@@ -547,3 +553,82 @@ def test_logs_come_from_the_storage_host(fake_github, world):
     with zipfile.ZipFile(io.BytesIO(logs.content)) as archive:
         assert archive.namelist() == ["0_single-node 8k1k.txt"]
     assert {r["origin"] for r in fake.requests} == {"api", "storage"}
+
+
+# --- list shapes, headers, size rules, more fault kinds -------------------------------------------
+
+
+def test_list_endpoints_serve_simple_pulls(fake):
+    full = requests.get(f"{fake.url}/repos/{REPO}/pulls/12", timeout=5).json()
+    listed = requests.get(f"{fake.url}/repos/{REPO}/pulls", timeout=5).json()[0]
+    by_commit = requests.get(f"{fake.url}/repos/{REPO}/commits/{HEAD}/pulls", timeout=5).json()[0]
+    for simple in (listed, by_commit):
+        assert simple["number"] == 12 and simple["head"]["sha"] == HEAD
+        for key in ("merged", "mergeable", "comments", "commits", "changed_files", "merged_by"):
+            assert key in full and key not in simple
+
+
+def test_headers_rate_limit_etag_and_location(fake):
+    auth = {"Authorization": "token x"}
+    answer = requests.get(f"{fake.url}/repos/{REPO}/pulls/12", timeout=5)
+    for header in ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Used",
+                   "X-RateLimit-Reset", "X-RateLimit-Resource"):
+        assert header in answer.headers
+    assert int(answer.headers["X-RateLimit-Reset"]) > time.time()
+    assert answer.headers["ETag"].startswith('W/"')
+    again = requests.get(f"{fake.url}/repos/{REPO}/pulls/12", timeout=5)
+    assert again.headers["ETag"] == answer.headers["ETag"]
+    assert int(again.headers["X-RateLimit-Remaining"]) < int(answer.headers["X-RateLimit-Remaining"])
+    status = requests.post(f"{fake.url}/repos/{REPO}/statuses/{HEAD}", headers=auth, timeout=5,
+                           json={"state": "success", "context": "c"})
+    assert status.status_code == 201 and status.headers["Location"].endswith(f"/statuses/{HEAD}")
+    comment = requests.post(f"{fake.url}/repos/{REPO}/issues/12/comments", headers=auth,
+                            timeout=5, json={"body": "x"})
+    assert comment.headers["Location"] == comment.json()["url"]
+
+
+def test_codeowners_errors_404_without_a_codeowners_file(fake_github, world):
+    world = copy.deepcopy(world)
+    fake = fake_github(world)
+    assert requests.get(f"{fake.url}/repos/{REPO}/codeowners/errors", timeout=5).json() == {
+        "errors": []}
+    world["commits"][BASE]["files"].pop("CODEOWNERS")
+    bare = fake_github(world)
+    assert requests.get(f"{bare.url}/repos/{REPO}/codeowners/errors", params={"ref": BASE},
+                        timeout=5).status_code == 404
+
+
+def test_contents_over_1mb_need_the_raw_media_type(fake_github, world):
+    world = copy.deepcopy(world)
+    big = "x" * (1024 * 1024 + 1)
+    world["commits"][BASE]["files"]["big.txt"] = big
+    fake = fake_github(world)
+    url = f"{fake.url}/repos/{REPO}/contents/big.txt"
+    answer = requests.get(url, params={"ref": BASE}, timeout=5).json()
+    assert (answer["encoding"], answer["content"], answer["size"]) == ("none", "", len(big))
+    raw = requests.get(url, params={"ref": BASE}, timeout=5,
+                       headers={"Accept": "application/vnd.github.raw+json"})
+    assert raw.text == big
+    assert fake.client().file_at(REPO, "big.txt", BASE) == big  # the client asks for raw
+
+
+def test_new_fault_kinds(fake_github, world):
+    world = copy.deepcopy(world)
+    world["faults"] = [
+        {"method": "GET", "path": "/pulls/12$", "delay": 0.2, "times": 1},
+        {"method": "GET", "path": "/issues/12$", "body": "<html>Unicorn!</html>"},
+        {"method": "GET", "path": "/branches/", "reset_in": 30},
+        {"method": "GET", "path": "/labels$", "status": 429, "headers": {"Retry-After": "1"}},
+    ]
+    fake = fake_github(world)
+    start = time.perf_counter()
+    assert requests.get(f"{fake.url}/repos/{REPO}/pulls/12", timeout=5).json()["number"] == 12
+    assert time.perf_counter() - start >= 0.2
+    lying = requests.get(f"{fake.url}/repos/{REPO}/issues/12", timeout=5)
+    assert lying.status_code == 200 and lying.headers["Content-Type"].startswith("application/json")
+    assert lying.text == "<html>Unicorn!</html>"
+    limited = requests.get(f"{fake.url}/repos/{REPO}/branches/main", timeout=5)
+    assert limited.status_code == 403 and limited.headers["X-RateLimit-Remaining"] == "0"
+    assert int(limited.headers["X-RateLimit-Reset"]) >= time.time() + 25
+    assert "rate limit" in limited.json()["message"]
+    assert requests.get(f"{fake.url}/repos/{REPO}/labels", timeout=5).status_code == 429

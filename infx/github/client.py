@@ -483,10 +483,14 @@ class GitHubClient:
 
     def _json(self, verb: str, path: str, *, params: dict | None = None, body: Any = None,
               headers: dict | None = None) -> tuple[dict, Any]:
-        answer = self.gh.requester.requestJsonAndCheck(verb, path, parameters=params,
-                                                       headers=headers, input=body)
-        self.server_date = _header(answer[0], "date") or self.server_date
-        return answer
+        answer_headers, data = self.gh.requester.requestJsonAndCheck(
+            verb, path, parameters=params, headers=headers, input=body)
+        self.server_date = _header(answer_headers, "date") or self.server_date
+        if (isinstance(data, dict) and isinstance(data.get("data"), str)
+                and set(data) <= {"data", "url"}):
+            # PyGithub's wrapping of a body that is not JSON (an HTML error page, ...)
+            raise ValueError(f"the answer is not JSON: {data['data'][:80]!r}")
+        return answer_headers, data
 
     def server_time(self) -> datetime | None:
         """GitHub's clock: the `Date` header of the latest JSON answer (None before any, or
@@ -542,7 +546,12 @@ class GitHubClient:
             headers, data = self._json("GET", url, params=query)
             if list_key and isinstance(data, dict) and isinstance(data.get("total_count"), int):
                 totals.append(data["total_count"])
-            yield from (data.get(list_key, []) if list_key else data) or []
+            items = (data.get(list_key) if isinstance(data, dict) else None) if list_key \
+                else data
+            if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+                raise ValueError(f"expected a list of objects{f' under {list_key!r}' if list_key else ''}, "
+                                 f"got {type(data).__name__}")
+            yield from items
             url, query = _next_link(headers.get("link", "")), None
 
     def download(self, path: str, *, action: str, permission: str,
@@ -610,8 +619,13 @@ class GitHubClient:
         falls back to INFX_BOT_LOGIN or github-actions[bot]."""
         if self._login is None:
             try:
-                self._login = self.get("/user", action="reading the token's user",
-                                       permission="a user or installation token")["login"]
+                data = self.get("/user", action="reading the token's user",
+                                permission="a user or installation token")
+                login = data.get("login") if isinstance(data, dict) else None
+                if not isinstance(login, str) or not login:
+                    raise GitHubError("unusable answer from GitHub while reading the token's "
+                                      "user: no login", status=None, action="reading /user")
+                self._login = login
             except GitHubError as exc:
                 if exc.status not in (403, 404):
                     raise
@@ -626,14 +640,15 @@ class GitHubClient:
         items = self.paginate(f"/repos/{name}/issues/{issue_number}/comments",
                               action=f"listing comments on {name}#{issue_number}",
                               permission="pull-requests: read", expected=expected)
-        return [Comment.from_json(c) for c in items]
+        return [parsed(Comment.from_json, c, f"listing comments on {name}#{issue_number}")
+                for c in items]
 
     def get_comment(self, repo: Any, comment_id: int) -> Comment:
         name = _repo_name(repo)
         data = self.get(f"/repos/{name}/issues/comments/{comment_id}",
                         action=f"reading comment {comment_id} in {name}",
                         permission="pull-requests: read")
-        return Comment.from_json(data)
+        return parsed(Comment.from_json, data, f"reading comment {comment_id} in {name}")
 
     def comment_count(self, repo: Any, issue_number: int) -> int | None:
         """How many comments the issue / pull request conversation has (GitHub's own count)."""
@@ -679,7 +694,7 @@ class GitHubClient:
         def create() -> Upsert:
             data = self._json("POST", f"/repos/{name}/issues/{issue_number}/comments",
                               body={"body": text})[1]
-            return Upsert("created", Comment.from_json(data))
+            return Upsert("created", parsed(Comment.from_json, data, f"commenting on {name}"))
 
         def already_posted() -> Upsert | None:
             found = self.find_comment(name, issue_number, mark, expected=expected)
@@ -695,7 +710,7 @@ class GitHubClient:
                                             body={"body": truncate_body(body)})[1],
                          action=f"editing comment {comment_id} in {name}",
                          permission="pull-requests: write (or issues: write)")
-        return Comment.from_json(data)
+        return parsed(Comment.from_json, data, f"editing comment {comment_id} in {name}")
 
     # --- pull requests, checks, runs (raw GitHub JSON) --------------------------------------
 
@@ -765,13 +780,16 @@ class GitHubClient:
             what = f"listing jobs of run {run_id}"
         items = self.paginate(path, list_key="jobs", params=params, action=what,
                               permission="actions: read")
-        return [Job.from_json(item) for item in items]
+        return [parsed(Job.from_json, item, what) for item in items]
 
     def codeowners_errors(self, repo: Any, ref: str | None = None) -> list[dict]:
         """GitHub's own CODEOWNERS syntax errors at a ref."""
         name = _repo_name(repo)
         data = self.get(f"/repos/{name}/codeowners/errors", params={"ref": ref} if ref else None,
                         action=f"reading CODEOWNERS errors of {name}", permission="contents: read")
+        if not isinstance(data, dict) or not isinstance(data.get("errors", []), list):
+            raise GitHubError(f"unusable answer from GitHub while reading CODEOWNERS errors of "
+                              f"{name}", status=None, action="reading CODEOWNERS errors")
         return list(data.get("errors", []))
 
     # --- statuses and reactions ----------------------------------------------------------------
@@ -830,8 +848,10 @@ class GitHubClient:
                                 permission="metadata: read (push access to list collaborators)")
         if data is None:
             return Permission("none", "none")
-        return Permission(data.get("permission", "none"),
-                          data.get("role_name") or data.get("permission", "none"))
+        if not isinstance(data, dict) or not isinstance(data.get("permission"), str):
+            raise GitHubError(f"unusable answer from GitHub while reading {user}'s permission",
+                              status=None, action=f"reading {user}'s permission on {name}")
+        return Permission(data["permission"], str(data.get("role_name") or data["permission"]))
 
     def team_membership(self, org: str, team_slug: str, user: str) -> str | None:
         """`active` / `pending`, or None on 404 — which means "not a member" OR "this token may
@@ -839,7 +859,7 @@ class GitHubClient:
         data = self.get_or_none(f"/orgs/{org}/teams/{team_slug}/memberships/{quote(user)}",
                                 action=f"reading {user}'s membership of @{org}/{team_slug}",
                                 permission="members: read (org) — a GitHub App or PAT with read:org")
-        return None if data is None else data.get("state")
+        return data.get("state") if isinstance(data, dict) else None
 
     # --- files and trees -------------------------------------------------------------------------
 
@@ -851,7 +871,23 @@ class GitHubClient:
                                 params={"ref": ref})
         if not isinstance(data, dict) or data.get("type") != "file":
             return None
-        return base64.b64decode(data.get("content") or "").decode("utf-8", "replace")
+        if data.get("encoding") == "base64":
+            try:
+                return base64.b64decode(data.get("content") or "").decode("utf-8", "replace")
+            except ValueError as exc:
+                raise GitHubError(f"unusable answer from GitHub while reading {path}: {exc}",
+                                  status=None, action=f"reading {path}") from None
+        # over 1 MB GitHub leaves `content` empty (encoding "none"): ask for the raw bytes
+        raw = self.call(lambda: self._raw(f"/repos/{name}/contents/{quote(path)}", {"ref": ref}),
+                        action=f"reading {path} at {ref[:12]} (raw)", permission="contents: read")
+        return raw.decode("utf-8", "replace")
+
+    def _raw(self, path: str, params: dict) -> bytes:
+        status, headers, output = self.gh.requester.requestJson(
+            "GET", path, parameters=params, headers={"Accept": "application/vnd.github.raw+json"})
+        if status >= 400:
+            raise self.gh.requester.createException(status, headers, _structured(output))
+        return output.encode("utf-8") if isinstance(output, str) else bytes(output)
 
     def tree_at(self, repo: Any, ref: str, *, wanted: Wanted | None = None) -> dict[str, str]:
         """The text files of the repository at `ref` (one tarball download, streamed under
@@ -869,7 +905,7 @@ class GitHubClient:
         items = self.paginate(f"/repos/{name}/actions/runs/{run_id}/artifacts",
                               action=f"listing artifacts of run {run_id}",
                               permission="actions: read", list_key="artifacts")
-        return [Artifact.from_json(a) for a in items]
+        return [parsed(Artifact.from_json, a, f"listing artifacts of run {run_id}") for a in items]
 
     def download_artifact(self, repo: Any, artifact_id: int, *, name: str | None = None,
                           size_in_bytes: int | None = None,
@@ -913,6 +949,15 @@ def _next_link(link_header: str) -> str | None:
         if len(section) >= 2 and section[1].strip() == 'rel="next"':
             return section[0].strip().strip("<>")
     return None
+
+
+def parsed(kind: Callable[[Any], T], data: Any, action: str) -> T:
+    """A plain result from GitHub JSON; a body missing what it must have is a GitHubError."""
+    try:
+        return kind(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise GitHubError(f"unusable answer from GitHub while {action}: missing or wrong "
+                          f"{exc}", status=None, action=action) from None
 
 
 def _structured(output: Any) -> Any:

@@ -22,6 +22,9 @@ from infx.github.fake.http import HttpError, Request, Response, not_found
 from infx.github.fake.shapes import Shapes, node_id, stable_id
 
 MAX_COMMENT_CHARS = 65_536
+CODEOWNERS_PATHS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
+CONTENTS_JSON_LIMIT = 1024 * 1024  # larger files: JSON without content, raw media type only
+CONTENTS_RAW_LIMIT = 100 * 1024 * 1024
 MAX_STATUS_DESCRIPTION = 140
 MAX_PULL_FILES = 3000  # GitHub stops listing a pull request's files here
 MAX_PULL_COMMITS = 250  # ... and its commits here
@@ -172,7 +175,10 @@ def _epoch(world: dict) -> float:
 
 @route("GET", "/user")
 def get_user(state: State, req: Request) -> Response:
+    """Installation tokens (Actions' GITHUB_TOKEN, GitHub Apps) may not read /user: 403."""
     _require_auth(req)
+    if state.world.get("token_kind", "installation") == "installation":
+        raise HttpError(403, "Resource not accessible by integration")
     return Response(body=state.shapes(req).public_user(state.world["token_login"]))
 
 
@@ -226,7 +232,7 @@ def list_pulls(state: State, req: Request, owner: str, name: str) -> Response:
         pulls = [p for p in pulls if p["base"]["ref"] == req.query["base"]]
     pulls = sorted(pulls, key=lambda p: p["number"], reverse=req.query.get("direction") != "asc")
     shapes = state.shapes(req)
-    return Response(items=[shapes.pull(p) for p in pulls])
+    return Response(items=[shapes.pull_simple(p) for p in pulls])
 
 
 @route("GET", "{R}/pulls/(?P<number>\\d+)")
@@ -300,7 +306,7 @@ def pulls_for_commit(state: State, req: Request, owner: str, name: str, ref: str
     shapes = state.shapes(req)
     found = [p for p in state.world["pulls"]
              if sha in p["commits"] or sha == p["head"]["sha"] or sha == p.get("merge_commit_sha")]
-    return Response(items=[shapes.pull(p) for p in found])
+    return Response(items=[shapes.pull_simple(p) for p in found])
 
 
 def _external_pull(state: State, req: Request, full_name: str, number: int) -> Response:
@@ -536,7 +542,8 @@ def create_status(state: State, req: Request, owner: str, name: str, sha: str) -
         "creator": state.world["token_login"], "created_at": state.world["now"],
     }
     state.world["statuses"].setdefault(sha, []).append(entry)
-    return Response(status=201, body=state.shapes(req).status(sha, entry))
+    shape = state.shapes(req).status(sha, entry)
+    return Response(status=201, body=shape, headers={"Location": shape["url"]})
 
 
 def _statuses_newest_first(state: State, sha: str) -> list[dict]:
@@ -629,8 +636,16 @@ def get_contents(state: State, req: Request, owner: str, name: str, path: str | 
     tree = state.tree(sha)
     shapes = state.shapes(req)
     if path in tree:
+        size = len(tree[path].encode())
+        if size > CONTENTS_RAW_LIMIT:
+            raise HttpError(403, "This API returns blobs up to 100 MB in size. The requested "
+                                 "blob is too large to fetch via the API",
+                            [{"resource": "Blob", "field": "data", "code": "too_large"}])
         if "raw" in req.headers.get("accept", ""):
             return Response(body=tree[path].encode(), content_type="application/vnd.github.raw")
+        if size > CONTENTS_JSON_LIMIT:  # GitHub: 1-100 MB only with the raw media type
+            return Response(body=shapes.content_file(path, tree[path], ref)
+                            | {"content": "", "encoding": "none"})
         return Response(body=shapes.content_file(path, tree[path], ref))
     prefix = f"{path}/" if path else ""
     children: dict[str, str | None] = {}
@@ -744,7 +759,12 @@ def team_membership(state: State, req: Request, org: str, slug: str, user: str) 
 
 @route("GET", "{R}/codeowners/errors")
 def codeowners_errors(state: State, req: Request, owner: str, name: str) -> Response:
+    """GitHub answers 404 when the ref has no CODEOWNERS in .github/, the root or docs/."""
     _own_repo(state, owner, name)
+    ref = req.query.get("ref") or state.world["default_branch"]
+    sha = W.resolve_ref(state.world, ref)
+    if sha is None or not any(p in state.tree(sha) for p in CODEOWNERS_PATHS):
+        raise not_found()
     return Response(body={"errors": state.world["codeowners_errors"]})
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import copy
 import email.utils
+import hashlib
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -40,6 +42,9 @@ class Fault:
     apply: bool
     truncate: bool
     skip: int = 0
+    delay: float = 0.0
+    body: str | None = None
+    reset_in: int | None = None
 
     @classmethod
     def from_world(cls, entry: dict) -> Fault:
@@ -49,16 +54,24 @@ class Fault:
             headers={k: str(v) for k, v in (entry.get("headers") or {}).items()},
             message=entry.get("message"), remaining=entry.get("times"),
             apply=bool(entry.get("apply")), truncate=bool(entry.get("truncate")),
-            skip=int(entry.get("after") or 0),
+            skip=int(entry.get("after") or 0), delay=float(entry.get("delay") or 0.0),
+            body=entry.get("body"), reset_in=entry.get("reset_in"),
         )
+
+    @property
+    def answers(self) -> bool:
+        """Whether this fault replaces the answer (otherwise it only delays or truncates)."""
+        return self.status is not None or self.body is not None or self.reset_in is not None
 
     def matches(self, method: str, path: str) -> bool:
         if self.remaining is not None and self.remaining <= 0:
             return False
         return (self.method in (None, method)) and bool(self.path.search(path))
 
-    def error_body(self) -> dict:
-        message = self.message or _DEFAULT_MESSAGES.get(self.status or 500, "Server Error")
+    def error_body(self, status: int) -> dict:
+        default = ("API rate limit exceeded for installation." if self.reset_in is not None
+                   else _DEFAULT_MESSAGES.get(status, "Server Error"))
+        message = self.message or default
         return {"message": message, "documentation_url": "https://docs.github.com/rest"}
 
 
@@ -189,15 +202,19 @@ class FakeGitHub:
     def handle(self, req: Request) -> tuple[int, dict[str, str], bytes]:
         with self.state.lock:
             fault = self._fault_for(req)
-            if fault is not None and fault.status is not None and not fault.apply:
+        if fault is not None and fault.delay > 0:
+            time.sleep(fault.delay)  # a slow answer (outside the lock: others go on)
+        with self.state.lock:
+            if fault is not None and fault.answers and not fault.apply:
                 status, headers, body = self._fault_answer(fault)
             else:
                 status, headers, body = self._answer(req, truncate=bool(fault and fault.truncate))
-                if fault is not None and fault.status is not None:
+                if fault is not None and fault.answers:
                     status, headers, body = self._fault_answer(fault)
             self.requests.append({"method": req.method, "path": req.path, "query": req.query,
                                   "status": status, "body": req.body, "origin": req.origin,
-                                  "authorization": bool(req.headers.get("authorization"))})
+                                  "authorization": bool(req.headers.get("authorization")),
+                                  "faulted": bool(fault is not None and fault.answers)})
             if _OBSERVERS:
                 found = routes.match(req.method, req.path, req.origin)
                 exchange = {"method": req.method, "path": req.path, "query": dict(req.query),
@@ -225,8 +242,16 @@ class FakeGitHub:
         return chosen
 
     def _fault_answer(self, fault: Fault) -> tuple[int, dict[str, str], bytes]:
-        headers = {"Content-Type": "application/json; charset=utf-8"} | fault.headers
-        return fault.status or 500, headers, json.dumps(fault.error_body()).encode()
+        headers = {"Content-Type": "application/json; charset=utf-8"}
+        if fault.reset_in is not None:  # the primary rate limit, used up until a future reset
+            headers |= {"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": "0",
+                        "X-RateLimit-Used": "5000", "X-RateLimit-Resource": "core",
+                        "X-RateLimit-Reset": str(int(time.time()) + int(fault.reset_in))}
+        headers |= fault.headers
+        if fault.body is not None:  # a body that is not what its status and type claim
+            return fault.status or 200, headers, fault.body.encode()
+        status = fault.status or (403 if fault.reset_in is not None else 500)
+        return status, headers, json.dumps(fault.error_body(status)).encode()
 
     def _answer(self, req: Request, truncate: bool) -> tuple[int, dict[str, str], bytes]:
         found = routes.match(req.method, req.path, req.origin)
@@ -329,7 +354,12 @@ def _handler_for(fake: FakeGitHub, origin: str) -> type[BaseHTTPRequestHandler]:
                                  "X-GitHub-Api-Version-Selected": "2022-11-28"}
             present = {key.lower() for key in headers}
             if origin == "api" and "x-ratelimit-remaining" not in present:
-                headers |= {"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": "4999"}
+                used = min(len(fake.requests), 5000)
+                headers |= {"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": str(5000 - used),
+                            "X-RateLimit-Used": str(used), "X-RateLimit-Resource": "core",
+                            "X-RateLimit-Reset": str(int(time.time()) + 3600)}
+            if self.command == "GET" and status == 200 and "etag" not in present:
+                headers["ETag"] = 'W/"' + hashlib.sha256(payload).hexdigest()[:40] + '"'
             for key, value in headers.items():
                 self.send_header(key, value)
             self.end_headers()

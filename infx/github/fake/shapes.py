@@ -167,6 +167,10 @@ class Shapes:
             shape["deletions"] = sum(c.deletions for c in changes)
         return shape
 
+    def pull_simple(self, pull: dict) -> dict:
+        """The "simple" pull request list endpoints serve: no counts, merge state or merger."""
+        return {k: v for k, v in self.pull(pull).items() if k not in _FULL_PULL_ONLY}
+
     def issue(self, pull: dict) -> dict:
         number = pull["number"]
         url = f"{self.repo_url()}/issues/{number}"
@@ -456,6 +460,9 @@ class Shapes:
         }
 
 
+_FULL_PULL_ONLY = {"merged", "mergeable", "rebaseable", "mergeable_state", "merged_by",
+                   "comments", "review_comments", "maintainer_can_modify", "commits",
+                   "additions", "deletions", "changed_files"}
 _CHECK_RUN_WORLD_KEYS = {"output", "run_id", "run_attempt", "labels", "runner_name", "steps"}
 _PULL_WORLD_KEYS = {"comments", "reviews", "review_comments", "commits", "labels", "user", "head",
                     "base"}
