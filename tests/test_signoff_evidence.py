@@ -164,3 +164,50 @@ def test_a_failed_job_cannot_hide_behind_a_same_named_success(fake_github, seed0
     assert sweep.find_green_run(evidence) is None
     outcome = sweep.run(evidence, load_table().settings)
     assert any("(failure)" in d and runs[0]["name"] in d for d in outcome.details)
+
+
+MASTER = "k1:\n  image: i:1\n  model-prefix: m\n  runner: mi355x\nk2:\n  image: i:2\n  model-prefix: m\n  runner: mi355x\n"
+OLD_LOG = ("- config-keys:\n    - k1\n  description:\n    - first\n"
+           "  pr-link: https://github.com/o/r/pull/1\n")
+NEW_LOG = OLD_LOG + ("- config-keys:\n    - k2\n  description:\n    - recipe tweak\n"
+                     "  pr-link: https://github.com/o/r/pull/2\n")
+
+
+def _recipe_only_pr(**changes) -> Evidence:
+    from infx.signoff.model import ChangedFile
+
+    files = [ChangedFile("benchmarks/single_node/fixed_seq_len/m_fp4_mi355x_sglang.sh", "modified"),
+             ChangedFile("perf-changelog.yaml", "modified")]
+    fields = {"files": files, "head_files": {"configs/other-master.yaml": "x:\n  image: j\n",
+                                             "configs/amd-master.yaml": MASTER, "perf-changelog.yaml": NEW_LOG},
+              "base_files": {"configs/amd-master.yaml": MASTER, "perf-changelog.yaml": OLD_LOG}}
+    return bare_evidence(**(fields | changes))
+
+
+def test_master_configs_are_read_at_the_sweep_commit_for_every_key_the_changelog_names() -> None:
+    """A recipe-only PR changes no master config; its changelog entry still names k2, so the
+    sweep commit's configs/amd-master.yaml is read (and only that file)."""
+    evidence = _recipe_only_pr()
+    assert ev.sweep_config_paths(evidence) == ["configs/amd-master.yaml"]
+
+    class Files:
+        def __init__(self) -> None:
+            self.read: list[tuple[str, str]] = []
+
+        def spend(self, what: str) -> None:
+            pass
+
+        def file_at(self, path: str, sha: str) -> str:
+            self.read.append((path, sha))
+            return MASTER
+
+    reader = Files()
+    assert ev._master_configs_at(reader, evidence, "a" * 40) == {"configs/amd-master.yaml": MASTER}
+    assert reader.read == [("configs/amd-master.yaml", "a" * 40)]
+
+
+def test_sweep_config_paths_without_a_readable_changelog_fall_back_to_the_changed_files() -> None:
+    assert ev.sweep_config_paths(_recipe_only_pr(head_files={"configs/amd-master.yaml": MASTER})) == []
+    broken = _recipe_only_pr()
+    broken.head_files["perf-changelog.yaml"] = NEW_LOG + "- config-keys: [nope]\n"
+    assert ev.sweep_config_paths(broken) == []

@@ -10,6 +10,8 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
+from infx.changelog.model import KeyResolutionError
+from infx.changelog.plan import appended_entries
 from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
 from infx.signoff import codeowners, configs_at, eval_jobs
@@ -342,11 +344,29 @@ def _run_evidence(reader: Reader, evidence: Evidence, run_id: int) -> None:
                                           lambda: reader.artifacts(run_id))
 
 
+CHANGELOG = "perf-changelog.yaml"
+
+
+def sweep_config_paths(evidence: Evidence) -> list[str]:
+    """Master-config files to read at a sweep's commit: every one the PR changes, and every one
+    (at head) holding a config key that the PR's appended changelog entries name. A recipe-only
+    PR changes no master config, yet its sweep's configs must still be compared with the head's."""
+    paths = {f.filename for f in evidence.files or [] if configs_at.MASTER_PATH.match(f.filename)}
+    head_text = evidence.head_files.get(CHANGELOG)
+    if head_text is None:
+        return sorted(paths)
+    try:
+        files = configs_at.master_files(evidence.head_files)
+        entries = appended_entries(evidence.base_files.get(CHANGELOG), head_text, CHANGELOG)
+        keys = {key for entry in entries for key in entry.resolve_keys(files)}
+    except (InfxError, KeyResolutionError):
+        return sorted(paths)  # Check 2 reports the unreadable changelog or configs itself
+    return sorted(paths | {files[key][0] for key in keys if key in files})
+
+
 def _master_configs_at(reader: Reader, evidence: Evidence, sha: str) -> dict[str, str | None]:
-    paths = sorted({f.filename for f in evidence.files or []
-                    if configs_at.MASTER_PATH.match(f.filename)})
     tree: dict[str, str | None] = {}
-    for path in paths:
+    for path in sweep_config_paths(evidence):
         text = optional(evidence, f"file:{sha}:{path}", lambda path=path: reader.file_at(path, sha),
                         default=KeyError)
         if text is KeyError:
