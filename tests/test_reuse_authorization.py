@@ -1,4 +1,4 @@
-"""infx.reuse.authorization: association AND repository permission, newest request first."""
+"""infx.reuse.authorization: association AND repository permission, never a bot, newest request first."""
 
 from __future__ import annotations
 
@@ -6,7 +6,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from infx.reuse.authorization import has_write_permission, newest_request, rejection_reason
+from infx.reuse.authorization import (
+    Authority,
+    has_write_permission,
+    is_bot,
+    newest_request,
+    rejection_reason,
+)
 
 
 @dataclass
@@ -15,6 +21,7 @@ class C:
     author_association: str
     body: str
     created_at: str
+    user_type: str = "User"
 
 
 PERMS = {"root": "admin", "alice": "write", "dave": "maintain", "bob": "read", "tri": "triage"}
@@ -55,12 +62,51 @@ def test_permission_is_cached_per_user():
     assert calls == ["bob"]
 
 
-@pytest.mark.parametrize(("association", "permission", "body", "expected"), [
-    ("OWNER", "admin", "/use 1", None),
-    ("CONTRIBUTOR", "write", "/use 1", "OWNER, MEMBER, or COLLABORATOR"),
-    ("COLLABORATOR", "read", "/use 1", "write, maintain or admin permission"),
-    ("MEMBER", "write", "/use x", "no valid command line"),
+@pytest.mark.parametrize(("user", "association", "permission", "body", "expected"), [
+    ("root", "OWNER", "admin", "/use 1", None),
+    ("carol", "CONTRIBUTOR", "write", "/use 1", "OWNER, MEMBER, or COLLABORATOR"),
+    ("bob", "COLLABORATOR", "read", "/use 1", "write, maintain or admin permission"),
+    ("bob", "MEMBER", "read", "/use 1", "write, maintain or admin permission"),
+    ("alice", "MEMBER", "write", "/use x", "no valid command line"),
+    ("alice", "MEMBER", "write", "<!--\n/use 1\n-->", "no valid command line"),
+    ("ci-helper[bot]", "MEMBER", "admin", "/use 1", "bot account"),
 ])
-def test_rejection_reason(association, permission, body, expected):
-    reason = rejection_reason(association, permission, body)
+def test_rejection_reason(user, association, permission, body, expected):
+    reason = rejection_reason(C(user, association, body, "2026-01-01T00:00:00Z"), permission)
     assert reason is None if expected is None else expected in reason
+
+
+@pytest.mark.parametrize(("login", "user_type", "bot"), [
+    ("dependabot[bot]", "Bot", True), ("renovate[BOT]", "", True), ("helper", "Bot", True),
+    ("alice", "User", False), ("bot", "User", False), ("robot-[bot]x", "User", False)])
+def test_bots(login, user_type, bot):
+    assert is_bot(login, user_type) is bot
+
+
+def test_a_bot_never_authorizes_even_with_admin_permission():
+    calls = []
+    comments = [C("alice", "MEMBER", "/use 1", "2026-01-01T00:00:00Z"),
+                C("helper", "MEMBER", "/use 2", "2026-01-02T00:00:00Z", user_type="Bot"),
+                C("merge-queue[bot]", "COLLABORATOR", "/use 3", "2026-01-03T00:00:00Z")]
+    found = newest_request(comments, lambda u: calls.append(u) or "admin")
+    assert found.command.run_id == 1 and calls == ["alice"]
+    assert newest_request(comments[1:], lambda u: "admin") is None
+
+
+@pytest.mark.parametrize(("record", "write", "elevated"), [
+    ({"permission": "write", "role_name": "maintain"}, True, True),  # GitHub's maintain
+    ({"permission": "write", "role_name": "write"}, True, False),
+    ({"permission": "admin", "role_name": "admin"}, True, True),
+    ({"permission": "read", "role_name": "triage"}, False, False),
+    ({"permission": "write", "role_name": "release-manager"}, True, False),  # custom role
+    ({"permission": "admin"}, True, True), (None, False, False), ("maintain", True, True),
+])
+def test_authority_from_the_permission_api(record, write, elevated):
+    authority = Authority.of(record)
+    assert authority.can_write is write and authority.elevated is elevated
+
+
+def test_the_winner_carries_its_authority():
+    comments = [C("dave", "MEMBER", "/use 1", "2026-01-01T00:00:00Z")]
+    found = newest_request(comments, lambda u: {"permission": "write", "role_name": "maintain"})
+    assert found.authority == Authority("write", "maintain") and found.authority.elevated

@@ -219,3 +219,56 @@ def test_github_api_failure_fails_closed(fake_github):
     assert "GitHub failed while listing the commits of PR #12: 500 Server Error" in str(info.value)
     assert "gave up after 5 attempt(s)" in str(info.value)
     assert fake.count("GET", "/pulls/12/commits") == 5 and fake.count("POST") == 0
+
+
+# ---- PRODUCT §4.6: rendered text, bots, maintain/admin for non-success pins ------------------
+
+@pytest.mark.parametrize("body", [
+    "Sweep looks fine.\n<!--\n/reuse-sweep-run\n-->",  # invisible when rendered
+    "```\n/reuse-sweep-run\n```",
+    "    /reuse-sweep-run",
+    "> /reuse-sweep-run",
+    "`/reuse-sweep-run`",
+])
+def test_command_in_a_comment_code_or_quote_is_ignored(fake_github, body):
+    world = base_world()
+    add_comment(world, "root", "OWNER", body, T1)
+    _, sync = _run(fake_github, world, SYNC)
+    assert sync.outputs()["skip-pr-sweep"] == "false"
+    _, merge = _run(fake_github, merged(world), PUSH)
+    assert not merge.enabled and merge.reason == "PR #12 has no /reuse-sweep-run authorization"
+
+
+def test_a_bot_with_admin_permission_never_authorizes(fake_github):
+    world = base_world()
+    world["collaborators"]["release-helper[bot]"] = {"permission": "admin", "role_name": "admin"}
+    add_comment(world, "release-helper[bot]", "MEMBER", "/reuse-sweep-run", T1)
+    fake, sync = _run(fake_github, world, SYNC)
+    assert sync.outputs()["skip-pr-sweep"] == "false"
+    assert fake.count("GET", "/collaborators/") == 0  # rejected before any permission read
+    _, merge = _run(fake_github, merged(world), PUSH)
+    assert not merge.enabled
+
+
+@pytest.mark.parametrize("run_id", [102, 109])  # failure, cancelled
+def test_a_failed_run_pinned_by_a_write_user_is_rejected(fake_github, run_id):
+    world = base_world()
+    add_comment(world, "alice", "MEMBER", f"/use {run_id}", T1)  # write
+    fake, gateway = start(fake_github, merged(world))
+    with pytest.raises(ReuseError, match="needs a request from a maintain or admin user"):
+        resolve(gateway, PUSH)
+
+
+@pytest.mark.parametrize("run_id", [102, 109])
+def test_a_failed_run_pinned_by_a_maintain_user_is_accepted(fake_github, run_id):
+    world = base_world()  # dave: permission write, role_name maintain (GitHub's shape)
+    add_comment(world, "dave", "MEMBER", f"/use {run_id}", T1)
+    _, result = _run(fake_github, merged(world), PUSH)
+    assert result.enabled and result.source.id == run_id
+
+
+def test_a_write_user_may_still_pin_a_green_run(fake_github):
+    world = base_world()
+    add_comment(world, "alice", "MEMBER", "/use 101", T1)
+    _, result = _run(fake_github, merged(world), PUSH)
+    assert result.enabled and result.source.id == 101

@@ -53,9 +53,13 @@ def test_each_check_fails_closed(changes, pinned, message):
         validate_source(_replace(GOOD, **changes), RESULTS, 12, ["a" * 40], pinned=pinned)
 
 
-def test_pinned_failure_and_cancelled_are_accepted():
+def test_pinned_failure_and_cancelled_need_maintain_or_admin():
     for conclusion in ("failure", "cancelled"):
-        validate_source(_replace(GOOD, conclusion=conclusion), RESULTS, 12, ["a" * 40], pinned=True)
+        run = _replace(GOOD, conclusion=conclusion)
+        validate_source(run, RESULTS, 12, ["a" * 40], pinned=True, elevated=True)
+        with pytest.raises(ReuseError, match="needs a request from a maintain or admin user"):
+            validate_source(run, RESULTS, 12, ["a" * 40], pinned=True)
+    validate_source(GOOD, RESULTS, 12, ["a" * 40], pinned=True)  # success: write is enough
 
 
 def test_no_artifacts_fails():

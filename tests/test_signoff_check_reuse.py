@@ -1,32 +1,51 @@
-"""Check 4 (advisory): an authorised reuse command."""
+"""Check 4 (advisory): an authorised reuse command, decided by the reuse resolver's own authorization."""
 
 from __future__ import annotations
 
+import copy
+from dataclasses import replace
+from datetime import datetime
+
+import pytest
 from signoff_policy_support import bare_evidence
 
+from infx import yamlio
+from infx.reuse.gateway import GitHubGateway
+from infx.reuse.resolver import find_request
+from infx.signoff import publish
 from infx.signoff.checks import reuse
+from infx.signoff.gating import SignoffRef, Trigger
 from infx.signoff.model import Comment, Evidence, Status
 from infx.signoff.table import load_table
 
 SETTINGS = load_table().settings
+WRITE = {"permission": "write", "role_name": "write"}
+READ = {"permission": "read", "role_name": "read"}
 
 
-def evidence(comments) -> Evidence:
-    return bare_evidence(comments=comments)
+def check(ev: Evidence):
+    return reuse.run(ev, SETTINGS)
 
 
-def comment(i, user, association, body, kind="issue_comment"):
-    return Comment(i, user, body, association, f"2026-09-0{i}T00:00:00Z", kind=kind)
+def evidence(comments, collaborators=None, read_errors=None) -> Evidence:
+    return bare_evidence(comments=comments, collaborators=dict(collaborators or {}),
+                         read_errors=dict(read_errors or {}))
+
+
+def comment(i, user, association, body, kind="issue_comment", user_type="User"):
+    return Comment(i, user, body, association, f"2026-09-0{i}T00:00:00Z", kind=kind, user_type=user_type)
 
 
 def test_authorised_command_passes() -> None:
-    outcome = reuse.run(evidence([comment(1, "chunfangamd", "COLLABORATOR", "/reuse-sweep-run 35873197630")]), SETTINGS)
+    outcome = check(evidence([comment(1, "chunfangamd", "COLLABORATOR", "/reuse-sweep-run 35873197630")],
+                                 {"chunfangamd": WRITE}))
     assert outcome.status is Status.PASS
     assert outcome.reason == "/reuse-sweep-run 35873197630 was posted by chunfangamd (COLLABORATOR)."
 
 
 def test_newest_authorised_command_wins() -> None:
-    outcome = reuse.run(evidence([comment(1, "a", "MEMBER", "/use 1"), comment(2, "b", "OWNER", "/use 2")]), SETTINGS)
+    outcome = check(evidence([comment(1, "a", "MEMBER", "/use 1"), comment(2, "b", "OWNER", "/use 2")],
+                                 {"a": WRITE, "b": WRITE}))
     assert "/use 2 was posted by b" in outcome.reason
 
 
@@ -34,11 +53,104 @@ def test_scenario_12_contributor_and_inline_mentions_only_warn() -> None:
     comments = [comment(1, "stranger", "CONTRIBUTOR", "/use 123"),
                 comment(2, "maint", "MEMBER", "please /use 456"),
                 comment(3, "maint", "MEMBER", "/use 789", kind="review_comment")]
-    outcome = reuse.run(evidence(comments), SETTINGS)
+    outcome = check(evidence(comments, {"maint": WRITE}))
     assert outcome.status is Status.WARN
     assert "no authorised reuse command" in outcome.reason and "stranger (CONTRIBUTOR)" in outcome.reason
 
 
+def test_a_read_only_member_does_not_pass() -> None:
+    outcome = check(evidence([comment(1, "reader", "MEMBER", "/use 5")], {"reader": READ}))
+    assert outcome.status is Status.WARN
+    assert "reader (MEMBER, read permission)" in outcome.reason
+
+
+def test_a_read_only_members_newer_command_falls_back_to_an_older_authorised_one() -> None:
+    comments = [comment(1, "w", "MEMBER", "/use 1"), comment(2, "reader", "MEMBER", "/use 2")]
+    outcome = check(evidence(comments, {"w": WRITE, "reader": READ}))
+    assert outcome.status is Status.PASS and outcome.reason.startswith("/use 1 was posted by w")
+
+
+def test_a_bot_never_passes() -> None:
+    for user, kind in (("helper[bot]", "Bot"), ("helper", "Bot")):
+        outcome = check(evidence([comment(1, user, "MEMBER", "/use 5", user_type=kind)],
+                                     {user.lower(): {"permission": "admin", "role_name": "admin"}}))
+        assert outcome.status is Status.WARN and f"{user} (a bot)" in outcome.reason
+
+
+def test_a_hidden_command_does_not_pass() -> None:
+    outcome = check(evidence([comment(1, "w", "MEMBER", "<!--\n/use 5\n-->")], {"w": WRITE}))
+    assert outcome.status is Status.WARN
+
+
+def test_an_unread_permission_cannot_confirm() -> None:
+    outcome = check(evidence([comment(1, "w", "MEMBER", "/use 5")]))  # never read
+    assert outcome.status is Status.WARN and "w's repository permission could not be read" in outcome.reason
+    outcome = check(evidence([comment(1, "w", "MEMBER", "/use 5")], {"w": None},
+                                 {"permission:w": "GitHub failed: 502"}))
+    assert outcome.status is Status.WARN and "could not be read" in outcome.reason
+
+
 def test_nothing_posted_or_unreadable_warns() -> None:
-    assert reuse.run(evidence([]), SETTINGS).status is Status.WARN
-    assert reuse.run(evidence(None), SETTINGS).status is Status.WARN
+    assert check(evidence([])).status is Status.WARN
+    assert check(evidence(None)).status is Status.WARN
+
+
+# ---- the verdict and the resolver agree, on the same world through the fake server ----------
+
+COMMAND_ID = 5003 - 1  # seed 000's `/reuse-sweep-run 35873197630` by chunfangamd
+
+
+@pytest.fixture(scope="module")
+def seed000(request):
+    return yamlio.load_file(request.config.rootpath / "tests/data/worlds/signoff_seed000.yaml")
+
+
+def _with_command_author(world: dict, user: str, association: str, body: str | None = None) -> dict:
+    world = copy.deepcopy(world)
+    command = next(c for c in world["pulls"][0]["comments"] if c["id"] == COMMAND_ID)
+    command.update(user=user, author_association=association)
+    if body is not None:
+        command["body"] = body
+    return world
+
+
+def _check_4(fake, world) -> tuple[Status, str, int]:
+    now = datetime.fromisoformat(world["now"].replace("Z", "+00:00"))
+    table = load_table()
+    table = replace(table, checks=tuple(c for c in table.checks if c.id == "reuse"))
+    trigger = Trigger(True, "test", world["pulls"][0]["number"], SignoffRef("issue_comment", 5003))
+    result = publish.verify(fake.client(), world["repo"], trigger,
+                            publish.Options(post=False, now=now), table)
+    row = next(r for r in result.verdict.rows if r.spec.id == "reuse")
+    return row.status, row.outcome.reason, result.api_calls
+
+
+CASES = {
+    "write collaborator": ("chunfangamd", "COLLABORATOR", None, {"permission": "write", "role_name": "write"}),
+    "maintainer": ("keeper", "MEMBER", None, {"permission": "write", "role_name": "maintain"}),
+    "read-only member": ("viewer", "MEMBER", None, {"permission": "read", "role_name": "read"}),
+    "triage member": ("sorter", "MEMBER", None, {"permission": "read", "role_name": "triage"}),
+    "member without access": ("outsider", "MEMBER", None, None),
+    "bot with admin": ("merge-helper[bot]", "MEMBER", None, {"permission": "admin", "role_name": "admin"}),
+    "contributor with write": ("vendor", "CONTRIBUTOR", None, {"permission": "write", "role_name": "write"}),
+    "command in an HTML comment": ("chunfangamd", "COLLABORATOR", "<!--\n/reuse-sweep-run 35873197630\n-->",
+                                   {"permission": "write", "role_name": "write"}),
+    "command in a quote": ("chunfangamd", "COLLABORATOR", "> /reuse-sweep-run 35873197630",
+                           {"permission": "write", "role_name": "write"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_check_4_passes_exactly_when_the_resolver_authorizes(fake_github, seed000, case) -> None:
+    user, association, body, permission = CASES[case]
+    world = _with_command_author(seed000, user, association, body)
+    if permission is not None:
+        world["collaborators"][user] = permission
+    status, reason, _ = _check_4(fake_github(world), world)
+    fake = fake_github(world)
+    request = find_request(GitHubGateway(fake.client(), world["repo"]), world["pulls"][0]["number"])
+    assert (status is Status.PASS) == (request is not None), (case, reason)
+    expected = case in ("write collaborator", "maintainer")
+    assert (request is not None) is expected, case
+    if request is not None:
+        assert reason.startswith(f"{request.command} was posted by {user}")

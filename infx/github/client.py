@@ -269,13 +269,15 @@ class Comment:
     created_at: str
     updated_at: str
     html_url: str = ""
+    user_type: str = ""  # User | Bot | Organization (bots never authorize anything)
 
     @classmethod
     def from_json(cls, data: dict) -> Comment:
-        return cls(id=data["id"], user=(data.get("user") or {}).get("login", ""),
+        user = data.get("user") or {}
+        return cls(id=data["id"], user=user.get("login", ""),
                    body=data.get("body") or "", author_association=data.get("author_association", ""),
                    created_at=data.get("created_at", ""), updated_at=data.get("updated_at", ""),
-                   html_url=data.get("html_url", ""))
+                   html_url=data.get("html_url", ""), user_type=user.get("type") or "")
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from infx.reuse.authorization import rejection_reason
+from infx.reuse.authorization import is_bot, rejection_reason
 from infx.reuse.gateway import GitHubGateway
 from infx.reuse.grammar import is_authorized_association
 from infx.reuse.model import ReuseError
@@ -72,8 +72,9 @@ def acknowledge(gateway: GitHubGateway, event: CommentEvent, *, workflow: str = 
 
     try:
         permission = (gateway.permission(current.user)
-                      if is_authorized_association(current.author_association) else None)
-        reason = rejection_reason(current.author_association, permission, current.body)
+                      if is_authorized_association(current.author_association)
+                      and not is_bot(current.user, current.user_type) else None)
+        reason = rejection_reason(current, permission)
         if reason is not None:
             raise ReuseError(reason)
         if newest is None or newest.comment.id != current.id:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from infx.github.client import Comment, GitHubError
+from infx.github.client import Comment, GitHubError, Permission
 from infx.reuse.model import ArtifactFacts, PullFacts, RunFacts
 from infx.reuse.ports import ReuseClient
 
@@ -48,8 +48,9 @@ class GitHubGateway:
                 return None
             raise
 
-    def _permission(self, user: str) -> str:
-        return self.client.collaborator_permission(self.repo, user).permission
+    def _permission(self, user: str) -> Permission:
+        """`permission` and `role_name` (maintain shows as write in `permission`)."""
+        return self.client.collaborator_permission(self.repo, user)
 
     def pull(self, pr_number: int) -> PullFacts:
         return PullFacts.from_json(self._pull_json(pr_number))

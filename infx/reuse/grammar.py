@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
+from infx.reuse.rendered import plain_lines
+
 REUSE_COMMAND = "/reuse-sweep-run"
 USE_ALIAS = "/use"
 AUTHORIZED_ASSOCIATIONS: frozenset[str] = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
@@ -47,6 +49,7 @@ class AuthorizedRequest:
 
     comment: Any
     command: ReuseCommand
+    authority: Any = None  # infx.reuse.authorization.Authority, once permission was read
 
 
 def parse_line(line: str) -> ReuseCommand | None:
@@ -62,14 +65,26 @@ def parse_line(line: str) -> ReuseCommand | None:
     return None
 
 
+def raw_commands(body: str | None) -> list[ReuseCommand]:
+    """Every whole-line command of the body's source text, in order (rendered or not)."""
+    return [c for c in map(parse_line, (body or "").split("\n")) if c is not None]
+
+
 def parse_command(body: str | None) -> ReuseCommand | None:
-    """The last whole-line command in a comment body, or None if there is none."""
-    found = None
-    for line in (body or "").split("\n"):
-        command = parse_line(line)
-        if command is not None:
-            found = command
-    return found
+    """The last command a reader sees as a line of its own, or None if there is none.
+
+    A command counts only when it is both a whole line of the source and a plain-text line of
+    the rendered comment (not in an HTML comment, code, a quote, ...: see infx.reuse.rendered),
+    so neither hidden markup nor character references can smuggle one in.
+    """
+    typed = raw_commands(body)
+    if not typed:
+        return None
+    shown = [c for c in map(parse_line, plain_lines(body)) if c is not None]
+    for command in reversed(shown):
+        if command in typed:
+            return command
+    return None
 
 
 def mentions_command(body: str | None) -> bool:

@@ -41,7 +41,8 @@ def resolve_source(gateway: GitHubGateway, pr_number: int, request: AuthorizedRe
     commits = gateway.pull_commits(pr_number)
     return select_source(request.command, pr_number, commits, get_run=gateway.run,
                          branch_runs=lambda: gateway.branch_runs(pull.head_ref),
-                         artifacts_of=gateway.artifacts, workflow=workflow)
+                         artifacts_of=gateway.artifacts, workflow=workflow,
+                         elevated=request.authority is not None and request.authority.elevated)
 
 
 def resolve(gateway: GitHubGateway, req: ResolveRequest) -> ReuseResult:

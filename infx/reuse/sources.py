@@ -35,8 +35,12 @@ def check_labels(pr_number: int, labels: Iterable[str],
 
 def validate_source(run: RunFacts, artifacts: Sequence[ArtifactFacts], pr_number: int,
                     pr_commits: Sequence[str], *, pinned: bool,
-                    workflow: str = DEFAULT_WORKFLOW) -> None:
-    """Every identity and artifact check of a source run; raises ReuseError on the first failure."""
+                    workflow: str = DEFAULT_WORKFLOW, elevated: bool = False) -> None:
+    """Every identity and artifact check of a source run; raises ReuseError on the first failure.
+
+    `elevated`: the request comes from maintain or admin, who alone may pin a run that did
+    not succeed (partial data is their explicit choice, never a write user's).
+    """
     if run.event != "pull_request":
         raise ReuseError(f"run {run.id} was triggered by {run.event or 'an unknown event'}, "
                          "expected pull_request", fix="pin a PR sweep run")
@@ -46,6 +50,10 @@ def validate_source(run: RunFacts, artifacts: Sequence[ArtifactFacts], pr_number
     allowed = PINNED_CONCLUSIONS if pinned else UNPINNED_CONCLUSIONS
     if run.conclusion not in allowed:
         raise ReuseError(f"run {run.id} concluded {run.conclusion}; expected {' or '.join(allowed)}")
+    if run.conclusion != "success" and not elevated:
+        raise ReuseError(f"run {run.id} concluded {run.conclusion}; pinning a run that did not "
+                         "succeed needs a request from a maintain or admin user",
+                         fix="ask a maintainer to post the command, or pin a successful run")
     expected_path = workflow_path(workflow)
     if run.path is not None and run.path.split("@", 1)[0] != expected_path:
         raise ReuseError(f"run {run.id} comes from {run.path}, not {expected_path}",
@@ -65,7 +73,7 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
                   get_run: Callable[[int], RunFacts | None],
                   branch_runs: Callable[[], Sequence[RunFacts]],
                   artifacts_of: Callable[[int], Sequence[ArtifactFacts]],
-                  workflow: str = DEFAULT_WORKFLOW) -> RunFacts:
+                  workflow: str = DEFAULT_WORKFLOW, elevated: bool = False) -> RunFacts:
     """The pinned run (validated, never substituted) or the newest valid green run of the PR."""
     if not pr_commits:
         raise ReuseError(f"PR #{pr_number} has no commits")
@@ -75,7 +83,7 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
             raise ReuseError(f"run {command.run_id} does not exist in this repository",
                              fix="check the run id in the command")
         validate_source(run, artifacts_of(run.id), pr_number, pr_commits, pinned=True,
-                        workflow=workflow)
+                        workflow=workflow, elevated=elevated)
         return run
     commits = set(pr_commits)
     for run in branch_runs():

@@ -14,6 +14,7 @@ from infx.changelog.model import KeyResolutionError
 from infx.changelog.plan import appended_entries
 from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
+from infx.reuse.authorization import newest_request
 from infx.signoff import codeowners, configs_at, eval_jobs
 from infx.signoff.bypass import bypass_requests
 from infx.signoff.checklist import parse as parse_checklist
@@ -41,6 +42,7 @@ MAX_TEAM_LOOKUPS = 3
 # per-job eval artifacts read when the aggregate is missing; more than this fails Check 2 closed
 MAX_EVAL_JOBS = 6
 MAX_BYPASS_LOOKUPS = 2
+MAX_REUSE_LOOKUPS = 3  # authors of reuse commands whose permission Check 4 may need
 MAX_EXTERNAL_PULLS = 3
 MAX_LISTED_COMMITS = 250  # GitHub's pull request commit listing stops here
 MAX_RUNS_PER_COMMIT = 3  # sweep runs on one commit whose jobs are read, newest first
@@ -254,7 +256,8 @@ def comment(item: dict, kind: str) -> Comment:
     return Comment(id=item["id"], user=(item.get("user") or {}).get("login", ""),
                    body=item.get("body") or "", author_association=item.get("author_association") or "",
                    created_at=item.get("created_at") or item.get("submitted_at") or "",
-                   updated_at=item.get("updated_at"), kind=kind, html_url=item.get("html_url"))
+                   updated_at=item.get("updated_at"), kind=kind, html_url=item.get("html_url"),
+                   user_type=(item.get("user") or {}).get("type") or "")
 
 
 # --- gathering --------------------------------------------------------------------------------
@@ -289,7 +292,40 @@ def gather(reader: Reader, evidence: Evidence, settings: Settings, *, number: in
     _team_evidence(reader, evidence, settings.codeowners_paths)
     _external_evidence(reader, evidence)
     _bypass_evidence(reader, evidence, settings.pareto_bypass_command)
+    _reuse_evidence(reader, evidence)
     return evidence
+
+
+def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
+    """The permission reads the reuse resolver's authorization makes for this conversation.
+
+    Check 4 decides with the resolver's own `newest_request`; here the same function walks
+    the same comments with a permission lookup that reads GitHub (at most
+    MAX_REUSE_LOOKUPS people) and records each answer, so the check can replay it.
+    """
+    conversation = [c for c in evidence.comments or [] if c.kind == "issue_comment"]
+    budget = [MAX_REUSE_LOOKUPS]
+
+    def read(user: str) -> dict[str, str] | None:
+        login = user.lower()
+        if login not in evidence.collaborators:
+            if budget[0] <= 0:
+                raise _LookupsSpent
+            budget[0] -= 1
+            evidence.collaborators[login] = optional(evidence, f"permission:{login}",
+                                                     lambda: reader.permission(user))
+        if f"permission:{login}" in evidence.read_errors:
+            raise _LookupsSpent  # Check 4 reports the unreadable permission itself
+        return evidence.collaborators[login]
+
+    try:
+        newest_request(conversation, read)
+    except _LookupsSpent:
+        pass
+
+
+class _LookupsSpent(Exception):
+    """Stop walking the reuse requests: the permission budget is spent or a read failed."""
 
 
 def _bypass_evidence(reader: Reader, evidence: Evidence, command: str) -> None:

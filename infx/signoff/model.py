@@ -77,6 +77,7 @@ class Comment:
     updated_at: str | None = None
     kind: str = "issue_comment"  # issue_comment | review | review_comment
     html_url: str | None = None
+    user_type: str = ""  # User | Bot | Organization, as GitHub reports the author
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,29 @@
-"""Check 4 (advisory): an authorised reuse command (`/use <id>` or `/reuse-sweep-run`) was posted."""
+"""Check 4 (advisory): an authorised reuse command (`/use <id>` or `/reuse-sweep-run`) was posted.
+
+Authorised means exactly what the reuse resolver accepts: `infx.reuse.authorization.newest_request`
+decides, over the same conversation, with the collaborator permissions the evidence gatherer
+read through that same function (a read-only MEMBER or a bot never passes here either).
+"""
 
 from __future__ import annotations
 
-from infx.reuse.grammar import newest_authorized, parse_command
+from typing import Any
+
+from infx.reuse.authorization import Authority, is_bot, newest_request
+from infx.reuse.grammar import is_authorized_association, parse_command
 from infx.signoff.inert import code
-from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.model import Comment, Evidence, Outcome, Status
 from infx.signoff.table import Settings
 
 ASK = f"a maintainer should post {code('/use <run_id>')} on its own line."
+
+
+class _Unknown(Exception):
+    """A permission the decision needs was not read (read error or lookup budget)."""
+
+    def __init__(self, user: str) -> None:
+        super().__init__(user)
+        self.user = user
 
 
 def run(evidence: Evidence, settings: Settings) -> Outcome:
@@ -15,14 +31,35 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
         return Outcome(Status.WARN, "the PR conversation could not be read, so no authorised "
                        "reuse command can be confirmed; " + ASK)
     conversation = [c for c in evidence.comments if c.kind == "issue_comment"]
-    request = newest_authorized(conversation)
+
+    def permission_of(user: str) -> Any:
+        login = user.lower()
+        if login not in evidence.collaborators or f"permission:{login}" in evidence.read_errors:
+            raise _Unknown(user)
+        return evidence.collaborators[login]
+
+    try:
+        request = newest_request(conversation, permission_of)
+    except _Unknown as unknown:
+        return Outcome(Status.WARN, f"{unknown.user}'s repository permission could not be read, "
+                       "so their reuse command cannot be confirmed as authorised; " + ASK)
     if request is not None:
         comment = request.comment
         return Outcome(Status.PASS, f"{request.command} was posted by {comment.user} "
                        f"({comment.author_association}).")
-    unauthorised = [c for c in conversation if parse_command(c.body) is not None]
-    if unauthorised:
-        who = ", ".join(f"{c.user} ({c.author_association})" for c in unauthorised[-3:])
+    refused = [c for c in conversation if parse_command(c.body) is not None]
+    if refused:
+        who = ", ".join(_who(c, evidence) for c in refused[-3:])
         return Outcome(Status.WARN, f"no authorised reuse command has been posted (only from {who}); "
                        + ASK)
     return Outcome(Status.WARN, "no authorised reuse command has been posted; " + ASK)
+
+
+def _who(comment: Comment, evidence: Evidence) -> str:
+    """The author and why the resolver turns them away."""
+    if is_bot(comment.user, comment.user_type):
+        return f"{comment.user} (a bot)"
+    if not is_authorized_association(comment.author_association):
+        return f"{comment.user} ({comment.author_association})"
+    authority = Authority.of(evidence.collaborators.get(comment.user.lower()))
+    return f"{comment.user} ({comment.author_association}, {authority.role_name} permission)"
