@@ -19,6 +19,7 @@ from infx.reuse.grammar import (
     newest_authorized,
     parse_command,
     parse_line,
+    raw_commands,
 )
 
 
@@ -171,10 +172,15 @@ def test_property_prefixed_text_never_matches(text, run_id):
     assert parse_line(f"{text} /reuse-sweep-run") is None
 
 
+_PLAIN = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 ,.", max_size=30)
+_CANDIDATES = st.sampled_from(["/use 7", "/reuse-sweep-run", "/reuse-sweep-run 9", "/use", "/useful 1"])
+
+
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.one_of(st.text(max_size=30), st.sampled_from(
-    ["/use 7", "/reuse-sweep-run", "/reuse-sweep-run 9", "/use", "/useful 1"])), max_size=8))
+@given(st.lists(st.one_of(_PLAIN, _CANDIDATES), max_size=8))
 def test_property_last_valid_line_wins(lines):
+    # plain-text filler: every source line is also a rendered line (Markdown cases are in
+    # test_reuse_rendered.py)
     body = "\n".join(lines)
     expected = None
     for line in body.split("\n"):
@@ -200,3 +206,12 @@ def test_property_newest_authorized_is_maximal(rows):
     else:
         _, index = max(candidates)
         assert found.comment is comments[index]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=30), _CANDIDATES), max_size=8))
+def test_property_a_command_is_always_a_typed_whole_line(lines):
+    # whatever Markdown the text holds, a recognised command is one of the body's own lines
+    body = "\n".join(lines)
+    found = parse_command(body)
+    assert found is None or found in raw_commands(body)
