@@ -426,6 +426,9 @@ REUSE_READS = {
     "/repos/{owner}/{repo}/pulls/{n}/commits": True,
     "/repos/{owner}/{repo}/actions/runs/{n}": False,
     "/repos/{owner}/{repo}/actions/runs/{n}/artifacts": True,
+    "/repos/{owner}/{repo}/actions/runs": True,  # the PR's heads over time (authorization binding)
+    "/repos/{owner}/{repo}/tarball/{sha}": False,  # benchmark-affecting files (binding, drift)
+    "/_fake/tarball/{owner}/{repo}/{sha}": False,
 }
 REUSE_WRITES = [("POST", "/repos/{owner}/{repo}/issues/comments/{n}/reactions")]
 REUSE_SAME = {("/repos/{owner}/{repo}/issues/comments/{n}/reactions", "truncated"):
@@ -610,6 +613,10 @@ REUSE_REPEATED = {
     ("GET", "/repos/{owner}/{repo}/issues/comments/{n}/reactions"): 2,
     ("GET", _PULL): 2,
     ("GET", _CONVERSATION): 2,
+    # three different commits, each read once: the source run's, the head's and the base's
+    # (is the run's benchmark-affecting content the head's?)
+    ("GET", "/repos/{owner}/{repo}/tarball/{sha}"): 3,
+    ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 3,
 }
 SIGNOFF_LATER_SAME: dict[tuple[str, int, str], str] = {}
 LIVE_HEAD_RECHECK = (_PULL, 2)  # the third PR read: see assert_unconfirmed_head

@@ -48,6 +48,10 @@ def test_accepted_command_gets_thumbs_up_and_a_reason(fake_github):
     ("alice", "MEMBER", "/use nope", "Usage: /use <run_id> or /reuse-sweep-run [run_id]"),
     ("alice", "MEMBER", "/use 103", "is not in PR #12's commit list"),
     ("alice", "MEMBER", "/use 105", "no benchmark, eval, or agentic result artifact"),
+    ("alice", "MEMBER", "/use 102", "pinning a run that did not succeed needs a request from a maintain"),
+    ("alice", "MEMBER", "<!--\n/use 101\n-->", "not in an HTML comment, code or a quote"),
+    ("alice", "MEMBER", "```\n/use 101\n```", "not in an HTML comment, code or a quote"),
+    ("renovate[bot]", "MEMBER", "/use 101", "Reuse cannot be authorized by a bot account."),
 ])
 def test_rejected_command_gets_thumbs_down_and_the_reason(fake_github, user, association, body, message):
     world = base_world()
@@ -197,3 +201,27 @@ def test_command_on_the_third_page_of_250_comments(fake_github):
     assert pages == {"1", "2", "3"}
     _, superseded = _ack(fake_github, world, old)
     assert "A newer reuse request supersedes this comment." in superseded.summary
+
+
+def test_a_maintainer_may_pin_a_failed_run(fake_github):
+    world = base_world()  # dave: permission write, role_name maintain
+    cid = add_comment(world, "dave", "MEMBER", "/use 102", T1)
+    fake, outcome = _ack(fake_github, world, cid)
+    assert outcome.reaction == "+1" and "run 102 (failure)" in outcome.summary
+
+
+def test_an_edited_command_older_than_a_plan_changing_push_is_rejected(fake_github):
+    world = base_world()
+    cid = add_comment(world, "alice", "MEMBER", "/reuse-sweep-run", T1)  # posted on C2
+    swapped = "c3" + "3" * 38
+    world["commits"][swapped] = {"parents": [pr(world)["head"]["sha"]], "message": "swap", "files_from":
+                                 pr(world)["head"]["sha"], "files": {"perf-changelog.yaml": "- config-keys: [x]\n"
+                                                                     "  description: [y]\n  pr-link: XXX\n"}}
+    pr(world)["commits"].append(swapped)
+    pr(world)["head"]["sha"] = swapped
+    world["workflow_runs"].append({"id": 110, "path": ".github/workflows/run-sweep.yml", "event": "pull_request",
+                                   "status": "queued", "conclusion": None, "head_sha": swapped,
+                                   "head_branch": "carol/bump", "created_at": T2, "artifacts": []})
+    fake, outcome = _ack(fake_github, world, cid, action="edited")
+    assert outcome.reaction == "-1"
+    assert "was posted when the PR head was c22222222222" in outcome.summary and "post a new" in outcome.summary

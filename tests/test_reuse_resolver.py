@@ -272,3 +272,79 @@ def test_a_write_user_may_still_pin_a_green_run(fake_github):
     add_comment(world, "alice", "MEMBER", "/use 101", T1)
     _, result = _run(fake_github, merged(world), PUSH)
     assert result.enabled and result.source.id == 101
+
+
+# ---- an authorization covers the PR as it was when the command was posted -------------------
+
+C3 = "c3" + "3" * 38
+ENTRY = "- config-keys: [dsr1-fp8-mi355x-sglang]\n  description: [first]\n  pr-link: https://github.com/acme/inferencex/pull/1\n"
+
+
+def _push(world: dict, files: dict, when: str, sha: str = C3) -> dict:
+    """The PR author pushes `sha` (on top of C2) at `when`; GitHub queues the sweep run for it."""
+    world["commits"][sha] = {"parents": [C2], "message": "later push", "files_from": C2, "files": files}
+    pull = pr(world)
+    pull["commits"].append(sha)
+    pull["head"]["sha"] = sha
+    world["workflow_runs"].append({"id": 110, "name": "Run Sweep", "path": ".github/workflows/run-sweep.yml",
+                                   "event": "pull_request", "status": "in_progress", "conclusion": None,
+                                   "head_sha": sha, "head_branch": "carol/bump", "created_at": when,
+                                   "artifacts": []})
+    return world
+
+
+SWAPPED = {"perf-changelog.yaml": ENTRY + "\n- config-keys: [dsr1-fp4-mi355x-atom]\n  description: [other]\n  pr-link: XXX\n"}
+NEUTRAL = {"README.md": "typo fixed\n",
+           "perf-changelog.yaml": ENTRY + "\n- config-keys: [dsr1-fp8-mi355x-sglang]\n  description: [bump]\n"
+                                  "  pr-link: https://github.com/acme/inferencex/pull/12\n"}
+SYNC3 = ResolveRequest(event_name="pull_request", event_action="synchronize", pr_number=12, commit_sha=C3)
+
+
+def test_a_push_that_swaps_the_plan_needs_a_new_command(fake_github):
+    world = base_world()
+    add_comment(world, "root", "OWNER", "/reuse-sweep-run", T1)  # the head was C2 then
+    _push(world, SWAPPED, T2)
+    _, sync = _run(fake_github, world, SYNC3)
+    assert sync.outputs()["skip-pr-sweep"] == "false"  # this push is swept
+    assert "was posted when the PR head was c22222222222" in sync.reason
+    assert "perf-changelog.yaml (this PR's entries)" in sync.reason and "post a new" in sync.reason
+    fake, merge = _run(fake_github, merged(world), PUSH)
+    assert not merge.enabled and merge.outputs()["reuse-source-run-id"] == ""  # run 101 is not reused
+    assert "no longer covers head c33333333333" in merge.reason
+
+
+def test_a_new_command_after_the_swap_never_reuses_a_run_of_the_old_plan(fake_github):
+    world = base_world()
+    add_comment(world, "root", "OWNER", "/reuse-sweep-run", T1)
+    _push(world, SWAPPED, T2)
+    add_comment(world, "root", "OWNER", "/reuse-sweep-run", T3)  # authorizes the new plan
+    fake, gateway = start(fake_github, merged(world))
+    with pytest.raises(ReuseError) as info:
+        resolve(gateway, PUSH)  # the only green runs swept the old plan
+    assert "passed over run 101 on c11111111111 (perf-changelog.yaml (this PR's entries) differ)" in str(info.value)
+    world = base_world()
+    add_comment(world, "root", "OWNER", "/use 101", T1)
+    _push(world, SWAPPED, T2)
+    add_comment(world, "root", "OWNER", "/use 101", T3)
+    fake, gateway = start(fake_github, merged(world))
+    with pytest.raises(ReuseError, match="run 101 swept commit c11111111111, whose benchmark-affecting content differs"):
+        resolve(gateway, PUSH)
+
+
+def test_a_benchmark_neutral_push_keeps_the_authorization(fake_github):
+    world = base_world()
+    add_comment(world, "root", "OWNER", "/reuse-sweep-run", T1)
+    _push(world, NEUTRAL, T2)  # a README fix and the pr-link canonicalised
+    _, sync = _run(fake_github, world, SYNC3)
+    assert sync.outputs()["skip-pr-sweep"] == "true" and sync.source.id == 101
+    _, merge = _run(fake_github, merged(world), PUSH)
+    assert merge.enabled and merge.source.id == 101
+
+
+def test_a_command_with_no_run_before_it_cannot_be_bound(fake_github):
+    world = base_world()
+    for run in world["workflow_runs"]:
+        run["created_at"] = "2026-09-30T10:00:00Z"  # every run after the command
+    add_comment(world, "root", "OWNER", "/reuse-sweep-run", T1)
+    _, merge = _run(fake_github, merged(world), PUSH)
+    assert not merge.enabled and "cannot be tied to a PR head" in merge.reason

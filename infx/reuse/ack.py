@@ -10,7 +10,7 @@ from infx.reuse.authorization import is_bot, rejection_reason
 from infx.reuse.gateway import GitHubGateway
 from infx.reuse.grammar import is_authorized_association
 from infx.reuse.model import ReuseError
-from infx.reuse.resolver import find_request, resolve_source
+from infx.reuse.resolver import find_request, resolve_source, unbound_reason
 from infx.reuse.sources import DEFAULT_WORKFLOW, INCOMPATIBLE_LABELS
 
 _ATTEMPT = re.compile(r"^[ \t]*(/reuse-sweep-run|/use)(?:[ \t]|$)", re.MULTILINE)
@@ -79,6 +79,9 @@ def acknowledge(gateway: GitHubGateway, event: CommentEvent, *, workflow: str = 
             raise ReuseError(reason)
         if newest is None or newest.comment.id != current.id:
             raise ReuseError("A newer reuse request supersedes this comment.")
+        unbound = unbound_reason(gateway, pr, newest)
+        if unbound is not None:
+            raise ReuseError(unbound)
         source = resolve_source(gateway, pr, newest, workflow=workflow, incompatible=incompatible,
                                 require_open=True)
     except ReuseError as exc:

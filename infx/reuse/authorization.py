@@ -104,5 +104,6 @@ def rejection_reason(comment: Any, permission: Any) -> str | None:
     if not Authority.of(permission).can_write:
         return PERMISSION_REJECTION
     if parse_command(_field(comment, "body")) is None:
-        return f"The comment has no valid command line. Usage: {USAGE}."
+        return ("The comment has no valid command line (on a line of its own, as shown: not in "
+                f"an HTML comment, code or a quote). Usage: {USAGE}.")
     return None

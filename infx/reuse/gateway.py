@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from infx.benchmark_content import is_benchmark_path
 from infx.github.client import Comment, GitHubError, Permission
 from infx.reuse.model import ArtifactFacts, PullFacts, RunFacts
 from infx.reuse.ports import ReuseClient
@@ -21,6 +22,8 @@ class GitHubGateway:
         self._api = f"/repos/{repo}"
         self.permission = lru_cache(maxsize=None)(self._permission)
         self.artifacts = lru_cache(maxsize=None)(self._artifacts)
+        self.tree = lru_cache(maxsize=4)(self._tree)
+        self._commits = lru_cache(maxsize=None)(self._read_commits)
         self._pulls: dict[int, dict[str, Any]] = {}
 
     def comments(self, pr_number: int) -> list[Comment]:
@@ -52,16 +55,21 @@ class GitHubGateway:
         """`permission` and `role_name` (maintain shows as write in `permission`)."""
         return self.client.collaborator_permission(self.repo, user)
 
-    def pull(self, pr_number: int) -> PullFacts:
-        return PullFacts.from_json(self._pull_json(pr_number))
+    def pull(self, pr_number: int, *, fresh: bool = True) -> PullFacts:
+        """The PR; `fresh=False` reuses this gateway's last read of it (e.g. the comment count's)."""
+        data = None if fresh else self._pulls.get(pr_number)
+        return PullFacts.from_json(data or self._pull_json(pr_number))
 
     def pull_commits(self, pr_number: int) -> list[str]:
+        return list(self._commits(pr_number))
+
+    def _read_commits(self, pr_number: int) -> tuple[str, ...]:
         count = self._count(pr_number, "commits")
         items = self.client.paginate(f"{self._api}/pulls/{pr_number}/commits",
                                      action=f"listing the commits of PR #{pr_number}",
                                      permission="pull-requests: read",
                                      expected=None if count is None else min(count, MAX_LISTED_COMMITS))
-        return [item["sha"] for item in items]
+        return tuple(item["sha"] for item in items)
 
     def run(self, run_id: int) -> RunFacts | None:
         data = self.client.get_or_none(f"{self._api}/actions/runs/{run_id}",
@@ -77,6 +85,18 @@ class GitHubGateway:
             action=f"listing workflow runs on {branch}", permission="actions: read")
         runs = [RunFacts.from_json(item) for item in items]
         return sorted(runs, key=lambda r: (r.created_at, r.id), reverse=True)
+
+    def pull_runs(self, branch: str) -> list[RunFacts]:
+        """Every pull_request run on a branch, whatever its state (GitHub's record of its heads)."""
+        items = self.client.paginate(
+            f"{self._api}/actions/runs", list_key="workflow_runs",
+            params={"event": "pull_request", "branch": branch},
+            action=f"listing workflow runs on {branch}", permission="actions: read")
+        return [RunFacts.from_json(item) for item in items]
+
+    def _tree(self, sha: str) -> dict[str, str]:
+        """The commit's benchmark-affecting files (all the binding and drift checks compare)."""
+        return self.client.tree_at(self.repo, sha, wanted=is_benchmark_path)
 
     def _artifacts(self, run_id: int) -> tuple[ArtifactFacts, ...]:
         return tuple(ArtifactFacts(a.name, a.expired) for a in self.client.run_artifacts(self.repo, run_id))

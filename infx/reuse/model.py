@@ -28,6 +28,7 @@ class RunFacts:
     run_attempt: int = 1
     html_url: str = ""
     created_at: str = ""
+    head_repo: str | None = None  # owner/name the run's commit came from (a fork for fork PRs)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunFacts:
@@ -35,7 +36,8 @@ class RunFacts:
                    conclusion=data.get("conclusion"), head_sha=data.get("head_sha") or "",
                    path=data.get("path"), head_branch=data.get("head_branch"),
                    run_attempt=int(data.get("run_attempt") or 1), html_url=data.get("html_url") or "",
-                   created_at=data.get("created_at") or "")
+                   created_at=data.get("created_at") or "",
+                   head_repo=(data.get("head_repository") or {}).get("full_name"))
 
 
 @dataclass(frozen=True)
@@ -52,14 +54,18 @@ class PullFacts:
     labels: tuple[str, ...]
     head_ref: str
     head_sha: str
+    base_sha: str = ""
+    head_repo: str | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PullFacts:
+        head = data.get("head") or {}
         return cls(number=int(data["number"]), state=data.get("state") or "",
                    merged=bool(data.get("merged") or data.get("merged_at")),
                    labels=tuple(label["name"] for label in data.get("labels") or []),
-                   head_ref=(data.get("head") or {}).get("ref") or "",
-                   head_sha=(data.get("head") or {}).get("sha") or "")
+                   head_ref=head.get("ref") or "", head_sha=head.get("sha") or "",
+                   base_sha=(data.get("base") or {}).get("sha") or "",
+                   head_repo=(head.get("repo") or {}).get("full_name"))
 
 
 @dataclass(frozen=True)

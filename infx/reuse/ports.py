@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # types only: importing the client would load PyGithub
@@ -31,3 +32,6 @@ class ReuseClient(Protocol):
     def collaborator_permission(self, repo: str, user: str) -> Permission: ...
 
     def run_artifacts(self, repo: str, run_id: int) -> list[Artifact]: ...
+
+    def tree_at(self, repo: str, ref: str, *,
+                wanted: Callable[[str], bool] | None = None) -> dict[str, str]: ...

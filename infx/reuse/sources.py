@@ -73,8 +73,14 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
                   get_run: Callable[[int], RunFacts | None],
                   branch_runs: Callable[[], Sequence[RunFacts]],
                   artifacts_of: Callable[[int], Sequence[ArtifactFacts]],
-                  workflow: str = DEFAULT_WORKFLOW, elevated: bool = False) -> RunFacts:
-    """The pinned run (validated, never substituted) or the newest valid green run of the PR."""
+                  workflow: str = DEFAULT_WORKFLOW, elevated: bool = False,
+                  drift: Callable[[RunFacts], Sequence[str]] | None = None) -> RunFacts:
+    """The pinned run (validated, never substituted) or the newest valid green run of the PR.
+
+    `drift(run)` names the benchmark-affecting content that differs between the run's commit
+    and the head being decided: a pinned run with drift is refused, and automatic selection
+    passes over such runs (a sweep of another plan is never reused).
+    """
     if not pr_commits:
         raise ReuseError(f"PR #{pr_number} has no commits")
     if command.run_id is not None:
@@ -84,8 +90,14 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
                              fix="check the run id in the command")
         validate_source(run, artifacts_of(run.id), pr_number, pr_commits, pinned=True,
                         workflow=workflow, elevated=elevated)
+        changed = drift(run) if drift is not None else ()
+        if changed:
+            raise ReuseError(f"run {run.id} swept commit {run.head_sha[:12]}, whose benchmark-affecting "
+                             f"content differs from the head being merged ({', '.join(changed)})",
+                             fix="sweep the current head, or pin a run of identical content")
         return run
     commits = set(pr_commits)
+    passed_over: list[str] = []
     for run in branch_runs():
         if run.conclusion != "success" or run.head_sha not in commits:
             continue
@@ -94,6 +106,11 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
         if run.event != "pull_request" or run.status != "completed":
             continue
         if any(is_reusable_artifact(a) for a in artifacts_of(run.id)):
-            return run
+            changed = drift(run) if drift is not None else ()
+            if not changed:
+                return run
+            passed_over.append(f"run {run.id} on {run.head_sha[:12]} ({', '.join(changed)} differ)")
+    stale = f"; passed over {'; '.join(passed_over)}" if passed_over else ""
     raise ReuseError(f"no successful {workflow} run with reusable artifacts on a commit of "
-                     f"PR #{pr_number}", fix="pin a run explicitly with /use <run_id>")
+                     f"PR #{pr_number} with the head's benchmark-affecting content{stale}",
+                     fix="sweep the current head, or pin a run explicitly with /use <run_id>")

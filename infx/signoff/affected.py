@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
+from infx.benchmark_content import LAUNCH_PATH, RECIPE_PATH
 from infx.config.recipe import Recipe, parse_recipe, recipe_path, render
 from infx.matrix.scenarios import AGENTIC, AGENTIC_ID, scenario_id
 from infx.signoff.configs_at import MASTER_PATH, master_files, runner_sku
@@ -20,8 +21,6 @@ from infx.signoff.model import Evidence
 from infx.signoff.policy_common import EvidenceGap, base_text, changed_files, head_text, policy
 from infx.signoff.scan import Line, join_continuations, text_lines
 
-RECIPE_PATH = re.compile(r"^(?:[^/]+/)?configs/recipes/([^/]+)\.yaml$")
-LAUNCH_PATH = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners)/")
 SPEC_KEY = re.compile(r"-mtp\b|eagle|dspark", re.IGNORECASE)
 SPEC_FLAGS = ("--speculative-config", "--speculative-algorithm", "speculative_config",
               "--num-speculative-tokens", "--speculative-num-steps")

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
 from infx import yamlio
+from infx.benchmark_content import MASTER_PATH
 from infx.errors import InfxError, Problem
-
-# a master config, at the root or one folder down (a monorepo's e.g. inferencex-e2e/)
-MASTER_PATH = re.compile(r"^(?:[^/]+/)?configs/[^/]+-master\.yaml$")
 
 
 def master_files(tree: dict[str, str | None]) -> dict[str, tuple[str, dict[str, Any]]]:

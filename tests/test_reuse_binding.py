@@ -1,0 +1,62 @@
+"""infx.reuse.binding over plain data: the head a command was posted on, and whether it still covers the PR."""
+
+from __future__ import annotations
+
+from infx.reuse.binding import binding_problem, head_when_posted
+from infx.reuse.model import RunFacts
+
+A, B, C, X = "a" * 40, "b" * 40, "c" * 40, "f" * 40
+ENTRY = "- config-keys: [k]\n  description: [{}]\n  pr-link: XXX\n"
+TREES = {A: {"perf-changelog.yaml": ENTRY.format("one")}, B: {"perf-changelog.yaml": ENTRY.format("one"),
+                                                               "README.md": "x"},
+         C: {"perf-changelog.yaml": ENTRY.format("two")}, "base": {}}
+
+
+def run(i, sha, created, event="pull_request", branch="carol/bump", repo=None, status="completed"):
+    return RunFacts(id=i, event=event, status=status, conclusion=None, head_sha=sha, head_branch=branch,
+                    created_at=created, head_repo=repo)
+
+
+RUNS = [run(1, A, "2026-09-29T10:00:00Z"), run(2, B, "2026-09-29T12:00:00Z", status="in_progress"),
+        run(3, C, "2026-09-29T14:00:00Z"), run(4, X, "2026-09-29T11:00:00Z", event="push"),
+        run(5, X, "2026-09-29T11:30:00Z", branch="other"), run(6, X, "2026-09-29T11:45:00Z", repo="fork/x")]
+
+
+def test_the_head_when_posted_is_the_newest_pull_request_run_by_then():
+    def at(when):
+        return head_when_posted(RUNS, when, branch="carol/bump", head_repo="acme/inferencex")
+    assert at("2026-09-29T09:00:00Z") is None
+    assert at("2026-09-29T10:00:00Z") == A  # created at the same second counts
+    assert at("2026-09-29T11:59:59Z") == A  # push, other-branch and other-repository runs ignored
+    assert at("2026-09-29T12:30:00+00:00") == B  # a run still in progress marks its head too
+    assert at("2026-10-01T00:00:00Z") == C
+    assert at("not a date") is None and at(None) is None
+
+
+def _problem(seen, head, commits=(A, B, C)):
+    return binding_problem(comment_ref="/reuse-sweep-run (comment 7 by root)", seen=seen, head=head,
+                           pr_commits=commits, base="base", tree=TREES.__getitem__)
+
+
+def test_same_head_or_neutral_push_is_still_covered():
+    assert _problem(A, A) is None
+    assert _problem(A, B) is None  # README only
+
+
+def test_a_push_that_changes_the_plan_needs_a_new_command():
+    problem = _problem(A, C)
+    assert "was posted when the PR head was aaaaaaaaaaaa" in problem
+    assert "perf-changelog.yaml (this PR's entries)" in problem
+    assert "post a new /reuse-sweep-run" in problem
+
+
+def test_unknown_or_force_pushed_heads_fail_closed():
+    assert "cannot be tied to a PR head" in _problem(None, C)
+    assert "force-pushed away" in _problem(X, C)
+
+
+def test_unreadable_content_fails_closed():
+    trees = TREES | {C: {"perf-changelog.yaml": "a: [\n"}}
+    problem = binding_problem(comment_ref="/use 5 (comment 7 by root)", seen=A, head=C, pr_commits=(A, C),
+                              base="base", tree=trees.__getitem__)
+    assert "cannot be told" in problem and "perf-changelog.yaml" in problem
