@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any, Protocol
 
 from infx.reuse.rendered import plain_lines
@@ -70,6 +71,7 @@ def raw_commands(body: str | None) -> list[ReuseCommand]:
     return [c for c in map(parse_line, (body or "").split("\n")) if c is not None]
 
 
+@lru_cache(maxsize=512)  # the resolver, the ack and Check 4 read the same bodies repeatedly
 def parse_command(body: str | None) -> ReuseCommand | None:
     """The last command a reader sees as a line of its own, or None if there is none.
 

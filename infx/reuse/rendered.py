@@ -10,65 +10,54 @@ an opening tag can hide or restyle the lines after it.
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
+import html
+import re
 
 import cmarkgfm
 
 _OPAQUE = "\x00"  # stands for anything on a line that is not plain text
+# cmark-gfm's own HTML: comments (its "raw HTML omitted" marker), tags, and escaped text
+_TOKEN = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*?(/?)>|[^<]+|<", re.S)
+_VOID = frozenset({"br", "img", "input", "hr"})
 
 
-class _Paragraphs(HTMLParser):
-    """Collect the plain text of top-level <p> elements from cmark-gfm's HTML."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.depth = 0  # open elements
-        self.in_paragraph = False
-        self.nested = 0  # open inline elements inside the current paragraph
-        self.poisoned = False
-        self.parts: list[str] = []
-        self.paragraphs: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        if self.in_paragraph:
-            if tag == "br" and not self.nested:
-                self.parts.append("\n")
-            elif tag != "br":
-                self.nested += 1
-                self.parts.append(_OPAQUE)
-            return
-        if tag == "p" and self.depth == 0:
-            self.in_paragraph, self.poisoned, self.parts = True, False, []
-        self.depth += 1
-
-    def handle_startendtag(self, tag: str, attrs: list) -> None:
-        if self.in_paragraph:
-            self.parts.append("\n" if tag == "br" and not self.nested else _OPAQUE)
-
-    def handle_endtag(self, tag: str) -> None:
-        if self.in_paragraph and self.nested:
-            self.nested -= 1
-            return
-        if self.in_paragraph and tag == "p":
-            if not self.poisoned:
-                self.paragraphs.append("".join(self.parts))
-            self.in_paragraph = False
-        self.depth = max(0, self.depth - 1)
-
-    def handle_data(self, data: str) -> None:
-        if self.in_paragraph:
-            self.parts.append(_OPAQUE if self.nested else data)
-
-    def handle_comment(self, data: str) -> None:  # cmark's "raw HTML omitted" marker
-        if self.in_paragraph:
-            self.poisoned = True
+def _paragraphs(rendered: str) -> list[str]:
+    """The text of each top-level <p> without raw HTML; inline markup becomes _OPAQUE."""
+    paragraphs: list[str] = []
+    depth = 0  # open block elements outside a paragraph
+    parts: list[str] | None = None  # the open top-level paragraph, if any
+    nested = 0  # open inline elements inside it
+    poisoned = False
+    for match in _TOKEN.finditer(rendered):
+        token = match.group(0)
+        closing, tag, self_closing = match.group(1), (match.group(2) or "").lower(), match.group(3)
+        if token.startswith("<!--"):
+            poisoned = poisoned or parts is not None
+        elif not tag:  # text (or a stray "<", which cmark never emits)
+            if parts is not None:
+                parts.append(_OPAQUE if nested else html.unescape(token))
+        elif parts is not None:  # inside a top-level paragraph
+            if tag == "p" and closing and not nested:
+                if not poisoned:
+                    paragraphs.append("".join(parts))
+                parts = None
+            elif tag == "br" and not nested:
+                parts.append("\n")
+            elif closing:
+                nested = max(0, nested - 1)
+            else:
+                parts.append(_OPAQUE)
+                nested += 0 if (self_closing or tag in _VOID) else 1
+        elif tag == "p" and not closing and depth == 0:
+            parts, nested, poisoned = [], 0, False
+        elif not (self_closing or tag in _VOID):
+            depth = max(0, depth - 1) if closing else depth + 1
+    return paragraphs
 
 
 def plain_lines(body: str | None) -> list[str]:
     """The rendered lines of the comment's top-level paragraphs that are plain text only."""
     text = (body or "").replace("\x00", "\ufffd")
-    parser = _Paragraphs()
-    parser.feed(cmarkgfm.github_flavored_markdown_to_html(text))
-    parser.close()
-    return [line for paragraph in parser.paragraphs for line in paragraph.split("\n")
+    rendered = cmarkgfm.github_flavored_markdown_to_html(text)
+    return [line for paragraph in _paragraphs(rendered) for line in paragraph.split("\n")
             if _OPAQUE not in line]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from infx.reuse.authorization import Authority, is_bot, newest_request
-from infx.reuse.grammar import is_authorized_association, parse_command
+from infx.reuse.grammar import is_authorized_association, parse_command, raw_commands
 from infx.signoff.inert import code
 from infx.signoff.model import Comment, Evidence, Outcome, Status
 from infx.signoff.table import Settings
@@ -47,9 +47,14 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
         comment = request.comment
         return Outcome(Status.PASS, f"{request.command} was posted by {comment.user} "
                        f"({comment.author_association}).")
-    refused = [c for c in conversation if parse_command(c.body) is not None]
+    refused: list[Comment] = []  # the newest three turned-away commands, oldest first
+    for c in reversed(conversation):
+        if len(refused) == 3:
+            break
+        if raw_commands(c.body) and parse_command(c.body) is not None:
+            refused.insert(0, c)
     if refused:
-        who = ", ".join(_who(c, evidence) for c in refused[-3:])
+        who = ", ".join(_who(c, evidence) for c in refused)
         return Outcome(Status.WARN, f"no authorised reuse command has been posted (only from {who}); "
                        + ASK)
     return Outcome(Status.WARN, "no authorised reuse command has been posted; " + ASK)
