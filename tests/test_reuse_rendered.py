@@ -118,3 +118,11 @@ def test_hidden_text_never_changes_the_decision(visible, hidden, kind, first):
 @given(lines=st.lists(st.one_of(_words, _commands.map(str)), min_size=1, max_size=6))
 def test_quoting_a_whole_comment_disowns_its_commands(lines):
     assert parse_command("\n".join("> " + line for line in lines)) is None
+
+
+def test_deep_nesting_is_followed_exactly():
+    assert parse_command("> " * 500 + "/use 1") is None
+    assert parse_command("> " * 300 + "x\n\n/use 1") == ReuseCommand(USE_ALIAS, 1)
+    assert parse_command("- " * 300 + "x\n\n/use 1") == ReuseCommand(USE_ALIAS, 1)
+    assert parse_command("- a\n\n  - b\n\n    /use 1\n") is None  # a paragraph inside a list item
+    assert parse_command("1. a\n\n   /use 1\n\n/use 2") == ReuseCommand(USE_ALIAS, 2)

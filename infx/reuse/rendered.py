@@ -16,42 +16,60 @@ import re
 import cmarkgfm
 
 _OPAQUE = "\x00"  # stands for anything on a line that is not plain text
-# cmark-gfm's own HTML: comments (its "raw HTML omitted" marker), tags, and escaped text
+# inline content of a paragraph in cmark-gfm's own HTML: comments (its "raw HTML omitted"
+# marker), tags, and escaped text
 _TOKEN = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*?(/?)>|[^<]+|<", re.S)
 _VOID = frozenset({"br", "img", "input", "hr"})
+_PARAGRAPH = "<p>"  # cmark-gfm opens every paragraph exactly so (no source positions asked)
 
 
-def _paragraphs(rendered: str) -> list[str]:
-    """The text of each top-level <p> without raw HTML; inline markup becomes _OPAQUE."""
-    paragraphs: list[str] = []
-    depth = 0  # open block elements outside a paragraph
-    parts: list[str] | None = None  # the open top-level paragraph, if any
-    nested = 0  # open inline elements inside it
-    poisoned = False
-    for match in _TOKEN.finditer(rendered):
+def _depth_change(html_text: str) -> int:
+    """Block containers a stretch of cmark's HTML opens minus those it closes (quotes, list items)."""
+    return (html_text.count("<blockquote>") - html_text.count("</blockquote>")
+            + html_text.count("<li>") + html_text.count("<li ") - html_text.count("</li>"))
+
+
+def _inline_text(content: str) -> str | None:
+    """A paragraph's text with inline markup as _OPAQUE, or None if it holds raw HTML."""
+    parts: list[str] = []
+    nested = 0  # open inline elements
+    for match in _TOKEN.finditer(content):
         token = match.group(0)
         closing, tag, self_closing = match.group(1), (match.group(2) or "").lower(), match.group(3)
         if token.startswith("<!--"):
-            poisoned = poisoned or parts is not None
-        elif not tag:  # text (or a stray "<", which cmark never emits)
-            if parts is not None:
-                parts.append(_OPAQUE if nested else html.unescape(token))
-        elif parts is not None:  # inside a top-level paragraph
-            if tag == "p" and closing and not nested:
-                if not poisoned:
-                    paragraphs.append("".join(parts))
-                parts = None
-            elif tag == "br" and not nested:
-                parts.append("\n")
-            elif closing:
-                nested = max(0, nested - 1)
-            else:
-                parts.append(_OPAQUE)
-                nested += 0 if (self_closing or tag in _VOID) else 1
-        elif tag == "p" and not closing and depth == 0:
-            parts, nested, poisoned = [], 0, False
-        elif not (self_closing or tag in _VOID):
-            depth = max(0, depth - 1) if closing else depth + 1
+            return None
+        if not tag:  # text (or a stray "<", which cmark never emits)
+            parts.append(_OPAQUE if nested else html.unescape(token))
+        elif tag == "br" and not nested:
+            parts.append("\n")
+        elif closing:
+            nested = max(0, nested - 1)
+        else:
+            parts.append(_OPAQUE)
+            nested += 0 if (self_closing or tag in _VOID) else 1
+    return "".join(parts)
+
+
+def _paragraphs(rendered: str) -> list[str]:
+    """The text of each top-level paragraph without raw HTML (see _inline_text).
+
+    Paragraphs hold inline content only and user text arrives escaped, so the containers
+    around a paragraph are counted with plain string counts between paragraphs: linear in
+    the HTML however deeply a hostile comment nests quotes or lists.
+    """
+    paragraphs: list[str] = []
+    depth, done = 0, 0
+    start = rendered.find(_PARAGRAPH)
+    while start >= 0:
+        depth += _depth_change(rendered[done:start])
+        end = rendered.find("</p>", start)
+        end = len(rendered) if end < 0 else end
+        if depth == 0:
+            text = _inline_text(rendered[start + len(_PARAGRAPH):end])
+            if text is not None:
+                paragraphs.append(text)
+        done = end
+        start = rendered.find(_PARAGRAPH, end)
     return paragraphs
 
 
