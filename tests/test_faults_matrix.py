@@ -601,8 +601,9 @@ _CONVERSATION = "/repos/{owner}/{repo}/issues/{n}/comments"
 _STATUS = ("POST", "/repos/{owner}/{repo}/statuses/{sha}")
 SIGNOFF_REPEATED = {
     ("GET", _PULL): 3,  # the PR, the scope re-check, the live-head re-check before publishing
-    ("GET", "/repos/{owner}/{repo}/tarball/{sha}"): 2,
-    ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 2,
+    # head, base, and the head the reuse command was posted on (Check 4's binding)
+    ("GET", "/repos/{owner}/{repo}/tarball/{sha}"): 3,
+    ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 3,
     ("GET", _CONVERSATION): 2,  # evidence, then the look for an earlier verdict before posting
     ("GET", "/repos/{owner}/{repo}/actions/artifacts/{n}/zip"): 2,
     ("GET", "/_fake/artifacts/{owner}/{repo}/{n}.zip"): 2,

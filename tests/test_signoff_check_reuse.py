@@ -11,7 +11,7 @@ from signoff_policy_support import bare_evidence
 
 from infx import yamlio
 from infx.reuse.gateway import GitHubGateway
-from infx.reuse.resolver import find_request
+from infx.reuse.resolver import find_request, unbound_reason
 from infx.signoff import publish
 from infx.signoff.checks import reuse
 from infx.signoff.gating import SignoffRef, Trigger
@@ -27,9 +27,13 @@ def check(ev: Evidence):
     return reuse.run(ev, SETTINGS)
 
 
-def evidence(comments, collaborators=None, read_errors=None) -> Evidence:
+HEAD, SEEN, BASE = "d" * 40, "e" * 40, "c" * 40  # bare_evidence's head and base
+
+
+def evidence(comments, collaborators=None, read_errors=None, **fields) -> Evidence:
+    fields = {"reuse_seen_head": HEAD, "commits": [SEEN, HEAD]} | fields
     return bare_evidence(comments=comments, collaborators=dict(collaborators or {}),
-                         read_errors=dict(read_errors or {}))
+                         read_errors=dict(read_errors or {}), **fields)
 
 
 def comment(i, user, association, body, kind="issue_comment", user_type="User"):
@@ -88,6 +92,27 @@ def test_an_unread_permission_cannot_confirm() -> None:
     outcome = check(evidence([comment(1, "w", "MEMBER", "/use 5")], {"w": None},
                                  {"permission:w": "GitHub failed: 502"}))
     assert outcome.status is Status.WARN and "could not be read" in outcome.reason
+
+
+ENTRY = "- config-keys: [k]\n  description: [{}]\n  pr-link: XXX\n"
+
+
+def test_a_command_older_than_a_plan_changing_push_warns_as_the_resolver_says() -> None:
+    posted = [comment(1, "w", "MEMBER", "/reuse-sweep-run")]
+    trees = {"head_files": {"perf-changelog.yaml": ENTRY.format("two")}, "base_files": {}}
+    same = check(evidence(posted, {"w": WRITE}, reuse_seen_head=SEEN,
+                          reuse_seen_files={"perf-changelog.yaml": ENTRY.format("two"), "README.md": "x"},
+                          **trees))
+    assert same.status is Status.PASS  # the push since was benchmark-neutral
+    swapped = check(evidence(posted, {"w": WRITE}, reuse_seen_head=SEEN,
+                             reuse_seen_files={"perf-changelog.yaml": ENTRY.format("one")}, **trees))
+    assert swapped.status is Status.WARN
+    assert swapped.reason.startswith("/reuse-sweep-run (comment 1 by w) was posted when the PR head was eeeeeeeeeeee")
+    assert "perf-changelog.yaml (this PR's entries)" in swapped.reason and "post a new" in swapped.reason
+    unknown = check(evidence(posted, {"w": WRITE}, reuse_seen_head=""))
+    assert unknown.status is Status.WARN and "cannot be tied to a PR head" in unknown.reason
+    unread = check(evidence(posted, {"w": WRITE}, reuse_seen_head=None))
+    assert unread.status is Status.WARN and "was not read" in unread.reason
 
 
 def test_nothing_posted_or_unreadable_warns() -> None:
@@ -154,3 +179,31 @@ def test_check_4_passes_exactly_when_the_resolver_authorizes(fake_github, seed00
     assert (request is not None) is expected, case
     if request is not None:
         assert reason.startswith(f"{request.command} was posted by {user}")
+
+
+def test_check_4_and_the_resolver_agree_on_a_command_older_than_a_plan_swap(fake_github, seed000) -> None:
+    world = copy.deepcopy(seed000)
+    pull = world["pulls"][0]
+    head = pull["head"]["sha"]
+    swapped = "5a" * 20
+    changelog = world["commits"][head]["files"].get("perf-changelog.yaml")
+    if changelog is None:  # the head inherits it
+        from infx.github.fake.world import tree_at
+        changelog = tree_at(world, head)["perf-changelog.yaml"]
+    world["commits"][swapped] = {"parents": [head], "message": "swap the benchmarked config",
+                                 "files_from": head,
+                                 "files": {"perf-changelog.yaml": changelog.rstrip("\n") + "\n\n- config-keys: [some-other-key]\n"
+                                           "  description: [another plan]\n  pr-link: XXX\n"}}
+    pull["commits"].append(swapped)
+    pull["head"]["sha"] = swapped
+    world["workflow_runs"].append({"id": 35873199999, "name": "Run Sweep", "path": ".github/workflows/run-sweep.yml",
+                                   "event": "pull_request", "status": "in_progress", "conclusion": None,
+                                   "head_sha": swapped, "head_branch": pull["head"]["ref"],
+                                   "created_at": "2026-09-24T09:00:00Z", "artifacts": []})
+    status, reason, _ = _check_4(fake_github(world), world)
+    fake = fake_github(world)
+    gateway = GitHubGateway(fake.client(), world["repo"])
+    request = find_request(gateway, pull["number"])
+    resolver_says = unbound_reason(gateway, pull["number"], request)
+    assert resolver_says is not None and "perf-changelog.yaml (this PR's entries)" in resolver_says
+    assert status is Status.WARN and reason == resolver_says

@@ -208,7 +208,8 @@ def test_scenario_3_amd_owner_signs_an_nvidia_change(fake_github, seed000) -> No
                "median_e2el": 1.0 * k} for k in range(1, 7)]
     world["workflow_runs"] = [{"id": run_id, "name": "Run Sweep", "path": ".github/workflows/run-sweep.yml",
                                "event": "pull_request", "status": "completed", "conclusion": "success",
-                               "head_sha": head, "head_branch": pr["head"]["ref"], "artifacts": [
+                               "head_sha": head, "head_branch": pr["head"]["ref"],
+                               "created_at": "2026-09-23T13:00:00Z", "artifacts": [
                                    {"name": "eval_results_all", "files": {"agg_eval_all.json": evals}},
                                    {"name": "results_bmk", "files": {"agg_bmk.json": points}}]}]
     result = run(fake_github(world), 3412, 5003, table=core_table())

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
+from typing import Any
 
 from infx.benchmark_content import Tree, Unreadable, differences
 from infx.reuse.model import RunFacts
@@ -34,7 +35,7 @@ def _when(value: object) -> datetime | None:
     return None
 
 
-def head_when_posted(runs: Sequence[RunFacts], posted_at: object, *, branch: str,
+def head_when_posted(runs: Sequence[RunFacts] | Sequence[Any], posted_at: object, *, branch: str,
                      head_repo: str | None) -> str | None:
     """The PR head at `posted_at`: the head of the newest pull_request run created by then."""
     posted = _when(posted_at)
@@ -47,7 +48,8 @@ def head_when_posted(runs: Sequence[RunFacts], posted_at: object, *, branch: str
             continue
         if run.head_branch not in (None, branch):
             continue
-        if head_repo and run.head_repo and run.head_repo != head_repo:
+        run_repo = getattr(run, "head_repo", None)  # the sign-off's runs do not carry it
+        if head_repo and run_repo and run_repo != head_repo:
             continue
         if best is None or (created, run.id) > best[:2]:
             best = (created, run.id, run.head_sha)

@@ -15,6 +15,7 @@ from infx.changelog.plan import appended_entries
 from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
 from infx.reuse.authorization import newest_request
+from infx.reuse.binding import head_when_posted
 from infx.signoff import codeowners, configs_at, eval_jobs
 from infx.signoff.bypass import bypass_requests
 from infx.signoff.checklist import parse as parse_checklist
@@ -319,9 +320,20 @@ def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
         return evidence.collaborators[login]
 
     try:
-        newest_request(conversation, read)
+        request = newest_request(conversation, read)
     except _LookupsSpent:
-        pass
+        return
+    if request is None:
+        return
+    # the head when it was posted, from the runs already listed (binding, as the resolver)
+    pr = evidence.pr
+    runs = [*evidence.workflow_runs.values(), *evidence.orphan_runs]
+    seen = head_when_posted(runs, request.comment.created_at, branch=pr.head_ref,
+                            head_repo=pr.head_repo)
+    evidence.reuse_seen_head = seen or ""
+    if seen and seen != pr.head_sha and seen in (evidence.commits or []):
+        # not optional: unreadable evidence is an `error` (PRODUCT §4.8), not a guess
+        evidence.reuse_seen_files = reader.tree(seen)
 
 
 class _LookupsSpent(Exception):

@@ -173,5 +173,10 @@ class Evidence:
     orphan_runs: list[WorkflowRun] = field(default_factory=list)
     # trees of other commits (sha -> path -> text), e.g. the commit a green sweep ran on
     commit_files: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    # the PR head when the reuse command Check 4 rests on was posted (infx.reuse.binding;
+    # "" = no run before it tells; None = no authorised command), and its tree when that is
+    # not the assessed head
+    reuse_seen_head: str | None = None
+    reuse_seen_files: dict[str, str | None] = field(default_factory=dict)
     # the PR head as re-read when the verdict is written (None: not re-read)
     live_head_sha: str | None = None

@@ -10,7 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from infx.reuse.authorization import Authority, is_bot, newest_request
-from infx.reuse.grammar import is_authorized_association, parse_command, raw_commands
+from infx.reuse.binding import binding_problem
+from infx.reuse.grammar import (
+    AuthorizedRequest,
+    is_authorized_association,
+    parse_command,
+    raw_commands,
+)
 from infx.signoff.inert import code
 from infx.signoff.model import Comment, Evidence, Outcome, Status
 from infx.signoff.table import Settings
@@ -45,6 +51,9 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                        "so their reuse command cannot be confirmed as authorised; " + ASK)
     if request is not None:
         comment = request.comment
+        unbound = _unbound(evidence, request)
+        if unbound is not None:
+            return Outcome(Status.WARN, unbound)
         return Outcome(Status.PASS, f"{request.command} was posted by {comment.user} "
                        f"({comment.author_association}).")
     refused: list[Comment] = []  # the newest three turned-away commands, oldest first
@@ -68,3 +77,16 @@ def _who(comment: Comment, evidence: Evidence) -> str:
         return f"{comment.user} ({comment.author_association})"
     authority = Authority.of(evidence.collaborators.get(comment.user.lower()))
     return f"{comment.user} ({comment.author_association}, {authority.role_name} permission)"
+
+
+def _unbound(evidence: Evidence, request: AuthorizedRequest) -> str | None:
+    """Why the command no longer covers the assessed head, as the resolver would say it."""
+    comment, pr = request.comment, evidence.pr
+    ref = f"{request.command} (comment {comment.id} by {comment.user})"
+    if evidence.reuse_seen_head is None:
+        return (f"{ref} is authorised, but which PR head it was posted on was not read, so "
+                "whether it still covers this head cannot be confirmed")
+    trees = {evidence.reuse_seen_head: evidence.reuse_seen_files, pr.head_sha: evidence.head_files,
+             pr.base_sha: evidence.base_files}
+    return binding_problem(comment_ref=ref, seen=evidence.reuse_seen_head or None, head=pr.head_sha,
+                           pr_commits=evidence.commits or [], base=pr.base_sha, tree=trees.__getitem__)
