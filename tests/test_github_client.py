@@ -665,3 +665,20 @@ def test_new_fault_kinds_reach_the_client_as_mapped_errors(fake_github, world, s
     with pytest.raises(GitHubError, match="rejected setting status") as invalid:
         rejected.client(sleep=sleeps).create_status(REPO, HEAD, "success", "ctx")
     assert invalid.value.status == 422 and rejected.count("POST") == 1  # never retried
+def test_a_shared_wait_budget_spans_calls(fake_github) -> None:
+    """share_wait_budget(): two reads that each need a 6 s wait fit a 10 s budget per call,
+    but not one budget per run; a write still gets its own budget."""
+    world = {"repo": "o/r", "branches": {"main": "a" * 40},
+             "commits": {"a" * 40: {"parents": [], "files": {"README.md": "x\n"}}},
+             "faults": [{"method": "GET", "path": "/branches/main$", "status": 502,
+                         "headers": {"Retry-After": "6"}, "times": 1},
+                        {"method": "GET", "path": "/repos/o/r$", "status": 502,
+                         "headers": {"Retry-After": "6"}, "times": 1}]}
+    per_call = fake_github(world).client(max_wait=10)
+    per_call.get("/repos/o/r/branches/main", action="a", permission="p")
+    per_call.get("/repos/o/r", action="b", permission="p")
+    shared = fake_github(world).client(max_wait=10)
+    shared.share_wait_budget()
+    shared.get("/repos/o/r/branches/main", action="a", permission="p")
+    with pytest.raises(GitHubError, match="gave up"):
+        shared.get("/repos/o/r", action="b", permission="p")

@@ -429,13 +429,20 @@ def test_g7_an_invalid_verdict_is_replaced_by_a_retry_rejection(fake_github, see
     ({"method": "GET", "path": "/check-runs", "status": 403, "headers": {"Retry-After": "1"},
       "message": "You have exceeded a secondary rate limit."}, "sweep"),
 ])
-def test_502_faults_fail_the_check_that_needed_the_data(fake_github, seed000, fault, check) -> None:
+def test_unreadable_evidence_is_an_error_not_a_finding(fake_github, seed000, fault, check) -> None:
+    """PRODUCT §4.8: evidence GitHub did not return gives `error` and a comment naming what
+    could not be read: no verdict rows, no @-mentions, no advice to re-run sweeps."""
     world = copy.deepcopy(seed000)
     world["faults"] = [fault]
     fake = fake_github(world)
     result = run(fake, 3412, 5003, table=core_table())
-    assert rows(result)[check] is Status.FAIL
-    assert result.status == "failure" and statuses(fake, HEAD000)[-1] == "failure"
+    assert result.kind == "error" and result.verdict is None and result.evidence.unreadable
+    assert result.status == "error" and statuses(fake, HEAD000)[-1] == "error"
+    posted = verdicts(fake, 3412)
+    assert len(posted) == 1 and posted[0]["body"] == result.body
+    assert "could not be read" in result.body and "@" not in result.body.split("\n", 1)[1]
+    assert "sweep" not in shown(result.body).lower().replace(fault["path"], "")
+    assert run(fake, 3412, 5003, table=core_table()).posted is False  # no duplicate
 
 
 def test_rate_limit_that_never_clears_ends_in_error(fake_github, seed000) -> None:
@@ -561,8 +568,8 @@ def test_unreadable_head_tree_never_passes_evals_or_pareto(fake_github, seed000)
     world = copy.deepcopy(seed000)
     world["faults"] = [{"method": "GET", "path": f"/tarball/{HEAD000}", "status": 502}]
     result = run(fake_github(world), 3412, 5003, table=core_table())
-    assert rows(result)["evals"] is Status.FAIL and rows(result)["pareto"] is Status.WARN
-    assert "head tree could not be read" in result.body and result.status == "failure"
+    assert result.kind == "error" and "head tree" in result.evidence.unreadable
+    assert "head tree" in result.body and result.status == "error"
 
 
 def _eval_job(world, meta_extra=None, concs=None):

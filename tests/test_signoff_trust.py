@@ -15,7 +15,7 @@ from infx.signoff.model import Status
 
 CONTEXT = "codeowner-signoff-verify"
 SEED_HEAD = "296a93ad6c8fa017e83fb5f404f09f2efc16e1c4"
-WORLDS = ("trust_clock.yaml", "trust_injection.yaml")
+WORLDS = ("trust_clock.yaml", "trust_injection.yaml", "trust_outage.yaml", "trust_rate_limit.yaml")
 
 
 def load(request, name: str) -> dict:
@@ -97,3 +97,32 @@ def test_an_injected_script_line_renders_as_plain_text(request, fake_github) -> 
     assert "</details><h1>" in shown.replace("\u200b", "")  # quoted as text, visibly
     assert set(MENTION.findall(shown)) == {"@chunfangamd"}  # the signer's blocking line only
     assert "✅ PASS" not in shown and "&#x2705;" in shown.replace("\u200b", "")
+
+
+# --- case 7: unreadable evidence is an error, not a finding -----------------------------------
+
+
+@pytest.mark.parametrize("name", ["trust_outage.yaml", "trust_rate_limit.yaml"])
+def test_unreadable_check_runs_give_error_without_mentions_or_sweep_advice(request, fake_github,
+                                                                           name) -> None:
+    fake = fake_github(load(request, name))
+    result = verify(fake)
+    assert result.kind == "error" and result.verdict is None and result.status == "error"
+    assert statuses(fake) == ["pending", "error"]
+    posted = [c["body"] for c in fake.world["pulls"][0]["comments"] if c["user"] == "github-actions[bot]"
+              and c["body"].startswith("<!-- " + CONTEXT)]
+    assert posted == [result.body]
+    text = result.body.split("\n", 1)[1]
+    assert "could not be read" in text and "check-runs" in text
+    assert "@" not in text and "sweep" not in text.lower() and "/use" not in text
+    assert verify(fake).posted is False and statuses(fake)[-1] == "error"  # no duplicate
+
+
+def test_the_rate_limit_wait_is_bounded_and_shared_by_the_run(request, fake_github) -> None:
+    """Reset in 2100: the client gives up at once instead of sleeping (one budget per run)."""
+    fake = fake_github(load(request, "trust_rate_limit.yaml"))
+    slept: list[float] = []
+    client = fake.client(sleep=slept.append, max_wait=30)
+    trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
+    result = publish.verify(client, fake.world["repo"], trigger, publish.Options())
+    assert result.status == "error" and sum(slept) <= 30

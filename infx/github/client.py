@@ -379,6 +379,7 @@ class GitHubClient:
         self._tally = RetryTally()
         self._storage = None
         self._depth = 0
+        self._shared_budget = False
         throttle = None if _is_loopback(self.base_url) else 0.25
         self.gh = Github(
             base_url=self.base_url, auth=Auth.Token(token) if token else None, timeout=timeout,
@@ -425,13 +426,27 @@ class GitHubClient:
 
         One wait budget (`policy.max_wait`) covers the whole call, urllib3 retries included.
         """
+        saved = None
         if self._depth == 0:
-            self._tally.retries, self._tally.waited = 0, 0.0
+            # a write always gets its own budget (a run's final status must still be set);
+            # reads share the run's budget once `share_wait_budget()` was called
+            if post or not self._shared_budget:
+                saved = (self._tally.retries, self._tally.waited)
+                self._tally.retries, self._tally.waited = 0, 0.0
         self._depth += 1
         try:
             return self._call(fn, action, permission, already_done, post or retry_failures)
         finally:
             self._depth -= 1
+            if saved is not None and self._shared_budget:
+                self._tally.retries, self._tally.waited = saved
+
+    def share_wait_budget(self) -> None:
+        """From now on all reads share ONE wait budget (`policy.max_wait`) instead of one per
+        call: a verification that meets several slow or rate-limited calls gives up in bounded
+        time. Writes keep a budget of their own."""
+        self._shared_budget = True
+        self._tally.retries, self._tally.waited = 0, 0.0
 
     def _call(self, fn: Callable[[], T], action: str, permission: str,
               already_done: Callable[[], T | None] | None, post: bool) -> T:

@@ -45,7 +45,12 @@ MAX_EVAL_JOBS = 6
 MAX_BYPASS_LOOKUPS = 2
 MAX_REUSE_LOOKUPS = 3  # authors of reuse commands whose permission Check 4 may need
 MAX_EXTERNAL_PULLS = 3
-MAX_LISTED_COMMITS = 250  # GitHub's pull request commit listing stops here
+MAX_LISTED_COMMITS = 250
+# answers that say "this does not exist" (a finding a check may judge), not "could not read"
+ABSENT_STATUSES = frozenset({404, 410})
+# reads the verdict does not depend on: the re-read before publishing only adds a note, and
+# the branch's run listing only orders which commits are read first
+NOT_EVIDENCE = frozenset({"live head", "workflow runs"})  # GitHub's pull request commit listing stops here
 MAX_RUNS_PER_COMMIT = 3  # sweep runs on one commit whose jobs are read, newest first
 _PR_LINK = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)")
 
@@ -272,6 +277,8 @@ def optional(evidence: Evidence, key: str, read: Any, default: Any = None) -> An
         raise  # an archive over a cap ends the run with `error`, naming the artifact and cap
     except InfxError as exc:
         evidence.read_errors[key] = str(exc).split("\n")[0]
+        if getattr(exc, "status", None) not in ABSENT_STATUSES and key not in NOT_EVIDENCE:
+            evidence.unreadable[key] = evidence.read_errors[key]
         return default
 
 

@@ -169,6 +169,10 @@ class Evidence:
     collaborators: dict[str, dict[str, str] | None] = field(default_factory=dict)
     team_members: dict[str, dict[str, bool | None]] = field(default_factory=dict)  # team -> user -> active?
     read_errors: dict[str, str] = field(default_factory=dict)  # what could not be read, and why
+    # the subset of read_errors that is not an answer about the PR (5xx, rate limits, bad
+    # token or permissions, malformed or truncated bodies, the call budget): the verdict is
+    # then `error`, never a finding against the signer (404/410 "absent" stay findings)
+    unreadable: dict[str, str] = field(default_factory=dict)
     # successful workflow runs on the PR branch whose commit is no longer one of the PR's
     orphan_runs: list[WorkflowRun] = field(default_factory=list)
     # trees of other commits (sha -> path -> text), e.g. the commit a green sweep ran on

@@ -65,6 +65,9 @@ def verify(client: SignoffClient, repo: str, trigger: gating.Trigger, options: O
     """Run one verification; every failure after the head is known leaves an `error` status."""
     options = options or Options()
     table = table or load_table()
+    share = getattr(client, "share_wait_budget", None)
+    if callable(share):
+        share()  # one retry/wait budget for the whole run, not one per call
     reader = ev.Reader(client, repo, table.settings.max_api_calls)
     pr, raw = reader.pull(trigger.pr_number)
     session = _Session(client, reader, repo, table, options, pr.head_sha)
@@ -217,6 +220,11 @@ class _Session:
             supersedes=previous if previous and previous != verdict.overall.value else None,
             escalation_mentions=escalation_mentions(evidence, self.table),
             recommended_points=settings.recommended_frontier_points, repo=self.repo)
+        if evidence.unreadable:
+            count = len(evidence.unreadable)
+            return self._publish(render.unreadable_body(context, evidence.unreadable), None, "error",
+                                 f"Not verified: {count} piece(s) of evidence could not be read; "
+                                 "see the comment.", same_sha, fingerprint, evidence)
         body = render.render(verdict, context)
         problems = render.validate(body, self.table, settings.marker)
         if problems:

@@ -136,6 +136,24 @@ def render(verdict: Verdict, context: Context) -> str:
     return "\n".join(lines) + "\n"
 
 
+UNREADABLE_HEADER = "## **Not verified: evidence could not be read**"
+
+
+def unreadable_body(context: Context, unreadable: dict[str, str]) -> str:
+    """What is posted when GitHub did not return part of the evidence: what could not be
+    read, and nothing else (no verdict, no mentions, no advice to re-run sweeps)."""
+    items = [f"- {inert.plain(key)}: {inert.plain(why)}" for key, why in sorted(unreadable.items())]
+    return "\n".join([
+        marker_line(context.marker, context.assessed_sha, context.evidence_digest),
+        UNREADABLE_HEADER, "",
+        "The sign-off was not judged: GitHub did not return this evidence for the commit.", "",
+        *items, "",
+        "This is not a finding about the sign-off or the PR. Dispatch a re-verification once "
+        "GitHub answers again.", "",
+        f"Assessed commit: `{context.assessed_sha}`.",
+    ]) + "\n"
+
+
 def invalid_body(context: Context, problem: str) -> str:
     """What is posted when a produced verdict fails its self-check."""
     return "\n".join([
