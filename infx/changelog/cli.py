@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from infx.changelog.gitio import show_file
-from infx.changelog.merge_prep import canonicalize, resolve_conflict
 from infx.changelog.model import ChangelogEntry
 from infx.changelog.plan import (
     DEFAULT_CHANGELOG,
@@ -28,7 +27,6 @@ from infx.changelog.strict import (
     parse_changelog,
     validate_raw_change,
 )
-from infx.changelog.summary import summary_markdown, write_summary
 from infx.cliargs import ArgparseCommand, ListOption
 from infx.config.runners import unknown_runner_problems
 from infx.errors import InfxError, Problem
@@ -145,6 +143,8 @@ def canonicalize_command(base_ref: str, changelog_file: str, pr_number: int, rep
 
     base_raw = show_file(base_ref, changelog_file)
     head_raw = _read(changelog_file)
+    from infx.changelog.merge_prep import canonicalize  # only this command needs it
+
     result = canonicalize(base_raw, head_raw, pr_number, path=changelog_file, repo=repo)
     _write_if_changed(changelog_file, head_raw, result, pr_number)
 
@@ -156,6 +156,8 @@ def resolve_conflict_command(changelog_file: str, pr_number: int, repo: str) -> 
 
     base_raw, pr_raw, main_raw = (show_file(f":{stage}", changelog_file) for stage in (1, 2, 3))
     current = Path(changelog_file).read_bytes() if Path(changelog_file).exists() else b""
+    from infx.changelog.merge_prep import resolve_conflict  # only this command needs it
+
     result = resolve_conflict(base_raw, pr_raw, main_raw, pr_number, path=changelog_file,
                               repo=repo)
     _write_if_changed(changelog_file, current, result, pr_number)
@@ -201,5 +203,7 @@ def plan_command(base_ref: str, head_ref: str, changelog_file: str, trim_conc: b
     plan = plan_from_git(base_ref, head_ref, changelog_file, flags, sources)
     text = dump_plan(plan)
     if summary:
+        from infx.changelog.summary import summary_markdown, write_summary  # --summary only
+
         write_summary(summary_markdown(plan, sources.get("configs")))
     click.echo(text)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from infx.changelog.append_only import check_scope, delta_rows
 from infx.changelog.diff import Additions, additions
 from infx.changelog.gitio import (
     diff_following_nesting,
@@ -267,6 +265,8 @@ def _append_only_rows(sources: Sources, keys: Sequence[str], scope: tuple[str, .
     base_configs, base_runners, _, _ = sources.get("base")
     base_rows = _generate(sources, keys, scope, "none", base_configs, base_runners)
     head_rows = _generate(sources, keys, scope, "none")
+    from infx.changelog.append_only import delta_rows  # append-only plans only
+
     return delta_rows(base_rows, head_rows)
 
 
@@ -278,6 +278,8 @@ def _check_append_only_scope(entries: Sequence[ChangelogEntry], resolved: list[l
         for key in keys:
             scope.setdefault(key, set()).update(entry.scenarios())
     _, _, base_raw, head_raw = sources.get("base")
+    from infx.changelog.append_only import check_scope  # append-only plans only
+
     check_scope(base_raw, head_raw, scope)
 
 
@@ -391,6 +393,8 @@ def appended_entries(base_text: str | None, head_text: str, path: str = DEFAULT_
     """The entries a head changelog appends to a base one, read exactly as the planner reads
     them (a deleted line or an invalid entry is a located InfxError); none when unchanged."""
     old, new = (base_text or "").split("\n"), head_text.split("\n")
+    import difflib  # the bot's path only; `infx plan` diffs with git
+
     diff = "\n".join(difflib.unified_diff(old, new, path, path, n=0, lineterm=""))
     added = additions(diff, path)
     if not added.text.strip():
