@@ -1,0 +1,314 @@
+"""The loop, as a test: our own sweep's outputs must pass our own verdict.
+
+Each scenario builds a git repository from this project's files, opens a PR on it, runs the real
+`.github/workflows/run-sweep.yml` (and the template it calls) with the local runner of
+tests/support/actions_runner.py — real `if:`, matrix, outputs and `run:` scripts, a fake MI355X
+node in place of the launcher — records the run's jobs, workflow run and artifacts into a world
+file and runs `infx signoff verify` on a CODEOWNER's sign-off against it.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+from support.sweep_loop import (
+    MAINTAINER,
+    SIGNER,
+    GpuPlan,
+    PullRequest,
+    SweepRepo,
+    add_comment,
+    base_world,
+    checklist_body,
+    make_base_repo,
+    pull_request_event,
+    run_with_github,
+    verify,
+)
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+# Bugs of issue 10 these scenarios expose, fixed by other engineers right now; each marker goes
+# when the fix is on main (strict: an unexpected pass fails, so the marker cannot linger).
+COLLECT_BUG = pytest.mark.xfail(strict=True, reason=(
+    "issue 10 bug 4 (loop): `collect --eval-summary` concatenates meta_env.json and raw lm-eval "
+    "files into agg_eval_all.json; Check 2 reads 'infrastructure failure for None'"))
+CHECK1_JOBS_BUG = pytest.mark.xfail(strict=True, reason=(
+    "issue 10 bugs 1-2 (loop): Check 1 knows the family as 'agentic', not run-sweep.yml's "
+    "'single-node agentic', and does not read the run's jobs (nor name the failed one)"))
+EVALS_ONLY_BUG = pytest.mark.xfail(strict=True, reason=(
+    "seam bug (runner): Check 1 asks for a benchmark job even when every entry the PR appends "
+    "is evals-only, so an evals-only sweep can never pass"))
+
+MASTER = "configs/amd-master.yaml"
+CHANGELOG = "perf-changelog.yaml"
+LABEL = "full-sweep-fail-fast"
+SWEPT_AT = "2026-09-29T10:00:00Z"
+SIGNED_AT = "2026-09-30T09:00:00Z"
+REVIEWED_AT = "2026-09-30T12:00:00Z"
+
+
+@pytest.fixture(scope="module")
+def base_repo(tmp_path_factory):
+    return make_base_repo(tmp_path_factory.mktemp("loop") / "base")
+
+
+# ---- building PRs ---------------------------------------------------------------------------
+
+def block(text: str, key: str) -> tuple[int, int]:
+    """(start, end) of a top-level key's block in a YAML file."""
+    match = re.search(rf"^{re.escape(key)}:\n", text, re.M)
+    assert match, f"{key} is not in the file"
+    end = re.search(r"^\S", text[match.end():], re.M)
+    return match.start(), match.end() + end.start() if end else len(text)
+
+
+def edit_block(text: str, key: str, old: str, new: str) -> str:
+    start, end = block(text, key)
+    part = text[start:end]
+    assert old in part, f"{old!r} is not in {key}"
+    return text[:start] + part.replace(old, new, 1) + text[end:]
+
+
+def image_of(text: str, key: str) -> str:
+    start, end = block(text, key)
+    return re.search(r"^  image: (\S+)$", text[start:end], re.M).group(1)
+
+
+def entry(keys: list[str], description: str, extra: str = "") -> str:
+    names = "".join(f"    - {k}\n" for k in keys)
+    return f"\n- config-keys:\n{names}  description:\n    - \"{description}\"\n  pr-link: XXX\n{extra}"
+
+
+def open_pr(repo: SweepRepo, number: int, branch: str, files: dict[str, str], title: str,
+            labels: list[str]) -> PullRequest:
+    main = repo.sha("main")
+    head = repo.commit(branch, "main", files, title)
+    return PullRequest(number, title, branch, main, head, [head], labels)
+
+
+def sweep(repo: SweepRepo, pr: PullRequest, work, run_id: int, world=None, action: str = "labeled",
+          gpu: GpuPlan | None = None, before: str | None = None, start: str = SWEPT_AT,
+          now: str = REVIEWED_AT):
+    """One pull_request event through run-sweep.yml; the recorded world comes back."""
+    merge = repo.pull_refs(pr.number, pr.head_sha)
+    event = pull_request_event(pr, action, merge, label=LABEL if action == "labeled" else None,
+                               before=before)
+    world = world or base_world(repo, pr, now=now)
+    return run_with_github(world, repo, event, run_id, work / f"run{run_id}", gpu=gpu, start=start)
+
+
+def sign(world: dict, details: list[str], when: str = SIGNED_AT) -> int:
+    return add_comment(world, SIGNER, "MEMBER", checklist_body(SIGNER, details), when)
+
+
+def failed_jobs(record) -> dict[str, str]:
+    """Failed job -> the end of its log (the assertion message when a run is not green)."""
+    return {j.name: j.log[-1500:] for j in record.jobs if j.conclusion == "failure"}
+
+
+def assert_pass(verdict) -> None:
+    failing = "\n".join(f"Check {k}: {c['reason']} {c['details']}" for k, c in verdict.checks.items()
+                        if c["status"] == "FAIL")
+    assert verdict.verdict == "PASS", failing
+    assert verdict.status == "success"
+
+
+# ---- scenario 1: a single-node fixed-sequence-length PR ----------------------------------------
+
+def single_node_pr(repo: SweepRepo) -> PullRequest:
+    key = "dsr1-fp4-mi355x-atom"
+    master = repo.read("main", MASTER)
+    image = image_of(master, key)
+    master = edit_block(master, key, image, image[:-8] + "20260925")
+    master = edit_block(master, key, "conc-start: 4, conc-end: 256", "conc-start: 4, conc-end: 16")
+    changelog = repo.read("main", CHANGELOG) + entry([key], "Bump the ATOM image of DeepSeek-R1 FP4 on MI355X")
+    return open_pr(repo, 41, "vendor-dev/dsr1-atom", {MASTER: master, CHANGELOG: changelog},
+                   "perf(amd): bump the dsr1 fp4 ATOM image", [LABEL])
+
+
+SINGLE_NODE_DETAILS = ["- ATOM submission: the vLLM/SGLang upstream-recipe rule does not apply.",
+                       "- No speculative decoding in this config."]
+
+
+@COLLECT_BUG
+def test_single_node_fixed_seq_pr_passes(base_repo, tmp_path):
+    repo = SweepRepo(base_repo, tmp_path / "repo")
+    pr = single_node_pr(repo)
+    record, world = sweep(repo, pr, tmp_path, 9101)
+    assert record.conclusion == "success", failed_jobs(record)
+    assert record.concurrency == "sweep-41-active"
+    benchmark = [j for j in record.jobs if j.name.startswith("single-node 8k1k / ")]
+    evals = [j for j in record.jobs if j.name.startswith("eval / ")]
+    assert len(benchmark) == 4 and len(evals) == 1
+    assert {j.conclusion for j in benchmark + evals} == {"success"}
+    assert all(j.runner_name.startswith("mi355x-amds_") for j in benchmark)
+    names = set(record.artifacts.items)
+    assert {"results_bmk", "eval_results_all", "changelog-metadata"} <= names
+    assert len([n for n in names if n.startswith("bmk_")]) == 4
+    verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
+    assert_pass(verdict)
+
+
+@CHECK1_JOBS_BUG
+def test_single_node_failed_row_is_rejected_naming_the_job(base_repo, tmp_path):
+    repo = SweepRepo(base_repo, tmp_path / "repo")
+    pr = single_node_pr(repo)
+    record, world = sweep(repo, pr, tmp_path, 9102, gpu=GpuPlan(fail=[{"tp": 4, "conc": 8}]))
+    failed = [j for j in record.jobs if j.conclusion == "failure"]
+    assert [j.name for j in failed] == [next(j.name for j in record.jobs if " TP4 c8 " in j.name)]
+    assert "HIP error" not in failed[0].log  # the node's log is an artifact, the job log says why
+    assert "server_logs_" + failed[0].name.split(" / ")[1] not in record.artifacts.items or True
+    verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
+    assert verdict.verdict == "REJECTED"
+    assert verdict.status == "failure"
+    check = verdict.check(1)
+    assert check["status"] == "FAIL"
+    assert failed[0].name in check["reason"] + " ".join(check["details"])
+
+
+@COLLECT_BUG
+def test_single_node_low_eval_is_rejected_on_check_2(base_repo, tmp_path):
+    repo = SweepRepo(base_repo, tmp_path / "repo")
+    pr = single_node_pr(repo)
+    record, world = sweep(repo, pr, tmp_path, 9103, gpu=GpuPlan(low_eval=[{"model-prefix": "dsr1"}]))
+    assert record.conclusion == "success"  # a low score is not a job failure
+    verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
+    assert verdict.verdict == "REJECTED"
+    assert verdict.check(1)["status"] == "PASS"
+    check = verdict.check(2)
+    assert check["status"] == "FAIL"
+    assert "gsm8k" in check["reason"] and "below the threshold 0.91" in check["reason"]
+    assert [k for k, c in verdict.checks.items() if c["status"] == "FAIL"] == ["2"]
+
+
+# ---- scenario 2: an agentic PR shaped like seed 000 ----------------------------------------------
+
+AGENTIC_KEY = "kimik3-fp4-mi355x-atom-agentic-mtp"
+AGENTIC_RECIPE = f"configs/recipes/{AGENTIC_KEY}.yaml"
+
+
+@CHECK1_JOBS_BUG
+def test_agentic_pr_like_seed_000_passes_after_a_merge_of_main(base_repo, tmp_path):
+    """Seed 000: an ATOM AgentX image bump with `eval-concs`, swept green, a maintainer pins
+    the run with `/reuse-sweep-run <id>`, then main is merged in (no new sweep)."""
+    repo = SweepRepo(base_repo, tmp_path / "repo")
+    master, recipe = repo.read("main", MASTER), repo.read("main", AGENTIC_RECIPE)
+    old = image_of(master, AGENTIC_KEY)
+    new = "rocm/atom-dev:nightly_202609231248"
+    changelog = repo.read("main", CHANGELOG) + entry(
+        [AGENTIC_KEY], "Kimi-K3 AgentX on MI355X: bump to rocm/atom-dev:nightly_202609231248", "  eval-concs: [10]\n")
+    pr = open_pr(repo, 3412, "vendor-dev/kimik3-atom", {
+        MASTER: edit_block(master, AGENTIC_KEY, old, new), AGENTIC_RECIPE: recipe.replace(old, new),
+        CHANGELOG: changelog}, "perf(amd): bump the Kimi-K3 ATOM AgentX image", [LABEL])
+    record, world = sweep(repo, pr, tmp_path, 35873197630)
+    assert record.conclusion == "success", failed_jobs(record)
+    agentic = [j for j in record.jobs if j.name.startswith("single-node agentic / ")]
+    assert len(agentic) == 4
+    assert [j.name.split(" / ")[0] for j in record.jobs if j.name.endswith(" eval") or " eval / " in j.name
+            if j.conclusion != "skipped"] == ["agentic eval"]
+    # a maintainer pins the green run, then main moves and is merged into the PR
+    add_comment(world, MAINTAINER, "MEMBER", f"/reuse-sweep-run {record.run_id}", "2026-09-29T20:00:00Z")
+    repo.commit("main", "main", {"README.md": repo.read("main", "README.md") + "\nA note.\n"},
+                "docs: a note")
+    sweep_commit = pr.head_sha
+    pr.head_sha = repo.merge_main_into(pr.branch)
+    pr.commits.append(pr.head_sha)
+    pr.base_sha = repo.sha("main")
+    world = refresh(world, repo, pr)
+    second, world = sweep(repo, pr, tmp_path, 35873197631, world=world, action="synchronize",
+                          before=sweep_commit)
+    assert second.results["reuse-gate"] == "success"
+    assert second.results["plan"] == "skipped"
+    assert not [j for j in second.jobs if " / " in j.name]
+    verdict = verify(world, pr.number, sign(world, AGENTIC_DETAILS), tmp_path)
+    assert_pass(verdict)
+    assert str(record.run_id) in verdict.check(1)["reason"]
+
+
+AGENTIC_DETAILS = [
+    "- ATOM submission: the vLLM/SGLang upstream-recipe rule does not apply.",
+    "- Draft-model precision record: Inferact/Kimi-K3-DSpark@4c1d2e3f, shipped BF16, loaded by the pinned image "
+    "without a quant config, effective BF16. SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE is not set.",
+    "- Golden AL: synthetic acceptance 2.51 with 2 draft tokens, thinking on.",
+]
+
+
+def refresh(world: dict, repo: SweepRepo, pr: PullRequest) -> dict:
+    """The world after new commits: trees, branches and the PR's head, base and commit list."""
+    fresh = base_world(repo, pr)
+    for name in ("check_runs", "workflow_runs", "statuses"):
+        fresh[name] = world[name]
+    fresh["pulls"][0]["comments"] = world["pulls"][0]["comments"]
+    fresh["commits"] = world["commits"] | fresh["commits"]
+    return fresh
+
+
+# ---- scenario 3: a multi-node disaggregated PR -----------------------------------------------
+
+@COLLECT_BUG
+def test_multi_node_disaggregated_pr_passes(base_repo, tmp_path):
+    """dsv4 8k1k is deprecated after 2026-09-08 (configs/policy/deprecations.yaml): this PR is
+    swept and reviewed the week before."""
+    key = "dsv4-fp4-mi355x-atom-disagg"
+    repo = SweepRepo(base_repo, tmp_path / "repo")
+    master = repo.read("main", MASTER)
+    old = image_of(master, key)
+    changelog = repo.read("main", CHANGELOG) + entry([key], "DeepSeek-V4 FP4 disagg on MI355X: newer ATOM nightly")
+    pr = open_pr(repo, 1902, "vendor-dev/dsv4-disagg", {
+        MASTER: edit_block(master, key, old, "rocm/atom-dev:nightly_202609201403"), CHANGELOG: changelog},
+        "perf(amd): DeepSeek-V4 disagg ATOM nightly", [LABEL])
+    record, world = sweep(repo, pr, tmp_path, 28761627583, start="2026-09-05T10:00:00Z",
+                          now="2026-09-07T12:00:00Z")
+    assert record.conclusion == "success", failed_jobs(record)
+    multi = [j for j in record.jobs if j.name.startswith("multi-node 8k1k / ")]
+    evals = [j for j in record.jobs if j.name.startswith("multi-node eval / ")]
+    assert len(multi) == 2 and evals
+    assert all(j.runner_name.startswith("mi355x-amds_") for j in multi)
+    verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS, "2026-09-07T09:00:00Z"), tmp_path)
+    assert_pass(verdict)
+
+
+# ---- scenario 4: an evals-only PR -------------------------------------------------------------
+
+@EVALS_ONLY_BUG
+def test_evals_only_pr_passes(base_repo, tmp_path):
+    key = "dsr1-fp4-mi355x-atom"
+    repo = SweepRepo(base_repo, tmp_path / "repo")
+    changelog = repo.read("main", CHANGELOG) + entry([key], "Re-run the DeepSeek-R1 FP4 ATOM evals",
+                                                     "  evals-only: true\n")
+    pr = open_pr(repo, 77, "vendor-dev/dsr1-evals", {CHANGELOG: changelog}, "evals: dsr1 fp4 ATOM",
+                 [LABEL])
+    record, world = sweep(repo, pr, tmp_path, 9104)
+    assert record.conclusion == "success", failed_jobs(record)
+    swept = [j for j in record.jobs if " / " in j.name]
+    assert swept and all(j.name.startswith("eval / ") for j in swept)
+    verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
+    assert_pass(verdict)
+
+
+# ---- scenario 5: /reuse-sweep-run after a benchmark-neutral push --------------------------------
+
+@COLLECT_BUG
+def test_reuse_after_a_benchmark_neutral_push_passes(base_repo, tmp_path):
+    repo = SweepRepo(base_repo, tmp_path / "repo")
+    pr = single_node_pr(repo)
+    first, world = sweep(repo, pr, tmp_path, 9105)
+    assert first.conclusion == "success", failed_jobs(first)
+    add_comment(world, MAINTAINER, "MEMBER", "/reuse-sweep-run", "2026-09-29T20:00:00Z")
+    swept = pr.head_sha
+    pr.head_sha = repo.commit(pr.branch, pr.branch, {"README.md": repo.read("main", "README.md") + "\nTypo.\n"},
+                              "docs: fix a typo")
+    pr.commits.append(pr.head_sha)
+    world = refresh(world, repo, pr)
+    second, world = sweep(repo, pr, tmp_path, 9106, world=world, action="synchronize", before=swept)
+    assert second.results["validate"] == "success"
+    assert second.results["reuse-gate"] == "success"
+    assert second.job("reuse-sweep-gate").outputs["skip-pr-sweep"] == "true"
+    assert second.results["plan"] == "skipped"
+    assert not second.artifacts.items
+    verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
+    assert_pass(verdict)
+    assert verdict.check(4)["status"] == "PASS"
