@@ -279,9 +279,11 @@ class LocalRunner:
         for matrix in combos:
             values = dict(ctx.values) | ({"matrix": matrix} if matrix is not None else {})
             jctx = Context(values, job_status=ctx.job_status)
-            if stop:
+            if stop:  # fail-fast: the entries not started yet are cancelled
                 conclusions.append("cancelled")
-                if "uses" not in job:
+                if "uses" in job:
+                    self._call_workflow(job_id, job, jctx, record, prefix, display, cancel=True)
+                else:
                     record.jobs.append(JobRecord(prefix + job_id, self._job_name(job_id, job, jctx, caller_name),
                                                  "cancelled", matrix=matrix))
                 continue
@@ -305,7 +307,7 @@ class LocalRunner:
         return f"{caller_name} / {name}" if caller_name else name
 
     def _call_workflow(self, job_id: str, job: dict, ctx: Context, record: RunRecord, prefix: str,
-                       display: str) -> str:
+                       display: str, cancel: bool = False) -> str:
         target = str(job["uses"])
         local = re.sub(r"^(\$|\.)/", "", target)
         if local == target or "@" in local:
@@ -328,6 +330,13 @@ class LocalRunner:
             if job.get("secrets") != "inherit" else dict(self.secrets)
         caller = interpolate(str(job.get("name") or job_id), ctx)
         github = ctx.values["github"]
+        if cancel:
+            called_ctx = Context({"github": github, "inputs": inputs, "vars": self.vars})
+            for called_id, called_job in (called.get("jobs") or {}).items():
+                name = self._display_name(called_id, called_job, called_ctx)
+                record.jobs.append(JobRecord(f"{prefix}{job_id}/{called_id}", f"{caller} / {name}", "cancelled",
+                                             started_at=self.clock.tick(0), completed_at=self.clock.tick(0)))
+            return "cancelled"
         results = self._run_jobs(called, github, inputs, record, prefix=f"{prefix}{job_id}/",
                                  caller_name=caller, secrets=secrets)
         values = [r["result"] for r in results.values()]
