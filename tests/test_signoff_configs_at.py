@@ -23,6 +23,8 @@ def test_unparseable_tree_is_none() -> None:
 def test_runner_sku() -> None:
     assert configs_at.runner_sku("cluster:mi355x-amds") == "mi355x"
     assert configs_at.runner_sku("MI355X") == "mi355x"
+    # an eval row of an agentic config: the runner label upper-cased (`hw`)
+    assert configs_at.runner_sku("CLUSTER:MI355X-AMDS") == "mi355x"
     assert configs_at.runner_sku(None) == ""
 
 

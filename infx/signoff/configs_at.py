@@ -59,9 +59,10 @@ def changed_keys(head: dict[str, str | None], base: dict[str, str | None]) -> li
 
 def runner_sku(runner: str | None) -> str:
     """``cluster:mi355x-amds`` -> ``mi355x``: prefix dropped, cut at the first dash (the one
-    runner-SKU parser: config entries, result rows and eval rows all go through it)."""
-    text = (runner or "").removeprefix("cluster:")
-    return text.split("-", 1)[0].lower()
+    runner-SKU parser: config entries, result rows and eval rows all go through it). Any case:
+    eval rows upper-case their `hw` (``CLUSTER:MI355X-AMDS``)."""
+    text = (runner or "").lower().removeprefix("cluster:")
+    return text.split("-", 1)[0]
 
 
 def unread_trees(read_errors: dict[str, str]) -> str | None:
