@@ -128,3 +128,27 @@ def test_jobs_named_by_row_identity_must_be_rows_of_the_changed_config() -> None
     assert sweep.run(ev, SETTINGS).status is Status.FAIL
     ev = _changed(evidence({7: [job("agentic / " + job_name(ROW)), evals]}))
     assert sweep.run(ev, SETTINGS).status is Status.PASS
+
+
+BASE_LOG = "- config-keys:\n    - k\n  description:\n    - \"first\"\n  pr-link: XXX\n"
+
+
+def _appended(ev: Evidence, extra: str) -> Evidence:
+    ev.base_files = {"perf-changelog.yaml": BASE_LOG}
+    ev.head_files = {"perf-changelog.yaml": BASE_LOG + "\n- config-keys:\n    - k\n  description:\n"
+                     "    - \"evals again\"\n  pr-link: XXX\n" + extra}
+    return ev
+
+
+def test_an_evals_only_pr_needs_no_benchmark_job() -> None:
+    """Every appended entry `evals-only: true`: the plan has eval rows only, so the sweep has
+    no benchmark job to run; anything else (or an unreadable changelog) still needs one."""
+    evals_only = [job("eval / a")]
+    assert sweep.run(_appended(evidence({7: evals_only}), "  evals-only: true\n"), SETTINGS).status is Status.PASS
+    assert sweep.run(_appended(evidence({7: evals_only}), ""), SETTINGS).status is Status.FAIL
+    assert sweep.run(evidence({7: evals_only}), SETTINGS).status is Status.FAIL
+    unreadable = _appended(evidence({7: evals_only}), "  evals-only: true\n")
+    unreadable.head_files["perf-changelog.yaml"] = BASE_LOG + "\n- config-keys: [\n"
+    assert sweep.run(unreadable, SETTINGS).status is Status.FAIL
+    assert sweep.run(_appended(evidence({7: [job("eval / a", "failure")]}), "  evals-only: true\n"),
+                     SETTINGS).status is Status.FAIL

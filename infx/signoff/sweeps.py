@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from infx.changelog.plan import DEFAULT_CHANGELOG, appended_entries
+from infx.errors import InfxError
 from infx.matrix.identity import parse_job_name
 from infx.signoff import configs_at
 from infx.signoff.model import CheckRun, Evidence, RunJob
@@ -124,11 +126,24 @@ def green_run(evidence: Evidence, run_id: int) -> GreenRun | None:
     evals = sum(1 for job in ok if family(job.name) == "eval")
     covered = all(any(_covers(job, entry) for job in ok)
                   for entry in _required_entries(evidence).values())
-    if not (benchmarks and evals and covered):
+    if not ((benchmarks or not benchmarks_required(evidence)) and evals and covered):
         return None
     workflow_run = evidence.workflow_runs.get(run_id)
     attempt = workflow_run.run_attempt if workflow_run else max(j.run_attempt for j in jobs)
     return GreenRun(commit, run_id, attempt, benchmarks, evals)
+
+
+def benchmarks_required(evidence: Evidence) -> bool:
+    """A sweep must run benchmark jobs unless every changelog entry the PR appends is
+    `evals-only: true` (its plan then has eval rows only). Unreadable entries: required."""
+    head_text = evidence.head_files.get(DEFAULT_CHANGELOG)
+    if head_text is None:
+        return True
+    try:
+        entries = appended_entries(evidence.base_files.get(DEFAULT_CHANGELOG), head_text, DEFAULT_CHANGELOG)
+    except InfxError:
+        return True
+    return not entries or not all(entry.evals_only for entry in entries)
 
 
 def candidate_runs(evidence: Evidence, commit: str) -> list[int]:
