@@ -4,12 +4,16 @@ The local runner installs a launcher in each benchmark job's checkout that runs 
 everything up to the launcher is the real workflow and the real `infx.workflow launch`. The fake
 writes what the benchmark container writes on a real node, in the same folders:
 
-- a fixed-sequence-length row: the serving benchmark's result JSON (token throughput, TTFT /
-  TPOT / ITL / E2EL percentiles in milliseconds, request counts);
-- an agentic row: the agentic harness's point result (throughput and end-to-end latency
-  percentiles per session);
-- an eval row: lm-eval's `meta_env.json`, `results_<timestamp>.json` and samples JSONL;
+- a fixed-sequence-length row: the serving benchmark's result JSON per concurrency,
+  `benchmark_conc<N>.json` (token throughput, TTFT / TPOT / ITL / E2EL percentiles in
+  milliseconds, request counts);
+- an agentic row: the agentic harness's point result per concurrency (throughput and
+  end-to-end latency percentiles);
+- an eval row: lm-eval's `results_<timestamp>.json` and samples JSONL;
 - a server log under `logs/`.
+
+Raw output goes to `$INFX_RAW_DIR`, as the launcher contract says; the real
+`infx.workflow launch` then normalises it into `$RESULTS_DIR`.
 
 A plan (JSON file named on the command line) can make a row fail (non-zero exit after writing
 a partial log, like a crashed server) or score an eval low. Rows are selected by a subset of
@@ -97,13 +101,6 @@ def agentic_result(row: dict[str, Any], name: str) -> dict[str, Any]:
 def eval_files(row: dict[str, Any], score: float) -> dict[str, Any]:
     task = eval_task(row)
     n = 1319 if task == "gsm8k" else 102
-    meta = {
-        "infmax_model_prefix": row.get("model-prefix"), "model": row.get("model"),
-        "hw": row.get("runner"), "framework": row.get("framework"), "precision": row.get("precision"),
-        "spec_decoding": row.get("spec-decoding"), "isl": row.get("isl"), "osl": row.get("osl"),
-        "tp": row.get("tp"), "ep": row.get("ep"), "conc": _conc(row), "image": row.get("image"),
-        "is_multinode": isinstance(row.get("prefill"), dict),
-    }
     results = {
         "results": {task: {"alias": task, "exact_match,strict-match": score,
                            "exact_match_stderr,strict-match": 0.006,
@@ -114,7 +111,7 @@ def eval_files(row: dict[str, Any], score: float) -> dict[str, Any]:
         "versions": {task: 3.0}, "n-shot": {task: 5}, "date": 1790000000.0,
     }
     sample = {"doc_id": 0, "target": "72", "filtered_resps": ["72"], "exact_match": 1.0}
-    return {"meta_env.json": meta, f"results_{TIMESTAMP}.json": results,
+    return {f"results_{TIMESTAMP}.json": results,
             f"samples_{task}_{TIMESTAMP}.jsonl": json.dumps(sample) + "\n"}
 
 
@@ -122,9 +119,9 @@ def main(argv: list[str]) -> int:
     plan = json.loads(Path(argv[0]).read_text(encoding="utf-8")) if argv else {}
     row = json.loads(os.environ["CONFIG_JSON"])
     name = os.environ["RESULT_NAME"]
-    results = Path(os.environ.get("RESULTS_DIR") or "results")
+    raw = Path(os.environ["INFX_RAW_DIR"])  # the launcher's contract: raw output goes here
     logs = Path("logs")
-    results.mkdir(parents=True, exist_ok=True)
+    raw.mkdir(parents=True, exist_ok=True)
     logs.mkdir(parents=True, exist_ok=True)
     log = logs / f"server_{name}.log"
     log.write_text(f"serving {row.get('model')} with {row.get('image')} on {os.environ.get('RUNNER_NAME')}\n",
@@ -139,13 +136,15 @@ def main(argv: list[str]) -> int:
         score = 0.5 if low else (0.955 if eval_task(row) == "gsm8k" else 0.97)
         for filename, content in eval_files(row, score).items():
             text = content if isinstance(content, str) else json.dumps(content, indent=1)
-            (results / filename).write_text(text, encoding="utf-8")
-    elif row.get("scenario-type") == "agentic-coding":
-        (results / f"{name}.json").write_text(json.dumps(agentic_result(row, name), indent=1), encoding="utf-8")
+            (raw / filename).write_text(text, encoding="utf-8")
     else:
-        (results / f"{name}.json").write_text(json.dumps(throughput_result(row, name), indent=1),
-                                              encoding="utf-8")
-    print(f"fake node: wrote the results of {name}")
+        concs = row["conc"] if isinstance(row.get("conc"), list) else [row.get("conc")]
+        for conc in concs:
+            point = dict(row, conc=conc)
+            result = (agentic_result(point, name) if row.get("scenario-type") == "agentic-coding"
+                      else throughput_result(point, name))
+            (raw / f"benchmark_conc{conc}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+    print(f"fake node: wrote the raw results of {name}")
     return 0
 
 
