@@ -139,8 +139,10 @@ def test_env_files_summary_and_event_path(tmp_path):
                   { echo 'text<<EOF'; echo 'two'; echo 'lines'; echo 'EOF'; } >> "$GITHUB_OUTPUT"
                   echo "FROM_ENV=set" >> "$GITHUB_ENV"
                   echo "### hello" >> "$GITHUB_STEP_SUMMARY"
+              - run: python -m pip install --require-hashes -r missing.txt || echo "$?" > pip-status
               - id: b
                 run: |
+                  test "$(cat pip-status)" = 1
                   test -f .github/workflows/main.yml
                   after=$(python -c 'import json,os; print(json.load(open(os.environ["GITHUB_EVENT_PATH"]))["after"])')
                   test "$after" = "$GITHUB_SHA"

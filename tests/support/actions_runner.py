@@ -530,15 +530,21 @@ class LocalRunner:
         _git(path, "checkout", "--quiet", "--detach", ref)
 
     def _make_shims(self) -> Path:
-        """`python` is the host interpreter except that `pip install` of the checkout is a no-op
-        (PYTHONPATH already points at it); `infx` runs the checkout's package."""
+        """`python` is the host interpreter except that `pip install` is a no-op (the host has
+        the packages and PYTHONPATH points at the checkout; a named requirements file must
+        exist); `infx` runs the checkout's package."""
         shims = self.work_dir / "shims"
         shims.mkdir(parents=True, exist_ok=True)
         python = shlex.quote(sys.executable)
         (shims / "python").write_text(
             "#!/usr/bin/env bash\n"
             'if [ "${1:-}" = -m ] && [ "${2:-}" = pip ] && [ "${3:-}" = install ]; then\n'
-            '  echo "local runner: skipped pip install (the checkout is on PYTHONPATH)"; exit 0\nfi\n'
+            '  prev=""; for arg in "$@"; do\n'
+            '    if [ "$prev" = -r ] && [ ! -f "$arg" ]; then\n'
+            '      echo "ERROR: Could not open requirements file: $arg" >&2; exit 1; fi\n'
+            '    prev="$arg"; done\n'
+            '  echo "local runner: skipped pip install (the host has the packages; the checkout is on PYTHONPATH)"\n'
+            '  exit 0\nfi\n'
             f'exec {python} "$@"\n', encoding="utf-8")
         (shims / "python3").write_text(f'#!/usr/bin/env bash\nexec {shims / "python"} "$@"\n', encoding="utf-8")
         (shims / "infx").write_text(f'#!/usr/bin/env bash\nexec {python} -m infx "$@"\n', encoding="utf-8")
