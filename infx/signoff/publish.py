@@ -122,6 +122,13 @@ class _Session:
             problem = gating.actor_problem(actor, permissions[actor.lower()])
             if problem:
                 return self._skip(problem)
+        default = ((raw.get("base") or {}).get("repo") or {}).get("default_branch")
+        if not default or pr.base_ref != default:
+            # a status on the head commit would also speak for that commit in a PR into the
+            # default branch: a PR into another branch never gets one from this bot
+            return self._skip(f"the PR targets {pr.base_ref or 'an unknown branch'}, not the default "
+                              f"branch {default or '(unknown)'}; only PRs into the default branch "
+                              "are verified")
         evidence = self._scope(pr, raw, signoff, permissions)
         if isinstance(evidence, Result):
             return evidence
@@ -154,9 +161,9 @@ class _Session:
             default_tree: dict[str, str | None] = self.reader.tree(default_sha)
             # CODEOWNERS comes from the tip of the branch the PR targets (resolved once to a
             # SHA used for both the errors API and the text), never from the PR's stale base
-            target = pr.base_ref or branch
-            owners_sha = default_sha if target == branch else self.reader.branch_sha(target)
-            owners_tree = default_tree if owners_sha == default_sha else self.reader.tree(owners_sha)
+            # CODEOWNERS is the default branch's (PRODUCT §4.8 scope: only PRs into it are
+            # verified, so the target's tip and the default tip are the same branch)
+            target, owners_sha, owners_tree = branch, default_sha, default_tree
             errors = self.reader.codeowners_errors(owners_sha)
             if errors:
                 first = errors[0]
