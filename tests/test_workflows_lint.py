@@ -61,7 +61,8 @@ def test_reusable_workflows_are_called_by_relative_path():
 
 def _zizmor(*args: str) -> subprocess.CompletedProcess:
     exe = tools.need(tools.zizmor)
-    return subprocess.run([exe, "--offline", *args], cwd=REPO, capture_output=True, text=True,
+    # CI=true makes zizmor colour its output; the assertions read plain text
+    return subprocess.run([exe, "--offline", "--color", "never", *args], cwd=REPO, capture_output=True, text=True,
                           check=False, timeout=300)
 
 
