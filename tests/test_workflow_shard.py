@@ -18,8 +18,10 @@ from infx.workflow.shard import (
     shard_id,
     shard_outputs,
     shard_plan,
+    shard_rows,
     split_evenly,
 )
+from infx.workflow.summary import shard_summary
 
 
 def _rows(n: int, tag: str = "r") -> list[dict]:
@@ -117,7 +119,7 @@ def test_property_every_row_lands_in_exactly_one_small_shard(sizes):
     assert sum(len(r) for r in shards.values()) == sum(sizes.values())
 
 
-def test_rows_are_named_by_their_identity_and_repeats_are_refused():
+def test_rows_are_named_by_their_identity():
     row = {"model-prefix": "dsr1", "precision": "fp4", "runner": "mi355x", "framework": "sglang",
            "isl": 1024, "osl": 1024, "tp": 8, "conc": 4}
     shards = shard_plan({"single_node": {"1k1k": [row, row | {"conc": 8}]}})
@@ -126,11 +128,38 @@ def test_rows_are_named_by_their_identity_and_repeats_are_refused():
     # an annotation from an earlier pass never changes the name
     again = shard_plan({"single_node": {"1k1k": shards["single-node-1k1k-1"]}})
     assert [r["job-name"] for r in again["single-node-1k1k-1"]] == names
-    with pytest.raises(InfxError, match="same identity") as info:
-        shard_plan({"single_node": {"1k1k": [row, dict(row)]}})
-    assert "remove the repeated concurrency" in str(info.value)
     with pytest.raises(InfxError, match="row 1 of bucket evals is not a JSON object"):
         shard_plan({"evals": [row | {"eval-only": True}, 3]})
+
+
+def test_exact_repeats_of_a_row_run_once_and_are_reported():
+    row = {"model-prefix": "qwen3.5", "precision": "fp8", "runner": "b200", "framework": "sglang",
+           "scenario-type": "agentic-coding", "tp": 4, "conc": 8}
+    other = row | {"conc": 16}
+    # JSON numbers as GitHub reads them and scheduling annotations do not make a row different
+    plan = {"single_node": {"agentic": [row, other, dict(row), row | {"conc": 8.0, "priority": 3}, other]}}
+    sharding = shard_rows(plan)
+    rows = sharding.shards["single-node-agentic-1"]
+    assert [r["conc"] for r in rows] == [8, 16]
+    assert [(d.bucket, d.dropped) for d in sharding.duplicates] == [("single-node-agentic", 2),
+                                                                    ("single-node-agentic", 1)]
+    assert sharding.duplicates[0].job_name == rows[0]["job-name"]
+    assert shard_outputs(plan)["jobs"] == 2
+    summary = shard_summary(sharding.shards, sharding.duplicates)
+    assert "Dropped 3 exact duplicate row(s)" in summary and f"| {rows[1]['job-name']} | 1 |" in summary
+    assert "Dropped" not in shard_summary(sharding.shards)
+    # the same row planned in two buckets is still one job (artifact names are run-wide)
+    twice = shard_rows({"single_node": {"agentic": [row]}, "agentic_evals": [row]})
+    assert sum(map(len, twice.shards.values())) == 1 and twice.duplicates[0].bucket == "agentic-evals"
+
+
+def test_two_different_rows_with_one_identity_are_refused(monkeypatch):
+    row = {"model-prefix": "dsr1", "precision": "fp4", "runner": "mi355x", "framework": "sglang",
+           "isl": 1024, "osl": 1024, "tp": 8, "conc": 4}
+    monkeypatch.setattr("infx.matrix.identity.digest", lambda _row: "00000000")  # a collision
+    with pytest.raises(InfxError, match="two different rows of the plan have the same identity") as info:
+        shard_plan({"single_node": {"1k1k": [row, row | {"image": "other"}]}})
+    assert "digest collision" in str(info.value)
 
 
 def test_caller_names_match_run_sweep_and_are_recognised_exactly():

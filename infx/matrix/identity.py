@@ -56,11 +56,15 @@ def _canonical(value: Any) -> Any:
     return value
 
 
+def canonical_json(row: Mapping[str, Any]) -> str:
+    """The identity as canonical JSON: two rows are the same row iff these texts are equal."""
+    return json.dumps(_canonical(identity_fields(row)), sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=True)
+
+
 def digest(row: Mapping[str, Any]) -> str:
     """First DIGEST_LENGTH hex digits of sha256 over the canonical JSON of the identity."""
-    text = json.dumps(_canonical(identity_fields(row)), sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()[:DIGEST_LENGTH]
+    return hashlib.sha256(canonical_json(row).encode("ascii")).hexdigest()[:DIGEST_LENGTH]
 
 
 def _token(value: Any) -> str:

@@ -71,14 +71,15 @@ def shard_command(plan_path: Path, metadata_out: Path | None, runner_config: str
     from infx.config.runners import load_runners
     from infx.workflow.actions import append_summary, compact_json, write_outputs
     from infx.workflow.launch import launcher_problems
-    from infx.workflow.shard import shard_outputs
+    from infx.workflow.shard import shard_outputs, shard_rows
     from infx.workflow.summary import shard_summary
 
     try:
         plan = _load_json(plan_path.read_text(encoding="utf-8"), str(plan_path))
     except OSError as exc:
         raise InfxError(Problem(f"cannot read the plan: {exc.strerror}", file=str(plan_path))) from None
-    outputs = shard_outputs(plan)
+    sharding = shard_rows(plan)
+    outputs = shard_outputs(sharding)
     rows = [row for shard in outputs["matrix"].values() for row in shard]
     problems = launcher_problems(rows, load_runners(root / runner_config), root, runner_config)
     if problems:
@@ -87,7 +88,7 @@ def shard_command(plan_path: Path, metadata_out: Path | None, runner_config: str
     if metadata_out is not None:
         metadata = plan.get("changelog_metadata") or {}
         metadata_out.write_text(json.dumps(metadata, indent=1) + "\n", encoding="utf-8")
-    summary = shard_summary(outputs["matrix"])
+    summary = shard_summary(outputs["matrix"], sharding.duplicates)
     if not append_summary(summary):
         click.echo(summary, err=True)
     click.echo(compact_json({"shards": outputs["shards"], "jobs": outputs["jobs"]}))

@@ -113,11 +113,29 @@ def _check_known_buckets(plan: Mapping[str, Any]) -> None:
                     fix="add the bucket to infx.workflow.shard.BUCKETS and a job to run-sweep.yml"))
 
 
-def name_rows(rows: list[Any], bucket: Bucket, seen: dict[str, str]) -> list[dict[str, Any]]:
-    """Each row with its `job-name` (the row identity); two rows with one identity are refused.
+@dataclass(frozen=True)
+class Duplicate:
+    """Copies of one row the shard step dropped: the row was planned more than once, identical in
+    every field (the reference NVIDIA master repeats some agentic search-space entries)."""
 
-    ``seen`` maps the identities already named in this plan to their bucket (artifact names
-    derive from the identity and must be unique in the whole run).
+    bucket: str
+    job_name: str
+    dropped: int
+
+
+def _same_row(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return identity.canonical_json(a) == identity.canonical_json(b)
+
+
+def name_rows(rows: list[Any], bucket: Bucket, seen: dict[str, tuple[str, Mapping[str, Any]]],
+              duplicates: dict[str, Duplicate] | None = None) -> list[dict[str, Any]]:
+    """Each distinct row with its `job-name` (the row identity), in plan order.
+
+    A row identical in every identity field to one already named is the same job planned twice:
+    it is dropped (one GPU job per row; identity stays injective over the rows that run) and
+    counted in ``duplicates``. Two different rows with one identity (a digest collision) are
+    refused. ``seen`` maps the result slugs already named in this plan to their bucket and row
+    (artifact names derive from the identity and must be unique in the whole run).
     """
     named = []
     for index, row in enumerate(rows):
@@ -126,26 +144,40 @@ def name_rows(rows: list[Any], bucket: Bucket, seen: dict[str, str]) -> list[dic
         name = identity.job_name(row)
         slug = identity.result_slug(row)
         if slug in seen:
-            raise InfxError(Problem(
-                f"two rows of the plan have the same identity {name!r} (bucket {bucket.id}, "
-                f"row {index}; first in {seen[slug]}): they are the same job twice",
-                key=bucket.id,
-                fix="remove the repeated concurrency or search-space entry from the master config"))
-        seen[slug] = bucket.id
+            first_bucket, first = seen[slug]
+            if not _same_row(first, row):
+                raise InfxError(Problem(
+                    f"two different rows of the plan have the same identity {name!r} (bucket {bucket.id}, "
+                    f"row {index}; first in {first_bucket})", key=bucket.id,
+                    fix="report this identity digest collision; change a field of one of the rows"))
+            if duplicates is not None:
+                known = duplicates.get(slug)
+                duplicates[slug] = Duplicate(bucket.id, name, (known.dropped if known else 0) + 1)
+            continue
+        seen[slug] = (bucket.id, row)
         named.append({**identity.identity_fields(row), identity.JOB_NAME_FIELD: name})
     return named
 
 
-def shard_plan(plan: Mapping[str, Any], limit: int = MAX_MATRIX_JOBS) -> dict[str, list[Any]]:
-    """Map shard id -> named rows for every non-empty shard; fail if a bucket overflows its
-    slots or two rows share an identity."""
+@dataclass(frozen=True)
+class Sharding:
+    """The plan's rows named, de-duplicated and split: shard id -> rows, and what was dropped."""
+
+    shards: dict[str, list[Any]]
+    duplicates: tuple[Duplicate, ...]
+
+
+def shard_rows(plan: Mapping[str, Any], limit: int = MAX_MATRIX_JOBS) -> Sharding:
+    """Name every row of every bucket, drop exact repeats, split each bucket into ≤`limit` shards;
+    fail if a bucket overflows its slots or two different rows share an identity."""
     if not isinstance(plan, Mapping):
         raise InfxError(Problem("the plan is not a JSON object", fix="pass the output of `infx plan`"))
     _check_known_buckets(plan)
     shards: dict[str, list[Any]] = {}
-    seen: dict[str, str] = {}
+    seen: dict[str, tuple[str, Mapping[str, Any]]] = {}
+    duplicates: dict[str, Duplicate] = {}
     for bucket in BUCKETS:
-        rows = name_rows(bucket_rows(plan, bucket), bucket, seen)
+        rows = name_rows(bucket_rows(plan, bucket), bucket, seen, duplicates)
         chunks = split_evenly(rows, limit)
         if len(chunks) > bucket.slots:
             raise InfxError(Problem(
@@ -155,12 +187,17 @@ def shard_plan(plan: Mapping[str, Any], limit: int = MAX_MATRIX_JOBS) -> dict[st
                 fix="split the changelog entry across PRs, or add shard jobs for this bucket"))
         for index, chunk in enumerate(chunks, start=1):
             shards[shard_id(bucket, index)] = chunk
-    return shards
+    return Sharding(shards, tuple(duplicates.values()))
 
 
-def shard_outputs(plan: Mapping[str, Any], limit: int = MAX_MATRIX_JOBS) -> dict[str, Any]:
+def shard_plan(plan: Mapping[str, Any], limit: int = MAX_MATRIX_JOBS) -> dict[str, list[Any]]:
+    """Map shard id -> named rows for every non-empty shard (see ``shard_rows``)."""
+    return shard_rows(plan, limit).shards
+
+
+def shard_outputs(plan: Mapping[str, Any] | Sharding, limit: int = MAX_MATRIX_JOBS) -> dict[str, Any]:
     """The plan job's outputs: `matrix` (shard id -> rows), `shards` (non-empty ids), `jobs`."""
-    shards = shard_plan(plan, limit)
+    shards = (plan if isinstance(plan, Sharding) else shard_rows(plan, limit)).shards
     evals = {b.id for b in BUCKETS if b.is_eval}
     eval_shards = [name for name in shards if name.rsplit("-", 1)[0] in evals]
     outputs = {

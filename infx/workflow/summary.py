@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from infx.workflow.shard import Duplicate
 
 
 def _cell(text: Any) -> str:
@@ -18,10 +21,17 @@ def _table(title: str, header: tuple[str, str], counts: Counter) -> list[str]:
     return lines + [""]
 
 
-def shard_summary(shards: Mapping[str, list]) -> str:
-    """The shard jobs the plan starts (each a matrix of at most 256 jobs)."""
+def shard_summary(shards: Mapping[str, list], duplicates: Sequence[Duplicate] = ()) -> str:
+    """The shard jobs the plan starts (each a matrix of at most 256 jobs), and the exact repeats
+    of a row the shard step dropped (one job per row)."""
+    lines = ["### Matrix jobs", ""]
+    if duplicates:
+        total = sum(d.dropped for d in duplicates)
+        lines += [f"Dropped {total} exact duplicate row(s): planned more than once, identical in every "
+                  "field; each runs once.", "", "| bucket | job | copies dropped |", "|---|---|---:|"]
+        lines += [f"| {_cell(d.bucket)} | {_cell(d.job_name)} | {d.dropped} |" for d in duplicates]
+        lines.append("")
     if not shards:
-        return "### Matrix jobs\n\nNo matrix job starts: every bucket is empty.\n"
+        return "\n".join(lines + ["No matrix job starts: every bucket is empty.", ""])
     sizes = Counter({f"sweep-{name}": len(rows) for name, rows in shards.items()})
-    return "\n".join(["### Matrix jobs", "", *_table("Jobs per matrix (max 256 each)",
-                                                      ("workflow job", "jobs"), sizes)])
+    return "\n".join(lines + _table("Jobs per matrix (max 256 each)", ("workflow job", "jobs"), sizes))
