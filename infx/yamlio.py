@@ -189,17 +189,42 @@ _NAME_START = re.compile(r"[0-9A-Za-z_-]")  # libyaml's anchor and alias name ch
 def _scan_events(text: str, filename: str) -> None:
     """Exact nesting, node-count and alias-expansion check of the event stream.
 
-    Stops at the first excess, so a hostile file costs at most MAX_NODES events.
+    Stops at the first excess, so a hostile file costs at most MAX_NODES events. The loop
+    dispatches on the event's exact class (the C parser makes exactly these classes): it
+    runs once per node of large files, so it is kept to a few operations per event.
     """
     parser = _FastLoader(text)
+    next_event = parser.get_event
     sizes: dict[str, int] = {}  # anchor -> nodes in its subtree (aliases counted expanded)
     open_anchors: list[tuple[str | None, int]] = []  # per open collection: (anchor, start)
     total = 0  # nodes so far, every alias expanded
     repeated = 0
+    limit = MAX_NODES
     try:
-        while parser.check_event():
-            event = parser.get_event()
-            if isinstance(event, yaml.AliasEvent):
+        while True:
+            event = next_event()
+            kind = type(event)
+            if kind is _SCALAR:
+                total += 1
+                if event.anchor is not None:
+                    sizes[event.anchor] = 1
+                if total - repeated > limit:
+                    _too_many_nodes(filename, event)
+            elif kind is _MAPPING_START or kind is _SEQUENCE_START:
+                total += 1
+                if total - repeated > limit:
+                    _too_many_nodes(filename, event)
+                open_anchors.append((event.anchor, total))
+                if len(open_anchors) > MAX_DEPTH:
+                    raise InfxError(Problem(
+                        f"YAML nesting is deeper than {MAX_DEPTH} levels", file=filename,
+                        line=event.start_mark.line + 1, fix="flatten the data"))
+            elif kind is _MAPPING_END or kind is _SEQUENCE_END:
+                if open_anchors:
+                    anchor, start = open_anchors.pop()
+                    if anchor is not None:
+                        sizes[anchor] = total - start + 1
+            elif kind is _ALIAS:
                 if any(anchor == event.anchor for anchor, _ in open_anchors):
                     raise InfxError(Problem(
                         f"recursive YAML alias '*{event.anchor}' (it refers to a collection "
@@ -216,29 +241,24 @@ def _scan_events(text: str, filename: str) -> None:
                         f"'*{event.anchor}' here); alias expansion is capped", file=filename,
                         line=event.start_mark.line + 1,
                         fix="write the data out instead of repeating anchors"))
-            elif isinstance(event, (yaml.ScalarEvent, yaml.CollectionStartEvent)):
-                total += 1
-                if total - repeated > MAX_NODES:
-                    raise InfxError(Problem(
-                        f"YAML document has more than {MAX_NODES:,} nodes", file=filename,
-                        line=event.start_mark.line + 1,
-                        fix="split the data; a config file this large is not expected"))
-                if isinstance(event, yaml.CollectionStartEvent):
-                    open_anchors.append((event.anchor, total))
-                    if len(open_anchors) > MAX_DEPTH:
-                        raise InfxError(Problem(
-                            f"YAML nesting is deeper than {MAX_DEPTH} levels", file=filename,
-                            line=event.start_mark.line + 1, fix="flatten the data"))
-                elif event.anchor is not None:
-                    sizes[event.anchor] = 1
-            elif isinstance(event, yaml.CollectionEndEvent) and open_anchors:
-                anchor, start = open_anchors.pop()
-                if anchor is not None:
-                    sizes[anchor] = total - start + 1
+            elif event is None or kind is _STREAM_END:
+                return
     except yaml.YAMLError:
         return  # the loader reports syntax errors with their line
     finally:
         parser.dispose()
+
+
+_SCALAR, _ALIAS = yaml.ScalarEvent, yaml.AliasEvent
+_MAPPING_START, _SEQUENCE_START = yaml.MappingStartEvent, yaml.SequenceStartEvent
+_MAPPING_END, _SEQUENCE_END = yaml.MappingEndEvent, yaml.SequenceEndEvent
+_STREAM_END = yaml.StreamEndEvent
+
+
+def _too_many_nodes(filename: str, event: yaml.Event) -> None:
+    raise InfxError(Problem(f"YAML document has more than {MAX_NODES:,} nodes", file=filename,
+                            line=event.start_mark.line + 1,
+                            fix="split the data; a config file this large is not expected"))
 
 
 def load_text(text: str, filename: str, *, unique_keys: bool = False,
@@ -256,11 +276,12 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False,
     if (len(text) > _SCAN_BYTES or _depth_bound(text) > _SAFE_DEPTH_BOUND
             or _may_repeat_nodes(text)):
         _scan_events(text, filename)
-    loader = _UniqueKeyLoader if unique_keys else _FastLoader
+    loader = (_UniqueKeyLoader if unique_keys else _FastLoader)(text)
     collecting = gc.isenabled()
     gc.disable()  # the loaded data holds no cycles; collecting while building it is pure cost
     try:
-        return yaml.load(text, Loader=loader)  # noqa: S506 - safe loaders only
+        node = loader.get_single_node()  # C composer; one document only, like yaml.load
+        return None if node is None else _construct(loader, node, unique_keys)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -279,8 +300,74 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False,
         raise InfxError(Problem(f"invalid YAML: {exc}", file=filename,
                                 fix="use plain scalars as mapping keys")) from None
     finally:
+        loader.dispose()
         if collecting:
             gc.enable()
+
+
+# --- node tree -> data ---------------------------------------------------------------------
+
+_TAG = "tag:yaml.org,2002:"
+_STR_TAG, _SEQ_TAG, _MAP_TAG = _TAG + "str", _TAG + "seq", _TAG + "map"
+# plain scalar types whose constructors read only the node's own text
+_SIMPLE_SCALARS = frozenset(_TAG + name for name in ("null", "bool", "int", "float"))
+
+
+def _construct(loader: Any, node: yaml.Node, unique_keys: bool) -> Any:
+    """The data of a composed document, as PyYAML's safe constructor builds it.
+
+    Strings, lists, plain mappings and the simple scalar types are built directly (a few
+    operations per node instead of PyYAML's generic per-node machinery, which is most of
+    the cost of loading); any other node (merge keys, timestamps, sets, unknown tags) goes
+    to the loader's own constructor. Nesting too deep for this recursion is left to the
+    loader's constructor as a whole (it does not recurse).
+    """
+    constructors = loader.yaml_constructors
+    built: dict[int, Any] = {}  # collection nodes by identity: an alias yields the same object
+
+    def build(node: yaml.Node) -> Any:
+        kind = type(node)
+        tag = node.tag
+        if kind is _ScalarNode:
+            if tag == _STR_TAG:
+                return node.value
+            if tag in _SIMPLE_SCALARS:
+                return constructors[tag](loader, node)
+            return loader.construct_object(node, deep=True)
+        done = built.get(id(node))
+        if done is not None:
+            return done
+        if kind is _SequenceNode and tag == _SEQ_TAG:
+            items: list = []
+            built[id(node)] = items
+            items.extend(build(child) for child in node.value)
+            return items
+        if kind is _MappingNode and tag == _MAP_TAG and \
+                not any(key.tag == _MERGE_TAG for key, _ in node.value):
+            mapping: dict = {}
+            built[id(node)] = mapping
+            for key_node, value_node in node.value:
+                key = build(key_node)
+                try:
+                    if unique_keys and key in mapping:
+                        raise yaml.constructor.ConstructorError(
+                            "while constructing a mapping", node.start_mark,
+                            f"found duplicate key {key!r}", key_node.start_mark)
+                    mapping[key] = build(value_node)
+                except TypeError:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        "found unhashable key", key_node.start_mark) from None
+            return mapping
+        return loader.construct_object(node, deep=True)
+
+    try:
+        return build(node)
+    except RecursionError:
+        return loader.construct_document(node)
+
+
+_ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
 
 
 def load_file(path: str | Path, *, unique_keys: bool = False) -> Any:
