@@ -334,13 +334,30 @@ def test_team_membership_fault(fake_github, team_world, team_baseline, case) -> 
     result = attempt(fake)
     assert fake.count("GET", case.fault["path"]) > 0
     assert_signoff_invariants(fake, case.same, result, team_baseline[0])
-    if case.fault.get("status") in (404, 410):  # "not a member" or "may not read the team": unproven
+    if case.fault.get("status") in (404, 410):
+        # "not a member" or "this token may not see the team": the team itself is readable
+        # here, so it is a definite "not a member" (one more read); a REJECTED verdict
         codeowner = next(r for r in result.verdict.rows if r.spec.id == "codeowner")
-        assert codeowner.status.value == "FAIL" and "could not be confirmed" in codeowner.outcome.reason
+        assert codeowner.status.value == "FAIL" and "not among them" in codeowner.outcome.reason
+        assert fake.count("GET", "/teams/amd-owners") == 2
         return
     # unreadable membership is unreadable evidence (PRODUCT §4.8): `error`, naming the read
     assert result.kind == "error" and result.status == "error" and result.verdict is None
     assert "membership" in result.body and "could not be read" in result.body
+
+
+@pytest.mark.parametrize("status", [403, 404])
+def test_a_token_that_cannot_see_teams_is_an_error_telling_admins_what_to_configure(
+        fake_github, team_world, status) -> None:
+    # Actions' GITHUB_TOKEN: 403 "Resource not accessible by integration", or a 404 on the
+    # membership AND on the team itself
+    fake = fake_github(copy.deepcopy(team_world) | {"faults": [
+        {"method": "GET", "path": "^/orgs/[^/]+/teams/", "status": status,
+         "message": "Resource not accessible by integration" if status == 403 else "Not Found"}]})
+    result = attempt(fake)
+    assert result.kind == "error" and result.status == "error" and result.verdict is None
+    assert "semianalysisai/amd-owners cannot be read with this token" in result.body
+    assert "GitHub App" in result.body and "Members: read" in result.body and "@chunfangamd" not in result.body
 
 
 @pytest.mark.parametrize("case", write_cases(SIGNOFF_WRITES), ids=lambda c: c.id)

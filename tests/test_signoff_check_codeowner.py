@@ -62,6 +62,9 @@ def test_rename_source_path_counts() -> None:
 def test_catch_all_only_changes_need_a_recognised_codeowner() -> None:
     assert codeowner.run(evidence("billishyahao", ["README.md"]), SETTINGS).status is Status.PASS
     outcome = codeowner.run(evidence("mallory", ["README.md"]), SETTINGS)
+    assert outcome.status is Status.FAIL and "could not be confirmed" in outcome.reason
+    teams = {"semianalysisai/core": {"mallory": False}, "acme/amd-docs": {"mallory": False}}
+    outcome = codeowner.run(evidence("mallory", ["README.md"], teams), SETTINGS)
     assert outcome.status is Status.FAIL and "not listed anywhere" in outcome.reason
 
 
@@ -76,3 +79,33 @@ def test_github_directory_location_wins() -> None:
     ev = evidence("chunfangamd", ["configs/amd-master.yaml"])
     ev.default_branch_files[".github/CODEOWNERS"] = "* @other/core\n"
     assert codeowner.run(ev, SETTINGS).status is Status.FAIL
+
+
+def test_catch_all_only_users_only_codeowners_rejects_anyone_unlisted() -> None:
+    owners = "* @alice\n/docs/ @bob\n"
+    assert codeowner.run(evidence("bob", ["README.md"], owners=owners), SETTINGS).status is Status.PASS
+    outcome = codeowner.run(evidence("mallory", ["README.md"], owners=owners), SETTINGS)
+    assert outcome.status is Status.FAIL and outcome.reason == "@mallory is not listed anywhere in CODEOWNERS."
+
+
+def test_catch_all_only_an_active_member_of_any_listed_team_is_recognised() -> None:
+    member = {"semianalysisai/core": {"root": True}}
+    assert codeowner.run(evidence("root", ["README.md"], member), SETTINGS).status is Status.PASS
+    other = {"acme/amd-docs": {"root": True}}  # a team of a specific line counts too
+    assert codeowner.run(evidence("root", ["README.md"], other), SETTINGS).status is Status.PASS
+    pending = {"semianalysisai/core": {"root": False}, "acme/amd-docs": {"root": False}}
+    outcome = codeowner.run(evidence("root", ["README.md"], pending), SETTINGS)
+    assert outcome.status is Status.FAIL and "nor an active member" in outcome.reason
+
+
+def test_catch_all_only_unknown_membership_says_so() -> None:
+    outcome = codeowner.run(evidence("root", ["README.md"], {"semianalysisai/core": {"root": None}}), SETTINGS)
+    assert outcome.status is Status.FAIL
+    assert "membership of @semianalysisai/core, @acme/amd-docs could not be confirmed" in outcome.reason
+
+
+def test_a_root_slash_star_line_is_specific_for_top_level_files() -> None:
+    owners = "* @SemiAnalysisAI/core\n/* @alice\n"
+    outcome = codeowner.run(evidence("bob", ["README.md"], owners=owners), SETTINGS)
+    assert outcome.status is Status.FAIL and outcome.reason.startswith("README.md is owned by @alice")
+    assert codeowner.run(evidence("alice", ["README.md"], owners=owners), SETTINGS).status is Status.PASS

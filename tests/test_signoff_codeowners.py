@@ -105,6 +105,14 @@ def test_catch_all_detection_and_owner_set() -> None:
     assert parsed.rule_for("nowhere/else.py").line == 1
 
 
+def test_teams_are_listed_catch_all_first_then_in_file_order() -> None:
+    parsed = codeowners.parse("a/ @Org/A @bob\n* @org/Core\nb/ @org/b @org/a\n/* @org/top\n")
+    assert parsed.teams() == ("org/core", "org/a", "org/b", "org/top")
+    assert codeowners.parse("* @alice\n/docs/ @bob\n").teams() == ()
+    assert parsed.rule_for("README.md").pattern == "/*" and not parsed.rule_for("README.md").is_catch_all
+    assert parsed.rule_for("x/README.md").is_catch_all
+
+
 def test_upstream_file_assigns_the_amd_owners(upstream_dir) -> None:
     parsed = codeowners.parse((upstream_dir / "CODEOWNERS").read_text())
     assert "@chunfangamd" in parsed.owners_for("configs/amd-master.yaml")
@@ -167,7 +175,8 @@ def oracle_owners(text: str, path: str) -> tuple[str, ...]:
 @pytest.mark.parametrize("pattern", ["**", "/**", "*", "/*"])
 def test_catch_all_patterns_match_every_file(pattern: str) -> None:
     rule = codeowners.parse(f"{pattern} @core\n").rules[0]
-    assert rule.is_catch_all
+    # `/*` owns top-level files only: a line for them, not a catch-all
+    assert rule.is_catch_all == (pattern != "/*")
     for path in ("README.md", "a/b/c.py", "configs/amd-master.yaml"):
         assert rule.matches(path) == (pattern not in ("/*",) or "/" not in path)
         assert rule.matches(path) == bool(oracle_owners(f"{pattern} @core", path))

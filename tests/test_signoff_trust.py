@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +16,9 @@ from infx.signoff.model import Status
 
 CONTEXT = "codeowner-signoff-verify"
 SEED_HEAD = "296a93ad6c8fa017e83fb5f404f09f2efc16e1c4"
-WORLDS = ("trust_clock.yaml", "trust_injection.yaml", "trust_outage.yaml", "trust_rate_limit.yaml")
+WORLDS_DIR = Path(__file__).resolve().parent / "data/worlds"
+# every world the generator writes (so adding one there is enough to have it checked)
+WORLDS = tuple(sorted(p.name for p in WORLDS_DIR.glob("trust_*.yaml")))
 
 
 def load(request, name: str) -> dict:
@@ -126,3 +129,46 @@ def test_the_rate_limit_wait_is_bounded_and_shared_by_the_run(request, fake_gith
     trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
     result = publish.verify(client, fake.world["repo"], trigger, publish.Options())
     assert result.status == "error" and sum(slept) <= 30
+
+
+# --- Check 0 on catch-all-only paths; case 11 (no GitHub App); case 3 (side branch) -------------
+
+
+def test_catch_all_only_pr_passes_for_an_active_member_of_a_listed_team(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_catch_all_team.yaml"))
+    result = verify(fake)
+    assert rows(result)["codeowner"] == Status.PASS
+    assert "@chunfangamd is a recognised CODEOWNER" in reason(result, "codeowner")
+    assert result.verdict.overall.value == "PASS" and statuses(fake) == ["pending", "success"]
+    # the core team first (a 404 membership, then the team read that makes it a "no"), then
+    # amd-owners, where the lookups stop
+    assert fake.count("GET", "/teams/core/memberships/chunfangamd") == 1
+    assert fake.count("GET", "/teams/amd-owners/memberships/chunfangamd") == 1
+
+
+def test_catch_all_only_pr_rejects_a_signer_in_no_listed_team(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_catch_all_team.yaml"))
+    world["teams"]["SemiAnalysisAI/amd-owners"] = ["yhl-amd"]
+    fake = fake_github(world)
+    result = verify(fake)
+    assert rows(result)["codeowner"] == Status.FAIL
+    assert "nor an active member of a team it lists" in reason(result, "codeowner")
+    assert statuses(fake) == ["pending", "failure"]
+
+
+def test_without_the_app_unreadable_team_membership_is_an_error_for_admins(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_no_app.yaml"))
+    result = verify(fake)
+    assert result.kind == "error" and result.verdict is None and statuses(fake)[-1] == "error"
+    assert "cannot be read with this token" in result.body
+    assert "install the sign-off GitHub App (Organization permission Members: read)" in result.body
+    assert "run a full sweep" not in result.body and "@chunfangamd" not in result.body
+
+
+def test_a_pr_into_a_side_branch_never_gets_a_status(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_side_branch.yaml"))
+    result = verify(fake, pr=3413, comment_id=5103)
+    assert result.kind == "skipped" and "not the default branch main" in result.reason
+    assert statuses(fake) == [] and fake.count("POST") == 0
+    # the same head's PR into main is still judged by main's CODEOWNERS
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake) == ["pending", "success"]

@@ -878,6 +878,14 @@ class GitHubClient:
                                 permission="members: read (org) — a GitHub App or PAT with read:org")
         return data.get("state") if isinstance(data, dict) else None
 
+    def team_visible(self, org: str, team_slug: str) -> bool:
+        """Whether this token can see the team at all (a 404 on a membership is only a "no"
+        when it can): Actions' GITHUB_TOKEN cannot; an App with Members: read can."""
+        data = self.get_or_none(f"/orgs/{org}/teams/{team_slug}",
+                                action=f"reading team @{org}/{team_slug}",
+                                permission="members: read (org) — a GitHub App or PAT with read:org")
+        return isinstance(data, dict)
+
     # --- files and trees -------------------------------------------------------------------------
 
     def file_at(self, repo: Any, path: str, ref: str) -> str | None:

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+CATCH_ALL_PATTERNS = frozenset({"*", "**", "/**"})
 _OWNER = re.compile(r"^(@[A-Za-z0-9](?:[A-Za-z0-9-]*)(?:/[A-Za-z0-9_.-]+)?|[^@\s]+@[^@\s]+\.[^@\s]+)$")
 
 
@@ -35,7 +36,9 @@ class Rule:
 
     @property
     def is_catch_all(self) -> bool:
-        return self.pattern in ("*", "/*", "**", "/**")
+        """A line that owns every path of the repository. ``/*`` is not one: anchored at the
+        root, its ``*`` never crosses a ``/``, so it owns top-level files only."""
+        return self.pattern in CATCH_ALL_PATTERNS
 
     def matches(self, path: str) -> bool:
         return _compile(self.pattern).match(path)
@@ -70,6 +73,13 @@ class Codeowners:
 
     def all_owners(self) -> frozenset[str]:
         return frozenset(owner.lower() for rule in self.rules for owner in rule.owners)
+
+    def teams(self) -> tuple[str, ...]:
+        """Every team (``org/slug``, lower case, without '@') listed anywhere, the last
+        catch-all line's teams first, then in file order."""
+        catch_all = next((r for r in reversed(self.rules) if r.is_catch_all), None)
+        ordered = [*(catch_all.owners if catch_all else ()), *(o for r in self.rules for o in r.owners)]
+        return tuple(dict.fromkeys(o[1:].lower() for o in ordered if o.startswith("@") and "/" in o))
 
 
 def parse(text: str) -> Codeowners:

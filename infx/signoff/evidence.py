@@ -40,6 +40,9 @@ from infx.signoff.table import Settings
 
 WANTED_ARTIFACTS = ("eval_results_all", "results_bmk")
 MAX_TEAM_LOOKUPS = 3
+TEAM_READ_FIX = ("an admin must install the sign-off GitHub App (Organization permission "
+                 "Members: read) and give the workflow its APP_ID and APP_PRIVATE_KEY "
+                 "(README: Sign-off GitHub App); the workflow's own token cannot read teams")
 # per-job eval artifacts read when the aggregate is missing; more than this fails Check 2 closed
 MAX_EVAL_JOBS = 6
 MAX_BYPASS_LOOKUPS = 2
@@ -175,10 +178,33 @@ class Reader:
         return [comment(item, "review") for item in items]
 
     def team_member(self, team: str, user: str) -> bool | None:
+        """Whether `user` is an active member of `org/slug`.
+
+        GitHub answers 404 both for "not a member" and for a token that cannot see the
+        team (Actions' GITHUB_TOKEN never can), so a 404 is only a "no" once the team itself
+        is readable; otherwise, like a 403, the membership is unreadable and the error says
+        what an admin must configure (PRODUCT §4.8 Identity)."""
         org, slug = team.split("/", 1)
         self.spend(f"reading {user}'s membership of @{team}")
-        state = self.client.team_membership(org, slug, user)
-        return None if state is None else state == "active"
+        try:
+            try:
+                state = self.client.team_membership(org, slug, user)
+            except InfxError as exc:
+                if getattr(exc, "status", None) not in ABSENT_STATUSES:
+                    raise
+                state = None
+            if state is not None:
+                return state == "active"
+            self.spend(f"reading team @{team}")
+            visible = self.client.team_visible(org, slug)
+        except InfxError as exc:
+            if getattr(exc, "status", None) not in (401, 403):
+                raise
+            visible = False
+        if not visible:
+            raise InfxError(f"membership of @{team} cannot be read with this token: "
+                            f"{TEAM_READ_FIX}")
+        return False
 
     def workflow_run(self, run_id: int) -> WorkflowRun:
         data = self.get(f"/repos/{self.repo}/actions/runs/{run_id}", f"reading run {run_id}")
@@ -431,26 +457,39 @@ def _master_configs_at(reader: Reader, evidence: Evidence, sha: str) -> dict[str
 
 
 def _team_evidence(reader: Reader, evidence: Evidence, codeowners_paths: tuple[str, ...]) -> None:
-    """Membership of the signer in teams on specific CODEOWNERS lines that do not list them."""
+    """Membership of the signer in the teams Check 0 may rest on, at most MAX_TEAM_LOOKUPS.
+
+    Teams on the specific lines that own a changed path and do not list the signer by name;
+    when every changed path falls only under the catch-all and the signer is listed nowhere
+    by name, the teams listed anywhere in CODEOWNERS (an active member of any of them is a
+    recognised owner), stopping at the first active membership.
+    """
     _, text = first_trusted_file(evidence, codeowners_paths)
     if text is None or evidence.files is None:
         return
     owners = codeowners.parse(text)
     signer = evidence.signoff.author
     teams: list[str] = []
+    specific = False
     for path in changed_paths(evidence):
         rule = owners.rule_for(path)
         if rule is None or rule.is_catch_all or not rule.owners:
             continue
+        specific = True
         if any(o.lower() == "@" + signer.lower() for o in rule.owners):
             continue
         for owner in rule.owners:
             team = owner.lstrip("@").lower()
             if "/" in team and team not in teams:
                 teams.append(team)
+    catch_all_only = not specific and "@" + signer.lower() not in owners.all_owners()
+    if catch_all_only:
+        teams = list(owners.teams())
     for team in teams[:MAX_TEAM_LOOKUPS]:
         member = optional(evidence, f"team:{team}", lambda team=team: reader.team_member(team, signer))
         evidence.team_members.setdefault(team, {})[signer] = member
+        if catch_all_only and member is True:
+            return
 
 
 def _external_evidence(reader: Reader, evidence: Evidence) -> None:

@@ -728,7 +728,8 @@ def get_org(state: State, req: Request, org: str) -> Response:
 
 @route("GET", "/orgs/(?P<org>[^/]+)/teams/(?P<slug>[^/]+)")
 def get_team(state: State, req: Request, org: str, slug: str) -> Response:
-    if f"{org}/{slug}" not in state.world["teams"]:
+    # case-insensitive, like memberships (CODEOWNERS may spell @Org/Team either way)
+    if f"{org}/{slug}".lower() not in {key.lower() for key in state.world["teams"]}:
         raise not_found()
     url = f"{req.api}/orgs/{org}/teams/{slug}"
     return Response(body={

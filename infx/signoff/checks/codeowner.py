@@ -37,7 +37,14 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
     if _recognised(evidence, owners, signer):
         return Outcome(Status.PASS, f"every changed path falls only under the catch-all, and "
                        f"@{signer} is a recognised CODEOWNER.")
-    return Outcome(Status.FAIL, f"@{signer} is not listed anywhere in CODEOWNERS.")
+    teams = owners.teams()
+    unknown = [f"@{t}" for t in teams if _membership(evidence, t, signer) is None]
+    if unknown:
+        return Outcome(Status.FAIL, f"every changed path falls only under the catch-all; @{signer} "
+                       f"is not listed by name and membership of {', '.join(unknown)} could not "
+                       "be confirmed.")
+    return Outcome(Status.FAIL, f"@{signer} is not listed anywhere in CODEOWNERS"
+                   + (" nor an active member of a team it lists." if teams else "."))
 
 
 def _path_problem(evidence: Evidence, path: str, owners: tuple[str, ...], signer: str) -> str | None:
@@ -71,7 +78,7 @@ def _membership(evidence: Evidence, team: str, user: str) -> bool | None:
 
 
 def _recognised(evidence: Evidence, owners: codeowners.Codeowners, signer: str) -> bool:
+    """Listed by name anywhere, or an active member of any team listed anywhere."""
     if "@" + signer.lower() in owners.all_owners():
         return True
-    teams = {owner for owner in owners.all_owners() if "/" in owner}
-    return any(_membership(evidence, team, signer) is True for team in teams)
+    return any(_membership(evidence, team, signer) is True for team in owners.teams())
