@@ -68,6 +68,11 @@ def _blocks(tree: Tree) -> dict[str, tuple[str, Any]]:
     return blocks
 
 
+def master_blocks(tree: Tree) -> dict[str, tuple[str, Any]]:
+    """config key -> (master path, block) over every master config of the tree (Unreadable if not)."""
+    return _blocks(tree)
+
+
 def _entries(tree: Tree) -> list[dict]:
     text = tree.get(CHANGELOG)
     if text is None:
@@ -91,7 +96,8 @@ def pr_entries(tree: Tree, base: Tree) -> list[dict]:
     return [mine[sig] for sig in sorted(extra) for _ in range(max(0, extra[sig]))]
 
 
-def _named_keys(entries: Iterable[dict], keys: list[str]) -> set[str]:
+def named_keys(entries: Iterable[dict], keys: list[str]) -> set[str]:
+    """The config keys the entries name (wildcards resolved; a pattern naming none is kept)."""
     named: set[str] = set()
     for entry in entries:
         patterns = [str(p) for p in entry.get("config-keys") or [] if isinstance(p, str)]
@@ -107,7 +113,7 @@ def affected_keys(tree: Tree, base: Tree) -> set[str]:
     """Config keys the PR benchmarks in this tree: named by its changelog entries, or whose
     master block or recipe differs from the base."""
     blocks, base_blocks = _blocks(tree), _blocks(base)
-    keys = _named_keys(pr_entries(tree, base), list(blocks))
+    keys = named_keys(pr_entries(tree, base), list(blocks))
     keys |= {k for k, (_, block) in blocks.items() if base_blocks.get(k, (None, None))[1] != block}
     for path, text in tree.items():
         match = RECIPE_PATH.match(path)
@@ -129,7 +135,7 @@ def differences(before: Tree, after: Tree, base: Tree) -> list[str]:
     old, new = _blocks(before), _blocks(after)
     # `base` is the PR's base now; `before` may predate a merge of the default branch, so its
     # own block and recipe differences from `base` are not the PR's: only its entries count
-    keys = affected_keys(after, base) | _named_keys(pr_entries(before, base), list(old))
+    keys = affected_keys(after, base) | named_keys(pr_entries(before, base), list(old))
     recipes: set[str] = set()
     for key in sorted(keys):
         if old.get(key, (None, None))[1] != new.get(key, (None, None))[1]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from infx.errors import InfxError, Problem
@@ -123,3 +123,22 @@ def toplevel(cwd: str | Path | None = None) -> Path | None:
     result = _run(["rev-parse", "--show-toplevel"], cwd)
     text = result.stdout.decode().strip()
     return Path(text) if result.returncode == 0 and text else None
+
+
+def read_tree(ref: str, wanted: Callable[[str], bool], cwd: str | Path | None = None
+              ) -> dict[str, str] | None:
+    """path -> text of the files at ``ref`` that ``wanted`` picks (UTF-8 only); None when the
+    commit is not in this clone (e.g. force-pushed away)."""
+    listing = _run(["ls-tree", "-r", "-z", "--name-only", ref], cwd)
+    if listing.returncode != 0:
+        return None
+    paths = [p for p in listing.stdout.decode("utf-8", "replace").split("\0") if p and wanted(p)]
+    out: dict[str, str] = {}
+    for path, data in read_blobs(ref, paths, cwd).items():
+        if data is None:
+            continue
+        try:
+            out[path] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+    return out

@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 # Fields added to a row after planning (by the shard step or a scheduler); never identity.
-ANNOTATIONS = frozenset({"job-name", "priority", "queue-token", "skip-queue-pr"})
 JOB_NAME_FIELD = "job-name"
+# the row's fingerprint (infx.matrix.fingerprint), added by the plan job; also the result-row field
+FINGERPRINT_FIELD = "fingerprint"
+ANNOTATIONS = frozenset({JOB_NAME_FIELD, FINGERPRINT_FIELD, "priority", "queue-token", "skip-queue-pr"})
 DIGEST_LENGTH = 8
 # Our bound for the matrix job's own name. GitHub shows check runs as
 # "<caller job name> / <job name>"; the longest caller name in run-sweep.yml is ~35

@@ -80,8 +80,8 @@ def _identity_fields(row: Mapping[str, Any], runner_name: str, result_name: str)
         "disagg": bool(row.get("disagg", False)),
         "isl": None if agentic else row.get("isl"), "osl": None if agentic else row.get("osl"),
     }
-    for field, name in (("recipe-fingerprint", "recipe_fingerprint"), ("router", "router"),
-                        ("kv-p2p-transfer", "kv_p2p_transfer")):
+    for field, name in (("recipe-fingerprint", "recipe_fingerprint"), (identity.FINGERPRINT_FIELD, identity.FINGERPRINT_FIELD),
+                        ("router", "router"), ("kv-p2p-transfer", "kv_p2p_transfer")):
         if row.get(field) is not None:
             out[name] = row[field]
     if agentic:
@@ -201,6 +201,8 @@ def eval_meta(row: Mapping[str, Any], runner_name: str) -> dict[str, Any]:
         "isl": row.get("isl"), "osl": row.get("osl"),
         "identity": identity.result_slug(row), "job_name": identity.job_name(row),
     }
+    if row.get(identity.FINGERPRINT_FIELD) is not None:
+        meta[identity.FINGERPRINT_FIELD] = row[identity.FINGERPRINT_FIELD]
     prefill, decode = row.get("prefill"), row.get("decode")
     if isinstance(prefill, Mapping) and isinstance(decode, Mapping):
         meta["is_multinode"] = True
@@ -276,7 +278,7 @@ def eval_job(name: str, files: Mapping[str, bytes]) -> EvalJob | str:
 
 
 _META_COPIED = ("model", "runner_name", "spec_decoding", "isl", "osl", "tp", "ep", "is_multinode",
-                "dp_attention", "identity", "job_name")
+                "dp_attention", "identity", "job_name", identity.FINGERPRINT_FIELD)
 
 
 def eval_rows(data: dict[str, Any], meta: dict[str, Any], source: str,

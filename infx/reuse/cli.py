@@ -90,3 +90,63 @@ def parse_command_cli(body_file) -> None:
     command = parse_command(body_file.read())
     click.echo(json.dumps(None if command is None else
                           {"command": command.name, "run_id": command.run_id}))
+
+
+@reuse.command("incremental")
+@click.option("--plan", "plan_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The plan `infx plan` wrote; rewritten with fingerprints, less the reused rows.")
+@click.option("--base-ref", required=True, help="git ref of the PR's base (what the plan diffed against)")
+@click.option("--head-ref", required=True, help="git commit the plan is for (the PR head, or the push)")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", default="", help="owner/name")
+@click.option("--event-action", default="", help="only `synchronize` reuses earlier runs' rows")
+@click.option("--pr-number", type=int, default=None)
+@click.option("--run-id", envvar="GITHUB_RUN_ID", type=int, default=None, help="this run (never a source)")
+@click.option("--workflow-id", default=DEFAULT_WORKFLOW, show_default=True)
+@click.option("--reused-out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the reused rows (job name -> source run id) as JSON.")
+@world_option
+def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str, event_action: str,
+                        pr_number: int | None, run_id: int | None, workflow_id: str,
+                        reused_out: Path | None, world: Path | None) -> None:
+    """Fingerprint every planned row; on a PR push, drop the rows an earlier in-PR run ran green
+    on identical content (the step summary lists them with their source run)."""
+    from infx.changelog.gitio import read_tree
+    from infx.changelog.incremental import summary, without
+    from infx.matrix.coverage import Coverage
+    from infx.matrix.fingerprint import annotate, content_of, plan_rows
+    from infx.reuse.covering import coverage, eligible_runs, wanted_rows
+    from infx.reuse.gateway import GitHubGateway, tree_path
+    from infx.workflow.actions import append_summary, write_outputs
+
+    plan = json.loads(plan_path.read_text(encoding="utf-8"))
+    head, base = read_tree(head_ref, tree_path), read_tree(base_ref, tree_path)
+    for ref, tree in ((head_ref, head), (base_ref, base)):
+        if tree is None:
+            raise InfxError(Problem(f"commit {ref} is not in this checkout", key="--head-ref",
+                                    fix="check out with fetch-depth: 0"))
+    content = content_of(head, base)
+    plan = annotate(plan, content)
+    cov, urls, note = Coverage(), {}, ""
+    if event_action == "synchronize" and pr_number is not None and repo:
+        wanted = wanted_rows(plan, content)
+        try:
+            with open_client(world) as client:
+                gateway = GitHubGateway(client, repo)
+                pull = gateway.pull(pr_number)
+                runs = eligible_runs(gateway.branch_runs(pull.head_ref), gateway.pull_commits(pr_number),
+                                     workflow=workflow_id, exclude=[run_id] if run_id else [])
+                cov, rows = coverage(wanted, runs, jobs_of=gateway.run_jobs,
+                                     tree=lambda sha: read_tree(sha, tree_path), base=base)
+                urls = {r.run_id: r.url for r in rows}
+        except InfxError as exc:  # reuse is an optimisation: when runs cannot be read, sweep all
+            cov, note = Coverage(), ("**Incremental re-sweep off:** earlier runs could not be read ("
+                                     + "; ".join(p.message for p in exc.problems) + "); every row runs.\n")
+        plan = without(plan, set(cov.reused))
+    planned = len(plan_rows(plan))
+    plan_path.write_text(json.dumps(plan, separators=(",", ":"), ensure_ascii=False) + "\n", encoding="utf-8")
+    if reused_out is not None:
+        reused_out.write_text(json.dumps(cov.reused, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    write_outputs({"reused-rows": str(len(cov.reused)),
+                   "reused-runs": ",".join(map(str, cov.runs()))})
+    append_summary(note + summary(cov, planned, urls))
+    click.echo(json.dumps({"planned": planned, "reused": len(cov.reused), "runs": cov.runs()}))

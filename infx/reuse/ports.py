@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # types only: importing the client would load PyGithub
-    from infx.github.client import Artifact, Comment, Permission
+    from infx.github.client import Artifact, Comment, Job, Permission
 
 
 class ReuseClient(Protocol):
@@ -30,6 +30,9 @@ class ReuseClient(Protocol):
     def remove_reaction(self, repo: str, comment_id: int, content: str) -> int: ...
 
     def collaborator_permission(self, repo: str, user: str) -> Permission: ...
+
+    def run_jobs(self, repo: str, run_id: int, *, attempt: int | None = None,
+                 latest: bool = True) -> list[Job]: ...
 
     def run_artifacts(self, repo: str, run_id: int) -> list[Artifact]: ...
 

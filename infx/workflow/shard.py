@@ -155,7 +155,8 @@ def name_rows(rows: list[Any], bucket: Bucket, seen: dict[str, tuple[str, Mappin
                 duplicates[slug] = Duplicate(bucket.id, name, (known.dropped if known else 0) + 1)
             continue
         seen[slug] = (bucket.id, row)
-        named.append({**identity.identity_fields(row), identity.JOB_NAME_FIELD: name})
+        kept = {f: row[f] for f in (identity.FINGERPRINT_FIELD,) if isinstance(row.get(f), str)}
+        named.append({**identity.identity_fields(row), identity.JOB_NAME_FIELD: name, **kept})
     return named
 
 

@@ -1,0 +1,109 @@
+"""A PR's earlier sweep runs as row coverage of a plan (infx.matrix.coverage), read from GitHub.
+
+Used by the incremental planner (`infx reuse incremental`), the resolver (a reuse source
+must cover the plan) and the merge to main (no sweep when the PR's runs cover the merge
+commit's plan). Commit trees come from a `tree(sha)` reader (the checkout's git, or the
+gateway's tarball reads), so the same fingerprints are computed wherever this runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from infx.benchmark_content import Tree, Unreadable
+from infx.changelog.incremental import plan_from_trees
+from infx.changelog.plan import PlanFlags
+from infx.errors import InfxError
+from infx.matrix.coverage import Coverage, JobFacts, RunRows, cover, green_rows
+from infx.matrix.fingerprint import Content, content_of, fingerprint, plan_rows
+from infx.matrix.identity import job_name
+from infx.reuse.model import ReuseError, RunFacts
+from infx.reuse.sources import DEFAULT_WORKFLOW, workflow_path
+
+MAX_RUNS = 30  # earlier runs read per decision, newest first (each costs a jobs listing)
+TreeReader = Callable[[str], "Tree | None"]
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """The rows of a plan (job name -> row) and their fingerprints at the head."""
+
+    rows: Mapping[str, Mapping[str, Any]]
+    prints: Mapping[str, str]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def wanted_rows(plan: Mapping[str, Any], content: Content) -> Wanted:
+    rows = {job_name(row): row for row in plan_rows(plan)}
+    return Wanted(rows, {name: fingerprint(row, content) for name, row in rows.items()})
+
+
+def flags_of(labels: Iterable[str]) -> PlanFlags:
+    """The planner flags a PR's labels select (as the sweep's label step reads them)."""
+    from infx.workflow.labels import sweep_flags
+
+    flags = sweep_flags(labels)
+    return PlanFlags(trim=flags.trim_conc, all_evals=flags.all_evals, evals_only=flags.evals_only)
+
+
+def plan_at(base: Tree, head: Tree, flags: PlanFlags, *, base_ref: str, head_ref: str) -> Wanted:
+    """The plan of `head` against `base`, with the rows' fingerprints at `head`."""
+    try:
+        plan = plan_from_trees(base, head, flags, base_ref=base_ref, head_ref=head_ref)
+        content = content_of(head, base)
+    except Unreadable as exc:
+        raise ReuseError(f"cannot plan {head_ref[:12]}: {exc}") from exc
+    except InfxError as exc:
+        raise ReuseError(f"cannot plan {head_ref[:12]}: "
+                         + "; ".join(p.message for p in exc.problems)) from exc
+    return wanted_rows(plan, content)
+
+
+def eligible_runs(runs: Sequence[RunFacts], pr_commits: Sequence[str], *,
+                  workflow: str = DEFAULT_WORKFLOW, exclude: Iterable[int] = ()) -> list[RunFacts]:
+    """Completed pull_request runs of the sweep workflow on a commit of the PR, newest first
+    (at most MAX_RUNS). Their conclusion does not matter: only their green jobs count."""
+    commits, skip, path = set(pr_commits), set(exclude), workflow_path(workflow)
+    chosen = [run for run in runs
+              if run.id not in skip and run.event == "pull_request" and run.status == "completed"
+              and run.head_sha in commits and (run.path is None or run.path.split("@", 1)[0] == path)]
+    chosen.sort(key=lambda r: (r.created_at, r.id), reverse=True)
+    return chosen[:MAX_RUNS]
+
+
+def run_rows(runs: Sequence[RunFacts], wanted: Wanted, *, jobs_of: Callable[[int], list[JobFacts]],
+             tree: TreeReader, base: Tree) -> list[RunRows]:
+    """Each run's green wanted rows and their fingerprints at the run's commit."""
+    contents: dict[str, Content | None] = {}
+    out: list[RunRows] = []
+    for run in runs:
+        green = green_rows(jobs_of(run.id)) & frozenset(wanted.rows)
+        if not green:
+            continue
+        if run.head_sha not in contents:
+            contents[run.head_sha] = _content(tree, run.head_sha, base)
+        content = contents[run.head_sha]
+        prints = None if content is None else {
+            name: fingerprint(wanted.rows[name], content) for name in green}
+        out.append(RunRows(run.id, run.head_sha, green, prints, run.html_url))
+    return out
+
+
+def _content(tree: TreeReader, sha: str, base: Tree) -> Content | None:
+    files = tree(sha)
+    if files is None:
+        return None
+    try:
+        return content_of(files, base)
+    except Unreadable:
+        return None
+
+
+def coverage(wanted: Wanted, runs: Sequence[RunFacts], *, jobs_of: Callable[[int], list[JobFacts]],
+             tree: TreeReader, base: Tree) -> tuple[Coverage, list[RunRows]]:
+    rows = run_rows(runs, wanted, jobs_of=jobs_of, tree=tree, base=base)
+    return cover(wanted.prints, rows), rows
