@@ -721,15 +721,28 @@ def _org_names(state: State) -> set[str]:
 def get_org(state: State, req: Request, org: str) -> Response:
     if org not in _org_names(state):
         raise not_found()
-    return Response(body=state.shapes(req).user(org) | {
-        "type": "Organization", "url": f"{req.api}/orgs/{org}",
-        "repos_url": f"{req.api}/orgs/{org}/repos", "description": None})
+    return Response(body=_organization(state, req, org))
+
+
+def _organization(state: State, req: Request, org: str) -> dict:
+    """An organization as GitHub describes it (GET /orgs/{org}, a team's `organization`)."""
+    url = f"{req.api}/orgs/{org}"
+    return state.shapes(req).user(org) | {
+        "type": "Organization", "url": url, "repos_url": f"{url}/repos", "description": None,
+        "events_url": f"{url}/events", "hooks_url": f"{url}/hooks", "issues_url": f"{url}/issues",
+        "members_url": f"{url}/members{{/member}}",
+        "public_members_url": f"{url}/public_members{{/member}}",
+        "has_organization_projects": True, "has_repository_projects": True, "public_repos": 1,
+        "public_gists": 0, "followers": 0, "following": 0, "created_at": state.world["now"],
+        "updated_at": state.world["now"], "archived_at": None}
 
 
 @route("GET", "/orgs/(?P<org>[^/]+)/teams/(?P<slug>[^/]+)")
 def get_team(state: State, req: Request, org: str, slug: str) -> Response:
     # case-insensitive, like memberships (CODEOWNERS may spell @Org/Team either way)
-    if f"{org}/{slug}".lower() not in {key.lower() for key in state.world["teams"]}:
+    members = next((m for key, m in state.world["teams"].items()
+                    if key.lower() == f"{org}/{slug}".lower()), None)
+    if members is None:
         raise not_found()
     url = f"{req.api}/orgs/{org}/teams/{slug}"
     return Response(body={
@@ -737,7 +750,9 @@ def get_team(state: State, req: Request, org: str, slug: str) -> Response:
         "html_url": f"https://github.com/orgs/{org}/teams/{slug}", "name": slug, "slug": slug,
         "description": None, "privacy": "closed", "permission": "pull",
         "members_url": f"{url}/members{{/member}}", "repositories_url": f"{url}/repos",
-        "parent": None, "organization": state.shapes(req).user(org) | {"type": "Organization"},
+        "parent": None, "organization": _organization(state, req, org),
+        "type": "organization", "members_count": len(members or []), "repos_count": 1,
+        "created_at": state.world["now"], "updated_at": state.world["now"],
     })
 
 
