@@ -80,7 +80,55 @@ def test_na_without_append_only_entry():
 def test_fail_closed_when_history_is_rewritten():
     outcome = run(scenario9('"Add dsr1 SGLang on MI355X."', '"Rewritten."', CHANGELOG), SETTINGS)
     assert outcome.status == Status.FAIL
-    assert "Deletions are not allowed in perf-changelog.yaml" in outcome.reason
+    assert outcome.reason.startswith("strict changelog validation failed: perf-changelog.yaml:1: "
+                                      "entry 1 changed; existing entries are immutable")
+    assert "Fix: restore the entry from the base revision" in outcome.reason
+
+
+# --- strict changelog validation inside the verdict (PRODUCT §4.3, §4.8) ----------------------
+
+
+def _link_line(evidence) -> int:
+    lines = evidence.head_files[CHANGELOG].split("\n")
+    return max(n for n, line in enumerate(lines, 1) if line.lstrip().startswith("pr-link:"))
+
+
+def _new_link(evidence, link: str):
+    text = evidence.head_files[CHANGELOG]
+    head, _, last = text.rpartition("pr-link:")
+    rest = last.split("\n", 1)[1]
+    return with_head_file(evidence, CHANGELOG, f"{head}pr-link: {link}\n{rest}")
+
+
+def test_a_tbd_pr_link_fails_with_the_changelog_line_and_the_fix():
+    evidence = _new_link(world_evidence("seed000"), "TBD")
+    outcome = run(evidence, SETTINGS)
+    assert outcome.status == Status.FAIL
+    line = _link_line(evidence)
+    assert outcome.reason.startswith(f"strict changelog validation failed: {CHANGELOG}:{line}: "
+                                     "new PR entry must use ")
+    assert "found 'TBD' ('TBD' is not a placeholder)" in outcome.reason
+    assert "Fix: write 'pr-link: https://github.com/" in outcome.reason
+
+
+def test_another_prs_link_and_trailing_spaces_fail_too():
+    evidence = world_evidence("seed000")
+    other = _new_link(evidence, f"https://github.com/{evidence.repo}/pull/1")
+    assert "strict changelog validation failed" in run(other, SETTINGS).reason
+    text = evidence.head_files[CHANGELOG]
+    spaced = with_head_file(evidence, CHANGELOG, text[:-1] + "  \n")  # the appended entry's last line
+    outcome = run(spaced, SETTINGS)
+    assert outcome.status == Status.FAIL and "adds trailing whitespace" in outcome.reason
+    assert f"{CHANGELOG}:{text.count(chr(10))}:" in outcome.reason
+
+
+def test_a_valid_change_says_it_passed_strict_validation():
+    for name in ("seed000", "seed003"):
+        outcome = run(world_evidence(name), SETTINGS)
+        assert outcome.status == Status.NA
+        assert "1 appended entry passes the strict changelog validation" in outcome.reason
+    outcome = run(scenario9(EXPORT, f'if [ "$CONC" -ge 48 ]; then\n  {EXPORT}fi\n'), SETTINGS)
+    assert outcome.status == Status.PASS and outcome.reason.endswith("strict changelog validation")
 
 
 def test_fail_closed_without_runners_file():

@@ -19,6 +19,7 @@ SEED_HEAD = "296a93ad6c8fa017e83fb5f404f09f2efc16e1c4"
 WORLDS_DIR = Path(__file__).resolve().parent / "data/worlds"
 # every world the generator writes (so adding one there is enough to have it checked)
 WORLDS = tuple(sorted(p.name for p in WORLDS_DIR.glob("trust_*.yaml")))
+SEED_SWEEP = "7bbb0ec775dd86b8f6ebb3c4e345cdfe283b1c1a"  # seed 000's swept commit
 
 
 def load(request, name: str) -> dict:
@@ -172,3 +173,20 @@ def test_a_pr_into_a_side_branch_never_gets_a_status(request, fake_github) -> No
     assert statuses(fake) == [] and fake.count("POST") == 0
     # the same head's PR into main is still judged by main's CODEOWNERS
     assert verify(fake).verdict.overall.value == "PASS" and statuses(fake) == ["pending", "success"]
+
+
+# --- case 6: strict changelog validation is part of the verdict -------------------------------
+
+
+def test_a_tbd_pr_link_is_rejected_with_the_changelog_line(request, fake_github) -> None:
+    world = load(request, "trust_changelog_tbd.yaml")
+    fake = fake_github(world)
+    result = verify(fake)
+    assert result.verdict.overall.value == "REJECTED" and statuses(fake) == ["pending", "failure"]
+    assert {check for check, status in rows(result).items() if status == Status.FAIL} == {"append"}
+    text = world["commits"][SEED_SWEEP]["files"]["perf-changelog.yaml"]
+    line = text.split("\n").index("  pr-link: TBD") + 1
+    why = reason(result, "append")
+    assert why.startswith(f"strict changelog validation failed: perf-changelog.yaml:{line}: ")
+    assert "'TBD' is not a placeholder" in why and "Fix: write 'pr-link: " in why
+    assert f"perf-changelog.yaml:{line}: new PR entry" in result.body.replace("\u200b", "")

@@ -20,13 +20,7 @@ from infx.changelog.plan import (
     file_sources,
     plan_from_git,
 )
-from infx.changelog.strict import (
-    DEFAULT_REPO,
-    check_new_whitespace,
-    compare_entries,
-    parse_changelog,
-    validate_raw_change,
-)
+from infx.changelog.strict import DEFAULT_REPO, validate_change
 from infx.cliargs import ArgparseCommand, ListOption
 from infx.config.runners import unknown_runner_problems
 from infx.errors import InfxError, Problem
@@ -56,11 +50,9 @@ def validate(base_ref: str, head_ref: str, pr_number: int | None, changelog_file
 
     base_raw = show_file(base_ref, changelog_file)
     head_raw = show_file(head_ref, changelog_file)
-    base = parse_changelog(base_raw, changelog_file, f"{changelog_file} at {base_ref}")
-    head = parse_changelog(head_raw, changelog_file, f"{changelog_file} at {head_ref}")
-    change = compare_entries(base, head, pr_number, repo)
-    validate_raw_change(base_raw, head_raw, change, changelog_file)
-    check_new_whitespace(base_raw, head_raw, change, changelog_file)
+    head, change = validate_change(base_raw, head_raw, changelog_file, pr_number, repo,
+                                   base_label=f"{changelog_file} at {base_ref}",
+                                   head_label=f"{changelog_file} at {head_ref}")
     if not change.additions and not change.corrections:
         raise InfxError(Problem(f"{changelog_file} has no changes", file=changelog_file,
                                 fix="append an entry or leave the changelog untouched"))

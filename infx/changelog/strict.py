@@ -221,6 +221,21 @@ def _check_new_link(head: ParsedChangelog, index: int, pr_number: int | None, re
              fix=f"write 'pr-link: {expected}' (or 'pr-link: XXX' before the PR exists)")
 
 
+def validate_change(base_raw: bytes, head_raw: bytes, path: str, pr_number: int | None,
+                    repo: str = DEFAULT_REPO, *, base_label: str | None = None,
+                    head_label: str | None = None) -> tuple[ParsedChangelog, Change]:
+    """The whole strict contract of one changelog change (``changelog validate`` and the
+    sign-off verdict): both sides parse, history is immutable except pr-link corrections,
+    new links are canonical or placeholders, the raw bytes and new whitespace are clean.
+    Returns the parsed head and what it changes; raises the first located InfxError."""
+    base = parse_changelog(base_raw, path, base_label)
+    head = parse_changelog(head_raw, path, head_label)
+    change = compare_entries(base, head, pr_number, repo)
+    validate_raw_change(base_raw, head_raw, change, path)
+    check_new_whitespace(base_raw, head_raw, change, path)
+    return head, change
+
+
 # --- raw byte rules ------------------------------------------------------------------------
 
 def validate_raw_change(base_raw: bytes, head_raw: bytes, change: Change, path: str) -> None:

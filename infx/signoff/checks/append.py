@@ -1,4 +1,5 @@
-"""Check 12 (append): an append-only sweep only adds points and only the new points change."""
+"""Check 12 (append): the PR's changelog change passes strict validation (§4.3), and an
+append-only sweep only adds points and only the new points change."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import re
 from infx.changelog.append_only import check_scope, delta_rows
 from infx.changelog.model import ChangelogEntry, KeyResolutionError
 from infx.changelog.plan import appended_entries
+from infx.changelog.strict import validate_change
 from infx.config.master import load_master_configs_from_texts
 from infx.config.runners import load_runners_from_text
-from infx.errors import InfxError
+from infx.errors import InfxError, Problem
 from infx.matrix.generate import generate_test_config
 from infx.signoff.configs_at import MASTER_PATH, master_files
 from infx.signoff.model import Evidence, Outcome, Status
@@ -36,11 +38,14 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
     changelog = next((f.filename for f in files if CHANGELOG.match(f.filename)), None)
     if changelog is None:
         return Outcome(Status.NA, "perf-changelog.yaml is not changed, so no append-only entry")
+    invalid, valid = _strict(evidence, changelog)
+    if invalid is not None:
+        return invalid
     entries = appended_entries(base_text(evidence, changelog), head_text(evidence, changelog) or "",
                                changelog)
     flagged = [e for e in entries if e.append_only]
     if not flagged:
-        return Outcome(Status.NA, f"no new {changelog} entry has append-only: true")
+        return Outcome(Status.NA, f"no new {changelog} entry has append-only: true ({valid})")
     mixed = [i for i, e in enumerate(entries) if not e.append_only or e.eval_concs is not None]
     if mixed:
         return Outcome(Status.FAIL, f"{changelog}: new entry #{mixed[0] + 1} is not append-only or "
@@ -61,7 +66,40 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
         return failed(problems)
     return Outcome(Status.PASS, f"{keys}: every existing point (conc {sorted(old)}) is unchanged "
                    f"with the same image and recipe; {len(delta)} new point(s) at conc {new}; "
-                   "every other benchmark-affecting edit is guarded to the new concurrencies only")
+                   "every other benchmark-affecting edit is guarded to the new concurrencies only; "
+                   + valid)
+
+
+def _strict(evidence: Evidence, changelog: str) -> tuple[Outcome | None, str]:
+    """The strict changelog validation of `infx changelog validate` (PRODUCT §4.3, §4.8) over
+    the PR base and head: (FAIL naming the file:line and the fix, or None; what passed)."""
+    base, head = base_text(evidence, changelog), head_text(evidence, changelog)
+    if head is None:
+        return Outcome(Status.FAIL, f"{changelog} is deleted at the head; the changelog is "
+                       "append-only. Fix: restore it from the base branch."), ""
+    if base is None:
+        return Outcome(Status.FAIL, f"{changelog} does not exist at the PR base "
+                       f"{evidence.pr.base_sha[:8]}, so its change cannot be validated. Fix: "
+                       "base the PR on the default branch."), ""
+    try:
+        _, change = validate_change(base.encode(), head.encode(), changelog, evidence.pr.number,
+                                    evidence.repo, base_label=f"{changelog} at the PR base")
+    except InfxError as exc:
+        problems = [_located(p) for p in exc.problems]
+        return Outcome(Status.FAIL, "strict changelog validation failed: " + problems[0],
+                       tuple(problems[1:])), ""
+    added, fixed = len(change.additions), change.corrections
+    what = (f"{added} appended entr{'y' if added == 1 else 'ies'}" if added else
+            f"{fixed} pr-link correction{'' if fixed == 1 else 's'}" if fixed else "no entry change")
+    return None, f"{what} pass the strict changelog validation" if added + fixed != 1 else \
+        f"{what} passes the strict changelog validation"
+
+
+def _located(problem: Problem) -> str:
+    """`file:line: message. Fix: …` — where the changelog breaks the contract and what to do."""
+    where = problem.location()
+    text = f"{where}: {problem.message}" if where else problem.message
+    return text + (f". Fix: {problem.fix}" if problem.fix else "")
 
 
 def _masters(evidence: Evidence, side: str) -> list[tuple[str, str]]:
