@@ -23,7 +23,9 @@ from infx.signoff.model import (
     PullInfo,
     RunJob,
     SignOff,
+    WorkflowRun,
 )
+from infx.signoff.provenance import SWEEP_WORKFLOW
 from infx.yamlio import load_file
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -104,14 +106,42 @@ def _time(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
 
 
+SWEEP_TEXT = "name: Run Sweep\non: pull_request\njobs: {}\n"
+
+
 def bare_evidence(*, head_sha: str = "d" * 40, signer: str = "alice", body: str = "",
-                  now: datetime = datetime(2026, 9, 30, tzinfo=timezone.utc), **fields: Any) -> Evidence:
-    """Evidence for unit tests: PR #1 of o/r by carol, signed by ``signer``, plus ``fields``."""
+                  now: datetime = datetime(2026, 9, 30, tzinfo=timezone.utc), provenance: bool = True,
+                  **fields: Any) -> Evidence:
+    """Evidence for unit tests: PR #1 of o/r by carol, signed by ``signer``, plus ``fields``.
+
+    With ``provenance`` (default), every run the jobs belong to is recorded as a run of our
+    sweep workflow on o/r, and the sweep workflow file is the same on the default branch and
+    at each run's commit (PRODUCT §4.8), so the tests judge the jobs, not the provenance."""
     pr = PullInfo(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", head_sha, "o/r")
     if fields.get("check_runs") and "run_jobs" not in fields:
         fields["run_jobs"] = jobs_of(fields["check_runs"])
+    if provenance and fields.get("run_jobs"):
+        _provenance(fields, head_sha)
     return Evidence(repo="o/r", default_branch="main", now=now, pr=pr,
                     signoff=SignOff(signer, body, None, 1, "issue_comment"), **fields)
+
+
+def _provenance(fields: dict[str, Any], head_sha: str) -> None:
+    runs = dict(fields.get("workflow_runs") or {})
+    for run_id, jobs in fields["run_jobs"].items():
+        commits = {job.head_sha for job in jobs or [] if job.head_sha}
+        if run_id not in runs and len(commits) == 1:
+            runs[run_id] = WorkflowRun(run_id, "Run Sweep", SWEEP_WORKFLOW, "pull_request", "completed",
+                                       "success", commits.pop(), head_repo="o/r")
+    fields["workflow_runs"] = runs
+    fields["default_branch_files"] = {SWEEP_WORKFLOW: SWEEP_TEXT, **(fields.get("default_branch_files") or {})}
+    trees = {sha: dict(tree) for sha, tree in (fields.get("commit_files") or {}).items()}
+    for run in runs.values():
+        if run.head_sha == head_sha:
+            fields["head_files"] = {SWEEP_WORKFLOW: SWEEP_TEXT, **(fields.get("head_files") or {})}
+        else:
+            trees[run.head_sha] = {SWEEP_WORKFLOW: SWEEP_TEXT, **trees.get(run.head_sha, {})}
+    fields["commit_files"] = trees
 
 
 def jobs_of(check_runs: dict[str, list[CheckRun] | None]) -> dict[int, list[RunJob] | None]:

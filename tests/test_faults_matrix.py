@@ -178,7 +178,6 @@ SIGNOFF_READS = {
     "/repos/{owner}/{repo}/actions/runs/{n}/artifacts": True,
     "/repos/{owner}/{repo}/actions/artifacts/{n}/zip": False,
     "/_fake/artifacts/{owner}/{repo}/{n}.zip": False,
-    "/repos/{owner}/{repo}/contents/{path}": False,
     "/user": False,
 }
 SIGNOFF_WRITES = [

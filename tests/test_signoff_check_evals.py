@@ -110,8 +110,8 @@ def test_unreadable_thresholds_or_run_tree_fail_closed() -> None:
     ev = evidence([row()], thresholds="default: {gsm8k: 2}\n")
     assert "invalid" in evals.run(ev, SETTINGS).reason
     ev = evidence([row()])
-    ev.commit_files = {}
-    assert "could not be read" in evals.run(ev, SETTINGS).reason
+    ev.commit_files = {}  # without the run's tree its provenance is unproven: no green run at all
+    assert "no in-PR commit has a passing sweep" in evals.run(ev, SETTINGS).reason
 
 
 def test_no_green_sweep_means_no_evals() -> None:

@@ -9,6 +9,7 @@ from infx.signoff import sweeps
 from infx.signoff.checks import sweep
 from infx.signoff.inert import unwrap
 from infx.signoff.model import CheckRun, Evidence, RunJob, Status, WorkflowRun
+from infx.signoff.provenance import SWEEP_WORKFLOW
 from infx.signoff.table import load_table
 
 SETTINGS = load_table().settings
@@ -32,7 +33,8 @@ def evidence(run_jobs, commits=(A, B)) -> Evidence:
 
 def test_green_run_on_an_older_commit_passes() -> None:
     ev = evidence({7: [job("agentic / c1", sha=A), job("agentic eval / c48", job_id=2, sha=A)]})
-    ev.workflow_runs[7] = WorkflowRun(7, "Run Sweep", None, "pull_request", "completed", "success", A, run_attempt=2)
+    ev.workflow_runs[7] = WorkflowRun(7, "Run Sweep", SWEEP_WORKFLOW, "pull_request", "completed", "success",
+                                      A, run_attempt=2, head_repo="o/r")
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.PASS
     assert "aaaaaaaa" in outcome.reason and "run [7](https://github.com/o/r/actions/runs/7), attempt 2" in unwrap(outcome.reason)
@@ -106,7 +108,7 @@ ROW = {"model-prefix": "m", "precision": "fp4", "runner": "cluster:mi355x-amds",
 
 
 def _changed(ev: Evidence) -> Evidence:
-    ev.head_files = {"configs/amd-master.yaml": AGENTIC.format(image="i:2")}
+    ev.head_files |= {"configs/amd-master.yaml": AGENTIC.format(image="i:2")}
     ev.base_files = {"configs/amd-master.yaml": AGENTIC.format(image="i:1")}
     return ev
 
@@ -135,7 +137,7 @@ BASE_LOG = "- config-keys:\n    - k\n  description:\n    - \"first\"\n  pr-link:
 
 def _appended(ev: Evidence, extra: str) -> Evidence:
     ev.base_files = {"perf-changelog.yaml": BASE_LOG}
-    ev.head_files = {"perf-changelog.yaml": BASE_LOG + "\n- config-keys:\n    - k\n  description:\n"
+    ev.head_files |= {"perf-changelog.yaml": BASE_LOG + "\n- config-keys:\n    - k\n  description:\n"
                      "    - \"evals again\"\n  pr-link: XXX\n" + extra}
     return ev
 

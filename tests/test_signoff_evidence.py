@@ -124,8 +124,11 @@ def test_linked_upstream_pulls_are_read_with_their_files(fake_github, seed000) -
 def _gather_sweep(fake, world) -> Evidence:
     reader = ev.Reader(fake.client(), world["repo"], cap=60)
     pull = world["pulls"][0]
-    evidence = bare_evidence(head_sha=pull["head"]["sha"], commits=list(pull["commits"]))
-    evidence = replace(evidence, pr=replace(evidence.pr, head_ref=pull["head"]["ref"]))
+    from infx.github.fake.world import tree_at
+
+    evidence = bare_evidence(head_sha=pull["head"]["sha"], commits=list(pull["commits"]),
+                             default_branch_files=dict(tree_at(world, world["branches"]["main"])))
+    evidence = replace(evidence, repo=world["repo"], pr=replace(evidence.pr, head_ref=pull["head"]["ref"]))
     ev._sweep_evidence(reader, evidence, list(pull["commits"]))
     return evidence
 
@@ -184,30 +187,27 @@ def _recipe_only_pr(**changes) -> Evidence:
     return bare_evidence(**(fields | changes))
 
 
-def test_master_configs_are_read_at_the_sweep_commit_for_every_key_the_changelog_names() -> None:
-    """A recipe-only PR changes no master config; its changelog entry still names k2, so the
-    sweep commit's configs/amd-master.yaml is read (and only that file)."""
+def test_a_commits_tree_is_read_once_and_kept_for_provenance_drift_and_reuse() -> None:
+    """The swept commit's tree (one tarball) serves the sweep workflow comparison, Check 1's
+    drift and Check 2's images; the reuse binding finds it there instead of reading it again."""
     evidence = _recipe_only_pr()
-    assert ev.sweep_config_paths(evidence) == ["configs/amd-master.yaml"]
 
-    class Files:
-        def __init__(self) -> None:
-            self.read: list[tuple[str, str]] = []
+    class Trees:
+        def __init__(self, fail: bool = False) -> None:
+            self.read: list[str] = []
+            self.fail = fail
 
-        def spend(self, what: str) -> None:
-            pass
+        def tree(self, sha: str) -> dict[str, str]:
+            self.read.append(sha)
+            if self.fail:
+                raise ev.InfxError("GitHub answered 502 while downloading the tarball")
+            return {"configs/amd-master.yaml": MASTER}
 
-        def file_at(self, path: str, sha: str) -> str:
-            self.read.append((path, sha))
-            return MASTER
-
-    reader = Files()
-    assert ev._master_configs_at(reader, evidence, "a" * 40) == {"configs/amd-master.yaml": MASTER}
-    assert reader.read == [("configs/amd-master.yaml", "a" * 40)]
-
-
-def test_sweep_config_paths_without_a_readable_changelog_fall_back_to_the_changed_files() -> None:
-    assert ev.sweep_config_paths(_recipe_only_pr(head_files={"configs/amd-master.yaml": MASTER})) == []
-    broken = _recipe_only_pr()
-    broken.head_files["perf-changelog.yaml"] = NEW_LOG + "- config-keys: [nope]\n"
-    assert ev.sweep_config_paths(broken) == []
+    reader = Trees()
+    assert ev.commit_tree(reader, evidence, "a" * 40) == {"configs/amd-master.yaml": MASTER}
+    assert ev.commit_tree(reader, evidence, "a" * 40) is evidence.commit_files["a" * 40]
+    assert ev.commit_tree(reader, evidence, evidence.pr.head_sha) is evidence.head_files
+    assert reader.read == ["a" * 40]
+    broken = Trees(fail=True)
+    assert ev.commit_tree(broken, evidence, "e" * 40) is None
+    assert "502" in evidence.unreadable[f"tree:{'e' * 40}"] and "e" * 40 not in evidence.commit_files

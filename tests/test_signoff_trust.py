@@ -20,6 +20,7 @@ WORLDS_DIR = Path(__file__).resolve().parent / "data/worlds"
 # every world the generator writes (so adding one there is enough to have it checked)
 WORLDS = tuple(sorted(p.name for p in WORLDS_DIR.glob("trust_*.yaml")))
 SEED_SWEEP = "7bbb0ec775dd86b8f6ebb3c4e345cdfe283b1c1a"  # seed 000's swept commit
+RUN_ID = 35873197630
 
 
 def load(request, name: str) -> dict:
@@ -190,3 +191,98 @@ def test_a_tbd_pr_link_is_rejected_with_the_changelog_line(request, fake_github)
     assert why.startswith(f"strict changelog validation failed: perf-changelog.yaml:{line}: ")
     assert "'TBD' is not a placeholder" in why and "Fix: write 'pr-link: " in why
     assert f"perf-changelog.yaml:{line}: new PR entry" in result.body.replace("\u200b", "")
+
+
+# --- case 1: provenance -----------------------------------------------------------------------
+
+
+def _plain(text: str) -> str:
+    from infx.signoff.inert import unwrap
+
+    return unwrap(text).replace("\u200b", "")
+
+
+def test_a_fork_prs_forged_sweep_never_counts(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_fork_forged.yaml"))
+    result = verify(fake)
+    assert result.verdict.overall.value == "REJECTED" and statuses(fake) == ["pending", "failure"]
+    assert rows(result)["sweep"] == Status.FAIL and rows(result)["evals"] == Status.FAIL
+    row = next(r for r in result.verdict.rows if r.spec.id == "sweep")
+    aside = [d for d in row.outcome.details if d.startswith(f"set aside: run {RUN_ID} — ")]
+    assert aside and "mallory/InferenceX, not SemiAnalysisAI/InferenceX (a fork's runs never count)" in aside[0]
+    assert f"set aside: run {RUN_ID}" in _plain(result.body)
+    # nothing of the forged run is read beyond GitHub's record of it
+    assert fake.count("GET", rf"/actions/runs/{RUN_ID}/(jobs|artifacts)$") == 0
+
+
+@pytest.mark.parametrize("change, why", [
+    ("same-repo", "has sweep workflow files that differ from the default branch's "
+                  "(.github/workflows/run-sweep.yml)"),
+    ("other-workflow", "it is a run of .github/workflows/pwn.yml, not .github/workflows/run-sweep.yml"),
+    ("dispatch", "it was started by a workflow_dispatch event, not pull_request or push"),
+    ("push-branch", "started by a push to yhl-amd/minimaxm3-flydsl, not the merge-time push to main"),
+    ("template", "(.github/workflows/benchmark-tmpl.yml)"),
+])
+def test_runs_of_other_or_modified_workflows_are_set_aside(request, fake_github, change, why) -> None:
+    world = copy.deepcopy(load(request, "trust_fork_forged.yaml"))
+    run = next(r for r in world["workflow_runs"] if r["id"] == RUN_ID)
+    world["pulls"][0]["head"]["repo"] = run["head_repository"] = world["repo"]  # not a fork
+    files = world["commits"][SEED_SWEEP]["files"]
+    if change != "same-repo":
+        del files[".github/workflows/run-sweep.yml"]  # the default branch's own file again
+    if change == "other-workflow":
+        run["path"] = ".github/workflows/pwn.yml"
+    elif change == "dispatch":
+        run["event"] = "workflow_dispatch"
+    elif change == "push-branch":
+        run["event"] = "push"
+    elif change == "template":
+        files[".github/workflows/benchmark-tmpl.yml"] = "name: Benchmark\non: workflow_call\njobs: {}\n"
+    fake = fake_github(world)
+    result = verify(fake)
+    assert rows(result)["sweep"] == Status.FAIL and statuses(fake)[-1] == "failure"
+    row = next(r for r in result.verdict.rows if r.spec.id == "sweep")
+    assert any(d.startswith(f"set aside: run {RUN_ID} — ") and why in d for d in row.outcome.details), \
+        row.outcome.details
+
+
+def test_the_seed_run_of_our_unmodified_workflow_still_counts(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_fork_forged.yaml"))
+    run = next(r for r in world["workflow_runs"] if r["id"] == RUN_ID)
+    world["pulls"][0]["head"]["repo"] = run["head_repository"] = world["repo"]
+    del world["commits"][SEED_SWEEP]["files"][".github/workflows/run-sweep.yml"]
+    result = verify(fake_github(world))
+    assert rows(result)["sweep"] == Status.PASS and result.verdict.overall.value == "PASS"
+
+
+# --- case 5: drift between the swept commit and the head --------------------------------------
+
+
+def test_a_recipe_changed_after_the_sweep_fails_check_1_naming_the_file(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_drift.yaml"))
+    result = verify(fake)
+    assert result.verdict.overall.value == "REJECTED" and statuses(fake) == ["pending", "failure"]
+    assert rows(result)["sweep"] == Status.FAIL
+    why = _plain(reason(result, "sweep"))
+    assert why.startswith("benchmark-affecting content changed after the sweep: the head 296a93ad "
+                          "differs from the swept commit 7bbb0ec7 in "
+                          "benchmarks/single_node/agentic/minimaxm3_fp4_mi355x_atom_mtp.sh. Fix: ")
+
+
+def test_a_benchmark_neutral_head_passes_saying_what_differs(request, fake_github) -> None:
+    """Seed 000's head only merges main (utils/telemetry.py) after the sweep."""
+    fake = fake_github(load(request, "trust_clock.yaml"))
+    result = verify(fake)
+    assert rows(result)["sweep"] == Status.PASS
+    assert _plain(reason(result, "sweep")).endswith(
+        "the head 296a93ad differs from it only in utils/telemetry.py (benchmark-neutral).")
+
+
+def test_a_config_change_after_the_sweep_names_the_config_key(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_clock.yaml"))
+    files = world["commits"][SEED_HEAD]["files"]
+    master = world["commits"][SEED_SWEEP]["files"]["configs/amd-master.yaml"]
+    files["configs/amd-master.yaml"] = master.replace("nightly_202609231248", "nightly_202609240101")
+    result = verify(fake_github(world))
+    assert rows(result)["sweep"] == Status.FAIL
+    assert "configs/amd-master.yaml [minimaxm3-fp4-mi355x-atom-agentic-mtp]" in _plain(reason(result, "sweep"))

@@ -10,13 +10,11 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from infx.changelog.model import KeyResolutionError
-from infx.changelog.plan import appended_entries
 from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
 from infx.reuse.authorization import newest_request
 from infx.reuse.binding import head_when_posted
-from infx.signoff import codeowners, configs_at, eval_jobs
+from infx.signoff import codeowners, eval_jobs, provenance
 from infx.signoff.bypass import bypass_requests
 from infx.signoff.checklist import parse as parse_checklist
 from infx.signoff.gating import SignoffRef
@@ -35,7 +33,7 @@ from infx.signoff.model import (
 from infx.signoff.policy_common import changed_paths, first_trusted_file
 from infx.signoff.ports import SignoffClient
 from infx.signoff.render import read_marker
-from infx.signoff.sweeps import family, green_run, run_id_of
+from infx.signoff.sweeps import family, green_jobs, green_run, run_id_of
 from infx.signoff.table import Settings
 
 WANTED_ARTIFACTS = ("eval_results_all", "results_bmk")
@@ -267,7 +265,8 @@ def workflow_run(data: dict) -> WorkflowRun:
                        conclusion=data.get("conclusion"), head_sha=data.get("head_sha") or "",
                        head_branch=data.get("head_branch"),
                        run_attempt=int(data.get("run_attempt") or 1),
-                       created_at=data.get("created_at"))
+                       created_at=data.get("created_at"),
+                       head_repo=(data.get("head_repository") or {}).get("full_name"))
 
 
 def changed_file(item: dict) -> ChangedFile:
@@ -365,8 +364,10 @@ def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
                             head_repo=pr.head_repo)
     evidence.reuse_seen_head = seen or ""
     if seen and seen != pr.head_sha and seen in (evidence.commits or []):
-        # not optional: unreadable evidence is an `error` (PRODUCT §4.8), not a guess
-        evidence.reuse_seen_files = reader.tree(seen)
+        # not optional: unreadable evidence is an `error` (PRODUCT §4.8), not a guess; the
+        # swept commit's tree, when that is the head the command was posted on, is reused
+        known = provenance.tree_of(evidence, seen)
+        evidence.reuse_seen_files = known if known is not None else reader.tree(seen)
 
 
 class _LookupsSpent(Exception):
@@ -384,10 +385,14 @@ def _bypass_evidence(reader: Reader, evidence: Evidence, command: str) -> None:
 
 
 def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> None:
-    """Check runs of in-PR commits, newest first, stopping at the first green sweep.
+    """Check runs of in-PR commits, newest first, stopping at the first green sweep of ours.
 
     Commits that have a workflow run on the PR branch are read first (one listing call
-    instead of one call per commit); the others only if none of those is green.
+    instead of one call per commit); the others only if none of those is green. A run the
+    check runs point at is judged from GitHub's record of it first (provenance: workflow
+    file, event, head repository; nothing more is read for one set aside), then from its
+    own jobs, then from the sweep workflow files at its commit, whose tree also serves the
+    drift comparison (Check 1) and the image comparison (Check 2).
     """
     evidence.check_runs = {}
     runs = optional(evidence, "workflow runs", lambda: reader.branch_runs(evidence.pr.head_ref))
@@ -402,57 +407,43 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
     for sha in ordered:
         runs_here = optional(evidence, f"check-runs:{sha}", lambda sha=sha: reader.check_runs(sha))
         evidence.check_runs[sha] = runs_here
-        # the check runs only point at the sweep runs; each run is judged from its own jobs
+        # the check runs only point at the sweep runs; each run is judged from its own record
         run_ids = {run_id_of(c) for c in runs_here or [] if family(c.name)} - {None}
         for run_id in sorted(run_ids, reverse=True)[:MAX_RUNS_PER_COMMIT]:
+            if not _ours_by_record(reader, evidence, run_id):
+                continue
             evidence.run_jobs[run_id] = optional(evidence, f"jobs:{run_id}",
                                                  lambda run_id=run_id: reader.run_jobs(run_id))
-            green = green_run(evidence, run_id)
+            green = green_jobs(evidence, run_id)
             if green is None or green.commit != sha:
                 continue
-            _run_evidence(reader, evidence, run_id)
-            if sha != evidence.pr.head_sha:
-                evidence.commit_files[sha] = _master_configs_at(reader, evidence, sha)
+            commit_tree(reader, evidence, sha)
+            if green_run(evidence, run_id) is None:
+                continue  # modified sweep workflow files (Check 1 names them)
+            evidence.artifacts[run_id] = optional(evidence, f"artifacts:{run_id}",
+                                                  lambda run_id=run_id: reader.artifacts(run_id))
             return
 
 
-def _run_evidence(reader: Reader, evidence: Evidence, run_id: int) -> None:
+def _ours_by_record(reader: Reader, evidence: Evidence, run_id: int) -> bool:
+    """GitHub's record of the run (from the branch listing, else read) passes the origin rules."""
     if run_id not in evidence.workflow_runs:
-        workflow_run = optional(evidence, f"run:{run_id}", lambda: reader.workflow_run(run_id))
-        if workflow_run is not None:
-            evidence.workflow_runs[run_id] = workflow_run
-    evidence.artifacts[run_id] = optional(evidence, f"artifacts:{run_id}",
-                                          lambda: reader.artifacts(run_id))
+        record = optional(evidence, f"run:{run_id}", lambda: reader.workflow_run(run_id))
+        if record is None:
+            return False
+        evidence.workflow_runs[run_id] = record
+    return provenance.origin_problem(evidence.workflow_runs[run_id], evidence.repo,
+                                     evidence.default_branch) is None
 
 
-CHANGELOG = "perf-changelog.yaml"
-
-
-def sweep_config_paths(evidence: Evidence) -> list[str]:
-    """Master-config files to read at a sweep's commit: every one the PR changes, and every one
-    (at head) holding a config key that the PR's appended changelog entries name. A recipe-only
-    PR changes no master config, yet its sweep's configs must still be compared with the head's."""
-    paths = {f.filename for f in evidence.files or [] if configs_at.MASTER_PATH.match(f.filename)}
-    head_text = evidence.head_files.get(CHANGELOG)
-    if head_text is None:
-        return sorted(paths)
-    try:
-        files = configs_at.master_files(evidence.head_files)
-        entries = appended_entries(evidence.base_files.get(CHANGELOG), head_text, CHANGELOG)
-        keys = {key for entry in entries for key in entry.resolve_keys(files)}
-    except (InfxError, KeyResolutionError):
-        return sorted(paths)  # Check 2 reports the unreadable changelog or configs itself
-    return sorted(paths | {files[key][0] for key in keys if key in files})
-
-
-def _master_configs_at(reader: Reader, evidence: Evidence, sha: str) -> dict[str, str | None]:
-    tree: dict[str, str | None] = {}
-    for path in sweep_config_paths(evidence):
-        text = optional(evidence, f"file:{sha}:{path}", lambda path=path: reader.file_at(path, sha),
-                        default=KeyError)
-        if text is KeyError:
-            return {}
-        tree[path] = text
+def commit_tree(reader: Reader, evidence: Evidence, sha: str) -> dict[str, str | None] | None:
+    """The files of a commit of the PR, read once (one tarball) and kept in the evidence."""
+    known = provenance.tree_of(evidence, sha)
+    if known is not None:
+        return known
+    tree = optional(evidence, f"tree:{sha}", lambda: reader.tree(sha))
+    if tree is not None:
+        evidence.commit_files[sha] = tree
     return tree
 
 

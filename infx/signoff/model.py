@@ -122,6 +122,7 @@ class WorkflowRun:
     head_branch: str | None = None
     run_attempt: int = 1
     created_at: str | None = None
+    head_repo: str | None = None  # owner/name the run's head commit came from (a fork's, for fork PRs)
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,8 @@ class Evidence:
     unreadable: dict[str, str] = field(default_factory=dict)
     # successful workflow runs on the PR branch whose commit is no longer one of the PR's
     orphan_runs: list[WorkflowRun] = field(default_factory=list)
-    # trees of other commits (sha -> path -> text), e.g. the commit a green sweep ran on
+    # trees of other commits (sha -> path -> text): the commit a sweep ran on (its sweep
+    # workflow files for provenance, its benchmark-affecting content for drift)
     commit_files: dict[str, dict[str, str | None]] = field(default_factory=dict)
     # the PR head when the reuse command Check 4 rests on was posted (infx.reuse.binding;
     # "" = no run before it tells; None = no authorised command), and its tree when that is

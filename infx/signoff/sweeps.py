@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from infx.changelog.plan import DEFAULT_CHANGELOG, appended_entries
 from infx.errors import InfxError
 from infx.matrix.identity import parse_job_name
-from infx.signoff import configs_at
+from infx.signoff import configs_at, provenance
 from infx.signoff.model import CheckRun, Evidence, RunJob
 from infx.workflow.shard import BUCKETS, bucket_of_job
 
@@ -109,7 +109,16 @@ def latest_attempt(jobs: list[RunJob]) -> list[RunJob]:
 
 
 def green_run(evidence: Evidence, run_id: int) -> GreenRun | None:
-    """The run as a green sweep, judged from its own jobs (latest attempt), or None.
+    """The run as a green sweep of ours: its jobs are green and its provenance holds
+    (infx.signoff.provenance: our sweep workflow, this repository, unmodified workflow files)."""
+    green = green_jobs(evidence, run_id)
+    if green is None or provenance.run_problem(evidence, run_id) is not None:
+        return None
+    return green
+
+
+def green_jobs(evidence: Evidence, run_id: int) -> GreenRun | None:
+    """The run as a green sweep judged from its own jobs (latest attempt) only, or None.
 
     Every benchmark and eval job counts on its own (never one per name): one failed,
     cancelled or unfinished job spoils the run, whatever else shares its name.

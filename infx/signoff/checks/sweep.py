@@ -1,27 +1,43 @@
-"""Check 1: a green sweep (benchmarks and evals executed and passing) ran on a commit of this PR."""
+"""Check 1: a green sweep of ours (benchmarks and evals executed and passing) ran on a commit of
+this PR, and the head has the same benchmark-affecting content as the swept commit.
+
+Runs set aside by provenance (infx.signoff.provenance) are named; drift is judged by
+infx.benchmark_content, the one definition of benchmark-affecting content (shared with the
+reuse resolver), and a head that differs only in neutral files says which.
+"""
 
 from __future__ import annotations
 
+from infx.benchmark_content import Unreadable, differences
+from infx.signoff import provenance
 from infx.signoff.inert import code, link
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.sweeps import BAD, candidate_runs, family, find_green_run, latest_attempt
+from infx.signoff.sweeps import (
+    BAD,
+    GreenRun,
+    candidate_runs,
+    family,
+    find_green_run,
+    green_jobs,
+    latest_attempt,
+    run_id_of,
+)
 from infx.signoff.table import Settings
 
 FIX = f"run a full sweep on a commit in this PR, or re-anchor with {code('/use <run_id>')}"
+SHOWN = 5  # neutral files named before "and N more"
 
 
 def run(evidence: Evidence, settings: Settings) -> Outcome:
     if evidence.commits is None or evidence.check_runs is None:
         return Outcome(Status.FAIL, "the PR's commits or check runs could not be read; "
                        "no passing sweep can be confirmed.")
+    aside = [f"set aside: run {run_id} — {why}" for run_id, why in set_aside(evidence)]
     green = find_green_run(evidence)
     if green is not None:
-        url = f"https://github.com/{evidence.repo}/actions/runs/{green.run_id}"
-        return Outcome(Status.PASS, f"in-PR commit {green.commit[:8]} has {green.benchmarks} "
-                       f"benchmark and {green.evals} eval check-runs at success "
-                       f"(run {link(str(green.run_id), url)}, attempt {green.attempt}).")
+        return _drift(evidence, green, aside)
+    details = list(aside)
     unread = [c[:8] for c in evidence.commits if evidence.check_runs.get(c) is None]
-    details = []
     if unread:
         why = next((evidence.read_errors[f"check-runs:{c}"] for c in evidence.commits
                     if f"check-runs:{c}" in evidence.read_errors), None)
@@ -64,3 +80,55 @@ def _only_skipped(evidence: Evidence) -> list[str]:
         if relevant and all(job.conclusion == "skipped" for job in relevant):
             notes.append(f"{commit[:8]} (every benchmark/eval job skipped)")
     return notes
+
+
+def set_aside(evidence: Evidence) -> list[tuple[int, str]]:
+    """Runs the in-PR check runs point at that provenance rules out, newest first, with why.
+
+    A run whose jobs were not green is not reported for an unread workflow-file tree (that
+    tree is only read for a green run); every other reason is."""
+    pointed = {run_id_of(c) for sha in evidence.commits or []
+               for c in (evidence.check_runs or {}).get(sha) or [] if family(c.name)} - {None}
+    found = []
+    for run_id in sorted(pointed, reverse=True):
+        if run_id not in evidence.workflow_runs and f"run:{run_id}" not in evidence.read_errors:
+            continue  # never looked at (a newer green run was found first, or the per-commit cap)
+        why = provenance.run_problem(evidence, run_id)
+        if why is None:
+            continue
+        record = evidence.workflow_runs.get(run_id)
+        tree_unread = (record is not None and provenance.tree_of(evidence, record.head_sha) is None
+                       and provenance.origin_problem(record, evidence.repo, evidence.default_branch) is None)
+        if tree_unread and green_jobs(evidence, run_id) is None:
+            continue  # its jobs already rule it out (reported below); the tree was never needed
+        found.append((run_id, why))
+    return found
+
+
+def _drift(evidence: Evidence, green: GreenRun, aside: list[str]) -> Outcome:
+    """PASS only when the head has the swept commit's benchmark-affecting content."""
+    url = f"https://github.com/{evidence.repo}/actions/runs/{green.run_id}"
+    ran = (f"in-PR commit {green.commit[:8]} has {green.benchmarks} benchmark and {green.evals} "
+           f"eval check-runs at success (run {link(str(green.run_id), url)}, attempt {green.attempt})")
+    head = evidence.pr.head_sha
+    also = "".join(f"; {note}" for note in aside)
+    if green.commit == head:
+        return Outcome(Status.PASS, f"{ran}; it is the assessed head{also}.", tuple(aside))
+    swept = provenance.tree_of(evidence, green.commit) or {}
+    sweep_again = f"run a full sweep on the head {head[:8]} (or {code('/use <run_id>')} a run of it)"
+    try:
+        changed = differences(swept, evidence.head_files, evidence.base_files)
+    except Unreadable as exc:
+        return Outcome(Status.FAIL, f"whether the head {head[:8]} has the benchmark-affecting "
+                       f"content of the swept commit {green.commit[:8]} cannot be told ({exc}). "
+                       f"Fix: {sweep_again}.", (ran, *aside))
+    if changed:
+        return Outcome(Status.FAIL, f"benchmark-affecting content changed after the sweep: the head "
+                       f"{head[:8]} differs from the swept commit {green.commit[:8]} in "
+                       f"{', '.join(changed)}. Fix: {sweep_again}.", (ran, *aside))
+    neutral = sorted(p for p in set(swept) | set(evidence.head_files)
+                     if swept.get(p) != evidence.head_files.get(p))
+    shown = ", ".join(neutral[:SHOWN]) + (f" and {len(neutral) - SHOWN} more" if len(neutral) > SHOWN else "")
+    differs = (f"the head {head[:8]} differs from it only in {shown} (benchmark-neutral)" if neutral
+               else f"the head {head[:8]} has the same files")
+    return Outcome(Status.PASS, f"{ran}; {differs}{also}.", tuple(aside))

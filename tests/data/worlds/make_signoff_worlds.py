@@ -75,6 +75,51 @@ MODELS.md @ankur-singh @chunfangamd @SemiAnalysisAI/core
 experimental/operatorx/ @hbarclay
 """
 
+# The seed repository's own sweep workflow and the template it calls (fixed texts, not this
+# project's files): provenance compares them between a run's commit and the default branch.
+SWEEP_WORKFLOWS = {
+    ".github/workflows/run-sweep.yml": """name: Run Sweep
+on:
+  pull_request:
+    branches: [main]
+    types: [synchronize, labeled, ready_for_review]
+    paths: [perf-changelog.yaml]
+  push:
+    branches: [main]
+    paths: [perf-changelog.yaml]
+permissions: {}
+jobs:
+  agentic:
+    name: agentic
+    uses: ./.github/workflows/benchmark-tmpl.yml
+    with: {bucket: agentic}
+  multi-node:
+    name: multi-node 8k1k
+    uses: ./.github/workflows/benchmark-tmpl.yml
+    with: {bucket: multi_node.8k1k}
+  eval:
+    name: eval
+    uses: ./.github/workflows/benchmark-tmpl.yml
+    with: {bucket: eval}
+""",
+    ".github/workflows/benchmark-tmpl.yml": """name: Benchmark
+on:
+  workflow_call:
+    inputs:
+      bucket: {type: string, required: true}
+permissions: {}
+jobs:
+  run:
+    runs-on: [self-hosted, mi355x]
+    steps:
+      - uses: actions/checkout@de0fac2e4500dabe0009e67214ff5f5447ce83dd # v6.0.2
+        with: {persist-credentials: false}
+      - name: Launch
+        env: {BUCKET: "${{ inputs.bucket }}"}
+        run: bash benchmarks/launch.sh "$BUCKET"
+""",
+}
+
 
 def template_body():
     lines = CHECKLIST.split("```")[1].strip("\n").split("\n")
@@ -172,7 +217,7 @@ def seed000():
         script: "#!/usr/bin/env bash\nset -euo pipefail\natom serve \"$MODEL\" --tensor-parallel-size \"$TP\"\n",
         "utils/telemetry.py": "def filter_csv(rows):\n    return rows\n",
         "README.md": "# InferenceX\n",
-    } | POLICY
+    } | SWEEP_WORKFLOWS | POLICY
     commits = {
         old_main: {"parents": [], "message": "main before the PR", "files": base_files},
         main: {"parents": [old_main], "message": "telemetry: filter CSV", "files_from": old_main,
@@ -331,7 +376,7 @@ def seed003():
         "benchmarks/multi_node/amd_utils/server_atom.sh": "#!/usr/bin/env bash\natom serve \"$MODEL\" $MODEL_FLAGS\n",
         "benchmarks/multi_node/amd_utils/models_atom.yaml": "minimaxm3:\n  block_size: 128\n",
         "README.md": "# InferenceX\n",
-    } | POLICY
+    } | SWEEP_WORKFLOWS | POLICY
     commits = {
         main: {"parents": [], "message": "main", "files": base_files},
         sweep: {"parents": [main], "message": "refactor server_atom.sh; add minimaxm3 atom-disagg mtp",

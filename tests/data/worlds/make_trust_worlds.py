@@ -138,6 +138,53 @@ def changelog_tbd() -> dict:
     return world
 
 
+HEAD = "296a93ad6c8fa017e83fb5f404f09f2efc16e1c4"  # seed 000's head (a merge of main into the sweep)
+SCRIPT = "benchmarks/single_node/agentic/minimaxm3_fp4_mi355x_atom_mtp.sh"
+RUN_ID = 35873197630
+FORK = "mallory/InferenceX"
+FORGED_SWEEP = """name: Run Sweep
+on: pull_request
+permissions: {}
+jobs:
+  agentic:
+    name: agentic
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo '[]' > agg_bmk.json
+  eval:
+    name: eval
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo '[]' > agg_eval_all.json
+"""
+
+
+def fork_forged() -> dict:
+    """Case 1: a fork PR replaces run-sweep.yml with trivial jobs named like sweep jobs that
+    upload the aggregate artifacts; its run (head repository: the fork) is all green."""
+    world = SEED.seed000()
+    world["commits"][SWEEP]["files"][".github/workflows/run-sweep.yml"] = FORGED_SWEEP
+    pull = world["pulls"][0]
+    pull["head"]["repo"] = FORK
+    run = next(r for r in world["workflow_runs"] if r["id"] == RUN_ID)
+    run["head_repository"] = FORK
+    return world
+
+
+def drift() -> dict:
+    """Case 5: after the sweep, the head changes the recipe script (an extra environment
+    variable and `--max-num-seqs 4096`); the real reviewer of seed 000 checked that recipe
+    and config were byte-identical between the swept commit and the head."""
+    world = SEED.seed000()
+    script = world["commits"][SWEEP]["files"][SCRIPT]
+    changed = (script.replace("export ATOM_PA_FLYDSL_PLAN=1\n",
+                              "export ATOM_PA_FLYDSL_PLAN=1\nexport ATOM_DECODE_GRAPH_BS=4096\n")
+               .replace('--kv_cache_dtype fp8 ', '--kv_cache_dtype fp8 --max-num-seqs 4096 '))
+    assert changed.count("4096") == 2
+    world["commits"][HEAD]["files"][SCRIPT] = changed
+    return world
+
+
 WORLDS = (
     ("trust_clock.yaml", clock,
      "Case 12: a deprecation after the world's `now` (2026-09-24) and before the host's date"),
@@ -152,6 +199,10 @@ WORLDS = (
      "Case 11: team membership unreadable with the workflow token (no GitHub App)"),
     ("trust_side_branch.yaml", side_branch,
      "Case 3: a self-signed PR into a side branch whose CODEOWNERS is `* @author`"),
+    ("trust_fork_forged.yaml", fork_forged,
+     "Case 1: a fork PR's forged run-sweep.yml ran green jobs named like sweep jobs"),
+    ("trust_drift.yaml", drift,
+     "Case 5: the recipe script changed after the swept commit (env var, --max-num-seqs 4096)"),
     ("trust_changelog_tbd.yaml", changelog_tbd,
      "Case 6: the PR's new changelog entry has `pr-link: TBD`"),
 )
