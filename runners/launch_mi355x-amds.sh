@@ -2,70 +2,70 @@
 # Launcher for the MI355X runners named mi355x-amds_NN (labels mi355x, mi355x-disagg and
 # cluster:mi355x-amds in configs/runners.yaml). `python -m infx.workflow launch` runs it with
 # the matrix row as UPPER_SNAKE variables (INFX_ROW_VARS lists their names), RESULT_NAME,
-# and INFX_RAW_DIR (empty; the benchmark's raw output goes there and is normalised after
-# this script succeeds).
+# INFX_RAW_DIR (empty; the benchmark's raw output goes there and is normalised after this
+# script succeeds) and, for a multi-node row, INFX_NODES, INFX_PREFILL_NODES and
+# INFX_DECODE_NODES (the nodes the row's prefill and decode workers need).
 #
-# It runs the row's image with the row's recipe script on this node's GPUs and removes the
-# job's own container on every exit: success, failure, timeout and cancellation.
+# A single-node row runs the row's image with the row's recipe script on this node's GPUs.
+# A multi-node row (prefill/decode workers) runs across INFX_NODES Slurm nodes: this runner is
+# then a Slurm submit host, `srun` starts this script again on every allocated node
+# (`--node`), and each node runs the image with the recipe, told its place by NODE_RANK
+# (0 = head: router and benchmark client), NUM_NODES, HEAD_NODE, PREFILL_NODE_COUNT and
+# DECODE_NODE_COUNT (nodes 0..PREFILL_NODE_COUNT-1 serve prefill, the others decode).
+# Every exit (success, failure, timeout, cancellation) removes the job's own containers and
+# its Slurm job.
 #
 # Provided by the runner's maintainer (runner .env file or service environment, never by a row):
-#   INFX_MODEL_CACHE      host folder with the Hugging Face model cache (required)
-#   INFX_TIMEOUT          wall-clock limit of the benchmark container in timeout(1) syntax
-#                         (default 470m, below the job's 500-minute timeout so that this script
-#                         still cleans up)
+#   INFX_MODEL_CACHE      host folder with the Hugging Face model cache (required; on every
+#                         Slurm node too, at the same path)
+#   INFX_TIMEOUT          wall-clock limit of the benchmark in timeout(1) syntax (default 470m,
+#                         below the job's 500-minute timeout so that this script still cleans up)
 #   INFX_SHM_SIZE         shared memory of the container (default 64g)
+#   INFX_SLURM_PARTITION  Slurm partition of the MI355X nodes (multi-node rows; default: the
+#                         cluster's default partition)
 #   HF_TOKEN              from the workflow's HF_TOKEN secret, for gated models
 set -euo pipefail
 
 die() { echo "::error::launch_mi355x-amds: $*" >&2; exit 2; }
 
+mode="${1:-job}"
 for name in RESULT_NAME INFX_RAW_DIR INFX_ROW_VARS IMAGE MODEL_PREFIX PRECISION FRAMEWORK; do
   [ -n "${!name:-}" ] || die "$name is not set; run this script through \`python -m infx.workflow launch\`"
 done
 model_cache="${INFX_MODEL_CACHE:-}"
 [ -n "$model_cache" ] || die "INFX_MODEL_CACHE is not set; set it in the runner's .env to the host's model cache folder"
 [ -d "$model_cache" ] || die "the model cache $model_cache does not exist on $(hostname)"
-[ -d "$INFX_RAW_DIR" ] || die "INFX_RAW_DIR $INFX_RAW_DIR is not a folder"
+[ -d "$INFX_RAW_DIR" ] || die "INFX_RAW_DIR $INFX_RAW_DIR is not a folder on $(hostname)"
 limit="${INFX_TIMEOUT:-470m}"
 [[ "$limit" =~ ^[1-9][0-9]*[smh]?$ ]] || die "INFX_TIMEOUT must be a duration like 470m, 8h or 90s"
 
-# The recipe script: benchmarks/<single_node|multi_node>/<fixed_seq_len|agentic>/
-# <model-prefix>_<precision>_mi355x_<framework>[_mtp].sh, the _mtp variant when the row
-# decodes speculatively with MTP and the script exists.
+# The recipe script (the reference's layout): single-node rows
+# benchmarks/single_node/<fixed_seq_len|agentic>/<model-prefix>_<precision>_mi355x_<framework>[_mtp].sh,
+# multi-node rows benchmarks/multi_node/[agentic/]<model-prefix>_<precision>_mi355x_<framework>.sh;
+# the _mtp variant when the row decodes speculatively with MTP and the script exists.
 node=single_node
 [ -n "${PREFILL_TP:-}" ] && node=multi_node
-scenario=fixed_seq_len
-[ "${SCENARIO_TYPE:-}" = agentic-coding ] && scenario=agentic
-base="benchmarks/${node}/${scenario}/${MODEL_PREFIX}_${PRECISION}_mi355x_${FRAMEWORK}"
+if [ "$node" = single_node ]; then
+  folder=benchmarks/single_node/fixed_seq_len
+  [ "${SCENARIO_TYPE:-}" = agentic-coding ] && folder=benchmarks/single_node/agentic
+else
+  folder=benchmarks/multi_node
+  [ "${SCENARIO_TYPE:-}" = agentic-coding ] && folder=benchmarks/multi_node/agentic
+fi
+base="${folder}/${MODEL_PREFIX}_${PRECISION}_mi355x_${FRAMEWORK}"
 recipe="${base}.sh"
 if [ "${SPEC_DECODING:-none}" = mtp ] && [ -f "${base}_mtp.sh" ]; then recipe="${base}_mtp.sh"; fi
 [ -f "$recipe" ] || die "no recipe script for this row: add $recipe (or ${base}_mtp.sh)"
 
 run_id="${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-1}"
-runner="${RUNNER_NAME:-$(hostname)}"
-container="infx-${run_id}-${RESULT_NAME:0:80}-$$"
-container="${container//[^A-Za-z0-9_.-]/-}"
-
-child=""
-cleanup() {
-  docker rm --force "$container" >/dev/null 2>&1 || true
-}
-on_signal() {
-  echo "::warning::launch_mi355x-amds: cancelled; removing container $container" >&2
-  [ -n "$child" ] && kill -TERM "$child" 2>/dev/null
-  cleanup
-  exit 130
-}
-trap cleanup EXIT
-trap on_signal INT TERM HUP
-
-# Containers this runner left behind (a job killed before its cleanup ran) are ours to remove;
-# nobody else's containers are touched.
-stale="$(docker ps --all --quiet --filter "label=infx.runner=${runner}")" || stale=""
-if [ -n "$stale" ]; then
-  # shellcheck disable=SC2086
-  docker rm --force $stale >/dev/null || true
+runner="${INFX_RUNNER:-${RUNNER_NAME:-$(hostname)}}"
+export INFX_RUNNER="$runner"
+if [ -z "${INFX_CONTAINER:-}" ]; then
+  INFX_CONTAINER="infx-${run_id}-${RESULT_NAME:0:80}-$$"
+  INFX_CONTAINER="${INFX_CONTAINER//[^A-Za-z0-9_.-]/-}"
+  export INFX_CONTAINER
 fi
+mkdir -p logs
 
 # The row's variables by name only (values stay out of the process list); the launcher's own
 # settings come last and cannot be replaced by a row (infx.workflow.launch refuses such rows).
@@ -75,26 +75,107 @@ for name in $INFX_ROW_VARS; do
   env_args+=(--env "$name")
 done
 [ -n "${HF_TOKEN:-}" ] && env_args+=(--env HF_TOKEN)
-env_args+=(--env "RESULT_NAME=${RESULT_NAME}" --env "RESULTS=/results" --env "HF_HOME=/models"
+env_args+=(--env "RESULT_NAME=${RESULT_NAME}" --env "RESULTS=/results" --env "LOGS=/logs" --env "HF_HOME=/models"
            --env "INFX_RUNNER_NAME=${runner}")
 
-echo "launch_mi355x-amds: ${recipe} in ${IMAGE} (container ${container}, limit ${limit})"
-# In the background, so that a cancellation signal runs on_signal at once (bash defers traps
-# until a foreground command ends).
-timeout --signal=TERM --kill-after=60 "$limit" \
-  docker run --rm --name "$container" \
+remove_stale_containers() {
+  # Containers this runner left behind (a job killed before its cleanup ran) are ours to
+  # remove; nobody else's containers are touched.
+  local stale
+  stale="$(docker ps --all --quiet --filter "label=infx.runner=${runner}")" || stale=""
+  if [ -n "$stale" ]; then
+    # shellcheck disable=SC2086
+    docker rm --force $stale >/dev/null || true
+  fi
+}
+
+child=""
+container=""
+slurm_job=""
+cleanup() {
+  if [ -n "$container" ]; then docker rm --force "$container" >/dev/null 2>&1 || true; fi
+  if [ -n "${slurm_job:-}" ]; then scancel --quiet --name "$slurm_job" --user "$(id -un)" >/dev/null 2>&1 || true; fi
+}
+on_signal() {
+  local what="container $container"
+  [ -n "$container" ] || what="Slurm job ${slurm_job:-}"
+  echo "::warning::launch_mi355x-amds: cancelled; removing $what (on $(hostname))" >&2
+  [ -n "$child" ] && kill -TERM "$child" 2>/dev/null
+  cleanup
+  exit 130
+}
+trap cleanup EXIT
+trap on_signal INT TERM HUP
+
+# Runs the row's image with the recipe on this node's GPUs, in the background so that a
+# cancellation signal runs on_signal at once (bash defers traps until a foreground command ends).
+run_container() {
+  timeout --signal=TERM --kill-after=60 "$limit" docker run --rm --name "$container" \
     --label "infx.runner=${runner}" --label "infx.run=${run_id}" --label "infx.result=${RESULT_NAME}" \
     --device /dev/kfd --device /dev/dri --group-add video --group-add render \
     --ipc host --network host --shm-size "${INFX_SHM_SIZE:-64g}" \
     --cap-add SYS_PTRACE --security-opt seccomp=unconfined --ulimit memlock=-1:-1 \
-    --volume "${PWD}:/workspace:ro" --volume "${INFX_RAW_DIR}:/results" --volume "${model_cache}:/models" \
-    --workdir /workspace "${env_args[@]}" \
+    --volume "${PWD}:/workspace:ro" --volume "${INFX_RAW_DIR}:/results" --volume "${PWD}/logs:/logs" \
+    --volume "${model_cache}:/models" --workdir /workspace "${env_args[@]}" "$@" \
     "$IMAGE" bash "/workspace/${recipe}" &
-child=$!
-status=0
-wait "$child" || status=$?
-child=""
-if [ "$status" -eq 124 ]; then
-  echo "::error::launch_mi355x-amds: the benchmark exceeded its time limit (${limit}) and was stopped" >&2
+  child=$!
+}
+
+finish() {
+  local status=0
+  wait "$child" || status=$?
+  child=""
+  if [ "$status" -eq 124 ]; then
+    echo "::error::launch_mi355x-amds: the benchmark exceeded its time limit (${limit}) and was stopped" >&2
+  fi
+  exit "$status"
+}
+
+if [ "$mode" = --node ]; then
+  # One node of a multi-node row, started by srun below.
+  rank="${SLURM_NODEID:-}"
+  [ -n "$rank" ] || die "--node runs under srun (SLURM_NODEID is not set)"
+  for name in INFX_NODES INFX_PREFILL_NODES INFX_DECODE_NODES INFX_HEAD_NODE INFX_SHARED_MARK; do
+    [ -n "${!name:-}" ] || die "$name is not set; --node is started by this script's multi-node path"
+  done
+  [ -f "$INFX_SHARED_MARK" ] || die "node $(hostname) does not see $INFX_SHARED_MARK: the runner's work folder must be on a filesystem shared with the Slurm nodes, at the same path"
+  container="${INFX_CONTAINER}-n${rank}"
+  remove_stale_containers
+  echo "launch_mi355x-amds: node ${rank}/${INFX_NODES} ($(hostname)): ${recipe} in ${IMAGE}"
+  run_container --device /dev/infiniband --cap-add IPC_LOCK \
+    --env "NODE_RANK=${rank}" --env "NUM_NODES=${INFX_NODES}" --env "HEAD_NODE=${INFX_HEAD_NODE}" \
+    --env "PREFILL_NODE_COUNT=${INFX_PREFILL_NODES}" --env "DECODE_NODE_COUNT=${INFX_DECODE_NODES}"
+  finish
 fi
-exit "$status"
+
+if [ "$node" = multi_node ]; then
+  for name in INFX_NODES INFX_PREFILL_NODES INFX_DECODE_NODES; do
+    [[ "${!name:-}" =~ ^[1-9][0-9]*$ ]] || die "$name is not a node count; run this script through \`python -m infx.workflow launch\`"
+  done
+  for tool in srun scancel; do
+    command -v "$tool" >/dev/null || die "a multi-node row needs Slurm on the runner ($tool is not on PATH of $runner): make it a Slurm submit host of the MI355X nodes"
+  done
+  # One Slurm job per runner at a time (runners are ephemeral): a job left behind by an
+  # earlier, killed job of this runner is cancelled first; nobody else's jobs are touched.
+  slurm_job="infx.${runner}"
+  scancel --quiet --name "$slurm_job" --user "$(id -un)" >/dev/null 2>&1 || true
+  export INFX_SHARED_MARK="${INFX_RAW_DIR}/.infx-shared-${run_id}"
+  : > "$INFX_SHARED_MARK"
+  partition=()
+  [ -n "${INFX_SLURM_PARTITION:-}" ] && partition=(--partition "$INFX_SLURM_PARTITION")
+  echo "launch_mi355x-amds: ${recipe} in ${IMAGE} on ${INFX_NODES} nodes (${INFX_PREFILL_NODES} prefill, ${INFX_DECODE_NODES} decode; Slurm job ${slurm_job}, limit ${limit})"
+  # The head node is the first of the allocation; srun passes this environment on.
+  timeout --signal=TERM --kill-after=120 "$limit" \
+    srun --job-name "$slurm_job" "${partition[@]}" --nodes "$INFX_NODES" --ntasks-per-node 1 --exclusive \
+      --kill-on-bad-exit=1 --export=ALL \
+      bash -c 'INFX_HEAD_NODE="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)" exec bash "$0" --node' \
+      "$0" &
+  child=$!
+  finish
+fi
+
+container="$INFX_CONTAINER"
+remove_stale_containers
+echo "launch_mi355x-amds: ${recipe} in ${IMAGE} (container ${container}, limit ${limit})"
+run_container
+finish

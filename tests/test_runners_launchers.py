@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import stub_docker
+from support import stub_docker, stub_slurm
 
 from infx.config.master import load_master_configs
 from infx.config.runners import load_runners
@@ -29,10 +29,22 @@ ROW = {"image": "lmsysorg/sglang:v0.5.12-rocm700-mi35x", "model": "amd/DeepSeek-
        "ep": 8, "dp-attn": True, "spec-decoding": "mtp", "exp-name": "dsr1_8k1k", "disagg": False,
        "run-eval": False}
 NODE = "mi355x-amds_03"
+# a multi-node disaggregated row: 2 prefill nodes, 1 decode node (dsv4-fp4-mi355x-atom-disagg)
+MULTI = {"image": "rocm/atom-dev:nightly_202606101403", "model": "deepseek-ai/DeepSeek-V4-Pro",
+         "model-prefix": "dsv4", "precision": "fp4", "framework": "atom-disagg", "runner": "mi355x",
+         "isl": 8192, "osl": 1024, "spec-decoding": "none",
+         "prefill": {"num-worker": 2, "tp": 8, "ep": 1, "dp-attn": True,
+                     "additional-settings": ["PREFILL_NODES=2"], "pp": 1, "dcp-size": 1, "pcp-size": 1},
+         "decode": {"num-worker": 1, "tp": 8, "ep": 1, "dp-attn": True,
+                    "additional-settings": ["DECODE_NODES=1"], "pp": 1, "dcp-size": 1, "pcp-size": 1},
+         "conc": [256, 512], "max-model-len": 9472, "exp-name": "dsv4_8k1k", "disagg": True,
+         "run-eval": False, "router": {"name": "atomesh", "version": "087b82d9"},
+         "kv-p2p-transfer": "mooncake"}
 
 
 def _named(row: dict) -> dict:
-    plan = {"evals": [row]} if row.get("eval-only") else {"single_node": {"8k1k": [row]}}
+    node = "multi_node" if "prefill" in row else "single_node"
+    plan = {"evals": [row]} if row.get("eval-only") else {node: {"8k1k": [row]}}
     ((named,),) = shard_plan(plan).values()
     return named
 
@@ -45,15 +57,19 @@ def node(tmp_path) -> dict:
     recipes = repo / "benchmarks" / "single_node" / "fixed_seq_len"
     recipes.mkdir(parents=True)
     (recipes / "dsr1_fp4_mi355x_sglang_mtp.sh").write_text("python3 -m sglang.bench_serving\n")
+    (repo / "benchmarks" / "multi_node").mkdir()
+    (repo / "benchmarks" / "multi_node" / "dsv4_fp4_mi355x_atom-disagg.sh").write_text("atomesh serve\n")
     cache = tmp_path / "models"
     cache.mkdir()
     stub_docker.install(tmp_path / "bin")
     log = tmp_path / "docker.log"
     env = {"PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}", "HOME": str(tmp_path),
-           "STUB_DOCKER_LOG": str(log), "INFX_MODEL_CACHE": str(cache), "HF_TOKEN": SECRET,
+           "STUB_DOCKER_LOG": str(log), "STUB_SLURM_LOG": str(tmp_path / "slurm.log"),
+           "INFX_MODEL_CACHE": str(cache), "HF_TOKEN": SECRET,
            "RUNNER_NAME": NODE, "GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "1",
            "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
-    return {"repo": repo, "log": log, "env": env, "cache": cache}
+    return {"repo": repo, "log": log, "env": env, "cache": cache, "slurm": tmp_path / "slurm.log",
+            "bin": tmp_path / "bin"}
 
 
 def _launch(node: dict, row: dict, **extra: str) -> subprocess.CompletedProcess:
@@ -166,6 +182,72 @@ def test_cancellation_removes_the_container(node):
     calls = [c["argv"] for c in stub_docker.calls(node["log"])]
     name = _value(next(c for c in calls if c[0] == "run"), "--name")[0]
     assert ["rm", "--force", name] in calls
+
+
+def test_a_multi_node_row_runs_one_container_per_node_under_slurm(node):
+    stub_slurm.install(node["bin"])
+    done = _launch(node, MULTI)
+    assert done.returncode == 0, done.stderr
+    slurm = [(c["tool"], c["argv"]) for c in stub_slurm.calls(node["slurm"])]
+    job = f"infx.{NODE}"
+    # a job an earlier run of this runner left behind is cancelled first, by its name and user only
+    assert slurm[0][0] == "scancel" and _value(slurm[0][1], "--name") == [job] and "--user" in slurm[0][1]
+    srun = next(argv for tool, argv in slurm if tool == "srun")
+    assert _value(srun, "--nodes") == ["3"] and _value(srun, "--ntasks-per-node") == ["1"]
+    assert _value(srun, "--job-name") == [job] and "--exclusive" in srun
+    runs = sorted((c for c in stub_docker.calls(node["log"]) if c["argv"][0] == "run"),
+                  key=lambda c: c["env"]["NODE_RANK"])
+    assert [c["env"]["NODE_RANK"] for c in runs] == ["0", "1", "2"]
+    for run in runs:
+        assert {k: run["env"][k] for k in ("NUM_NODES", "PREFILL_NODE_COUNT", "DECODE_NODE_COUNT", "HEAD_NODE")} \
+            == {"NUM_NODES": "3", "PREFILL_NODE_COUNT": "2", "DECODE_NODE_COUNT": "1", "HEAD_NODE": "mi355x-amds-c0"}
+        assert run["command"] == [MULTI["image"], "bash", "/workspace/benchmarks/multi_node/dsv4_fp4_mi355x_atom-disagg.sh"]
+        assert run["env"]["PREFILL_TP"] == "8" and run["env"]["HF_TOKEN"] == SECRET
+        assert "/dev/infiniband" in _value(run["argv"], "--device")
+    # every node removes its own container
+    names = [_value(c["argv"], "--name")[0] for c in runs]
+    assert len(set(names)) == 3 and all(n.endswith(f"-n{i}") for i, n in enumerate(names))
+    removed = [c["argv"][2] for c in stub_docker.calls(node["log"]) if c["argv"][:2] == ["rm", "--force"]]
+    assert set(names) <= set(removed)
+    # the head node's results: one schema row per concurrency, named by the row identity
+    (out,) = (node["repo"] / "results").iterdir()
+    rows = json.loads(out.read_text())
+    assert [r["conc"] for r in rows] == [256, 512]
+    assert all(normalise.row_problem(r, "benchmark") is None for r in rows)
+
+
+def test_a_multi_node_row_needs_slurm_on_the_runner(node):
+    done = _launch(node, MULTI, PATH=f"{node['bin']}{os.pathsep}/usr/bin:/bin")
+    assert done.returncode == 1
+    assert "a multi-node row needs Slurm on the runner (srun is not on PATH" in done.stderr
+    assert not any(c["argv"][0] == "run" for c in stub_docker.calls(node["log"]))
+
+
+def test_a_failed_multi_node_benchmark_fails_the_job(node):
+    stub_slurm.install(node["bin"])
+    done = _launch(node, MULTI, STUB_DOCKER_EXIT="3")
+    assert done.returncode == 1 and "launch script exited with status 3" in done.stderr
+    assert not list((node["repo"] / "results").iterdir())
+
+
+def test_cancelling_a_multi_node_row_removes_every_node(node):
+    stub_slurm.install(node["bin"])
+    env = node["env"] | {"CONFIG_JSON": json.dumps(_named(MULTI)), "STUB_DOCKER_SLEEP": "60"}
+    process = subprocess.Popen([sys.executable, "-m", "infx.workflow", "launch", "--root", str(node["repo"])],
+                               env=env, cwd=node["repo"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while sum(c["argv"][0] == "run" for c in stub_docker.calls(node["log"])) < 3:
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.1)
+    time.sleep(0.3)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode != 0 and f"cancelled; removing Slurm job infx.{NODE}" in err
+    runs = [c for c in stub_docker.calls(node["log"]) if c["argv"][0] == "run"]
+    removed = {c["argv"][2] for c in stub_docker.calls(node["log"]) if c["argv"][:2] == ["rm", "--force"]}
+    assert {_value(c["argv"], "--name")[0] for c in runs} <= removed
+    cancels = [c["argv"] for c in stub_slurm.calls(node["slurm"]) if c["tool"] == "scancel"]
+    assert len(cancels) >= 2 and _value(cancels[-1], "--name") == [f"infx.{NODE}"]
 
 
 def test_every_runner_of_our_labels_has_a_launcher():

@@ -13,6 +13,7 @@ from infx.workflow.launch import (
     artifact_prefix,
     check_job_name,
     launch_script,
+    node_counts,
     result_name,
     row_env,
     run_launch,
@@ -86,3 +87,43 @@ def test_a_row_must_carry_its_own_job_name():
     check_job_name(SINGLE | {"job-name": job_name(SINGLE)})
     with pytest.raises(InfxError, match="is not its identity"):
         check_job_name(SINGLE | {"job-name": job_name(SINGLE | {"conc": 8})})
+
+
+def _side(workers: int, tp: int, *settings: str, **extra) -> dict:
+    return {"num-worker": workers, "tp": tp, "pp": 1, "pcp-size": 1, "additional-settings": list(settings)} | extra
+
+
+def test_node_counts_of_multi_node_rows():
+    assert node_counts({"tp": 8, "conc": 4}) is None
+    # PREFILL_NODES= / DECODE_NODES= of the search-space entry decide
+    row = {"prefill": _side(2, 8, "PREFILL_NODES=2"), "decode": _side(1, 8, "DECODE_NODES=1")}
+    assert node_counts(row) == (2, 1)
+    # else the workers' GPUs over whole nodes (JSON numbers as GitHub writes them)
+    assert node_counts({"prefill": _side(3, 4.0), "decode": _side(1, 16)}) == (2, 2)
+    assert node_counts({"prefill": _side(1, 8, pp=2), "decode": _side(1, 8)}, gpus_per_node=16) == (1, 1)
+    # an aggregated multi-node row has no decode workers
+    assert node_counts({"prefill": _side(2, 8), "decode": _side(0, 8)}) == (2, 0)
+    assert node_counts(row | {"node-count": 3}) == (2, 1)
+
+
+@pytest.mark.parametrize("row, message", [
+    ({"prefill": _side(2, 8, "PREFILL_NODES=two"), "decode": _side(1, 8)}, "is not a node count"),
+    ({"prefill": _side(2, "8"), "decode": _side(1, 8)}, "prefill.tp of the row is not a whole number"),
+    ({"prefill": _side(2, 8), "decode": _side(1, 8), "node-count": 5}, "but says node-count 5"),
+    ({"prefill": _side(0, 8), "decode": _side(0, 8)}, "needs 0 prefill and 0 decode"),
+    ({"decode": _side(1, 8)}, "has no prefill block"),
+])
+def test_node_counts_refuse_rows_they_cannot_place(row, message):
+    with pytest.raises(InfxError, match=message):
+        node_counts(row)
+
+
+def test_multi_node_rows_get_their_node_counts(tmp_path):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "launch_node.sh").write_text(
+        'echo "$INFX_NODES $INFX_PREFILL_NODES $INFX_DECODE_NODES" > "$INFX_RAW_DIR/nodes"\n')
+    row = {"model": "m", "prefill": _side(1, 8), "decode": _side(2, 8)}
+    assert run_launch(row, "node_01", tmp_path, {"PATH": os.environ["PATH"]}) == 0
+    assert (tmp_path / "results-raw" / "nodes").read_text() == "3 1 2\n"
+    with pytest.raises(InfxError, match="INFX_GPUS_PER_NODE='x'"):
+        run_launch(row, "node_01", tmp_path, {"PATH": os.environ["PATH"], "INFX_GPUS_PER_NODE": "x"})

@@ -22,7 +22,9 @@ _PROTECTED_PREFIXES = ("GITHUB_", "RUNNER_", "ACTIONS_", "LD_", "PYTHON", "BASH"
                        "HUGGING_FACE_", "DOCKER_")
 _PROTECTED_NAMES = {"PATH", "HOME", "SHELL", "USER", "IFS", "ENV", "CI", "CONFIG_JSON", "RESULT_NAME",
                     "RESULTS_DIR", "LOGS_DIR", "TMPDIR", "PWD", "SHELLOPTS", "PS4", "CDPATH", "GLOBIGNORE",
-                    "POSIXLY_CORRECT", "HOSTNAME"}
+                    "POSIXLY_CORRECT", "HOSTNAME", "RESULTS", "LOGS", "NODE_RANK", "NUM_NODES", "HEAD_NODE",
+                    "PREFILL_NODE_COUNT", "DECODE_NODE_COUNT"}
+GPUS_PER_NODE = 8  # an MI355X node; INFX_GPUS_PER_NODE in the runner's environment overrides it
 _STOP_GRACE = 90  # seconds a cancelled launcher gets to remove its containers
 _RUNNER_PREFIX = re.compile(r"[A-Za-z0-9.-]+")
 _UNSAFE_NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
@@ -75,6 +77,49 @@ def row_env(row: Mapping[str, Any]) -> dict[str, str]:
     return env
 
 
+def _role_nodes(row: Mapping[str, Any], role: str, gpus_per_node: int) -> int:
+    """Nodes one side of a disaggregated row needs: `<ROLE>_NODES=n` in its additional-settings,
+    else its workers' GPUs (num-worker x tp x pp x pcp-size) over whole nodes."""
+    side = row.get(role)
+    if not isinstance(side, Mapping):
+        raise InfxError(Problem(f"multi-node row has no {role} block", key=role))
+    for setting in side.get("additional-settings") or []:
+        name, sep, value = str(setting).partition("=")
+        if sep and name.strip() == f"{role.upper()}_NODES":
+            if not value.strip().isdigit():
+                raise InfxError(Problem(f"{role} setting {setting!r} is not a node count", key=role,
+                                        fix=f"write {role.upper()}_NODES=<whole number>"))
+            return int(value.strip())
+    try:
+        gpus = 1
+        for field in ("num-worker", "tp", "pp", "pcp-size"):
+            value = side.get(field, 1)
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)  # JSON numbers as GitHub's toJSON writes them
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(field)
+            gpus *= value
+    except ValueError as exc:
+        raise InfxError(Problem(f"{role}.{exc} of the row is not a whole number", key=role)) from None
+    return -(-gpus // gpus_per_node)
+
+
+def node_counts(row: Mapping[str, Any], gpus_per_node: int = GPUS_PER_NODE) -> tuple[int, int] | None:
+    """(prefill nodes, decode nodes) of a multi-node row (one with prefill/decode workers), None for
+    a single-node row. A row's own `node-count` (newer planners add it) must agree."""
+    if not isinstance(row.get("prefill"), Mapping) and not isinstance(row.get("decode"), Mapping):
+        return None
+    prefill = _role_nodes(row, "prefill", gpus_per_node)
+    decode = _role_nodes(row, "decode", gpus_per_node) if isinstance(row.get("decode"), Mapping) else 0
+    given = row.get("node-count")
+    if prefill + decode < 1 or given is not None and given != prefill + decode:
+        raise InfxError(Problem(
+            f"the row needs {prefill} prefill and {decode} decode node(s)"
+            + (f" but says node-count {given}" if given is not None else ""), key="node-count",
+            fix="check num-worker/tp/pp and PREFILL_NODES=/DECODE_NODES= of the row's search-space entry"))
+    return prefill, decode
+
+
 def launch_script(runner_name: str, root: Path) -> Path:
     """`runners/launch_<prefix>.sh`, where the prefix is the runner name before its first `_`."""
     prefix = runner_name.split("_", 1)[0]
@@ -124,8 +169,9 @@ def run_launch(row: Mapping[str, Any], runner_name: str, root: Path, base_env: M
     """Run the launch script with the row's variables added to the environment.
 
     The script gets, besides the row's variables (which can never override these):
-    RESULT_NAME, RESULTS_DIR (normalised rows go here, then into the artifact) and
-    INFX_RAW_DIR (empty; the benchmark writes its raw output here, see ``finish``).
+    RESULT_NAME, RESULTS_DIR (normalised rows go here, then into the artifact),
+    INFX_RAW_DIR (empty; the benchmark writes its raw output here, see ``finish``) and, for a
+    multi-node row, INFX_NODES, INFX_PREFILL_NODES and INFX_DECODE_NODES (``node_counts``).
     """
     script = launch_script(runner_name, root)
     variables = row_env(row)
@@ -135,7 +181,20 @@ def run_launch(row: Mapping[str, Any], runner_name: str, root: Path, base_env: M
     env.update(variables)
     env.update(RESULT_NAME=result_name(row, runner_name), RESULTS_DIR=str(results), INFX_RAW_DIR=str(raw),
                INFX_ROW_VARS=" ".join(sorted(variables)))
+    nodes = node_counts(row, _gpus_per_node(base_env))
+    if nodes is not None:
+        env.update(INFX_NODES=str(sum(nodes)), INFX_PREFILL_NODES=str(nodes[0]), INFX_DECODE_NODES=str(nodes[1]))
     return _run_until_done(["bash", str(script)], env, root)
+
+
+def _gpus_per_node(env: Mapping[str, str]) -> int:
+    text = env.get("INFX_GPUS_PER_NODE", "").strip()
+    if not text:
+        return GPUS_PER_NODE
+    if not text.isdigit() or int(text) < 1:
+        raise InfxError(Problem(f"INFX_GPUS_PER_NODE={text!r} is not a positive whole number",
+                                key="INFX_GPUS_PER_NODE", fix="fix the runner's .env file"))
+    return int(text)
 
 
 def _run_until_done(command: list[str], env: dict[str, str], cwd: Path) -> int:

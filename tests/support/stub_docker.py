@@ -3,7 +3,8 @@
 Every call is appended to $STUB_DOCKER_LOG as one JSON line {"argv": [...], "env": {...}}, where
 `env` holds the values a `docker run --env NAME` would pass into the container. `docker run`
 then plays the benchmark: it writes realistic raw results into the folder mounted at /results
-(client JSON per concurrency, or lm-eval files for eval rows), after sleeping
+(client JSON per concurrency, or lm-eval files for eval rows; on a multi-node row only the
+head node, NODE_RANK 0, does), after sleeping
 $STUB_DOCKER_SLEEP seconds, and exits with $STUB_DOCKER_EXIT (default 0). `docker ps` prints
 $STUB_DOCKER_STALE; `docker rm` succeeds.
 """
@@ -81,7 +82,7 @@ def main(argv: list[str]) -> int:
         return 0
     time.sleep(float(os.environ.get("STUB_DOCKER_SLEEP", "0")))
     code = int(os.environ.get("STUB_DOCKER_EXIT", "0"))
-    if code == 0:
+    if code == 0 and record["env"].get("NODE_RANK", "0") == "0":  # on a multi-node row, the head node
         row = json.loads(record["env"]["CONFIG_JSON"])
         write_raw(Path(record["mounts"]["/results"]), row, score=float(os.environ.get("STUB_DOCKER_SCORE", "0.95")))
     return code
