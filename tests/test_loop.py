@@ -2,8 +2,9 @@
 
 Each scenario builds a git repository from this project's files, opens a PR on it, runs the real
 `.github/workflows/run-sweep.yml` (and the template it calls) with the local runner of
-tests/support/actions_runner.py — real `if:`, matrix, outputs and `run:` scripts, a fake MI355X
-node in place of the launcher — records the run's jobs, workflow run and artifacts into a world
+tests/support/actions_runner.py — real `if:`, matrix, outputs and `run:` scripts, the real
+launcher `runners/launch_mi355x-amds.sh` on a fake MI355X node (tests/support/fake_gpu.py as
+`docker`, stub Slurm for multi-node rows) — records the run's jobs, workflow run and artifacts into a world
 file and runs `infx signoff verify` on a CODEOWNER's sign-off against it.
 """
 
@@ -142,6 +143,11 @@ def test_single_node_fixed_seq_pr_passes(base_repo, tmp_path):
     assert len(benchmark) == 6 and len(evals) == 2
     assert {j.conclusion for j in benchmark + evals} == {"success"}
     assert all(j.runner_name.startswith("mi355x-amds_") for j in benchmark)
+    # the real launcher chose the config's recipe script and ran one container per row
+    assert not record.node.sruns()
+    containers = record.node.containers()
+    assert len(containers) == 8
+    assert {c["argv"][-1] for c in containers} == {"/workspace/benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x_atom.sh"}
     names = set(record.artifacts.items)
     assert {"results_bmk", "eval_results_all", "changelog-metadata"} <= names
     assert len([n for n in names if n.startswith("bmk_")]) == 6
@@ -266,6 +272,20 @@ def test_multi_node_disaggregated_pr_passes(base_repo, tmp_path):
     evals = jobs_of(record, "sweep-multinode-evals-1")
     assert len(multi) == 2 and evals
     assert all(j.runner_name.startswith("mi355x-amds_") for j in multi)
+    # each row ran across Slurm nodes through the real launcher: 2 prefill + 1 decode nodes and
+    # 1 + 1 (PREFILL_NODES=/DECODE_NODES= of the search-space entries), eval rows likewise
+    node = record.node
+    sruns = node.sruns()
+    assert len(sruns) == len(multi) + len(evals)
+    assert sorted(int(a[a.index("--nodes") + 1]) for a in sruns[:len(multi)]) == [2, 3]
+    containers = node.containers()
+    by_row: dict[str, list[str]] = {}
+    for run in containers:
+        assert run["env"]["HEAD_NODE"] == "mi355x-amds-c0" and run["env"]["PREFILL_TP"] == "8"
+        by_row.setdefault(run["env"]["RESULT_NAME"], []).append(run["env"]["NODE_RANK"])
+    assert sorted(sorted(ranks) for ranks in by_row.values())[-1] == ["0", "1", "2"]
+    assert all(sorted(ranks)[0] == "0" for ranks in by_row.values()) and len(by_row) == len(sruns)
+    assert {run["argv"][-1] for run in containers} == {"/workspace/benchmarks/multi_node/dsv4_fp4_mi355x_atom-disagg.sh"}
     verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS, "2026-09-07T09:00:00Z"), tmp_path)
     assert_pass(verdict)
 

@@ -179,7 +179,8 @@ class LocalRunner:
                  api_url: str = "", token: str = "test-token", actor: str = "octocat",
                  runners: Mapping[str, list[str]] | None = None, secrets: Mapping[str, str] | None = None,
                  clock: Clock | None = None, after_checkout: StepHook | None = None,
-                 vars_: Mapping[str, str] | None = None) -> None:
+                 vars_: Mapping[str, str] | None = None, self_hosted_env: Mapping[str, str] | None = None,
+                 self_hosted_path: list[str] | None = None) -> None:
         self.repo_dir = repo_dir
         self.repository = repository
         self.event = event
@@ -193,6 +194,9 @@ class LocalRunner:
         self.vars = dict(vars_ or {})
         self.clock = clock or Clock("2026-09-29T10:00:00Z")
         self.after_checkout = after_checkout
+        # what a self-hosted runner's machine adds to every job (its .env file, tools on PATH)
+        self.self_hosted_env = dict(self_hosted_env or {})
+        self.self_hosted_path = list(self_hosted_path or [])
         self._job_counter = 0
         self._shims = self._make_shims()
         self.event_path = work_dir / "event.json"
@@ -362,9 +366,11 @@ class LocalRunner:
             "name": runner_name, "os": "Linux", "arch": "X64", "temp": str(home / "temp")}, "job": {"status": "success"}}
         jctx = Context(values, job_status="success")
         concurrency = self._concurrency(job.get("concurrency"), jctx)
-        job_env = {k: str(_value(v, jctx)) for k, v in (job.get("env") or {}).items()}
+        self_hosted = labels != ["ubuntu-latest"]
+        job_env = (dict(self.self_hosted_env) if self_hosted else {}) | {
+            k: str(_value(v, jctx)) for k, v in (job.get("env") or {}).items()}
         env_file_vars: dict[str, str] = {}
-        extra_path: list[str] = []
+        extra_path: list[str] = list(self.self_hosted_path) if self_hosted else []
         steps: list[StepRecord] = []
         summary_parts: list[str] = []
         for index, step in enumerate(job.get("steps") or []):

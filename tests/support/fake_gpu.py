@@ -1,32 +1,39 @@
-"""A fake MI355X node for the loop tests: stands in for `runners/launch_<name>.sh` (tests only).
+"""A fake MI355X node for the loop tests: the `docker` the real launcher runs (tests only).
 
-The local runner installs a launcher in each benchmark job's checkout that runs this file, so
-everything up to the launcher is the real workflow and the real `infx.workflow launch`. The fake
-writes what the benchmark container writes on a real node, in the same folders:
+The loop puts this file on the PATH of every self-hosted job as `docker` (and
+tests/support/stub_slurm.py as `srun`/`scancel`/`scontrol`), so everything up to the container
+is real: the workflow, `infx.workflow launch`, `runners/launch_mi355x-amds.sh` with its recipe
+lookup, its docker options and, for a multi-node row, its Slurm path with one container per
+node. `docker run` then does what the benchmark container does on a real node, in the folders
+the launcher mounts (on a multi-node row only the head node, NODE_RANK 0, writes results):
 
 - a fixed-sequence-length row: the serving benchmark's result JSON per concurrency,
   `benchmark_conc<N>.json` (token throughput, TTFT / TPOT / ITL / E2EL percentiles in
-  milliseconds, request counts);
+  milliseconds, request counts) in /results;
 - an agentic row: the agentic harness's point result per concurrency (throughput and
   end-to-end latency percentiles);
 - an eval row: lm-eval's `results_<timestamp>.json` and samples JSONL;
-- a server log under `logs/`.
+- a server log in /logs naming the recipe script and its sha256.
 
-Raw output goes to `$INFX_RAW_DIR`, as the launcher contract says; the real
-`infx.workflow launch` then normalises it into `$RESULTS_DIR`.
-
-A plan (JSON file named on the command line) can make a row fail (non-zero exit after writing
-a partial log, like a crashed server) or score an eval low. Rows are selected by a subset of
-their fields, e.g. ``{"conc": 8, "tp": 4}``.
+The recipe script the launcher chose must exist in the checkout mounted at /workspace.
+A plan (JSON file named by $FAKE_GPU_PLAN) can make a row fail (non-zero exit after writing a
+partial log, like a crashed server) or score an eval low. Rows are selected by a subset of
+their fields, e.g. ``{"conc": 8, "tp": 4}``. Every call is appended to $FAKE_GPU_LOG as a JSON
+line (argv, container env, mounts).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from support.stub_docker import parse_run  # noqa: E402
 
 EVAL_TASKS = {"minimaxm3": "minimax_m3_full", "kimik3": "kimi_tool_call_full"}
 TIMESTAMP = "2026-09-29T10-20-00.123456"
@@ -115,17 +122,33 @@ def eval_files(row: dict[str, Any], score: float) -> dict[str, Any]:
             f"samples_{task}_{TIMESTAMP}.jsonl": json.dumps(sample) + "\n"}
 
 
-def main(argv: list[str]) -> int:
-    plan = json.loads(Path(argv[0]).read_text(encoding="utf-8")) if argv else {}
-    row = json.loads(os.environ["CONFIG_JSON"])
-    name = os.environ["RESULT_NAME"]
-    raw = Path(os.environ["INFX_RAW_DIR"])  # the launcher's contract: raw output goes here
-    logs = Path("logs")
-    raw.mkdir(parents=True, exist_ok=True)
-    logs.mkdir(parents=True, exist_ok=True)
-    log = logs / f"server_{name}.log"
-    log.write_text(f"serving {row.get('model')} with {row.get('image')} on {os.environ.get('RUNNER_NAME')}\n",
+def _container(argv: list[str]) -> int:
+    """`docker run …`: play the row's benchmark in the mounted folders."""
+    call = parse_run(argv)
+    env, mounts, command = call["env"], call["mounts"], call["command"]
+    with Path(os.environ["FAKE_GPU_LOG"]).open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"argv": ["run", *argv], "env": {k: v for k, v in env.items() if k != "HF_TOKEN"},
+                                 "mounts": mounts}) + "\n")
+    if len(command) != 3 or command[1] != "bash" or not command[2].startswith("/workspace/"):
+        print(f"fake node: unexpected container command {command}", file=sys.stderr)
+        return 125
+    recipe = Path(mounts["/workspace"]) / command[2].removeprefix("/workspace/")
+    if not recipe.is_file():
+        print(f"bash: {command[2]}: No such file or directory", file=sys.stderr)
+        return 127
+    row = json.loads(env["CONFIG_JSON"])
+    name = env["RESULT_NAME"]
+    raw, logs = Path(mounts["/results"]), Path(mounts["/logs"])
+    rank = env.get("NODE_RANK", "0")
+    digest = hashlib.sha256(recipe.read_bytes()).hexdigest()
+    log = logs / (f"server_{name}.log" if rank == "0" else f"server_{name}_node{rank}.log")
+    log.write_text(f"serving {row.get('model')} with {command[0]} on {env.get('INFX_RUNNER_NAME')} "
+                   f"(node {rank} of {env.get('NUM_NODES', '1')})\nrecipe {command[2]} sha256 {digest}\n",
                    encoding="utf-8")
+    if rank != "0":
+        return 0  # a prefill or decode worker node: the head node runs the benchmark client
+    plan_file = os.environ.get("FAKE_GPU_PLAN")
+    plan = json.loads(Path(plan_file).read_text(encoding="utf-8")) if plan_file else {}
     if any(matches(row, s) for s in plan.get("fail", [])):
         with log.open("a", encoding="utf-8") as handle:
             handle.write("RuntimeError: HIP error: out of memory\nserver exited with code 1\n")
@@ -146,6 +169,16 @@ def main(argv: list[str]) -> int:
             (raw / f"benchmark_conc{conc}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
     print(f"fake node: wrote the raw results of {name}")
     return 0
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        return 1
+    if argv[0] == "run":
+        return _container(argv[1:])
+    with Path(os.environ["FAKE_GPU_LOG"]).open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"argv": argv}) + "\n")
+    return 0  # ps (no stale containers), rm
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ def calls(log: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
 
-def _run(argv: list[str]) -> dict:
+def parse_run(argv: list[str]) -> dict:
     """The container env, mounts and command of a `docker run` call."""
     env, mounts, rest, i = {}, {}, [], 0
     takes_value = {"--name", "--label", "--device", "--group-add", "--ipc", "--network", "--shm-size",
@@ -68,7 +68,7 @@ def main(argv: list[str]) -> int:
     log = Path(os.environ["STUB_DOCKER_LOG"])
     record: dict = {"argv": argv, "env": {}}
     if argv and argv[0] == "run":
-        record.update(_run(argv[1:]))
+        record.update(parse_run(argv[1:]))
     with log.open("a") as handle:
         handle.write(json.dumps(record) + "\n")
     if not argv:

@@ -20,11 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from support.actions_runner import Clock, Event, JobContext, LocalRunner, RunRecord
+from support import stub_slurm
+from support.actions_runner import Clock, Event, LocalRunner, RunRecord
 
 ROOT = Path(__file__).resolve().parents[2]
 WEBHOOKS = ROOT / "tests" / "data" / "github" / "webhooks"
 FAKE_GPU = Path(__file__).resolve().parent / "fake_gpu.py"
+# the benchmark repository's recipe scripts for the swept configs (copied to benchmarks/)
+RECIPES = ROOT / "tests" / "data" / "loop" / "benchmarks"
 REPO = "inferencex-amd/inferencex"
 SWEEP_WORKFLOW = ".github/workflows/run-sweep.yml"
 # what the test repository copies from this one: everything a workflow job or the bot reads
@@ -62,10 +65,14 @@ def project_files(root: Path = ROOT) -> dict[str, bytes]:
 
 
 def make_base_repo(path: Path) -> Path:
-    """A repository whose `main` is one commit holding this project's files."""
+    """A repository whose `main` is one commit holding this project's files and the recipe
+    scripts of tests/data/loop/benchmarks (this project's own benchmarks/ are speed scripts)."""
     path.mkdir(parents=True)
     git(path, "init", "--quiet", "--initial-branch=main")
-    for rel, data in project_files().items():
+    files = project_files()
+    files |= {f"benchmarks/{f.relative_to(RECIPES).as_posix()}": f.read_bytes()
+              for f in sorted(RECIPES.rglob("*.sh"))}
+    for rel, data in files.items():
         target = path / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
@@ -240,34 +247,55 @@ def runner_labels() -> dict[str, list[str]]:
     return dict(load_file(ROOT / "configs" / "runners.yaml")["labels"])
 
 
-def fake_launcher(plan: GpuPlan, work: Path):
-    """After checkout in a GPU job: put the fake node where `runners/launch_<name>.sh` is looked up."""
-    plan_file = work / "gpu-plan.json"
-    plan_file.write_text(json.dumps({"fail": plan.fail, "low_eval": plan.low_eval}), encoding="utf-8")
+@dataclass
+class FakeNode:
+    """What the MI355X machines add to every self-hosted job: `docker` (tests/support/fake_gpu.py),
+    Slurm's `srun`/`scancel`/`scontrol` (tests/support/stub_slurm.py), a model cache, and the
+    runner's .env settings. The real `runners/launch_mi355x-amds.sh` runs on them."""
 
-    def install(job: JobContext) -> None:
-        if job.labels == ["ubuntu-latest"]:
-            return
-        prefix = job.runner_name.split("_", 1)[0]
-        launcher = job.workspace / "runners" / f"launch_{prefix}.sh"
-        launcher.parent.mkdir(parents=True, exist_ok=True)
-        launcher.write_text("#!/usr/bin/env bash\n# fake MI355X node (tests/support/fake_gpu.py)\n"
-                            f"exec {shlex.quote(sys.executable)} {shlex.quote(str(FAKE_GPU))} "
-                            f"{shlex.quote(str(plan_file))}\n", encoding="utf-8")
-        launcher.chmod(0o755)
+    work: Path
+    plan: GpuPlan
 
-    return install
+    def __post_init__(self) -> None:
+        self.bin = self.work / "node-bin"
+        self.docker_log = self.work / "docker.jsonl"
+        self.slurm_log = self.work / "slurm.jsonl"
+        cache = self.work / "model-cache"
+        cache.mkdir(parents=True, exist_ok=True)
+        plan_file = self.work / "gpu-plan.json"
+        plan_file.write_text(json.dumps({"fail": self.plan.fail, "low_eval": self.plan.low_eval}), encoding="utf-8")
+        self.bin.mkdir(parents=True, exist_ok=True)
+        docker = self.bin / "docker"
+        docker.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(FAKE_GPU))} \"$@\"\n",
+                          encoding="utf-8")
+        docker.chmod(0o755)
+        stub_slurm.install(self.bin)
+        self.env = {"INFX_MODEL_CACHE": str(cache), "FAKE_GPU_PLAN": str(plan_file),
+                    "FAKE_GPU_LOG": str(self.docker_log), "STUB_SLURM_LOG": str(self.slurm_log)}
+
+    def containers(self) -> list[dict[str, Any]]:
+        """Every `docker run` of the sweep: container env (no token) and mounts."""
+        if not self.docker_log.exists():
+            return []
+        calls = [json.loads(line) for line in self.docker_log.read_text(encoding="utf-8").splitlines()]
+        return [c for c in calls if c["argv"][0] == "run"]
+
+    def sruns(self) -> list[list[str]]:
+        return [c["argv"] for c in stub_slurm.calls(self.slurm_log) if c["tool"] == "srun"]
 
 
 def run_sweep(repo: SweepRepo, event: Event, run_id: int, work: Path, *, api_url: str = "",
               gpu: GpuPlan | None = None, start: str = "2026-09-29T10:00:00Z",
               token: str = "ghs_test") -> RunRecord:
     work.mkdir(parents=True, exist_ok=True)
+    node = FakeNode(work, gpu or GpuPlan())
     runner = LocalRunner(repo_dir=repo.path, repository=REPO, event=event, run_id=run_id, work_dir=work,
                          api_url=api_url, token=token, actor=event.payload["sender"]["login"],
                          runners=runner_labels(), secrets={"HF_TOKEN": "hf_test_token"},
-                         clock=Clock(start), after_checkout=fake_launcher(gpu or GpuPlan(), work))
-    return runner.run(SWEEP_WORKFLOW)
+                         clock=Clock(start), self_hosted_env=node.env, self_hosted_path=[str(node.bin)])
+    record = runner.run(SWEEP_WORKFLOW)
+    record.node = node
+    return record
 
 
 # ---- the world ---------------------------------------------------------------------------------------
