@@ -10,6 +10,8 @@ file and runs `infx signoff verify` on a CODEOWNER's sign-off against it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import shutil
 
@@ -28,6 +30,8 @@ from support.sweep_loop import (
     run_with_github,
     verify,
 )
+
+from infx.matrix.identity import job_name
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -142,6 +146,10 @@ def test_single_node_fixed_seq_pr_passes(base_repo, tmp_path):
     evals = jobs_of(record, "sweep-evals-1")
     assert len(benchmark) == 6 and len(evals) == 2
     assert {j.conclusion for j in benchmark + evals} == {"success"}
+    # one job name per row: the row identity (TP, EP, spec decoding, … and a digest)
+    assert len({j.name for j in benchmark + evals}) == 8
+    rows = json.loads(record.job("setup").outputs["matrix"])["single-node-8k1k-1"]
+    assert {j.name.split(" / ", 1)[1] for j in benchmark} == {job_name(row) for row in rows}
     assert all(j.runner_name.startswith("mi355x-amds_") for j in benchmark)
     # the real launcher chose the config's recipe script and ran one container per row
     assert not record.node.sruns()
@@ -330,3 +338,47 @@ def test_reuse_after_a_benchmark_neutral_push_passes(base_repo, tmp_path):
     verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
     assert_pass(verdict)
     assert verdict.check(4)["status"] == "PASS"
+
+
+# ---- issue 10, item 6: a recipe-only PR, swept green, then main merged in ------------------------
+
+# the only single-node fixed-seq ATOM config of Qwen3.5 FP4: its script serves no other config
+RECIPE_SCRIPT = "benchmarks/single_node/fixed_seq_len/qwen3.5_fp4_mi355x_atom.sh"
+
+
+def test_recipe_only_pr_still_passes_check_2_after_a_merge_of_main(base_repo, tmp_path):
+    """The PR changes only the recipe script of a config (and appends its changelog entry); it is
+    swept green, a maintainer pins the run, main moves (another config's block changes) and is
+    merged in. The evidence must read the master config at the sweep's commit for the entry's
+    key although the PR never touched the master file."""
+    key = "qwen3.5-fp4-mi355x-atom"
+    repo = SweepRepo(base_repo, tmp_path / "repo")
+    script = repo.read("main", RECIPE_SCRIPT).replace(
+        '--max-model-len "$MAX_MODEL_LEN"', '--max-model-len "$MAX_MODEL_LEN" --enable-prefix-caching')
+    changelog = repo.read("main", CHANGELOG) + entry([key], "Qwen3.5 FP4 ATOM recipe: enable prefix caching")
+    pr = open_pr(repo, 58, "vendor-dev/qwen-atom-recipe", {RECIPE_SCRIPT: script, CHANGELOG: changelog},
+                 "perf(amd): enable prefix caching in the Qwen3.5 FP4 ATOM recipe", [LABEL])
+    record, world = sweep(repo, pr, tmp_path, 9107)
+    assert record.conclusion == "success", failed_jobs(record)
+    # every container ran the PR's recipe script (its sha256 is in each server log)
+    digest = hashlib.sha256(script.encode()).hexdigest()
+    logs = [a for name, a in record.artifacts.items.items() if name.startswith("server_logs_")]
+    assert logs and all(f"sha256 {digest}".encode() in b"".join(a.files.values()) for a in logs)
+    authorize_reuse(world, record.run_id)
+    # main moves: another config's image changes; merging it into the PR is benchmark-neutral
+    other = "dsv4-fp4-mi355x-atom"
+    master = repo.read("main", MASTER)
+    image = image_of(master, other)
+    repo.commit("main", "main", {MASTER: edit_block(master, other, image, image[:-8] + "20260926")},
+                "perf(amd): newer dsv4 ATOM image")
+    sweep_commit = pr.head_sha
+    pr.head_sha = repo.merge_main_into(pr.branch)
+    pr.commits.append(pr.head_sha)
+    pr.base_sha = repo.sha("main")
+    assert repo.read(pr.head_sha, MASTER) != repo.read(sweep_commit, MASTER)
+    world = refresh(world, repo, pr)
+    second, world = sweep(repo, pr, tmp_path, 9108, world=world, action="synchronize", before=sweep_commit)
+    assert second.results["reuse-gate"] == "success" and second.results["plan"] == "skipped"
+    verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
+    assert verdict.check(2)["status"] == "PASS", verdict.check(2)
+    assert_pass(verdict)
