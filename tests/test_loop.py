@@ -32,6 +32,7 @@ from support.sweep_loop import (
 )
 
 from infx.matrix.identity import job_name
+from infx.results import normalise
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -159,9 +160,18 @@ def test_single_node_fixed_seq_pr_passes(base_repo, tmp_path):
     names = set(record.artifacts.items)
     assert {"results_bmk", "eval_results_all", "changelog-metadata"} <= names
     assert len([n for n in names if n.startswith("bmk_")]) == 6
+    # what collect wrote is schema rows, and it is exactly what the bot reads for Checks 2 and 14
+    aggregates = {"benchmark": record.artifacts.items["results_bmk"].files["agg_bmk.json"],
+                  "eval": record.artifacts.items["eval_results_all"].files["agg_eval_all.json"]}
+    for kind, data in aggregates.items():
+        rows = json.loads(data)
+        assert rows and all(normalise.row_problem(row, kind) is None for row in rows), kind
+    assert len(json.loads(aggregates["benchmark"])) == 6
     authorize_reuse(world, record.run_id)
     verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
     assert_pass(verdict)
+    assert verdict.check(2)["reason"].startswith(f"agg_eval_all.json of run {record.run_id}:")
+    assert "6 measured, 0 invalid" in verdict.check(14)["reason"]  # the 6 rows of agg_bmk.json
 
 
 def test_single_node_failed_row_is_rejected_naming_the_job(base_repo, tmp_path):
@@ -181,6 +191,27 @@ def test_single_node_failed_row_is_rejected_naming_the_job(base_repo, tmp_path):
     check = verdict.check(1)
     assert check["status"] == "FAIL"
     assert failed[0].name in check["reason"] + " ".join(check["details"])
+
+
+def test_a_pr_naming_all_its_jobs_alike_cannot_hide_a_failed_row(base_repo, tmp_path):
+    """The PR's own workflow files run: this one gives every benchmark job one name. Check 1
+    judges every job of the run on its own, so the failed row still rejects the sign-off."""
+    repo = SweepRepo(base_repo, tmp_path / "repo")
+    template = ".github/workflows/benchmark-tmpl.yml"
+    text = repo.read("main", template)
+    old = "    name: ${{ fromJSON(inputs.config).job-name }}\n"
+    assert old in text
+    pr = single_node_pr(repo)
+    pr.head_sha = repo.commit(pr.branch, pr.branch, {template: text.replace(old, "    name: benchmark\n")},
+                              "ci: shorter job names")
+    pr.commits.append(pr.head_sha)
+    record, world = sweep(repo, pr, tmp_path, 9109, gpu=GpuPlan(fail=[{"tp": 4, "conc": 8}]))
+    benchmark = jobs_of(record, "sweep-single-node-8k1k-1")
+    assert {j.name for j in benchmark} == {"single-node 8k1k / benchmark"}
+    assert "failure" in {j.conclusion for j in benchmark} and "success" in {j.conclusion for j in benchmark}
+    verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
+    assert verdict.verdict == "REJECTED"
+    assert verdict.check(1)["status"] == "FAIL"
 
 
 def test_single_node_low_eval_is_rejected_on_check_2(base_repo, tmp_path):
