@@ -23,7 +23,7 @@ UPLOAD = "actions/upload-artifact@b7c566a772e6b6bfb58ed0dc250532a479d7789f"
 DOWNLOAD = "actions/download-artifact@37930b1c2abaa49bbe596cd826c3c89aef350131"
 
 
-def run(tmp_path, files: dict[str, str], event_name: str = "push", payload: dict | None = None):
+def run(tmp_path, files: dict[str, str], event_name: str = "push", payload: dict | None = None, **options):
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "--quiet", "--initial-branch=main")
@@ -36,7 +36,7 @@ def run(tmp_path, files: dict[str, str], event_name: str = "push", payload: dict
     sha = git(repo, "rev-parse", "HEAD").strip()
     event = Event(event_name, payload or {"after": sha}, sha, "refs/heads/main")
     runner = LocalRunner(repo_dir=repo, repository="acme/demo", event=event, run_id=42,
-                         work_dir=tmp_path / "work", runners={"gpu": ["gpu-node_07"]})
+                         work_dir=tmp_path / "work", runners={"gpu": ["gpu-node_07"]}, **options)
     return runner.run(".github/workflows/main.yml")
 
 
@@ -152,6 +152,37 @@ def test_env_files_summary_and_event_path(tmp_path):
     assert job.conclusion == "success", job.log
     assert job.outputs == {"text": "two\nlines", "seen": "set"}
     assert job.summary == "### hello\n"
+
+
+def test_self_hosted_jobs_get_the_machine_environment_and_tools(tmp_path):
+    tools = tmp_path / "node-bin"
+    tools.mkdir()
+    (tools / "node-tool").write_text("#!/bin/sh\necho from-the-node\n")
+    (tools / "node-tool").chmod(0o755)
+    record = run(tmp_path, {".github/workflows/main.yml": """
+        on: push
+        jobs:
+          hosted:
+            runs-on: ubuntu-latest
+            outputs:
+              seen: ${{ steps.a.outputs.seen }}
+            steps:
+              - id: a
+                run: echo "seen=${MODEL_CACHE:-none} $(command -v node-tool || echo missing)" >> "$GITHUB_OUTPUT"
+          gpu:
+            runs-on: gpu
+            env:
+              JOB_SETTING: job
+            outputs:
+              seen: ${{ steps.a.outputs.seen }}
+            steps:
+              - id: a
+                run: echo "seen=$MODEL_CACHE $JOB_SETTING $(node-tool)" >> "$GITHUB_OUTPUT"
+        """}, self_hosted_env={"MODEL_CACHE": "/models", "JOB_SETTING": "machine"},
+        self_hosted_path=[str(tools)])
+    assert record.job("hosted").outputs == {"seen": "none missing"}
+    # the job's own env: wins over the machine's
+    assert record.job("gpu").outputs == {"seen": "/models job from-the-node"}
 
 
 def test_artifact_names_are_unique_within_a_run(tmp_path):
