@@ -342,9 +342,14 @@ def test_evals_only_pr_passes(base_repo, tmp_path):
     assert record.conclusion == "success", failed_jobs(record)
     swept = [j for j in record.jobs if " / " in j.name]
     assert swept and swept == jobs_of(record, "sweep-evals-1")
+    assert "results_bmk" not in record.artifacts.items  # no benchmark job, nothing to collect
     authorize_reuse(world, record.run_id)
     verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
     assert_pass(verdict)
+    # Check 2 judged the rows `collect --kind eval` wrote
+    collected = json.loads(record.artifacts.items["eval_results_all"].files["agg_eval_all.json"])
+    assert verdict.check(2)["reason"].startswith(f"agg_eval_all.json of run {record.run_id}:")
+    assert {row["task"] for row in collected} == {"gsm8k"} and len(collected) == len(swept)
 
 
 # ---- scenario 5: /reuse-sweep-run after a benchmark-neutral push --------------------------------
