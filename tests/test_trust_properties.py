@@ -1,0 +1,167 @@
+"""Property (PRODUCT §4.8, issue 12): a world that violates one trust rule never gets `success`.
+
+Every example starts from seed 000 with today's policy data (a PASS whose status is `success`,
+asserted below as the control), applies exactly one generated violation of scope, binding,
+provenance or drift, and runs the real verification (publish.verify) against the fake
+GitHub server over loopback. The property: no `success` status lands on any commit and the
+result's status is not `success`; where the rule has its own check row, that row says so.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from infx import yamlio
+from infx.github.fake import FakeGitHub
+from infx.signoff import publish
+from infx.signoff.gating import SignoffRef, Trigger
+from infx.signoff.model import Status
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTEXT = "codeowner-signoff-verify"
+PR, COMMENT = 3412, 5003
+SIGNER = "chunfangamd"
+HEAD = "296a93ad6c8fa017e83fb5f404f09f2efc16e1c4"
+
+
+def _seed() -> dict:
+    """Seed 000 with the trusted policy files of this checkout on its default branch (the
+    world file holds a snapshot; the diff-policy checks judge against today's policy)."""
+    world = yamlio.load_file(ROOT / "tests/data/worlds/signoff_seed000.yaml")
+    base = next(sha for sha, commit in world["commits"].items() if not commit.get("parents"))
+    for pattern in ("configs/policy/*.yaml", "configs/golden_al_distribution/*.yaml"):
+        for path in sorted(ROOT.glob(pattern)):
+            world["commits"][base]["files"][str(path.relative_to(ROOT))] = path.read_text()
+    return world
+
+
+SEED = _seed()
+
+
+@dataclass(frozen=True)
+class Case:
+    """One violated world: the world, how the verification is triggered, and the row (if
+    any) that must name the violation."""
+
+    rule: str
+    world: dict
+    comment_id: int = COMMENT
+    actor: str | None = None
+    dispatched: bool = False
+    row: str | None = None
+
+
+def _pull(world: dict) -> dict:
+    return next(p for p in world["pulls"] if p["number"] == PR)
+
+
+def _signoff(world: dict) -> dict:
+    return next(c for c in _pull(world)["comments"] if c["id"] == COMMENT)
+
+
+def _owners(world: dict) -> set[str]:
+    """Every login CODEOWNERS names, every team member, lower-cased (not a violation to use)."""
+    root = next(c for c in world["commits"].values() if not c.get("parents"))
+    text = root["files"]["CODEOWNERS"]
+    names = {token[1:].lower() for token in text.split() if token.startswith("@") and "/" not in token}
+    return names | {m.lower() for members in world.get("teams", {}).values() for m in members}
+
+
+logins = st.from_regex(r"[a-z][a-z0-9]{2,12}(-[a-z0-9]{1,6})?", fullmatch=True)
+branches = st.from_regex(r"(release|stable|v[0-9])(/[a-z0-9.]{1,8})?", fullmatch=True)
+
+
+# --- scope: PRs into the default branch only, CODEOWNERS of the default branch -------------------
+
+
+def pr_into_another_branch(draw: st.DrawFn, world: dict) -> Case:
+    """The PR targets a side branch whose CODEOWNERS makes the signer (or everyone) the owner."""
+    name = draw(branches)
+    main = world["branches"][world["default_branch"]]
+    tip = "0" * 8 + draw(st.from_regex(r"[0-9a-f]{32}", fullmatch=True))
+    owners = draw(st.sampled_from([f"* @{SIGNER}\n", f"configs/ @{SIGNER}\n* @{SIGNER}\n",
+                                   f"** @{SIGNER}\n"]))
+    world["commits"][tip] = {"parents": [main], "message": "side branch", "files_from": main,
+                             "files": {"CODEOWNERS": owners}}
+    world["branches"][name] = tip
+    _pull(world)["base"] = {"ref": name, "sha": main}
+    return Case("scope: base branch", world)
+
+
+def signer_is_not_an_owner(draw: st.DrawFn, world: dict) -> Case:
+    """A write collaborator (or the core team's admin, who is not on the amd-master line)
+    signs; the PR changes a specifically-owned path."""
+    taken = _owners(world) - {"functionstackx"}
+    login = draw(st.one_of(logins.filter(lambda s: s.lower() not in taken),
+                           st.just("functionstackx")))
+    world["collaborators"].setdefault(login, {"permission": "write", "role_name": "write"})
+    comment = _signoff(world)
+    comment["user"] = login
+    comment["body"] = comment["body"].replace(f"@{SIGNER}", f"@{login}")
+    return Case("scope: non-owner signer", world, row="codeowner")
+
+
+def codeowners_edited_in_the_pr(draw: st.DrawFn, world: dict) -> Case:
+    """The PR's own head rewrites CODEOWNERS to make a non-owner the owner, who signs."""
+    login = draw(logins.filter(lambda s: s.lower() not in _owners(world)))
+    line = draw(st.sampled_from(["* @{0}\n", "configs/amd-master.yaml @{0}\n",
+                                 "/configs/ @{0}\n", "/** @{0}\n"])).format(login)
+    world["commits"][HEAD].setdefault("files", {})["CODEOWNERS"] = line
+    world["collaborators"].setdefault(login, {"permission": "write", "role_name": "write"})
+    comment = _signoff(world)
+    comment["user"] = login
+    comment["body"] = comment["body"].replace(f"@{SIGNER}", f"@{login}")
+    return Case("scope: CODEOWNERS from the head", world, row="codeowner")
+
+
+VIOLATIONS: dict[str, Callable[[st.DrawFn, dict], Case]] = {
+    "scope-base": pr_into_another_branch,
+    "scope-owner": signer_is_not_an_owner,
+    "scope-codeowners": codeowners_edited_in_the_pr,
+}
+
+
+def verify(case: Case) -> tuple[publish.Result, dict]:
+    fake = FakeGitHub(case.world).start()
+    try:
+        trigger = Trigger(True, "property", PR, SignoffRef("issue_comment", case.comment_id),
+                          actor=case.actor, dispatched=case.dispatched)
+        result = publish.verify(fake.client(), case.world["repo"], trigger, publish.Options())
+        return result, copy.deepcopy(fake.world)
+    finally:
+        fake.stop()
+
+
+def success_statuses(world: dict) -> list[str]:
+    return [sha for sha, entries in world["statuses"].items()
+            for s in entries if s["context"] == CONTEXT and s["state"] == "success"]
+
+
+def test_the_unviolated_seed_gets_success() -> None:
+    """The control: without a violation the same harness reaches `success`, so the property
+    below is about the violation and not about a broken harness."""
+    result, after = verify(Case("none", copy.deepcopy(SEED)))
+    assert result.status == "success" and result.verdict.overall.value == "PASS", result.body
+    assert success_statuses(after) == [HEAD]
+
+
+@pytest.mark.parametrize("rule", sorted(VIOLATIONS))
+@settings(max_examples=8, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_world_violating_one_trust_rule_never_gets_success(rule, data) -> None:
+    case = VIOLATIONS[rule](data.draw, copy.deepcopy(SEED))
+    assert case.world != SEED
+    result, after = verify(case)
+    assert result.status != "success", (case.rule, result.reason)
+    assert success_statuses(after) == [], case.rule
+    if case.row is not None:
+        row = next(r for r in result.verdict.rows if r.spec.id == case.row)
+        assert row.status is Status.FAIL, (case.rule, row.outcome.reason)
