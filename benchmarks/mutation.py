@@ -615,7 +615,6 @@ def main(argv: list[str] | None = None) -> int:
     equivalents = read_equivalents()
     seen_keys: set[str] = set()
     totals = {"mutants": 0, "killed": 0, "survived": 0, "equivalent": 0}
-    survivors: list[Mutant] = []
     records = []
     print(f"{'module':34} {'mutants':>7} {'killed':>6} {'equiv':>5} {'surv':>4} {'kill %':>6} "
           f"{'prose':>5} {'secs':>6}", flush=True)
@@ -649,13 +648,14 @@ def main(argv: list[str] | None = None) -> int:
         equivalent = [p for p in live if p["key"] in equivalents]
         seen_keys.update(p["key"] for p in payload)
         surviving = [by_key[p["key"]] for p in live if p["key"] not in equivalents]
-        survivors.extend(surviving)
         counted = len(payload) - len(equivalent)
         rate = 100.0 * killed / counted if counted else 100.0
         print(f"{target:34} {len(payload):7} {killed:6} {len(equivalent):5} {len(surviving):4} "
               f"{rate:6.1f} {gen.prose_skipped:5} {time.monotonic() - started:6.0f}", flush=True)
         for p in errors:
             print(f"  error (neither pass nor fail): {p['key']}")
+        for mutant in surviving:
+            print(f"  survived: {mutant.key}", flush=True)
         totals["mutants"] += len(payload)
         totals["killed"] += killed
         totals["survived"] += len(surviving) + len(errors)
@@ -668,8 +668,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'overall':34} {totals['mutants']:7} {totals['killed']:6} {totals['equivalent']:5} "
           f"{totals['survived']:4} {overall:6.1f}")
     print(f"kill rate of non-equivalent mutants: {totals['killed']}/{counted} = {overall:.1f}%")
-    for mutant in survivors:
-        print(f"  survived: {mutant.key}")
     stale = sorted(k for k in equivalents if k not in seen_keys
                    and any(k.startswith(t) for t in _select(args)))
     for key in stale:

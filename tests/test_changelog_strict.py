@@ -267,3 +267,108 @@ def test_any_trailing_whitespace_on_a_new_line_is_rejected(line, pad):
     lines[line] = lines[line][:-1] + pad + b"\n"
     with pytest.raises(InfxError, match="line .* adds (trailing whitespace|a whitespace-only)"):
         check(A, A + b"\n" + b"".join(lines))
+
+
+# --- locations and rules mutation testing found unasserted (issue 12 item 13) ---------------
+
+
+def located(raw_or_pair, pr: int | None = 42) -> tuple[str, int | None, str | None]:
+    """(message, line, fix) of the strict pipeline's error on one file or a (base, head) pair."""
+    with pytest.raises(InfxError) as caught:
+        if isinstance(raw_or_pair, tuple):
+            check(*raw_or_pair, pr)
+        else:
+            parse_changelog(raw_or_pair, "perf-changelog.yaml")
+    problem = caught.value.problems[0]
+    return problem.message, problem.line, problem.fix
+
+
+def test_byte_errors_name_the_path_when_no_label_is_given():
+    assert located(A[:-1])[0] == "perf-changelog.yaml does not end with a newline"
+    for first, what in ((b"\t", "tabs"), (b"\r", "CR characters (CRLF line endings)")):
+        message, line, _ = located(first + A)
+        assert message == f"perf-changelog.yaml contains {what}, first at byte offset 0" and line == 1
+
+
+def test_yaml_errors_say_what_and_how_to_fix():
+    message, line, fix = located(A + b"\n- config-keys: [\n")
+    assert message.startswith("perf-changelog.yaml is not valid YAML: ") and "invalid YAML" not in message
+    assert line == 8 and fix == "fix the YAML at this line"  # where the parser gave up
+    duplicate = A.replace(b"  pr-link", b"  description:\n    - x\n  pr-link")
+    assert located(duplicate)[2] == "fix the YAML at this line; each key may appear once per entry"
+
+
+def test_an_entry_line_that_is_not_a_mapping_is_located():
+    assert located(A + b"\n- config-keys:x\n")[:2] == ("perf-changelog.yaml entry 2 is not a mapping", 7)
+
+
+def test_validation_errors_point_at_the_key_or_the_entry_start():
+    quoted = A.replace(b"  pr-link", b"  \"evals-only\": maybe\n  pr-link")
+    assert located(quoted)[1] == 5
+    missing = b"- config-keys:\n    - a\n  pr-link: XXX\n"  # no description: its own entry start
+    assert located(A + b"\n" + missing + b"\n" + B)[1] == 7
+    assert located(A + b"\n" + B + b"\n" + missing)[1] == 13
+
+
+def test_a_bad_link_without_a_pr_link_line_points_at_its_own_entry():
+    """A quoted "pr-link" key has no `pr-link:` line: the entry's first line is named, never
+    the next entry's pr-link line."""
+    quoted = block(link="TBD").replace(b"  pr-link:", b"  \"pr-link\":")
+    assert located((A, A + b"\n" + quoted + b"\n" + B))[1] == 7
+    assert located((A, A + b"\n" + B + b"\n" + quoted))[1] == 13
+    parsed = parse_changelog(A + b"\n" + B, "f")
+    assert (parsed.entry_line(0), parsed.pr_link_line(0), parsed.pr_link_line(1)) == (1, 5, 11)
+    assert parsed.entry_line(2) is None and parsed.pr_link_line(2) is None
+
+
+def test_history_errors_are_located_at_the_first_difference():
+    base = b"\n" + A + b"\n" + B
+    message, line, _ = located((base, base.replace(b"\"B\"", b"\"B\" ")))
+    assert line == 11 and "no appended entry or pr-link correction" in message
+    assert located((A, b"\n" + A))[1] == 1
+    assert located((A, A + b"\n"))[1] == 6  # a longer head: the difference is where the base ends
+    edited = A + b"\n" + B.replace(b"\"B\"", b"\"C\"")
+    assert located((A + b"\n" + B, edited))[:2] == (
+        "entry 2 changed; existing entries are immutable except for pr-link-only corrections", 7)
+    assert located((A, A.replace(b"\"A\"", b"\"A2\"")))[1] == 1
+
+
+def test_identical_files_are_no_change():
+    assert check(A + b"\n" + B, A + b"\n" + B) == (0, 0)
+
+
+def test_a_new_link_error_quotes_what_was_found():
+    empty = block(link="\"\"")
+    message = located((A, A + b"\n" + empty))[0]
+    assert message == ("new PR entry must use 'https://github.com/SemiAnalysisAI/InferenceX/pull/42' "
+                       "or an XXX placeholder; found ''")
+    assert located((A, A + b"\n" + block(link="tbd")))[0].endswith("found 'tbd' ('TBD' is not a placeholder)")
+    assert located((A, A + b"\n" + block(link="TBDX")))[0].endswith("found 'TBDX'")
+    assert "invalid pr-link: '" + URL + "'" in located((A, A + b"\n" + block(link=URL)), pr=None)[0]
+
+
+def test_the_first_of_several_corrections_is_named_when_mixed_with_additions():
+    base = block(link="XXX") + b"\n" + block(text="C", link="XXX")
+    head = block(link=URL + "42") + b"\n" + block(text="C", link=URL + "42") + b"\n" + B
+    assert located((base, head))[:2] == (
+        "do not mix historical pr-link corrections with new changelog entries", 5)
+
+
+def test_appended_byte_errors_are_located():
+    assert located((A, A + b"\n" + B + b"\n\n" + B))[1] == 14
+    assert located((A, A + b"\n" + B + b"\n"))[1] == 12
+
+
+def test_a_correction_leaves_other_historical_whitespace_alone():
+    base = block(text="C", link=URL + "1").replace(b"\"C\"", b"\"C\"  ") + b"\n" + block(link="XXX")
+    head = base.replace(b"pr-link: XXX", b"pr-link: " + URL.encode() + b"42")
+    assert check(base, head) == (0, 1)
+
+
+def test_a_correction_may_not_add_lines_or_reformat_another_link():
+    base = block(link="XXX") + b"\n" + block(text="C", link=URL + "7")
+    fixed = base.replace(b"pr-link: XXX", b"pr-link: " + URL.encode() + b"42")
+    message = located((base, fixed + b"# note\n"))[0]
+    assert message == "pr-link corrections may not add or delete lines"
+    spaced = fixed.replace(URL.encode() + b"7", b" " + URL.encode() + b"7")
+    assert located((base, spaced))[0] == "expected 1 changed pr-link line(s), found 2"

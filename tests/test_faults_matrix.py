@@ -1014,3 +1014,70 @@ def test_signoff_write_rejected_with_422(fake_github, seed000, write, times) -> 
         assert states == ["error"]
     else:
         assert states == ["pending", "error"] and not verdicts(fake)
+
+
+# --- writes refused for good or answered oddly, and reads slower than the client waits --------
+
+WRITE_REFUSALS = {
+    "401": {"status": 401, "message": "Bad credentials"},
+    "410": {"status": 410, "message": "Gone"},
+    "429": {"status": 429},
+    "429-landed": {"status": 429, "apply": True},
+    "rate-limit-reset": {"reset_in": 1},
+    "rate-limit-reset-landed": {"reset_in": 1, "apply": True},
+    "not-json-landed": {"body": "<html><body>Unicorn!</body></html>", "apply": True},
+}
+
+
+@pytest.mark.parametrize("times", [1, None], ids=["once", "always"])
+@pytest.mark.parametrize("kind", WRITE_REFUSALS)
+@pytest.mark.parametrize("write", [*SIGNOFF_WRITES, SIGNOFF_EDIT], ids=lambda w: f"{w[0]} {w[1]}")
+def test_signoff_write_refusals_never_duplicate_and_always_end(fake_github, seed000, stale_world,
+                                                               signoff_baseline, write, kind,
+                                                               times) -> None:
+    """401/410/429, an exhausted rate limit or a body that is not JSON on each write, once or
+    for good (the write landing or not): at most one verdict comment, never one posted twice,
+    a final status that is not `pending` (unless the status write itself is refused for
+    good), `success` only with the fault-free verdict, and an error that names the refusal."""
+    method, endpoint = write
+    fault = {"method": method, "path": fault_path(endpoint)} | copy.deepcopy(WRITE_REFUSALS[kind])
+    fault |= {"times": times} if times else {}
+    world = stale_world if write == SIGNOFF_EDIT else seed000
+    fake = fake_github(copy.deepcopy(world) | {"faults": [fault]})
+    result = attempt(fake)
+    assert isinstance(result, publish.Result), result
+    assert fake.count(method, fault["path"]) >= 1, "the faulted write was never made"
+    bodies = [c["body"] for c in bot_comments(fake)]
+    assert len(verdicts(fake)) <= 1 and len(bodies) == len(set(bodies)), bodies
+    created = [r for r in fake.matching("POST", r"/issues/\d+/comments$") if r["status"] == 201]
+    assert len(created) <= 1, "the verdict was created twice"
+    if write == SIGNOFF_EDIT:
+        assert fake.count("POST", r"/issues/\d+/comments$") == 0  # an edit never becomes a post
+    states = statuses(fake)
+    if result.status == "success":
+        assert summary(result) == summary(signoff_baseline[0]) and states[-1] == "success"
+        assert [c["body"] for c in verdicts(fake)] == [result.body]
+        return
+    assert result.kind == "error" and result.status == "error" and result.reason
+    if write == _STATUS and times is None:  # no status write is accepted: the reason says so
+        assert "pending" not in states[-1:] or "could not be set" in result.reason
+    else:
+        assert states and states[-1] == "error", states
+
+
+def test_a_read_slower_than_the_client_waits_is_unreadable_evidence(seed000) -> None:
+    """Check runs answered after the client's timeout: never a PASS, a final `error` status
+    naming what could not be read, one verdict comment at most."""
+    from infx.github.client import GitHubClient, RetryPolicy
+    from infx.github.fake import FakeGitHub
+
+    world = copy.deepcopy(seed000) | {"faults": [{"method": "GET", "path": fault_path(_CHECKS),
+                                                  "delay": 2.5}]}
+    with FakeGitHub(world) as fake:
+        client = GitHubClient(token="fake-token", base_url=fake.url, timeout=1,
+                              policy=RetryPolicy(sleep=lambda seconds: None))
+        trigger = Trigger(True, "fault matrix", PR, SignoffRef("issue_comment", SIGNOFF_ID))
+        result = publish.verify(client, world["repo"], trigger, publish.Options())
+        assert result.status == "error" and result.verdict is None, result.reason
+        assert statuses(fake) == ["pending", "error"] and len(verdicts(fake)) <= 1
+        assert "check-runs" in result.body and "@" not in result.body.split("\n", 1)[1]

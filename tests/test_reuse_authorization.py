@@ -110,3 +110,37 @@ def test_the_winner_carries_its_authority():
     comments = [C("dave", "MEMBER", "/use 1", "2026-01-01T00:00:00Z")]
     found = newest_request(comments, lambda u: {"permission": "write", "role_name": "maintain"})
     assert found.authority == Authority("write", "maintain") and found.authority.elevated
+
+
+def test_authority_of_every_record_shape():
+    """The client's Permission object, a mapping, a string (any case), None and an Authority."""
+    from types import SimpleNamespace
+
+    assert Authority.of(None) == Authority("none", "none")
+    same = Authority("write", "maintain")
+    assert Authority.of(same) is same
+    assert Authority.of("Admin") == Authority("admin", "admin")
+    assert Authority.of(SimpleNamespace(permission="WRITE", role_name="Maintain")) == same
+    assert Authority.of({"role_name": "triage"}) == Authority("none", "triage")
+    assert Authority.of({}) == Authority("none", "none")
+    assert Authority.of({"permission": "Write", "role_name": "MAINTAIN"}).elevated
+
+
+def test_elevation_reads_role_name_and_an_admin_permission():
+    assert Authority("write", "admin").elevated and Authority("admin", "custom").elevated
+    assert not Authority("write", "write").elevated
+
+
+def test_write_permission_from_records_and_any_case():
+    assert has_write_permission("WRITE") and has_write_permission("Maintain")
+    assert has_write_permission({"permission": "write", "role_name": "write"})
+    assert has_write_permission(Authority("read", "maintain"))
+    assert not has_write_permission({"permission": "read", "role_name": "triage"})
+
+
+def test_rejection_reason_reads_mappings_and_the_user_type():
+    comment = {"user": "renovate", "user_type": "Bot", "author_association": "MEMBER", "body": "/use 1"}
+    assert rejection_reason(comment, "admin") == "Reuse cannot be authorized by a bot account."
+    assert rejection_reason(comment | {"user_type": "User"}, "admin") is None
+    assert rejection_reason(C("renovate", "MEMBER", "/use 1", "2026-01-01T00:00:00Z", "Bot"),
+                            "admin") == "Reuse cannot be authorized by a bot account."

@@ -215,3 +215,39 @@ def test_property_a_command_is_always_a_typed_whole_line(lines):
     body = "\n".join(lines)
     found = parse_command(body)
     assert found is None or found in raw_commands(body)
+
+
+@pytest.mark.parametrize("line", [
+    "/reuse-sweep-run \u0663\u0664",  # Arabic-Indic digits
+    "/reuse-sweep-run \uff14\uff12",  # full-width digits
+    "/use \u0664\u0662", "/use 4\u0662",
+    "/reuse-sweep-run\x0c42", "/reuse-sweep-run 42\x0b", "/reuse-sweep-run\u00a0",
+    "/use\u00a042", "/use 42\u3000", "/use\x1f42",
+])
+def test_only_ascii_digits_and_horizontal_space_make_a_command(line):
+    """Python's \\d and \\s would accept Unicode digits and other separators."""
+    assert parse_line(line) is None
+
+
+def test_raw_commands_lists_only_command_lines():
+    assert raw_commands("hello\n/use 5\nnot /use 6\n/reuse-sweep-run") == [
+        ReuseCommand(USE_ALIAS, 5), ReuseCommand(REUSE_COMMAND, None)]
+
+
+def test_a_command_shown_only_by_rendering_does_not_count():
+    """`/use&#32;7` renders as `/use 7` but was never typed as a line: the typed one wins."""
+    assert parse_command("/use 5\n\n/use&#32;7") == ReuseCommand(USE_ALIAS, 5)
+
+
+def test_newest_authorized_compares_instants_across_offsets_and_missing_dates():
+    comments = [
+        {"body": "/use 1", "author_association": "OWNER", "created_at": "2026-01-01T12:00:00+02:00"},
+        {"body": "/use 2", "author_association": "OWNER", "created_at": "2026-01-01T11:00:00Z"},
+        {"body": "/use 3", "author_association": "OWNER", "created_at": datetime(2026, 1, 1, 10, 30)},
+        {"body": "/use 4", "author_association": "OWNER", "created_at": None},
+        {"body": "/use 5", "author_association": "OWNER", "created_at": "not a date"},
+        {"body": "/use 6", "author_association": "OWNER", "created_at": 17},
+    ]
+    assert newest_authorized(comments).command.run_id == 2  # 10:00Z < 10:30 (naive = UTC) < 11:00Z
+    undated = [c for c in comments if not isinstance(c["created_at"], str | datetime)]
+    assert newest_authorized(undated).command.run_id == 6  # no date: input order decides

@@ -109,3 +109,57 @@ def test_a_root_slash_star_line_is_specific_for_top_level_files() -> None:
     outcome = codeowner.run(evidence("bob", ["README.md"], owners=owners), SETTINGS)
     assert outcome.status is Status.FAIL and outcome.reason.startswith("README.md is owned by @alice")
     assert codeowner.run(evidence("alice", ["README.md"], owners=owners), SETTINGS).status is Status.PASS
+
+
+# --- row texts and case rules mutation testing found unasserted (issue 12 item 13) ----------
+
+
+def test_every_failing_path_is_reported_first_one_as_the_reason() -> None:
+    outcome = codeowner.run(evidence("mallory", ["configs/amd-master.yaml", "README.md",
+                                                 "configs/nvidia-master.yaml"]), SETTINGS)
+    assert outcome.status is Status.FAIL
+    assert outcome.reason == ("configs/amd-master.yaml is owned by @billishyahao @chunfangamd; "
+                              "mallory is not among them.")
+    assert outcome.details == ("configs/nvidia-master.yaml is owned by @ankur-singh @kedarpotdar-nv "
+                               "@SemiAnalysisAI/core; mallory is not listed directly and membership "
+                               "of @SemiAnalysisAI/core could not be confirmed.",)
+
+
+def test_a_pass_names_at_most_three_owned_paths_and_where_codeowners_was_read() -> None:
+    owners = "* @org/core\n/a/ @alice\n"
+    three = ["a/1", "a/2", "a/3"]
+    outcome = codeowner.run(evidence("alice", [*three, "README.md"], owners=owners), SETTINGS)
+    assert outcome.reason == ("@alice is a listed owner of a/1, a/2, a/3; every other changed path "
+                              "falls only under the catch-all.")
+    ev = evidence("alice", [*three, "a/4"], owners=None)
+    ev.default_branch_files[".github/CODEOWNERS"] = owners
+    outcome = codeowner.run(ev, SETTINGS)
+    assert outcome.reason == ("@alice is a listed owner of a/1, a/2, a/3 and 1 more; every other "
+                              "changed path falls only under the catch-all (CODEOWNERS at "
+                              ".github/CODEOWNERS).")
+
+
+def test_names_and_teams_match_whatever_their_case() -> None:
+    owners = "* @Org/Core\n/a/ @Alice @Acme/AMD-Docs\n"
+    assert codeowner.run(evidence("ALICE", ["a/x"], owners=owners), SETTINGS).status is Status.PASS
+    teams = {"acme/amd-docs": {"Dana": True}}
+    assert codeowner.run(evidence("dana", ["a/x"], teams, owners=owners), SETTINGS).status is Status.PASS
+    core = {"org/core": {"Root": True}}
+    assert codeowner.run(evidence("root", ["README.md"], core, owners=owners), SETTINGS).status is Status.PASS
+    assert codeowner.run(evidence("ALICE", ["README.md"], owners=owners), SETTINGS).status is Status.PASS
+
+
+def test_an_inactive_or_absent_member_is_not_among_the_owners() -> None:
+    owners = "/a/ @alice @acme/docs user@example.com\n"
+    outcome = codeowner.run(evidence("dana", ["a/x"], {"acme/docs": {"dana": False}}, owners=owners), SETTINGS)
+    assert outcome.reason == "a/x is owned by @alice @acme/docs user@example.com; dana is not among them."
+    for teams in ({}, {"acme/docs": {"erin": True}}):  # not asked about dana: unknown, never a yes
+        outcome = codeowner.run(evidence("dana", ["a/x"], teams, owners=owners), SETTINGS)
+        assert outcome.reason.endswith("dana is not listed directly and membership of @acme/docs "
+                                       "could not be confirmed.")
+
+
+def test_a_line_without_owners_is_not_a_specific_owner() -> None:
+    owners = "* @alice\n/a/\n"
+    outcome = codeowner.run(evidence("alice", ["a/x"], owners=owners), SETTINGS)
+    assert outcome.status is Status.PASS and "recognised CODEOWNER" in outcome.reason

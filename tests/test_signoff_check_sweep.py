@@ -154,3 +154,184 @@ def test_an_evals_only_pr_needs_no_benchmark_job() -> None:
     assert sweep.run(unreadable, SETTINGS).status is Status.FAIL
     assert sweep.run(_appended(evidence({7: [job("eval / a", "failure")]}), "  evals-only: true\n"),
                      SETTINGS).status is Status.FAIL
+
+
+# --- fail-open mistakes mutation testing found untested (issue 12 item 13) -------------------
+
+
+def test_every_bad_conclusion_of_the_latest_attempt_spoils_the_run() -> None:
+    """timed_out, cancelled, action_required and startup_failure are not green, however many
+    successful jobs share the run (and a cancelled re-run spoils an earlier success)."""
+    for bad in ("failure", "cancelled", "timed_out", "action_required", "startup_failure"):
+        jobs = [job("single-node 1k1k / a"), job("single-node 1k1k / b", bad, job_id=2),
+                job("eval / a", job_id=3)]
+        outcome = sweep.run(evidence({7: jobs}), SETTINGS)
+        assert outcome.status is Status.FAIL, bad
+        assert f"run 7: `single-node 1k1k / b` ({bad})" in outcome.details[0]
+    rerun = [job("agentic / c1"), job("agentic / c1", "cancelled", job_id=2, attempt=2),
+             job("agentic eval / c1", job_id=3)]
+    assert sweep.run(evidence({7: rerun}), SETTINGS).status is Status.FAIL
+
+
+def test_a_run_with_only_eval_jobs_is_not_a_sweep() -> None:
+    evals = [job("eval / a"), job("agentic eval / b", job_id=2), job("multi-node eval / c", job_id=3)]
+    outcome = sweep.run(evidence({7: evals}), SETTINGS)
+    assert outcome.status is Status.FAIL and sweeps.find_green_run(evidence({7: evals})) is None
+
+
+FIXED = ("k:\n  model-prefix: m\n  precision: fp4\n  runner: mi355x\n  framework: sglang\n"
+         "  multinode: {multi}\n  image: {image}\n  scenarios:\n    {kind}: []\n")
+
+
+def _changed_fixed(ev: Evidence, multi: str = "false", kind: str = "fixed-seq-len") -> Evidence:
+    ev.head_files = {"configs/amd-master.yaml": FIXED.format(image="i:2", multi=multi, kind=kind)}
+    ev.base_files = {"configs/amd-master.yaml": FIXED.format(image="i:1", multi=multi, kind=kind)}
+    return ev
+
+
+def test_a_changed_fixed_seq_len_config_needs_a_fixed_seq_len_job() -> None:
+    """An agentic or eval job never stands in for the fixed-seq-len rows a config change
+    needs; single-node and multi-node are told apart."""
+    wrong = [job("agentic / a"), job("eval / a", job_id=2), job("multi-node 1k1k / a", job_id=3)]
+    ev = _changed_fixed(evidence({7: wrong}))
+    assert sweeps.required_families(ev) == {"k": ("single-node 1k1k", "single-node 8k1k")}
+    assert sweep.run(ev, SETTINGS).status is Status.FAIL
+    right = _changed_fixed(evidence({7: [*wrong, job("single-node 8k1k / a", job_id=4)]}))
+    assert sweep.run(right, SETTINGS).status is Status.PASS
+    multi = _changed_fixed(evidence({7: wrong}), multi="true")
+    assert sweeps.required_families(multi) == {"k": ("multi-node 1k1k", "multi-node 8k1k")}
+    assert sweep.run(multi, SETTINGS).status is Status.PASS
+    agentic_multi = _changed_fixed(evidence({7: wrong}), multi="true", kind="agentic-coding")
+    assert sweeps.required_families(agentic_multi) == {"k": ("multi-node agentic",)}
+    assert sweep.run(agentic_multi, SETTINGS).status is Status.FAIL
+
+
+def test_a_changed_config_without_benchmark_scenarios_asks_for_no_family() -> None:
+    ev = _changed_fixed(evidence({7: [job("agentic / a"), job("eval / a", job_id=2)]}),
+                        kind="unknown-kind")
+    assert sweeps.required_families(ev) == {}
+    assert sweep.run(ev, SETTINGS).status is Status.PASS
+    assert sweeps._entry_families({"scenarios": ["agentic-coding"]}) == set()  # not a mapping
+
+
+def test_the_newest_commit_and_the_newest_run_win() -> None:
+    """Two green sweeps: the one on the newest in-PR commit is reported, and of two green
+    runs on one commit the newest (highest id)."""
+    older = [job("agentic / a", sha=A), job("agentic eval / a", job_id=2, sha=A)]
+    newer = [job("agentic / a", job_id=3), job("agentic eval / a", job_id=4)]
+    green = sweeps.find_green_run(evidence({5: newer, 9: older}))
+    assert (green.commit, green.run_id) == (B, 5)
+    twin = [job("agentic / a", job_id=6), job("agentic eval / a", job_id=7)]
+    green = sweeps.find_green_run(evidence({5: newer, 6: twin, 9: older}))
+    assert (green.commit, green.run_id) == (B, 6)
+    assert sweeps.candidate_runs(evidence({5: newer, 6: twin, 9: older}), B) == [6, 5]
+
+
+def test_unreadable_check_runs_never_yield_a_green_run() -> None:
+    ev = evidence({7: [job("agentic / a"), job("agentic eval / a", job_id=2)]})
+    assert sweeps.find_green_run(ev) is not None
+    ev.check_runs = None
+    assert sweeps.find_green_run(ev) is None
+
+
+def test_the_green_run_reports_exact_counts_and_the_latest_attempt() -> None:
+    jobs = [job("agentic / a"), job("agentic / a", job_id=2, attempt=2), job("agentic / b", job_id=3),
+            job("agentic eval / a", job_id=4), job("collect-results", "failure", job_id=5)]
+    green = sweeps.green_run(evidence({7: jobs}), 7)
+    assert (green.benchmarks, green.evals, green.attempt) == (2, 1, 2)
+    outcome = sweep.run(evidence({7: jobs}), SETTINGS)
+    assert "has 2 benchmark and 1 eval check-runs at success" in outcome.reason
+
+
+def test_a_run_without_one_head_commit_is_not_green() -> None:
+    split = [job("agentic / a", sha=A), job("agentic eval / a", job_id=2, sha=B)]
+    assert sweeps.run_commit(evidence({7: split}), 7) is None
+    assert sweeps.green_run(evidence({7: split}), 7) is None
+    partial = [job("agentic / a", sha=None), job("agentic eval / a", job_id=2)]
+    assert sweeps.run_commit(evidence({7: partial}), 7) == B
+    ev = evidence({7: [job("agentic / a", sha=None), job("agentic eval / a", job_id=2, sha=None)]})
+    ev.workflow_runs[7] = WorkflowRun(7, "Run Sweep", None, "pull_request", "completed", "success", A)
+    assert sweeps.run_commit(ev, 7) == A
+
+
+def test_a_mixed_changelog_still_needs_benchmarks() -> None:
+    """One appended entry evals-only and one not: benchmark jobs are still required."""
+    ev = _appended(evidence({7: [job("eval / a")]}), "  evals-only: true\n\n- config-keys:\n"
+                   "    - k\n  description:\n    - \"bench\"\n  pr-link: XXX\n")
+    assert sweeps.benchmarks_required(ev) is True
+    assert sweep.run(ev, SETTINGS).status is Status.FAIL
+
+
+def test_run_ids_come_only_from_well_formed_run_urls() -> None:
+    def url(u):
+        return sweeps.run_id_of(CheckRun(1, "x", "completed", "success", u))
+
+    assert url("https://github.com/o/r/actions/runs/123/job/4") == 123
+    assert url("https://github.com/o/r/actions/runs/123") == 123
+    for bad in (None, "", "https://github.com/o/r/actions/runs//job/4",
+                "https://github.com/o/r/actions/runs/12x/job/4", "https://example.com/checks/5"):
+        assert url(bad) is None, bad
+
+
+def test_the_failure_details_name_what_was_unreadable_spoiled_skipped_or_orphaned() -> None:
+    jobs = {9: None, 3: None,
+            8: [job("single-node 1k1k / " + n, "failure", job_id=i) for i, n in enumerate("abcde", 10)],
+            6: [job("agentic / s", "skipped", job_id=30, sha=A),
+            job("agentic eval / s", "skipped", job_id=31, sha=A)]}
+    ev = evidence(jobs)
+    ev.check_runs[A] = None
+    ev.read_errors[f"check-runs:{A}"] = "502 Bad Gateway"
+    ev.orphan_runs.extend(WorkflowRun(i, "Run Sweep", None, "pull_request", "completed", "success",
+                                      "c" * 40) for i in (41, 42, 43, 44))
+    outcome = sweep.run(ev, SETTINGS)
+    assert outcome.status is Status.FAIL
+    assert outcome.details == (
+        "check runs could not be read for commit(s) aaaaaaaa (502 Bad Gateway)",
+        "the jobs of run(s) 3, 9 could not be read",
+        "runs with a failed, cancelled or unfinished job: run 8: `single-node 1k1k / a` (failure), "
+        "`single-node 1k1k / b` (failure), `single-node 1k1k / c` (failure) and 2 more",
+        "runs with only skipped or ignored jobs: aaaaaaaa (every benchmark/eval job skipped)",
+        "run 41 succeeded on cccccccc, which is no longer a commit of this PR",
+        "run 42 succeeded on cccccccc, which is no longer a commit of this PR",
+        "run 43 succeeded on cccccccc, which is no longer a commit of this PR",
+    )
+    ev.read_errors.clear()
+    assert sweep.run(ev, SETTINGS).details[0] == "check runs could not be read for commit(s) aaaaaaaa"
+
+
+def test_at_most_three_spoiled_runs_newest_first_and_three_jobs_each() -> None:
+    runs = {r: [job(f"eval / {r}", "failure", job_id=r * 10)] for r in (1, 2, 3, 4)}
+    runs[5] = [job(f"single-node 1k1k / {n}", "timed_out", job_id=50 + i) for i, n in enumerate("abc")]
+    outcome = sweep.run(evidence(runs), SETTINGS)
+    spoiled = next(d for d in outcome.details if d.startswith("runs with a failed"))
+    assert spoiled == ("runs with a failed, cancelled or unfinished job: run 5: "
+                       "`single-node 1k1k / a` (timed_out), `single-node 1k1k / b` (timed_out), "
+                       "`single-node 1k1k / c` (timed_out); run 4: `eval / 4` (failure); "
+                       "run 3: `eval / 3` (failure)")
+    unfinished = sweep.run(evidence({7: [job("agentic / a", None, status="queued")]}), SETTINGS)
+    assert "run 7: `agentic / a` (queued)" in unfinished.details[0]
+
+
+def test_a_skipped_note_needs_every_relevant_job_skipped() -> None:
+    mixed = [job("agentic / s", "skipped"), job("agentic eval / s", "failure", job_id=2)]
+    details = sweep.run(evidence({7: mixed}), SETTINGS).details
+    assert not any("skipped" in d for d in details)
+    none_relevant = [job("collect-results", "skipped")]
+    assert not any("skipped" in d for d in sweep.run(evidence({7: none_relevant}), SETTINGS).details)
+
+
+def test_details_list_several_unreadable_and_skipped_commits_and_nothing_that_was_fine() -> None:
+    ev = evidence({6: [job("agentic / s", "skipped", job_id=30, sha=A)],
+                   7: [job("agentic / s", "skipped", job_id=31)]})
+    outcome = sweep.run(ev, SETTINGS)
+    assert unwrap(outcome.reason) == ("No passing sweep/eval was found on any commit in this PR. Fix: run a "
+                              "full sweep on a commit in this PR, or re-anchor with `/use <run_id>`.")
+    assert outcome.details == ("runs with only skipped or ignored jobs: aaaaaaaa (every benchmark/eval "
+                               "job skipped), bbbbbbbb (every benchmark/eval job skipped)",)
+    ev.check_runs[A] = ev.check_runs[B] = None
+    assert sweep.run(ev, SETTINGS).details[0] == "check runs could not be read for commit(s) aaaaaaaa, bbbbbbbb"
+
+
+def test_four_bad_jobs_show_three_and_one_more() -> None:
+    bad = [job(f"eval / {n}", "failure", job_id=i) for i, n in enumerate("abcd", 1)]
+    assert sweep.run(evidence({7: bad}), SETTINGS).details[0].endswith("(failure) and 1 more")

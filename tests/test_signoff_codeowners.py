@@ -195,3 +195,47 @@ def test_patterns_agree_with_the_oracle(pattern: str, path: str) -> None:
 def test_whole_files_agree_with_the_oracle(lines: list[tuple[str, str]], path: str) -> None:
     text = "\n".join(f"{pattern} {owner}" for pattern, owner in lines) + "\n"
     assert codeowners.parse(text).owners_for(path) == oracle_owners(text, path)
+
+
+# --- owner syntax, parsing and matching details mutation testing found unasserted ------------
+
+
+@pytest.mark.parametrize("owner", ["@user!!", "@org/", "@example.com", "a@.com", "a@b.", "@org/team x"])
+def test_malformed_owners_make_the_line_an_error(owner: str) -> None:
+    parsed = codeowners.parse(f"docs/ {owner}\n* @core\n")
+    assert [r.pattern for r in parsed.rules] == ["*"]
+    assert parsed.errors[0].line == 1 and "invalid owner" in parsed.errors[0].message
+
+
+@pytest.mark.parametrize("owner", ["@u", "@user-1", "@Org/Team_x.y-z", "a.b@example.co"])
+def test_well_formed_owners_are_accepted(owner: str) -> None:
+    assert codeowners.parse(f"docs/ {owner}\n").rules[0].owners == (owner,)
+
+
+def test_an_error_line_never_hides_the_lines_after_it() -> None:
+    parsed = codeowners.parse("docs/ not-an-owner\n!x @a\ndocs/a]b @a\ndocs/ @docs\n")
+    assert [r.pattern for r in parsed.rules] == ["docs/"] and [e.line for e in parsed.errors] == [1, 2, 3]
+    assert "character ranges" in parsed.errors[2].message
+
+
+def test_blank_and_indented_comment_lines_are_skipped() -> None:
+    parsed = codeowners.parse("   \n\t# indented comment\n  docs/ @a   # why\n")
+    assert not parsed.errors and [(r.pattern, r.owners, r.line) for r in parsed.rules] == [("docs/", ("@a",), 3)]
+
+
+def test_catch_all_owners_are_those_of_the_last_catch_all_line() -> None:
+    text = "* @a @org/t x@y.com\n/docs/ @b\n** @c @org/d e@f.com\n/docs/x @g\n"
+    assert codeowners.parse(text).catch_all_owners() == ("c", "org/d")
+    assert codeowners.parse("/docs/ @b\n").catch_all_owners() == ()
+
+
+def test_a_path_with_a_newline_is_still_owned_by_its_directory() -> None:
+    """Git allows a newline in a file name; `*` and `**` must match it like any character."""
+    parsed = codeowners.parse("* @core\ndocs/ @docs\n/infra/** @ops\n")
+    assert parsed.owners_for("docs/a\nb.md") == ("@docs",)
+    assert parsed.owners_for("infra/x\ny/z") == ("@ops",)
+
+
+def test_leading_and_trailing_slashes_of_a_path_are_ignored() -> None:
+    rule = codeowners.parse("/docs/ @a\n").rules[0]
+    assert rule.matches("/docs/a.md") and rule.matches("docs/a/")

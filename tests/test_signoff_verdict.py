@@ -78,3 +78,38 @@ def test_json_shape() -> None:
     assert data["overall"] == "PASS"
     assert data["checks"][14] == {"id": "pareto", "number": 14, "name": "Pareto coverage",
                                   "status": "PASS", "reason": "ok", "details": []}
+
+
+def test_a_valid_outcome_is_passed_through_unchanged(monkeypatch) -> None:
+    """The fail-closed wrapper keeps what a check really found: a PASS stays that PASS."""
+    found = Outcome(Status.PASS, "fine", ("detail",))
+    monkeypatch.setattr(verdict_mod, "load_check", lambda spec: lambda ev, settings: found)
+    assert run_check(load_table().by_id("sweep"), None, SETTINGS) is found
+    monkeypatch.setattr(verdict_mod, "load_check",
+                        lambda spec: lambda ev, settings: Outcome("PASS", "a string, not a Status"))
+    assert run_check(load_table().by_id("sweep"), None, SETTINGS).status is Status.FAIL
+
+
+def test_decide_runs_every_check_and_the_verdict_lists_its_failures(monkeypatch) -> None:
+    table = load_table()
+    fails = {"sweep", "codeowner"}
+
+    def fake_check(spec):
+        return lambda ev, settings: Outcome(Status.FAIL if spec.id in fails else Status.PASS, spec.id)
+
+    monkeypatch.setattr(verdict_mod, "load_check", fake_check)
+    result = verdict_mod.decide(table, None)
+    assert [row.spec.id for row in result.rows] == [c.id for c in table.checks]
+    assert {row.spec.id for row in result.failing()} == fails
+    assert result.overall is Overall.REJECTED and result.to_json()["overall"] == "REJECTED"
+    warned = from_outcomes(table, {c.id: Outcome(Status.WARN if c.advisory else Status.PASS, "ok")
+                                   for c in table.checks})
+    assert warned.failing() == [] and warned.to_json()["overall"] == "WARN"
+
+
+def test_a_missing_outcome_says_the_check_did_not_run() -> None:
+    table = load_table()
+    rows = from_outcomes(table, {c.id: Outcome(Status.PASS, "ok") for c in table.checks if c.id != "sweep"})
+    row = next(r for r in rows.rows if r.spec.id == "sweep")
+    assert (row.status, row.outcome.reason, row.outcome.details) == (Status.FAIL, "check did not run.", ())
+    assert rows.failing() == [row]
