@@ -372,3 +372,23 @@ def test_a_correction_may_not_add_lines_or_reformat_another_link():
     assert message == "pr-link corrections may not add or delete lines"
     spaced = fixed.replace(URL.encode() + b"7", b" " + URL.encode() + b"7")
     assert located((base, spaced))[0] == "expected 1 changed pr-link line(s), found 2"
+
+
+def test_check_bytes_names_the_path_without_a_label():
+    from infx.changelog.strict import check_bytes
+
+    with pytest.raises(InfxError) as caught:
+        check_bytes(b"- config-keys: [a]", "perf-changelog.yaml")
+    assert caught.value.problems[0].message == "perf-changelog.yaml does not end with a newline"
+
+
+def test_validation_errors_find_the_key_inside_a_middle_or_last_entry():
+    bad = block(text="M", extra="  evals-only: maybe\n")
+    assert located(A + b"\n" + bad + b"\n" + B)[1] == 9
+    last = block(text="L", link="900")  # an integer: the key is the file's last line
+    assert located(A + b"\n" + B + b"\n" + last)[1] == 17
+
+
+def test_a_quoted_tbd_with_spaces_still_gets_the_hint():
+    assert located((A, A + b"\n" + block(link="\" TBD \"")))[0].endswith(
+        "found ' TBD ' ('TBD' is not a placeholder)")

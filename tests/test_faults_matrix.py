@@ -10,7 +10,9 @@ and each write endpoint with `apply: true` faults (the write lands, the answer i
 and without (the write never lands). Endpoints a bot calls more than once are also faulted
 from their 2nd / 3rd call on (`after:`), and a few runs carry several faults at once: a flaky
 fault on every endpoint (retries must reach the fault-free result) or a persistent read fault
-plus a flaky write.
+plus a flaky write. Every sign-off write is also refused for good or answered oddly (401, 410,
+429, the primary rate limit, a body that is not JSON; landing or not; once or always), and a
+read answers later than the client waits (a `delay` past its timeout).
 
 Invariants: no PASS / `success` / 👍 on missing evidence (or, where an endpoint cannot change
 the verdict, exactly the fault-free result — the case id says why; an unreadable live head

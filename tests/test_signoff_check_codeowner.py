@@ -163,3 +163,11 @@ def test_a_line_without_owners_is_not_a_specific_owner() -> None:
     owners = "* @alice\n/a/\n"
     outcome = codeowner.run(evidence("alice", ["a/x"], owners=owners), SETTINGS)
     assert outcome.status is Status.PASS and "recognised CODEOWNER" in outcome.reason
+
+
+def test_an_email_owner_is_never_a_team_and_a_member_matches_in_any_case() -> None:
+    owners = "/a/ @alice a/b@example.com @acme/docs\n"
+    outcome = codeowner.run(evidence("dana", ["a/x"], {"acme/docs": {"dana": False}}, owners=owners), SETTINGS)
+    assert outcome.reason == "a/x is owned by @alice a/b@example.com @acme/docs; dana is not among them."
+    teams = {"acme/docs": {"dana": True}}
+    assert codeowner.run(evidence("DANA", ["a/x"], teams, owners=owners), SETTINGS).status is Status.PASS

@@ -184,7 +184,7 @@ FIXED = ("k:\n  model-prefix: m\n  precision: fp4\n  runner: mi355x\n  framework
 
 
 def _changed_fixed(ev: Evidence, multi: str = "false", kind: str = "fixed-seq-len") -> Evidence:
-    ev.head_files = {"configs/amd-master.yaml": FIXED.format(image="i:2", multi=multi, kind=kind)}
+    ev.head_files |= {"configs/amd-master.yaml": FIXED.format(image="i:2", multi=multi, kind=kind)}
     ev.base_files = {"configs/amd-master.yaml": FIXED.format(image="i:1", multi=multi, kind=kind)}
     return ev
 

@@ -239,3 +239,9 @@ def test_a_path_with_a_newline_is_still_owned_by_its_directory() -> None:
 def test_leading_and_trailing_slashes_of_a_path_are_ignored() -> None:
     rule = codeowners.parse("/docs/ @a\n").rules[0]
     assert rule.matches("/docs/a.md") and rule.matches("docs/a/")
+
+
+def test_teams_start_with_the_last_catch_all_and_never_include_emails() -> None:
+    parsed = codeowners.parse("* @org/old\na/ @org/a a/b@example.com\n** @org/new\n")
+    assert parsed.teams() == ("org/new", "org/old", "org/a")
+    assert codeowners.parse("a/ @org/x x/y@example.com\n").teams() == ("org/x",)
