@@ -237,10 +237,12 @@ def test_unreadable_check_runs_never_yield_a_green_run() -> None:
 def test_the_green_run_reports_exact_counts_and_the_latest_attempt() -> None:
     jobs = [job("agentic / a"), job("agentic / a", job_id=2, attempt=2), job("agentic / b", job_id=3),
             job("agentic eval / a", job_id=4), job("collect-results", "failure", job_id=5)]
-    green = sweeps.green_run(evidence({7: jobs}), 7)
-    assert (green.benchmarks, green.evals, green.attempt) == (2, 1, 2)
-    outcome = sweep.run(evidence({7: jobs}), SETTINGS)
-    assert "has 2 benchmark and 1 eval check-runs at success" in outcome.reason
+    ev = evidence({7: jobs})
+    green = sweeps.green_run(ev, 7)
+    assert (green.benchmarks, green.evals, green.attempt) == (2, 1, ev.workflow_runs[7].run_attempt)
+    assert "has 2 benchmark and 1 eval check-runs at success" in sweep.run(ev, SETTINGS).reason
+    del ev.workflow_runs[7]  # no run record: the jobs' latest attempt
+    assert sweeps.green_jobs(ev, 7).attempt == 2
 
 
 def test_a_run_without_one_head_commit_is_not_green() -> None:
