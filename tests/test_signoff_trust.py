@@ -255,6 +255,33 @@ def test_the_seed_run_of_our_unmodified_workflow_still_counts(request, fake_gith
     assert rows(result)["sweep"] == Status.PASS and result.verdict.overall.value == "PASS"
 
 
+def test_newer_runs_of_another_workflow_never_hide_ours(request, fake_github) -> None:
+    """Four newer green runs of an added workflow on the swept commit, jobs named like ours:
+    set aside by their records (which the branch listing already holds), they do not use up
+    the per-commit cap, so our run is still judged and counts."""
+    world = copy.deepcopy(load(request, "trust_clock.yaml"))
+    ours = next(r for r in world["workflow_runs"] if r["id"] == RUN_ID)
+    jobs = world["check_runs"][SEED_SWEEP]
+    for k in range(1, 5):
+        run_id = RUN_ID + k
+        world["workflow_runs"].append({key: ours[key] for key in ("name", "event", "status", "conclusion",
+                                                                "head_sha", "head_branch", "created_at")}
+                                      | {"id": run_id, "path": ".github/workflows/pwn.yml"})
+        for i, name in enumerate(("agentic / x", "eval / x")):
+            jobs.append({"id": 990000 + 10 * k + i, "name": name, "status": "completed",
+                         "conclusion": "success", "completed_at": "2026-09-23T18:00:00Z",
+                         "run_id": run_id,
+                         "details_url": f"https://github.com/{world['repo']}/actions/runs/{run_id}/job/{i}"})
+    fake = fake_github(world)
+    result = verify(fake)
+    assert rows(result)["sweep"] == Status.PASS and result.verdict.overall.value == "PASS"
+    why = _plain(reason(result, "sweep"))
+    for k in range(1, 5):
+        assert f"set aside: run {RUN_ID + k} — it is a run of .github/workflows/pwn.yml" in why
+    assert fake.count("GET", r"/actions/runs/\d+$") == 0  # the listing held every record
+    assert fake.count("GET", rf"/actions/runs/{RUN_ID + 1}/jobs$") == 0
+
+
 # --- case 5: drift between the swept commit and the head --------------------------------------
 
 

@@ -52,7 +52,9 @@ ABSENT_STATUSES = frozenset({404, 410})
 # reads the verdict does not depend on: the re-read before publishing only adds a note, and
 # the branch's run listing only orders which commits are read first
 NOT_EVIDENCE = frozenset({"live head", "workflow runs"})  # GitHub's pull request commit listing stops here
-MAX_RUNS_PER_COMMIT = 3  # sweep runs on one commit whose jobs are read, newest first
+# sweep runs of ours on one commit whose jobs are read, newest first (and run records read
+# one by one, for runs the branch listing did not return)
+MAX_RUNS_PER_COMMIT = 3
 _PR_LINK = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)")
 
 
@@ -400,8 +402,9 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
     for run in runs or []:
         if run.head_sha in commits:
             evidence.workflow_runs[run.id] = run
-        elif run.conclusion == "success":
-            evidence.orphan_runs.append(run)
+        elif run.conclusion == "success" and provenance.origin_problem(
+                run, evidence.repo, evidence.default_branch) is None:
+            evidence.orphan_runs.append(run)  # a sweep of ours on a commit rebased away
     ordered = list(reversed(commits))
     ordered = [s for s in ordered if s in with_runs] + [s for s in ordered if s not in with_runs]
     for sha in ordered:
@@ -409,9 +412,19 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
         evidence.check_runs[sha] = runs_here
         # the check runs only point at the sweep runs; each run is judged from its own record
         run_ids = {run_id_of(c) for c in runs_here or [] if family(c.name)} - {None}
-        for run_id in sorted(run_ids, reverse=True)[:MAX_RUNS_PER_COMMIT]:
+        # runs set aside by their record do not use up the per-commit cap (another
+        # workflow's runs never hide ours); records not in the branch listing cost a call each
+        judged = looked_up = 0
+        for run_id in sorted(run_ids, reverse=True):
+            if judged == MAX_RUNS_PER_COMMIT:
+                break
+            if run_id not in evidence.workflow_runs:
+                if looked_up == MAX_RUNS_PER_COMMIT:
+                    continue
+                looked_up += 1
             if not _ours_by_record(reader, evidence, run_id):
                 continue
+            judged += 1
             evidence.run_jobs[run_id] = optional(evidence, f"jobs:{run_id}",
                                                  lambda run_id=run_id: reader.run_jobs(run_id))
             green = green_jobs(evidence, run_id)
