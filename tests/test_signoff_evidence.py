@@ -211,3 +211,29 @@ def test_a_commits_tree_is_read_once_and_kept_for_provenance_drift_and_reuse() -
     broken = Trees(fail=True)
     assert ev.commit_tree(broken, evidence, "e" * 40) is None
     assert "502" in evidence.unreadable[f"tree:{'e' * 40}"] and "e" * 40 not in evidence.commit_files
+
+
+def test_run_records_missing_from_the_branch_listing_are_read_at_most_three_per_commit(
+        fake_github, seed000) -> None:
+    """Runs on another branch name (not in the PR branch's listing) cost a record read each;
+    at most MAX_RUNS_PER_COMMIT are read per commit, newest first, and ours still counts."""
+    world = copy.deepcopy(seed000)
+    sha = "7bbb0ec775dd86b8f6ebb3c4e345cdfe283b1c1a"
+    ours = world["workflow_runs"][0]
+    for k in range(1, 6):
+        run_id = ours["id"] + k
+        world["workflow_runs"].append({"id": run_id, "name": "pwn", "path": ".github/workflows/pwn.yml",
+                                       "event": "pull_request", "status": "completed",
+                                       "conclusion": "success", "head_sha": sha, "head_branch": "other",
+                                       "created_at": ours["created_at"]})
+        world["check_runs"][sha].append({"id": 990000 + k, "name": "agentic / x", "status": "completed",
+                                         "conclusion": "success", "run_id": run_id,
+                                         "completed_at": "2026-09-23T18:00:00Z",
+                                         "details_url": f"https://github.com/x/actions/runs/{run_id}/job/1"})
+    fake = fake_github(world)
+    evidence = _gather_sweep(fake, world)
+    assert fake.count("GET", r"/actions/runs/\d+$") == ev.MAX_RUNS_PER_COMMIT
+    assert sorted(evidence.workflow_runs) == [ours["id"], *range(ours["id"] + 3, ours["id"] + 6)]
+    from infx.signoff.checks import sweep
+
+    assert sweep.find_green_run(evidence).run_id == ours["id"]
