@@ -61,6 +61,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "infx/signoff/codeowners.py": ("tests/test_signoff_codeowners.py",),
     "infx/signoff/checks/sweep.py": ("tests/test_signoff_check_sweep.py",),
     "infx/signoff/sweeps.py": ("tests/test_signoff_sweeps.py", "tests/test_signoff_check_sweep.py"),
+    "infx/signoff/provenance.py": ("tests/test_signoff_provenance.py", "tests/test_signoff_check_sweep.py"),
     "infx/reuse/authorization.py": ("tests/test_reuse_authorization.py",),
     "infx/reuse/grammar.py": ("tests/test_reuse_grammar.py",),
     "infx/changelog/strict.py": ("tests/test_changelog_strict.py",),

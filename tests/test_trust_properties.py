@@ -1,10 +1,19 @@
 """Property (PRODUCT §4.8, issue 12): a world that violates one trust rule never gets `success`.
 
 Every example starts from seed 000 with today's policy data (a PASS whose status is `success`,
-asserted below as the control), applies exactly one generated violation of scope, binding,
-provenance or drift, and runs the real verification (publish.verify) against the fake
-GitHub server over loopback. The property: no `success` status lands on any commit and the
-result's status is not `success`; where the rule has its own check row, that row says so.
+asserted below as the control), applies exactly one generated violation and runs the real
+verification (publish.verify) against the fake GitHub server over loopback. The property: no
+`success` status lands on any commit and the result's status is not `success`; where the rule
+has its own check row (Check 0 for owners, Check 1 for provenance and drift), that row FAILs.
+
+Violations generated (five examples each, derandomized):
+- scope: the PR targets another branch whose CODEOWNERS names the signer; the signer is not an
+  owner of a specifically-owned path (a write collaborator, or the core team's admin); the PR
+  itself rewrites CODEOWNERS to name its signer;
+- provenance: the sweep run is a run of another workflow file, of another event, from a fork,
+  or the sweep workflow files at the run's commit differ from the default branch's;
+- drift: the head's recipe script differs from the swept commit's (a new environment
+  variable or engine flag).
 """
 
 from __future__ import annotations
@@ -121,10 +130,85 @@ def codeowners_edited_in_the_pr(draw: st.DrawFn, world: dict) -> Case:
     return Case("scope: CODEOWNERS from the head", world, row="codeowner")
 
 
+# --- provenance: only runs of our sweep workflow, on this repository, unmodified ------------------
+
+RUN_ID = 35873197630
+SWEPT = "7bbb0ec775dd86b8f6ebb3c4e345cdfe283b1c1a"
+SWEEP_FILE = ".github/workflows/run-sweep.yml"
+SCRIPT = "benchmarks/single_node/agentic/minimaxm3_fp4_mi355x_atom_mtp.sh"
+
+
+def _run(world: dict) -> dict:
+    return next(r for r in world["workflow_runs"] if r["id"] == RUN_ID)
+
+
+def _root_files(world: dict) -> dict:
+    return next(c for c in world["commits"].values() if not c.get("parents"))["files"]
+
+
+def run_of_another_workflow(draw: st.DrawFn, world: dict) -> Case:
+    name = draw(st.from_regex(r"[a-z][a-z0-9-]{0,10}", fullmatch=True))
+    path = draw(st.sampled_from([f".github/workflows/{name}.yml", ".github/workflows/run-sweep.yaml",
+                                 f"{name}/.github/workflows/run-sweep.yml", "",
+                                 f".github/workflows/run-sweep.yml.{name}"]))
+    _run(world)["path"] = path
+    return Case("provenance: workflow file", world, row="sweep")
+
+
+def run_of_another_event(draw: st.DrawFn, world: dict) -> Case:
+    run = _run(world)
+    run["event"] = draw(st.sampled_from(["workflow_dispatch", "pull_request_target", "schedule",
+                                         "issue_comment", "repository_dispatch", "push",
+                                         "workflow_run"]))
+    return Case("provenance: event", world, row="sweep")
+
+
+def run_from_a_fork(draw: st.DrawFn, world: dict) -> Case:
+    owner = draw(logins.filter(lambda s: s.lower() != "semianalysisai"))
+    fork = f"{owner}/{draw(st.sampled_from(['InferenceX', 'inferencex', 'InferenceX-1']))}"
+    _run(world)["head_repository"] = fork
+    if draw(st.booleans()):
+        _pull(world)["head"]["repo"] = fork
+    return Case("provenance: fork", world, row="sweep")
+
+
+def sweep_workflow_modified_at_the_run(draw: st.DrawFn, world: dict) -> Case:
+    path = draw(st.sampled_from(sorted(f for f in _root_files(world) if f.startswith(".github/workflows/"))))
+    original = _root_files(world)[path]
+    extra = draw(st.sampled_from(["# {0}\n", "env:\n  {0}: '1'\n", "\n"])).format(
+        draw(st.from_regex(r"[A-Z][A-Z0-9_]{0,12}", fullmatch=True)))
+    world["commits"][SWEPT].setdefault("files", {})[path] = draw(st.sampled_from(
+        [original + extra, extra + original, original.replace("\n", "\n\n", 1)]))
+    return Case("provenance: modified sweep workflow", world, row="sweep")
+
+
+# --- drift: benchmark-affecting content of the head equals the swept commit's -------------------
+
+
+def recipe_changed_after_the_sweep(draw: st.DrawFn, world: dict) -> Case:
+    files = world["commits"][SWEPT]["files"]
+    script = files[SCRIPT]
+    variable = draw(st.from_regex(r"[A-Z][A-Z0-9_]{2,16}", fullmatch=True))
+    value = draw(st.integers(0, 65536))
+    changed = draw(st.sampled_from([
+        script + f"export {variable}={value}\n",
+        script.replace("aiperf profile ", f"aiperf profile --max-num-seqs {value} ", 1),
+        script.replace("\n", f"\nexport {variable}={value}\n", 1),
+    ]))
+    assert changed != script
+    world["commits"][HEAD].setdefault("files", {})[SCRIPT] = changed
+    return Case("drift: recipe", world, row="sweep")
+
+
 VIOLATIONS: dict[str, Callable[[st.DrawFn, dict], Case]] = {
     "scope-base": pr_into_another_branch,
     "scope-owner": signer_is_not_an_owner,
     "scope-codeowners": codeowners_edited_in_the_pr,
+    "provenance-workflow": run_of_another_workflow,
+    "provenance-event": run_of_another_event,
+    "provenance-fork": run_from_a_fork,
+    "provenance-modified": sweep_workflow_modified_at_the_run,
+    "drift-recipe": recipe_changed_after_the_sweep,
 }
 
 
@@ -153,7 +237,7 @@ def test_the_unviolated_seed_gets_success() -> None:
 
 
 @pytest.mark.parametrize("rule", sorted(VIOLATIONS))
-@settings(max_examples=8, deadline=None, derandomize=True, database=None,
+@settings(max_examples=5, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_world_violating_one_trust_rule_never_gets_success(rule, data) -> None:
