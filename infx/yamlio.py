@@ -216,9 +216,7 @@ def _scan_events(text: str, filename: str) -> None:
                     _too_many_nodes(filename, event)
                 open_anchors.append((event.anchor, total))
                 if len(open_anchors) > MAX_DEPTH:
-                    raise InfxError(Problem(
-                        f"YAML nesting is deeper than {MAX_DEPTH} levels", file=filename,
-                        line=event.start_mark.line + 1, fix="flatten the data"))
+                    raise _too_deep(filename, event.start_mark)
             elif kind is _MAPPING_END or kind is _SEQUENCE_END:
                 if open_anchors:
                     anchor, start = open_anchors.pop()
@@ -243,10 +241,25 @@ def _scan_events(text: str, filename: str) -> None:
                         fix="write the data out instead of repeating anchors"))
             elif event is None or kind is _STREAM_END:
                 return
-    except yaml.YAMLError:
+    except yaml.MarkedYAMLError as exc:
+        if _NESTING_LIMIT in (exc.problem or ""):  # libyaml's own cap, in builds that have it
+            raise _too_deep(filename, exc.problem_mark) from None
         return  # the loader reports syntax errors with their line
+    except yaml.YAMLError:
+        return
     finally:
         parser.dispose()
+
+
+# Newer libyaml builds (e.g. the one bundled in PyYAML 6.0.4 wheels) stop at 1,000 levels
+# while their scanner looks ahead, which can happen before the parser hands over level 201.
+_NESTING_LIMIT = "maximum nesting depth"
+
+
+def _too_deep(filename: str, mark: Any) -> InfxError:
+    return InfxError(Problem(
+        f"YAML nesting is deeper than {MAX_DEPTH} levels", file=filename,
+        line=mark.line + 1 if mark is not None else None, fix="flatten the data"))
 
 
 _SCALAR, _ALIAS = yaml.ScalarEvent, yaml.AliasEvent
@@ -283,6 +296,8 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False,
         node = loader.get_single_node()  # C composer; one document only, like yaml.load
         return None if node is None else _construct(loader, node, unique_keys)
     except yaml.MarkedYAMLError as exc:
+        if _NESTING_LIMIT in (exc.problem or ""):
+            raise _too_deep(filename, exc.problem_mark) from None
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         detail = exc.problem or str(exc)
