@@ -178,6 +178,7 @@ SIGNOFF_READS = {
     "/repos/{owner}/{repo}/commits/{sha}/check-runs": True,
     "/repos/{owner}/{repo}/actions/runs/{n}/jobs": True,
     "/repos/{owner}/{repo}/actions/runs/{n}/artifacts": True,
+    "/repos/{owner}/{repo}/actions/runs/{n}/jobs": True,  # the rows a source run covers
     "/repos/{owner}/{repo}/actions/artifacts/{n}/zip": False,
     "/_fake/artifacts/{owner}/{repo}/{n}.zip": False,
     "/user": False,
@@ -449,6 +450,7 @@ REUSE_READS = {
     "/repos/{owner}/{repo}/pulls/{n}/commits": True,
     "/repos/{owner}/{repo}/actions/runs/{n}": False,
     "/repos/{owner}/{repo}/actions/runs/{n}/artifacts": True,
+    "/repos/{owner}/{repo}/actions/runs/{n}/jobs": True,  # the rows a source run covers
     "/repos/{owner}/{repo}/actions/runs": True,  # the PR's heads over time (authorization binding)
     "/repos/{owner}/{repo}/tarball/{sha}": False,  # benchmark-affecting files (binding, drift)
     "/_fake/tarball/{owner}/{repo}/{sha}": False,
