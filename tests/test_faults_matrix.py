@@ -178,7 +178,6 @@ SIGNOFF_READS = {
     "/repos/{owner}/{repo}/commits/{sha}/check-runs": True,
     "/repos/{owner}/{repo}/actions/runs/{n}/jobs": True,
     "/repos/{owner}/{repo}/actions/runs/{n}/artifacts": True,
-    "/repos/{owner}/{repo}/actions/runs/{n}/jobs": True,  # the rows a source run covers
     "/repos/{owner}/{repo}/actions/artifacts/{n}/zip": False,
     "/_fake/artifacts/{owner}/{repo}/{n}.zip": False,
     "/user": False,
