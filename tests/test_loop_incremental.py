@@ -19,12 +19,26 @@ from support.sweep_loop import (
     MAINTAINER,
     REPO,
     WEBHOOKS,
+    GpuPlan,
     SweepRepo,
+    add_comment,
     git,
     make_base_repo,
     run_with_github,
+    verify,
 )
-from test_loop import MASTER, edit_block, failed_jobs, refresh, single_node_pr, sweep
+from test_loop import (
+    CHANGELOG,
+    MASTER,
+    SINGLE_NODE_DETAILS,
+    assert_pass,
+    edit_block,
+    failed_jobs,
+    refresh,
+    sign,
+    single_node_pr,
+    sweep,
+)
 
 from infx.matrix.identity import FINGERPRINT_FIELD
 
@@ -87,6 +101,14 @@ def test_a_push_changing_one_entry_plans_only_its_new_rows(base_repo, tmp_path):
     assert {line.split("`")[1] for line in reused_lines} <= first_rows
     # every new result row carries the fingerprint its row was planned with
     assert set(result_prints(second)) <= new_rows and result_prints(second)
+    # the sign-off accepts the union of the two runs: every row of the head's plan is green in
+    # one of them, on content with the head's row fingerprints (a maintainer's bare command
+    # authorizes reusing the PR's runs for the merge: Check 4)
+    add_comment(world, MAINTAINER, "MEMBER", "/reuse-sweep-run", "2026-09-29T20:00:00Z")
+    verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
+    assert_pass(verdict)
+    assert "9201" in verdict.check(1)["reason"] and "9202" in verdict.check(1)["reason"], verdict.check(1)
+    assert "incremental re-sweep" in verdict.check(1)["reason"]
 
 
 # ---- the merge to main: no sweep; the PR's runs are published, or the run fails ----------------
@@ -157,3 +179,29 @@ def test_an_uncovered_merge_fails_naming_what_to_do_and_runs_nothing(base_repo, 
     log = record.job("setup").log
     assert "PR #41 was merged without a green result for every row of its plan" in log
     assert "1 row(s) without a green job: `dsr1 fp4 mi355x atom 8k1k TP8 c8 #" in log  # never swept
+
+
+def test_a_push_fixing_a_failed_row_reruns_only_the_missing_rows_and_the_union_passes(base_repo, tmp_path):
+    """The first sweep fails one row (fail-fast cancels its siblings); the fixing push (the
+    entry's wording only: no row's fingerprint changes) plans exactly the failed and cancelled
+    rows, and the sign-off passes on the union of the failed run and the fix."""
+    repo = SweepRepo(base_repo, tmp_path / "repo")
+    pr = single_node_pr(repo)
+    first, world = sweep(repo, pr, tmp_path, 9401, gpu=GpuPlan(fail=[{"tp": 4, "conc": 8}]))
+    assert first.conclusion == "failure"
+    green = {j.name.split(" / ", 1)[1] for j in sweep_jobs(first) if j.conclusion == "success"}
+    missing = {j.name.split(" / ", 1)[1] for j in sweep_jobs(first) if j.conclusion != "success"}
+    assert green and any(" TP4 c8 " in name for name in missing)
+    changelog = repo.read(pr.head_sha, CHANGELOG).replace(
+        "Bump the ATOM image of DeepSeek-R1 FP4 on MI355X", "Bump the ATOM image of DeepSeek-R1 FP4 (node fixed)")
+    swept = pr.head_sha
+    pr.head_sha = repo.commit(pr.branch, pr.branch, {CHANGELOG: changelog}, "fix: the c8 node is back")
+    pr.commits.append(pr.head_sha)
+    second, world = sweep(repo, pr, tmp_path, 9402, world=refresh(world, repo, pr), action="synchronize",
+                          before=swept)
+    assert second.conclusion == "success", failed_jobs(second)
+    assert swept_rows(second) == missing  # rows of failed or cancelled jobs count as missing
+    add_comment(world, MAINTAINER, "MEMBER", "/reuse-sweep-run", "2026-09-29T20:00:00Z")
+    verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
+    assert_pass(verdict)
+    assert "9401" in verdict.check(1)["reason"] and "9402" in verdict.check(1)["reason"]

@@ -134,7 +134,7 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
     on identical content (the step summary lists them with their source run)."""
     from infx.changelog.gitio import read_tree
     from infx.changelog.incremental import summary, without
-    from infx.matrix.coverage import Coverage
+    from infx.matrix.coverage import REUSED_ROWS, Coverage
     from infx.matrix.fingerprint import annotate, content_of, plan_rows
     from infx.reuse.covering import coverage, eligible_runs, wanted_rows
     from infx.reuse.gateway import GitHubGateway, tree_path
@@ -164,6 +164,10 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
             cov, note = Coverage(), ("**Incremental re-sweep off:** earlier runs could not be read ("
                                      + "; ".join(p.message for p in exc.problems) + "); every row runs.\n")
         plan = without(plan, set(cov.reused))
+        # the run's changelog-metadata artifact says which rows it took from earlier runs: a run
+        # that reused rows is never a whole sweep on its own (the sign-off reads it)
+        if isinstance(plan.get("changelog_metadata"), dict):
+            plan["changelog_metadata"][REUSED_ROWS] = dict(sorted(cov.reused.items()))
     planned = len(plan_rows(plan))
     plan_path.write_text(json.dumps(plan, separators=(",", ":"), ensure_ascii=False) + "\n", encoding="utf-8")
     if reused_out is not None:
