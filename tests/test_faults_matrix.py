@@ -449,6 +449,7 @@ REUSE_READS = {
     "/repos/{owner}/{repo}/pulls/{n}/commits": True,
     "/repos/{owner}/{repo}/actions/runs/{n}": False,
     "/repos/{owner}/{repo}/actions/runs/{n}/artifacts": True,
+    "/repos/{owner}/{repo}/actions/runs/{n}/jobs": True,  # the rows a source run covers
     "/repos/{owner}/{repo}/actions/runs": True,  # the PR's heads over time (authorization binding)
     "/repos/{owner}/{repo}/tarball/{sha}": False,  # benchmark-affecting files (binding, drift)
     "/_fake/tarball/{owner}/{repo}/{sha}": False,

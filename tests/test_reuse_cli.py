@@ -100,3 +100,28 @@ def test_ack_that_cannot_read_github_says_so_and_reacts_not(tmp_path, monkeypatc
     assert code == 1 and captured.out == ""
     assert "reading workflow run 101" in captured.err
     assert summary.read_text().startswith("**Reuse acknowledgement failed:** GitHub failed while reading workflow run 101")
+
+
+def test_publish_sends_one_repository_dispatch_naming_the_runs(tmp_path, monkeypatch, capsys):
+    from infx.github.fake import FakeGitHub
+
+    summary = tmp_path / "summary"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    with FakeGitHub(merged(base_world())) as fake:
+        monkeypatch.setenv("GITHUB_API_URL", fake.url)
+        monkeypatch.setenv("GITHUB_TOKEN", fake.env()["GITHUB_TOKEN"])
+        code = main(["reuse", "publish", "--repo", "acme/inferencex", "--run-ids", "102,101,102",
+                     "--pr-number", "12", "--commit-sha", M1])
+        sent = fake.world["dispatches"]
+    assert code == 0
+    payload = {"repository": "acme/inferencex", "sha": M1, "pr_number": 12, "run_ids": [102, 101]}
+    assert [d["client_payload"] for d in sent] == [payload]
+    assert sent[0]["event_type"] == "infx-sweep-results"
+    assert json.loads(capsys.readouterr().out)["client_payload"] == payload
+    assert "infx-sweep-results dispatched for run(s) 102, 101 of PR #12" in summary.read_text()
+
+
+def test_publish_refuses_ids_that_are_not_run_ids(tmp_path, capsys):
+    code = main(["reuse", "publish", "--repo", "acme/inferencex", "--run-ids", "101,$(x)",
+                 "--commit-sha", M1, "--world", _world_file(tmp_path, merged(base_world()))])
+    assert code == 1 and "--run-ids must list workflow run ids" in capsys.readouterr().err

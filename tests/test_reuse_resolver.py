@@ -12,6 +12,8 @@ from infx.reuse.resolver import ResolveRequest, resolve
 SYNC = ResolveRequest(event_name="pull_request", event_action="synchronize", pr_number=12,
                       commit_sha=C2)
 PUSH = ResolveRequest(event_name="push", ref="refs/heads/main", commit_sha=M1)
+# a push to main without a (binding) command: the PR's runs cover the merge commit's plan
+MERGE_COVERED = "cover every row of the merge commit's plan with identical fingerprints: no sweep on main"
 T1, T2, T3, T4 = ("2026-09-29T18:00:00Z", "2026-09-29T19:00:00Z", "2026-09-29T20:00:00Z",
                   "2026-09-29T21:00:00Z")
 
@@ -83,9 +85,8 @@ def test_scenario_5_unauthorized_command_is_ignored(fake_github):
     _, sync = _run(fake_github, world, SYNC)
     assert sync.outputs()["skip-pr-sweep"] == "false"
     _, merge = _run(fake_github, merged(world), PUSH)
-    assert merge.outputs()["reuse-enabled"] == "false"
     assert merge.outputs()["reuse-source-pr-number"] == "12"
-    assert merge.reason == "PR #12 has no /reuse-sweep-run authorization"
+    assert MERGE_COVERED in merge.reason  # not the command's reuse: the runs cover the merge
 
 
 def test_allowed_association_without_write_permission_is_not_authorized(fake_github):
@@ -98,10 +99,11 @@ def test_allowed_association_without_write_permission_is_not_authorized(fake_git
 
 # ---- push to main -------------------------------------------------------------------------
 
-def test_push_with_no_associated_pr(fake_github):
+def test_push_with_no_associated_pr_is_never_swept(fake_github):
     request = ResolveRequest(event_name="push", ref="refs/heads/main", commit_sha="0" * 40)
-    _, result = _run(fake_github, base_world(), request)
-    assert result.reason == "no associated pull request"
+    fake, gateway = start(fake_github, base_world())
+    with pytest.raises(ReuseError, match="has no pull request: pushes to main are never swept"):
+        resolve(gateway, request)
 
 
 def test_scenario_7_pinned_failed_or_cancelled_run_is_reused(fake_github):
@@ -122,6 +124,7 @@ def test_scenario_7_bare_command_prefers_the_older_green_run(fake_github):
 def test_bare_command_without_any_green_run_fails_with_a_hint(fake_github):
     world = base_world()
     world["workflow_runs"] = [r for r in world["workflow_runs"] if r["id"] != 101]
+    world["check_runs"][C1] = [c for c in world["check_runs"][C1] if c["run_id"] != 101]
     add_comment(world, "root", "OWNER", "/reuse-sweep-run", T1)
     fake, gateway = start(fake_github, merged(world))
     with pytest.raises(ReuseError) as info:
@@ -164,7 +167,7 @@ def test_scenario_9_incompatible_label_fails_at_merge(fake_github):
         resolve(gateway, PUSH)
 
 
-@pytest.mark.parametrize("labels", [[], ["documentation"], ["sweep-enabled"], ["full-sweep-enabled", "all-evals"]])
+@pytest.mark.parametrize("labels", [[], ["documentation"], ["sweep-enabled"], ["full-sweep-enabled"]])
 def test_no_sweep_label_is_required(fake_github, labels):
     world = base_world()
     pr(world)["labels"] = labels
@@ -191,8 +194,9 @@ def test_scenario_10a_merge_commit_mapping_to_two_prs(fake_github):
         resolve(gateway, PUSH)
     world = merged(base_world())
     _second_pr(world, authorized=False)
-    _, result = _run(fake_github, world, PUSH)
-    assert result.reason == "multiple associated pull requests" and not result.enabled
+    fake, gateway = start(fake_github, world)
+    with pytest.raises(ReuseError, match=r"maps to multiple PRs \(#12, #13\)"):
+        resolve(gateway, PUSH)
 
 
 def test_scenario_10b_newest_authorized_request_wins(fake_github):
@@ -236,7 +240,7 @@ def test_command_in_a_comment_code_or_quote_is_ignored(fake_github, body):
     _, sync = _run(fake_github, world, SYNC)
     assert sync.outputs()["skip-pr-sweep"] == "false"
     _, merge = _run(fake_github, merged(world), PUSH)
-    assert not merge.enabled and merge.reason == "PR #12 has no /reuse-sweep-run authorization"
+    assert MERGE_COVERED in merge.reason
 
 
 def test_a_bot_with_admin_permission_never_authorizes(fake_github):
@@ -247,7 +251,7 @@ def test_a_bot_with_admin_permission_never_authorizes(fake_github):
     assert sync.outputs()["skip-pr-sweep"] == "false"
     assert fake.count("GET", "/collaborators/") == 0  # rejected before any permission read
     _, merge = _run(fake_github, merged(world), PUSH)
-    assert not merge.enabled
+    assert MERGE_COVERED in merge.reason
 
 
 @pytest.mark.parametrize("run_id", [102, 109])  # failure, cancelled
@@ -308,9 +312,15 @@ def test_a_push_that_swaps_the_plan_needs_a_new_command(fake_github):
     assert sync.outputs()["skip-pr-sweep"] == "false"  # this push is swept
     assert "was posted when the PR head was c22222222222" in sync.reason
     assert "perf-changelog.yaml (this PR's entries)" in sync.reason and "post a new" in sync.reason
-    fake, merge = _run(fake_github, merged(world), PUSH)
-    assert not merge.enabled and merge.outputs()["reuse-source-run-id"] == ""  # run 101 is not reused
-    assert "no longer covers head c33333333333" in merge.reason
+    world = merged(world)
+    world["commits"][M1]["files_from"] = C3  # the merge commit holds the swapped plan
+    fake, gateway = start(fake_github, world)
+    with pytest.raises(ReuseError) as info:  # run 101 is not reused, and main is never swept
+        resolve(gateway, PUSH)
+    text = str(info.value)
+    assert "no longer covers head c33333333333" in text
+    assert "PR #12 was merged without a green result for every row of its plan" in text
+    assert "10 row(s) without a green job: `dsr1 fp4 mi355x atom 8k1k TP4 c4 #" in text
 
 
 def test_a_new_command_after_the_swap_never_reuses_a_run_of_the_old_plan(fake_github):
@@ -327,8 +337,10 @@ def test_a_new_command_after_the_swap_never_reuses_a_run_of_the_old_plan(fake_gi
     _push(world, SWAPPED, T2)
     add_comment(world, "root", "OWNER", "/use 101", T3)
     fake, gateway = start(fake_github, merged(world))
-    with pytest.raises(ReuseError, match="run 101 swept commit c11111111111, whose benchmark-affecting content differs"):
+    with pytest.raises(ReuseError) as info:  # a stale source: its missing rows are named
         resolve(gateway, PUSH)
+    assert ("run 101 does not cover the plan of head c33333333333 (10 rows): 10 row(s) without a "
+            "green job: `dsr1 fp4 mi355x atom 8k1k TP4 c4 #") in str(info.value)
 
 
 def test_a_benchmark_neutral_push_keeps_the_authorization(fake_github):
@@ -347,4 +359,45 @@ def test_a_command_with_no_run_before_it_cannot_be_bound(fake_github):
         run["created_at"] = "2026-09-30T10:00:00Z"  # every run after the command
     add_comment(world, "root", "OWNER", "/reuse-sweep-run", T1)
     _, merge = _run(fake_github, merged(world), PUSH)
-    assert not merge.enabled and "cannot be tied to a PR head" in merge.reason
+    assert "cannot be tied to a PR head" in merge.reason and MERGE_COVERED in merge.reason
+
+
+def test_covered_reuse_names_the_rows_a_source_lacks(fake_github):
+    """all-evals asks for eval rows at every concurrency; run 101 swept the default subset."""
+    world = base_world()
+    pr(world)["labels"] = ["full-sweep-enabled", "all-evals"]
+    add_comment(world, "root", "OWNER", "/use 101", T1)
+    fake, gateway = start(fake_github, merged(world))
+    with pytest.raises(ReuseError) as info:
+        resolve(gateway, PUSH)
+    text = str(info.value)
+    assert "run 101 does not cover the plan of head c22222222222" in text
+    assert "row(s) without a green job: `dsr1 fp8 mi355x sglang 8k1k TP8 c4 eval #" in text
+
+
+def test_a_source_green_on_other_content_is_stale(fake_github):
+    """The PR's runs swept c1; a later push changes the launcher: every row is stale."""
+    world = base_world()
+    add_comment(world, "root", "OWNER", "/use 101", T1)
+    _push(world, {"runners/launch_mi355x-amds.sh": "#!/bin/sh\necho changed\n"}, T2)
+    add_comment(world, "root", "OWNER", "/use 101", T3)
+    world = merged(world)
+    fake, gateway = start(fake_github, world)
+    with pytest.raises(ReuseError) as info:
+        resolve(gateway, SYNC3)
+    text = str(info.value)
+    assert "run 101 does not cover the plan of head c33333333333" in text
+    assert "green only on other benchmark content (stale): `dsr1 fp8 mi355x sglang" in text and "(run 101)" in text
+
+
+def test_a_merge_whose_content_moved_names_the_command_to_post(fake_github):
+    """Main bumped the launcher after the sweep: the merge differs from what the runs swept,
+    yet they cover the PR head, so the exact command that accepts them is named."""
+    world = merged(base_world())
+    world["commits"][M1]["files"] = {"runners/launch_mi355x-amds.sh": "#!/bin/sh\necho newer\n"}
+    fake, gateway = start(fake_github, world)
+    with pytest.raises(ReuseError) as info:
+        resolve(gateway, PUSH)
+    text = str(info.value)
+    assert "green only on other benchmark content (stale)" in text
+    assert "posts `/reuse-sweep-run` on PR #12 and re-runs this workflow" in text

@@ -15,8 +15,57 @@ C0, C1, C2, C9, M1 = ("c0" + "0" * 38, "c1" + "1" * 38, "c2" + "2" * 38, "c9" + 
                       "d1" + "1" * 38)
 
 
+ROOT = Path(__file__).resolve().parent.parent
+KEY = "dsr1-fp8-mi355x-sglang"
+OTHER_KEY = "dsr1-fp4-mi355x-atom"  # what a later push of the tests swaps the plan to
+# jobs that are not plan rows, and how they ended in the runs whose conclusion they explain
+SPOILERS = {102: ("collect-results", "failure"), 109: ("results-link comment", "cancelled")}
+
+
+def _key_block(key: str) -> str:
+    """The key's block of our master config, as text."""
+    text = (ROOT / "configs" / "amd-master.yaml").read_text(encoding="utf-8")
+    start = text.index(f"\n{key}:\n") + 1
+    end = text.find("\n\n", start)
+    return text[start:end if end > 0 else len(text)] + "\n"
+
+
+def _row_jobs(world: dict) -> None:
+    """Give the world's master config and runners to its first commit, and every sweep run the
+    jobs of the PR's plan (one `single-node 8k1k / <row>` job per row, green; the runs that did
+    not succeed carry a failed or cancelled job that is not a row)."""
+    from infx.changelog.incremental import plan_from_trees
+    from infx.changelog.plan import PlanFlags
+    from infx.matrix.fingerprint import plan_rows
+    from infx.matrix.identity import job_name
+
+    first = world["commits"][C0]["files"]
+    first["configs/amd-master.yaml"] = _key_block(KEY) + "\n" + _key_block(OTHER_KEY)
+    first["configs/runners.yaml"] = (ROOT / "configs" / "runners.yaml").read_text(encoding="utf-8")
+    head = dict(first) | world["commits"][C1]["files"]
+    names = [job_name(row) for row in plan_rows(plan_from_trees(first, head, PlanFlags(),
+                                                                base_ref=C0, head_ref=C1))]
+    check_runs = world.setdefault("check_runs", {})
+    next_id = 90000
+    for run in world["workflow_runs"]:
+        if not run["path"].endswith("run-sweep.yml") or run["event"] != "pull_request":
+            continue
+        jobs = [(f"single-node 8k1k / {name}", "success") for name in names]
+        if run["id"] in SPOILERS:
+            jobs.append(SPOILERS[run["id"]])
+        for name, conclusion in jobs if run["status"] == "completed" else []:
+            next_id += 1
+            check_runs.setdefault(run["head_sha"], []).append({
+                "id": next_id, "name": name, "status": "completed", "conclusion": conclusion,
+                "started_at": run["created_at"], "completed_at": run["created_at"],
+                "details_url": f"https://github.com/{REPO}/actions/runs/{run['id']}/job/{next_id}",
+                "run_id": run["id"], "run_attempt": run.get("run_attempt", 1)})
+
+
 def base_world() -> dict:
-    return copy.deepcopy(load_file(WORLD_FILE))
+    world = copy.deepcopy(load_file(WORLD_FILE))
+    _row_jobs(world)
+    return world
 
 
 def pr(world: dict, number: int = 12) -> dict:

@@ -438,3 +438,44 @@ def test_cancelled_run_never_plans(sweep):
     assert not evaluate_if(sweep["jobs"]["plan"]["if"], ctx)
     needs["reuse-gate"]["result"] = "cancelled"
     assert not run_job(sweep, "plan", github_context(case), needs)
+
+
+# ---- push to main: GPU-free merges (issue 14) ----------------------------------------------
+
+def _push_needs(plan_result: str, reuse: str) -> dict:
+    needs = _plan_needs(PLANS["big"], reuse) if plan_result == RUN else {"plan": {"result": plan_result,
+                                                                                   "outputs": {}}}
+    needs["plan"]["outputs"] |= {"reuse-source-run-ids": "101,99", "reuse-source-pr-number": "12"}
+    return needs
+
+
+@pytest.mark.parametrize(("plan_result", "reuse", "publish"), [
+    (RUN, "true", True),     # covering reuse (a command, or runs covering the merge commit's plan)
+    (FAIL, "", False),       # no covering reuse: the resolver failed the plan job with the command
+])
+def test_push_to_main_never_sweeps_and_publishes_only_a_covering_reuse(sweep, plan_result, reuse, publish):
+    github = github_context(next(push_cases()))
+    needs = _push_needs(plan_result, reuse)
+    for shard in all_shard_ids():
+        assert not run_job(sweep, f"sweep-{shard}", github, needs), shard
+    all_needs = needs | {f"sweep-{s}": {"result": SKIP, "outputs": {}} for s in all_shard_ids()}
+    for job in ("collect-results", "collect-evals", "results-link"):
+        assert not run_job(sweep, job, github, all_needs), job
+    assert run_job(sweep, "publish", github, needs) is publish
+
+
+def test_publish_runs_only_on_pushes(sweep):
+    pr = github_context(Case("pull_request", "synchronize", frozenset({"full-sweep-enabled"}), None,
+                             False, False, "none", False, True))
+    assert not run_job(sweep, "publish", pr, _push_needs(RUN, "true"))
+
+
+def test_push_resolver_step_gets_the_previous_tip_and_publish_gets_the_run_ids(sweep):
+    plan = sweep["jobs"]["plan"]
+    step = next(s for s in plan["steps"] if s.get("id") == "reuse")
+    assert step["env"]["PUSH_BEFORE"] == "${{ github.event.before }}"
+    assert '--before-sha "$PUSH_BEFORE"' in step["run"]
+    assert plan["outputs"]["reuse-source-run-ids"] == "${{ steps.reuse.outputs.reuse-source-run-ids }}"
+    publish = sweep["jobs"]["publish"]
+    assert publish["permissions"] == {"contents": "write"}
+    assert "infx reuse publish" in publish["steps"][-1]["run"]

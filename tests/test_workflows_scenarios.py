@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 
 import pytest
-from test_reuse_support import C2, M1, add_comment, base_world, merged, pr, start
+from test_reuse_support import C1, C2, M1, add_comment, base_world, merged, pr, start
 from test_workflows_gating import (
     FAIL,
     PLANS,
@@ -188,9 +188,9 @@ def test_scenario_5_unauthorized_command(sweep, fake_github):
     assert out.reuse["reuse-reason"] == "PR #12 has no /reuse-sweep-run authorization"
     outcome, bot = ack(fake_github, world, cid)
     assert bot == ["-1"] and "Reuse requires an OWNER, MEMBER, or COLLABORATOR request." in outcome.summary
-    merge = run_merge(sweep, fake_github, _merged(world))
-    assert merge.reuse["reuse-enabled"] == "false" and merge.sweep_jobs == EVERY_SHARD  # main sweeps
-    assert merge.reuse["reuse-reason"] == "PR #12 has no /reuse-sweep-run authorization"
+    merge = run_merge(sweep, fake_github, _merged(world))  # main never sweeps (issue 14):
+    assert merge.reuse["reuse-enabled"] == "true" and merge.sweep_jobs == []  # the PR's runs cover it
+    assert "cover every row of the merge commit's plan with identical fingerprints" in merge.reuse["reuse-reason"]
 
 
 def test_scenario_6_bare_authorization_then_push_then_merge(sweep, fake_github):
@@ -216,6 +216,7 @@ def test_scenario_7_pinned_failed_run_is_reused_but_not_when_bare(sweep, fake_gi
     add_comment(bare, "root", "OWNER", "/reuse-sweep-run", T1)
     assert run_merge(sweep, fake_github, _merged(bare)).reuse["reuse-source-run-id"] == "101"
     bare["workflow_runs"] = [r for r in bare["workflow_runs"] if r["id"] != 101]  # no green run left
+    bare["check_runs"][C1] = [c for c in bare["check_runs"][C1] if c["run_id"] != 101]
     merge = run_merge(sweep, fake_github, _merged(bare))
     assert (merge.plan, merge.sweep_jobs) == (FAIL, [])  # fails closed: no sweep, no publish
     assert "no successful run-sweep.yml run with reusable artifacts" in merge.error
@@ -262,9 +263,9 @@ def test_scenario_10a_merge_commit_of_two_prs(sweep, fake_github):
     assert "maps to multiple PRs (#12, #13); refusing to reuse artifacts" in merge.error
     world = _merged(base_world())
     _second_pr(world, authorized=False)
-    merge = run_merge(sweep, fake_github, world)
-    assert merge.reuse["reuse-enabled"] == "false" and merge.sweep_jobs == EVERY_SHARD
-    assert merge.reuse["reuse-reason"] == "multiple associated pull requests"
+    merge = run_merge(sweep, fake_github, world)  # main never sweeps: it fails closed
+    assert (merge.plan, merge.sweep_jobs) == (FAIL, [])
+    assert "maps to multiple PRs (#12, #13)" in merge.error
 
 
 def test_scenario_10b_newest_authorized_request_wins(sweep, fake_github):

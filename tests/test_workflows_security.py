@@ -89,7 +89,20 @@ def test_jobs_declare_minimal_permissions(path):
             assert "permissions" in job, f"{path.name}:{job_id} inherits the default token scope"
             perms = job["permissions"]
         writes = {k for k, v in perms.items() if v == "write"}
-        assert writes <= {"pull-requests", "issues", "statuses"}, f"{path.name}:{job_id}: {writes}"
+        allowed = {"pull-requests", "issues", "statuses"} | DISPATCHERS.get((path.name, job_id), set())
+        assert writes <= allowed, f"{path.name}:{job_id}: {writes}"
+
+
+# repository_dispatch needs `contents: write`: only the publish job of a push to main sends one
+DISPATCHERS = {("run-sweep.yml", "publish"): {"contents"}}
+
+
+def test_the_dispatching_job_runs_only_on_pushes_to_the_default_branch():
+    job = _jobs(WORKFLOWS / "run-sweep.yml")["publish"]
+    assert "github.event_name == 'push'" in job["if"]
+    triggers = load_file(WORKFLOWS / "run-sweep.yml")
+    triggers = triggers.get("on", triggers.get(True))
+    assert triggers["push"]["branches"] == ["main"]
 
 
 def test_only_comment_jobs_write_and_they_run_trusted_code():

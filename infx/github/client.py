@@ -826,6 +826,14 @@ class GitHubClient:
                          action=f"setting status {context}={state} on {sha[:12]}",
                          permission="statuses: write", post=True)
 
+    def repository_dispatch(self, repo: Any, event_type: str, payload: dict) -> None:
+        """Send a `repository_dispatch` event (workflows and apps subscribed to it receive it)."""
+        name = _repo_name(repo)
+        self.call(lambda: self._json("POST", f"/repos/{name}/dispatches",
+                                     body={"event_type": event_type, "client_payload": payload}),
+                  action=f"sending the {event_type} repository_dispatch to {name}",
+                  permission="contents: write", post=True)
+
     def add_reaction(self, repo: Any, comment_id: int, content: str) -> dict:
         """React to an issue comment as the bot (GitHub answers 200 if it already exists)."""
         if content not in REACTIONS:

@@ -15,6 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+# the key of a run's changelog_metadata (its changelog-metadata artifact) listing the rows
+# the run took from earlier runs (job name -> run id): such a run is no whole sweep alone
+REUSED_ROWS = "reused-rows"
+METADATA_ARTIFACT, METADATA_FILE = "changelog-metadata", "changelog_metadata.json"
+
 
 @dataclass(frozen=True)
 class JobFacts:

@@ -24,6 +24,7 @@ def reuse() -> None:
 @click.option("--pr-number", type=int, default=None)
 @click.option("--ref", default="")
 @click.option("--commit-sha", default="")
+@click.option("--before-sha", default="", help="a push's previous tip (plans the merge commit)")
 @click.option("--workflow-id", default=DEFAULT_WORKFLOW, show_default=True)
 @click.option("--reuse-incompatible-label", default=",".join(INCOMPATIBLE_LABELS), show_default=True,
               help="Comma-separated labels that make a PR ineligible for reuse.")
@@ -32,7 +33,7 @@ def reuse() -> None:
               type=click.Path(dir_okay=False, path_type=Path))
 @world_option
 def resolve_command(repo: str, event_name: str, event_action: str, pr_number: int | None, ref: str,
-                    commit_sha: str, workflow_id: str, reuse_incompatible_label: str,
+                    commit_sha: str, before_sha: str, workflow_id: str, reuse_incompatible_label: str,
                     default_branch: str, github_output: Path | None, world: Path | None) -> None:
     """Decide whether this event reuses an earlier sweep; write the reuse-* step outputs."""
     from infx.reuse.gateway import GitHubGateway
@@ -41,7 +42,7 @@ def resolve_command(repo: str, event_name: str, event_action: str, pr_number: in
 
     request = ResolveRequest(
         event_name=event_name, event_action=event_action, pr_number=pr_number, ref=ref,
-        commit_sha=commit_sha, workflow=workflow_id, default_branch=default_branch,
+        commit_sha=commit_sha, before_sha=before_sha, workflow=workflow_id, default_branch=default_branch,
         incompatible_labels=tuple(x.strip() for x in reuse_incompatible_label.split(",") if x.strip()))
     try:
         with open_client(world) as client:
@@ -92,6 +93,27 @@ def parse_command_cli(body_file) -> None:
                           {"command": command.name, "run_id": command.run_id}))
 
 
+@reuse.command("publish")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True, help="owner/name")
+@click.option("--run-ids", required=True, help="comma-separated ids of the runs whose results are published")
+@click.option("--pr-number", type=int, default=None, help="the merged PR the runs belong to")
+@click.option("--commit-sha", envvar="GITHUB_SHA", required=True, help="the merge commit on the default branch")
+@world_option
+def publish_command(repo: str, run_ids: str, pr_number: int | None, commit_sha: str, world: Path | None) -> None:
+    """Hand a GPU-free merge's source runs to ingestion: a `repository_dispatch` event
+    (`infx-sweep-results`) whose payload names the runs, the PR and the merge commit."""
+    from infx.reuse.model import PUBLISH_EVENT, publish_payload
+    from infx.workflow.actions import append_summary
+
+    payload = publish_payload(run_ids, pr_number, commit_sha, repo)
+    with open_client(world) as client:
+        client.repository_dispatch(repo, PUBLISH_EVENT, payload)
+    runs = ", ".join(map(str, payload["run_ids"]))
+    append_summary(f"**Published without a sweep:** {PUBLISH_EVENT} dispatched for run(s) {runs} "
+                   f"of PR #{pr_number} at {commit_sha[:12]}.")
+    click.echo(json.dumps({"event_type": PUBLISH_EVENT, "client_payload": payload}, sort_keys=True))
+
+
 @reuse.command("incremental")
 @click.option("--plan", "plan_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The plan `infx plan` wrote; rewritten with fingerprints, less the reused rows.")
@@ -112,7 +134,7 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
     on identical content (the step summary lists them with their source run)."""
     from infx.changelog.gitio import read_tree
     from infx.changelog.incremental import summary, without
-    from infx.matrix.coverage import Coverage
+    from infx.matrix.coverage import REUSED_ROWS, Coverage
     from infx.matrix.fingerprint import annotate, content_of, plan_rows
     from infx.reuse.covering import coverage, eligible_runs, wanted_rows
     from infx.reuse.gateway import GitHubGateway, tree_path
@@ -142,6 +164,10 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
             cov, note = Coverage(), ("**Incremental re-sweep off:** earlier runs could not be read ("
                                      + "; ".join(p.message for p in exc.problems) + "); every row runs.\n")
         plan = without(plan, set(cov.reused))
+        # the run's changelog-metadata artifact says which rows it took from earlier runs: a run
+        # that reused rows is never a whole sweep on its own (the sign-off reads it)
+        if isinstance(plan.get("changelog_metadata"), dict):
+            plan["changelog_metadata"][REUSED_ROWS] = dict(sorted(cov.reused.items()))
     planned = len(plan_rows(plan))
     plan_path.write_text(json.dumps(plan, separators=(",", ":"), ensure_ascii=False) + "\n", encoding="utf-8")
     if reused_out is not None:

@@ -9,7 +9,7 @@ from infx.benchmark_content import is_benchmark_path
 from infx.changelog.incremental import plan_inputs
 from infx.github.client import Comment, GitHubError, Permission
 from infx.matrix.coverage import JobFacts
-from infx.reuse.model import ArtifactFacts, PullFacts, RunFacts
+from infx.reuse.model import ArtifactFacts, PullFacts, ReuseError, RunFacts
 from infx.reuse.ports import ReuseClient
 
 MAX_LISTED_COMMITS = 250  # GitHub's pull request commit listing stops here
@@ -118,6 +118,15 @@ class GitHubGateway:
         return self.client.paginate(f"{self._api}/commits/{sha}/pulls",
                                     action=f"listing the pull requests of commit {sha[:12]}",
                                     permission="pull-requests: read")
+
+    def first_parent(self, sha: str) -> str:
+        """The commit's first parent (what a push to the default branch moved from)."""
+        data = self.client.get(f"{self._api}/commits/{sha}", action=f"reading commit {sha[:12]}",
+                               permission="contents: read")
+        parents = data.get("parents") or [] if isinstance(data, dict) else []
+        if not parents or not isinstance(parents[0], dict) or not parents[0].get("sha"):
+            raise ReuseError(f"commit {sha[:12]} has no parent to plan it against")
+        return str(parents[0]["sha"])
 
     def react(self, comment_id: int, content: str) -> None:
         self.client.add_reaction(self.repo, comment_id, content)

@@ -5,12 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from infx.benchmark_content import Unreadable, differences
+from infx.matrix.coverage import Coverage
 from infx.reuse.authorization import newest_request
 from infx.reuse.binding import binding_problem, head_when_posted
+from infx.reuse.covering import Wanted, coverage, eligible_runs, flags_of, plan_at
 from infx.reuse.gateway import GitHubGateway
 from infx.reuse.grammar import AuthorizedRequest
-from infx.reuse.model import ReuseError, ReuseResult, RunFacts
-from infx.reuse.sources import DEFAULT_WORKFLOW, INCOMPATIBLE_LABELS, check_labels, select_source
+from infx.reuse.model import PullFacts, ReuseError, ReuseResult, RunFacts
+from infx.reuse.sources import (
+    DEFAULT_WORKFLOW,
+    INCOMPATIBLE_LABELS,
+    check_labels,
+    is_reusable_artifact,
+    select_source,
+)
+
+COVER_FIX = "sweep the missing rows (push to the PR, or re-apply its sweep label), or pin a run that covers them"
 
 
 @dataclass(frozen=True)
@@ -23,6 +33,7 @@ class ResolveRequest:
     workflow: str = DEFAULT_WORKFLOW
     incompatible_labels: tuple[str, ...] = INCOMPATIBLE_LABELS
     default_branch: str = "main"
+    before_sha: str = ""  # a push's previous tip (the merge commit's plan is diffed against it)
 
 
 def find_request(gateway: GitHubGateway, pr_number: int) -> AuthorizedRequest | None:
@@ -48,6 +59,19 @@ def unbound_reason(gateway: GitHubGateway, pr_number: int, request: AuthorizedRe
                            base=pull.base_sha, tree=gateway.tree)
 
 
+def plan_of(gateway: GitHubGateway, pull: PullFacts, head: str, base: str | None = None) -> Wanted:
+    """The plan of `head` (against `base`, default the PR's base) with its row fingerprints."""
+    base = base or pull.base_sha
+    return plan_at(gateway.tree(base), gateway.tree(head), flags_of(pull.labels),
+                   base_ref=base, head_ref=head)
+
+
+def cover_by(gateway: GitHubGateway, wanted: Wanted, runs: list[RunFacts], base: str) -> Coverage:
+    """How far the runs' green jobs cover the wanted rows with identical fingerprints."""
+    found, _ = coverage(wanted, runs, jobs_of=gateway.run_jobs, tree=gateway.tree, base=gateway.tree(base))
+    return found
+
+
 def resolve_source(gateway: GitHubGateway, pr_number: int, request: AuthorizedRequest,
                    *, workflow: str = DEFAULT_WORKFLOW,
                    incompatible: tuple[str, ...] = INCOMPATIBLE_LABELS, require_merged: bool = False,
@@ -55,8 +79,19 @@ def resolve_source(gateway: GitHubGateway, pr_number: int, request: AuthorizedRe
     """Check the PR, then pick and validate the source run the request points at.
 
     The run must have swept the same benchmark-affecting content as `head` (default: the
-    PR's current head), so a run of an earlier plan is never reused.
+    PR's current head), so a run of an earlier plan is never reused; and it must cover every
+    row of the head's plan with a green job of the same fingerprint (a pinned run alone; for
+    `/reuse-sweep-run` without a run id, the PR's runs together: see `covering_sources`).
     """
+    return covering_sources(gateway, pr_number, request, workflow=workflow, incompatible=incompatible,
+                            require_merged=require_merged, require_open=require_open, head=head)[0]
+
+
+def covering_sources(gateway: GitHubGateway, pr_number: int, request: AuthorizedRequest,
+                     *, workflow: str = DEFAULT_WORKFLOW,
+                     incompatible: tuple[str, ...] = INCOMPATIBLE_LABELS, require_merged: bool = False,
+                     require_open: bool = False, head: str | None = None) -> tuple[RunFacts, tuple[int, ...]]:
+    """(the source run, every run whose rows the reuse takes, the source first)."""
     pull = gateway.pull(pr_number)
     if require_merged and not pull.merged:
         raise ReuseError(f"PR #{pr_number} is not marked as merged.")
@@ -65,6 +100,12 @@ def resolve_source(gateway: GitHubGateway, pr_number: int, request: AuthorizedRe
     check_labels(pr_number, pull.labels, incompatible)
     commits = gateway.pull_commits(pr_number)
     head = head or pull.head_sha
+    wanted: list[Wanted] = []
+
+    def plan() -> Wanted:
+        if not wanted:
+            wanted.append(plan_of(gateway, pull, head))
+        return wanted[0]
 
     def drift(run: RunFacts) -> list[str]:
         if run.head_sha == head:
@@ -76,11 +117,31 @@ def resolve_source(gateway: GitHubGateway, pr_number: int, request: AuthorizedRe
             raise ReuseError(f"cannot compare run {run.id}'s commit {run.head_sha[:12]} with the "
                              f"head {head[:12]}: {exc}") from exc
 
-    return select_source(request.command, pr_number, commits, get_run=gateway.run,
-                         branch_runs=lambda: gateway.branch_runs(pull.head_ref),
-                         artifacts_of=gateway.artifacts, workflow=workflow,
-                         elevated=request.authority is not None and request.authority.elevated,
-                         drift=drift)
+    def covers(run: RunFacts) -> None:
+        found = cover_by(gateway, plan(), [run], pull.base_sha)
+        if not found.complete:
+            raise ReuseError(f"run {run.id} does not cover the plan of head {head[:12]} "
+                             f"({len(plan())} rows): {found.describe()}", fix=COVER_FIX)
+
+    source = select_source(request.command, pr_number, commits, get_run=gateway.run,
+                           branch_runs=lambda: gateway.branch_runs(pull.head_ref),
+                           artifacts_of=gateway.artifacts, workflow=workflow,
+                           elevated=request.authority is not None and request.authority.elevated,
+                           drift=drift, covers=covers)
+    if request.command.run_id is not None:
+        return source, (source.id,)
+    # no run id: the PR's runs together must cover the plan, the selected run among them
+    runs = eligible_runs(gateway.branch_runs(pull.head_ref), commits, workflow=workflow)
+    runs = [source] + [r for r in runs if r.id != source.id]
+    found = cover_by(gateway, plan(), runs, pull.base_sha)
+    if not found.complete:
+        raise ReuseError(f"the sweep runs of PR #{pr_number} do not cover the plan of head {head[:12]} "
+                         f"({len(plan())} rows): {found.describe()}", fix=COVER_FIX)
+    expired = [r for r in found.runs() if not any(is_reusable_artifact(a) for a in gateway.artifacts(r))]
+    if expired:
+        raise ReuseError(f"run(s) {', '.join(map(str, expired))} hold rows of the plan but no unexpired "
+                         "result artifact", fix="sweep those rows again")
+    return source, tuple(dict.fromkeys([source.id, *found.runs()]))
 
 
 def resolve(gateway: GitHubGateway, req: ResolveRequest) -> ReuseResult:
@@ -104,33 +165,68 @@ def _resolve_pr(gateway: GitHubGateway, req: ResolveRequest) -> ReuseResult:
     unbound = unbound_reason(gateway, req.pr_number, request, req.commit_sha or None)
     if unbound is not None:  # sweep this push: the command does not cover it
         return ReuseResult(pr_number=req.pr_number, reason=unbound)
-    source = resolve_source(gateway, req.pr_number, request, workflow=req.workflow,
-                            incompatible=req.incompatible_labels, head=req.commit_sha or None)
-    return ReuseResult(skip_pr_sweep=True, source=source, pr_number=req.pr_number,
-                       reason=f"{request.command} authorized; reusing run {source.id} instead of sweeping")
+    source, runs = covering_sources(gateway, req.pr_number, request, workflow=req.workflow,
+                                    incompatible=req.incompatible_labels, head=req.commit_sha or None)
+    return ReuseResult(skip_pr_sweep=True, source=source, pr_number=req.pr_number, sources=runs,
+                       reason=f"{request.command} authorized; reusing {_runs_text(runs)} instead of sweeping")
+
+
+def _runs_text(runs: tuple[int, ...]) -> str:
+    return f"run {runs[0]}" if len(runs) == 1 else "runs " + ", ".join(map(str, runs))
 
 
 def _resolve_push(gateway: GitHubGateway, req: ResolveRequest) -> ReuseResult:
+    """A push to main never sweeps: it reuses the merged PR's runs (an authorized covering
+    command, or runs that cover the merge commit's plan row for row), or it fails saying
+    exactly what a maintainer should post."""
     if not req.commit_sha:
         raise ReuseError("--commit-sha is required for a push event")
     numbers = sorted({int(p["number"]) for p in gateway.pulls_for_commit(req.commit_sha)})
     if not numbers:
-        return ReuseResult(reason="no associated pull request")
+        raise ReuseError(f"commit {req.commit_sha[:12]} has no pull request: pushes to "
+                         f"{req.default_branch} are never swept", fix="merge changelog entries through a PR")
     if len(numbers) > 1:
-        authorized = [n for n in numbers if find_request(gateway, n) is not None]
-        if authorized:
-            listed = ", ".join(f"#{n}" for n in numbers)
-            raise ReuseError(f"commit {req.commit_sha[:12]} maps to multiple PRs ({listed}); "
-                             "refusing to reuse artifacts")
-        return ReuseResult(reason="multiple associated pull requests")
+        listed = ", ".join(f"#{n}" for n in numbers)
+        raise ReuseError(f"commit {req.commit_sha[:12]} maps to multiple PRs ({listed}); "
+                         "refusing to reuse artifacts", fix="merge one PR per commit")
     number = numbers[0]
     request = find_request(gateway, number)
-    if request is None:
-        return ReuseResult(pr_number=number, reason=f"PR #{number} has no /reuse-sweep-run authorization")
-    unbound = unbound_reason(gateway, number, request)
-    if unbound is not None:  # the merge does not reuse a run the command no longer covers
-        return ReuseResult(pr_number=number, reason=unbound)
-    source = resolve_source(gateway, number, request, workflow=req.workflow,
-                            incompatible=req.incompatible_labels, require_merged=True)
-    return ReuseResult(enabled=True, source=source, pr_number=number,
-                       reason=f"approved sweep reuse from run {source.id}")
+    unbound = None if request is None else unbound_reason(gateway, number, request)
+    if request is not None and unbound is None:
+        source, runs = covering_sources(gateway, number, request, workflow=req.workflow,
+                                        incompatible=req.incompatible_labels, require_merged=True)
+        return ReuseResult(enabled=True, source=source, pr_number=number, sources=runs,
+                           reason=f"approved sweep reuse from {_runs_text(runs)}")
+    return _neutral_merge(gateway, req, number, unbound)
+
+
+def _neutral_merge(gateway: GitHubGateway, req: ResolveRequest, number: int,
+                   unbound: str | None) -> ReuseResult:
+    """No (binding) command: the PR's runs must cover the merge commit's plan row for row."""
+    pull = gateway.pull(number)
+    if not pull.merged:
+        raise ReuseError(f"PR #{number} is not marked as merged.")
+    check_labels(number, pull.labels, req.incompatible_labels)
+    before = req.before_sha or gateway.first_parent(req.commit_sha)
+    commits = gateway.pull_commits(number)
+    runs = eligible_runs(gateway.branch_runs(pull.head_ref), commits, workflow=req.workflow)
+    merged = cover_by(gateway, plan_of(gateway, pull, req.commit_sha, before), runs, before)
+    why = f" ({unbound})" if unbound else ""
+    if merged.complete and merged.runs():
+        runs_used = tuple(merged.runs())
+        source = next(r for r in runs if r.id == runs_used[0])
+        return ReuseResult(enabled=True, source=source, pr_number=number, sources=runs_used,
+                           reason=f"PR #{number}'s {_runs_text(runs_used)} cover every row of the merge "
+                                  f"commit's plan with identical fingerprints: no sweep on main{why}")
+    at_head = cover_by(gateway, plan_of(gateway, pull, pull.head_sha), runs, pull.base_sha)
+    if at_head.complete and at_head.runs():
+        command = "/reuse-sweep-run"
+        raise ReuseError(
+            f"the merge of PR #{number} differs from what its runs swept ({merged.describe()}){why}; "
+            f"a maintainer who accepts the PR's results for the merge posts `{command}` on PR #{number} "
+            "and re-runs this workflow",
+            fix=f"post `{command}` on PR #{number} (maintain or write permission), then re-run this workflow")
+    raise ReuseError(
+        f"PR #{number} was merged without a green result for every row of its plan "
+        f"({at_head.describe()}){why}; no reuse command can cover these rows",
+        fix="sweep them on a PR that appends a changelog entry for these config keys")

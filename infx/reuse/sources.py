@@ -74,12 +74,14 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
                   branch_runs: Callable[[], Sequence[RunFacts]],
                   artifacts_of: Callable[[int], Sequence[ArtifactFacts]],
                   workflow: str = DEFAULT_WORKFLOW, elevated: bool = False,
-                  drift: Callable[[RunFacts], Sequence[str]] | None = None) -> RunFacts:
+                  drift: Callable[[RunFacts], Sequence[str]] | None = None,
+                  covers: Callable[[RunFacts], None] | None = None) -> RunFacts:
     """The pinned run (validated, never substituted) or the newest valid green run of the PR.
 
     `drift(run)` names the benchmark-affecting content that differs between the run's commit
     and the head being decided: a pinned run with drift is refused, and automatic selection
-    passes over such runs (a sweep of another plan is never reused).
+    passes over such runs (a sweep of another plan is never reused). `covers(run)` raises
+    ReuseError naming the plan rows a pinned run does not cover with matching fingerprints.
     """
     if not pr_commits:
         raise ReuseError(f"PR #{pr_number} has no commits")
@@ -90,6 +92,8 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
                              fix="check the run id in the command")
         validate_source(run, artifacts_of(run.id), pr_number, pr_commits, pinned=True,
                         workflow=workflow, elevated=elevated)
+        if covers is not None:
+            covers(run)
         changed = drift(run) if drift is not None else ()
         if changed:
             raise ReuseError(f"run {run.id} swept commit {run.head_sha[:12]}, whose benchmark-affecting "

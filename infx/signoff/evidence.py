@@ -12,6 +12,7 @@ from typing import Any
 
 from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
+from infx.matrix.coverage import METADATA_ARTIFACT
 from infx.reuse.authorization import newest_request
 from infx.reuse.binding import head_when_posted
 from infx.signoff import codeowners, eval_jobs, provenance
@@ -33,10 +34,18 @@ from infx.signoff.model import (
 from infx.signoff.policy_common import changed_paths, first_trusted_file
 from infx.signoff.ports import SignoffClient
 from infx.signoff.render import read_marker
-from infx.signoff.sweeps import family, green_jobs, green_run, run_id_of
+from infx.signoff.sweeps import (
+    family,
+    green_jobs,
+    green_run,
+    green_union,
+    latest_attempt,
+    run_id_of,
+    took_rows,
+)
 from infx.signoff.table import Settings
 
-WANTED_ARTIFACTS = ("eval_results_all", "results_bmk")
+WANTED_ARTIFACTS = ("eval_results_all", "results_bmk", METADATA_ARTIFACT)
 MAX_TEAM_LOOKUPS = 3
 TEAM_READ_FIX = ("an admin must install the sign-off GitHub App (Organization permission "
                  "Members: read) and give the workflow its APP_ID and APP_PRIVATE_KEY "
@@ -55,6 +64,8 @@ NOT_EVIDENCE = frozenset({"live head", "workflow runs"})  # GitHub's pull reques
 # sweep runs of ours on one commit whose jobs are read, newest first (and run records read
 # one by one, for runs the branch listing did not return)
 MAX_RUNS_PER_COMMIT = 3
+MAX_UNION_RUNS = 8  # runs of the PR read for a union of incremental re-sweeps, newest first
+MAX_UNION_TREES = 4  # commit trees read for it (the head's is already read)
 _PR_LINK = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)")
 
 
@@ -407,6 +418,7 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
             evidence.orphan_runs.append(run)  # a sweep of ours on a commit rebased away
     ordered = list(reversed(commits))
     ordered = [s for s in ordered if s in with_runs] + [s for s in ordered if s not in with_runs]
+    incremental = False
     for sha in ordered:
         runs_here = optional(evidence, f"check-runs:{sha}", lambda sha=sha: reader.check_runs(sha))
         evidence.check_runs[sha] = runs_here
@@ -429,13 +441,54 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
                                                  lambda run_id=run_id: reader.run_jobs(run_id))
             green = green_jobs(evidence, run_id)
             if green is None or green.commit != sha:
+                if sha == evidence.pr.head_sha and _ran_rows(evidence, run_id):
+                    _artifacts(reader, evidence, run_id)  # an incremental re-sweep?
+                    incremental = incremental or took_rows(evidence, run_id)
                 continue
             commit_tree(reader, evidence, sha)
             if green_run(evidence, run_id) is None:
                 continue  # modified sweep workflow files (Check 1 names them)
-            evidence.artifacts[run_id] = optional(evidence, f"artifacts:{run_id}",
-                                                  lambda run_id=run_id: reader.artifacts(run_id))
+            _artifacts(reader, evidence, run_id)
+            if took_rows(evidence, run_id):
+                incremental = True  # it took rows from earlier runs: see the union below
+                continue
+            if incremental:
+                _union_evidence(reader, evidence, commits)
             return
+    if incremental:
+        _union_evidence(reader, evidence, commits)
+
+
+def _ran_rows(evidence: Evidence, run_id: int) -> bool:
+    """Did the run end some benchmark or eval job green (so it may be part of a union)?"""
+    return any(family(job.name) and job.conclusion == "success"
+               for job in latest_attempt(evidence.run_jobs.get(run_id) or []))
+
+
+def _union_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> None:
+    """The PR has incremental re-sweeps: the jobs of its other sweep runs of ours and the trees
+    of their commits, so that a union of runs covering the head's plan can count
+    (sweeps.green_union); then the artifacts of the runs the union takes rows from."""
+    runs = sorted((r for r in evidence.workflow_runs.values() if r.head_sha in commits
+                   and provenance.origin_problem(r, evidence.repo, evidence.default_branch) is None),
+                  key=lambda r: (r.created_at or "", r.id), reverse=True)[:MAX_UNION_RUNS]
+    trees = 0
+    for run in runs:
+        if run.id not in evidence.run_jobs:
+            evidence.run_jobs[run.id] = optional(evidence, f"jobs:{run.id}",
+                                                 lambda run_id=run.id: reader.run_jobs(run_id))
+        if provenance.tree_of(evidence, run.head_sha) is None and trees < MAX_UNION_TREES:
+            trees += 1
+            commit_tree(reader, evidence, run.head_sha)
+    green = green_union(evidence)
+    for run_id in green.runs if green is not None else ():
+        _artifacts(reader, evidence, run_id)
+
+
+def _artifacts(reader: Reader, evidence: Evidence, run_id: int) -> None:
+    if run_id not in evidence.artifacts:
+        evidence.artifacts[run_id] = optional(evidence, f"artifacts:{run_id}",
+                                              lambda: reader.artifacts(run_id))
 
 
 def _ours_by_record(reader: Reader, evidence: Evidence, run_id: int) -> bool:

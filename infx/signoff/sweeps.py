@@ -8,14 +8,27 @@ gives its shard jobs (infx.workflow.shard.BUCKETS), and jobs named by a row iden
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
-from infx.changelog.plan import DEFAULT_CHANGELOG, appended_entries
+from infx.changelog.incremental import plan_from_trees
+from infx.changelog.plan import DEFAULT_CHANGELOG, PlanFlags, appended_entries
 from infx.errors import InfxError
-from infx.matrix.identity import parse_job_name
+from infx.matrix.coverage import (
+    METADATA_ARTIFACT,
+    METADATA_FILE,
+    REUSED_ROWS,
+    JobFacts,
+    RunRows,
+    cover,
+    green_rows,
+)
+from infx.matrix.fingerprint import Content, content_of, fingerprint, plan_rows
+from infx.matrix.identity import job_name, parse_job_name
 from infx.signoff import configs_at, provenance
 from infx.signoff.model import CheckRun, Evidence, RunJob
+from infx.workflow.labels import sweep_flags
 from infx.workflow.shard import BUCKETS, bucket_of_job
 
 _RUN_ID = re.compile(r"/actions/runs/(\d+)(?:/|$)")
@@ -29,6 +42,29 @@ class GreenRun:
     attempt: int
     benchmarks: int
     evals: int
+    # a union of runs (incremental re-sweeps): run id -> the plan rows (job names) taken from
+    # it; empty for one green run, whose rows all count
+    rows_by_run: tuple[tuple[int, frozenset[str]], ...] = ()
+
+    @property
+    def runs(self) -> tuple[int, ...]:
+        return tuple(run_id for run_id, _ in self.rows_by_run) or (self.run_id,)
+
+    def contributes(self, run_id: int, evals: bool) -> bool:
+        """Does the union take eval rows (or benchmark rows) from this run?"""
+        names = next((n for rid, n in self.rows_by_run if rid == run_id), frozenset())
+        return any(is_eval_name(name) == evals for name in names)
+
+    def takes(self, run_id: int, row: dict) -> bool:
+        """Does the sweep take this result row of this run (its job name is a row it covers)?"""
+        if not self.rows_by_run:
+            return run_id == self.run_id
+        return any(run_id == rid and row.get("job_name") in names for rid, names in self.rows_by_run)
+
+
+def is_eval_name(job_name_: str) -> bool:
+    """A row job name of an eval row (its identity shows `eval`, `eval@cN` or `eval@all`)."""
+    return any(t == "eval" or t.startswith("eval@") for t in job_name_.split(" "))
 
 
 def family(name: str) -> str | None:
@@ -137,9 +173,23 @@ def green_jobs(evidence: Evidence, run_id: int) -> GreenRun | None:
                   for entry in _required_entries(evidence).values())
     if not ((benchmarks or not benchmarks_required(evidence)) and evals and covered):
         return None
+    if took_rows(evidence, run_id):
+        return None  # an incremental re-sweep covers the plan only with earlier runs (green_union)
     workflow_run = evidence.workflow_runs.get(run_id)
     attempt = workflow_run.run_attempt if workflow_run else max(j.run_attempt for j in jobs)
     return GreenRun(commit, run_id, attempt, benchmarks, evals)
+
+
+def took_rows(evidence: Evidence, run_id: int) -> bool:
+    """Did the run take rows from earlier runs (its changelog-metadata lists reused rows)?"""
+    artifact = next((a for a in evidence.artifacts.get(run_id) or [] if a.name == METADATA_ARTIFACT), None)
+    if artifact is None or not artifact.files:
+        return False
+    try:
+        data = json.loads(artifact.files.get(METADATA_FILE) or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        return True  # unreadable: never a whole sweep on its own
+    return not isinstance(data, dict) or bool(data.get(REUSED_ROWS))
 
 
 def benchmarks_required(evidence: Evidence) -> bool:
@@ -168,11 +218,79 @@ def green_runs_on(commit: str, evidence: Evidence) -> list[GreenRun]:
 
 
 def find_green_run(evidence: Evidence) -> GreenRun | None:
-    """The green sweep on the newest in-PR commit that has one (shared with Checks 2 and 14)."""
+    """The green sweep of the PR (shared with Checks 2 and 14): when the PR has incremental
+    re-sweeps, the union of runs covering the head's plan row for row; else the green sweep on
+    the newest in-PR commit that has one."""
     if not evidence.commits or evidence.check_runs is None:
         return None
+    if any(took_rows(evidence, run_id) for run_id in evidence.artifacts):
+        union = green_union(evidence)  # the PR has incremental re-sweeps: the whole plan counts
+        if union is not None:
+            return union
     for commit in reversed(evidence.commits):
         green = green_runs_on(commit, evidence)
         if green:
             return green[0]
     return None
+
+
+def union_candidates(evidence: Evidence) -> list[int]:
+    """In-PR sweep runs of ours (provenance holds: infx.signoff.provenance) whose jobs were
+    read, newest first."""
+    commits = set(evidence.commits or [])
+    found = []
+    for run_id, run in evidence.workflow_runs.items():
+        if run.head_sha not in commits or evidence.run_jobs.get(run_id) is None:
+            continue
+        if provenance.run_problem(evidence, run_id) is not None:
+            continue
+        found.append(run)
+    return [run.id for run in sorted(found, key=lambda r: (r.created_at or "", r.id), reverse=True)]
+
+
+def green_union(evidence: Evidence) -> GreenRun | None:
+    """Runs of the PR that together cover every row of the head's plan, each row by a green
+    job whose fingerprint at its run's commit equals the row's at the head (PRODUCT §4.8
+    drift, per row: infx.matrix.fingerprint), or None. Unreadable trees cover nothing."""
+    runs = union_candidates(evidence)
+    head, base = evidence.head_files, evidence.base_files
+    if not runs or not head or not base:
+        return None
+    try:
+        labels = sweep_flags(evidence.pr.labels)
+        flags = PlanFlags(trim=labels.trim_conc, all_evals=labels.all_evals, evals_only=labels.evals_only)
+        plan = plan_from_trees(base, head, flags, base_ref=evidence.pr.base_sha, head_ref=evidence.pr.head_sha)
+        wanted = _wanted(plan, content_of(head, base))
+    except (InfxError, ValueError):
+        return None  # Check 1 (and Check 12) report the unreadable plan inputs
+    rows = []
+    for run_id in runs:
+        jobs = latest_attempt(evidence.run_jobs.get(run_id) or [])
+        green = green_rows(JobFacts(j.name, j.conclusion, j.status, j.run_attempt) for j in jobs
+                           if family(j.name)) & frozenset(wanted)
+        sha = evidence.workflow_runs[run_id].head_sha
+        tree = head if sha == evidence.pr.head_sha else provenance.tree_of(evidence, sha)
+        prints = None
+        if green and tree:
+            try:
+                content = content_of(tree, base)
+                prints = {name: fingerprint(wanted[name][0], content) for name in green}
+            except (InfxError, ValueError):
+                prints = None
+        rows.append(RunRows(run_id, sha, green, prints))
+    coverage = cover({name: fp for name, (_, fp) in wanted.items()}, rows)
+    if not coverage.complete or not wanted:
+        return None
+    by_run: dict[int, set[str]] = {}
+    for name, run_id in coverage.reused.items():
+        by_run.setdefault(run_id, set()).add(name)
+    order = coverage.runs()
+    evals = sum(1 for name in wanted if wanted[name][0].get("eval-only"))
+    attempt = evidence.workflow_runs[order[0]].run_attempt
+    return GreenRun(evidence.pr.head_sha, order[0], attempt, len(wanted) - evals, evals,
+                    tuple((run_id, frozenset(by_run[run_id])) for run_id in order))
+
+
+def _wanted(plan: dict, content: Content) -> dict[str, tuple[dict, str]]:
+    """job name -> (row, fingerprint at the head) for every row of the head's plan."""
+    return {job_name(row): (row, fingerprint(row, content)) for row in plan_rows(plan)}

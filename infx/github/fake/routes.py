@@ -553,6 +553,24 @@ def _statuses_newest_first(state: State, sha: str) -> list[dict]:
     return list(reversed(entries))
 
 
+@route("POST", "{R}/dispatches")
+def create_dispatch(state: State, req: Request, owner: str, name: str) -> Response:
+    """repository_dispatch: recorded under the world's `dispatches` (GitHub answers 204)."""
+    _require_auth(req)
+    _own_repo(state, owner, name)
+    event_type = _body_field(req, "event_type")
+    if not 1 <= len(event_type) <= 100:
+        raise _validation_failed("Dispatch", "event_type", "event_type must be 1 to 100 characters")
+    payload = req.body.get("client_payload", {})
+    if not isinstance(payload, dict) or len(payload) > 10:
+        raise _validation_failed("Dispatch", "client_payload",
+                                 "client_payload must be an object with at most 10 top-level properties")
+    state.world.setdefault("dispatches", []).append(
+        {"event_type": event_type, "client_payload": payload, "sender": state.world["token_login"],
+         "created_at": state.world["now"]})
+    return Response(status=204)
+
+
 @route("GET", "{R}/statuses/(?P<ref>[^/]+)")  # the older spelling PyGithub uses
 @route("GET", "{R}/commits/(?P<ref>[^/]+)/statuses")
 def list_statuses(state: State, req: Request, owner: str, name: str, ref: str) -> Response:

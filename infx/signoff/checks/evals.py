@@ -14,7 +14,7 @@ from infx.signoff import configs_at, eval_jobs
 from infx.signoff.affected import affected_configs
 from infx.signoff.model import Artifact, Evidence, Outcome, Status
 from infx.signoff.policy_common import EvidenceGap
-from infx.signoff.sweeps import find_green_run
+from infx.signoff.sweeps import GreenRun, find_green_run
 from infx.signoff.table import Settings
 
 AGG_ARTIFACT = "eval_results_all"
@@ -30,7 +30,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
     thresholds = _thresholds(evidence, settings.thresholds_path)
     if isinstance(thresholds, str):
         return _fail(thresholds)
-    found = _eval_rows(evidence, green.run_id)
+    found = _union_rows(evidence, green) if green.rows_by_run else _eval_rows(evidence, green.run_id)
     if isinstance(found, str):
         return _fail(found)
     rows, jobs, source = found
@@ -43,7 +43,8 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
         return _fail(mismatch)
     summary = "; ".join(_summary(row, thresholds) for row in rows[:4])
     more = f" (+{len(rows) - 4} more rows)" if len(rows) > 4 else ""
-    return Outcome(Status.PASS, f"{source} of run {green.run_id}: {summary}{more}; "
+    runs = "run" + ("s " if len(green.runs) > 1 else " ") + ", ".join(map(str, green.runs))
+    return Outcome(Status.PASS, f"{source} of {runs}: {summary}{more}; "
                    "every row has infrastructure_success: true.")
 
 
@@ -84,6 +85,22 @@ def _eval_rows(evidence: Evidence, run_id: int
         return unusable[0]
     rows = [row for job in jobs for row in job.rows]
     return rows, jobs, f"{len(jobs)} per-job eval artifact(s) ({AGG_ARTIFACT} absent)"
+
+
+def _union_rows(evidence: Evidence, green: GreenRun
+                ) -> tuple[list[dict[str, Any]], list[eval_jobs.JobEvals], str] | str:
+    """The eval rows a union of runs contributes: from each run, only the rows it covers."""
+    rows: list[dict[str, Any]] = []
+    jobs: list[eval_jobs.JobEvals] = []
+    for run_id in green.runs:
+        found = _eval_rows(evidence, run_id)
+        if isinstance(found, str):
+            if not green.contributes(run_id, evals=True):
+                continue  # this run contributes no eval row
+            return found
+        rows += [row for row in found[0] if green.takes(run_id, row)]
+        jobs += [job for job in found[1] if any(green.takes(run_id, row) for row in job.rows)]
+    return rows, jobs, AGG_FILE
 
 
 def _manifest(evidence: Evidence, job: eval_jobs.JobEvals) -> str | None:

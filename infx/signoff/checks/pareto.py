@@ -56,7 +56,15 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
     if green is None:
         return _warn(["Pareto coverage is unverifiable: there is no passing in-PR sweep to take "
                       "measured points from"], evidence, settings)
-    rows = _rows(evidence, green.run_id)
+    rows: list[dict[str, Any]] | str = []
+    for run_id in green.runs:
+        found = _rows(evidence, run_id)
+        if isinstance(found, str) and green.rows_by_run and not green.contributes(run_id, evals=False):
+            continue  # this run contributes no benchmark row
+        if isinstance(found, str):
+            rows = found
+            break
+        rows += [row for row in found if green.takes(run_id, row)]
     if isinstance(rows, str):
         return _warn([f"Pareto coverage is unverifiable: {rows}"], evidence, settings)
     points = _points_by_series(rows)
@@ -66,7 +74,8 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
         text, ok = _curve_text(series, points.get(series, []), recommended)
         texts.append(text)
         passing = passing and ok
-    summary = f"{len(expected)} affected curve(s) from run {green.run_id}: " + "; ".join(texts)
+    runs = "run" + ("s " if len(green.runs) > 1 else " ") + ", ".join(map(str, green.runs))
+    summary = f"{len(expected)} affected curve(s) from {runs}: " + "; ".join(texts)
     if passing:
         return Outcome(Status.PASS, summary + ".")
     return _warn([summary, f"at least {recommended} frontier points per curve are strongly "

@@ -34,6 +34,11 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                        "no passing sweep can be confirmed.")
     aside = [f"set aside: run {run_id} — {why}" for run_id, why in set_aside(evidence)]
     green = find_green_run(evidence)
+    if green is not None and green.rows_by_run:
+        runs = ", ".join(link(str(r), f"https://github.com/{evidence.repo}/actions/runs/{r}") for r in green.runs)
+        return Outcome(Status.PASS, f"every row of the head's plan ({green.benchmarks} benchmark and "
+                       f"{green.evals} eval rows) has a green job in run(s) {runs}, on content whose "
+                       "row fingerprints equal the head's (incremental re-sweep).")
     if green is not None:
         return _drift(evidence, green, aside)
     details = list(aside)
