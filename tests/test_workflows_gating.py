@@ -506,6 +506,54 @@ def test_ack_workflow_trigger(body, previous, on_pr, runs):
     assert evaluate_if(job["if"], _comment_ctx(body, previous, on_pr)) is runs
 
 
+# ---- /retest-failed (infx/reuse/retest.py decides the rest: tests/test_reuse_retest.py) ----------
+
+@pytest.mark.parametrize(("body", "on_pr", "runs"), [
+    ("/retest-failed", True, True),
+    ("> /retest-failed", True, True),  # the job starts; the rendered-text rules then ignore it
+    ("/reuse-sweep-run", True, False),
+    ("lgtm", True, False),
+    ("/retest-failed", False, False),  # plain issues never
+])
+def test_retest_workflow_trigger(body, on_pr, runs):
+    workflow = load_file(WORKFLOWS / "retest-command.yml")
+    assert set(triggers(workflow)) == {"issue_comment"}
+    assert triggers(workflow)["issue_comment"]["types"] == ["created", "edited"]
+    job = workflow["jobs"]["retest"]
+    assert evaluate_if(job["if"], _comment_ctx(body, None, on_pr)) is runs
+    assert job["concurrency"] == {"group": "retest-comment-${{ github.event.comment.id }}",
+                                  "cancel-in-progress": False}
+    assert job["permissions"] == {"actions": "write", "contents": "read", "issues": "write",
+                                  "pull-requests": "read"}
+
+
+# ---- the sweep report comment ------------------------------------------------------------------
+
+@pytest.mark.parametrize("canary", [RUN, FAIL, SKIP])
+@pytest.mark.parametrize("collect", [RUN, FAIL, SKIP])
+def test_report_after_collection_on_prs_without_reuse(sweep, canary, collect):
+    """The report follows collection whatever happened to the sweep (a failed canary or
+    collection is what it must show), only on PRs, never for a reused sweep or a cancelled run."""
+    pr = github_context(pr_case("synchronize", {"full-sweep-enabled"}))
+    push = github_context(next(push_cases()))
+    needs = _plan_needs(PLANS["throughput"], "") | {
+        "canary": {"result": canary, "outputs": {}},
+        "collect-results": {"result": collect, "outputs": {}},
+        "collect-evals": {"result": SKIP, "outputs": {}}}
+    assert set(_needs_of(sweep["jobs"]["report"])) == {"plan", "canary", "collect-results", "collect-evals"}
+    assert run_job(sweep, "report", pr, needs)
+    assert not run_job(sweep, "report", push, needs)
+    assert not run_job(sweep, "report", pr, needs | _plan_needs(PLANS["throughput"], "true"))
+    assert not run_job(sweep, "report", pr, needs | {"plan": {"result": SKIP, "outputs": {}}})
+    ctx = Context({"github": pr, "needs": needs}, job_status="cancelled")
+    assert not evaluate_if(sweep["jobs"]["report"]["if"], ctx)
+    job = sweep["jobs"]["report"]
+    assert job["concurrency"] == {"group": "sweep-report-${{ github.event.pull_request.number }}",
+                                  "cancel-in-progress": False}
+    checkout = job["steps"][0]
+    assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"  # never PR code
+
+
 # ---- the welcome workflows: every PR gets exactly one poster -----------------------------
 
 @pytest.mark.parametrize("fork", [False, True])

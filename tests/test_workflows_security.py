@@ -89,7 +89,9 @@ def test_jobs_declare_minimal_permissions(path):
             assert "permissions" in job, f"{path.name}:{job_id} inherits the default token scope"
             perms = job["permissions"]
         writes = {k for k, v in perms.items() if v == "write"}
-        assert writes <= {"pull-requests", "issues", "statuses"}, f"{path.name}:{job_id}: {writes}"
+        # /retest-failed re-runs a sweep's failed jobs: that one job may write actions
+        rerun = {"actions"} if (path.name, job_id) == ("retest-command.yml", "retest") else set()
+        assert writes <= {"pull-requests", "issues", "statuses"} | rerun, f"{path.name}:{job_id}: {writes}"
 
 
 def test_only_comment_jobs_write_and_they_run_trusted_code():
