@@ -143,13 +143,16 @@ def test_single_node_fixed_seq_pr_passes(base_repo, tmp_path):
     record, world = sweep(repo, pr, tmp_path, 9101)
     assert record.conclusion == "success", failed_jobs(record)
     assert record.concurrency == "sweep-41-active"
-    benchmark = jobs_of(record, "sweep-single-node-8k1k-1")
+    canary = jobs_of(record, "canary")
+    benchmark = canary + jobs_of(record, "sweep-single-node-8k1k-1")
     evals = jobs_of(record, "sweep-evals-1")
+    assert len(canary) == 1 and " c4 " in canary[0].name and canary[0].name.startswith("canary / ")
     assert len(benchmark) == 6 and len(evals) == 2
     assert {j.conclusion for j in benchmark + evals} == {"success"}
     # one job name per row: the row identity (TP, EP, spec decoding, … and a digest)
     assert len({j.name for j in benchmark + evals}) == 8
     rows = json.loads(record.job("setup").outputs["matrix"])["single-node-8k1k-1"]
+    rows += json.loads(record.job("setup").outputs["canary"])
     assert {j.name.split(" / ", 1)[1] for j in benchmark} == {job_name(row) for row in rows}
     assert all(j.runner_name.startswith("mi355x-amds_") for j in benchmark)
     # the real launcher chose the config's recipe script and ran one container per row
@@ -208,10 +211,33 @@ def test_a_pr_naming_all_its_jobs_alike_cannot_hide_a_failed_row(base_repo, tmp_
     record, world = sweep(repo, pr, tmp_path, 9109, gpu=GpuPlan(fail=[{"tp": 4, "conc": 8}]))
     benchmark = jobs_of(record, "sweep-single-node-8k1k-1")
     assert {j.name for j in benchmark} == {"single-node 8k1k / benchmark"}
-    assert "failure" in {j.conclusion for j in benchmark} and "success" in {j.conclusion for j in benchmark}
+    ran = jobs_of(record, "canary") + benchmark  # the canary row passed before the family started
+    assert "failure" in {j.conclusion for j in ran} and "success" in {j.conclusion for j in ran}
     verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
     assert verdict.verdict == "REJECTED"
     assert verdict.check(1)["status"] == "FAIL"
+
+
+def test_single_node_failed_canary_runs_nothing_else(base_repo, tmp_path):
+    """research/workflows.md §1.7: the lowest-concurrency row runs first, alone; when it fails,
+    no family starts (one GPU job spent instead of eight) and the verdict names it."""
+    repo = SweepRepo(base_repo, tmp_path / "repo")
+    pr = single_node_pr(repo)
+    record, world = sweep(repo, pr, tmp_path, 9107, gpu=GpuPlan(fail=[{"conc": 4}]))
+    assert record.conclusion == "failure"
+    canary = jobs_of(record, "canary")
+    assert [j.conclusion for j in canary] == ["failure"]
+    gpu_jobs = [j for j in record.jobs if j.labels and j.labels != ["ubuntu-latest"]]
+    assert gpu_jobs == canary
+    families = [key for key, result in record.results.items() if key.startswith("sweep-")]
+    assert families and {record.results[key] for key in families} == {"skipped"}
+    assert record.results["collect-results"] == record.results["collect-evals"] == "skipped"
+    assert not [name for name in record.artifacts.items if name.startswith(("bmk_", "eval_"))]
+    verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
+    assert verdict.verdict == "REJECTED"
+    check = verdict.check(1)
+    assert check["status"] == "FAIL"
+    assert canary[0].name in check["reason"] + " ".join(check["details"])
 
 
 def test_single_node_low_eval_is_rejected_on_check_2(base_repo, tmp_path):

@@ -14,7 +14,8 @@ def test_families_are_the_shard_jobs_of_run_sweep_by_exact_name() -> None:
             assert sweeps.family(f"{caller_name(bucket, index)} / x") == want
     assert sweeps.family("agentic / minimaxm3 fp4 mi355x atom tp4 c1") == "benchmark"
     assert sweeps.family("single-node 8k1k (shard 2) / x") == "benchmark"
-    for ignored in ("canary / x", "collect-evals", "collect-results", "Tests / pytest", "CodeQL",
+    assert sweeps.family("canary / x") == "benchmark"  # run-sweep.yml's canary job
+    for ignored in ("canary-sweep / x", "collect-evals", "collect-results", "Tests / pytest", "CodeQL",
                     "agentic", "single-node agentic / x", "agentic evals / x", "Eval / x"):
         assert sweeps.family(ignored) is None
 

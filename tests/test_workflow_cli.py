@@ -74,6 +74,13 @@ def test_shard_step(tmp_path, monkeypatch, capsys):
     assert values["has-evals"] == "false" and values["jobs"] == "1"
     assert "| sweep-single-node-1k1k-1 | 1 |" in summary.read_text()
     assert json.loads(meta.read_text())["head_ref"] == "b"
+    assert json.loads(values["canary"]) == []
+    out.write_text("")
+    assert main(["shard", "--plan", str(plan_file), "--canary", "true"]) == 0
+    values = _outputs(out)
+    assert json.loads(values["canary"]) == [row | {"job-name": job_name(row)}]
+    assert json.loads(values["shards"]) == [] and values["jobs"] == "1" and values["has-throughput"] == "true"
+    assert "**Canary:**" in summary.read_text()
 
 
 def test_shard_step_fails_cleanly(tmp_path, monkeypatch, capsys):

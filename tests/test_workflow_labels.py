@@ -15,12 +15,23 @@ from infx.workflow.labels import PRIMARY_LABELS, RELEVANT_LABELS, has_skip_sweep
 def test_flags_per_primary():
     assert sweep_flags(["full-sweep-fail-fast"]).outputs() == {
         "primary": "full-sweep-fail-fast", "fail-fast": "true", "trim-conc": "false",
-        "all-evals": "false", "evals-only": "false", "planner-args": ""}
+        "all-evals": "false", "evals-only": "false", "canary": "true", "planner-args": ""}
     trimmed = sweep_flags(["sweep-enabled", "all-evals", "evals-only", "documentation"])
     assert trimmed.trim_conc and not trimmed.fail_fast
     assert trimmed.planner_args() == ["--trim-conc", "--all-evals", "--evals-only"]
     assert sweep_flags(["full-sweep-enabled"]).fail_fast is False
     assert sweep_flags([]).primary == ""
+
+
+@pytest.mark.parametrize(("label", "fail_fast", "canary"), [
+    ("full-sweep-fail-fast", True, True), ("full-sweep-enabled", False, True),
+    ("full-sweep-fail-fast-no-canary", True, False), ("non-canary-full-sweep-enabled", False, False),
+    ("sweep-enabled", False, False),
+])
+def test_canary_and_fail_fast_per_primary(label, fail_fast, canary):
+    """research/workflows.md §1.2: the `-no-canary` spellings keep fail-fast, drop the canary."""
+    flags = sweep_flags([label, "all-evals"])
+    assert (flags.fail_fast, flags.canary, flags.trim_conc) == (fail_fast, canary, label == "sweep-enabled")
 
 
 @pytest.mark.parametrize("pair", list(itertools.combinations(PRIMARY_LABELS, 2)))

@@ -175,5 +175,7 @@ def test_caller_names_match_run_sweep_and_are_recognised_exactly():
             assert bucket_of_job(f"{job['name']} / x #00000000") is bucket
     assert bucket_of_job("agentic / x").id == "single-node-agentic"
     assert bucket_of_job("single-node 8k1k (shard 2) / x").id == "single-node-8k1k"
-    for other in ("single-node agentic / x", "canary / x", "collect-results", "single-node 8k1k", "eval x / y"):
+    assert bucket_of_job("canary / x").id == "canary"  # the canary job counts like its family
+    assert workflow["jobs"]["canary"]["name"] == "canary"
+    for other in ("single-node agentic / x", "canary-sweep / x", "collect-results", "single-node 8k1k", "eval x / y"):
         assert bucket_of_job(other) is None

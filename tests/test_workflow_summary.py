@@ -18,3 +18,10 @@ def test_shard_summary():
     shards = shard_summary(shard_plan(plan))
     assert "| sweep-single-node-1k1k-1 | 2 |" in shards and "| sweep-evals-1 | 1 |" in shards
     assert "every bucket is empty" in shard_summary({})
+
+
+def test_shard_summary_names_the_canary():
+    canary = [{"job-name": "dsr1 fp8 mi355x sglang 1k1k TP8 c4 #0123abcd"}]
+    text = shard_summary({}, (), canary)
+    assert "**Canary:** `dsr1 fp8 mi355x sglang 1k1k TP8 c4 #0123abcd` runs first" in text
+    assert "every bucket is empty" in text

@@ -26,7 +26,11 @@ REPO = "acme/inferencex"
 LABEL_POOL = ("full-sweep-fail-fast", "full-sweep-enabled", "sweep-enabled", "all-evals",
               "evals-only", "documentation")
 # Independent statement of intent (deliberately not imported from infx.workflow.labels).
-PRIMARY = {"full-sweep-fail-fast", "full-sweep-enabled", "sweep-enabled"}
+PRIMARY = {"full-sweep-fail-fast", "full-sweep-enabled", "sweep-enabled",
+           "full-sweep-fail-fast-no-canary", "non-canary-full-sweep-enabled"}
+# the opt-out spellings, with a canary label to conflict with and a noise label
+OPT_OUT_POOL = ("full-sweep-fail-fast-no-canary", "non-canary-full-sweep-enabled", "full-sweep-enabled",
+                "documentation")
 RELEVANT = PRIMARY | {"all-evals", "evals-only"}
 RUN, SKIP, FAIL = "success", "skipped", "failure"
 
@@ -53,13 +57,13 @@ class Case:
     valid: bool
 
 
-def all_pr_cases():
-    label_sets = [frozenset(c) for n in range(len(LABEL_POOL) + 1)
-                  for c in itertools.combinations(LABEL_POOL, n)]
+def all_pr_cases(pool: tuple[str, ...] = LABEL_POOL):
+    label_sets = [frozenset(c) for n in range(len(pool) + 1)
+                  for c in itertools.combinations(pool, n)]
     for labels in label_sets:
         events = [("synchronize", None), ("ready_for_review", None)]
         events += [("labeled", name) for name in sorted(labels)]
-        events += [("unlabeled", name) for name in LABEL_POOL if name not in labels]
+        events += [("unlabeled", name) for name in pool if name not in labels]
         for (action, label), draft, fork, auth, skip, valid in itertools.product(
                 events, (False, True), (False, True), ("none", "valid", "invalid"),
                 (False, True), (True, False)):
@@ -153,14 +157,15 @@ def simulate(workflow: dict, case: Case) -> tuple[str, str, str]:
     return needs["validate"]["result"], needs["reuse-gate"]["result"], plan
 
 
-def test_every_pr_combination_matches_the_truth_table(sweep):
+@pytest.mark.parametrize(("pool", "least"), [(LABEL_POOL, 20_000), (OPT_OUT_POOL, 4_000)])
+def test_every_pr_combination_matches_the_truth_table(sweep, pool, least):
     mismatches, count = [], 0
-    for case in itertools.chain(all_pr_cases(), push_cases()):
+    for case in itertools.chain(all_pr_cases(pool), push_cases()):
         count += 1
         got, want = simulate(sweep, case), expected(case)
         if got != want:
             mismatches.append((case, got, want))
-    assert count > 20_000
+    assert count > least
     assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
 
 
@@ -254,7 +259,8 @@ def _plan_needs(plan: dict, reuse: str) -> dict:
         "matrix": json.dumps(outputs["matrix"]), "shards": json.dumps(outputs["shards"]),
         "has-throughput": "true" if outputs["has-throughput"] else "false",
         "has-evals": "true" if outputs["has-evals"] else "false",
-        "reuse-enabled": reuse, "fail-fast": "false"}}}
+        "reuse-enabled": reuse, "fail-fast": "false", "canary": "[]"}},
+        "canary": {"result": SKIP, "outputs": {}}}
 
 
 @pytest.mark.parametrize("plan_name", sorted(PLANS))
@@ -342,6 +348,138 @@ def test_fail_fast_follows_the_label(sweep):
         assert interpolate(expr, Context({"needs": needs})) == want
 
 
+# ---- the canary (research/workflows.md §1.7) --------------------------------------------
+
+# Independent statement of intent: which labels get a canary, and which plans have a candidate
+# (a single-node 1k1k/8k1k row whose run-eval is not true) and its concurrency.
+CANARY_PRIMARIES = {"full-sweep-fail-fast", "full-sweep-enabled"}
+CANARY_PLANS = {
+    "throughput": ({"single_node": {"1k1k": [_row(2), _row(1)]}, "evals": [_row(9, **{"eval-only": True})]}, 1),
+    "only-the-canary": ({"single_node": {"8k1k": [_row(4)]}}, 4),
+    "both-lengths": ({"single_node": {"1k1k": [_row(8), _row(16)], "8k1k": [_row(4), _row(64)]},
+                      "multi_node": {"1k1k": [_row(1, prefill={"tp": 8}, decode={"tp": 8})]}}, 4),
+    "eval-rows-skipped": ({"single_node": {"1k1k": [_row(1, **{"run-eval": True}), _row(32)]}}, 32),
+    "evals-only": ({"evals": [_row(3, **{"eval-only": True})]}, None),
+    "agentic-only": ({"single_node": {"agentic": [_row(1, **{"scenario-type": "agentic-coding"})]}}, None),
+    "multi-node-only": ({"multi_node": {"8k1k": [_row(2, prefill={"tp": 4}, decode={"tp": 4})]}}, None),
+    "big": ({"single_node": {"8k1k": [_row(i) for i in range(300)]},
+             "multinode_agentic_evals": [_row(1, **{"eval-only": True})]}, 0),
+}
+CANARY_LABEL_SETS = [frozenset(), *({p} for p in sorted(PRIMARY)), {"full-sweep-fail-fast", "evals-only"}]
+
+
+def _bucket_rows(plan: dict) -> list[dict]:
+    return [row for node in ("single_node", "multi_node") for rows in plan.get(node, {}).values()
+            for row in rows] + [row for key, rows in plan.items() if key.endswith("evals") for row in rows]
+
+
+_SPLITS: dict = {}
+
+
+def _canary_outputs(plan: dict, enabled: bool) -> dict:
+    from infx.workflow.canary import outputs
+
+    key = (json.dumps(plan, sort_keys=True), enabled)
+    if key not in _SPLITS:
+        _SPLITS[key] = outputs(plan, enabled)[0]
+    return _SPLITS[key]
+
+
+def simulate_canary(workflow: dict, case: Case, plan: dict, reuse: str, canary_result: str) -> dict:
+    """validate -> plan (the shard step's CANARY expression and the real canary split) ->
+    canary -> families -> collection, with the real `if:` of every job."""
+    github = github_context(case)
+    validate = {"result": RUN, "outputs": sweep_flags(case.labels).outputs()} if case.event == "pull_request" \
+        else {"result": SKIP, "outputs": {}}
+    step = next(s for s in workflow["jobs"]["plan"]["steps"] if s.get("id") == "shard")
+    enabled = interpolate(step["env"]["CANARY"], Context({"github": github, "needs": {"validate": validate}}))
+    assert enabled in ("true", "false")
+    out = _canary_outputs(plan, enabled == "true")
+    planned = {"result": RUN, "outputs": {
+        "matrix": json.dumps(out["matrix"]), "shards": json.dumps(out["shards"]),
+        "canary": json.dumps(out["canary"]), "reuse-enabled": reuse, "fail-fast": "false",
+        "has-throughput": "true" if out["has-throughput"] else "false",
+        "has-evals": "true" if out["has-evals"] else "false"}}
+    needs = {"validate": validate, "plan": planned}
+    results = {"canary": canary_result if run_job(workflow, "canary", github, needs) else SKIP}
+    needs["canary"] = {"result": results["canary"], "outputs": {}}
+    for shard in all_shard_ids():
+        results[f"sweep-{shard}"] = RUN if run_job(workflow, f"sweep-{shard}", github, needs) else SKIP
+        needs[f"sweep-{shard}"] = {"result": results[f"sweep-{shard}"], "outputs": {}}
+    for job_id in ("collect-results", "collect-evals"):
+        results[job_id] = RUN if run_job(workflow, job_id, github, needs) else SKIP
+    results["_out"] = out
+    return results
+
+
+def _canary_cases():
+    for labels in CANARY_LABEL_SETS:
+        for action in ("synchronize", "labeled"):
+            label = sorted(labels)[0] if action == "labeled" and labels else None
+            yield pr_case("labeled" if label else "synchronize", labels, label)
+    yield next(push_cases())
+
+
+@pytest.mark.parametrize("plan_name", sorted(CANARY_PLANS))
+def test_canary_truth_table(sweep, plan_name):
+    """Canary success / failure / cancelled / skipped (no candidate, opt-out label, push, reuse)
+    for every primary label: the canary runs alone first, and only its success or its absence
+    lets the families and collection start."""
+    plan, candidate = CANARY_PLANS[plan_name]
+    for case, reuse, result in itertools.product(_canary_cases(), ("", "false", "true"), (RUN, FAIL, "cancelled")):
+        got = simulate_canary(sweep, case, plan, reuse, result)
+        out = got.pop("_out")
+        wants_canary = (case.event == "pull_request" and bool(case.labels & CANARY_PRIMARIES)
+                        and candidate is not None)
+        canary_runs = wants_canary and reuse != "true"
+        assert got["canary"] == (result if canary_runs else SKIP), (case, reuse)
+        rows = _bucket_rows(plan)
+        if wants_canary:  # the candidate leaves the matrix and is the canary's only row
+            assert [r["conc"] for r in out["canary"]] == [candidate]
+            assert out["canary"][0].get("run-eval") is not True
+        else:
+            assert out["canary"] == []
+        in_matrix = [r for shard in out["matrix"].values() for r in shard]
+        assert len(in_matrix) + len(out["canary"]) == len(rows) == out["jobs"]
+        families_may_run = reuse != "true" and (not canary_runs or result == RUN)
+        for shard in all_shard_ids():
+            want = RUN if families_may_run and shard in out["shards"] else SKIP
+            assert got[f"sweep-{shard}"] == want, (case, reuse, result, shard)
+        has_throughput = any(not r.get("eval-only") for r in rows)
+        has_evals = any(r.get("eval-only") for r in rows)
+        assert got["collect-results"] == (RUN if families_may_run and has_throughput else SKIP)
+        assert got["collect-evals"] == (RUN if families_may_run and has_evals else SKIP)
+
+
+@pytest.mark.parametrize(("labels", "canary"), [
+    ({"full-sweep-fail-fast"}, True), ({"full-sweep-enabled"}, True),
+    ({"full-sweep-fail-fast-no-canary"}, False), ({"non-canary-full-sweep-enabled"}, False),
+    ({"sweep-enabled"}, False), (set(), False),
+])
+def test_opt_out_labels(sweep, labels, canary):
+    """The `-no-canary` labels keep their fail-fast meaning but never run a canary."""
+    flags = sweep_flags(labels)
+    assert flags.canary is canary
+    assert flags.fail_fast is bool(labels & {"full-sweep-fail-fast", "full-sweep-fail-fast-no-canary"})
+    plan, _ = CANARY_PLANS["throughput"]
+    got = simulate_canary(sweep, pr_case("synchronize", labels), plan, "", FAIL)
+    assert got["canary"] == (FAIL if canary else SKIP)
+    assert got["sweep-single-node-1k1k-1"] == (SKIP if canary else RUN)
+
+
+def test_canary_job_runs_the_template_alone_and_never_fails_fast(sweep):
+    job = sweep["jobs"]["canary"]
+    assert job["name"] == "canary" and job["needs"] == "plan"
+    assert job["uses"] == "./.github/workflows/benchmark-tmpl.yml"
+    assert job["with"] == {"config": "${{ toJSON(matrix.config) }}"}
+    assert job["strategy"]["fail-fast"] is False
+    for shard in all_shard_ids():
+        assert "canary" in sweep["jobs"][f"sweep-{shard}"]["needs"]
+    from infx.signoff.sweeps import family
+
+    assert family("canary / dsr1 fp4 mi355x atom 8k1k TP4 c4 #0123abcd") == "benchmark"
+
+
 # ---- the acknowledgement workflow ------------------------------------------------------
 
 def _comment_ctx(body: str, previous: str | None = None, on_pr: bool = True) -> Context:
@@ -366,6 +504,54 @@ def test_ack_workflow_trigger(body, previous, on_pr, runs):
     assert triggers(workflow)["issue_comment"]["types"] == ["created", "edited"]
     job = workflow["jobs"]["acknowledge"]
     assert evaluate_if(job["if"], _comment_ctx(body, previous, on_pr)) is runs
+
+
+# ---- /retest-failed (infx/reuse/retest.py decides the rest: tests/test_reuse_retest.py) ----------
+
+@pytest.mark.parametrize(("body", "on_pr", "runs"), [
+    ("/retest-failed", True, True),
+    ("> /retest-failed", True, True),  # the job starts; the rendered-text rules then ignore it
+    ("/reuse-sweep-run", True, False),
+    ("lgtm", True, False),
+    ("/retest-failed", False, False),  # plain issues never
+])
+def test_retest_workflow_trigger(body, on_pr, runs):
+    workflow = load_file(WORKFLOWS / "retest-command.yml")
+    assert set(triggers(workflow)) == {"issue_comment"}
+    assert triggers(workflow)["issue_comment"]["types"] == ["created", "edited"]
+    job = workflow["jobs"]["retest"]
+    assert evaluate_if(job["if"], _comment_ctx(body, None, on_pr)) is runs
+    assert job["concurrency"] == {"group": "retest-comment-${{ github.event.comment.id }}",
+                                  "cancel-in-progress": False}
+    assert job["permissions"] == {"actions": "write", "contents": "read", "issues": "write",
+                                  "pull-requests": "read"}
+
+
+# ---- the sweep report comment ------------------------------------------------------------------
+
+@pytest.mark.parametrize("canary", [RUN, FAIL, SKIP])
+@pytest.mark.parametrize("collect", [RUN, FAIL, SKIP])
+def test_report_after_collection_on_prs_without_reuse(sweep, canary, collect):
+    """The report follows collection whatever happened to the sweep (a failed canary or
+    collection is what it must show), only on PRs, never for a reused sweep or a cancelled run."""
+    pr = github_context(pr_case("synchronize", {"full-sweep-enabled"}))
+    push = github_context(next(push_cases()))
+    needs = _plan_needs(PLANS["throughput"], "") | {
+        "canary": {"result": canary, "outputs": {}},
+        "collect-results": {"result": collect, "outputs": {}},
+        "collect-evals": {"result": SKIP, "outputs": {}}}
+    assert set(_needs_of(sweep["jobs"]["report"])) == {"plan", "canary", "collect-results", "collect-evals"}
+    assert run_job(sweep, "report", pr, needs)
+    assert not run_job(sweep, "report", push, needs)
+    assert not run_job(sweep, "report", pr, needs | _plan_needs(PLANS["throughput"], "true"))
+    assert not run_job(sweep, "report", pr, needs | {"plan": {"result": SKIP, "outputs": {}}})
+    ctx = Context({"github": pr, "needs": needs}, job_status="cancelled")
+    assert not evaluate_if(sweep["jobs"]["report"]["if"], ctx)
+    job = sweep["jobs"]["report"]
+    assert job["concurrency"] == {"group": "sweep-report-${{ github.event.pull_request.number }}",
+                                  "cancel-in-progress": False}
+    checkout = job["steps"][0]
+    assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"  # never PR code
 
 
 # ---- the welcome workflows: every PR gets exactly one poster -----------------------------

@@ -2,8 +2,9 @@
 decide which jobs start, and every GitHub read the jobs make (the reuse gate on a PR push, the
 merge-time resolver, the 👍/👎 acknowledgement) goes through real PyGithub to the fake server.
 
-The canary of the reference system is not part of infx (no canary job exists), so scenario 1
-checks the label -> sweep -> restart behaviour and per-family fail-fast without it.
+Scenario 1 checks the label -> sweep -> restart behaviour and per-family fail-fast here; its
+canary (success, failure, skip, opt-out labels) is the canary truth table of
+tests/test_workflows_gating.py. The plans below have no canary (as after an opt-out label).
 """
 
 from __future__ import annotations
@@ -62,12 +63,12 @@ def _plan_outputs(reuse: dict) -> dict:
     shards = shard_outputs(PLAN)
     return {"matrix": json.dumps(shards["matrix"]), "shards": json.dumps(shards["shards"]),
             "has-throughput": "true", "has-evals": "false", "fail-fast": "false",
-            "reuse-enabled": reuse.get("reuse-enabled", ""),
+            "reuse-enabled": reuse.get("reuse-enabled", ""), "canary": "[]",
             "reuse-source-run-id": reuse.get("reuse-source-run-id", "")}
 
 
 def _started_sweep_jobs(sweep: dict, github: dict, plan_need: dict) -> list[str]:
-    needs = {"plan": plan_need}
+    needs = {"plan": plan_need, "canary": {"result": SKIP, "outputs": {}}}
     return [f"sweep-{s}" for s in all_shard_ids() if run_job(sweep, f"sweep-{s}", github, needs)]
 
 

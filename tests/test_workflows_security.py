@@ -89,12 +89,14 @@ def test_jobs_declare_minimal_permissions(path):
             assert "permissions" in job, f"{path.name}:{job_id} inherits the default token scope"
             perms = job["permissions"]
         writes = {k for k, v in perms.items() if v == "write"}
-        allowed = {"pull-requests", "issues", "statuses"} | DISPATCHERS.get((path.name, job_id), set())
+        allowed = {"pull-requests", "issues", "statuses"} | EXTRA_WRITES.get((path.name, job_id), set())
         assert writes <= allowed, f"{path.name}:{job_id}: {writes}"
 
 
-# repository_dispatch needs `contents: write`: only the publish job of a push to main sends one
-DISPATCHERS = {("run-sweep.yml", "publish"): {"contents"}}
+# repository_dispatch needs `contents: write`: only the publish job of a push to main sends one;
+# /retest-failed re-runs a sweep's failed jobs: that one job may write actions
+EXTRA_WRITES = {("run-sweep.yml", "publish"): {"contents"},
+                ("retest-command.yml", "retest"): {"actions"}}
 
 
 def test_the_dispatching_job_runs_only_on_pushes_to_the_default_branch():

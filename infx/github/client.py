@@ -799,6 +799,15 @@ class GitHubClient:
                               permission="actions: read")
         return [parsed(Job.from_json, item, what) for item in items]
 
+    def rerun_failed_jobs(self, repo: Any, run_id: int) -> None:
+        """Ask GitHub to re-run a finished run's failed (and cancelled) jobs and the jobs that
+        depend on them, as a new attempt of the same run."""
+        name = _repo_name(repo)
+        self.call(lambda: self._json("POST", f"/repos/{name}/actions/runs/{int(run_id)}/rerun-failed-jobs",
+                                     body={})[1],
+                  action=f"re-running the failed jobs of run {run_id}", permission="actions: write",
+                  post=True)
+
     def codeowners_errors(self, repo: Any, ref: str | None = None) -> list[dict]:
         """GitHub's own CODEOWNERS syntax errors at a ref."""
         name = _repo_name(repo)

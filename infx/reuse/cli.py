@@ -82,6 +82,32 @@ def ack_command(repo: str, event_path: Path, workflow_id: str, world: Path | Non
     click.echo(json.dumps({"reaction": outcome.reaction, "summary": outcome.summary}))
 
 
+@reuse.command("retest")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True, help="owner/name")
+@click.option("--event-path", envvar="GITHUB_EVENT_PATH", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--workflow-id", default=DEFAULT_WORKFLOW, show_default=True)
+@world_option
+def retest_command(repo: str, event_path: Path, workflow_id: str, world: Path | None) -> None:
+    """`/retest-failed`: re-run the failed rows of the PR's latest sweep (triage or above)."""
+    from infx.github.events import load_event
+    from infx.reuse.ack import CommentEvent
+    from infx.reuse.retest import retest
+    from infx.workflow.actions import append_summary
+
+    event = CommentEvent.from_event(load_event(event_path, "issue_comment"))
+    try:
+        with open_client(world) as client:
+            outcome = retest(client, repo, event, workflow=workflow_id)
+    except InfxError as exc:  # GitHub could not be read or refused the re-run: say so
+        append_summary("**Retest failed:** " + "; ".join(p.message for p in exc.problems))
+        raise
+    append_summary(outcome.summary)
+    if outcome.failed:
+        raise InfxError(Problem(outcome.summary, key=f"comment {event.comment_id}"))
+    click.echo(json.dumps({"reaction": outcome.reaction, "run": outcome.run_id, "summary": outcome.summary}))
+
+
 @reuse.command("parse")
 @click.argument("body_file", type=click.File("r", encoding="utf-8"), default="-")
 def parse_command_cli(body_file) -> None:

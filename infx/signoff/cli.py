@@ -150,6 +150,33 @@ def preview(pr, body_file, signer, world, repo, fmt, dump_evidence) -> None:
         raise InfxError(Problem(f"preview failed: {result.reason}", key="signoff"))
 
 
+@signoff.command("report")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True, help="owner/name")
+@click.option("--pr", "pr_number", type=int, required=True, help="Pull request number.")
+@click.option("--run-id", envvar="GITHUB_RUN_ID", type=int, required=True, help="The sweep run.")
+@click.option("--run-attempt", envvar="GITHUB_RUN_ATTEMPT", type=int, default=1, show_default=True)
+@click.option("--head-sha", required=True, help="The commit the run swept.")
+@click.option("--results", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="agg_bmk.json of the run (absent: no benchmark results were collected).")
+@click.option("--evals", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="agg_eval_all.json of the run (absent: no eval results were collected).")
+@click.option("--reused", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The rows the run reused from earlier runs (JSON: row job name -> run id).")
+@click.option("--world", type=click.Path(dir_okay=False), help="Replay against a world file.")
+def report(repo, pr_number, run_id, run_attempt, head_sha, results, evals, reused, world) -> None:
+    """Create or edit the PR's sweep report comment (jobs per config key, evals against their
+    floors, Pareto charts, Checks 1, 2 and 14 as they stand)."""
+    from infx.signoff.report_publish import post_report, read_report
+    from infx.workflow.actions import append_summary
+
+    with _github(world) as (client, _world_repo, _now):
+        data = read_report(client, repo, pr_number, run_id, run_attempt, head_sha,
+                           results=results, evals=evals, reused=reused)
+        action = post_report(client, repo, data)
+    append_summary(f"Sweep report comment on #{pr_number}: {action}.\n")
+    click.echo(json.dumps({"action": action, "run": run_id, "attempt": run_attempt}))
+
+
 def _recorder(state_file: str | None):
     """Overwrite the state file with the latest status, or None when no file was asked for."""
     if not state_file:

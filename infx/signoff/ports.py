@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:  # types only: importing the client would load PyGithub
     from collections.abc import Callable
 
-    from infx.github.client import Artifact, Job, Permission, Upsert
+    from infx.github.client import Artifact, Comment, Job, Permission, Upsert
     from infx.github.markers import Marker
 
 
@@ -47,3 +47,8 @@ class SignoffClient(Protocol):
 
     def upsert_comment(self, repo: str, issue_number: int, marker: Marker | str, body: str,
                        *, pointer: str = "", expected: int | None = None) -> Upsert: ...
+
+    def find_comment(self, repo: str, issue_number: int, marker: Marker | str, *,
+                     expected: int | None = None) -> Comment | None: ...
+
+    def edit_comment(self, repo: str, comment_id: int, body: str) -> Comment: ...

@@ -65,22 +65,24 @@ def labels_command(labels_json: str, head_sha: str, commit_message: str | None) 
               help="Runner labels; every runner of a planned label needs a launcher.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
               help="Repository root holding runners/launch_<name>.sh.")
-def shard_command(plan_path: Path, metadata_out: Path | None, runner_config: str, root: Path) -> None:
-    """Split a plan into ≤256-job shards named by row identity; every planned runner must have a
-    launcher; write the matrix outputs and a shard summary."""
+@click.option("--canary", envvar="CANARY", type=click.Choice(["true", "false", ""]), default="",
+              help="true: take the canary row out of the plan into the `canary` output (env CANARY).")
+def shard_command(plan_path: Path, metadata_out: Path | None, runner_config: str, root: Path,
+                  canary: str) -> None:
+    """Split a plan into ≤256-job shards named by row identity (the canary row, if asked for, in
+    its own output); every planned runner must have a launcher; write the outputs and a summary."""
     from infx.config.runners import load_runners
     from infx.workflow.actions import append_summary, compact_json, write_outputs
+    from infx.workflow.canary import outputs as canary_outputs
     from infx.workflow.launch import launcher_problems
-    from infx.workflow.shard import shard_outputs, shard_rows
     from infx.workflow.summary import shard_summary
 
     try:
         plan = _load_json(plan_path.read_text(encoding="utf-8"), str(plan_path))
     except OSError as exc:
         raise InfxError(Problem(f"cannot read the plan: {exc.strerror}", file=str(plan_path))) from None
-    sharding = shard_rows(plan)
-    outputs = shard_outputs(sharding)
-    rows = [row for shard in outputs["matrix"].values() for row in shard]
+    outputs, duplicates = canary_outputs(plan, canary == "true")
+    rows = [row for shard in outputs["matrix"].values() for row in shard] + outputs["canary"]
     problems = launcher_problems(rows, load_runners(root / runner_config), root, runner_config)
     if problems:
         raise InfxError(problems)
@@ -88,10 +90,11 @@ def shard_command(plan_path: Path, metadata_out: Path | None, runner_config: str
     if metadata_out is not None:
         metadata = plan.get("changelog_metadata") or {}
         metadata_out.write_text(json.dumps(metadata, indent=1) + "\n", encoding="utf-8")
-    summary = shard_summary(outputs["matrix"], sharding.duplicates)
+    summary = shard_summary(outputs["matrix"], duplicates, outputs["canary"])
     if not append_summary(summary):
         click.echo(summary, err=True)
-    click.echo(compact_json({"shards": outputs["shards"], "jobs": outputs["jobs"]}))
+    click.echo(compact_json({"shards": outputs["shards"], "jobs": outputs["jobs"],
+                             "canary": [row["job-name"] for row in outputs["canary"]]}))
 
 
 @workflow.command("row-info")

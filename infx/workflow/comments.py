@@ -19,7 +19,9 @@ def welcome_body(repo: str, default_branch: str = "main") -> str:
 - **Requesting a sweep:** GPU sweeps run only on labeled PRs and only for the entries you append \
 to `perf-changelog.yaml`. Add exactly one of these labels: `full-sweep-fail-fast` (recommended; \
 a failure cancels the rest of its job family), `full-sweep-enabled` (every job runs to the end) \
-or `sweep-enabled` (a quick check at the lowest concurrency). Optional modifiers: {modifiers}. \
+or `sweep-enabled` (a quick check at the lowest concurrency). The first two run the lowest-concurrency \
+row alone first as a canary, and nothing else if it fails; `full-sweep-fail-fast-no-canary` and \
+`non-canary-full-sweep-enabled` skip the canary. Optional modifiers: {modifiers}. \
 The changelog is validated on every push, labeled or not.
 - **Sign-off:** a CODEOWNER of the changed files reviews the PR and posts the [review \
 checklist]({checklist}) as a PR comment. The comment must start with the exact phrase \
@@ -33,6 +35,8 @@ being green. Flaky jobs usually pass when re-run; please re-run them and make su
 - **申请扫描：** GPU 扫描只在带标签的 PR 上运行，并且只针对你追加到 `perf-changelog.yaml` 的条目。\
 请只添加以下标签中的一个：`full-sweep-fail-fast`（推荐；一个任务失败会取消同一任务组的其余任务）、\
 `full-sweep-enabled`（所有任务都运行到结束）或 `sweep-enabled`（只用最低并发做快速检查）。\
+前两者会先单独运行并发最低的一行作为金丝雀（canary），它失败则其余任务都不启动；\
+`full-sweep-fail-fast-no-canary` 和 `non-canary-full-sweep-enabled` 不运行金丝雀。\
 可选修饰标签：{modifiers}。无论是否有标签，每次推送都会校验 changelog。
 - **签核：** 由被修改文件的 CODEOWNER 审阅 PR，并以 PR 评论的形式提交[审阅清单]({checklist})。\
 评论必须以原文短语 `{SIGNOFF_PHRASE}` 开头，签核机器人才会进行验证；随后机器人会发布结论并设置 \

@@ -7,10 +7,14 @@ from dataclasses import dataclass
 
 from infx.errors import InfxError, Problem
 
-PRIMARY_LABELS: tuple[str, ...] = ("full-sweep-fail-fast", "full-sweep-enabled", "sweep-enabled")
+PRIMARY_LABELS: tuple[str, ...] = ("full-sweep-fail-fast", "full-sweep-enabled", "sweep-enabled",
+                                   "full-sweep-fail-fast-no-canary", "non-canary-full-sweep-enabled")
 MODIFIER_LABELS: tuple[str, ...] = ("all-evals", "evals-only")
 RELEVANT_LABELS: tuple[str, ...] = PRIMARY_LABELS + MODIFIER_LABELS
-FAIL_FAST_LABELS = frozenset({"full-sweep-fail-fast"})
+FAIL_FAST_LABELS = frozenset({"full-sweep-fail-fast", "full-sweep-fail-fast-no-canary"})
+# a PR sweep with one of these runs its lowest-concurrency non-eval row first, alone
+# (infx.workflow.canary); the `-no-canary` / `non-canary-` spellings opt out
+CANARY_LABELS = frozenset({"full-sweep-fail-fast", "full-sweep-enabled"})
 TRIM_LABELS = frozenset({"sweep-enabled"})
 REUSE_INCOMPATIBLE_LABELS: tuple[str, ...] = ("evals-only",)
 SKIP_SWEEP_TAG = "[skip-sweep]"
@@ -25,6 +29,7 @@ class SweepFlags:
     trim_conc: bool
     all_evals: bool
     evals_only: bool
+    canary: bool = False
 
     def planner_args(self) -> list[str]:
         args = []
@@ -43,6 +48,7 @@ class SweepFlags:
             "trim-conc": _flag(self.trim_conc),
             "all-evals": _flag(self.all_evals),
             "evals-only": _flag(self.evals_only),
+            "canary": _flag(self.canary),
             "planner-args": " ".join(self.planner_args()),
         }
 
@@ -68,6 +74,7 @@ def sweep_flags(labels: Iterable[str]) -> SweepFlags:
         trim_conc=primary in TRIM_LABELS,
         all_evals="all-evals" in names,
         evals_only="evals-only" in names,
+        canary=primary in CANARY_LABELS,
     )
 
 

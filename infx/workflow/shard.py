@@ -40,6 +40,9 @@ BUCKETS: tuple[Bucket, ...] = (
     Bucket("multinode-evals", ("multinode_evals",), "multi-node eval", 1),
     Bucket("multinode-agentic-evals", ("multinode_agentic_evals",), "multi-node agentic eval", 1),
 )
+# The canary job of run-sweep.yml (infx.workflow.canary): one single-node fixed-seq-len row
+# run before every family; not a plan bucket, but its check runs count like its family's.
+CANARY = Bucket("canary", ("single_node", "canary"), "canary", 1)
 _NESTED = {"single_node", "multi_node"}
 _NOT_ROWS = {"changelog_metadata"}
 
@@ -55,7 +58,7 @@ def caller_name(bucket: Bucket, index: int) -> str:
     return bucket.title if index == 1 else f"{bucket.title} (shard {index})"
 
 
-_CALLERS = {caller_name(b, i): b for b in BUCKETS for i in range(1, b.slots + 1)}
+_CALLERS = {caller_name(b, i): b for b in BUCKETS for i in range(1, b.slots + 1)} | {CANARY.title: CANARY}
 
 
 def bucket_of_job(name: str) -> Bucket | None:

@@ -21,10 +21,14 @@ def _table(title: str, header: tuple[str, str], counts: Counter) -> list[str]:
     return lines + [""]
 
 
-def shard_summary(shards: Mapping[str, list], duplicates: Sequence[Duplicate] = ()) -> str:
-    """The shard jobs the plan starts (each a matrix of at most 256 jobs), and the exact repeats
-    of a row the shard step dropped (one job per row)."""
+def shard_summary(shards: Mapping[str, list], duplicates: Sequence[Duplicate] = (),
+                  canary: list | None = None) -> str:
+    """The shard jobs the plan starts (each a matrix of at most 256 jobs) after the canary, and
+    the exact repeats of a row the shard step dropped (one job per row)."""
     lines = ["### Matrix jobs", ""]
+    if canary and isinstance(canary[0], Mapping):
+        name = _cell(canary[0].get("job-name", "")).replace("`", "'")
+        lines += [f"**Canary:** `{name}` runs first, alone; if it fails, no other job starts.", ""]
     if duplicates:
         total = sum(d.dropped for d in duplicates)
         lines += [f"Dropped {total} exact duplicate row(s): planned more than once, identical in every "

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from infx.yamlio import load_file
-from support.expressions import Context, evaluate_if, evaluate_text, interpolate, truthy
+from support.expressions import Context, evaluate_if, evaluate_text, interpolate, to_string, truthy
 
 WHOLE_EXPRESSION = re.compile(r"^\s*\$\{\{(.*)\}\}\s*$", re.S)
 _MULTILINE_VALUE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)<<(.+)$")
@@ -368,7 +368,7 @@ class LocalRunner:
         concurrency = self._concurrency(job.get("concurrency"), jctx)
         self_hosted = labels != ["ubuntu-latest"]
         job_env = (dict(self.self_hosted_env) if self_hosted else {}) | {
-            k: str(_value(v, jctx)) for k, v in (job.get("env") or {}).items()}
+            k: to_string(_value(v, jctx)) for k, v in (job.get("env") or {}).items()}
         env_file_vars: dict[str, str] = {}
         extra_path: list[str] = list(self.self_hosted_path) if self_hosted else []
         steps: list[StepRecord] = []
@@ -383,7 +383,7 @@ class LocalRunner:
             began = time.monotonic()
             try:
                 step_env = job_env | env_file_vars | {
-                    k: str(_value(v, sctx)) for k, v in (step.get("env") or {}).items()}
+                    k: to_string(_value(v, sctx)) for k, v in (step.get("env") or {}).items()}
                 if "uses" in step:
                     outputs, log = self._action(step, sctx, workspace, record, name, job_id)
                 else:

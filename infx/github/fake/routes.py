@@ -860,6 +860,18 @@ def list_run_jobs(state: State, req: Request, owner: str, name: str, run_id: str
                     list_key="jobs")
 
 
+@route("POST", "{R}/actions/runs/(?P<run_id>\\d+)/rerun-failed-jobs")
+def rerun_failed_jobs(state: State, req: Request, owner: str, name: str, run_id: str) -> Response:
+    """A new attempt of a finished run (its failed jobs and their dependants); the run is queued."""
+    _require_auth(req)
+    run = _run(state, owner, name, run_id)
+    if run.get("status", "completed") != "completed":
+        raise HttpError(403, "This workflow run cannot be re-run while it is still running.")
+    run["run_attempt"] = int(run.get("run_attempt", 1)) + 1
+    run["status"], run["conclusion"] = "queued", None
+    return Response(status=201, body={})
+
+
 @route("GET", "{R}/actions/runs/(?P<run_id>\\d+)/attempts/(?P<attempt>\\d+)/jobs")
 def list_attempt_jobs(state: State, req: Request, owner: str, name: str, run_id: str,
                       attempt: str) -> Response:

@@ -1,0 +1,144 @@
+"""`/retest-failed`: re-run only the failed rows of a PR's latest sweep, for triage or above.
+
+The command counts only as a line of the comment as GitHub renders it, by the same rules as
+`/reuse-sweep-run` (infx.reuse.rendered: never inside an HTML comment, code or a quote, and a
+whole line of the source too). Who may ask: the role GitHub's collaborator permission API
+reports in `role_name` is triage, write, maintain or admin (`permission` folds triage into
+read, so it cannot tell), never a bot. What is re-run: the newest sweep run of the PR, when it
+ran on the PR's current head and finished with failed or cancelled jobs; GitHub's "re-run failed
+jobs" then runs those jobs and the jobs that depend on them (a failed canary brings back its
+families), nothing that passed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from infx.reuse.authorization import Authority, is_bot
+from infx.reuse.model import RunFacts
+from infx.reuse.ports import ReuseClient
+from infx.reuse.rendered import plain_lines
+from infx.reuse.sources import DEFAULT_WORKFLOW, workflow_path
+from infx.workflow.shard import bucket_of_job
+
+COMMAND = "/retest-failed"
+ALLOWED_ROLES = frozenset({"triage", "write", "maintain", "admin"})
+RETESTABLE = frozenset({"failure", "cancelled", "timed_out", "startup_failure"})
+_LINE = re.compile(r"[ \t]*/retest-failed[ \t]*")
+
+
+def _is_line(line: str) -> bool:
+    return bool(_LINE.fullmatch(line.removesuffix("\r")))
+
+
+@lru_cache(maxsize=256)
+def has_command(body: str | None) -> bool:
+    """The comment holds `/retest-failed` as a whole source line that a reader also sees as a
+    plain-text line (the `/reuse-sweep-run` rules)."""
+    if not any(_is_line(line) for line in (body or "").split("\n")):
+        return False
+    return any(_is_line(line) for line in plain_lines(body))
+
+
+def mentions(body: str | None) -> bool:
+    """Cheap pre-filter (the workflow's `if:` uses the same text)."""
+    return COMMAND in (body or "")
+
+
+def rejection(login: str, user_type: str | None, permission: Any) -> str | None:
+    """Why this commenter may not retest, or None. `permission` is the collaborator record."""
+    if is_bot(login, user_type):
+        return "a bot cannot request a retest"
+    authority = Authority.of(permission)
+    if authority.role_name not in ALLOWED_ROLES and authority.permission not in ("admin", "write"):
+        return (f"/retest-failed needs the triage, write, maintain or admin role; @{login} has "
+                f"{authority.role_name}")
+    return None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Re-run `run_id` (its failed rows listed), or say why not (`run_id` None)."""
+
+    run_id: int | None
+    reason: str
+    failed_rows: tuple[str, ...] = ()
+
+
+def latest(runs: Sequence[RunFacts], workflow: str = DEFAULT_WORKFLOW) -> RunFacts | None:
+    """The newest pull_request run of the sweep workflow among `runs`."""
+    path = workflow_path(workflow)
+    mine = [r for r in runs if r.event == "pull_request" and r.path == path]
+    return max(mine, key=lambda r: (r.created_at, r.id), default=None)
+
+
+def failed_rows(jobs: Sequence[Any]) -> tuple[str, ...]:
+    """The benchmark and eval jobs (run-sweep.yml's shard and canary jobs) that failed or were
+    cancelled, latest attempt (`jobs` as the jobs API lists them with filter=latest)."""
+    return tuple(sorted(job.name for job in jobs
+                        if bucket_of_job(job.name) is not None and job.conclusion in RETESTABLE))
+
+
+def decide(run: RunFacts | None, head_sha: str, failed: Sequence[str] = ()) -> Decision:
+    """What `/retest-failed` does with the PR's newest sweep run and its failed rows."""
+    if run is None:
+        return Decision(None, "this PR has no sweep run to retest")
+    if run.status != "completed":
+        return Decision(None, f"the latest sweep run {run.id} has not finished; retest after it does")
+    if run.head_sha != head_sha:
+        return Decision(None, f"the latest sweep run {run.id} ran on {run.head_sha[:12]}, not on the "
+                              f"PR head {head_sha[:12]}; a new sweep of the head is needed, not a retest")
+    if run.conclusion not in RETESTABLE:
+        return Decision(None, f"the latest sweep run {run.id} concluded {run.conclusion}: nothing failed")
+    rows = tuple(failed)
+    what = f"{len(rows)} failed or cancelled row(s)" if rows else "its failed jobs"
+    return Decision(run.id, f"re-running {what} of sweep run {run.id}", rows)
+
+
+@dataclass(frozen=True)
+class RetestOutcome:
+    reaction: str | None  # "+1" (re-run requested), "-1" (refused), None (nothing to do)
+    summary: str
+    run_id: int | None = None
+    failed: bool = False
+
+
+def retest(client: ReuseClient, repo: str, event: Any, *, workflow: str = DEFAULT_WORKFLOW) -> RetestOutcome:
+    """Handle one issue_comment event (infx.reuse.ack.CommentEvent): re-read the comment, check
+    the command and its author, find the PR's newest sweep run and ask GitHub to re-run its failed
+    jobs; react 👍 when a re-run was requested, 👎 with the reason otherwise."""
+    from infx.reuse.gateway import GitHubGateway
+
+    gateway = GitHubGateway(client, repo)
+    if event.action not in ("created", "edited") or not event.is_pull_request:
+        return RetestOutcome(None, "Not a new or edited pull request comment; nothing to do.")
+    current = gateway.comment(event.comment_id)
+    if current is None or current.body != event.body or current.updated_at != event.updated_at:
+        return RetestOutcome(None, "The comment changed since this event was queued; a newer run handles it.")
+    if not has_command(current.body):
+        return RetestOutcome(None, f"The comment holds no {COMMAND} line (as shown: not in code, a "
+                                   "quote or an HTML comment); nothing to do.")
+    pr = event.issue_number
+    why = rejection(current.user, current.user_type, None if is_bot(current.user, current.user_type)
+                    else gateway.permission(current.user))
+    if why is None:
+        pull = gateway.pull(pr)
+        runs = [r for r in gateway.pull_runs(pull.head_ref) if r.head_repo in (None, pull.head_repo)]
+        run = latest(runs, workflow)
+        failed = failed_rows(client.run_jobs(repo, run.id)) if run is not None and run.status == "completed" \
+            and run.head_sha == pull.head_sha and run.conclusion in RETESTABLE else ()
+        decision = decide(run, pull.head_sha, failed)
+        if decision.run_id is not None:
+            client.rerun_failed_jobs(repo, decision.run_id)
+            gateway.react(current.id, "+1")
+            shown = ", ".join(f"`{name}`" for name in decision.failed_rows[:10])
+            more = f" and {len(decision.failed_rows) - 10} more" if len(decision.failed_rows) > 10 else ""
+            rows = f": {shown}{more}" if shown else ""
+            return RetestOutcome("+1", f"PR #{pr}: {decision.reason}{rows}.", decision.run_id)
+        why = decision.reason
+    gateway.react(current.id, "-1")
+    return RetestOutcome("-1", f"{COMMAND} on PR #{pr} refused: {why}.", failed=True)

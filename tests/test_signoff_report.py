@@ -1,0 +1,311 @@
+"""infx.signoff.report + report_publish: the PR's sweep report comment, from real collected results.
+
+The jobs' artifacts are produced the way the workflow produces them (shard names the rows, the
+fake node writes raw output, `finish` normalises it, `collect` aggregates), the run is a world
+on the fake GitHub server, and the comment is read back from it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import shutil
+from pathlib import Path
+
+import cmarkgfm
+import pytest
+from support.fake_results import write_raw
+
+from infx.config.thresholds import load_thresholds_text
+from infx.github.fake import FakeGitHub
+from infx.signoff.model import Outcome, Status
+from infx.signoff.report import (
+    LIMIT,
+    CheckResult,
+    Report,
+    SweepJob,
+    curves,
+    mermaid,
+    render,
+)
+from infx.signoff.report_publish import post_report, read_report
+from infx.workflow.launch import artifact_prefix, finish, raw_dir, result_name
+from infx.workflow.shard import caller_name, shard_plan
+
+REPO = "acme/inferencex"
+BASE_SHA, HEAD_SHA = "a" * 40, "b" * 40
+RUN = 5
+KEY = "dsr1-fp8-mi355x-sglang"
+CONFIG = """dsr1-fp8-mi355x-sglang:
+  image: lmsysorg/sglang:IMAGE
+  model: deepseek-ai/DeepSeek-R1
+  model-prefix: dsr1
+  runner: mi355x
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - {tp: 8, conc-list: [4, 8, 16, 32, 64, 128]}
+"""
+ROW = {"image": "lmsysorg/sglang:v1", "model": "deepseek-ai/DeepSeek-R1", "model-prefix": "dsr1",
+       "precision": "fp8", "framework": "sglang", "runner": "mi355x", "isl": 8192, "osl": 1024, "tp": 8,
+       "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1, "dp-attn": False, "spec-decoding": "none",
+       "max-model-len": 9472, "exp-name": "dsr1_8k1k", "disagg": False}
+OLD_ENTRY = f"- config-keys: [{KEY}]\n  description: [first]\n  pr-link: https://github.com/{REPO}/pull/1\n"
+NEW_ENTRY = f"\n- config-keys: [{KEY}]\n  description: [bump the image]\n  pr-link: XXX\n"
+THRESHOLDS = "default:\n  gsm8k: 0.90\nmodels:\n  dsr1:\n    gsm8k: 0.91\n"
+FAILED_CONC = 16
+LOW_CONC = 64
+
+
+def plan() -> dict:
+    return {"single_node": {"8k1k": [ROW | {"conc": c, "run-eval": False} for c in (4, 8, 16, 32, 64, 128)]},
+            "evals": [ROW | {"conc": c, "run-eval": True, "eval-only": True} for c in (LOW_CONC, 128)]}
+
+
+def shards() -> dict[str, list[dict]]:
+    return shard_plan(plan())
+
+
+def run_the_jobs(downloaded: Path, work: Path) -> None:
+    """Each job of the plan as the workflow runs it; the row at FAILED_CONC crashes (no
+    artifact), the eval at LOW_CONC scores below its floor."""
+    for rows in shards().values():
+        for index, row in enumerate(rows):
+            if not row.get("eval-only") and row["conc"] == FAILED_CONC:
+                continue
+            runner = f"mi355x-amds_0{index % 9}"
+            results = work / f"job{len(list(work.glob('job*')))}" / "results"
+            write_raw(raw_dir(results), row, score=0.5 if row["conc"] == LOW_CONC else 0.95)
+            results.mkdir(parents=True)
+            finish(row, runner, results)
+            shutil.copytree(results, downloaded / (artifact_prefix(row) + result_name(row, runner)))
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory) -> tuple[Path, Path]:
+    """agg_bmk.json and agg_eval_all.json as `python -m infx.workflow collect` writes them."""
+    from infx.workflow.cli import main
+
+    tmp = tmp_path_factory.mktemp("collected")
+    (tmp / "downloaded").mkdir()
+    run_the_jobs(tmp / "downloaded", tmp / "work")
+    for kind, name in (("benchmark", "agg_bmk.json"), ("eval", "agg_eval_all.json")):
+        assert main(["collect", "--kind", kind, "--input", str(tmp / "downloaded"), "--output", str(tmp / name)]) == 0
+    return tmp / "agg_bmk.json", tmp / "agg_eval_all.json"
+
+
+def world(attempt: int = 1) -> dict:
+    """PR #12 bumps the image of one config; run 5 swept its head, one benchmark job failed."""
+    base_files = {"configs/amd-master.yaml": CONFIG.replace("IMAGE", "v0"), "perf-changelog.yaml": OLD_ENTRY,
+                  "configs/evals/thresholds.yaml": THRESHOLDS, "CODEOWNERS": "* @acme/core\n"}
+    head_files = {"configs/amd-master.yaml": CONFIG.replace("IMAGE", "v1"),
+                  "perf-changelog.yaml": OLD_ENTRY + NEW_ENTRY}
+    check_runs, job_id = [], 9000
+    for shard, rows in shards().items():
+        bucket = shard.rsplit("-", 1)[0]
+        title = caller_name(next(b for b in _buckets() if b.id == bucket), int(shard.rsplit("-", 1)[1]))
+        for row in rows:
+            job_id += 1
+            failed = not row.get("eval-only") and row["conc"] == FAILED_CONC
+            check_runs.append({
+                "id": job_id, "name": f"{title} / {row['job-name']}", "status": "completed",
+                "conclusion": "failure" if failed else "success", "run_id": RUN, "run_attempt": attempt,
+                "started_at": "2026-09-29T10:00:00Z", "completed_at": "2026-09-29T11:00:00Z",
+                "details_url": f"https://github.com/{REPO}/actions/runs/{RUN}/job/{job_id}"})
+    return {
+        "repo": REPO, "default_branch": "main", "now": "2026-09-30T12:00:00Z",
+        "token_login": "github-actions[bot]", "branches": {"main": BASE_SHA, "carol/bump": HEAD_SHA},
+        "commits": {BASE_SHA: {"parents": [], "message": "initial", "files": base_files},
+                    HEAD_SHA: {"parents": [BASE_SHA], "message": "Bump the image", "files_from": BASE_SHA,
+                               "files": head_files}},
+        "collaborators": {"carol": {"permission": "write", "role_name": "write"}},
+        "teams": {"acme/core": ["root"]}, "codeowners_errors": [],
+        "pulls": [{"number": 12, "title": "Bump the image", "user": "carol", "state": "open", "draft": False,
+                   "base": {"ref": "main", "sha": BASE_SHA},
+                   "head": {"ref": "carol/bump", "sha": HEAD_SHA, "repo": REPO},
+                   "labels": ["full-sweep-enabled"], "commits": [HEAD_SHA], "comments": []}],
+        "check_runs": {HEAD_SHA: check_runs}, "statuses": {},
+        "workflow_runs": [{"id": RUN, "name": "Run Sweep", "path": ".github/workflows/run-sweep.yml",
+                           "event": "pull_request", "status": "completed", "conclusion": "failure",
+                           "head_sha": HEAD_SHA, "head_branch": "carol/bump", "run_attempt": attempt,
+                           "created_at": "2026-09-29T10:00:00Z", "artifacts": []}],
+    }
+
+
+def _buckets():
+    from infx.workflow.shard import BUCKETS
+
+    return BUCKETS
+
+
+def report_comments(fake) -> list[dict]:
+    return [c for c in fake.state.world["pulls"][0]["comments"] if c["body"].startswith("<!-- infx-sweep-report")]
+
+
+def post(fake, collected, attempt: int = 1, run_id: int = RUN) -> str:
+    results, evals = collected
+    data = read_report(fake.client(), REPO, 12, run_id, attempt, HEAD_SHA, results=results, evals=evals)
+    return post_report(fake.client(), REPO, data)
+
+
+# ---- the acceptance world -----------------------------------------------------------------------
+
+
+def test_one_failed_job_and_one_low_eval_are_listed_with_job_links_and_the_floor_source(collected):
+    with FakeGitHub(world()) as fake:
+        assert post(fake, collected) == "created"
+        (comment,) = report_comments(fake)
+    body = comment["body"]
+    failed = next(c for c in world()["check_runs"][HEAD_SHA] if c["conclusion"] == "failure")
+    job = failed["name"].split(" / ", 1)[1]
+    # the config key row: 5 passed + 2 evals, 1 failed, the failing job linked to its page
+    row = next(line for line in body.split("\n") if line.startswith(f"| `{KEY}` |"))
+    assert row.startswith(f"| `{KEY}` | 7 | 1 | 0 | 0 |")
+    assert f"({failed['details_url']})" in row and job.split(" #")[0].replace("_", "\\_") in row
+    # the low eval: its verdict, score, floor, where the floor comes from, and its job's page
+    low = next(line for line in body.split("\n") if "below floor" in line)
+    assert "| 0.5000 | 0.9100 | `models.dsr1.gsm8k` |" in low
+    eval_job = next(c for c in world()["check_runs"][HEAD_SHA]
+                    if c["name"].startswith("eval / ") and " c64 " in c["name"])
+    assert f"({eval_job['details_url']})" in low
+    assert "Floors from `configs/evals/thresholds.yaml on main`" in body
+    assert sum("✅ ok" in line for line in body.split("\n")) == 1
+    # Checks 1, 2, 14 as the sign-off would say now: no passing sweep yet
+    check1 = next(line for line in body.split("\n") if line.startswith("| 1 | Passing sweep"))
+    assert "| FAIL |" in check1 and "No passing sweep" in check1
+    assert "| 2 | Evals pass | FAIL |" in body and "| 14 | Pareto coverage | WARN |" in body
+    # the Pareto chart of the one curve, drawn from the real collected rows
+    assert body.count("```mermaid") == 1 and "5 measured point(s), 0 invalid" in body
+    assert len(body) < LIMIT
+
+
+def test_a_rerun_edits_the_one_comment_in_place(collected):
+    with FakeGitHub(world()) as fake:
+        assert post(fake, collected) == "created"
+        first = report_comments(fake)[0]
+        assert post(fake, collected) == "unchanged"
+        fake.state.world = fake.state.world | {"check_runs": {HEAD_SHA: [
+            c | {"conclusion": "success", "run_attempt": 2} if c["conclusion"] == "failure" else c
+            for c in fake.state.world["check_runs"][HEAD_SHA]]}}
+        fake.state.world["workflow_runs"][0]["run_attempt"] = 2
+        assert post(fake, collected, attempt=2) == "updated"
+        (comment,) = report_comments(fake)
+        assert comment["id"] == first["id"]
+        assert comment["body"].startswith(f"<!-- infx-sweep-report run={RUN} attempt=2 -->")
+        assert f"| `{KEY}` | 8 | 0 | 0 | 0 | — |" in comment["body"]
+        # a late collection of an older run never replaces the newer report
+        assert post(fake, collected, run_id=RUN - 1) == "kept-newer"
+        assert len(report_comments(fake)) == 1
+
+
+def test_the_cli_posts_through_a_world_file(collected, tmp_path):
+    from click.testing import CliRunner
+
+    from infx.signoff.cli import signoff
+
+    path = tmp_path / "world.json"
+    path.write_text(json.dumps(world()))
+    results, evals = collected
+    out = CliRunner().invoke(signoff, ["report", "--repo", REPO, "--pr", "12", "--run-id", str(RUN),
+                                       "--head-sha", HEAD_SHA, "--results", str(results), "--evals",
+                                       str(evals), "--reused", str(tmp_path / "absent.json"),
+                                       "--world", str(path)])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output.strip().splitlines()[-1]) == {"action": "created", "run": RUN, "attempt": 1}
+
+
+# ---- the mermaid block ----------------------------------------------------------------------------
+
+_NUMBER = r"-?\d+(?:\.\d+)?"
+
+
+def parse_xychart(block: str) -> dict:
+    """The structure of one xychart-beta block, checked line by line."""
+    lines = block.split("\n")
+    assert lines[0] == "```mermaid" and lines[1] == "xychart-beta" and lines[-1] == "```"
+    found: dict = {"series": []}
+    for line in lines[2:-1]:
+        title = re.fullmatch(r'    title "([^"`]*)"', line)
+        x_axis = re.fullmatch(r'    x-axis "([^"`]*)" \[((?:"' + _NUMBER + r'"(?:, )?)+)\]', line)
+        y_axis = re.fullmatch(r'    y-axis "([^"`]*)" (' + _NUMBER + r') --> (' + _NUMBER + r')', line)
+        series = re.fullmatch(r"    (bar|line) \[((?:" + _NUMBER + r"(?:, )?)+)\]", line)
+        if title:
+            found["title"] = title.group(1)
+        elif x_axis:
+            found["x"] = [float(v.strip('"')) for v in x_axis.group(2).split(", ")]
+        elif y_axis:
+            found["y"] = (float(y_axis.group(2)), float(y_axis.group(3)))
+        elif series:
+            found["series"].append((series.group(1), [float(v) for v in series.group(2).split(", ")]))
+        else:
+            raise AssertionError(f"not an xychart-beta line: {line!r}")
+    return found
+
+
+def test_the_mermaid_block_parses(collected):
+    rows = json.loads(collected[0].read_text())
+    (curve,) = curves(rows)
+    chart = parse_xychart(mermaid(curve))
+    assert chart["title"] == "dsr1 / 8192/1024 / MI355X sglang spec=none / fp8"
+    assert len(chart["x"]) == 5 and chart["x"] == sorted(chart["x"])
+    assert [kind for kind, _ in chart["series"]] == ["bar", "line"]
+    bars, line = chart["series"][0][1], chart["series"][1][1]
+    assert len(bars) == len(line) == len(chart["x"])
+    assert chart["y"][0] == 0 and chart["y"][1] >= max(bars)
+    # the line is the frontier: never below a frontier point, never decreasing with latency
+    assert line == sorted(line) and all(b <= max(line[: i + 1]) + 0.05 for i, b in enumerate(bars))
+    assert {(round(x, 3), round(y, 1)) for x, y, _ in curve.frontier} <= set(zip(chart["x"], bars, strict=True))
+
+
+def test_hostile_row_text_never_reaches_the_chart_or_breaks_the_comment():
+    rows = [{"infmax_model_prefix": 'x"]\n```\n<img src=x> @everyone', "hw": "mi355x", "framework": "a`b",
+             "precision": "fp8", "isl": 1, "osl": 1, "tput_per_gpu": 10.0 + i, "median_e2el": 1.0 + i,
+             "conc": i, "job_name": f"@admin <b>#{i}</b>"} for i in range(3)]
+    report = Report(REPO, 12, RUN, 1, HEAD_SHA, jobs=(), benchmark_rows=rows, eval_rows=None)
+    body = render(report)
+    block = body[body.index("```mermaid"):body.index("```", body.index("```mermaid") + 3) + 3]
+    parse_xychart(block)
+    assert [line for line in body.split("\n") if line.startswith("```")] == ["```mermaid", "```"]
+    html = cmarkgfm.github_flavored_markdown_to_html(body)
+    assert "<img" not in html and "<b>" not in html  # shown as text, never as HTML
+    outside_code = re.sub(r"<code>.*?</code>", "", html, flags=re.S)
+    assert "@admin" not in outside_code and "@everyone" not in outside_code  # no mention fires
+
+
+# ---- size ---------------------------------------------------------------------------------------------
+
+
+def test_a_700_row_plan_stays_under_the_limit_and_links_the_run():
+    jobs, bmk, evals = [], [], []
+    for i in range(700):
+        name = f"dsr1 fp8 mi355x sglang 8k1k TP{1 + i % 8} c{i} #{i:08x}"
+        jobs.append(SweepJob(f"single-node 8k1k / {name}", "failure" if i % 3 == 0 else "success",
+                             url=f"https://github.com/{REPO}/actions/runs/{RUN}/job/{100000 + i}"))
+        bmk.append({"infmax_model_prefix": f"m{i % 12}", "hw": "mi355x", "framework": "sglang",
+                    "precision": "fp8", "isl": 8192, "osl": 1024, "tput_per_gpu": 100.0 + (i * 37) % 900,
+                    "median_e2el": 1.0 + (i * 13) % 97 / 7, "conc": i, "job_name": name})
+        evals.append({"model_prefix": "dsr1", "hw": "mi355x", "framework": "sglang", "precision": "fp8",
+                      "conc": i, "task": "gsm8k", "score": 0.5 if i % 2 else 0.95, "infrastructure_success": True,
+                      "integration_error": None, "job_name": name})
+    configs = {f"dsr1-fp8-mi355x-sglang-{i}": {"model-prefix": "dsr1", "precision": "fp8", "runner": "mi355x",
+                                               "framework": "sglang"} for i in range(40)}
+    checks = tuple(CheckResult(n, f"Check {n}", Outcome(Status.FAIL, "x" * 3000, ("y" * 500,) * 3))
+                   for n in (1, 2, 14))
+    report = Report(REPO, 12, RUN, 1, HEAD_SHA, jobs=tuple(jobs), configs=configs, benchmark_rows=bmk,
+                    eval_rows=evals, thresholds=load_thresholds_text(THRESHOLDS, "t.yaml"),
+                    thresholds_source="configs/evals/thresholds.yaml on main", checks=checks)
+    body = render(report)
+    assert len(body) <= LIMIT - 500
+    assert f"[run {RUN}](https://github.com/{REPO}/actions/runs/{RUN})" in body.split("\n")[-2]
+    fences = [line for line in body.split("\n") if line.startswith("```")]
+    assert fences == ["```mermaid", "```"] * (len(fences) // 2)  # no chart is cut in half
+    with FakeGitHub(copy.deepcopy(world())) as fake:
+        assert post_report(fake.client(), REPO, report) == "created"
+        (comment,) = report_comments(fake)
+        assert len(comment["body"]) <= LIMIT
