@@ -93,10 +93,12 @@ REVERTS = (
                     '        (results_dir / file_name).write_text(json.dumps(run), encoding="utf-8")\n'
                     '    return sorted(results_dir.iterdir())\n'
                     '    out = results_dir / f"{name}.json"\n')),
-    Revert("4", "4 evidence fix", "master configs at the sweep's commit read only for master files the PR changed",
-           _replace("infx/signoff/evidence.py",
-                    "    head_text = evidence.head_files.get(CHANGELOG)\n    if head_text is None:\n",
-                    "    return sorted(paths)\n    head_text = evidence.head_files.get(CHANGELOG)\n    if head_text is None:\n")),
+    Revert("4", "4 evidence fix", "Check 2 reads master configs at the sweep's commit only from master files the PR changed",
+           _replace("infx/signoff/checks/evals.py",
+                    "        at_run = configs_at.master_entries(tree) if tree is not None else None\n",
+                    "        changed = {f.filename for f in evidence.files or []}\n"
+                    "        tree = {p: t for p, t in tree.items() if p in changed} if tree is not None else None\n"
+                    "        at_run = configs_at.master_entries(tree) if tree is not None else None\n")),
 )
 
 _OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+\S*::(\w+)", re.M)

@@ -197,8 +197,9 @@ def test_single_node_failed_row_is_rejected_naming_the_job(base_repo, tmp_path):
 
 
 def test_a_pr_naming_all_its_jobs_alike_cannot_hide_a_failed_row(base_repo, tmp_path):
-    """The PR's own workflow files run: this one gives every benchmark job one name. Check 1
-    judges every job of the run on its own, so the failed row still rejects the sign-off."""
+    """The PR's own workflow files run: this one gives every benchmark job one name. Check 1 sets
+    such a run aside (modified sweep workflow files) and judges every job of it on its own, so the
+    failed row is named and rejects the sign-off."""
     repo = SweepRepo(base_repo, tmp_path / "repo")
     template = ".github/workflows/benchmark-tmpl.yml"
     text = repo.read("main", template)
@@ -215,7 +216,13 @@ def test_a_pr_naming_all_its_jobs_alike_cannot_hide_a_failed_row(base_repo, tmp_
     assert "failure" in {j.conclusion for j in ran} and "success" in {j.conclusion for j in ran}
     verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
     assert verdict.verdict == "REJECTED"
-    assert verdict.check(1)["status"] == "FAIL"
+    check = verdict.check(1)
+    assert check["status"] == "FAIL"
+    # the run is set aside (its workflow files are the PR's own), and every same-named job is
+    # still judged on its own: the failed one is named, not hidden behind a success
+    details = "\n".join(check["details"])
+    assert f"set aside: run {record.run_id}" in details and "benchmark-tmpl.yml" in details
+    assert f"run {record.run_id}: `single-node 8k1k / benchmark` (failure)" in details
 
 
 def test_single_node_failed_canary_runs_nothing_else(base_repo, tmp_path):
