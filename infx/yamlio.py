@@ -308,7 +308,7 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False,
 # --- node tree -> data ---------------------------------------------------------------------
 
 _TAG = "tag:yaml.org,2002:"
-_STR_TAG, _SEQ_TAG, _MAP_TAG = _TAG + "str", _TAG + "seq", _TAG + "map"
+_STR_TAG, _SEQ_TAG, _MAP_TAG, _INT_TAG = (_TAG + name for name in ("str", "seq", "map", "int"))
 # plain scalar types whose constructors read only the node's own text
 _SIMPLE_SCALARS = frozenset(_TAG + name for name in ("null", "bool", "int", "float"))
 
@@ -331,6 +331,11 @@ def _construct(loader: Any, node: yaml.Node, unique_keys: bool) -> Any:
         if kind is _ScalarNode:
             if tag == _STR_TAG:
                 return node.value
+            if tag == _INT_TAG:
+                value = node.value
+                if value.isascii() and value.isdigit() and (value[0] != "0" or value == "0"):
+                    return int(value)  # plain decimal (YAML 1.1 reads a leading 0 as octal)
+                return constructors[tag](loader, node)
             if tag in _SIMPLE_SCALARS:
                 return constructors[tag](loader, node)
             return loader.construct_object(node, deep=True)

@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from infx.errors import InfxError, Problem
 
-CHUNK = 64 * 1024
+CHUNK = 256 * 1024  # read size: large enough to keep per-call overhead off inflating
 LIMITS_FILE = "limits.yaml"
 # tar header records (pax / GNU long names) are read whole by tarfile: keep them small
 MAX_HEADER_RECORD = 1024 * 1024
@@ -129,7 +129,8 @@ def read_tarball(source: IO[bytes], what: str, limits: ArchiveLimits,
     total = 0
     count = 0
     try:
-        with tarfile.open(fileobj=stream, mode="r|", tarinfo=_BoundedTarInfo) as archive:
+        with tarfile.open(fileobj=stream, mode="r|", tarinfo=_BoundedTarInfo,
+                          bufsize=CHUNK) as archive:
             for member in archive:
                 count += 1
                 if count > limits.members:
