@@ -31,9 +31,29 @@ import yaml
 from infx.errors import InfxError, Problem
 
 try:
-    _FastLoader = yaml.CSafeLoader
+    _CLoader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - libyaml missing
-    _FastLoader = yaml.SafeLoader
+    _CLoader = yaml.SafeLoader
+
+# plain-scalar tag by (text, implicit flags): a config repeats the same few hundred scalars
+# ("8", "true", "fp8", field names) thousands of times, and resolving runs regexes in Python
+_SCALAR_TAGS: dict[tuple[str, Any], str] = {}
+_SCALAR_TAGS_MAX = 100_000
+
+
+class _FastLoader(_CLoader):  # type: ignore[misc, valid-type]
+    """The C safe loader with the implicit-tag resolution of scalars memoised."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode:
+            key = (value, implicit)
+            tag = _SCALAR_TAGS.get(key)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(_SCALAR_TAGS) < _SCALAR_TAGS_MAX:
+                    _SCALAR_TAGS[key] = tag
+            return tag
+        return super().resolve(kind, value, implicit)
 
 # 5x the largest reference file (the 395 KB changelog); a dense file this size still loads
 # in a few seconds. Operators with larger files raise it with INFX_MAX_YAML_BYTES.
