@@ -53,6 +53,11 @@ class _FastLoader(_CLoader):  # type: ignore[misc, valid-type]
                 if len(_SCALAR_TAGS) < _SCALAR_TAGS_MAX:
                     _SCALAR_TAGS[key] = tag
             return tag
+        if not self.yaml_path_resolvers:  # the safe loaders have none: the default tags
+            if kind is yaml.SequenceNode:
+                return self.DEFAULT_SEQUENCE_TAG
+            if kind is yaml.MappingNode:
+                return self.DEFAULT_MAPPING_TAG
         return super().resolve(kind, value, implicit)
 
 # 5x the largest reference file (the 395 KB changelog); a dense file this size still loads
