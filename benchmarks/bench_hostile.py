@@ -79,6 +79,7 @@ def archive_cases(work: Path) -> tuple[dict[str, tuple[str, Path]], str]:
         "tar bomb, a master config": ("tar", hostile.tar_bomb(top, "configs/amd-master.yaml",
                                                                BOMB_MIB)),
         "zip bomb, eval_results_all": ("zip", hostile.zip_bomb("agg_eval_all.json", BOMB_MIB)),
+        "zip of 500,000 entries": ("zip", hostile.zip_many(500_000)),
     }
     cases = {}
     for index, (name, (kind, data)) in enumerate(bombs.items()):

@@ -131,6 +131,17 @@ def zip_bomb(name: str, mebibytes: int) -> bytes:
     return raw.getvalue()
 
 
+def zip_many(entries: int) -> bytes:
+    """A zip listing ``entries`` empty members (about 85 bytes each), plus an
+    `agg_eval_all.json` so the artifact is the one the sign-off reads."""
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr("agg_eval_all.json", "[]")
+        for index in range(entries):
+            archive.writestr(zipfile.ZipInfo(f"{index:x}"), b"")
+    return raw.getvalue()
+
+
 CONFIG_CASES = {
     "alias-bomb": alias_bomb,
     "alias-in-field": alias_in_field,
