@@ -16,7 +16,7 @@ from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
 from infx.reuse.authorization import newest_request
 from infx.reuse.binding import head_when_posted
-from infx.signoff import codeowners, eval_jobs, provenance, tree_paths
+from infx.signoff import codeowners, eval_jobs, provenance
 from infx.signoff.bypass import bypass_requests
 from infx.signoff.checklist import parse as parse_checklist
 from infx.signoff.gating import SignoffRef
@@ -330,10 +330,7 @@ def gather(reader: Reader, evidence: Evidence, settings: Settings, *, number: in
     evidence.comments = reader.comments(number)
     if evidence.signoff.kind == "review":
         evidence.reviews = optional(evidence, "reviews", lambda: reader.reviews(number))
-    # the head is PR-controlled: only the files the checks read are kept from its tarball
-    read_head = tree_paths.head_filter(evidence, settings.codeowners_paths)
-    evidence.head_files = optional(evidence, "head tree", lambda: reader.tree(pr.head_sha, read_head),
-                                   {})
+    evidence.head_files = optional(evidence, "head tree", lambda: reader.tree(pr.head_sha), {})
     if not evidence.base_files:
         evidence.base_files = optional(evidence, "base tree", lambda: reader.tree(pr.base_sha), {})
     if commits is not None:
