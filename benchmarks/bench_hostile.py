@@ -1,10 +1,13 @@
 """Hostile inputs under `/usr/bin/time -v`: one located error, within 5 s and 300 MB.
 
 Each generated input (tests/hostile_inputs.py: alias bombs, deep nesting, Latin-1,
-UTF-16, BOM, NUL, CRLF, huge files) is fed to the command that reads it: master configs
-to `infx matrix full-sweep`, a world file to `infx signoff verify --world`, changelogs to
-`infx plan` and `infx changelog validate`. Printed per case: wall time, max RSS, exit
-status, stdout bytes, error lines, traceback, and the verdict against the bars.
+UTF-16, BOM, NUL, CRLF, huge files, zip and tar bombs) is fed to the command that reads
+it: master configs to `infx matrix full-sweep`, a world file to `infx signoff verify
+--world`, changelogs to `infx plan` and `infx changelog validate`, and archive bombs to
+`infx signoff verify --world` through the real evidence path: the in-process fake GitHub
+serves the bomb as the PR head's tarball or as the `eval_results_all` artifact, and the
+client downloads and streams it like any other. Printed per case: wall time, max RSS,
+exit status, stdout bytes, error lines, traceback, and the verdict against the bars.
 Run: python benchmarks/bench_hostile.py
 """
 
@@ -29,6 +32,25 @@ RUNNERS = ROOT / "tests" / "data" / "changelog" / "f-runners.yaml"
 HISTORY = ("- config-keys:\n    - alpha-fp8-h100-vllm\n  description:\n    - \"History\"\n"
            "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/900\n")
 APPENDED = HISTORY + "\n" + HISTORY.replace("900", "XXX").replace("History", "Bump")
+WORLD = ROOT / "tests" / "data" / "worlds" / "signoff_seed000.yaml"  # PR 3412, sign-off 5003
+BOMB_MIB = 300  # past the 256 MiB expanded cap and the 16 MiB member cap
+# The fake GitHub's archive builders swapped for a prepared bomb, then the real CLI: the
+# bomb reaches the client through the storage redirect and the streaming download.
+SERVE_BOMB = """
+import sys
+from infx.github.fake import routes
+kind, bomb_file, head = sys.argv[1:4]
+bomb = open(bomb_file, "rb").read()
+if kind == "tar":
+    real_tarball = routes.make_tarball
+    routes.make_tarball = lambda top, tree, mtime: (
+        bomb if top.endswith(head[:7]) else real_tarball(top, tree, mtime))
+elif kind == "zip":
+    real_zip = routes.make_zip
+    routes.make_zip = lambda files: bomb if "agg_eval_all.json" in files else real_zip(files)
+from infx.cli import main
+sys.exit(main(sys.argv[4:]))
+"""
 
 
 def changelog_cases() -> dict[str, bytes]:
@@ -42,6 +64,29 @@ def changelog_cases() -> dict[str, bytes]:
         "changelog-alias-bomb": text.replace(b"pull/XXX\n", b"pull/XXX\n" + b"".join(
             b"  " + line + b"\n" for line in hostile.alias_bomb().splitlines())),
     }
+
+
+def archive_cases(work: Path) -> tuple[dict[str, tuple[str, Path]], str]:
+    """(name -> (kind, bomb file), the PR head) for PR 3412 of the sign-off world."""
+    import yaml
+
+    world = yaml.load(WORLD.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+    pull = next(p for p in world["pulls"] if p["number"] == 3412)
+    top = f"{world['repo'].replace('/', '-')}-{pull['head']['sha'][:7]}"
+    bombs = {
+        "tar bomb, file no check reads": ("tar", hostile.tar_bomb(top, "assets/blob.bin",
+                                                                   BOMB_MIB, {"README.md": "x\n"})),
+        "tar bomb, a master config": ("tar", hostile.tar_bomb(top, "configs/amd-master.yaml",
+                                                               BOMB_MIB)),
+        "zip bomb, eval_results_all": ("zip", hostile.zip_bomb("agg_eval_all.json", BOMB_MIB)),
+        "zip of 500,000 entries": ("zip", hostile.zip_many(500_000)),
+    }
+    cases = {}
+    for index, (name, (kind, data)) in enumerate(bombs.items()):
+        path = work / f"bomb-{index}.{kind}"
+        path.write_bytes(data)
+        cases[name] = (kind, path)
+    return cases, pull["head"]["sha"]
 
 
 def git(repo: Path, *args: str) -> str:
@@ -63,9 +108,10 @@ def measure(command: list[str], cwd: Path) -> dict:
             "traceback": "Traceback" in ours}
 
 
-def report(name: str, figures: dict) -> bool:
+def report(name: str, figures: dict, expect_error: bool = True) -> bool:
     ok = (figures["code"] == 1 and figures["stdout"] == 0 and len(figures["errors"]) == 1
-          and not figures["traceback"] and figures["seconds"] <= SECONDS
+          if expect_error else figures["code"] == 0 and not figures["errors"])
+    ok = (ok and not figures["traceback"] and figures["seconds"] <= SECONDS
           and figures["mb"] <= MEGABYTES)
     first = figures["errors"][0][:90] if figures["errors"] else "(no error line)"
     print(f"{name:34} {figures['seconds']:6.2f}s {figures['mb']:7.1f}MB  exit {figures['code']}  "
@@ -96,6 +142,14 @@ def main() -> int:
         results.append(report("signoff verify world alias-bomb", measure(
             [*python, "signoff", "verify", "--world", str(world), "--pr", "1",
              "--comment-id", "1"], work)))
+        cases, head = archive_cases(work)
+        verify = ["signoff", "verify", "--world", str(WORLD), "--pr", "3412", "--comment-id", "5003"]
+        results.append(report("signoff verify (no bomb, baseline)", measure(
+            [sys.executable, "-c", SERVE_BOMB, "none", os.devnull, head, *verify], work),
+            expect_error=False))
+        for name, (kind, bomb) in cases.items():
+            results.append(report(f"signoff {name}", measure(
+                [sys.executable, "-c", SERVE_BOMB, kind, str(bomb), head, *verify], work)))
         repo = work / "repo"
         (repo / "configs").mkdir(parents=True)
         shutil.copy(ROOT / "tests" / "data" / "changelog" / "f-master.yaml",

@@ -31,9 +31,34 @@ import yaml
 from infx.errors import InfxError, Problem
 
 try:
-    _FastLoader = yaml.CSafeLoader
+    _CLoader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - libyaml missing
-    _FastLoader = yaml.SafeLoader
+    _CLoader = yaml.SafeLoader
+
+# plain-scalar tag by (text, implicit flags): a config repeats the same few hundred scalars
+# ("8", "true", "fp8", field names) thousands of times, and resolving runs regexes in Python
+_SCALAR_TAGS: dict[tuple[str, Any], str] = {}
+_SCALAR_TAGS_MAX = 100_000
+
+
+class _FastLoader(_CLoader):  # type: ignore[misc, valid-type]
+    """The C safe loader with the implicit-tag resolution of scalars memoised."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode:
+            key = (value, implicit)
+            tag = _SCALAR_TAGS.get(key)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(_SCALAR_TAGS) < _SCALAR_TAGS_MAX:
+                    _SCALAR_TAGS[key] = tag
+            return tag
+        if not self.yaml_path_resolvers:  # the safe loaders have none: the default tags
+            if kind is yaml.SequenceNode:
+                return self.DEFAULT_SEQUENCE_TAG
+            if kind is yaml.MappingNode:
+                return self.DEFAULT_MAPPING_TAG
+        return super().resolve(kind, value, implicit)
 
 # 5x the largest reference file (the 395 KB changelog); a dense file this size still loads
 # in a few seconds. Operators with larger files raise it with INFX_MAX_YAML_BYTES.
@@ -323,7 +348,7 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False,
 # --- node tree -> data ---------------------------------------------------------------------
 
 _TAG = "tag:yaml.org,2002:"
-_STR_TAG, _SEQ_TAG, _MAP_TAG = _TAG + "str", _TAG + "seq", _TAG + "map"
+_STR_TAG, _SEQ_TAG, _MAP_TAG, _INT_TAG = (_TAG + name for name in ("str", "seq", "map", "int"))
 # plain scalar types whose constructors read only the node's own text
 _SIMPLE_SCALARS = frozenset(_TAG + name for name in ("null", "bool", "int", "float"))
 
@@ -346,6 +371,11 @@ def _construct(loader: Any, node: yaml.Node, unique_keys: bool) -> Any:
         if kind is _ScalarNode:
             if tag == _STR_TAG:
                 return node.value
+            if tag == _INT_TAG:
+                value = node.value
+                if value.isascii() and value.isdigit() and (value[0] != "0" or value == "0"):
+                    return int(value)  # plain decimal (YAML 1.1 reads a leading 0 as octal)
+                return constructors[tag](loader, node)
             if tag in _SIMPLE_SCALARS:
                 return constructors[tag](loader, node)
             return loader.construct_object(node, deep=True)

@@ -1,10 +1,17 @@
-"""Hostile YAML inputs, generated: alias bombs, deep nesting, bad encodings, huge files.
+"""Hostile inputs, generated: alias bombs, deep nesting, bad encodings, huge files, archive bombs.
 
 Shared by the tests and by ``benchmarks/bench_hostile.py`` (which runs each one under
 ``/usr/bin/time -v``). Every function returns the file's bytes.
 """
 
 from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+import zlib
+
+MIB = 1024 * 1024
 
 ENTRY = """{key}:
   image: vllm/vllm-openai:v0.11.0
@@ -85,6 +92,54 @@ def huge_config(megabytes: int = 20) -> bytes:
     size = megabytes * 1_000_000
     one = len(valid_config("k-000000"))
     return b"".join(valid_config(f"k-{index:06d}") for index in range(size // one + 1))
+
+
+def tar_bomb(top: str, path: str, mebibytes: int, small: dict[str, str] | None = None) -> bytes:
+    """A gzip'd tarball like GitHub's (one top folder) whose file ``path`` is ``mebibytes``
+    MiB of zeros, compressed about 1000:1, followed by the ``small`` files."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: a gzip stream, as codeload serves
+    parts = []
+    info = tarfile.TarInfo(f"{top}/{path}")
+    info.size = mebibytes * MIB
+    parts.append(packer.compress(info.tobuf(format=tarfile.USTAR_FORMAT)))
+    zeros = bytes(MIB)
+    for _ in range(mebibytes):
+        parts.append(packer.compress(zeros))
+    tail = io.BytesIO()
+    with tarfile.open(fileobj=tail, mode="w", format=tarfile.USTAR_FORMAT) as archive:
+        for name, text in (small or {}).items():
+            data = text.encode()
+            member = tarfile.TarInfo(f"{top}/{name}")
+            member.size = len(data)
+            archive.addfile(member, io.BytesIO(data))
+    parts.append(packer.compress(tail.getvalue()))
+    parts.append(packer.flush())
+    return b"".join(parts)
+
+
+def zip_bomb(name: str, mebibytes: int) -> bytes:
+    """A zip (like an artifact download) whose member ``name`` inflates to ``mebibytes`` MiB
+    of zeros, compressed about 1000:1."""
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        with archive.open(info, "w", force_zip64=True) as member:
+            zeros = bytes(MIB)
+            for _ in range(mebibytes):
+                member.write(zeros)
+    return raw.getvalue()
+
+
+def zip_many(entries: int) -> bytes:
+    """A zip listing ``entries`` empty members (about 85 bytes each), plus an
+    `agg_eval_all.json` so the artifact is the one the sign-off reads."""
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr("agg_eval_all.json", "[]")
+        for index in range(entries):
+            archive.writestr(zipfile.ZipInfo(f"{index:x}"), b"")
+    return raw.getvalue()
 
 
 CONFIG_CASES = {

@@ -151,6 +151,27 @@ def test_too_many_zip_entries():
         read_zip(blob, "artifact entries", SMALL)
 
 
+def test_entries_are_counted_before_zipfile_builds_them():
+    blob = zip_of({f"{i:x}": b"" for i in range(30_000)})  # 30,000 empty entries, ~2.5 MB
+    outcome, peak = peak_while(read_zip, blob, "artifact many", SMALL)
+    assert isinstance(outcome, ArchiveLimitError) and "30,000 entries" in str(outcome)
+    assert peak < 4 * MB  # refused from the end record: no object per entry was built
+
+
+def test_an_end_record_that_lies_about_the_entry_count_is_caught_by_counting():
+    blob = bytearray(zip_of({f"{i:x}": b"" for i in range(1000)}).getvalue())
+    end = blob.rfind(b"PK\x05\x06")
+    blob[end + 8:end + 12] = (1).to_bytes(2, "little") * 2  # "1 entry" on this disk and in all
+    with pytest.raises(ArchiveLimitError, match="1,000 entries .the header declares 1."):
+        read_zip(io.BytesIO(bytes(blob)), "artifact liar", SMALL)
+
+
+def test_a_bloated_entry_list_is_refused_by_its_size():
+    blob = zip_of({"x" * 2000 + f"{i}": b"" for i in range(60)})  # 60 names of 2 KB: 120 KB list
+    with pytest.raises(ArchiveLimitError, match="-byte list of entries"):
+        read_zip(blob, "artifact long names", SMALL)
+
+
 def test_a_zip_header_that_lies_about_its_size_cannot_inflate_past_it():
     blob = bytearray(zip_of({"a.json": bytes(3 * MB)}).getvalue())
     # shrink the declared size in the central directory (offset 24 of the entry) to 1 KB

@@ -1,12 +1,16 @@
-"""Tests for infx.matrix.rows: the row contract checked before rows leave the generator."""
+"""Tests for infx.matrix.rows: the row contract, and the generator's rows held to it."""
 
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pytest
 
+from infx.config.master import load_master_configs
+from infx.config.runners import load_runners
 from infx.errors import InfxError
+from infx.matrix.generate import full_sweep_tagged
 from infx.matrix.rows import check_rows, row_problems
 
 WORKER = {"num-worker": 1, "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1,
@@ -78,3 +82,25 @@ def test_check_rows_raises_with_row_index():
 
 def test_not_a_list():
     assert "must be of type array" in messages({"rows": []})
+
+
+UPSTREAM_DATA = Path(__file__).parent / "data" / "upstream"
+REFERENCE = Path(__file__).parent.parent.parent / "shared" / "fixtures" / "upstream-inferencex"
+
+
+def _master_files() -> list[list[Path]]:
+    sets = [[UPSTREAM_DATA / "amd-master.yaml"]]
+    if (REFERENCE / "configs").is_dir():  # both reference masters, when the shared data is here
+        sets.append(sorted((REFERENCE / "configs").glob("*-master.yaml")))
+    return sets
+
+
+@pytest.mark.parametrize("masters", _master_files(), ids=lambda files: "+".join(f.stem for f in files))
+@pytest.mark.parametrize("evals", ["default", "none", "subset", "all"])
+def test_generated_rows_satisfy_the_row_contract(masters, evals):
+    # the generator does not re-check its own output at run time (no work whose result is
+    # not printed): the contract is held here, over every reference config in every mode
+    configs = load_master_configs(masters)
+    runners = load_runners(UPSTREAM_DATA / "runners.yaml")
+    rows = [row for _, row in full_sweep_tagged(configs, runners, evals=evals)]
+    assert rows and row_problems(rows) == []

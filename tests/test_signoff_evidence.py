@@ -197,7 +197,7 @@ def test_a_commits_tree_is_read_once_and_kept_for_provenance_drift_and_reuse() -
             self.read: list[str] = []
             self.fail = fail
 
-        def tree(self, sha: str) -> dict[str, str]:
+        def tree(self, sha: str, wanted=None) -> dict[str, str]:  # wanted: the PR-tree filter
             self.read.append(sha)
             if self.fail:
                 raise ev.InfxError("GitHub answered 502 while downloading the tarball")

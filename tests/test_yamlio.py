@@ -121,7 +121,7 @@ def test_a_world_file_with_an_alias_bomb_is_refused(tmp_path):
 TRICKY = """\
 plain: text
 quoted: "a\\tb"
-ints: [0, -3, 0x1F, 0o17, 1_000, +7]
+ints: [0, -3, 0x1F, 0o17, 010, 1_000, +7, 12, 3:25]
 floats: [1.5, -.inf, .NaN, 6.02e23]
 bools: [true, False, yes, off, on]
 nulls: [~, null, ]

@@ -89,8 +89,9 @@ class ChangelogEntry:
         return data
 
 
-def parse_entry(data: Any) -> ChangelogEntry:
-    """Validate one parsed YAML item as a changelog entry, or raise EntryError."""
+def parse_entry(data: Any, source_line: int | None = None) -> ChangelogEntry:
+    """Validate one parsed YAML item as a changelog entry, or raise EntryError;
+    ``source_line`` is where the entry starts (for error locations)."""
     if not isinstance(data, dict):
         raise EntryError(f"an entry must be a mapping, found {_kind(data)}",
                          fix="start each entry with '- config-keys:' at column 0")
@@ -116,7 +117,7 @@ def parse_entry(data: Any) -> ChangelogEntry:
         fields["eval_concs"] = _eval_concs(data["eval-concs"])
     if data.get("scenario-type") is not None:
         fields["scenario_type"] = _scenario_types(data["scenario-type"])
-    entry = ChangelogEntry(**fields)
+    entry = ChangelogEntry(**fields, source_line=source_line)
     _check_combinations(entry, data)
     return entry
 

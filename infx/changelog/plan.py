@@ -404,13 +404,35 @@ def appended_entries(base_text: str | None, head_text: str, path: str = DEFAULT_
 
 def plan_from_git(base_ref: str, head_ref: str, changelog_file: str, flags: PlanFlags,
                   sources: Sources) -> dict:
-    """Diff the changelog between two refs and plan the appended entries."""
+    """Diff the changelog between two refs and plan the appended entries.
 
-    head_raw = read_following_nesting(head_ref, changelog_file)
-    if head_raw is not None:  # the same byte rules as `changelog validate`, named precisely
-        check_bytes(head_raw, changelog_file, f"{changelog_file} at {head_ref}")
-    diff = diff_following_nesting(base_ref, head_ref, changelog_file)
-    added = additions(diff, changelog_file)
+    The git reads run in a thread while this one parses the configs (git waits on its own
+    process, the parse on the CPU). Errors keep their order: a config that fails to load is
+    not cached, so the planner meets the same error where it always did.
+    """
+    import threading
+
+    read: dict[str, Any] = {}
+
+    def read_changelog() -> None:
+        try:
+            head_raw = read_following_nesting(head_ref, changelog_file)
+            if head_raw is not None:  # the same byte rules as `changelog validate`
+                check_bytes(head_raw, changelog_file, f"{changelog_file} at {head_ref}")
+            read["diff"] = diff_following_nesting(base_ref, head_ref, changelog_file)
+        except BaseException as exc:  # noqa: BLE001 - re-raised below, in this thread
+            read["error"] = exc
+
+    reader = threading.Thread(target=read_changelog, name="infx-plan-git", daemon=True)
+    reader.start()
+    try:
+        sources.get("configs")  # cached for the planner
+    except Exception:  # noqa: BLE001, S110 - not cached: the planner meets it again in its turn
+        pass
+    reader.join()
+    if "error" in read:
+        raise read["error"]
+    added = additions(read["diff"], changelog_file)
     entries = parse_additions(added, changelog_file)
     return build_plan(entries, base_ref=base_ref, head_ref=head_ref, flags=flags,
                       sources=sources, changelog_path=changelog_file)

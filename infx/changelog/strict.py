@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NoReturn
 
@@ -103,7 +103,7 @@ def parse_changelog(raw: bytes, path: str, label: str | None = None) -> ParsedCh
         if not isinstance(item, dict):
             fail(f"{label} entry {index + 1} is not a mapping", path, starts[index])
         try:
-            models.append(replace(parse_entry(item), source_line=starts[index]))
+            models.append(parse_entry(item, starts[index]))
         except EntryError as exc:
             line = _key_line(text, starts, index, exc.key)
             fail(f"{label} entry {index + 1} fails ChangelogEntry validation: {exc}", path,
@@ -207,17 +207,17 @@ def compare_entries(base: ParsedChangelog, head: ParsedChangelog, pr_number: int
 
 def _check_new_link(head: ParsedChangelog, index: int, pr_number: int | None, repo: str) -> None:
     link = _link(head.entries[index])
-    line = head.pr_link_line(index)
     tbd_hint = " ('TBD' is not a placeholder)" if link.strip().upper() == "TBD" else ""
     if pr_number is None:
         if not is_canonical(link, repo):
             fail(f"new main-branch entry has invalid pr-link: '{link}'{tbd_hint}", head.path,
-                 line, fix=f"write the merged PR's URL, https://github.com/{repo}/pull/<number>")
+                 head.pr_link_line(index),
+                 fix=f"write the merged PR's URL, https://github.com/{repo}/pull/<number>")
         return
     expected = canonical_link(repo, pr_number)
     if link != expected and not is_placeholder(link, repo):
         fail(f"new PR entry must use '{expected}' or an XXX placeholder; found '{link}'"
-             f"{tbd_hint}", head.path, line,
+             f"{tbd_hint}", head.path, head.pr_link_line(index),
              fix=f"write 'pr-link: {expected}' (or 'pr-link: XXX' before the PR exists)")
 
 

@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from infx.errors import InfxError, Problem
 
-CHUNK = 64 * 1024
+CHUNK = 256 * 1024  # read size: large enough to keep per-call overhead off inflating
 LIMITS_FILE = "limits.yaml"
 # tar header records (pax / GNU long names) are read whole by tarfile: keep them small
 MAX_HEADER_RECORD = 1024 * 1024
@@ -87,6 +87,7 @@ def read_zip(source: IO[bytes], what: str, limits: ArchiveLimits,
     """Members of a zip (name -> bytes), declared sizes checked before anything is inflated
     and actual sizes counted while inflating (a lying header cannot get past the caps)."""
     try:
+        _check_central_directory(source, what, limits)
         archive = zipfile.ZipFile(source)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
         raise ArchiveFormatError(f"{what} is not a readable zip archive ({exc})") from None
@@ -119,6 +120,37 @@ def read_zip(source: IO[bytes], what: str, limits: ArchiveLimits,
         return members
 
 
+# bytes of central directory allowed per member: a file header is 46 bytes plus its name,
+# extra field and comment; artifact paths are short, so 1 KiB each is generous
+CENTRAL_BYTES_PER_MEMBER = 1024
+
+
+def _check_central_directory(source: IO[bytes], what: str, limits: ArchiveLimits) -> None:
+    """Count the entries of a zip before `zipfile` builds an object for each: a small
+    download can list hundreds of thousands of empty entries. Every entry of the central
+    directory starts with its signature, so counting signatures bounds the entries from
+    above (a name holding the bytes only over-counts); the count stops past the cap."""
+    end = zipfile._EndRecData(source)  # the end-of-central-directory record, or None
+    if not end:
+        raise zipfile.BadZipFile("no end of central directory record")
+    size = end[zipfile._ECD_SIZE]
+    declared = end[zipfile._ECD_ENTRIES_TOTAL]
+    if declared > limits.members:
+        raise ArchiveLimitError(what, "members", limits.members, f"{declared:,} entries")
+    if size > limits.members * CENTRAL_BYTES_PER_MEMBER:
+        raise ArchiveLimitError(what, "members", limits.members,
+                                f"a {size:,}-byte list of entries (room for more)")
+    stop = end[zipfile._ECD_LOCATION]
+    if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:
+        stop -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator
+    source.seek(max(stop - size, 0))
+    entries = source.read(size).count(b"PK\x01\x02")
+    source.seek(0)
+    if entries > limits.members:
+        raise ArchiveLimitError(what, "members", limits.members,
+                                f"{entries:,} entries (the header declares {declared:,})")
+
+
 def read_tarball(source: IO[bytes], what: str, limits: ArchiveLimits,
                  wanted: Wanted | None = None) -> dict[str, str]:
     """path -> text of the regular UTF-8 files of a gzip'd tarball (GitHub's one top directory
@@ -129,7 +161,8 @@ def read_tarball(source: IO[bytes], what: str, limits: ArchiveLimits,
     total = 0
     count = 0
     try:
-        with tarfile.open(fileobj=stream, mode="r|", tarinfo=_BoundedTarInfo) as archive:
+        with tarfile.open(fileobj=stream, mode="r|", tarinfo=_BoundedTarInfo,
+                          bufsize=CHUNK) as archive:
             for member in archive:
                 count += 1
                 if count > limits.members:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 
 from infx.config.runners import Runners
 from infx.errors import InfxError
@@ -202,6 +201,8 @@ def dram_offload_gb(block: dict, item: dict, runner: str, runners: Runners,
         return 0
     available = min(_hardware_int(runner, runners, "available-cpu-dram-mib", path), DRAM_CAP_MIB)
     gpus_per_node = _hardware_int(runner, runners, "gpus-per-node", path)
+    from decimal import Decimal  # exact like the reference; only offloading rows need it
+
     utilization = Decimal(str(block["dram-utilization"]))
     if "prefill" in item:
         gpus = _replica_gpus_on_node(item["prefill"], gpus_per_node, path)

@@ -6,10 +6,12 @@ import base64
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
+from infx.benchmark_content import is_benchmark_path
 from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
 from infx.matrix.coverage import METADATA_ARTIFACT
@@ -46,6 +48,14 @@ from infx.signoff.sweeps import (
 from infx.signoff.table import Settings
 
 WANTED_ARTIFACTS = ("eval_results_all", "results_bmk", METADATA_ARTIFACT)
+
+
+def is_result_member(path: str) -> bool:
+    """Artifact members the checks read: the JSON files (aggregates, lm-eval results,
+    meta_env.json); logs and other members are skipped without being inflated."""
+    return path.endswith(".json")
+
+
 MAX_TEAM_LOOKUPS = 3
 TEAM_READ_FIX = ("an admin must install the sign-off GitHub App (Organization permission "
                  "Members: read) and give the workflow its APP_ID and APP_PRIVATE_KEY "
@@ -139,9 +149,11 @@ class Reader:
         data = self.get(f"/repos/{self.repo}/branches/{branch}", f"reading branch {branch}")
         return data["commit"]["sha"]
 
-    def tree(self, ref: str) -> dict[str, str | None]:
+    def tree(self, ref: str, wanted: Callable[[str], bool] | None = None) -> dict[str, str | None]:
+        """The text files at `ref`; with `wanted`, only the paths it accepts are kept (the
+        others are skipped in the stream, never held or counted against the caps)."""
         self.spend(f"downloading the tree at {ref[:12]}")
-        return dict(self.client.tree_at(self.repo, ref))
+        return dict(self.client.tree_at(self.repo, ref, wanted=wanted))
 
     def codeowners_errors(self, sha: str) -> list[dict]:
         data = self.get(f"/repos/{self.repo}/codeowners/errors", "reading CODEOWNERS errors",
@@ -240,7 +252,8 @@ class Reader:
             if item.id in wanted and not item.expired:
                 self.spend(f"downloading artifact {item.name}")
                 files = dict(self.client.download_artifact(self.repo, item.id, name=item.name,
-                                                           size_in_bytes=item.size_in_bytes))
+                                                           size_in_bytes=item.size_in_bytes,
+                                                           wanted=is_result_member))
             found.append(Artifact(name=item.name, expired=item.expired, files=files))
         return found
 
@@ -380,7 +393,7 @@ def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
         # not optional: unreadable evidence is an `error` (PRODUCT §4.8), not a guess; the
         # swept commit's tree, when that is the head the command was posted on, is reused
         known = provenance.tree_of(evidence, seen)
-        evidence.reuse_seen_files = known if known is not None else reader.tree(seen)
+        evidence.reuse_seen_files = known if known is not None else reader.tree(seen, is_benchmark_path)
 
 
 class _LookupsSpent(Exception):
