@@ -15,6 +15,7 @@ from infx.github.archives import ArchiveLimitError
 from infx.reuse.authorization import newest_request
 from infx.reuse.binding import head_when_posted
 from infx.signoff import codeowners, eval_jobs, provenance
+from infx.signoff.binding import comment_pr_number
 from infx.signoff.bypass import bypass_requests
 from infx.signoff.checklist import parse as parse_checklist
 from infx.signoff.gating import SignoffRef
@@ -113,7 +114,18 @@ class Reader:
         data = self.get(path, f"reading the sign-off {ref.kind} {ref.id}")
         return SignOff(author=(data.get("user") or {}).get("login", ""), body=data.get("body") or "",
                        url=data.get("html_url"), source_id=data.get("id"), kind=ref.kind,
-                       created_at=data.get("created_at") or data.get("submitted_at"))
+                       created_at=data.get("created_at") or data.get("submitted_at"),
+                       pr_number=comment_pr_number(data, self.repo))
+
+    def compare(self, base: str, head: str) -> list[ChangedFile]:
+        """The changes of `head` since its merge base with `base` (GitHub's three-dot compare)."""
+        data = self.get(f"/repos/{self.repo}/compare/{base}...{head}",
+                        f"comparing {head[:12]} with {base}")
+        files = data.get("files") if isinstance(data, dict) else None
+        if not isinstance(files, list):
+            raise InfxError(f"unusable answer from GitHub while comparing {head[:12]} with {base}: "
+                            "no file list")
+        return [changed_file(item) for item in files]
 
     def permission(self, user: str) -> dict[str, str] | None:
         self.spend(f"reading {user}'s permission")
@@ -396,7 +408,10 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
     """
     evidence.check_runs = {}
     runs = optional(evidence, "workflow runs", lambda: reader.branch_runs(evidence.pr.head_ref))
-    with_runs = {run.head_sha for run in runs or []}
+    evidence.branch_runs = runs
+    # only sweep runs say where a green sweep may be (other workflows, e.g. the sign-off's own
+    # head-status runs, run on every push)
+    with_runs = {run.head_sha for run in runs or [] if run.path == provenance.SWEEP_WORKFLOW}
     for run in runs or []:
         if run.head_sha in commits:
             evidence.workflow_runs[run.id] = run

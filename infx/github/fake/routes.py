@@ -42,6 +42,13 @@ class State:
         self._trees: dict[str, dict[str, str]] = {}
         self._changes: dict[tuple[str, str], list[FileChange]] = {}
         self._secret = secrets.token_bytes(16)
+        # like GitHub, a comment id is never handed out twice, even after a comment was
+        # deleted (or taken out of the live world by a test replaying history)
+        self.last_comment_id = W.next_comment_id(world) - 1
+
+    def new_comment_id(self) -> int:
+        self.last_comment_id = max(self.last_comment_id + 1, W.next_comment_id(self.world))
+        return self.last_comment_id
 
     def sign(self, path: str) -> str:
         return hmac.new(self._secret, path.encode(), hashlib.sha256).hexdigest()[:32]
@@ -366,7 +373,7 @@ def create_comment(state: State, req: Request, owner: str, name: str, number: st
     pull = _pull(state, owner, name, number)
     body = _checked_comment_body(req)
     comment = {
-        "id": W.next_comment_id(state.world), "user": state.world["token_login"],
+        "id": state.new_comment_id(), "user": state.world["token_login"],
         "author_association": "NONE", "body": body, "created_at": state.world["now"],
         "updated_at": state.world["now"], "reactions": [],
     }
@@ -518,6 +525,53 @@ def get_commit(state: State, req: Request, owner: str, name: str, ref: str) -> R
         "additions": sum(c.additions for c in changes),
         "deletions": sum(c.deletions for c in changes),
         "total": sum(c.changes for c in changes)}})
+
+
+def _ancestors(world: dict, start: str) -> list[str]:
+    """A commit and its ancestors, breadth first."""
+    seen, queue = [], [start]
+    while queue:
+        sha = queue.pop(0)
+        if sha in seen or sha not in world["commits"]:
+            continue
+        seen.append(sha)
+        queue.extend(world["commits"][sha].get("parents") or [])
+    return seen
+
+
+def merge_base(world: dict, a: str, b: str) -> str | None:
+    """The best common ancestor of two commits: the first ancestor of `b`, breadth first,
+    that is also an ancestor of `a` (enough for the histories worlds describe)."""
+    of_a = set(_ancestors(world, a))
+    return next((sha for sha in _ancestors(world, b) if sha in of_a), None)
+
+
+@route("GET", "{R}/compare/(?P<base>[^/.]+)\\.\\.\\.(?P<head>[^/.]+)")
+def compare(state: State, req: Request, owner: str, name: str, base: str, head: str) -> Response:
+    """Three-dot compare: the changes of `head` since its merge base with `base` (at most
+    300 files, as GitHub lists them)."""
+    _own_repo(state, owner, name)
+    base_sha, head_sha = _sha(state, base), _sha(state, head)
+    common = merge_base(state.world, base_sha, head_sha)
+    if common is None:
+        raise not_found()
+    shapes = state.shapes(req)
+    tree = state.tree(head_sha)
+    changes = tree_changes(state.tree(common), tree)
+    done = set(_ancestors(state.world, common))
+    ahead = [c for c in _ancestors(state.world, head_sha) if c not in done]
+    behind = [c for c in _ancestors(state.world, base_sha) if c not in done]
+    web = f"https://github.com/{owner}/{name}/compare/{base}...{head}"
+    return Response(body={
+        "url": f"{req.api}/repos/{owner}/{name}/compare/{base}...{head}", "html_url": web,
+        "permalink_url": f"https://github.com/{owner}/{name}/compare/{base_sha[:7]}...{head_sha[:7]}",
+        "diff_url": f"{web}.diff", "patch_url": f"{web}.patch",
+        "status": "identical" if head_sha == base_sha else ("ahead" if not behind else
+                                                             ("behind" if not ahead else "diverged")),
+        "ahead_by": len(ahead), "behind_by": len(behind), "total_commits": len(ahead),
+        "base_commit": shapes.commit(base_sha), "merge_base_commit": shapes.commit(common),
+        "commits": [shapes.commit(sha) for sha in reversed(ahead)],
+        "files": [shapes.file_change(c, head_sha, tree) for c in changes[:300]]})
 
 
 @route("POST", "{R}/statuses/(?P<sha>[^/]+)")
