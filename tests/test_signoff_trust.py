@@ -323,3 +323,75 @@ def test_a_plain_merge_of_main_inherits_the_signoff(request, fake_github) -> Non
     final = fake.world["statuses"][MERGED][-1]
     assert "carried from 296a93ad6c8f" in final["description"] and len(final["description"]) <= 140
     assert fake.count("GET", "/compare/main...296a93ad6c8fa017e83fb5f404f09f2efc16e1c4") == 1
+
+
+# --- case 10: the status on every new head ----------------------------------------------------
+
+AFTER_MERGE = "c0ffee0000000000000000000000000000000006"
+DOCS_PR = "c0ffee0000000000000000000000000000000007"
+
+
+MAIN2 = "c0ffee0000000000000000000000000000000004"
+
+
+def move_head(fake, sha: str, pr: int = 3412) -> None:
+    """A push: the new head, and the base GitHub diffs it against (main, merged in)."""
+    pull = next(p for p in fake.world["pulls"] if p["number"] == pr)
+    pull["head"]["sha"], pull["commits"] = sha, [*pull["commits"], sha]
+    pull["base"]["sha"] = MAIN2
+
+
+def test_every_new_head_gets_the_required_status(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_head_moves.yaml"))
+    client, repo = fake.client(), fake.world["repo"]
+    # before any sign-off: pending "not verified"
+    first = publish.head_status(client, repo, 3412)
+    assert first.status == "pending" and statuses(fake) == ["pending"]
+    assert fake.world["statuses"][SEED_HEAD][-1]["description"].startswith("Not verified")
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+    # a plain merge of main: carried forward, naming the verified head
+    move_head(fake, MERGED)
+    carried = publish.head_status(client, repo, 3412)
+    assert carried.status == "success" and statuses(fake, MERGED) == ["success"]
+    assert fake.world["statuses"][MERGED][-1]["description"] == (
+        "CODEOWNER sign-off carried from 296a93ad6c8f (same PR changes).")
+    # the author's own change on top: pending until a new sign-off
+    move_head(fake, AFTER_MERGE)
+    changed = publish.head_status(client, repo, 3412)
+    assert changed.status == "pending" and statuses(fake, AFTER_MERGE) == ["pending"]
+    assert "differ in benchmarks/single_node/agentic/minimaxm3_fp4_mi355x_atom_mtp.sh" in changed.reason
+    # a PR that touches only core-owned files: success, no sign-off needed
+    docs = publish.head_status(client, repo, 3415)
+    assert docs.status == "success" and statuses(fake, DOCS_PR) == ["success"]
+    assert fake.world["statuses"][DOCS_PR][-1]["description"].startswith("No sign-off needed")
+
+
+def test_a_rejected_newest_verdict_is_never_carried(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_head_moves.yaml"))
+    fake = fake_github(world)
+    assert verify(fake).verdict.overall.value == "PASS"
+    # a later verdict on the same head rejects (the signer's corrected sign-off failed)
+    pull = fake.world["pulls"][0]
+    bad = next(c for c in pull["comments"] if c["id"] == 5003) | {
+        "id": 5009, "created_at": "2026-09-24T11:00:00Z", "updated_at": "2026-09-24T11:00:00Z"}
+    bad["body"] = bad["body"].replace("- [x]", "- [ ]", 1)
+    pull["comments"].append(bad)
+    rejected = verify(fake, comment_id=5009)
+    assert rejected.verdict is not None and rejected.verdict.overall.value == "REJECTED", rejected.reason
+    move_head(fake, MERGED)
+    assert publish.head_status(fake.client(), fake.world["repo"], 3412).status == "pending"
+
+
+def test_head_status_from_the_cli_with_a_pull_request_event(request, tmp_path) -> None:
+    import json
+
+    from infx.cli import main
+
+    world = tmp_path / "world.yaml"
+    world.write_text((WORLDS_DIR / "trust_head_moves.yaml").read_text(), encoding="utf-8")
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"action": "synchronize", "number": 3415}), encoding="utf-8")
+    state = tmp_path / "state"
+    assert main(["signoff", "head-status", "--world", str(world), "--event", str(event),
+                 "--state-file", str(state)]) == 0
+    assert state.read_text() == f"success {DOCS_PR}\n"

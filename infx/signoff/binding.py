@@ -121,6 +121,14 @@ def decide(*, posted_at: object, runs: Sequence[Any], head: str, head_ref: str,
     if seen is None:
         return Binding(False, "no pull_request workflow run was created before the sign-off, so "
                        f"the head it covers is unknown; {NEW_SIGNOFF}")
+    return inherits(seen, head, head_files, signed_files)
+
+
+def inherits(seen: str, head: str, head_files: Sequence[ChangedFile] | None,
+             signed_files: Sequence[ChangedFile] | None) -> Binding:
+    """Whether `head` inherits what was signed (or verified) on `seen`: the same commit, or
+    the PR's own changes identical path by path (`signed_files`: `seen`'s diff against its
+    merge base; `head_files`: the PR's files now)."""
     if seen == head:
         return Binding(True, f"the sign-off was posted on the assessed head {head[:12]}", seen)
     short = f"the sign-off was posted when the PR head was {seen[:12]}"

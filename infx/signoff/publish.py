@@ -84,6 +84,34 @@ def verify(client: SignoffClient, repo: str, trigger: gating.Trigger, options: O
                       api_calls=reader.calls)
 
 
+NOT_VERIFIED = "Not verified: a CODEOWNER sign-off is needed for this head."
+
+
+def head_status(client: SignoffClient, repo: str, number: int, options: Options | None = None,
+                table: CheckTable | None = None) -> Result:
+    """Set the required status on a PR's new head (PRODUCT §4.8 Head moves): `success` "no
+    sign-off needed" when nothing needs one; `success` carried from the newest verified head
+    when the PR's own changes are identical to it; `pending` "not verified" otherwise."""
+    options = options or Options()
+    table = table or load_table()
+    share = getattr(client, "share_wait_budget", None)
+    if callable(share):
+        share()
+    reader = ev.Reader(client, repo, table.settings.max_api_calls)
+    pr, raw = reader.pull(number)
+    session = _Session(client, reader, repo, table, options, pr.head_sha)
+    try:
+        return session.head(pr, raw)
+    except Exception as exc:  # noqa: BLE001 - leave a final status whatever broke
+        reason = str(exc).split("\n")[0] if isinstance(exc, InfxError) else \
+            f"head status crashed: {type(exc).__name__}: {exc}"
+        try:
+            session.status("error", f"Head status could not be decided: {reason}")
+        except Exception as status_exc:  # noqa: BLE001 - report both failures
+            reason += f" (and the error status could not be set: {status_exc})"
+        return Result("error", reason, status="error", api_calls=reader.calls)
+
+
 class _Session:
     def __init__(self, client: SignoffClient, reader: ev.Reader, repo: str, table: CheckTable,
                  options: Options, head_sha: str) -> None:
@@ -153,6 +181,40 @@ class _Session:
         evidence.live_head_sha = ev.optional(evidence, "live head",
                                              lambda: self.reader.pull(pr.number)[0].head_sha)
         return self._conclude(evidence)
+
+    def head(self, pr: PullInfo, raw: dict) -> Result:
+        """The status of a new head, before (or without) any sign-off on it."""
+        if pr.state != "open":
+            return self._skip(f"the PR is {pr.state}")
+        default = ((raw.get("base") or {}).get("repo") or {}).get("default_branch")
+        if not default or pr.base_ref != default:
+            return self._skip(f"the PR targets {pr.base_ref or 'an unknown branch'}, not the default "
+                              f"branch {default or '(unknown)'}; only PRs into the default branch "
+                              "get this status")
+        nobody = SignOff(author="", body="", url=None, source_id=None, kind="issue_comment")
+        evidence = self._scope(pr, raw, nobody, {})
+        if isinstance(evidence, Result):
+            return evidence  # `success` no sign-off needed, or `error` (scope unreadable)
+        self.evidence = evidence
+        evidence.comments = self.reader.comments(pr.number)
+        verified = newest_verified_head(evidence.comments, self.settings.marker, self._bots())
+        if verified is None:
+            return self._head_result("pending", NOT_VERIFIED, "no verified CODEOWNER sign-off yet")
+        signed = None if verified == pr.head_sha else \
+            self.reader.compare(evidence.default_branch, verified)
+        bound = binding.inherits(verified, pr.head_sha, evidence.files, signed)
+        if not bound.covered:
+            return self._head_result("pending", NOT_VERIFIED, bound.reason)
+        if verified == pr.head_sha:
+            return self._head_result("success", DESCRIPTIONS[Overall.PASS][1], bound.reason)
+        return self._head_result(
+            "success", f"CODEOWNER sign-off carried from {verified[:12]} (same PR changes).",
+            bound.reason)
+
+    def _head_result(self, state: str, description: str, reason: str) -> Result:
+        self.status(state, description)
+        return Result("head-status", f"{description} ({reason})", status=state,
+                      evidence=self.evidence, api_calls=self.reader.calls)
 
     def _hold(self, evidence: Evidence) -> Result | None:
         """Why this verification may not set the status (a Result), or None when it may.
@@ -399,6 +461,22 @@ def newer_owner_signoff(evidence: Evidence, settings: Settings) -> Comment | Non
         if codeowner.run(other, settings).status == Status.PASS:
             later.append((when, item.id, item))
     return max(later)[2] if later else None
+
+
+def newest_verified_head(comments: list[Comment], marker: str, bots: set[str]) -> str | None:
+    """The head the newest verdict of this bot passed (PASS or WARN), or None when the newest
+    verdict did not pass. Answers to non-owners do not count; an error verdict does (nothing
+    verified after it can be carried)."""
+    for item in reversed(comments):
+        if not ev.is_verdict(item, marker, bots):
+            continue
+        lines = item.body.split("\n")
+        if len(lines) > 1 and lines[1] == render.NON_OWNER_HEADER:
+            continue
+        overall = _overall_of(item.body)
+        sha = render.read_marker(item.body, marker)[0]
+        return sha if overall in (Overall.PASS.value, Overall.WARN.value) else None
+    return None
 
 
 def _when(value: str | None) -> datetime | None:

@@ -13,7 +13,7 @@ import tarfile
 import threading
 import zipfile
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import TypeVar
 
 from infx.github.fake import world as W
@@ -187,6 +187,50 @@ def get_user(state: State, req: Request) -> Response:
     if state.world.get("token_kind", "installation") == "installation":
         raise HttpError(403, "Resource not accessible by integration")
     return Response(body=state.shapes(req).public_user(state.world["token_login"]))
+
+
+@route("GET", "{R}/installation")
+def repo_installation(state: State, req: Request, owner: str, name: str) -> Response:
+    """The sign-off App's installation on the repository (asked with the App's JWT)."""
+    _own_repo(state, owner, name)
+    _require_app_jwt(req)
+    app = state.world.get("app") or {}
+    if not app:
+        raise not_found()
+    return Response(body=_installation(state, req, app))
+
+
+@route("POST", "/app/installations/(?P<iid>\\d+)/access_tokens")
+def installation_token(state: State, req: Request, iid: str) -> Response:
+    """An installation token for the world's `app` (its `permissions`), for an hour."""
+    _require_app_jwt(req)
+    app = state.world.get("app") or {}
+    if int(iid) != int(app.get("installation_id", -1)):
+        raise not_found()
+    expires = datetime.fromtimestamp(_epoch(state.world) + 3600, tz=timezone.utc)
+    return Response(status=201, body={
+        "token": f"ghs_fake{iid}", "expires_at": expires.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "permissions": app.get("permissions", {}), "repository_selection": "selected"})
+
+
+def _require_app_jwt(req: Request) -> None:
+    header = req.headers.get("authorization", "")
+    if not header.lower().startswith("bearer ") or header.count(".") != 2:
+        raise HttpError(401, "A JSON web token could not be decoded")
+
+
+def _installation(state: State, req: Request, app: dict) -> dict:
+    owner = state.world["repo"].split("/")[0]
+    iid = int(app["installation_id"])
+    return {"id": iid, "account": state.shapes(req).user(owner), "app_id": int(app.get("id", 1)),
+            "app_slug": app.get("slug", "infx-signoff"), "target_id": stable_id(owner),
+            "target_type": "Organization", "permissions": app.get("permissions", {}),
+            "events": [], "created_at": state.world["now"], "updated_at": state.world["now"],
+            "single_file_name": None, "repository_selection": "selected",
+            "access_tokens_url": f"{req.api}/app/installations/{iid}/access_tokens",
+            "repositories_url": f"{req.api}/installation/repositories",
+            "html_url": f"https://github.com/organizations/{owner}/settings/installations/{iid}",
+            "suspended_by": None, "suspended_at": None}
 
 
 @route("GET", "/users/(?P<login>[^/]+)")
