@@ -324,7 +324,7 @@ def test_g1_catch_all_only_changes_are_not_applicable(fake_github, seed000) -> N
     result = run(fake, 3412, 5003)
     assert result.kind == "not-applicable" and result.status == "success"
     assert statuses(fake, head) == ["success"] and not verdicts(fake, 3412)
-    assert fake.state.world["statuses"][head][-1]["description"].startswith("Not applicable")
+    assert fake.state.world["statuses"][head][-1]["description"].startswith("No sign-off needed")
 
 
 @pytest.mark.parametrize("change,dispatched,expected", [

@@ -187,25 +187,35 @@ class Reader:
                            f"listing the reviews of PR #{number}")
         return [comment(item, "review") for item in items]
 
-    def team_member(self, team: str, user: str) -> bool | None:
+    def team_member(self, team: str, user: str, *, prove: bool = True) -> bool | None:
         """Whether `user` is an active member of `org/slug`.
 
         GitHub answers 404 both for "not a member" and for a token that cannot see the
         team (Actions' GITHUB_TOKEN never can), so a 404 is only a "no" once the team itself
-        is readable; otherwise, like a 403, the membership is unreadable and the error says
-        what an admin must configure (PRODUCT §4.8 Identity)."""
+        is readable (`not_member`); otherwise, like a 403, the membership is unreadable and
+        the error says what an admin must configure (PRODUCT §4.8 Identity). With
+        `prove=False` a 404 is returned as None, to be proven later only if it matters."""
         org, slug = team.split("/", 1)
         self.spend(f"reading {user}'s membership of @{team}")
         try:
-            try:
-                state = self.client.team_membership(org, slug, user)
-            except InfxError as exc:
-                if getattr(exc, "status", None) not in ABSENT_STATUSES:
-                    raise
-                state = None
-            if state is not None:
-                return state == "active"
-            self.spend(f"reading team @{team}")
+            state = self.client.team_membership(org, slug, user)
+        except InfxError as exc:
+            status = getattr(exc, "status", None)
+            if status in (401, 403):
+                raise InfxError(f"membership of @{team} cannot be read with this token: "
+                                f"{TEAM_READ_FIX}") from None
+            if status not in ABSENT_STATUSES:
+                raise
+            state = None
+        if state is not None:
+            return state == "active"
+        return self.not_member(team) if prove else None
+
+    def not_member(self, team: str) -> bool:
+        """False (not a member) once the team itself is readable; unreadable otherwise."""
+        org, slug = team.split("/", 1)
+        self.spend(f"reading team @{team}")
+        try:
             visible = self.client.team_visible(org, slug)
         except InfxError as exc:
             if getattr(exc, "status", None) not in (401, 403):
@@ -491,11 +501,20 @@ def _team_evidence(reader: Reader, evidence: Evidence, codeowners_paths: tuple[s
     catch_all_only = not specific and "@" + signer.lower() not in owners.all_owners()
     if catch_all_only:
         teams = list(owners.teams())
+    unproven: list[str] = []
     for team in teams[:MAX_TEAM_LOOKUPS]:
-        member = optional(evidence, f"team:{team}", lambda team=team: reader.team_member(team, signer))
+        # catch-all: any active membership suffices, so a 404 is proven a "no" (one more
+        # read) only when no team turns out active
+        member = optional(evidence, f"team:{team}",
+                          lambda team=team: reader.team_member(team, signer, prove=not catch_all_only))
         evidence.team_members.setdefault(team, {})[signer] = member
         if catch_all_only and member is True:
             return
+        if member is None and f"team:{team}" not in evidence.read_errors:
+            unproven.append(team)
+    for team in unproven:
+        evidence.team_members[team][signer] = optional(evidence, f"team:{team}",
+                                                       lambda team=team: reader.not_member(team))
 
 
 def _external_evidence(reader: Reader, evidence: Evidence) -> None:
