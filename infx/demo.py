@@ -139,7 +139,13 @@ def signoff_step(world_path: Path, echo: Callable[[str], None]) -> None:
     _require_files(world_path)
     with FakeGitHub(world_path) as fake:
         now = datetime.fromisoformat(str(fake.world["now"]).replace("Z", "+00:00"))
+        # replayed as it happened: each sign-off is verified before the next one is posted
+        # (a verification never overrides a newer owner's sign-off)
+        conversation = next(p for p in fake.world["pulls"] if p["number"] == SIGNOFF_PR)["comments"]
+        later = [c for c in conversation if c["id"] in SIGNOFF_COMMENTS[1:]]
+        conversation[:] = [c for c in conversation if c not in later]
         for comment_id in SIGNOFF_COMMENTS:
+            conversation.extend(c for c in later if c["id"] == comment_id)
             trigger = gating.Trigger(True, "manual", SIGNOFF_PR,
                                      gating.SignoffRef("issue_comment", comment_id))
             result = publish.verify(fake.client(), fake.world["repo"], trigger,

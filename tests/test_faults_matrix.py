@@ -191,13 +191,12 @@ SIGNOFF_EDIT = ("PATCH", "/repos/{owner}/{repo}/issues/comments/{n}")
 
 _RUNS = "/repos/{owner}/{repo}/actions/runs"
 _IDENTITY = "the token login falls back to github-actions[bot], which it is"
-_ORDERING = "the branch-run listing only orders commits; the green run is read by id"
 SIGNOFF_SAME = {
     ("/user", "404"): _IDENTITY,
     ("/user", "403-retry-after-0"): _IDENTITY,
     ("/user", "rate-limit-reset"): _IDENTITY,
-    **{(_RUNS, kind): _ORDERING for kind in READ_FAULTS},
-    (_RUNS, "truncated"): "the branch has a single run: one page holds it all",
+    # the branch's runs also bind the sign-off to the head it was posted on: no longer only
+    # an ordering hint, so every fault on the listing fails closed
 }
 
 
@@ -337,9 +336,10 @@ def test_team_membership_fault(fake_github, team_world, team_baseline, case) -> 
     assert_signoff_invariants(fake, case.same, result, team_baseline[0])
     if case.fault.get("status") in (404, 410):
         # "not a member" or "this token may not see the team": the team itself is readable
-        # here, so it is a definite "not a member" (one more read); a REJECTED verdict
-        codeowner = next(r for r in result.verdict.rows if r.spec.id == "codeowner")
-        assert codeowner.status.value == "FAIL" and "not among them" in codeowner.outcome.reason
+        # here, so it is a definite "not a member" (one more read): the sign-off is not an
+        # owner's, so it is answered and the status is left alone (PRODUCT §4.8 Scope)
+        assert result.kind == "not-owner" and result.status is None and statuses(fake) == []
+        assert "not among them" in result.body
         assert fake.count("GET", "/teams/amd-owners") == 2
         return
     # unreadable membership is unreadable evidence (PRODUCT §4.8): `error`, naming the read
@@ -878,21 +878,25 @@ PERSISTENT_PLUS_FLAKY = {
          _entry(*_COMMENT_POST, status=502, times=1, apply=True)],
     "live-head re-check 404 + final status 500 once (lost)":
         [_entry("GET", _PULL, status=404, after=2), _entry(*_STATUS, status=500, after=1, times=1)],
+    # one comment a page: the first three pages are the evidence's listing, the fourth the
+    # listing before posting
     "conversation cut before posting + error status 502 once (lost)":
-        [_entry("GET", _CONVERSATION, truncate=True, after=1),
+        [_entry("GET", _CONVERSATION, truncate=True, after=3),
          _entry(*_STATUS, status=502, after=1, times=1)],
-    "run listing 500 always + status 502 once on each write":
-        [_entry("GET", _RUNS, status=500), _entry(*_STATUS, status=502, times=1),
-         _entry(*_STATUS, status=502, after=2, times=1)],
+    "run listing 500 always + status 502 once":
+        [_entry("GET", _RUNS, status=500), _entry(*_STATUS, status=502, times=1)],
 }
-# the run listing only orders commits (see SIGNOFF_SAME): the verdict is still the baseline's
-PERSISTENT_PLUS_FLAKY_SAME = {"run listing 500 always + status 502 once on each write": _ORDERING}
+# the run listing binds the sign-off to a head (see SIGNOFF_SAME): every combination fails closed
+PERSISTENT_PLUS_FLAKY_SAME: dict[str, str] = {}
 UNCONFIRMED_HEAD_COMBOS = {"live-head re-check 404 + final status 500 once (lost)"}
 # each flaky write is recovered from, so the statuses are the persistent fault's alone
 COMBO_STATES = {
-    "check-runs 502 always + comment POST 502 once (lost)": ["pending", "error"],
-    "check-runs 502 always + comment POST 502 once (landed)": ["pending", "error"],
+    "check-runs 502 always + comment POST 502 once (lost)": ["error"],
+    "check-runs 502 always + comment POST 502 once (landed)": ["error"],
     "conversation cut before posting + error status 502 once (lost)": ["pending", "error"],
+    # evidence that cannot be read ends the run before `pending` (no status until the
+    # sign-off is known to be an owner's and bound to the head): the final `error` only
+    "run listing 500 always + status 502 once": ["error"],
 }
 
 
@@ -976,7 +980,7 @@ def test_artifact_over_a_cap_ends_in_error(fake_github, seed000, limit) -> None:
                             publish.Options(now=now))
     assert (result.kind, result.status) == ("error", "error")
     assert "eval_results_all" in result.reason and limit in result.reason
-    assert statuses(fake) == ["pending", "error"] and not verdicts(fake)
+    assert statuses(fake) == ["error"] and not verdicts(fake)
 
 
 # --- slow answers, rate limits once, and writes GitHub rejects (422) ------------------------------

@@ -682,3 +682,44 @@ def test_a_shared_wait_budget_spans_calls(fake_github) -> None:
     shared.get("/repos/o/r/branches/main", action="a", permission="p")
     with pytest.raises(GitHubError, match="gave up"):
         shared.get("/repos/o/r", action="b", permission="p")
+
+
+# --- the sign-off GitHub App (installation token through PyGithub's App auth) ---------------------
+
+
+def _app_key() -> str:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                             serialization.NoEncryption()).decode()
+
+
+@pytest.mark.parametrize("installation", ["", "77"])
+def test_from_env_as_the_github_app_uses_an_installation_token(fake_github, installation) -> None:
+    world = {"repo": "acme/widgets", "commits": {"a" * 40: {"parents": [], "files": {"x": "1\n"}}},
+             "branches": {"main": "a" * 40},
+             "teams": {"acme/core": ["root"]},
+             "app": {"id": 5, "slug": "infx-signoff", "installation_id": 77,
+                     "permissions": {"members": "read", "statuses": "write"}}}
+    fake = fake_github(world)
+    env = {"GITHUB_API_URL": fake.url, "INFX_APP_ID": "5", "INFX_APP_PRIVATE_KEY": _app_key(),
+           "INFX_APP_INSTALLATION_ID": installation, "GITHUB_REPOSITORY": "acme/widgets",
+           "GITHUB_TOKEN": "workflow-token-never-used"}
+    client = GitHubClient.from_env(env=env)
+    assert client.team_membership("acme", "core", "root") == "active"
+    minted = fake.matching("POST", "/app/installations/77/access_tokens")
+    assert len(minted) == 1 and fake.count("GET", "/repos/acme/widgets/installation") == (0 if installation else 1)
+    team_read = fake.matching("GET", "/orgs/acme/teams/core/memberships/root")[-1]
+    assert team_read["authorization"]  # the installation token, not the workflow's
+
+
+def test_an_app_not_installed_on_the_repository_says_what_to_do(fake_github) -> None:
+    world = {"repo": "acme/widgets", "commits": {"a" * 40: {"parents": [], "files": {"x": "1\n"}}},
+             "branches": {"main": "a" * 40}}
+    fake = fake_github(world)
+    env = {"GITHUB_API_URL": fake.url, "INFX_APP_ID": "5", "INFX_APP_PRIVATE_KEY": _app_key(),
+           "GITHUB_REPOSITORY": "acme/widgets"}
+    with pytest.raises(InfxError, match="not installed on acme/widgets"):
+        GitHubClient.from_env(env=env)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
+from infx import yamlio
 from infx.cli import main
 
 SEED000 = "tests/data/worlds/signoff_seed000.yaml"
@@ -28,7 +30,12 @@ def test_verify_replay_prints_the_verdict(capsys) -> None:
 
 def test_verify_json_lists_every_check(capsys, tmp_path) -> None:
     dump = tmp_path / "evidence.json"
-    assert main(["signoff", "verify", "--world", SEED003, "--pr", "1902", "--comment-id", "2003",
+    # the stale sign-off 2003 as verified before the newer 2004 was posted
+    world = yamlio.load_file(SEED003)
+    world["pulls"][0]["comments"] = [c for c in world["pulls"][0]["comments"] if c["id"] != 2004]
+    before = tmp_path / "seed003-before-2004.yaml"
+    before.write_text(yaml.safe_dump(world, sort_keys=False), encoding="utf-8")
+    assert main(["signoff", "verify", "--world", str(before), "--pr", "1902", "--comment-id", "2003",
                  "--format", "json", "--dump-evidence", str(dump)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["overall"] == "REJECTED" and len(data["checks"]) == 15

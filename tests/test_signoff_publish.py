@@ -39,12 +39,14 @@ def seed003(request):
     return yamlio.load_file(request.config.rootpath / "tests/data/worlds/signoff_seed003.yaml")
 
 
-def run(fake, pr, comment_id, *, table=None, kind="issue_comment", actor=None, dispatched=False):
-    """Verify one sign-off the way the replay CLI does (review date = the world's `now`)."""
+def run(fake, pr, comment_id, *, table=None, kind="issue_comment", actor=None, dispatched=False,
+        post=True):
+    """Verify one sign-off the way the replay CLI does (review date = the world's `now`);
+    `post=False` computes the verdict without publishing (as `preview`)."""
     world = fake.state.world
     now = datetime.fromisoformat(world["now"].replace("Z", "+00:00"))
     trigger = Trigger(True, "test", pr, SignoffRef(kind, comment_id), actor=actor, dispatched=dispatched)
-    return publish.verify(fake.client(), world["repo"], trigger, publish.Options(now=now), table)
+    return publish.verify(fake.client(), world["repo"], trigger, publish.Options(now=now, post=post), table)
 
 
 def rows(result) -> dict[str, Status]:
@@ -126,24 +128,31 @@ def test_same_evidence_gives_byte_identical_comments(fake_github, seed000) -> No
 
 
 def test_seed_003_rejected_then_pass(fake_github, seed003) -> None:
-    fake = fake_github(seed003)
+    world = copy.deepcopy(seed003)
+    later = pull(world)["comments"].pop()  # 2004 was posted after 2003's verdict
+    fake = fake_github(world)
     head = pull(seed003)["head"]["sha"]
     first = run(fake, 1902, 2003, table=core_table())
+    pull(fake.world)["comments"].append(later | {"id": 2014})  # 2004 went to the verdict
     assert rows(first) == {"codeowner": Status.PASS, "sweep": Status.PASS, "evals": Status.PASS,
                            "reuse": Status.PASS, "template": Status.FAIL, "pareto": Status.PASS}
     assert first.body.split("\n")[3].startswith("@billishyahao — blocking: Check 5 (Latest checklist template)")
-    second = run(fake, 1902, 2004, table=core_table())
+    second = run(fake, 1902, 2014, table=core_table())
     assert second.verdict.overall.value == "PASS" and second.posted
     assert "Supersedes the earlier REJECTED verdict for this commit." in second.body
     assert len(verdicts(fake, 1902)) == 2
     assert statuses(fake, head) == ["pending", "failure", "pending", "success"]
-    third = run(fake, 1902, 2004, table=core_table())
+    third = run(fake, 1902, 2014, table=core_table())
     assert not third.posted and len(verdicts(fake, 1902)) == 2
+    # re-verifying the older sign-off now never overwrites the newer one's status
+    fourth = run(fake, 1902, 2003, table=core_table())
+    assert fourth.kind == "skipped" and "a newer sign-off by @billishyahao" in fourth.reason
+    assert statuses(fake, head)[-1] == "success"
 
 
 def test_seed_003_full_table_fails_only_check_5_on_the_stale_copy(fake_github, seed003, repo_root) -> None:
     fake = fake_github(with_current_policy(seed003, repo_root))
-    first = run(fake, 1902, 2003)
+    first = run(fake, 1902, 2003, post=False)
     assert [r.spec.id for r in first.verdict.rows if r.status is Status.FAIL] == ["template"]
     assert all(rows(first)[c] is Status.PASS for c in MINE if c != "template")
     second = run(fake, 1902, 2004)
@@ -212,9 +221,13 @@ def test_scenario_3_amd_owner_signs_an_nvidia_change(fake_github, seed000) -> No
                                "created_at": "2026-09-23T13:00:00Z", "artifacts": [
                                    {"name": "eval_results_all", "files": {"agg_eval_all.json": evals}},
                                    {"name": "results_bmk", "files": {"agg_bmk.json": points}}]}]
-    result = run(fake_github(world), 3412, 5003, table=core_table())
-    assert rows(result) == {"codeowner": Status.FAIL, "sweep": Status.PASS, "evals": Status.PASS,
-                            "reuse": Status.PASS, "template": Status.PASS, "pareto": Status.PASS}
+    fake = fake_github(world)
+    preview = run(fake, 3412, 5003, table=core_table(), post=False)
+    assert rows(preview) == {"codeowner": Status.FAIL, "sweep": Status.PASS, "evals": Status.PASS,
+                             "reuse": Status.PASS, "template": Status.PASS, "pareto": Status.PASS}
+    # posted: the sign-off is not an owner's, so it is answered and the status is left alone
+    result = run(fake, 3412, 5003, table=core_table())
+    assert result.kind == "not-owner" and result.posted and statuses(fake, head) == []
     assert ("configs/nvidia-master.yaml is owned by @ankur-singh @kedarpotdar-nv @SemiAnalysisAI/core; "
             "chunfangamd is not") in shown(result.body)
 
@@ -311,7 +324,7 @@ def test_g1_catch_all_only_changes_are_not_applicable(fake_github, seed000) -> N
     result = run(fake, 3412, 5003)
     assert result.kind == "not-applicable" and result.status == "success"
     assert statuses(fake, head) == ["success"] and not verdicts(fake, 3412)
-    assert fake.state.world["statuses"][head][-1]["description"].startswith("Not applicable")
+    assert fake.state.world["statuses"][head][-1]["description"].startswith("No sign-off needed")
 
 
 @pytest.mark.parametrize("change,dispatched,expected", [
@@ -530,7 +543,12 @@ def test_a_crash_still_leaves_an_error_status(fake_github, seed000, monkeypatch)
     fake = fake_github(seed000)
     result = run(fake, 3412, 5003)
     assert result.kind == "error" and "KeyError" in result.reason
-    assert statuses(fake, HEAD000) == ["pending", "error"] and not verdicts(fake, 3412)
+    assert statuses(fake, HEAD000) == ["error"] and not verdicts(fake, 3412)
+    monkeypatch.undo()
+    monkeypatch.setattr(publish, "decide", crash)  # after `pending`: still a final `error`
+    result = run(fake, 3412, 5003)
+    assert result.kind == "error" and "KeyError" in result.reason
+    assert statuses(fake, HEAD000) == ["error", "pending", "error"] and not verdicts(fake, 3412)
 
 
 def test_a_review_signoff_is_verified(fake_github, seed000) -> None:
@@ -618,12 +636,11 @@ def test_every_status_set_is_reported_to_the_recorder(fake_github, seed000) -> N
 
 def test_when_even_the_error_status_fails_the_record_stays_pending_for_the_guard(
         fake_github, seed000, monkeypatch) -> None:
-    from infx.signoff import evidence as ev
 
     def crash(*args, **kwargs):
         raise KeyError("surprise")
 
-    monkeypatch.setattr(ev, "gather", crash)
+    monkeypatch.setattr(publish, "decide", crash)  # after the `pending` status
     seen = []
     fake = fake_github(copy.deepcopy(seed000))
     client = fake.client()

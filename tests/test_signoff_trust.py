@@ -113,7 +113,7 @@ def test_unreadable_check_runs_give_error_without_mentions_or_sweep_advice(reque
     fake = fake_github(load(request, name))
     result = verify(fake)
     assert result.kind == "error" and result.verdict is None and result.status == "error"
-    assert statuses(fake) == ["pending", "error"]
+    assert statuses(fake) == ["error"]  # no `pending` first: the evidence was already unreadable
     posted = [c["body"] for c in fake.world["pulls"][0]["comments"] if c["user"] == "github-actions[bot]"
               and c["body"].startswith("<!-- " + CONTEXT)]
     assert posted == [result.body]
@@ -142,10 +142,11 @@ def test_catch_all_only_pr_passes_for_an_active_member_of_a_listed_team(request,
     assert rows(result)["codeowner"] == Status.PASS
     assert "@chunfangamd is a recognised CODEOWNER" in reason(result, "codeowner")
     assert result.verdict.overall.value == "PASS" and statuses(fake) == ["pending", "success"]
-    # the core team first (a 404 membership, then the team read that makes it a "no"), then
+    # the core team first (a 404, not proven: another team may still make it a yes), then
     # amd-owners, where the lookups stop
     assert fake.count("GET", "/teams/core/memberships/chunfangamd") == 1
     assert fake.count("GET", "/teams/amd-owners/memberships/chunfangamd") == 1
+    assert fake.count("GET", "/orgs/semianalysisai/teams/core") == 1  # the membership only
 
 
 def test_catch_all_only_pr_rejects_a_signer_in_no_listed_team(request, fake_github) -> None:
@@ -153,9 +154,9 @@ def test_catch_all_only_pr_rejects_a_signer_in_no_listed_team(request, fake_gith
     world["teams"]["SemiAnalysisAI/amd-owners"] = ["yhl-amd"]
     fake = fake_github(world)
     result = verify(fake)
-    assert rows(result)["codeowner"] == Status.FAIL
-    assert "nor an active member of a team it lists" in reason(result, "codeowner")
-    assert statuses(fake) == ["pending", "failure"]
+    # answered (why), but a non-owner's sign-off never sets the status (case 4)
+    assert result.kind == "not-owner" and result.posted and statuses(fake) == []
+    assert "nor an active member of a team it lists" in result.body
 
 
 def test_without_the_app_unreadable_team_membership_is_an_error_for_admins(request, fake_github) -> None:
@@ -313,3 +314,112 @@ def test_a_config_change_after_the_sweep_names_the_config_key(request, fake_gith
     result = verify(fake_github(world))
     assert rows(result)["sweep"] == Status.FAIL
     assert "configs/amd-master.yaml [minimaxm3-fp4-mi355x-atom-agentic-mtp]" in _plain(reason(result, "sweep"))
+# --- case 2: binding (the sign-off is this PR's, and covers the head it was posted on) ----------
+
+PUSHED = "c0ffee0000000000000000000000000000000002"
+OTHER = "c0ffee0000000000000000000000000000000003"
+MERGED = "c0ffee0000000000000000000000000000000005"
+
+
+@pytest.mark.parametrize("actor", ["yhl-amd", "functionstackx"])  # the author; an admin
+def test_a_signoff_of_another_pr_never_gives_a_status(request, fake_github, actor) -> None:
+    fake = fake_github(load(request, "trust_replay_other_pr.yaml"))
+    result = verify(fake, pr=3414, actor=actor, dispatched=True)
+    assert result.kind == "skipped" and result.status is None
+    assert "is on PR #3412, not on PR #3414" in result.reason
+    assert statuses(fake, OTHER) == [] and fake.count("POST") == 0
+
+
+@pytest.mark.parametrize("actor", ["yhl-amd", "chunfangamd", "functionstackx", None])
+def test_a_push_after_the_signoff_needs_a_new_signoff(request, fake_github, actor) -> None:
+    # the author (write) may not dispatch; the signer, an admin, or the comment event itself
+    # are refused because the head's own changes differ from what was signed
+    fake = fake_github(load(request, "trust_push_after_signoff.yaml"))
+    result = verify(fake, actor=actor, dispatched=actor is not None)
+    assert result.kind == "skipped" and statuses(fake, PUSHED) == [] and fake.count("POST") == 0
+    if actor == "yhl-amd":
+        assert "is not the signer (@chunfangamd)" in result.reason and "maintainer or admin" in result.reason
+    else:
+        assert "posted when the PR head was 296a93ad6c8f" in result.reason
+        assert f"differ in {'benchmarks/single_node/agentic/minimaxm3_fp4_mi355x_atom_mtp.sh'}" in result.reason
+
+
+def test_a_plain_merge_of_main_inherits_the_signoff(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_merge_after_signoff.yaml"))
+    result = verify(fake, actor="chunfangamd", dispatched=True)
+    assert result.verdict.overall.value == "PASS" and statuses(fake, MERGED) == ["pending", "success"]
+    final = fake.world["statuses"][MERGED][-1]
+    assert "carried from 296a93ad6c8f" in final["description"] and len(final["description"]) <= 140
+    assert fake.count("GET", "/compare/main...296a93ad6c8fa017e83fb5f404f09f2efc16e1c4") == 1
+
+
+# --- case 10: the status on every new head ----------------------------------------------------
+
+AFTER_MERGE = "c0ffee0000000000000000000000000000000006"
+DOCS_PR = "c0ffee0000000000000000000000000000000007"
+
+
+MAIN2 = "c0ffee0000000000000000000000000000000004"
+
+
+def move_head(fake, sha: str, pr: int = 3412) -> None:
+    """A push: the new head, and the base GitHub diffs it against (main, merged in)."""
+    pull = next(p for p in fake.world["pulls"] if p["number"] == pr)
+    pull["head"]["sha"], pull["commits"] = sha, [*pull["commits"], sha]
+    pull["base"]["sha"] = MAIN2
+
+
+def test_every_new_head_gets_the_required_status(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_head_moves.yaml"))
+    client, repo = fake.client(), fake.world["repo"]
+    # before any sign-off: pending "not verified"
+    first = publish.head_status(client, repo, 3412)
+    assert first.status == "pending" and statuses(fake) == ["pending"]
+    assert fake.world["statuses"][SEED_HEAD][-1]["description"].startswith("Not verified")
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+    # a plain merge of main: carried forward, naming the verified head
+    move_head(fake, MERGED)
+    carried = publish.head_status(client, repo, 3412)
+    assert carried.status == "success" and statuses(fake, MERGED) == ["success"]
+    assert fake.world["statuses"][MERGED][-1]["description"] == (
+        "CODEOWNER sign-off carried from 296a93ad6c8f (same PR changes).")
+    # the author's own change on top: pending until a new sign-off
+    move_head(fake, AFTER_MERGE)
+    changed = publish.head_status(client, repo, 3412)
+    assert changed.status == "pending" and statuses(fake, AFTER_MERGE) == ["pending"]
+    assert "differ in benchmarks/single_node/agentic/minimaxm3_fp4_mi355x_atom_mtp.sh" in changed.reason
+    # a PR that touches only core-owned files: success, no sign-off needed
+    docs = publish.head_status(client, repo, 3415)
+    assert docs.status == "success" and statuses(fake, DOCS_PR) == ["success"]
+    assert fake.world["statuses"][DOCS_PR][-1]["description"].startswith("No sign-off needed")
+
+
+def test_a_rejected_newest_verdict_is_never_carried(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_head_moves.yaml"))
+    fake = fake_github(world)
+    assert verify(fake).verdict.overall.value == "PASS"
+    # a later verdict on the same head rejects (the signer's corrected sign-off failed)
+    pull = fake.world["pulls"][0]
+    bad = next(c for c in pull["comments"] if c["id"] == 5003) | {
+        "id": 5009, "created_at": "2026-09-24T11:00:00Z", "updated_at": "2026-09-24T11:00:00Z"}
+    bad["body"] = bad["body"].replace("- [x]", "- [ ]", 1)
+    pull["comments"].append(bad)
+    rejected = verify(fake, comment_id=5009)
+    assert rejected.verdict is not None and rejected.verdict.overall.value == "REJECTED", rejected.reason
+    move_head(fake, MERGED)
+    assert publish.head_status(fake.client(), fake.world["repo"], 3412).status == "pending"
+
+
+def test_head_status_from_the_cli_with_a_pull_request_event(request, tmp_path) -> None:
+    import json
+
+    from infx.cli import main
+
+    world = tmp_path / "world.yaml"
+    world.write_text((WORLDS_DIR / "trust_head_moves.yaml").read_text(), encoding="utf-8")
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"action": "synchronize", "number": 3415}), encoding="utf-8")
+    state = tmp_path / "state"
+    assert main(["signoff", "head-status", "--world", str(world), "--event", str(event),
+                 "--state-file", str(state)]) == 0
+    assert state.read_text() == f"success {DOCS_PR}\n"

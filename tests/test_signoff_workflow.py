@@ -63,7 +63,12 @@ def test_job_if_matches_the_truth_table(workflow, event, action, on_pr, bot, phr
 def test_triggers_are_only_new_signoffs_and_dispatch(workflow) -> None:
     on = workflow["on"]
     assert set(on) == {"issue_comment", "pull_request_review", "pull_request_review_comment",
-                       "workflow_dispatch"}
+                       "pull_request", "workflow_dispatch"}
+    # a push to a PR only records the head (no permissions, nothing checked out or run)
+    assert on["pull_request"]["types"] == ["opened", "synchronize", "reopened", "ready_for_review"]
+    record = workflow["jobs"]["record-head"]
+    assert record["permissions"] == {} and record["if"] == "github.event_name == 'pull_request'"
+    assert all("uses" not in step for step in record["steps"])
     assert on["issue_comment"]["types"] == ["created"]
     assert on["pull_request_review"]["types"] == ["submitted"]
     assert on["pull_request_review_comment"]["types"] == ["created"]

@@ -60,13 +60,18 @@ def test_top_level_permissions_are_empty_or_read_only(path):
         assert all(value in READ_ONLY for value in perms.values()), perms
 
 
+# workflow_run follow-ups that write for a finished pull_request run: name -> the workflow they follow
+PRIVILEGED_FOLLOW_UPS = {"pr-welcome-fork.yml": "pr-welcome.yml",
+                         "signoff-head-status.yml": "signoff-verify.yml"}
+
+
 @pytest.mark.parametrize("path", FILES, ids=_ids(FILES))
 def test_no_pull_request_target_and_no_template_in_run(path):
     text = path.read_text(encoding="utf-8")
     workflow = load_file(path)
     triggers = workflow.get("on", workflow.get(True)) or {}
     assert "pull_request_target" not in triggers
-    if path.name != "pr-welcome-fork.yml":  # the one privileged follow-up, audited below
+    if path.name not in PRIVILEGED_FOLLOW_UPS:  # audited below
         assert "workflow_run" not in triggers
     for job_id, step in _steps(path):
         assert "${{" not in str(step.get("run", "")), f"{path.name}:{job_id}: expression inside run:"
@@ -157,3 +162,22 @@ def test_fork_welcome_poster_trusts_nothing_from_the_fork():
     steps_text = str(job["steps"])
     assert "workflow_run" not in steps_text
     assert "head_repository" in job["if"] and "zizmor: ignore[dangerous-triggers]" in text
+
+
+def test_head_status_follow_up_trusts_nothing_from_the_pr():
+    workflow = load_file(WORKFLOWS / "signoff-head-status.yml")
+    triggers = workflow.get("on", workflow.get(True))
+    assert triggers == {"workflow_run": {"workflows": [load_file(WORKFLOWS / "signoff-verify.yml")["name"]],
+                                         "types": ["completed"]}}
+    assert workflow["permissions"] == {}
+    (job,) = workflow["jobs"].values()
+    assert job["if"] == "github.event.workflow_run.event == 'pull_request'"
+    assert job["permissions"] == {"contents": "read", "issues": "read", "pull-requests": "read",
+                                  "statuses": "write"}
+    uses = [str(step.get("uses", "")) for step in job["steps"]]
+    assert not any(u.startswith(("actions/download-artifact@", "actions/cache@")) for u in uses)
+    checkout = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
+    assert checkout["with"] == {"ref": "${{ github.event.repository.default_branch }}",
+                                "persist-credentials": False}
+    # the run's data reaches Python only through the event file, never through expressions
+    assert "workflow_run" not in str(job["steps"])

@@ -46,6 +46,9 @@ DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_BOT_LOGIN = "github-actions[bot]"
 ENV_MAX_WAIT = "INFX_GITHUB_MAX_WAIT"
 ENV_BOT_LOGIN = "INFX_BOT_LOGIN"
+ENV_APP_ID = "INFX_APP_ID"
+ENV_APP_KEY = "INFX_APP_PRIVATE_KEY"
+ENV_APP_INSTALLATION = "INFX_APP_INSTALLATION_ID"
 MAX_COMMENT_CHARS = 65_536
 MAX_COMMENT_BYTES = 262_144
 MAX_STATUS_DESCRIPTION = 140
@@ -359,6 +362,29 @@ def _repo_name(repo: Any) -> str:
     return repo if isinstance(repo, str) else repo.full_name
 
 
+def app_installation_auth(app_id: str, private_key: str, base_url: str,
+                          installation_id: str | None, repo: str | None) -> Any:
+    """PyGithub's installation auth for a GitHub App (a JWT signed with the App's key, traded
+    for an hour-long installation token, renewed by PyGithub as needed). The installation is
+    INFX_APP_INSTALLATION_ID, else the App's installation on `repo` (one API call)."""
+    from github import Auth, GithubException, GithubIntegration
+
+    app = Auth.AppAuth(app_id, private_key)
+    if not installation_id:
+        if not repo or "/" not in repo:
+            raise InfxError(Problem("the GitHub App's installation is unknown", key=ENV_APP_INSTALLATION,
+                                    fix=f"set {ENV_APP_INSTALLATION} or GITHUB_REPOSITORY"))
+        owner, name = repo.split("/", 1)
+        try:
+            installation_id = str(GithubIntegration(auth=app, base_url=base_url)
+                                  .get_repo_installation(owner, name).id)
+        except GithubException as exc:
+            raise InfxError(Problem(f"the GitHub App {app_id} is not installed on {repo} "
+                                    f"(GitHub answered {exc.status})", key=ENV_APP_ID,
+                                    fix="install the App on the repository (README: Sign-off GitHub App)")) from None
+    return app.get_installation_auth(int(installation_id))
+
+
 def _is_loopback(url: str) -> bool:
     return url.startswith(("http://127.0.0.1", "http://localhost", "http://[::1]"))
 
@@ -369,7 +395,7 @@ class GitHubClient:
 
     def __init__(self, token: str | None = None, base_url: str | None = None,
                  policy: RetryPolicy | None = None, timeout: int = 30,
-                 limits: ArchiveLimits | None = None) -> None:
+                 limits: ArchiveLimits | None = None, auth: Any = None) -> None:
         from github import Auth, Github
 
         self.base_url = (base_url or DEFAULT_API_URL).rstrip("/")
@@ -382,7 +408,7 @@ class GitHubClient:
         self._shared_budget = False
         throttle = None if _is_loopback(self.base_url) else 0.25
         self.gh = Github(
-            base_url=self.base_url, auth=Auth.Token(token) if token else None, timeout=timeout,
+            base_url=self.base_url, auth=auth or (Auth.Token(token) if token else None), timeout=timeout,
             per_page=PER_PAGE, retry=BoundedRetry(self.policy, self._tally), lazy=True,
             seconds_between_requests=throttle,
             seconds_between_writes=None if throttle is None else 1.0,
@@ -391,12 +417,22 @@ class GitHubClient:
         self.server_date: str | None = None
 
     @classmethod
-    def from_env(cls, policy: RetryPolicy | None = None, env: dict | None = None) -> GitHubClient:
-        """Token from GITHUB_TOKEN / GH_TOKEN, API from GITHUB_API_URL."""
+    def from_env(cls, policy: RetryPolicy | None = None, env: dict | None = None,
+                 repo: str | None = None) -> GitHubClient:
+        """API from GITHUB_API_URL; as the sign-off GitHub App when INFX_APP_ID and
+        INFX_APP_PRIVATE_KEY (PEM text) are set (its installation on `repo`, or on
+        INFX_APP_INSTALLATION_ID), else with the token from GITHUB_TOKEN / GH_TOKEN."""
         env = os.environ if env is None else env
+        base_url = env.get("GITHUB_API_URL") or DEFAULT_API_URL
+        policy = policy or RetryPolicy.from_env()
+        app_id, key = env.get(ENV_APP_ID), env.get(ENV_APP_KEY)
+        if app_id and key:
+            return cls(base_url=base_url, policy=policy,
+                       auth=app_installation_auth(app_id, key, base_url,
+                                                  env.get(ENV_APP_INSTALLATION),
+                                                  repo or env.get("GITHUB_REPOSITORY")))
         token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN")
-        return cls(token=token, base_url=env.get("GITHUB_API_URL") or DEFAULT_API_URL,
-                   policy=policy or RetryPolicy.from_env())
+        return cls(token=token, base_url=base_url, policy=policy)
 
     @property
     def storage(self):

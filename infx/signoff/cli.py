@@ -177,6 +177,58 @@ def report(repo, pr_number, run_id, run_attempt, head_sha, results, evals, reuse
     click.echo(json.dumps({"action": action, "run": run_id, "attempt": run_attempt}))
 
 
+@signoff.command("head-status")
+@click.option("--world", type=click.Path(dir_okay=False), help="Replay against a world file.")
+@click.option("--repo", help="owner/name (default: $GITHUB_REPOSITORY, or the world's repo).")
+@click.option("--pr", type=int, help="Pull request number (default: from --event).")
+@click.option("--event", "event_file", type=click.Path(dir_okay=False),
+              help="A pull_request payload, or the workflow_run of a finished pull_request run "
+                   "(default: $GITHUB_EVENT_PATH when no --pr).")
+@click.option("--state-file", type=click.Path(dir_okay=False),
+              help="Record '<state> <sha>' after each commit status (read by the workflow's guard step).")
+def head_status(world, repo, pr, event_file, state_file) -> None:
+    """Set the status on a PR's new head: carried from a verified head, pending, or no sign-off needed."""
+    from infx.signoff import publish
+
+    event_file = event_file or (None if pr else os.environ.get("GITHUB_EVENT_PATH"))
+    if pr is None and not event_file:
+        raise InfxError(Problem("say which PR", key="--pr", fix="pass --pr N or --event FILE"))
+    with _github(world) as (client, world_repo, now):
+        repo = _repo(repo, world_repo)
+        numbers = [pr] if pr is not None else _event_pulls(client, repo, Path(event_file))
+        if not numbers:
+            click.echo("signoff: head-status: no open pull request for this event", err=True)
+            return
+        options = publish.Options(now=now, on_status=_recorder(state_file))
+        results = [publish.head_status(client, repo, number, options) for number in numbers]
+    for number, result in zip(numbers, results, strict=True):
+        click.echo(f"signoff: head-status #{number}: {result.status or 'none'}: {result.reason} "
+                   f"({result.api_calls} API calls)", err=True)
+    if any(r.kind == "error" for r in results):
+        raise InfxError(Problem("the head status could not be decided", key="signoff"))
+
+
+def _event_pulls(client: Any, repo: str, path: Path) -> list[int]:
+    """The PR numbers an event names: a pull_request's own number, or the open PRs of this
+    repository whose head is a finished pull_request run's head (never the run's own list)."""
+    from infx.github.events import load_event
+    from infx.workflow.posting import pulls_for_run_head, run_head
+
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InfxError(Problem(f"cannot read the event payload: {exc}", file=str(path))) from None
+    if isinstance(payload, dict) and "workflow_run" in payload:
+        run = load_event(path, "workflow_run").workflow_run
+        if run is None or run.event != "pull_request":
+            return []
+        return pulls_for_run_head(client, repo, run_head(run))
+    number = payload.get("number") if isinstance(payload, dict) else None
+    if not isinstance(number, int):
+        raise InfxError(Problem("the event names no pull request", file=str(path), key="number"))
+    return [number]
+
+
 def _recorder(state_file: str | None):
     """Overwrite the state file with the latest status, or None when no file was asked for."""
     if not state_file:

@@ -18,6 +18,7 @@ from infx.matrix.coverage import METADATA_ARTIFACT
 from infx.reuse.authorization import newest_request
 from infx.reuse.binding import head_when_posted
 from infx.signoff import codeowners, eval_jobs, provenance
+from infx.signoff.binding import comment_pr_number
 from infx.signoff.bypass import bypass_requests
 from infx.signoff.checklist import parse as parse_checklist
 from infx.signoff.gating import SignoffRef
@@ -136,7 +137,18 @@ class Reader:
         data = self.get(path, f"reading the sign-off {ref.kind} {ref.id}")
         return SignOff(author=(data.get("user") or {}).get("login", ""), body=data.get("body") or "",
                        url=data.get("html_url"), source_id=data.get("id"), kind=ref.kind,
-                       created_at=data.get("created_at") or data.get("submitted_at"))
+                       created_at=data.get("created_at") or data.get("submitted_at"),
+                       pr_number=comment_pr_number(data, self.repo))
+
+    def compare(self, base: str, head: str) -> list[ChangedFile]:
+        """The changes of `head` since its merge base with `base` (GitHub's three-dot compare)."""
+        data = self.get(f"/repos/{self.repo}/compare/{base}...{head}",
+                        f"comparing {head[:12]} with {base}")
+        files = data.get("files") if isinstance(data, dict) else None
+        if not isinstance(files, list):
+            raise InfxError(f"unusable answer from GitHub while comparing {head[:12]} with {base}: "
+                            "no file list")
+        return [changed_file(item) for item in files]
 
     def permission(self, user: str) -> dict[str, str] | None:
         self.spend(f"reading {user}'s permission")
@@ -200,25 +212,35 @@ class Reader:
                            f"listing the reviews of PR #{number}")
         return [comment(item, "review") for item in items]
 
-    def team_member(self, team: str, user: str) -> bool | None:
+    def team_member(self, team: str, user: str, *, prove: bool = True) -> bool | None:
         """Whether `user` is an active member of `org/slug`.
 
         GitHub answers 404 both for "not a member" and for a token that cannot see the
         team (Actions' GITHUB_TOKEN never can), so a 404 is only a "no" once the team itself
-        is readable; otherwise, like a 403, the membership is unreadable and the error says
-        what an admin must configure (PRODUCT §4.8 Identity)."""
+        is readable (`not_member`); otherwise, like a 403, the membership is unreadable and
+        the error says what an admin must configure (PRODUCT §4.8 Identity). With
+        `prove=False` a 404 is returned as None, to be proven later only if it matters."""
         org, slug = team.split("/", 1)
         self.spend(f"reading {user}'s membership of @{team}")
         try:
-            try:
-                state = self.client.team_membership(org, slug, user)
-            except InfxError as exc:
-                if getattr(exc, "status", None) not in ABSENT_STATUSES:
-                    raise
-                state = None
-            if state is not None:
-                return state == "active"
-            self.spend(f"reading team @{team}")
+            state = self.client.team_membership(org, slug, user)
+        except InfxError as exc:
+            status = getattr(exc, "status", None)
+            if status in (401, 403):
+                raise InfxError(f"membership of @{team} cannot be read with this token: "
+                                f"{TEAM_READ_FIX}") from None
+            if status not in ABSENT_STATUSES:
+                raise
+            state = None
+        if state is not None:
+            return state == "active"
+        return self.not_member(team) if prove else None
+
+    def not_member(self, team: str) -> bool:
+        """False (not a member) once the team itself is readable; unreadable otherwise."""
+        org, slug = team.split("/", 1)
+        self.spend(f"reading team @{team}")
+        try:
             visible = self.client.team_visible(org, slug)
         except InfxError as exc:
             if getattr(exc, "status", None) not in (401, 403):
@@ -422,7 +444,10 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
     """
     evidence.check_runs = {}
     runs = optional(evidence, "workflow runs", lambda: reader.branch_runs(evidence.pr.head_ref))
-    with_runs = {run.head_sha for run in runs or []}
+    evidence.branch_runs = runs
+    # only sweep runs say where a green sweep may be (other workflows, e.g. the sign-off's own
+    # head-status runs, run on every push)
+    with_runs = {run.head_sha for run in runs or [] if run.path == provenance.SWEEP_WORKFLOW}
     for run in runs or []:
         if run.head_sha in commits:
             evidence.workflow_runs[run.id] = run
@@ -555,11 +580,20 @@ def _team_evidence(reader: Reader, evidence: Evidence, codeowners_paths: tuple[s
     catch_all_only = not specific and "@" + signer.lower() not in owners.all_owners()
     if catch_all_only:
         teams = list(owners.teams())
+    unproven: list[str] = []
     for team in teams[:MAX_TEAM_LOOKUPS]:
-        member = optional(evidence, f"team:{team}", lambda team=team: reader.team_member(team, signer))
+        # catch-all: any active membership suffices, so a 404 is proven a "no" (one more
+        # read) only when no team turns out active
+        member = optional(evidence, f"team:{team}",
+                          lambda team=team: reader.team_member(team, signer, prove=not catch_all_only))
         evidence.team_members.setdefault(team, {})[signer] = member
         if catch_all_only and member is True:
             return
+        if member is None and f"team:{team}" not in evidence.read_errors:
+            unproven.append(team)
+    for team in unproven:
+        evidence.team_members[team][signer] = optional(evidence, f"team:{team}",
+                                                       lambda team=team: reader.not_member(team))
 
 
 def _external_evidence(reader: Reader, evidence: Evidence) -> None:

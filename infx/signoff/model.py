@@ -90,6 +90,9 @@ class SignOff:
     source_id: int | None
     kind: str  # issue_comment | review | review_comment
     created_at: str | None = None
+    # the PR the comment or review is on, from GitHub's own issue_url / pull_request_url
+    # (None: not a PR of this repository, or a draft given to `preview`)
+    pr_number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -186,3 +189,6 @@ class Evidence:
     reuse_seen_files: dict[str, str | None] = field(default_factory=dict)
     # the PR head as re-read when the verdict is written (None: not re-read)
     live_head_sha: str | None = None
+    # every workflow run listed on the PR branch (None: not read): the heads the PR had and
+    # when (binding: the head a sign-off was posted on)
+    branch_runs: list[WorkflowRun] | None = None

@@ -9,15 +9,15 @@ from typing import Any
 
 from infx.errors import InfxError
 from infx.github.markers import make_marker
-from infx.signoff import codeowners, gating, render
+from infx.signoff import binding, codeowners, gating, render
 from infx.signoff import evidence as ev
 from infx.signoff import scope as scope_mod
 from infx.signoff.checklist import has_trigger
-from infx.signoff.model import Evidence, PullInfo, SignOff
+from infx.signoff.model import Comment, Evidence, PullInfo, SignOff, Status
 from infx.signoff.policy_common import first_trusted_file
 from infx.signoff.ports import SignoffClient
-from infx.signoff.table import CheckTable, load_table
-from infx.signoff.verdict import Overall, Verdict, decide
+from infx.signoff.table import CheckTable, Settings, load_table
+from infx.signoff.verdict import Overall, Verdict, decide, run_check_by_id
 
 DESCRIPTIONS = {
     Overall.PASS: ("success", "CODEOWNER sign-off verified for this commit."),
@@ -84,6 +84,34 @@ def verify(client: SignoffClient, repo: str, trigger: gating.Trigger, options: O
                       api_calls=reader.calls)
 
 
+NOT_VERIFIED = "Not verified: a CODEOWNER sign-off is needed for this head."
+
+
+def head_status(client: SignoffClient, repo: str, number: int, options: Options | None = None,
+                table: CheckTable | None = None) -> Result:
+    """Set the required status on a PR's new head (PRODUCT §4.8 Head moves): `success` "no
+    sign-off needed" when nothing needs one; `success` carried from the newest verified head
+    when the PR's own changes are identical to it; `pending` "not verified" otherwise."""
+    options = options or Options()
+    table = table or load_table()
+    share = getattr(client, "share_wait_budget", None)
+    if callable(share):
+        share()
+    reader = ev.Reader(client, repo, table.settings.max_api_calls)
+    pr, raw = reader.pull(number)
+    session = _Session(client, reader, repo, table, options, pr.head_sha)
+    try:
+        return session.head(pr, raw)
+    except Exception as exc:  # noqa: BLE001 - leave a final status whatever broke
+        reason = str(exc).split("\n")[0] if isinstance(exc, InfxError) else \
+            f"head status crashed: {type(exc).__name__}: {exc}"
+        try:
+            session.status("error", f"Head status could not be decided: {reason}")
+        except Exception as status_exc:  # noqa: BLE001 - report both failures
+            reason += f" (and the error status could not be set: {status_exc})"
+        return Result("error", reason, status="error", api_calls=reader.calls)
+
+
 class _Session:
     def __init__(self, client: SignoffClient, reader: ev.Reader, repo: str, table: CheckTable,
                  options: Options, head_sha: str) -> None:
@@ -92,6 +120,7 @@ class _Session:
         self.head_sha = head_sha
         self.evidence: Evidence | None = None
         self.last_status: str | None = None
+        self.bound: binding.Binding | None = None
 
     def status(self, state: str, description: str, target_url: str | None = None) -> None:
         self.last_status = state
@@ -115,11 +144,19 @@ class _Session:
             return self._skip("the text does not contain the sign-off phrase")
         if gating.is_bot(signoff.author):
             return self._skip("sign-offs posted by bots are ignored")
+        if self.options.body_override is None:
+            # a sign-off speaks only for the PR it is on: never a status for another PR's head
+            problem = binding.belongs_problem(signoff.pr_number, pr.number,
+                                              f"the sign-off {signoff.kind} {signoff.source_id}")
+            if problem:
+                return self._skip(problem)
         actor = trigger.actor or signoff.author
         permissions: dict[str, dict[str, str] | None] = {}
         if self.options.post:
             permissions[actor.lower()] = self.reader.permission(actor)
             problem = gating.actor_problem(actor, permissions[actor.lower()])
+            if not problem and trigger.dispatched:
+                problem = binding.dispatch_problem(actor, signoff.author, permissions[actor.lower()])
             if problem:
                 return self._skip(problem)
         default = ((raw.get("base") or {}).get("repo") or {}).get("default_branch")
@@ -133,11 +170,114 @@ class _Session:
         if isinstance(evidence, Result):
             return evidence
         self.evidence = evidence
-        self.status("pending", "Verifying the CODEOWNER sign-off.")
         ev.gather(self.reader, evidence, self.settings, number=pr.number)
+        # no status is written before the sign-off is known to be an owner's, bound to this
+        # head and the newest: a non-owner or a stale sign-off never replaces a status
+        held = self._hold(evidence) if self.options.post else None
+        if held is not None:
+            return held
+        if not evidence.unreadable:
+            self.status("pending", "Verifying the CODEOWNER sign-off.")
         evidence.live_head_sha = ev.optional(evidence, "live head",
                                              lambda: self.reader.pull(pr.number)[0].head_sha)
         return self._conclude(evidence)
+
+    def head(self, pr: PullInfo, raw: dict) -> Result:
+        """The status of a new head, before (or without) any sign-off on it."""
+        if pr.state != "open":
+            return self._skip(f"the PR is {pr.state}")
+        default = ((raw.get("base") or {}).get("repo") or {}).get("default_branch")
+        if not default or pr.base_ref != default:
+            return self._skip(f"the PR targets {pr.base_ref or 'an unknown branch'}, not the default "
+                              f"branch {default or '(unknown)'}; only PRs into the default branch "
+                              "get this status")
+        nobody = SignOff(author="", body="", url=None, source_id=None, kind="issue_comment")
+        evidence = self._scope(pr, raw, nobody, {})
+        if isinstance(evidence, Result):
+            return evidence  # `success` no sign-off needed, or `error` (scope unreadable)
+        self.evidence = evidence
+        evidence.comments = self.reader.comments(pr.number)
+        verified = newest_verified_head(evidence.comments, self.settings.marker, self._bots())
+        if verified is None:
+            return self._head_result("pending", NOT_VERIFIED, "no verified CODEOWNER sign-off yet")
+        signed = None if verified == pr.head_sha else \
+            self.reader.compare(evidence.default_branch, verified)
+        bound = binding.inherits(verified, pr.head_sha, evidence.files, signed)
+        if not bound.covered:
+            return self._head_result("pending", NOT_VERIFIED, bound.reason)
+        if verified == pr.head_sha:
+            return self._head_result("success", DESCRIPTIONS[Overall.PASS][1], bound.reason)
+        return self._head_result(
+            "success", f"CODEOWNER sign-off carried from {verified[:12]} (same PR changes).",
+            bound.reason)
+
+    def _head_result(self, state: str, description: str, reason: str) -> Result:
+        self.status(state, description)
+        return Result("head-status", f"{description} ({reason})", status=state,
+                      evidence=self.evidence, api_calls=self.reader.calls)
+
+    def _hold(self, evidence: Evidence) -> Result | None:
+        """Why this verification may not set the status (a Result), or None when it may.
+
+        Unreadable evidence is an `error` (set here). A sign-off that does not cover the head
+        (binding), a non-owner's sign-off (answered with a comment) and a sign-off with a
+        newer owner's sign-off after it leave the status as it is."""
+        if evidence.unreadable:
+            return None  # _conclude publishes the `error`
+        if evidence.branch_runs is None and self.options.body_override is None:
+            reason = ("the PR branch's workflow runs, which tie the sign-off to the head it was "
+                      "posted on, could not be read")
+            evidence.unreadable["workflow runs"] = evidence.read_errors.get("workflow runs", reason)
+            return None
+        if self.options.body_override is None:
+            bound = self._binding(evidence)
+            self.bound = bound
+            if evidence.unreadable:
+                return None  # e.g. the compare: _conclude publishes the `error`
+            if not bound.covered:
+                return self._skip(f"the sign-off does not cover head {evidence.pr.head_sha[:12]}: "
+                                  f"{bound.reason}")
+        owner = run_check_by_id(self.table, "codeowner", evidence)
+        if owner is not None and owner.status == Status.FAIL:
+            return self._answer_non_owner(evidence, owner.reason)
+        newer = newer_owner_signoff(evidence, self.settings)
+        if newer is not None:
+            return self._skip(f"a newer sign-off by @{newer.user} ({newer.created_at}) decides the "
+                              "status; this older one does not overwrite it")
+        return None
+
+    def _binding(self, evidence: Evidence) -> binding.Binding:
+        pr, signoff = evidence.pr, evidence.signoff
+        found = binding.decide(posted_at=signoff.created_at, runs=evidence.branch_runs or [],
+                               head=pr.head_sha, head_ref=pr.head_ref, head_repo=pr.head_repo,
+                               head_files=evidence.files, signed_files=None)
+        if found.covered or found.seen is None or found.seen == pr.head_sha:
+            return found
+        signed = ev.optional(evidence, f"compare:{found.seen}",
+                             lambda: self.reader.compare(evidence.default_branch, found.seen))
+        if signed is None and f"compare:{found.seen}" in evidence.unreadable:
+            return found  # the `error` is published by _conclude
+        return binding.decide(posted_at=signoff.created_at, runs=evidence.branch_runs or [],
+                              head=pr.head_sha, head_ref=pr.head_ref, head_repo=pr.head_repo,
+                              head_files=evidence.files, signed_files=signed)
+
+    def _answer_non_owner(self, evidence: Evidence, why: str) -> Result:
+        """Answer a sign-off by someone who is not a CODEOWNER of this PR: a comment, no status."""
+        context = self._context(evidence, ev.digest(evidence, self.settings.marker, self._bots()))
+        body = render.non_owner_body(context, why)
+        result = Result("not-owner", f"@{evidence.signoff.author} is not a CODEOWNER of this PR; "
+                        "the status is unchanged", body=body, evidence=evidence)
+        if self.options.post:
+            marker = make_marker(self.settings.marker, sha=evidence.pr.head_sha,
+                                 evidence=context.evidence_digest)
+            self.reader.count_write()
+            listed = self.reader.counts.get(evidence.pr.number, {}).get("comments")
+            upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker, body,
+                                                expected=listed)
+            result.posted = upsert.action != "unchanged"
+            result.comment_url = upsert.comment.html_url or None
+        result.api_calls = self.reader.calls
+        return result
 
     def _skip(self, reason: str) -> Result:
         return Result("skipped", reason, api_calls=self.reader.calls)
@@ -209,24 +349,32 @@ class _Session:
                         files=files, default_branch_files=default_tree, base_files=dict(base_files),
                         collaborators=dict(permissions))
 
+    def _bots(self) -> set[str]:
+        return {login.lower() for login in self.settings.bot_logins} | {self._bot_login().lower()}
+
+    def _context(self, evidence: Evidence, fingerprint: str, previous: str | None = None,
+                 overall: str | None = None) -> render.Context:
+        settings = self.settings
+        return render.Context(
+            marker=settings.marker, assessed_sha=evidence.pr.head_sha,
+            signer=evidence.signoff.author, evidence_digest=fingerprint,
+            live_head_sha=evidence.live_head_sha,
+            head_unconfirmed=(evidence.live_head_sha is None
+                              and "live head" in evidence.read_errors),
+            supersedes=previous if previous and previous != overall else None,
+            escalation_mentions=escalation_mentions(evidence, self.table),
+            recommended_points=settings.recommended_frontier_points, repo=self.repo)
+
     def _conclude(self, evidence: Evidence) -> Result:
         settings = self.settings
-        bots = {login.lower() for login in settings.bot_logins} | {self._bot_login().lower()}
+        bots = self._bots()
         verdict = decide(self.table, evidence)
         fingerprint = ev.digest(evidence, settings.marker, bots)
         same_sha = [c for c in evidence.comments or [] if ev.is_verdict(c, settings.marker, bots)
                     and render.read_marker(c.body, settings.marker)[0] == evidence.pr.head_sha]
         earlier = [c for c in same_sha if render.read_marker(c.body, settings.marker)[1] != fingerprint]
         previous = _overall_of(earlier[-1].body) if earlier else None
-        context = render.Context(
-            marker=settings.marker, assessed_sha=evidence.pr.head_sha,
-            signer=evidence.signoff.author, evidence_digest=fingerprint,
-            live_head_sha=evidence.live_head_sha,
-            head_unconfirmed=(evidence.live_head_sha is None
-                              and "live head" in evidence.read_errors),
-            supersedes=previous if previous and previous != verdict.overall.value else None,
-            escalation_mentions=escalation_mentions(evidence, self.table),
-            recommended_points=settings.recommended_frontier_points, repo=self.repo)
+        context = self._context(evidence, fingerprint, previous, verdict.overall.value)
         if evidence.unreadable:
             count = len(evidence.unreadable)
             return self._publish(render.unreadable_body(context, evidence.unreadable), None, "error",
@@ -239,6 +387,9 @@ class _Session:
                                  "Verification produced an invalid verdict; retry.", same_sha,
                                  fingerprint, evidence)
         state, description = DESCRIPTIONS[verdict.overall]
+        carried = self.bound.carried_from if self.bound else None
+        if carried and carried != evidence.pr.head_sha and state == "success":
+            description = f"{description[:-1]}; carried from {carried[:12]} (same PR changes)."
         return self._publish(body, verdict, state, description, same_sha, fingerprint, evidence)
 
     def _publish(self, body: str, verdict: Verdict | None, state: str, description: str,
@@ -284,6 +435,55 @@ def escalation_mentions(evidence: Evidence, table: CheckTable) -> tuple[str, ...
         return table.settings.escalation_mentions
     _, text = first_trusted_file(evidence, table.settings.codeowners_paths)
     return codeowners.parse(text).catch_all_owners() if text else ()
+
+
+def newer_owner_signoff(evidence: Evidence, settings: Settings) -> Comment | None:
+    """The newest sign-off posted after this one by a recognised CODEOWNER of the PR (Check 0
+    with that author as signer, on the evidence already read), or None.
+
+    Two sign-offs verified at once finish in any order; the newest owner sign-off decides
+    the status, so an older one's run leaves it alone. Team membership that was not read for
+    the other author does not make them an owner here (both runs then set the status)."""
+    from dataclasses import replace
+
+    from infx.signoff.checks import codeowner
+
+    mine = _when(evidence.signoff.created_at)
+    if mine is None:
+        return None
+    later = []
+    for item in [*(evidence.comments or []), *(evidence.reviews or [])]:
+        when = _when(item.created_at)
+        if (item.id == evidence.signoff.source_id or when is None or when <= mine
+                or gating.is_bot(item.user, item.user_type) or not has_trigger(item.body)):
+            continue
+        other = replace(evidence, signoff=replace(evidence.signoff, author=item.user))
+        if codeowner.run(other, settings).status == Status.PASS:
+            later.append((when, item.id, item))
+    return max(later)[2] if later else None
+
+
+def newest_verified_head(comments: list[Comment], marker: str, bots: set[str]) -> str | None:
+    """The head the newest verdict of this bot passed (PASS or WARN), or None when the newest
+    verdict did not pass. Answers to non-owners do not count; an error verdict does (nothing
+    verified after it can be carried)."""
+    for item in reversed(comments):
+        if not ev.is_verdict(item, marker, bots):
+            continue
+        lines = item.body.split("\n")
+        if len(lines) > 1 and lines[1] == render.NON_OWNER_HEADER:
+            continue
+        overall = _overall_of(item.body)
+        sha = render.read_marker(item.body, marker)[0]
+        return sha if overall in (Overall.PASS.value, Overall.WARN.value) else None
+    return None
+
+
+def _when(value: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
+    except ValueError:
+        return None
 
 
 def _overall_of(body: str) -> str | None:

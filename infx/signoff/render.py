@@ -154,6 +154,22 @@ def unreadable_body(context: Context, unreadable: dict[str, str]) -> str:
     ]) + "\n"
 
 
+NON_OWNER_HEADER = "## **Not verified: not a CODEOWNER sign-off**"
+
+
+def non_owner_body(context: Context, why: str) -> str:
+    """The answer to a sign-off by someone who is not a CODEOWNER of the PR: why, and that the
+    commit status stays as it is (an owner's verdict is never replaced by it)."""
+    return "\n".join([
+        marker_line(context.marker, context.assessed_sha, context.evidence_digest),
+        NON_OWNER_HEADER, "",
+        f"This sign-off was not verified: {inert.plain(clean(why))}", "",
+        "Only a CODEOWNER of the changed files can sign off this PR, so the "
+        "`codeowner-signoff-verify` status is left as it was.", "",
+        f"Assessed commit: `{context.assessed_sha}`.",
+    ]) + "\n"
+
+
 def invalid_body(context: Context, problem: str) -> str:
     """What is posted when a produced verdict fails its self-check."""
     return "\n".join([

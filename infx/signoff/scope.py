@@ -56,5 +56,5 @@ def decide(owners: codeowners.Codeowners, paths: list[str], core_team: str,
         admin = bool(record) and record.get("permission") == "admin" and record.get("role_name") == "admin"
         if not admin:
             return Scope(True, f"{owner} owns a changed file and is not a repository admin", (owner,))
-    return Scope(False, "Not applicable: no changed file has an owner outside the core team and "
-                 "the repository admins.")
+    return Scope(False, "No sign-off needed: no changed file has an owner outside the core team "
+                 "and the repository admins.")

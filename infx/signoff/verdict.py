@@ -85,3 +85,9 @@ def from_outcomes(table: CheckTable, outcomes: dict[str, Outcome]) -> Verdict:
     rows = tuple(Row(spec, outcomes.get(spec.id) or _closed(spec, "check did not run."))
                  for spec in table.checks)
     return Verdict(overall_of([row.status for row in rows]), rows)
+
+
+def run_check_by_id(table: CheckTable, check_id: str, evidence: Evidence) -> Outcome | None:
+    """One check of the table by its id (fail-closed like the rest), None when not listed."""
+    spec = next((c for c in table.checks if c.id == check_id), None)
+    return None if spec is None else run_check(spec, evidence, table.settings)

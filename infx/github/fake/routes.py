@@ -13,7 +13,7 @@ import tarfile
 import threading
 import zipfile
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import TypeVar
 
 from infx.github.fake import world as W
@@ -42,6 +42,13 @@ class State:
         self._trees: dict[str, dict[str, str]] = {}
         self._changes: dict[tuple[str, str], list[FileChange]] = {}
         self._secret = secrets.token_bytes(16)
+        # like GitHub, a comment id is never handed out twice, even after a comment was
+        # deleted (or taken out of the live world by a test replaying history)
+        self.last_comment_id = W.next_comment_id(world) - 1
+
+    def new_comment_id(self) -> int:
+        self.last_comment_id = max(self.last_comment_id + 1, W.next_comment_id(self.world))
+        return self.last_comment_id
 
     def sign(self, path: str) -> str:
         return hmac.new(self._secret, path.encode(), hashlib.sha256).hexdigest()[:32]
@@ -180,6 +187,50 @@ def get_user(state: State, req: Request) -> Response:
     if state.world.get("token_kind", "installation") == "installation":
         raise HttpError(403, "Resource not accessible by integration")
     return Response(body=state.shapes(req).public_user(state.world["token_login"]))
+
+
+@route("GET", "{R}/installation")
+def repo_installation(state: State, req: Request, owner: str, name: str) -> Response:
+    """The sign-off App's installation on the repository (asked with the App's JWT)."""
+    _own_repo(state, owner, name)
+    _require_app_jwt(req)
+    app = state.world.get("app") or {}
+    if not app:
+        raise not_found()
+    return Response(body=_installation(state, req, app))
+
+
+@route("POST", "/app/installations/(?P<iid>\\d+)/access_tokens")
+def installation_token(state: State, req: Request, iid: str) -> Response:
+    """An installation token for the world's `app` (its `permissions`), for an hour."""
+    _require_app_jwt(req)
+    app = state.world.get("app") or {}
+    if int(iid) != int(app.get("installation_id", -1)):
+        raise not_found()
+    expires = datetime.fromtimestamp(_epoch(state.world) + 3600, tz=timezone.utc)
+    return Response(status=201, body={
+        "token": f"ghs_fake{iid}", "expires_at": expires.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "permissions": app.get("permissions", {}), "repository_selection": "selected"})
+
+
+def _require_app_jwt(req: Request) -> None:
+    header = req.headers.get("authorization", "")
+    if not header.lower().startswith("bearer ") or header.count(".") != 2:
+        raise HttpError(401, "A JSON web token could not be decoded")
+
+
+def _installation(state: State, req: Request, app: dict) -> dict:
+    owner = state.world["repo"].split("/")[0]
+    iid = int(app["installation_id"])
+    return {"id": iid, "account": state.shapes(req).user(owner), "app_id": int(app.get("id", 1)),
+            "app_slug": app.get("slug", "infx-signoff"), "target_id": stable_id(owner),
+            "target_type": "Organization", "permissions": app.get("permissions", {}),
+            "events": [], "created_at": state.world["now"], "updated_at": state.world["now"],
+            "single_file_name": None, "repository_selection": "selected",
+            "access_tokens_url": f"{req.api}/app/installations/{iid}/access_tokens",
+            "repositories_url": f"{req.api}/installation/repositories",
+            "html_url": f"https://github.com/organizations/{owner}/settings/installations/{iid}",
+            "suspended_by": None, "suspended_at": None}
 
 
 @route("GET", "/users/(?P<login>[^/]+)")
@@ -366,7 +417,7 @@ def create_comment(state: State, req: Request, owner: str, name: str, number: st
     pull = _pull(state, owner, name, number)
     body = _checked_comment_body(req)
     comment = {
-        "id": W.next_comment_id(state.world), "user": state.world["token_login"],
+        "id": state.new_comment_id(), "user": state.world["token_login"],
         "author_association": "NONE", "body": body, "created_at": state.world["now"],
         "updated_at": state.world["now"], "reactions": [],
     }
@@ -518,6 +569,53 @@ def get_commit(state: State, req: Request, owner: str, name: str, ref: str) -> R
         "additions": sum(c.additions for c in changes),
         "deletions": sum(c.deletions for c in changes),
         "total": sum(c.changes for c in changes)}})
+
+
+def _ancestors(world: dict, start: str) -> list[str]:
+    """A commit and its ancestors, breadth first."""
+    seen, queue = [], [start]
+    while queue:
+        sha = queue.pop(0)
+        if sha in seen or sha not in world["commits"]:
+            continue
+        seen.append(sha)
+        queue.extend(world["commits"][sha].get("parents") or [])
+    return seen
+
+
+def merge_base(world: dict, a: str, b: str) -> str | None:
+    """The best common ancestor of two commits: the first ancestor of `b`, breadth first,
+    that is also an ancestor of `a` (enough for the histories worlds describe)."""
+    of_a = set(_ancestors(world, a))
+    return next((sha for sha in _ancestors(world, b) if sha in of_a), None)
+
+
+@route("GET", "{R}/compare/(?P<base>[^/.]+)\\.\\.\\.(?P<head>[^/.]+)")
+def compare(state: State, req: Request, owner: str, name: str, base: str, head: str) -> Response:
+    """Three-dot compare: the changes of `head` since its merge base with `base` (at most
+    300 files, as GitHub lists them)."""
+    _own_repo(state, owner, name)
+    base_sha, head_sha = _sha(state, base), _sha(state, head)
+    common = merge_base(state.world, base_sha, head_sha)
+    if common is None:
+        raise not_found()
+    shapes = state.shapes(req)
+    tree = state.tree(head_sha)
+    changes = tree_changes(state.tree(common), tree)
+    done = set(_ancestors(state.world, common))
+    ahead = [c for c in _ancestors(state.world, head_sha) if c not in done]
+    behind = [c for c in _ancestors(state.world, base_sha) if c not in done]
+    web = f"https://github.com/{owner}/{name}/compare/{base}...{head}"
+    return Response(body={
+        "url": f"{req.api}/repos/{owner}/{name}/compare/{base}...{head}", "html_url": web,
+        "permalink_url": f"https://github.com/{owner}/{name}/compare/{base_sha[:7]}...{head_sha[:7]}",
+        "diff_url": f"{web}.diff", "patch_url": f"{web}.patch",
+        "status": "identical" if head_sha == base_sha else ("ahead" if not behind else
+                                                             ("behind" if not ahead else "diverged")),
+        "ahead_by": len(ahead), "behind_by": len(behind), "total_commits": len(ahead),
+        "base_commit": shapes.commit(base_sha), "merge_base_commit": shapes.commit(common),
+        "commits": [shapes.commit(sha) for sha in reversed(ahead)],
+        "files": [shapes.file_change(c, head_sha, tree) for c in changes[:300]]})
 
 
 @route("POST", "{R}/statuses/(?P<sha>[^/]+)")

@@ -329,9 +329,19 @@ def seed000():
                  {"name": "eval_results_all", "expired": False, "files": {"agg_eval_all.json": evals}},
                  {"name": "results_bmk", "expired": False, "files": {"agg_bmk.json": points}},
              ]},
+            head_status_run(35873197701, head, "yhl-amd/minimaxm3-flydsl", "2026-09-24T09:00:00Z"),
         ],
     }
     return world
+
+
+def head_status_run(run_id: int, sha: str, branch: str, created_at: str) -> dict:
+    """The sign-off workflow's run for a push (pull_request synchronize): GitHub's own record
+    of when the PR head became `sha`, which binds a later sign-off to it."""
+    return {"id": run_id, "name": "codeowner-signoff-verify", "path": ".github/workflows/signoff-verify.yml",
+            "event": "pull_request", "status": "completed", "conclusion": "success",
+            "head_sha": sha, "head_branch": branch, "run_attempt": 1, "created_at": created_at,
+            "artifacts": []}
 
 
 def seed003():
@@ -497,6 +507,7 @@ def seed003():
                  {"name": "eval_results_all", "expired": False, "files": {"agg_eval_all.json": evals}},
                  {"name": "results_bmk", "expired": False, "files": {"agg_bmk.json": points}},
              ]},
+            head_status_run(28761627601, head, "seungrokj/atomesh-0701", "2026-07-02T13:00:00Z"),
         ],
     }
     return world

