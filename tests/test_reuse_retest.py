@@ -144,6 +144,8 @@ def test_refusals(fake_github, user, body, why):
 def test_a_sweep_still_running_is_not_retested(fake_github):
     world = base_world()
     world["workflow_runs"] = [r for r in world["workflow_runs"] if r["id"] != 109]  # 108 is newest, running
+    world["check_runs"] = {sha: [c for c in runs if c.get("run_id") != 109]
+                           for sha, runs in world.get("check_runs", {}).items()}
     comment = add_comment(world, "alice", "MEMBER", "/retest-failed", WHEN)
     fake = fake_github(world)
     outcome = retest(fake.client(), REPO, _event(world, comment))

@@ -632,6 +632,7 @@ def _push_needs(plan_result: str, reuse: str) -> dict:
     needs = _plan_needs(PLANS["big"], reuse) if plan_result == RUN else {"plan": {"result": plan_result,
                                                                                    "outputs": {}}}
     needs["plan"]["outputs"] |= {"reuse-source-run-ids": "101,99", "reuse-source-pr-number": "12"}
+    needs.setdefault("canary", {"result": SKIP, "outputs": {}})  # pushes to main never run one
     return needs
 
 
