@@ -16,7 +16,7 @@ from infx.signoff.checklist import has_trigger
 from infx.signoff.model import Comment, Evidence, PullInfo, SignOff, Status
 from infx.signoff.policy_common import first_trusted_file
 from infx.signoff.ports import SignoffClient
-from infx.signoff.table import CheckTable, Settings, load_table
+from infx.signoff.table import CheckTable, load_table
 from infx.signoff.verdict import Overall, Verdict, decide, run_check_by_id
 
 DESCRIPTIONS = {
@@ -240,7 +240,7 @@ class _Session:
         owner = run_check_by_id(self.table, "codeowner", evidence)
         if owner is not None and owner.status == Status.FAIL:
             return self._answer_non_owner(evidence, owner.reason)
-        newer = newer_owner_signoff(evidence, self.settings)
+        newer = newer_owner_signoff(evidence, self.table)
         if newer is not None:
             return self._skip(f"a newer sign-off by @{newer.user} ({newer.created_at}) decides the "
                               "status; this older one does not overwrite it")
@@ -437,7 +437,7 @@ def escalation_mentions(evidence: Evidence, table: CheckTable) -> tuple[str, ...
     return codeowners.parse(text).catch_all_owners() if text else ()
 
 
-def newer_owner_signoff(evidence: Evidence, settings: Settings) -> Comment | None:
+def newer_owner_signoff(evidence: Evidence, table: CheckTable) -> Comment | None:
     """The newest sign-off posted after this one by a recognised CODEOWNER of the PR (Check 0
     with that author as signer, on the evidence already read), or None.
 
@@ -445,8 +445,6 @@ def newer_owner_signoff(evidence: Evidence, settings: Settings) -> Comment | Non
     the status, so an older one's run leaves it alone. Team membership that was not read for
     the other author does not make them an owner here (both runs then set the status)."""
     from dataclasses import replace
-
-    from infx.signoff.checks import codeowner
 
     mine = _when(evidence.signoff.created_at)
     if mine is None:
@@ -458,7 +456,8 @@ def newer_owner_signoff(evidence: Evidence, settings: Settings) -> Comment | Non
                 or gating.is_bot(item.user, item.user_type) or not has_trigger(item.body)):
             continue
         other = replace(evidence, signoff=replace(evidence.signoff, author=item.user))
-        if codeowner.run(other, settings).status == Status.PASS:
+        owner = run_check_by_id(table, "codeowner", other)
+        if owner is not None and owner.status == Status.PASS:
             later.append((when, item.id, item))
     return max(later)[2] if later else None
 
