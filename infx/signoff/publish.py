@@ -63,21 +63,31 @@ class Options:
 def verify(client: SignoffClient, repo: str, trigger: gating.Trigger, options: Options | None = None,
            table: CheckTable | None = None) -> Result:
     """Run one verification; every failure after the head is known leaves an `error` status."""
+    return _in_session(client, repo, trigger.pr_number, options, table,
+                       lambda session, pr, raw: session.run(trigger, pr, raw),
+                       crashed="verifier crashed", failed="Verification failed")
+
+
+def _in_session(client: SignoffClient, repo: str, number: int, options: Options | None,
+                table: CheckTable | None, work: Callable[[_Session, Any, Any], Result], *,
+                crashed: str, failed: str) -> Result:
+    """Read the PR, run `work` in a session on its head, and turn any failure into a final
+    `error` status (with the reason) rather than leaving the head without one."""
     options = options or Options()
     table = table or load_table()
     share = getattr(client, "share_wait_budget", None)
     if callable(share):
         share()  # one retry/wait budget for the whole run, not one per call
     reader = ev.Reader(client, repo, table.settings.max_api_calls)
-    pr, raw = reader.pull(trigger.pr_number)
+    pr, raw = reader.pull(number)
     session = _Session(client, reader, repo, table, options, pr.head_sha)
     try:
-        return session.run(trigger, pr, raw)
+        return work(session, pr, raw)
     except Exception as exc:  # noqa: BLE001 - whatever broke, leave a final `error` status
         reason = str(exc).split("\n")[0] if isinstance(exc, InfxError) else \
-            f"verifier crashed: {type(exc).__name__}: {exc}"
+            f"{crashed}: {type(exc).__name__}: {exc}"
         try:
-            session.status("error", f"Verification failed: {reason}")
+            session.status("error", f"{failed}: {reason}")
         except Exception as status_exc:  # noqa: BLE001 - report both failures
             reason += f" (and the error status could not be set: {status_exc})"
         return Result("error", reason, status="error", evidence=session.evidence,
@@ -92,24 +102,9 @@ def head_status(client: SignoffClient, repo: str, number: int, options: Options 
     """Set the required status on a PR's new head (PRODUCT §4.8 Head moves): `success` "no
     sign-off needed" when nothing needs one; `success` carried from the newest verified head
     when the PR's own changes are identical to it; `pending` "not verified" otherwise."""
-    options = options or Options()
-    table = table or load_table()
-    share = getattr(client, "share_wait_budget", None)
-    if callable(share):
-        share()
-    reader = ev.Reader(client, repo, table.settings.max_api_calls)
-    pr, raw = reader.pull(number)
-    session = _Session(client, reader, repo, table, options, pr.head_sha)
-    try:
-        return session.head(pr, raw)
-    except Exception as exc:  # noqa: BLE001 - leave a final status whatever broke
-        reason = str(exc).split("\n")[0] if isinstance(exc, InfxError) else \
-            f"head status crashed: {type(exc).__name__}: {exc}"
-        try:
-            session.status("error", f"Head status could not be decided: {reason}")
-        except Exception as status_exc:  # noqa: BLE001 - report both failures
-            reason += f" (and the error status could not be set: {status_exc})"
-        return Result("error", reason, status="error", api_calls=reader.calls)
+    return _in_session(client, repo, number, options, table,
+                       lambda session, pr, raw: session.head(pr, raw),
+                       crashed="head status crashed", failed="Head status could not be decided")
 
 
 class _Session:
