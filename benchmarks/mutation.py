@@ -65,6 +65,11 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "infx/reuse/authorization.py": ("tests/test_reuse_authorization.py",),
     "infx/reuse/grammar.py": ("tests/test_reuse_grammar.py",),
     "infx/changelog/strict.py": ("tests/test_changelog_strict.py",),
+    "infx/signoff/binding.py": ("tests/test_signoff_binding.py",),
+    "infx/reuse/binding.py": ("tests/test_reuse_binding.py",),
+    "infx/benchmark_content.py": ("tests/test_benchmark_content.py",),
+    "infx/signoff/scope.py": ("tests/test_signoff_scope.py",),
+    "infx/signoff/checks/reuse.py": ("tests/test_signoff_check_reuse.py",),
 }
 
 # third-party imports the parent makes once so that every forked child starts warm
@@ -273,6 +278,11 @@ def _constant_mutations(sites: list[Site], index: int, regex_nodes: set[int],
     return [("const", "str->''" if value else "''->'XX'")]
 
 
+def _re_positional(func: str) -> int:
+    """How many leading positional arguments of a re.* call are not its flags (kept)."""
+    return {"compile": 1, "sub": 3}.get(func, 2)  # search(pattern, string, flags), ...
+
+
 def _call_mutations(node: ast.Call) -> list[tuple[str, str]]:
     out = []
     func = node.func
@@ -286,8 +296,8 @@ def _call_mutations(node: ast.Call) -> list[tuple[str, str]]:
             out.append(("call", f"x.{func.attr}()->x"))
         if func.attr in _METHOD_SWAPS:
             out.append(("call", f"{func.attr}->{_METHOD_SWAPS[func.attr]}"))
-        if _is_regex_call(node) and (len(node.args) > (2 if func.attr in ("sub",) else 1)
-                                     or node.keywords):
+        if _is_regex_call(node) and (len(node.args) > _re_positional(func.attr)
+                                     or any(k.arg == "flags" for k in node.keywords)):
             out.append(("call", "drop re flags"))
     return out
 
@@ -387,9 +397,8 @@ def _mutated(node: ast.AST, mutant: Mutant) -> ast.AST:  # noqa: C901 - one bran
 def _mutated_call(node: ast.Call, d: str) -> ast.AST:
     func = node.func
     if d == "drop re flags":
-        keep = 2 if func.attr == "sub" else 1
-        node.args = node.args[:keep]
-        node.keywords = []
+        node.args = node.args[:_re_positional(func.attr)]
+        node.keywords = [k for k in node.keywords if k.arg != "flags"]
         return node
     if d.endswith("(x)->x"):
         return node.args[0]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from signoff_policy_support import bare_evidence
+from signoff_policy_support import SWEEP_TEXT, bare_evidence
 
 from infx.matrix.identity import job_name
 from infx.signoff import sweeps
@@ -337,3 +337,141 @@ def test_details_list_several_unreadable_and_skipped_commits_and_nothing_that_wa
 def test_four_bad_jobs_show_three_and_one_more() -> None:
     bad = [job(f"eval / {n}", "failure", job_id=i) for i, n in enumerate("abcd", 1)]
     assert sweep.run(evidence({7: bad}), SETTINGS).details[0].endswith("(failure) and 1 more")
+
+
+# --- runs provenance sets aside, and drift between the swept commit and the head -------------
+
+MASTER = "configs/amd-master.yaml"
+LAUNCHER = "runners/launch_mi355x-amds.sh"
+TREE = {SWEEP_WORKFLOW: SWEEP_TEXT, MASTER: AGENTIC.format(image="i:2"), LAUNCHER: "sglang serve\n",
+        "README.md": "hello\n"}
+
+
+def swept_on_a(head: dict[str, str | None] | None = None, **runs: list[RunJob]) -> Evidence:
+    """A green agentic sweep (run 7) of the PR's config change on the older commit A; the
+    head B has `head` (default: the swept tree)."""
+    green = [job("agentic / c1", sha=A), job("agentic eval / c1", job_id=2, sha=A)]
+    ev = evidence({7: green, **{int(k[1:]): v for k, v in runs.items()}})
+    ev.commit_files[A] = dict(TREE)
+    ev.head_files = dict(TREE if head is None else head)
+    ev.base_files = TREE | {MASTER: AGENTIC.format(image="i:1")}
+    return ev
+
+
+def test_a_head_with_the_swept_content_passes_saying_so() -> None:
+    outcome = sweep.run(swept_on_a(), SETTINGS)
+    assert outcome.status is Status.PASS and outcome.details == ()
+    assert unwrap(outcome.reason) == ("in-PR commit aaaaaaaa has 1 benchmark and 1 eval check-runs at success "
+                                      "(run [7](https://github.com/o/r/actions/runs/7), attempt 1); the head "
+                                      "bbbbbbbb has the same files.")
+
+
+def test_a_benchmark_neutral_head_names_what_differs() -> None:
+    removed = {k: v for k, v in TREE.items() if k != "README.md"}
+    outcome = sweep.run(swept_on_a(removed | {"docs/a.md": "new\n"}), SETTINGS)
+    assert outcome.status is Status.PASS
+    assert outcome.reason.endswith("; the head bbbbbbbb differs from it only in README.md, docs/a.md "
+                                   "(benchmark-neutral).")
+    many = TREE | {f"docs/{i}.md": "x\n" for i in range(6)}
+    assert sweep.run(swept_on_a(many), SETTINGS).reason.endswith(
+        "differs from it only in docs/0.md, docs/1.md, docs/2.md, docs/3.md, docs/4.md and 1 more "
+        "(benchmark-neutral).")
+    five = TREE | {f"docs/{i}.md": "x\n" for i in range(5)}
+    assert sweep.run(swept_on_a(five), SETTINGS).reason.endswith(
+        "differs from it only in docs/0.md, docs/1.md, docs/2.md, docs/3.md, docs/4.md (benchmark-neutral).")
+
+
+def test_benchmark_affecting_drift_after_the_sweep_fails_naming_it() -> None:
+    head = TREE | {LAUNCHER: "sglang serve --max-num-seqs 4096\n",
+                   MASTER: AGENTIC.format(image="i:3")}
+    outcome = sweep.run(swept_on_a(head), SETTINGS)
+    assert outcome.status is Status.FAIL
+    assert outcome.reason == ("benchmark-affecting content changed after the sweep: the head bbbbbbbb "
+                              "differs from the swept commit aaaaaaaa in configs/amd-master.yaml [k], "
+                              f"{LAUNCHER}. Fix: run a full sweep on the head bbbbbbbb (or "
+                              f"{sweep.code('/use <run_id>')} a run of it).")
+    assert unwrap(outcome.details[0]).startswith("in-PR commit aaaaaaaa has 1 benchmark and 1 eval")
+
+
+def test_drift_that_cannot_be_judged_fails_closed() -> None:
+    outcome = sweep.run(swept_on_a(TREE | {MASTER: "k: [\n"}), SETTINGS)
+    assert outcome.status is Status.FAIL
+    assert outcome.reason.startswith("whether the head bbbbbbbb has the benchmark-affecting content of the "
+                                     "swept commit aaaaaaaa cannot be told (configs/amd-master.yaml cannot "
+                                     "be parsed")
+    assert len(outcome.details) == 1
+
+
+def test_a_sweep_of_the_head_itself_needs_no_drift_comparison() -> None:
+    ev = evidence({7: [job("agentic / c1"), job("agentic eval / c1", job_id=2)]})
+    outcome = sweep.run(ev, SETTINGS)
+    assert outcome.status is Status.PASS
+    assert outcome.reason.endswith("attempt 1); it is the assessed head.")
+
+
+def _foreign(run_id: int, sha: str = A, **changes: object) -> WorkflowRun:
+    fields = dict(id=run_id, name="Bench", path=".github/workflows/bench.yml", event="pull_request",
+                  status="completed", conclusion="success", head_sha=sha, head_repo="o/r")
+    return WorkflowRun(**(fields | changes))
+
+
+FOREIGN = "it is a run of .github/workflows/bench.yml, not .github/workflows/run-sweep.yml"
+
+
+def test_runs_that_provenance_rules_out_are_named_newest_first() -> None:
+    """Green jobs of another workflow and of a fork are set aside, each named with why, the
+    newest first; the check fails when nothing else is green."""
+    forged = {f"r{i}": [job("single-node 1k1k / x", job_id=10 * i, sha=A),
+                        job("eval / x", job_id=10 * i + 1, sha=A)] for i in (5, 9)}
+    ev = evidence({int(k[1:]): v for k, v in forged.items()})
+    ev.workflow_runs[5] = _foreign(5)
+    ev.workflow_runs[9] = _foreign(9, path=SWEEP_WORKFLOW, head_repo="mallory/r")
+    assert sweep.set_aside(ev) == [(9, "its head commit comes from mallory/r, not o/r (a fork's runs never count)"),
+                                   (5, FOREIGN)]
+    outcome = sweep.run(ev, SETTINGS)
+    assert outcome.status is Status.FAIL
+    assert outcome.details[:2] == ("set aside: run 9 — its head commit comes from mallory/r, not o/r "
+                                   "(a fork's runs never count)", f"set aside: run 5 — {FOREIGN}")
+
+
+def test_a_pass_still_names_what_was_set_aside() -> None:
+    ev = swept_on_a(r9=[job("single-node 1k1k / x", job_id=90), job("eval / x", job_id=91)])
+    ev.workflow_runs[9] = _foreign(9, sha=B)
+    outcome = sweep.run(ev, SETTINGS)
+    assert outcome.status is Status.PASS
+    assert outcome.details == (f"set aside: run 9 — {FOREIGN}",)
+    assert outcome.reason.endswith(f"the head bbbbbbbb has the same files; set aside: run 9 — {FOREIGN}.")
+
+
+def test_only_runs_that_were_looked_at_and_benchmark_jobs_point_at_are_judged() -> None:
+    ev = evidence({9: [job("single-node 1k1k / x", job_id=90, sha=A), job("eval / x", job_id=91, sha=A)],
+                   11: [job("lint", job_id=110, sha=A)]})
+    ev.workflow_runs[11] = _foreign(11)  # a non-sweep job's run is never named
+    del ev.workflow_runs[9]  # never read (no record, no read error): not judged
+    assert sweep.set_aside(ev) == []
+    ev.read_errors["run:9"] = "502 Bad Gateway"
+    assert sweep.set_aside(ev) == [(9, "GitHub's record of the run could not be read")]
+
+
+def test_an_unread_workflow_tree_is_named_only_for_a_run_whose_jobs_were_green() -> None:
+    """The tree at a run's commit is read only for a green run: a red run whose tree was
+    never read is reported by its jobs, not as set aside."""
+    green = evidence({9: [job("single-node 1k1k / x", job_id=90, sha=A), job("eval / x", job_id=91, sha=A)]})
+    del green.commit_files[A]
+    unread = (9, "the sweep workflow files at its commit aaaaaaaa could not be read")
+    assert sweep.set_aside(green) == [unread]
+    red = evidence({9: [job("single-node 1k1k / x", "failure", job_id=90, sha=A),
+                        job("eval / x", job_id=91, sha=A)]})
+    del red.commit_files[A]
+    assert sweep.set_aside(red) == []
+    outcome = sweep.run(red, SETTINGS)
+    assert not any(d.startswith("set aside") for d in outcome.details)
+    # a red run of another workflow is still named: its record alone rules it out
+    red.workflow_runs[9] = _foreign(9)
+    assert sweep.set_aside(red) == [(9, FOREIGN)]
+    # and a red run whose tree was read and differs is named too
+    changed = evidence({9: [job("single-node 1k1k / x", "failure", job_id=90, sha=A),
+                            job("eval / x", job_id=91, sha=A)]})
+    changed.commit_files[A] = {SWEEP_WORKFLOW: SWEEP_TEXT + "# edited\n"}
+    assert sweep.set_aside(changed) == [(9, "its commit aaaaaaaa has sweep workflow files that differ "
+                                             f"from the default branch's ({SWEEP_WORKFLOW})")]

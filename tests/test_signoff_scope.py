@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from infx.signoff import codeowners
-from infx.signoff.scope import ScopeError, decide
+from infx.signoff.scope import ScopeError, candidate_owners, decide, is_user
 
 OWNERS = codeowners.parse("""* @org/core
 configs/amd-master.yaml @alice @bob
@@ -57,3 +57,43 @@ def test_codeowners_errors_fail_closed() -> None:
     broken = codeowners.parse("* @org/core\n[ab] @x\n")
     with pytest.raises(ScopeError, match="line 2"):
         decide(broken, ["x"], "org/core", lookup([]))
+
+
+def test_candidates_are_the_winning_owners_once_each_in_first_seen_order() -> None:
+    """GitHub compares logins case-insensitively: `@Alice` and `@alice` are one owner, kept as
+    first spelled; the core team is left out however it is spelled."""
+    parsed = codeowners.parse("a.txt @alice @Org/Core\nb.txt @Alice @org/core @bob\n")
+    assert candidate_owners(parsed, ["a.txt", "b.txt"], "org/core") == ["@alice", "@bob"]
+    assert candidate_owners(parsed, ["b.txt", "a.txt"], "Org/Core") == ["@Alice", "@bob"]
+    assert candidate_owners(parsed, ["c.txt"], "org/core") == []
+
+
+def test_only_an_at_login_without_a_slash_is_a_user() -> None:
+    assert is_user("@alice")
+    for owner in ("@org/docs", "owners@example.com", "alice@"):
+        assert not is_user(owner), owner
+
+
+def test_an_admin_needs_the_admin_role_not_only_admin_permission() -> None:
+    """A custom role can carry admin permission; only the admin role is exempt."""
+    parsed = codeowners.parse("* @org/core\nconfigs/ @root\n")
+    perms = {"root": {"permission": "admin", "role_name": "org-security"}}
+    scope = decide(parsed, ["configs/x.yaml"], "org/core", perms.get)
+    assert scope.required and scope.reason == "@root owns a changed file and is not a repository admin"
+    assert decide(parsed, ["configs/x.yaml"], "org/core", lambda login: None).required
+    assert not decide(parsed, ["configs/x.yaml"], "org/core", PERMS.get).required
+
+
+def test_known_logins_go_first_whatever_their_case_in_codeowners() -> None:
+    parsed = codeowners.parse("configs/ @Alice @Bob\n")
+    calls: list = []
+    scope = decide(parsed, ["configs/x.yaml"], "org/core", lookup(calls), frozenset({"bob"}))
+    assert scope.owners == ("@Bob",) and calls == ["Bob"]
+
+
+def test_the_first_codeowners_error_is_named() -> None:
+    broken = codeowners.parse("* @org/core\n[ab] @x\ndocs/ @y\n!keep @z\n")
+    assert len(broken.errors) >= 2
+    with pytest.raises(ScopeError, match=f"^CODEOWNERS line {broken.errors[0].line}: "):
+        decide(broken, ["x"], "org/core", lookup([]))
+    assert broken.errors[0].line != broken.errors[-1].line

@@ -113,3 +113,27 @@ def test_a_missing_outcome_says_the_check_did_not_run() -> None:
     row = next(r for r in rows.rows if r.spec.id == "sweep")
     assert (row.status, row.outcome.reason, row.outcome.details) == (Status.FAIL, "check did not run.", ())
     assert rows.failing() == [row]
+
+
+def test_one_check_by_its_id_is_that_check_run_fail_closed(monkeypatch) -> None:
+    """publish asks the table for one check (Check 0 before a status is written): the check
+    of that id, wrapped like every other; an id the table does not list gives None."""
+    table = load_table()
+    ran: list[str] = []
+
+    def fake_check(spec):
+        def check(ev, settings):
+            ran.append(spec.id)
+            if spec.id == "pareto":
+                raise RuntimeError("kaput")
+            return Outcome(Status.PASS, f"ran {spec.id}")
+        return check
+
+    monkeypatch.setattr(verdict_mod, "load_check", fake_check)
+    for check_id in ("codeowner", "sweep", "append"):
+        assert verdict_mod.run_check_by_id(table, check_id, None).reason == f"ran {check_id}"
+    assert ran == ["codeowner", "sweep", "append"]
+    crashed = verdict_mod.run_check_by_id(table, "pareto", None)
+    assert crashed.status is Status.WARN and "kaput" in crashed.reason
+    assert verdict_mod.run_check_by_id(table, "no-such-check", None) is None
+    assert ran == ["codeowner", "sweep", "append", "pareto"]
