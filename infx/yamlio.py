@@ -9,12 +9,13 @@ InfxError, never a traceback or unbounded time and memory:
   byte offset and line; undecodable bytes likewise;
 - aliases: every ``*alias`` counts the nodes of the subtree it repeats; more than
   ``ALIAS_BUDGET`` repeated nodes in one document (a "billion laughs" bomb) is refused;
-- nesting: deeper than ``MAX_DEPTH`` collections is refused before libyaml's recursive
-  composer sees it (it crashes the interpreter near 100,000 levels);
+- nesting: deeper than ``MAX_DEPTH`` collections is refused (libyaml's recursive composer
+  would crash the interpreter near 100,000 levels);
 - nodes: more than ``MAX_NODES`` in one document is refused before it is built.
 
-The checks cost almost nothing on ordinary files: an exact event scan runs only when a
-cheap, sound text test says the file could hold an alias, deep nesting or too many nodes.
+The checks cost nothing extra: one pass over libyaml's event stream counts and builds the
+data at once; only documents using features that pass leaves to PyYAML (merge keys, rarer
+tags, composer errors) are scanned first and then loaded by PyYAML itself.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from __future__ import annotations
 import codecs
 import gc
 import os
-import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,23 +37,24 @@ try:
 except AttributeError:  # pragma: no cover - libyaml missing
     _CLoader = yaml.SafeLoader
 
-# plain-scalar tag by (text, implicit flags): a config repeats the same few hundred scalars
-# ("8", "true", "fp8", field names) thousands of times, and resolving runs regexes in Python
-_SCALAR_TAGS: dict[tuple[str, Any], str] = {}
-_SCALAR_TAGS_MAX = 100_000
+# plain-scalar tag by its text: a config repeats the same few hundred scalars ("8", "true",
+# "fp8", field names) thousands of times, and resolving runs regexes in Python
+_PLAIN_TAGS: dict[str, str] = {}
+_CACHE_MAX = 100_000
 
 
 class _FastLoader(_CLoader):  # type: ignore[misc, valid-type]
     """The C safe loader with the implicit-tag resolution of scalars memoised."""
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if kind is yaml.ScalarNode:
-            key = (value, implicit)
-            tag = _SCALAR_TAGS.get(key)
+        if kind is yaml.ScalarNode and not self.yaml_path_resolvers:
+            if not implicit[0]:
+                return self.DEFAULT_SCALAR_TAG  # quoted or explicitly tagged '!'
+            tag = _PLAIN_TAGS.get(value)
             if tag is None:
                 tag = super().resolve(kind, value, implicit)
-                if len(_SCALAR_TAGS) < _SCALAR_TAGS_MAX:
-                    _SCALAR_TAGS[key] = tag
+                if len(_PLAIN_TAGS) < _CACHE_MAX:
+                    _PLAIN_TAGS[value] = tag
             return tag
         if not self.yaml_path_resolvers:  # the safe loaders have none: the default tags
             if kind is yaml.SequenceNode:
@@ -66,11 +69,7 @@ MAX_YAML_BYTES = int(os.environ.get("INFX_MAX_YAML_BYTES") or 2 * 1024 * 1024)
 ALIAS_BUDGET = 10_000
 # Nodes (scalars and collections) in one document; the reference files have ~30,000.
 MAX_NODES = 300_000
-# Files larger than this always get the exact event scan (smaller ones cannot exceed MAX_NODES).
-_SCAN_BYTES = 2 * MAX_NODES
 MAX_DEPTH = 200
-# Below this bound on nesting (see _depth_bound) libyaml composes quickly and safely.
-_SAFE_DEPTH_BOUND = 5_000
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "a UTF-32 byte-order mark (the file is UTF-32)"),
@@ -97,7 +96,13 @@ def _construct_unique_mapping(loader, node, deep=False):
         if key_node.tag == _MERGE_TAG:
             continue
         key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
+        try:
+            duplicate = key in seen
+        except TypeError:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark, "found unhashable key",
+                key_node.start_mark) from None
+        if duplicate:
             raise yaml.constructor.ConstructorError(
                 "while constructing a mapping",
                 node.start_mark,
@@ -175,41 +180,6 @@ def read_text(path: str | Path, *, what: str = "file", missing: str | None = Non
 
 
 # --- text -> data --------------------------------------------------------------------------
-
-def _depth_bound(text: str) -> int:
-    """A sound upper bound on collection nesting, computed at C speed.
-
-    Flow nesting needs one '[' or '{' per level; block nesting needs the indentation
-    or a compact '- '/'? ' indicator to move right by at least one column per two
-    levels, so it is bounded by twice the longest line.
-    """
-    longest = max(map(len, text.split("\n"))) if len(text) > 4096 else len(text)
-    return text.count("[") + text.count("{") + 2 * longest + 2
-
-
-def _may_repeat_nodes(text: str) -> bool:
-    """False only when no alias can exist: an alias needs an anchor ('&name') and an
-    alias token ('*name'), each where a YAML token may start.
-
-    A token starts the file or follows whitespace, a flow indicator ('[', '{', ',') or,
-    in flow mappings, a ':' directly; a name of ASCII letters, digits, '_' or '-' (all
-    that libyaml accepts) follows the indicator.
-    """
-    return _has_token(text, "&") and _has_token(text, "*")
-
-
-def _has_token(text: str, indicator: str) -> bool:
-    position = text.find(indicator)
-    while position >= 0:
-        if (position == 0 or text[position - 1] in " \t\r\n[{,:") and \
-                _NAME_START.match(text, position + 1):
-            return True
-        position = text.find(indicator, position + 1)
-    return False
-
-
-_NAME_START = re.compile(r"[0-9A-Za-z_-]")  # libyaml's anchor and alias name characters
-
 
 def _scan_events(text: str, filename: str) -> None:
     """Exact nesting, node-count and alias-expansion check of the event stream.
@@ -290,7 +260,7 @@ def _too_deep(filename: str, mark: Any) -> InfxError:
 _SCALAR, _ALIAS = yaml.ScalarEvent, yaml.AliasEvent
 _MAPPING_START, _SEQUENCE_START = yaml.MappingStartEvent, yaml.SequenceStartEvent
 _MAPPING_END, _SEQUENCE_END = yaml.MappingEndEvent, yaml.SequenceEndEvent
-_STREAM_END = yaml.StreamEndEvent
+_STREAM_END, _DOCUMENT_START = yaml.StreamEndEvent, yaml.DocumentStartEvent
 
 
 def _too_many_nodes(filename: str, event: yaml.Event) -> None:
@@ -301,7 +271,14 @@ def _too_many_nodes(filename: str, event: yaml.Event) -> None:
 
 def load_text(text: str, filename: str, *, unique_keys: bool = False,
               limit: int = MAX_YAML_BYTES) -> Any:
-    """Parse YAML text safely; every failure is an InfxError naming file and line."""
+    """Parse YAML text safely; every failure is an InfxError naming file and line.
+
+    One pass over libyaml's event stream checks the bounds (nesting, nodes, alias
+    expansion) and builds the data at once (``_build``). A document that pass does not
+    build itself (merge keys, tags beyond str/int/float/bool/null/timestamp, composer or
+    constructor errors) is scanned and then loaded by PyYAML's own composer and
+    constructor, whose results and messages the fast pass reproduces.
+    """
     if len(text) > limit // 4:  # characters; the exact byte count only when it matters
         check_size(len(text.encode("utf-8", "surrogatepass")), filename, limit)
     if text.startswith("\ufeff"):
@@ -311,15 +288,29 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False,
     if nul >= 0:
         raise InfxError(Problem("file contains a NUL character", file=filename,
                                 line=line_at(text, nul), fix=_SAVE_AS_UTF8))
-    if (len(text) > _SCAN_BYTES or _depth_bound(text) > _SAFE_DEPTH_BOUND
-            or _may_repeat_nodes(text)):
-        _scan_events(text, filename)
-    loader = (_UniqueKeyLoader if unique_keys else _FastLoader)(text)
     collecting = gc.isenabled()
     gc.disable()  # the loaded data holds no cycles; collecting while building it is pure cost
     try:
-        node = loader.get_single_node()  # C composer; one document only, like yaml.load
-        return None if node is None else _construct(loader, node, unique_keys)
+        with _yaml_errors(filename):
+            data = _build(text, filename, unique_keys)
+            if data is not _FALLBACK:
+                return data
+            _scan_events(text, filename)
+            loader = (_UniqueKeyLoader if unique_keys else _FastLoader)(text)
+            try:
+                return loader.get_single_data()
+            finally:
+                loader.dispose()
+    finally:
+        if collecting:
+            gc.enable()
+
+
+@contextmanager
+def _yaml_errors(filename: str) -> Iterator[None]:
+    """PyYAML's exceptions as one located InfxError."""
+    try:
+        yield
     except yaml.MarkedYAMLError as exc:
         if _NESTING_LIMIT in (exc.problem or ""):
             raise _too_deep(filename, exc.problem_mark) from None
@@ -339,80 +330,150 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False,
         # e.g. a list or mapping used as a mapping key: unhashable
         raise InfxError(Problem(f"invalid YAML: {exc}", file=filename,
                                 fix="use plain scalars as mapping keys")) from None
-    finally:
-        loader.dispose()
-        if collecting:
-            gc.enable()
 
 
-# --- node tree -> data ---------------------------------------------------------------------
+# --- events -> data, in the same pass as the bounds ----------------------------------------
 
 _TAG = "tag:yaml.org,2002:"
-_STR_TAG, _SEQ_TAG, _MAP_TAG, _INT_TAG = (_TAG + name for name in ("str", "seq", "map", "int"))
-# plain scalar types whose constructors read only the node's own text
-_SIMPLE_SCALARS = frozenset(_TAG + name for name in ("null", "bool", "int", "float"))
+_STR_TAG, _SEQ_TAG, _MAP_TAG = (_TAG + name for name in ("str", "seq", "map"))
+# scalar types whose constructors read only the node's own text (so equal text, equal value)
+_VALUE_SCALARS = frozenset(_TAG + name for name in
+                           ("null", "bool", "int", "float", "timestamp"))
+_FALLBACK = object()  # _build's answer for a document it leaves to PyYAML
+_NO_KEY = object()  # an open mapping waiting for its next key
+_IN_SEQUENCE = object()  # the "pending key" of an open sequence (None is a valid key)
+_VALUES: dict[tuple[str, str], Any] = {}  # value of a _VALUE_SCALARS scalar by (tag, text)
 
 
-def _construct(loader: Any, node: yaml.Node, unique_keys: bool) -> Any:
-    """The data of a composed document, as PyYAML's safe constructor builds it.
+def _build(text: str, filename: str, unique_keys: bool) -> Any:
+    """The data of a one-document YAML text, checking the bounds event by event.
 
-    Strings, lists, plain mappings and the simple scalar types are built directly (a few
-    operations per node instead of PyYAML's generic per-node machinery, which is most of
-    the cost of loading); any other node (merge keys, timestamps, sets, unknown tags) goes
-    to the loader's own constructor. Nesting too deep for this recursion is left to the
-    loader's constructor as a whole (it does not recurse).
+    Raises the bound errors of ``_scan_events`` and libyaml's syntax errors; returns
+    ``_FALLBACK`` for anything it does not build exactly as PyYAML's safe loader does.
+    An alias yields the same object as its anchor, as in PyYAML.
     """
-    constructors = loader.yaml_constructors
-    built: dict[int, Any] = {}  # collection nodes by identity: an alias yields the same object
-
-    def build(node: yaml.Node) -> Any:
-        kind = type(node)
-        tag = node.tag
-        if kind is _ScalarNode:
-            if tag == _STR_TAG:
-                return node.value
-            if tag == _INT_TAG:
-                value = node.value
-                if value.isascii() and value.isdigit() and (value[0] != "0" or value == "0"):
-                    return int(value)  # plain decimal (YAML 1.1 reads a leading 0 as octal)
-                return constructors[tag](loader, node)
-            if tag in _SIMPLE_SCALARS:
-                return constructors[tag](loader, node)
-            return loader.construct_object(node, deep=True)
-        done = built.get(id(node))
-        if done is not None:
-            return done
-        if kind is _SequenceNode and tag == _SEQ_TAG:
-            items: list = []
-            built[id(node)] = items
-            items.extend(build(child) for child in node.value)
-            return items
-        if kind is _MappingNode and tag == _MAP_TAG and \
-                not any(key.tag == _MERGE_TAG for key, _ in node.value):
-            mapping: dict = {}
-            built[id(node)] = mapping
-            for key_node, value_node in node.value:
-                key = build(key_node)
-                try:
-                    if unique_keys and key in mapping:
-                        raise yaml.constructor.ConstructorError(
-                            "while constructing a mapping", node.start_mark,
-                            f"found duplicate key {key!r}", key_node.start_mark)
-                    mapping[key] = build(value_node)
-                except TypeError:
-                    raise yaml.constructor.ConstructorError(
-                        "while constructing a mapping", node.start_mark,
-                        "found unhashable key", key_node.start_mark) from None
-            return mapping
-        return loader.construct_object(node, deep=True)
-
+    parser = _FastLoader(text)
+    next_event = parser.get_event
+    resolve = parser.resolve
+    constructors = parser.yaml_constructors
+    plain_tags, values = _PLAIN_TAGS, _VALUES
+    # open collections: [container, pending key (mappings) or _IN_SEQUENCE, anchor,
+    # node count at its start]
+    stack: list[list[Any]] = []
+    anchors: dict[str, tuple[Any, int]] = {}  # anchor -> (value, nodes in its subtree)
+    open_anchors: set[str] = set()
+    total = repeated = 0  # nodes so far (aliases expanded) and nodes repeated by aliases
+    limit = MAX_NODES
+    root: Any = _FALLBACK
+    documents = 0
     try:
-        return build(node)
-    except RecursionError:
-        return loader.construct_document(node)
+        while True:
+            event = next_event()
+            kind = type(event)
+            if kind is _SCALAR:
+                total += 1
+                if total - repeated > limit:
+                    _too_many_nodes(filename, event)
+                value = event.value
+                tag = event.tag
+                if tag is None or tag == "!":
+                    if event.implicit[0]:
+                        tag = plain_tags.get(value)
+                        if tag is None:
+                            tag = resolve(_ScalarNode, value, (True, False))
+                    else:
+                        tag = _STR_TAG
+                if tag != _STR_TAG:
+                    if tag not in _VALUE_SCALARS:
+                        return _FALLBACK  # merge keys, binary, unknown tags, ...
+                    key = (tag, value)
+                    built = values.get(key, _NO_KEY)
+                    if built is _NO_KEY:
+                        built = constructors[tag](parser, _ScalarNode(
+                            tag, value, event.start_mark, event.end_mark, event.style))
+                        if len(values) < _CACHE_MAX:
+                            values[key] = built
+                    value = built
+                anchor = event.anchor
+                if anchor is not None:
+                    if anchor in anchors:
+                        return _FALLBACK  # duplicate anchor: the composer's error
+                    anchors[anchor] = (value, 1)
+            elif kind is _MAPPING_START or kind is _SEQUENCE_START:
+                total += 1
+                if total - repeated > limit:
+                    _too_many_nodes(filename, event)
+                if len(stack) >= MAX_DEPTH:
+                    raise _too_deep(filename, event.start_mark)
+                tag = event.tag
+                mapping = kind is _MAPPING_START
+                if tag is not None and tag != "!" and tag != (_MAP_TAG if mapping else _SEQ_TAG):
+                    return _FALLBACK  # !!set, !!omap, unknown collection tags
+                anchor = event.anchor
+                container: Any = {} if mapping else []
+                if anchor is not None:
+                    if anchor in anchors:
+                        return _FALLBACK
+                    anchors[anchor] = (container, 0)
+                    open_anchors.add(anchor)
+                stack.append([container, _NO_KEY if mapping else _IN_SEQUENCE, anchor, total])
+                continue
+            elif kind is _MAPPING_END or kind is _SEQUENCE_END:
+                frame = stack.pop()
+                value = frame[0]
+                anchor = frame[2]
+                if anchor is not None:
+                    anchors[anchor] = (value, total - frame[3] + 1)
+                    open_anchors.discard(anchor)
+            elif kind is _ALIAS:
+                anchor = event.anchor
+                if anchor in open_anchors:
+                    raise InfxError(Problem(
+                        f"recursive YAML alias '*{anchor}' (it refers to a collection "
+                        "that contains it)", file=filename, line=event.start_mark.line + 1,
+                        fix="remove the alias"))
+                known = anchors.get(anchor)
+                if known is None:
+                    return _FALLBACK  # undefined alias: the composer's error
+                value, size = known
+                total += size
+                repeated += size
+                if repeated > ALIAS_BUDGET:
+                    raise InfxError(Problem(
+                        f"YAML aliases repeat more than {ALIAS_BUDGET:,} nodes (alias "
+                        f"'*{anchor}' here); alias expansion is capped", file=filename,
+                        line=event.start_mark.line + 1,
+                        fix="write the data out instead of repeating anchors"))
+            elif kind is _DOCUMENT_START:
+                documents += 1
+                if documents > 1:
+                    return _FALLBACK  # a second document: the composer's error
+                continue
+            elif kind is _STREAM_END:
+                return None if root is _FALLBACK else root
+            else:
+                continue  # stream start, document end
+            # a complete node: its value goes to the open collection (or is the document)
+            if not stack:
+                root = value
+                continue
+            frame = stack[-1]
+            key = frame[1]
+            if key is _IN_SEQUENCE:
+                frame[0].append(value)
+            elif key is _NO_KEY:
+                if type(value) is list or type(value) is dict or (
+                        unique_keys and value in frame[0]):
+                    return _FALLBACK  # unhashable or duplicate key: the constructor's error
+                frame[1] = value
+            else:
+                frame[0][key] = value
+                frame[1] = _NO_KEY
+    finally:
+        parser.dispose()
 
 
-_ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
+_ScalarNode = yaml.ScalarNode
 
 
 def load_file(path: str | Path, *, unique_keys: bool = False) -> Any:

@@ -16,6 +16,7 @@ ENTRY_PREFIX = "- config-keys:"
 _ENTRY_PREFIX_BYTES = ENTRY_PREFIX.encode()
 PR_LINK_PREFIX = "  pr-link:"
 _GIT_WHITESPACE = b" \t\v\f\r"  # what `git diff --check` counts as trailing whitespace
+_TRAILING_WHITESPACE = re.compile(rb"[ \t\v\f\r](?=\n|\Z)")  # one byte: no backtracking
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def parse_changelog(raw: bytes, path: str, label: str | None = None) -> ParsedCh
     if not isinstance(data, list):
         fail(f"{label} root must be a YAML list", path, 1,
              fix="start every entry with '- config-keys:' at column 0")
-    starts = [n for n, line in enumerate(text.split("\n"), 1) if line.startswith(ENTRY_PREFIX)]
+    starts = _entry_starts(text)
     if len(starts) != len(data):
         fail(f"{label} has {len(starts)} top-level config entries but YAML parsed "
              f"{len(data)} entries", path, None,
@@ -109,6 +110,20 @@ def parse_changelog(raw: bytes, path: str, label: str | None = None) -> ParsedCh
             fail(f"{label} entry {index + 1} fails ChangelogEntry validation: {exc}", path,
                  line, key=exc.key, fix=exc.fix)
     return ParsedChangelog(path, raw, data, starts, tuple(models))
+
+
+def _entry_starts(text: str) -> list[int]:
+    """1-based lines that start with ``ENTRY_PREFIX``, counted at C speed."""
+    starts = []
+    line, position = 1, 0
+    for match in _ENTRY_START.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        starts.append(line)
+    return starts
+
+
+_ENTRY_START = re.compile("^" + re.escape(ENTRY_PREFIX), re.MULTILINE)
 
 
 def _load_unique(text: str, path: str, label: str) -> Any:
@@ -289,10 +304,14 @@ def check_new_whitespace(base_raw: bytes, head_raw: bytes, change: Change, path:
     Run after ``validate_raw_change``: history is then intact, so the new lines are either
     the appended suffix or the rewritten pr-link lines. Historical lines are never judged.
     """
-    if change.additions:
-        first = base_raw.count(b"\n") + 1
-        lines = head_raw[len(base_raw):].splitlines(keepends=True)
-        new = [(first + offset, line) for offset, line in enumerate(lines)]
+    if change.additions:  # one C-speed search of the appended bytes (CR was refused before)
+        suffix = head_raw[len(base_raw):]
+        found = _TRAILING_WHITESPACE.search(suffix)
+        if found is None:
+            return
+        start = suffix.rfind(b"\n", 0, found.start()) + 1
+        new = [(base_raw.count(b"\n") + suffix.count(b"\n", 0, start) + 1,
+                suffix[start:found.end()])]
     else:
         pairs = zip(base_raw.splitlines(keepends=True), head_raw.splitlines(keepends=True),
                     strict=False)
