@@ -231,6 +231,19 @@ def test_external_repository_pulls(fake):
         ext.get_pull(124)
 
 
+def test_external_repository_files_by_ref(fake_github, world):
+    world = copy.deepcopy(world)
+    world["external"]["vllm-project/recipes"]["files"] = {"main": {"models/o/m.yaml": "guide: |\n  vllm serve o/m\n"}}
+    fake = fake_github(world)
+    client = fake.client()
+    assert client.file_at("vllm-project/recipes", "models/o/m.yaml", "main") == "guide: |\n  vllm serve o/m\n"
+    assert client.file_at("vllm-project/recipes", "models/o/m.yaml", "other") is None  # unknown ref
+    assert client.file_at("vllm-project/recipes", "models/o/x.yaml", "main") is None
+    assert client.file_at("vllm-project/recipes", "models/o", "main") is None  # no directory listings
+    ext = fake.github().get_repo("vllm-project/recipes")
+    assert ext.get_contents("models/o/m.yaml", ref="main").decoded_content == b"guide: |\n  vllm serve o/m\n"
+
+
 def test_fork_pull_request(fake_github, world):
     world = copy.deepcopy(world)
     world["pulls"][0]["head"]["repo"] = "carol/inferencex"

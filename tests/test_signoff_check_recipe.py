@@ -91,14 +91,102 @@ def test_link_for_the_other_engine_does_not_count():
     assert "no sglang upstream recipe link" in outcome.reason
 
 
-def test_published_page_fails_closed_and_says_to_link_the_pr():
-    page = "https://docs.sglang.io/cookbook/qwen3.5"
+PAGE = "https://docs.sglang.io/cookbook/autoregressive/Qwen/Qwen3.5"
+SOURCE = "sgl-project/sglang/docs/cookbook/autoregressive/Qwen/Qwen3.5.mdx at main"
+PAGE_TEXT = """---
+title: Qwen3.5
+---
+## Deploy Qwen3.5-397B-A17B-FP8 on AMD MI355X
+
+```bash
+python -m sglang.launch_server \\
+  --model Qwen/Qwen3.5-397B-A17B-FP8 \\
+  --tp 4 \\
+  --speculative-algorithm EAGLE --speculative-num-steps 3
+```
+"""
+
+
+def with_page(page=PAGE, files=None):
     evidence = scenario6()
     evidence = with_body(evidence, evidence.signoff.body.replace(LINK, page))
-    outcome = run(evidence, SETTINGS)
+    return replace(evidence, external_pulls={},
+                   external_files={SOURCE: PAGE_TEXT} if files is None else files)
+
+
+def test_published_page_is_judged_on_its_upstream_source_file():
+    outcome = run(with_page(), SETTINGS)
+    assert outcome.status == Status.PASS
+    assert (f"{PAGE} (source sgl-project/sglang/docs/cookbook/autoregressive/Qwen/Qwen3.5.mdx at main) "
+            "is published and lists the production settings") in outcome.reason
+    assert "--tensor-parallel-size 4" in outcome.reason
+
+
+def test_archived_cookbook_page_is_judged_on_the_current_cookbook_page():
+    page = "https://cookbook.sglang.io/autoregressive/Qwen/Qwen3.5"
+    assert run(with_page(page), SETTINGS).status == Status.PASS
+    outcome = run(with_page(page, files={}), SETTINGS)
+    assert outcome.status == Status.FAIL and "was not read" in outcome.reason
+
+
+def test_published_page_missing_a_setting_fails_naming_the_source():
+    outcome = run(with_page(files={SOURCE: PAGE_TEXT.replace("--tp 4", "--tp 8")}), SETTINGS)
     assert outcome.status == Status.FAIL
-    assert f"published page {page} cannot be fetched by the verifier" in outcome.reason
-    assert "link the merged sgl-project/sglang PR" in outcome.reason
+    assert "Qwen3.5.mdx at main) lacks agg: --tensor-parallel-size 4" in outcome.reason
+
+
+def test_published_page_whose_source_does_not_exist_fails_with_the_fix():
+    outcome = run(with_page(files={SOURCE: None}), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "which does not exist; correct the page's mapping in configs/policy/recipe-pages.yaml" \
+        in " ".join(outcome.details)
+
+
+def test_published_page_whose_source_was_not_read_fails_closed():
+    outcome = run(with_page(files={}), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "was not read, so its settings could not be verified" in " ".join(outcome.details)
+
+
+def test_page_on_an_unmapped_site_fails_closed_naming_the_policy_file():
+    page = "https://rocm.blogs.amd.com/artificial-intelligence/qwen35-mi355x/README.html"
+    outcome = run(with_page(page), SETTINGS)
+    assert outcome.status == Status.FAIL
+    detail = " ".join(outcome.details)
+    assert f"{page} is not on a recipe site configs/policy/recipe-pages.yaml maps" in detail
+    assert "add the site with its source repository to configs/policy/recipe-pages.yaml" in detail
+    assert "docs.sglang.io" in detail  # the mapped sites are named
+
+
+def test_page_of_a_mapped_site_that_is_not_a_recipe_page_fails_with_the_patterns():
+    outcome = run(with_page("https://docs.sglang.io/cookbook/intro"), SETTINGS)
+    assert outcome.status == Status.FAIL
+    detail = " ".join(outcome.details)
+    assert "is not a recipe page of docs.sglang.io" in detail
+    assert "docs.sglang.io/cookbook/{category}/{org}/{model}" in detail
+
+
+def test_page_links_that_leave_the_mapped_paths_read_nothing_and_fail():
+    for page in ("https://docs.sglang.io/cookbook/autoregressive/../../../.github/workflows",
+                 "https://docs.sglang.io/cookbook/autoregressive/%2e%2e/Qwen/Qwen3.5",
+                 "https://docs.sglang.io@evil.example/cookbook/autoregressive/Qwen/Qwen3.5",
+                 "https://evil.example/docs.sglang.io/cookbook/autoregressive/Qwen/Qwen3.5"):
+        assert run(with_page(page), SETTINGS).status == Status.FAIL, page
+
+
+def test_a_vllm_page_does_not_count_for_an_sglang_config():
+    outcome = run(with_page("https://recipes.vllm.ai/Qwen/Qwen3.5-397B-A17B-FP8"), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "no sglang upstream recipe link" in outcome.reason
+
+
+def test_a_page_link_without_the_mapping_on_the_default_branch_fails_closed():
+    evidence = with_page()
+    files = {k: v for k, v in evidence.default_branch_files.items()
+             if k != "configs/policy/recipe-pages.yaml"}
+    outcome = run(replace(evidence, default_branch_files=files), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "restore configs/policy/recipe-pages.yaml on the default branch" in outcome.reason
 
 
 def test_published_page_next_to_a_merged_pr_passes_on_the_pr():

@@ -423,3 +423,71 @@ def test_head_status_from_the_cli_with_a_pull_request_event(request, tmp_path) -
     assert main(["signoff", "head-status", "--world", str(world), "--event", str(event),
                  "--state-file", str(state)]) == 0
     assert state.read_text() == f"success {DOCS_PR}\n"
+
+
+# --- case 14: a published recipe page, judged on its upstream source file ---------------------
+
+PAGE = "https://docs.sglang.io/cookbook/autoregressive/Qwen/Qwen3.5"
+PAGE_SOURCE = "/repos/sgl-project/sglang/contents/docs/cookbook/autoregressive/Qwen/Qwen3.5.mdx"
+
+
+def verify_page(fake) -> publish.Result:
+    return verify(fake, pr=3601, comment_id=9601)
+
+
+def _with_link(world: dict, link: str) -> dict:
+    world = copy.deepcopy(world)
+    comment = world["pulls"][0]["comments"][0]
+    comment["body"] = comment["body"].replace(PAGE, link)
+    return world
+
+
+def test_a_published_cookbook_page_is_checked_on_its_source_file(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_recipe_page.yaml"))
+    result = verify_page(fake)
+    assert rows(result)["recipe"] == Status.PASS
+    assert (f"{PAGE} (source sgl-project/sglang/docs/cookbook/autoregressive/Qwen/Qwen3.5.mdx at main) "
+            "is published and lists the production settings") in reason(result, "recipe")
+    # the page itself is never fetched: one contents read of the mapped file at the mapped ref
+    reads = [r for r in fake.requests if "/repos/sgl-project/" in r["path"]]
+    assert [(r["method"], r["path"]) for r in reads] == [("GET", PAGE_SOURCE)]
+    assert result.verdict.overall.value == "REJECTED"  # scenario 6's own findings (no sweep, AL)
+
+
+def test_a_page_whose_settings_differ_fails_check_3(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_recipe_page.yaml"))
+    files = world["external"]["sgl-project/sglang"]["files"]["main"]
+    path = PAGE_SOURCE.split("/contents/", 1)[1]
+    files[path] = files[path].replace("--tp 4", "--tp 8")
+    result = verify_page(fake_github(world))
+    assert rows(result)["recipe"] == Status.FAIL
+    assert "lacks agg: --tensor-parallel-size 4" in reason(result, "recipe")
+
+
+@pytest.mark.parametrize("link", [
+    "https://rocm.blogs.amd.com/artificial-intelligence/qwen35-mi355x/README.html",
+    "https://docs.sglang.io/cookbook/autoregressive/../../../.github/workflows/run-sweep",
+    "https://docs.sglang.io@collector.example/cookbook/autoregressive/Qwen/Qwen3.5",
+])
+def test_unmapped_or_hostile_page_links_read_nothing_and_fail_closed(request, fake_github, link) -> None:
+    fake = fake_github(_with_link(load(request, "trust_recipe_page.yaml"), link))
+    result = verify_page(fake)
+    assert rows(result)["recipe"] == Status.FAIL and result.status == "failure"
+    assert "configs/policy/recipe-pages.yaml" in " ".join(
+        next(row.outcome.details for row in result.verdict.rows if row.spec.id == "recipe"))
+    assert not [r for r in fake.requests if "/repos/sgl-project/" in r["path"]]
+
+
+def test_a_page_whose_source_is_gone_fails_and_an_unreadable_one_is_an_error(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_recipe_page.yaml"))
+    world["external"]["sgl-project/sglang"]["files"]["main"] = {}
+    gone = verify_page(fake_github(world))
+    assert rows(gone)["recipe"] == Status.FAIL and "which does not exist" in " ".join(
+        next(row.outcome.details for row in gone.verdict.rows if row.spec.id == "recipe"))
+    world = copy.deepcopy(load(request, "trust_recipe_page.yaml"))
+    world["faults"] = [{"method": "GET", "path": "^/repos/sgl-project/sglang/contents/", "status": 502}]
+    fake = fake_github(world)
+    outage = verify_page(fake)
+    assert outage.kind == "error" and outage.status == "error"
+    assert "@" not in outage.body.split("\n", 1)[1]
+    assert "page:sgl-project/sglang/docs/cookbook/autoregressive/Qwen/Qwen3.5.mdx at main" in outage.body

@@ -16,7 +16,8 @@ from infx.yamlio import load_text, read_text
 
 POLICY_DIR = "configs/policy"
 GOLDEN_DIR = "configs/golden_al_distribution"
-POLICY_NAMES = ("deprecations", "hardware", "engines", "overrides", "draft", "golden", "patching", "recipe")
+POLICY_NAMES = ("deprecations", "hardware", "engines", "overrides", "draft", "golden", "patching", "recipe",
+                "recipe-pages")
 
 
 def policy_path(name: str) -> str:

@@ -12,12 +12,13 @@ from datetime import datetime
 from typing import Any
 
 from infx.benchmark_content import is_benchmark_path
+from infx.config.policy import load_policy_document
 from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
 from infx.matrix.coverage import METADATA_ARTIFACT
 from infx.reuse.authorization import newest_request
 from infx.reuse.binding import head_when_posted
-from infx.signoff import codeowners, eval_jobs, provenance
+from infx.signoff import codeowners, eval_jobs, provenance, recipe_pages
 from infx.signoff.binding import comment_pr_number
 from infx.signoff.bypass import bypass_requests
 from infx.signoff.checklist import parse as parse_checklist
@@ -66,6 +67,7 @@ MAX_EVAL_JOBS = 6
 MAX_BYPASS_LOOKUPS = 2
 MAX_REUSE_LOOKUPS = 3  # authors of reuse commands whose permission Check 4 may need
 MAX_EXTERNAL_PULLS = 3
+MAX_EXTERNAL_PAGES = 3  # published recipe pages whose upstream source file is read
 MAX_LISTED_COMMITS = 250
 # answers that say "this does not exist" (a finding a check may judge), not "could not read"
 ABSENT_STATUSES = frozenset({404, 410})
@@ -282,6 +284,12 @@ class Reader:
     def file_at(self, path: str, ref: str) -> str | None:
         self.spend(f"reading {path} at {ref[:12]}")
         return self.client.file_at(self.repo, path, ref)
+
+    def external_file(self, source: recipe_pages.PageSource) -> str | None:
+        """The upstream source file of a published recipe page (None: it does not exist there).
+        Repository, ref and path come from the trusted page mapping, never from the link."""
+        self.spend(f"reading {source.path} of {source.repo} at {source.ref}")
+        return self.client.file_at(source.repo, source.path, source.ref)
 
     def external_pull(self, repo: str, number: int) -> ExternalPull:
         """A linked upstream PR (e.g. a recipe) with its changed files and patches."""
@@ -605,6 +613,26 @@ def _external_evidence(reader: Reader, evidence: Evidence) -> None:
             continue
         evidence.external_pulls[key] = optional(
             evidence, f"external:{key}", lambda repo=repo, number=number: reader.external_pull(repo, int(number)))
+    _page_evidence(reader, evidence, detail)
+
+
+def _page_evidence(reader: Reader, evidence: Evidence, detail: str) -> None:
+    """The upstream source files of the published recipe pages the detail section links, as
+    the trusted default branch's page mapping names them (an unmapped or malformed link, or
+    an unreadable mapping, reads nothing: Check 3 reports it)."""
+    urls = recipe_pages.LINK.findall(detail)
+    if not urls:
+        return
+    text = evidence.default_branch_files.get(recipe_pages.POLICY)
+    try:
+        known = recipe_pages.sites(load_policy_document("recipe-pages", text))
+    except InfxError:
+        return
+    sources = [s for s in (recipe_pages.resolve(url, known) for url in urls)
+               if isinstance(s, recipe_pages.PageSource)]
+    for source in list({s.key: s for s in sources}.values())[:MAX_EXTERNAL_PAGES]:
+        evidence.external_files[source.key] = optional(
+            evidence, f"page:{source.key}", lambda source=source: reader.external_file(source))
 
 
 # --- identity of the evidence -----------------------------------------------------------------

@@ -170,6 +170,8 @@ class Evidence:
     # the jobs of a workflow run, every attempt (None: could not be read), by run id
     run_jobs: dict[int, list[RunJob] | None] = field(default_factory=dict)
     external_pulls: dict[str, ExternalPull | None] = field(default_factory=dict)  # "o/r#n"
+    # source files of linked published recipe pages ("o/r/path at ref" -> text; None: no such file)
+    external_files: dict[str, str | None] = field(default_factory=dict)
     collaborators: dict[str, dict[str, str] | None] = field(default_factory=dict)
     team_members: dict[str, dict[str, bool | None]] = field(default_factory=dict)  # team -> user -> active?
     read_errors: dict[str, str] = field(default_factory=dict)  # what could not be read, and why

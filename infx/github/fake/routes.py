@@ -743,6 +743,8 @@ def latest_per_suite(sha: str, runs: list[dict]) -> list[dict]:
 
 @route("GET", "{R}/contents(?:/(?P<path>.*))?")
 def get_contents(state: State, req: Request, owner: str, name: str, path: str | None) -> Response:
+    if f"{owner}/{name}" in state.world["external"]:
+        return _external_contents(state, req, f"{owner}/{name}", path)
     _own_repo(state, owner, name)
     ref = req.query.get("ref") or state.world["default_branch"]
     sha = W.resolve_ref(state.world, ref)
@@ -775,6 +777,20 @@ def get_contents(state: State, req: Request, owner: str, name: str, path: str | 
         shapes.content_dir_entry(p, "file" if t is not None else "dir", t, ref)
         for p, t in sorted(children.items())
     ])
+
+
+def _external_contents(state: State, req: Request, full_name: str, path: str | None) -> Response:
+    """A file of another repository (a published recipe page's source): `external.<repo>.files`
+    maps a ref to its files; anything else, directories included, is GitHub's 404."""
+    ref = req.query.get("ref") or "main"
+    files = (state.world["external"][full_name].get("files") or {}).get(ref)
+    if files is None:
+        raise HttpError(404, f"No commit found for the ref {ref}")
+    text = _or_404(files.get((path or "").strip("/")))
+    body = state.shapes(req).content_file(path or "", text, ref)
+    if "raw" in req.headers.get("accept", ""):
+        return Response(body=text.encode(), content_type="application/vnd.github.raw")
+    return Response(body=body)
 
 
 @route("GET", "{R}/tarball(?:/(?P<ref>.+))?")

@@ -6,16 +6,22 @@ import re
 from dataclasses import dataclass
 
 from infx.config.recipe import render
+from infx.signoff import recipe_pages
 from infx.signoff.affected import AffectedConfig, affected_configs, config_where
 from infx.signoff.model import Evidence, ExternalPull, Outcome, Status
-from infx.signoff.policy_common import detail_lines, detail_section, fail_closed, failed, policy
+from infx.signoff.policy_common import (
+    EvidenceGap,
+    detail_lines,
+    detail_section,
+    fail_closed,
+    failed,
+    policy,
+)
 from infx.signoff.scan import Line, flag_values, hunks, join_continuations, mentions_flag
 from infx.signoff.table import Settings
 
 _PULL = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)", re.IGNORECASE)
-_URL = re.compile(r"https?://[^\s)>\]]+")
 _PR_REPOS = {"vllm": "vllm-project/recipes", "sglang": "sgl-project/sglang"}
-_PAGES = {"vllm": ("recipes.vllm.ai/",), "sglang": ("docs.sglang.io/cookbook/", "docs.sglang.ai/cookbook/")}
 _ARCHIVED = ("github.com/sgl-project/sgl-cookbook", "github.com/sgl-project/sgl-docs")
 _COOKBOOK_DIRS = ("docs/cookbook/", "docs_new/")
 # production-useful flags compared with the upstream recipe, with their accepted spellings
@@ -71,47 +77,59 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
     if not configs:
         return Outcome(Status.NA, "no vLLM/SGLang serving config is affected; the upstream "
                        "recipe rule covers only vllm/sglang (incl. dynamo and disagg) frameworks")
-    urls = _URL.findall(detail_section(evidence.signoff.body))
+    urls = [recipe_pages.clean(u) for u in recipe_pages.LINK.findall(detail_section(evidence.signoff.body))]
+    # the published-page mapping is read only when a link is not a GitHub pull request
+    known = _sites(reader) if any(not _PULL.match(u) for u in urls) else ()
     failures, passes = [], []
     for config in configs:
         engine = engines[config.framework]
-        verdict = _judge(evidence, config, engine, urls, recipe_rules(reader.doc("recipe"), engine))
+        verdict = _judge(evidence, config, engine, urls, known, recipe_rules(reader.doc("recipe"), engine))
         (passes if verdict.startswith("ok:") else failures).append(verdict.removeprefix("ok:"))
     if failures:
         return failed(failures, passes)
     return Outcome(Status.PASS, "; ".join(passes), tuple(passes))
 
 
+def _sites(reader) -> tuple[recipe_pages.Site, ...]:
+    try:
+        return recipe_pages.sites(reader.doc("recipe-pages"))
+    except EvidenceGap as gap:
+        raise EvidenceGap(f"{gap}, so published recipe pages cannot be mapped to their upstream "
+                          f"source; restore {recipe_pages.POLICY} on the default branch") from None
+
+
 def _judge(evidence: Evidence, config: AffectedConfig, engine: str, urls: list[str],
-           rules: RecipeRules) -> str:
+           known: tuple[recipe_pages.Site, ...], rules: RecipeRules) -> str:
     where = f"{config_where(evidence, config)} ({config.framework})"
-    links = [u for u in urls if _is_engine_link(u, engine)]
+    links = [u for u in urls if _is_engine_link(u, engine, known)]
     if not links:
-        return f"{where}: " + _no_link_reason(urls, engine)
+        return f"{where}: " + _no_link_reason(urls, engine, known)
     try:
         required = required_settings(config, rules)
     except ValueError as exc:
         return f"{where}: {exc}"
     reasons = []
     for link in links:
-        text, problem = _upstream_text(evidence, link, engine)
+        text, problem, shown = _upstream_text(evidence, link, engine, known)
         if problem:
             reasons.append(problem)
             continue
         missing = _missing_settings(required, text, evidence.signoff.body, rules.phrases)
         if missing:
-            reasons.append(f"{link} lacks {missing}")
+            reasons.append(f"{shown} lacks {missing}")
             continue
         listed = "; ".join(f"{role}: {', '.join(_describe(s) for s in settings) or 'command shown'}"
                            for role, settings in required.items())
-        return f"ok:{where}: {link} is merged and lists the production settings ({listed})"
+        state = "merged" if _PULL.match(link) else "published"
+        return f"ok:{where}: {shown} is {state} and lists the production settings ({listed})"
     return f"{where}: " + "; ".join(reasons)
 
 
-def _no_link_reason(urls: list[str], engine: str) -> str:
+def _no_link_reason(urls: list[str], engine: str, known: tuple[recipe_pages.Site, ...]) -> str:
     """Why no accepted link was found, naming the near miss the reviewer posted, if any."""
     repo = _PR_REPOS[engine]
     wanted = f"a merged {repo} PR" + (" touching docs/cookbook/" if engine == "sglang" else "")
+    sites = " / ".join(recipe_pages.hosts(known, engine)) if known else f"the sites {recipe_pages.POLICY} maps"
     archived = [u for u in urls if any(a in u.lower() for a in _ARCHIVED)]
     if archived:
         return (f"{archived[0]} is an archived SGLang cookbook copy, which does not count on its own; "
@@ -120,7 +138,12 @@ def _no_link_reason(urls: list[str], engine: str) -> str:
     if loose:
         return (f"{loose[0]} is a branch, commit or file in {repo}, not a merged PR; "
                 f"link {wanted} in the Additional detail section")
-    return (f"no {engine} upstream recipe link ({repo} PR or {' / '.join(_PAGES[engine])} page) in the "
+    unmapped = [u for u in urls if "github.com" not in u.lower() and recipe_pages.site_for(u, known) is None]
+    if unmapped:
+        return (f"{unmapped[0]} is not on a recipe site {recipe_pages.POLICY} maps to its upstream "
+                f"source, so it cannot be verified; link {wanted} or a {sites} page in the Additional "
+                f"detail section, or add the site with its source repository to {recipe_pages.POLICY}")
+    return (f"no {engine} upstream recipe link ({repo} PR or {sites} page) in the "
             f"Additional detail section; a claim of similarity to the official recipe is not a link")
 
 
@@ -128,36 +151,58 @@ def _disaggregated(config: AffectedConfig) -> bool:
     return bool(config.entry.get("disagg")) or any("prefill" in lane for lane in config.lanes)
 
 
-def _is_engine_link(url: str, engine: str) -> bool:
+def _is_engine_link(url: str, engine: str, known: tuple[recipe_pages.Site, ...]) -> bool:
     pull = _PULL.match(url)
     if pull:
         return pull.group(1).lower() == _PR_REPOS[engine]
-    return any(page in url.lower() for page in _PAGES[engine])
+    site = recipe_pages.site_for(url, known)
+    return site is not None and site.engine == engine
 
 
-def _upstream_text(evidence: Evidence, url: str, engine: str) -> tuple[str, str | None]:
+def _upstream_text(evidence: Evidence, url: str, engine: str,
+                   known: tuple[recipe_pages.Site, ...]) -> tuple[str, str | None, str]:
+    """(recipe text, why it cannot be used, how the link is named in the verdict)."""
     pull = _PULL.match(url)
     if not pull:
-        # only GitHub is reachable through our layer, so a published page is never evidence
-        return "", (f"published page {url} cannot be fetched by the verifier (only GitHub is read), so "
-                    "its settings could not be verified; link the merged "
-                    f"{_PR_REPOS[engine]} PR that added or last changed this page instead")
+        return _page_text(evidence, url, engine, known)
     ref = f"{pull.group(1)}#{pull.group(2)}"
     info: ExternalPull | None = evidence.external_pulls.get(ref)
     if info is None:
-        return "", f"merge status of {ref} could not be verified"
+        return "", f"merge status of {ref} could not be verified", url
     if not info.merged_at:
         state = "draft" if info.draft else info.state
-        return "", f"{ref} is not merged (state: {state})"
+        return "", f"{ref} is not merged (state: {state})", url
     if not info.files:
-        return "", f"the changed files of {ref} could not be read, so its recipe could not be verified"
+        return "", f"the changed files of {ref} could not be read, so its recipe could not be verified", url
     if engine == "sglang" and not any(f.filename.startswith(_COOKBOOK_DIRS) for f in info.files):
-        return "", f"{ref} does not touch the SGLang cookbook (docs/cookbook/)"
+        return "", f"{ref} does not touch the SGLang cookbook (docs/cookbook/)", url
     text = "\n".join(ln.text for f in info.files
                      for ln in join_continuations(_recipe_lines(f.filename, f.patch)))
     if not text:
-        return "", f"the recipe text of {ref} could not be read"
-    return text, None
+        return "", f"the recipe text of {ref} could not be read", url
+    return text, None, url
+
+
+def _page_text(evidence: Evidence, url: str, engine: str,
+               known: tuple[recipe_pages.Site, ...]) -> tuple[str, str | None, str]:
+    """A published page judged on its upstream source file (PRODUCT §4.8): the page itself is
+    never fetched; the trusted mapping names the repository, ref and path that were read."""
+    source = recipe_pages.resolve(url, known)
+    if isinstance(source, str):
+        return "", (f"{source}; link such a page or the merged {_PR_REPOS[engine]} PR, or map this "
+                    f"page in {recipe_pages.POLICY}"), url
+    shown = f"{url} (source {source.repo}/{source.path} at {source.ref})"
+    if source.key not in evidence.external_files:
+        return "", (f"the source of published page {url} ({source.repo}/{source.path} at "
+                    f"{source.ref}) was not read, so its settings could not be verified"), shown
+    text = evidence.external_files[source.key]
+    if text is None:
+        return "", (f"published page {url} maps to {source.repo}/{source.path} at {source.ref}, which "
+                    f"does not exist; correct the page's mapping in {recipe_pages.POLICY} or link the "
+                    f"merged {_PR_REPOS[engine]} PR that added the recipe"), shown
+    lines = [Line(source.path, number, line) for number, line in enumerate(text.splitlines(), 1)
+             if line.strip()]
+    return "\n".join(ln.text for ln in join_continuations(lines)), None, shown
 
 
 def _recipe_lines(path: str, patch: str | None) -> list[Line]:
