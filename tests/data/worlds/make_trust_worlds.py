@@ -101,6 +101,24 @@ def no_app() -> dict:
     return world
 
 
+NON_OWNER = "rocm-perf-dev"
+
+
+def non_owner_overwrite() -> dict:
+    """Case 4: after the CODEOWNER's sign-off (5003, 09:30) gave `success`, a write
+    collaborator who is neither named in CODEOWNERS nor a member of a team it lists posts the
+    same sign-off phrase (5004, 11:00) on the same head."""
+    world = SEED.seed000()
+    world["collaborators"][NON_OWNER] = {"permission": "write", "role_name": "write"}
+    pull = world["pulls"][0]
+    signoff = next(c for c in pull["comments"] if c["id"] == 5003)
+    assert "@chunfangamd" in signoff["body"]
+    pull["comments"].append({"id": 5004, "user": NON_OWNER, "author_association": "COLLABORATOR",
+                             "body": signoff["body"].replace("@chunfangamd", f"@{NON_OWNER}"),
+                             "created_at": "2026-09-24T11:00:00Z", "updated_at": "2026-09-24T11:00:00Z"})
+    return world
+
+
 SIDE = "a1de0b5a1de0b5a1de0b5a1de0b5a1de0b5a1de0"
 
 
@@ -357,6 +375,8 @@ WORLDS = (
      "Check 0: catch-all-only paths, the signer an active member of a team CODEOWNERS lists"),
     ("trust_no_app.yaml", no_app,
      "Case 11: team membership unreadable with the workflow token (no GitHub App)"),
+    ("trust_non_owner_overwrite.yaml", non_owner_overwrite,
+     "Case 4: a write user who is not a CODEOWNER posts the sign-off after the owner's `success`"),
     ("trust_side_branch.yaml", side_branch,
      "Case 3: a self-signed PR into a side branch whose CODEOWNERS is `* @author`"),
     ("trust_fork_forged.yaml", fork_forged,
