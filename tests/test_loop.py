@@ -30,9 +30,11 @@ from support.sweep_loop import (
     run_with_github,
     verify,
 )
+from test_signoff_report import parse_xychart
 
 from infx.matrix.identity import job_name
 from infx.results import normalise
+from infx.signoff.sweeps import family
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -113,6 +115,24 @@ def failed_jobs(record) -> dict[str, str]:
     return {j.name: j.log[-1500:] for j in record.jobs if j.conclusion == "failure"}
 
 
+def report_comment(world: dict) -> dict:
+    """The PR's one sweep report comment, as the run's `report` job left it on the fake GitHub."""
+    (comment,) = [c for c in world["pulls"][0]["comments"] if c["body"].startswith("<!-- infx-sweep-report ")]
+    return comment
+
+
+def job_page(world: dict, record, job) -> str:
+    """A job's page as GitHub lists it: the check run recorded for that job of the run."""
+    (url,) = [c["details_url"] for c in world["check_runs"][record.head_sha]
+              if c["run_id"] == record.run_id and c["name"] == job.name]
+    return url
+
+
+def report_checks(body: str) -> dict[str, str]:
+    """Check number -> status, from the report's table of what the sign-off would say now."""
+    return {m.group(1): m.group(2) for m in re.finditer(r"^\| (\d+) \| [^|]+ \| ([A-Z/]+) \|", body, re.M)}
+
+
 def assert_pass(verdict) -> None:
     failing = "\n".join(f"Check {k}: {c['reason']} {c['details']}" for k, c in verdict.checks.items()
                         if c["status"] in ("FAIL", "WARN"))
@@ -178,9 +198,14 @@ def test_single_node_fixed_seq_pr_passes(base_repo, tmp_path):
 
 
 def test_single_node_failed_row_is_rejected_naming_the_job(base_repo, tmp_path):
+    """One benchmark row crashes and the evals score below their floor: the sign-off names the
+    job, and the run's own report comment (written by its `report` job from what `collect`
+    wrote, while the fake GitHub listed the running run's finished jobs) lists both, linked to
+    the jobs' pages, with the floor's source, and says what the verdict then says."""
     repo = SweepRepo(base_repo, tmp_path / "repo")
     pr = single_node_pr(repo)
-    record, world = sweep(repo, pr, tmp_path, 9102, gpu=GpuPlan(fail=[{"tp": 4, "conc": 8}]))
+    record, world = sweep(repo, pr, tmp_path, 9102, gpu=GpuPlan(fail=[{"tp": 4, "conc": 8}],
+                                                                low_eval=[{"model-prefix": "dsr1"}]))
     failed = [j for j in record.jobs if j.conclusion == "failure"]
     assert [j.name for j in failed] == [next(j.name for j in record.jobs if " TP4 c8 " in j.name)]
     assert "crashed" in failed[0].log
@@ -194,6 +219,29 @@ def test_single_node_failed_row_is_rejected_naming_the_job(base_repo, tmp_path):
     check = verdict.check(1)
     assert check["status"] == "FAIL"
     assert failed[0].name in check["reason"] + " ".join(check["details"])
+    # the report comment of the run
+    assert record.results["report"] == "success"
+    body = report_comment(world)["body"]
+    assert body.startswith(f"<!-- infx-sweep-report run={record.run_id} attempt=1 -->")
+    rows = [j for j in record.jobs if family(j.name)]
+    counts = [sum(j.conclusion == c for j in rows) for c in ("success", "failure", "cancelled")]
+    assert counts[1] == 1 and counts[2] > 0
+    key_row = next(line for line in body.split("\n") if line.startswith("| `dsr1-fp4-mi355x-atom` |"))
+    assert key_row.startswith("| `dsr1-fp4-mi355x-atom` | {} | {} | {} | 0 |".format(*counts))
+    assert key_row.endswith(f"]({job_page(world, record, failed[0])}) |")
+    low = [line for line in body.split("\n") if line.startswith("| ❌ below floor |")]
+    evals = jobs_of(record, "sweep-evals-1")
+    assert len(low) == len(evals) == 2
+    for job in evals:
+        (line,) = [line for line in low if f"]({job_page(world, record, job)}) |" in line]
+        assert "| `gsm8k` |" in line and "| 0.9100 | `models.dsr1.gsm8k` |" in line
+    assert "Floors from `configs/evals/thresholds.yaml on main`." in body
+    # what the sign-off would say, as the verdict said it
+    assert report_checks(body) == {n: verdict.check(int(n))["status"] for n in ("1", "2", "14")}
+    check_row = next(line for line in body.split("\n") if line.startswith("| 1 |"))
+    assert failed[0].name.split(" / ")[1].split(" #")[0] in check_row
+    start = body.index("```mermaid")
+    parse_xychart(body[start:body.index("\n```", start) + 4])
 
 
 def test_a_pr_naming_all_its_jobs_alike_cannot_hide_a_failed_row(base_repo, tmp_path):

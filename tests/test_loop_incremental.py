@@ -35,6 +35,8 @@ from test_loop import (
     edit_block,
     failed_jobs,
     refresh,
+    report_checks,
+    report_comment,
     sign,
     single_node_pr,
     sweep,
@@ -192,6 +194,8 @@ def test_a_push_fixing_a_failed_row_reruns_only_the_missing_rows_and_the_union_p
     green = {j.name.split(" / ", 1)[1] for j in sweep_jobs(first) if j.conclusion == "success"}
     missing = {j.name.split(" / ", 1)[1] for j in sweep_jobs(first) if j.conclusion != "success"}
     assert green and any(" TP4 c8 " in name for name in missing)
+    first_report = report_comment(world)
+    assert first_report["body"].startswith("<!-- infx-sweep-report run=9401 attempt=1 -->")
     changelog = repo.read(pr.head_sha, CHANGELOG).replace(
         "Bump the ATOM image of DeepSeek-R1 FP4 on MI355X", "Bump the ATOM image of DeepSeek-R1 FP4 (node fixed)")
     swept = pr.head_sha
@@ -201,7 +205,17 @@ def test_a_push_fixing_a_failed_row_reruns_only_the_missing_rows_and_the_union_p
                           before=swept)
     assert second.conclusion == "success", failed_jobs(second)
     assert swept_rows(second) == missing  # rows of failed or cancelled jobs count as missing
+    # the second run's report edits the first one's comment: its rows, and the first run's green
+    # rows as reused (re-derived by the coverage rule from what GitHub lists, not the plan job's word)
+    report = report_comment(world)
+    assert report["id"] == first_report["id"]
+    body = report["body"]
+    assert body.startswith("<!-- infx-sweep-report run=9402 attempt=1 -->")
+    assert f"| `{KEY}` | {len(missing)} | 0 | 0 | {len(green)} | — |" in body
+    assert ("Reused rows ran green, with the head's row fingerprints, in run(s) "
+            f"[9401](https://github.com/{REPO}/actions/runs/9401)") in body
     add_comment(world, MAINTAINER, "MEMBER", "/reuse-sweep-run", "2026-09-29T20:00:00Z")
     verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
     assert_pass(verdict)
     assert "9401" in verdict.check(1)["reason"] and "9402" in verdict.check(1)["reason"]
+    assert report_checks(body) == {n: verdict.check(int(n))["status"] for n in ("1", "2", "14")}

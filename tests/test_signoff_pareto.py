@@ -29,6 +29,12 @@ def test_invalid_points() -> None:
     assert front == [(1.0, 1.0)] and invalid == 4
 
 
+def test_an_integer_beyond_the_float_range_is_an_invalid_point_not_a_crash() -> None:
+    """JSON allows integers of any size; float() of one past ~1.8e308 raises OverflowError."""
+    front, invalid = frontier([{"x": 1, "y": 10**400}, {"x": 10**400, "y": 1}, {"x": 2, "y": 5}], "x", "y")
+    assert front == [(2.0, 5.0)] and invalid == 2
+
+
 def test_interactivity_flag_filters_after_building() -> None:
     points = pts((1, 10), (2, 20)) + [{"x": 3, "y": 30, FRONTIER_FLAG: False}]
     points[0][FRONTIER_FLAG] = True

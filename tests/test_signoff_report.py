@@ -22,12 +22,14 @@ from infx.github.fake import FakeGitHub
 from infx.signoff.model import Outcome, Status
 from infx.signoff.report import (
     LIMIT,
+    MAX_CHART_POINTS,
     CheckResult,
     Report,
     SweepJob,
     curves,
     mermaid,
     render,
+    reused_rows,
 )
 from infx.signoff.report_publish import post_report, read_report
 from infx.workflow.launch import artifact_prefix, finish, raw_dir, result_name
@@ -204,6 +206,39 @@ def test_a_rerun_edits_the_one_comment_in_place(collected):
         assert len(report_comments(fake)) == 1
 
 
+def test_the_plan_jobs_list_of_reused_rows_is_compared_never_counted(collected, tmp_path):
+    """The plan job runs the PR's code, so its list of reused rows is the PR's word: the reused
+    column comes from the sign-off's coverage rule over the evidence (here: no earlier run), and
+    rows the plan job claims beyond it are named as not counted."""
+    claimed = tmp_path / "reused_rows.json"
+    names = [c["name"].split(" / ", 1)[1] for c in world()["check_runs"][HEAD_SHA]][:3]
+    claimed.write_text(json.dumps({name: RUN - 1 for name in names}))
+    results, evals = collected
+    with FakeGitHub(world()) as fake:
+        data = read_report(fake.client(), REPO, 12, RUN, 1, HEAD_SHA, results=results, evals=evals,
+                           reused=claimed)
+        assert data.reused == {} and set(data.claimed) == set(names)
+        assert post_report(fake.client(), REPO, data) == "created"
+        (comment,) = report_comments(fake)
+    body = comment["body"]
+    assert next(line for line in body.split("\n") if line.startswith(f"| `{KEY}` |")).startswith(
+        f"| `{KEY}` | 7 | 1 | 0 | 0 |")
+    assert "3 row(s) the plan job listed as reused have no green job" in body
+    assert f"runs/{RUN - 1})" not in body  # the claimed source run is never linked as a source
+
+
+def test_reused_rows_are_the_covered_rows_this_run_did_not_run():
+    jobs = (SweepJob("single-node 8k1k / a", "failure"), SweepJob("eval / b", "success"))
+    covered = {"a": 4, "b": RUN, "c": 4, "d": RUN}
+    assert reused_rows(covered, RUN, jobs) == {"c": 4}  # a: this run ran it (and failed it)
+    assert reused_rows(covered, RUN, "the jobs could not be read") == {"a": 4, "c": 4}
+    unverified = Report(REPO, 12, RUN, 1, HEAD_SHA, jobs=jobs, reused="the PR could not be read",
+                        claimed={"c": 4})
+    body = render(unverified)
+    assert "Reused rows are not counted: they could not be verified (the PR could not be read)." in body
+    assert "| `(no changelog config key)` | 1 | 1 | 0 | 0 | `a` |" in body
+
+
 def test_the_cli_posts_through_a_world_file(collected, tmp_path):
     from click.testing import CliRunner
 
@@ -276,6 +311,43 @@ def test_hostile_row_text_never_reaches_the_chart_or_breaks_the_comment():
     assert "<img" not in html and "<b>" not in html  # shown as text, never as HTML
     outside_code = re.sub(r"<code>.*?</code>", "", html, flags=re.S)
     assert "@admin" not in outside_code and "@everyone" not in outside_code  # no mention fires
+
+
+@pytest.mark.parametrize("field,value", [
+    ("tput_per_gpu", 10**400), ("median_e2el", 10**400), ("tput_per_gpu", 1.7e308),
+    ("infmax_model_prefix", ["x"]), ("conc", {"a": 1}), ("job_name", ["j"]), ("isl", None),
+])
+def test_hostile_numbers_and_types_in_the_aggregates_never_crash_the_report(field, value):
+    """The aggregates are written by jobs that run the PR's code: any JSON may come back."""
+    good = {"infmax_model_prefix": "dsr1", "hw": "mi355x", "framework": "sglang", "precision": "fp8",
+            "isl": 8192, "osl": 1024, "conc": 4, "job_name": "j"}
+    rows = [good | {"tput_per_gpu": 10.0, "median_e2el": 1.0}, good | {"tput_per_gpu": 20.0, "median_e2el": 2.0},
+            good | {"tput_per_gpu": 15.0, "median_e2el": 3.0, field: value}]
+    evals = [{"model_prefix": value if field == "infmax_model_prefix" else "dsr1", "task": "gsm8k",
+              "score": value if field == "tput_per_gpu" else 0.95, "infrastructure_success": True,
+              "conc": 4, "job_name": "j"}]
+    report = Report(REPO, 12, RUN, 1, HEAD_SHA, jobs=(), benchmark_rows=rows, eval_rows=evals,
+                    thresholds=load_thresholds_text(THRESHOLDS, "t.yaml"), thresholds_source="t.yaml on main")
+    body = render(report)
+    for start in [m.start() for m in re.finditer("```mermaid", body)]:
+        parse_xychart(body[start:body.index("\n```", start) + 4])
+    eval_line = next(line for line in body.split("\n") if "`gsm8k`" in line)
+    assert ("✅ ok" in eval_line) is (field not in ("infmax_model_prefix", "tput_per_gpu") or value == 1.7e308)
+
+
+def test_a_chart_keeps_at_most_its_point_budget_however_long_the_frontier():
+    good = {"infmax_model_prefix": "dsr1", "hw": "mi355x", "framework": "sglang", "precision": "fp8",
+            "isl": 8192, "osl": 1024, "conc": 4}
+    for on_front in (39, 40, 41, 90):
+        rows = [good | {"tput_per_gpu": 10.0 + i, "median_e2el": 1.0 + i} for i in range(on_front)]
+        rows += [good | {"tput_per_gpu": 1.0, "median_e2el": 500.0 + i} for i in range(7)]  # dominated
+        (curve,) = curves(rows)
+        assert len(curve.frontier) == on_front
+        chart = parse_xychart(mermaid(curve))
+        assert 0 < len(chart["x"]) <= MAX_CHART_POINTS and chart["x"] == sorted(chart["x"])
+        shown = set(zip(chart["x"], chart["series"][0][1], strict=True))
+        front = {(round(x, 3), round(y, 1)) for x, y, _ in curve.frontier}
+        assert front <= shown if on_front < MAX_CHART_POINTS else len(shown & front) == len(shown)
 
 
 # ---- size ---------------------------------------------------------------------------------------------

@@ -92,6 +92,26 @@ def test_needs_order_outputs_matrix_from_json_and_reusable_names(tmp_path):
     assert record.conclusion == "success"
 
 
+def test_progress_shows_the_run_so_far_before_each_job_starts(tmp_path):
+    """What GitHub's API lists while a run goes on: the jobs that finished (the loop's fake
+    GitHub shows them to later jobs, such as the sweep report)."""
+    seen = []
+    run(tmp_path, {".github/workflows/main.yml": """
+        on: push
+        jobs:
+          first:
+            runs-on: ubuntu-latest
+            steps:
+              - run: "true"
+          second:
+            needs: first
+            runs-on: ubuntu-latest
+            steps:
+              - run: "true"
+        """}, on_progress=lambda record: seen.append([(j.name, j.conclusion) for j in record.jobs]))
+    assert seen == [[], [], [("first", "success")]]
+
+
 def test_fail_fast_cancels_the_rest_of_the_matrix_and_always_steps_run(tmp_path):
     record = run(tmp_path, {".github/workflows/main.yml": """
         on: push

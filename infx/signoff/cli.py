@@ -161,7 +161,8 @@ def preview(pr, body_file, signer, world, repo, fmt, dump_evidence) -> None:
 @click.option("--evals", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="agg_eval_all.json of the run (absent: no eval results were collected).")
 @click.option("--reused", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The rows the run reused from earlier runs (JSON: row job name -> run id).")
+              help="The rows the plan job listed as reused (JSON: row job name -> run id); compared "
+                   "with the rows re-derived from the evidence, never counted.")
 @click.option("--world", type=click.Path(dir_okay=False), help="Replay against a world file.")
 def report(repo, pr_number, run_id, run_attempt, head_sha, results, evals, reused, world) -> None:
     """Create or edit the PR's sweep report comment (jobs per config key, evals against their

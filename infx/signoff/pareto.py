@@ -8,10 +8,15 @@ from typing import Any
 FRONTIER_FLAG = "isOnNormalizedInteractivityFrontier"
 
 
-def _number(value: Any) -> float | None:
+def measured(value: Any) -> float | None:
+    """A latency or throughput as a point of a curve: a positive, finite number, else None (an
+    integer beyond the float range, which JSON allows, is no measurement either)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:
+        return None
     return value if math.isfinite(value) and value > 0 else None
 
 
@@ -20,7 +25,7 @@ def frontier(points: list[dict[str, Any]], x_key: str, y_key: str) -> tuple[list
     eligible: list[tuple[float, float, dict[str, Any]]] = []
     invalid = 0
     for point in points:
-        x, y = _number(point.get(x_key)), _number(point.get(y_key))
+        x, y = measured(point.get(x_key)), measured(point.get(y_key))
         if x is None or y is None:
             invalid += 1
         else:

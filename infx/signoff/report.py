@@ -2,7 +2,9 @@
 
 Pure: `render(report)` turns facts already read (the run's sweep jobs, the reused rows, the
 aggregates `collect` wrote, the eval floors, the check outcomes) into markdown under GitHub's
-65,536-character limit. Every text that comes from the PR (job names, config keys, images,
+65,536-character limit. Reused rows are re-derived by the sign-off's own coverage rule
+(`reused_rows`); the list the PR's plan job uploaded (PR code ran there) is only compared
+with them, never counted. Every text that comes from the PR (job names, config keys, images,
 tasks, check reasons) is rendered inert (infx.signoff.inert); the mermaid charts carry only
 numbers and a label cut down to a safe alphabet. Too much to show ends the comment with a link
 to the run instead of a cut-off table or chart.
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +27,7 @@ from infx.matrix.identity import parse_job_name
 from infx.signoff import configs_at
 from infx.signoff.inert import code, link, plain, render_inert
 from infx.signoff.model import Evidence, Outcome
-from infx.signoff.pareto import frontier
+from infx.signoff.pareto import frontier, measured
 from infx.signoff.series import X_AGENTIC, X_FIXED, Y_KEY, Series, series_of_row
 from infx.signoff.table import load_table
 
@@ -68,7 +71,9 @@ class Report:
     head_sha: str
     jobs: tuple[SweepJob, ...] | str  # str: why the jobs could not be read
     configs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # key -> head master entry
-    reused: Mapping[str, int] = field(default_factory=dict)  # row job name -> source run id
+    # row job name -> source run id, by the sign-off's coverage rule (str: why not derived)
+    reused: Mapping[str, int] | str = field(default_factory=dict)
+    claimed: Mapping[str, int] = field(default_factory=dict)  # what the PR's plan job listed as reused
     benchmark_rows: list[dict[str, Any]] | None = None  # agg_bmk.json (None: not collected)
     eval_rows: list[dict[str, Any]] | None = None  # agg_eval_all.json (None: not collected)
     thresholds: Thresholds | str | None = None  # str: why the floors could not be read
@@ -161,6 +166,13 @@ def counts_by_key(jobs: Sequence[SweepJob], reused: Mapping[str, int],
     return table
 
 
+def reused_rows(covered: Mapping[str, int], run_id: int, jobs: Sequence[SweepJob] | str) -> dict[str, int]:
+    """The rows of the head's plan that an earlier run covers (`covered`: row job name -> the
+    run the sign-off's coverage rule takes it from) and this run did not run."""
+    ran = set() if isinstance(jobs, str) else {job.name.split(" / ", 1)[-1] for job in jobs}
+    return {name: source for name, source in covered.items() if source != run_id and name not in ran}
+
+
 def _job_link(job: SweepJob, repo: str) -> str:
     text = job.name.split(" / ", 1)[-1]
     return link(text, job.url) if job.url else code(text)
@@ -171,7 +183,8 @@ def jobs_section(report: Report) -> list[str]:
     if isinstance(report.jobs, str):
         return lines + [render_inert(f"The jobs of this run could not be read: {report.jobs}. "
                                      "Nothing is reported as passed.", report.repo), ""]
-    table = counts_by_key(report.jobs, report.reused, report.configs)
+    reused = report.reused if not isinstance(report.reused, str) else {}
+    table = counts_by_key(report.jobs, reused, report.configs)
     lines += ["| config key | passed | failed | cancelled | reused | failing jobs |",
               "|---|---:|---:|---:|---:|---|"]
     for key in sorted(table, key=lambda k: (k == OTHER, k)):
@@ -183,12 +196,27 @@ def jobs_section(report: Report) -> list[str]:
                      f"{counts.cancelled} | {counts.reused} | {failing or '—'} |")
     if table and all(c.passed + c.failed + c.cancelled + c.reused == 0 for c in table.values()):
         lines += ["", "No benchmark or eval job of this run has finished."]
-    if report.reused:
-        runs = sorted(set(report.reused.values()), reverse=True)
+    return lines + reused_notes(report, reused) + [""]
+
+
+def reused_notes(report: Report, reused: Mapping[str, int]) -> list[str]:
+    """Where the reused rows come from, and what the plan job listed that does not count."""
+    lines = []
+    if isinstance(report.reused, str):
+        lines += ["", render_inert(f"Reused rows are not counted: they could not be verified ({report.reused}).",
+                                   report.repo)]
+    elif reused:
+        runs = sorted(set(reused.values()), reverse=True)
         sources = ", ".join(render_inert(link(str(r), f"https://github.com/{report.repo}/actions/runs/{r}"),
                                          report.repo) for r in runs)
-        lines += ["", f"Reused rows ran green on the same content in run(s) {sources}."]
-    return lines + [""]
+        lines += ["", f"Reused rows ran green, with the head's row fingerprints, in run(s) {sources} "
+                      "(checked by the sign-off's coverage rule, not taken from the plan job)."]
+    unconfirmed = [name for name in report.claimed if name not in reused]
+    if unconfirmed and not isinstance(report.reused, str):
+        lines += ["", f"{len(unconfirmed)} row(s) the plan job listed as reused have no green job with the "
+                      "head's row fingerprint in an earlier run of this PR: not counted (the sign-off "
+                      "counts them as missing)."]
+    return lines
 
 
 # --- evals against their floors -----------------------------------------------------------------
@@ -198,13 +226,20 @@ def _score(row: Mapping[str, Any]) -> float | None:
     value = row.get("score")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer beyond the float range (JSON allows one)
+        return None
     return value if math.isfinite(value) else None
 
 
 def eval_verdict(row: Mapping[str, Any], thresholds: Thresholds) -> tuple[str, float, str]:
     """(verdict, floor, floor source) of one eval row, by the thresholds Check 2 reads."""
-    floor, source = thresholds.floor(row.get("model_prefix"), str(row.get("task")))
+    prefix = row.get("model_prefix")
+    if prefix is not None and not isinstance(prefix, str):
+        floor, source = thresholds.floor(None, str(row.get("task")))
+        return "invalid model prefix", floor, source
+    floor, source = thresholds.floor(prefix, str(row.get("task")))
     if row.get("integration_error") or row.get("infrastructure_success") is not True:
         return "infrastructure failure", floor, source
     score = _score(row)
@@ -290,10 +325,9 @@ def _valid(points: Sequence[Mapping[str, Any]], x_key: str) -> list[tuple[float,
     """Points with a positive, finite latency and throughput (what the frontier can hold)."""
     out = []
     for point in points:
-        x, y = point.get(x_key), point.get(Y_KEY)
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
-               for v in (x, y)):
-            out.append((float(x), float(y), dict(point)))
+        x, y = measured(point.get(x_key)), measured(point.get(Y_KEY))
+        if x is not None and y is not None:
+            out.append((x, y, dict(point)))
     return out
 
 
@@ -301,24 +335,27 @@ def mermaid(curve: Curve) -> str:
     """An xychart-beta block: measured points as bars at their latency, the frontier (the best
     throughput reachable at that latency or less, from frontier points) as a line."""
     points = list(curve.points)
-    if len(points) > MAX_CHART_POINTS:
+    if len(points) > MAX_CHART_POINTS:  # every frontier point first, then others evenly
         keep = {id(p) for p in curve.frontier}
+        front = [p for p in points if id(p) in keep]
         rest = [p for p in points if id(p) not in keep]
-        step = max(1, math.ceil(len(rest) / (MAX_CHART_POINTS - len(keep))))
-        points = sorted([p for p in points if id(p) in keep] + rest[::step], key=lambda t: (t[0], -t[1]))
-        points = points[:MAX_CHART_POINTS]
+        room = MAX_CHART_POINTS - len(front)
+        if room <= 0:
+            points = front[::math.ceil(len(front) / MAX_CHART_POINTS)]
+        else:
+            points = sorted(front + rest[::math.ceil(len(rest) / room)], key=lambda t: (t[0], -t[1]))
     front = sorted((x, y) for x, y, _ in curve.frontier)
     envelope, best = [], 0.0
     for x, _y, _ in points:
         best = max([y for fx, y in front if fx <= x] or [0.0])
         envelope.append(best)
-    top = max([y for _, y, _ in points] or [1.0])
+    top = min(max([y for _, y, _ in points] or [1.0]) * 1.1, sys.float_info.max)  # never inf
     x_title = "P90 e2e latency (s)" if curve.x_key == X_AGENTIC else "median e2e latency (s)"
     return "\n".join([
         "```mermaid", "xychart-beta",
         f'    title "{_chart_text(curve.series.label())}"',
         f'    x-axis "{x_title}" [' + ", ".join(f'"{_num(x, 3)}"' for x, _, _ in points) + "]",
-        f'    y-axis "{_chart_text(Y_KEY)} (tok/s/GPU)" 0 --> {_num(math.ceil(top * 1.1), 0)}',
+        f'    y-axis "{_chart_text(Y_KEY)} (tok/s/GPU)" 0 --> {_num(math.ceil(top), 0)}',
         "    bar [" + ", ".join(_num(y, 1) for _, y, _ in points) + "]",
         "    line [" + ", ".join(_num(y, 1) for y in envelope) + "]",
         "```"])

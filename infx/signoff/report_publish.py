@@ -16,10 +16,11 @@ from infx.signoff.report import (
     SweepJob,
     changelog_configs,
     render,
+    reused_rows,
     thresholds_of,
 )
-from infx.signoff.snapshot import snapshot
-from infx.signoff.sweeps import family
+from infx.signoff.snapshot import Snapshot, snapshot
+from infx.signoff.sweeps import family, union_coverage
 
 MAX_AGGREGATE_BYTES = 64 * 1024 * 1024  # an aggregate above this is reported, not read
 
@@ -49,7 +50,9 @@ def read_report(client: SignoffClient, repo: str, pr_number: int, run_id: int, r
                 head_sha: str, *, results: Path | None = None, evals: Path | None = None,
                 reused: Path | None = None) -> Report:
     """Everything the report shows: this run's benchmark and eval jobs (latest attempt), the
-    aggregates and reused rows the workflow downloaded, and Checks 1, 2 and 14 on the PR now."""
+    aggregates the workflow downloaded, Checks 1, 2 and 14 on the PR now, and the rows reused
+    from earlier runs as the sign-off's evidence shows them (`reused`: the plan job's list,
+    only compared with them)."""
     try:
         jobs: tuple[SweepJob, ...] | str = tuple(
             SweepJob(job.name, job.conclusion, job.status, job.html_url)
@@ -69,13 +72,23 @@ def read_report(client: SignoffClient, repo: str, pr_number: int, run_id: int, r
     problems += [problem] if problem else []
     pairs, problem = _json_file(reused, "the reused rows")
     problems += [problem] if problem else []
-    reused_rows = {str(k): v for k, v in pairs.items() if isinstance(v, int) and not isinstance(v, bool)} \
+    claimed = {str(k): v for k, v in pairs.items() if isinstance(v, int) and not isinstance(v, bool)} \
         if isinstance(pairs, dict) else {}
     return Report(repo=repo, pr_number=pr_number, run_id=run_id, run_attempt=run_attempt,
-                  head_sha=head_sha, jobs=jobs, configs=configs, reused=reused_rows,
+                  head_sha=head_sha, jobs=jobs, configs=configs, reused=_reused(state, run_id, jobs),
+                  claimed=claimed,
                   benchmark_rows=_rows(bmk, "agg_bmk.json", problems),
                   eval_rows=_rows(agg, "agg_eval_all.json", problems), thresholds=thresholds,
                   thresholds_source=source, checks=checks, problems=tuple(problems))
+
+
+def _reused(state: Snapshot, run_id: int, jobs: tuple[SweepJob, ...] | str) -> dict[str, int] | str:
+    """This run's reused rows, re-derived from the sign-off's evidence by its coverage rule
+    (the plan job's own list is PR code's word); why not, when the evidence was not read."""
+    if state.evidence is None or state.problem is not None:
+        return state.problem or "the PR could not be read"
+    found = union_coverage(state.evidence)
+    return reused_rows(found[0].reused if found else {}, run_id, jobs)
 
 
 def _shown_run(body: str) -> int | None:

@@ -19,6 +19,7 @@ from infx.matrix.coverage import (
     METADATA_ARTIFACT,
     METADATA_FILE,
     REUSED_ROWS,
+    Coverage,
     JobFacts,
     RunRows,
     cover,
@@ -252,6 +253,27 @@ def green_union(evidence: Evidence) -> GreenRun | None:
     """Runs of the PR that together cover every row of the head's plan, each row by a green
     job whose fingerprint at its run's commit equals the row's at the head (PRODUCT §4.8
     drift, per row: infx.matrix.fingerprint), or None. Unreadable trees cover nothing."""
+    found = union_coverage(evidence)
+    if found is None:
+        return None
+    coverage, wanted = found
+    if not coverage.complete or not wanted:
+        return None
+    by_run: dict[int, set[str]] = {}
+    for name, run_id in coverage.reused.items():
+        by_run.setdefault(run_id, set()).add(name)
+    order = coverage.runs()
+    evals = sum(1 for name in wanted if wanted[name][0].get("eval-only"))
+    attempt = evidence.workflow_runs[order[0]].run_attempt
+    return GreenRun(evidence.pr.head_sha, order[0], attempt, len(wanted) - evals, evals,
+                    tuple((run_id, frozenset(by_run[run_id])) for run_id in order))
+
+
+def union_coverage(evidence: Evidence) -> tuple[Coverage, dict[str, tuple[dict, str]]] | None:
+    """Which row of the head's plan which read run of the PR covers (infx.matrix.coverage.cover,
+    newest run first), with the plan's rows (job name -> (row, fingerprint at the head)); None
+    when no run was read or the plan's inputs cannot be read. Shared by the union above and
+    the sweep report's reused rows."""
     runs = union_candidates(evidence)
     head, base = evidence.head_files, evidence.base_files
     if not runs or not head or not base:
@@ -278,17 +300,7 @@ def green_union(evidence: Evidence) -> GreenRun | None:
             except (InfxError, ValueError):
                 prints = None
         rows.append(RunRows(run_id, sha, green, prints))
-    coverage = cover({name: fp for name, (_, fp) in wanted.items()}, rows)
-    if not coverage.complete or not wanted:
-        return None
-    by_run: dict[int, set[str]] = {}
-    for name, run_id in coverage.reused.items():
-        by_run.setdefault(run_id, set()).add(name)
-    order = coverage.runs()
-    evals = sum(1 for name in wanted if wanted[name][0].get("eval-only"))
-    attempt = evidence.workflow_runs[order[0]].run_attempt
-    return GreenRun(evidence.pr.head_sha, order[0], attempt, len(wanted) - evals, evals,
-                    tuple((run_id, frozenset(by_run[run_id])) for run_id in order))
+    return cover({name: fp for name, (_, fp) in wanted.items()}, rows), wanted
 
 
 def _wanted(plan: dict, content: Content) -> dict[str, tuple[dict, str]]:

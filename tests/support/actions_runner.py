@@ -9,7 +9,8 @@ every real `run:` script executed by bash in a fresh checkout with `GITHUB_OUTPU
 stand-ins: checkout clones the test repository at the event's ref, setup-python puts the host
 interpreter on PATH, upload/download-artifact use an in-memory store that refuses a second
 artifact of the same name in a run (GitHub answers 409 Conflict). Nothing here talks to the
-internet; the GitHub API the scripts use is whatever `api_url` points at (the fake server).
+internet; the GitHub API the scripts use is whatever `api_url` points at (the fake server), and
+`on_progress` lets the caller show that server the running run (its finished jobs and artifacts).
 """
 
 from __future__ import annotations
@@ -159,6 +160,9 @@ class Clock:
 
 
 StepHook = Callable[["JobContext"], None]
+# called with the run so far when the run starts and before each job with steps starts: what
+# GitHub's API shows of a running run (its finished jobs and uploaded artifacts)
+ProgressHook = Callable[["RunRecord"], None]
 
 
 @dataclass
@@ -180,7 +184,7 @@ class LocalRunner:
                  runners: Mapping[str, list[str]] | None = None, secrets: Mapping[str, str] | None = None,
                  clock: Clock | None = None, after_checkout: StepHook | None = None,
                  vars_: Mapping[str, str] | None = None, self_hosted_env: Mapping[str, str] | None = None,
-                 self_hosted_path: list[str] | None = None) -> None:
+                 self_hosted_path: list[str] | None = None, on_progress: ProgressHook | None = None) -> None:
         self.repo_dir = repo_dir
         self.repository = repository
         self.event = event
@@ -197,6 +201,7 @@ class LocalRunner:
         # what a self-hosted runner's machine adds to every job (its .env file, tools on PATH)
         self.self_hosted_env = dict(self_hosted_env or {})
         self.self_hosted_path = list(self_hosted_path or [])
+        self.on_progress = on_progress
         self._job_counter = 0
         self._shims = self._make_shims()
         self.event_path = work_dir / "event.json"
@@ -232,11 +237,16 @@ class LocalRunner:
             path=workflow_path, event=self.event.name,
             head_sha=_head_sha(self.event), head_branch=_head_branch(self.event), created_at=created,
             concurrency=self._concurrency(workflow.get("concurrency"), base))
+        self._progress(record)
         self._run_jobs(workflow, github, {}, record, prefix="", caller_name=None)
         failed = any(j.conclusion == "failure" for j in record.jobs)
         cancelled = any(j.conclusion == "cancelled" for j in record.jobs)
         record.conclusion = "failure" if failed else "cancelled" if cancelled else "success"
         return record
+
+    def _progress(self, record: RunRecord) -> None:
+        if self.on_progress is not None:
+            self.on_progress(record)
 
     # -- jobs ----------------------------------------------------------------------------------
 
@@ -355,6 +365,7 @@ class LocalRunner:
         name = self._job_name(job_id, job, ctx, caller_name)
         labels = _labels(_value(job.get("runs-on"), ctx))
         runner_name = self._runner_name(labels)
+        self._progress(record)
         started = self.clock.tick()
         self._job_counter += 1
         workspace = self.work_dir / f"job{self._job_counter:03d}"

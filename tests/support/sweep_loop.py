@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from support import stub_slurm
-from support.actions_runner import Clock, Event, LocalRunner, RunRecord
+from support.actions_runner import Clock, Event, LocalRunner, ProgressHook, RunRecord
 
 ROOT = Path(__file__).resolve().parents[2]
 WEBHOOKS = ROOT / "tests" / "data" / "github" / "webhooks"
@@ -286,13 +286,14 @@ class FakeNode:
 
 def run_sweep(repo: SweepRepo, event: Event, run_id: int, work: Path, *, api_url: str = "",
               gpu: GpuPlan | None = None, start: str = "2026-09-29T10:00:00Z",
-              token: str = "ghs_test") -> RunRecord:
+              token: str = "ghs_test", on_progress: ProgressHook | None = None) -> RunRecord:
     work.mkdir(parents=True, exist_ok=True)
     node = FakeNode(work, gpu or GpuPlan())
     runner = LocalRunner(repo_dir=repo.path, repository=REPO, event=event, run_id=run_id, work_dir=work,
                          api_url=api_url, token=token, actor=event.payload["sender"]["login"],
                          runners=runner_labels(), secrets={"HF_TOKEN": "hf_test_token"},
-                         clock=Clock(start), self_hosted_env=node.env, self_hosted_path=[str(node.bin)])
+                         clock=Clock(start), self_hosted_env=node.env, self_hosted_path=[str(node.bin)],
+                         on_progress=on_progress)
     record = runner.run(SWEEP_WORKFLOW)
     record.node = node
     return record
@@ -330,12 +331,16 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8")
 
 
-def record_run(world: dict[str, Any], record: RunRecord) -> None:
-    """Add the run, its jobs (as check runs in its check suite) and its artifacts to the world."""
-    taken = [c["id"] for runs in world["check_runs"].values() for c in runs]
-    next_id = max(taken, default=record.run_id * 1000) + 1
+def record_run(world: dict[str, Any], record: RunRecord, *, running: bool = False) -> None:
+    """Add the run, its jobs (as check runs in its check suite) and its artifacts to the world, or
+    bring them up to date. While the run goes on (`running`), GitHub lists it in progress with
+    the jobs that have finished and the artifacts uploaded so far; every job gets its check-run
+    id once, in job order, so the links a running job reads are the ones of the finished run."""
     runs = world["check_runs"].setdefault(record.head_sha, [])
-    for job in record.jobs:
+    known = sum(1 for c in runs if c.get("run_id") == record.run_id)
+    taken = [c["id"] for listed in world["check_runs"].values() for c in listed]
+    next_id = max(taken, default=record.run_id * 1000) + 1
+    for job in record.jobs[known:]:
         entry = {"id": next_id, "name": job.name, "status": "completed", "conclusion": job.conclusion,
                  "started_at": job.started_at or record.created_at,
                  "completed_at": job.completed_at or record.created_at,
@@ -345,15 +350,29 @@ def record_run(world: dict[str, Any], record: RunRecord) -> None:
             entry |= {"labels": list(job.labels), "runner_name": job.runner_name}
         runs.append(entry)
         next_id += 1
-    world["workflow_runs"].append({
+    existing = next((r for r in world["workflow_runs"] if r["id"] == record.run_id), None)
+    # an artifact keeps the id it was listed with while the run was going on
+    ids = {a["name"]: a["id"] for a in (existing or {}).get("artifacts", []) if "id" in a}
+    next_artifact = max((a["id"] for r in world["workflow_runs"] for a in r.get("artifacts", []) if "id" in a),
+                        default=0) + 1
+    artifacts = []
+    for artifact in record.artifacts.items.values():
+        if artifact.name not in ids:
+            ids[artifact.name], next_artifact = next_artifact, next_artifact + 1
+        artifacts.append({"id": ids[artifact.name], "name": artifact.name, "expired": False,
+                          "files": {rel: _text(data) for rel, data in sorted(artifact.files.items())}})
+    entry = {
         "id": record.run_id, "name": record.name, "display_title": record.display_title,
-        "path": record.path, "event": record.event, "status": "completed", "conclusion": record.conclusion,
+        "path": record.path, "event": record.event, "status": "in_progress" if running else "completed",
+        "conclusion": None if running else record.conclusion,
         "head_sha": record.head_sha, "head_branch": record.head_branch, "run_attempt": 1,
-        "created_at": record.created_at,
-        "artifacts": [{"name": a.name, "expired": False,
-                       "files": {rel: _text(data) for rel, data in sorted(a.files.items())}}
-                      for a in record.artifacts.items.values()],
-    })
+        "created_at": record.created_at, "artifacts": artifacts,
+    }
+    if existing is None:
+        world["workflow_runs"].append(entry)
+    else:
+        existing.clear()
+        existing.update(entry)
 
 
 def checklist_body(signer: str, details: list[str]) -> str:
@@ -411,13 +430,18 @@ def verify(world: dict[str, Any], pr: int, comment_id: int, work: Path) -> Verdi
 def run_with_github(world: dict[str, Any], repo: SweepRepo, event: Event, run_id: int, work: Path,
                     gpu: GpuPlan | None = None, start: str = "2026-09-29T10:00:00Z"
                     ) -> tuple[RunRecord, dict[str, Any]]:
-    """Run the sweep while the fake GitHub serves `world` (the gate's resolver and the
-    results-link job talk to it); return the run and the world after it, run recorded."""
+    """Run the sweep while the fake GitHub serves `world` (the gate's resolver, the
+    results-link and report jobs talk to it, and see the run itself in progress with its
+    finished jobs and uploaded artifacts); return the run and the world after it, run recorded."""
     from infx.github.fake import FakeGitHub
 
     with FakeGitHub(copy.deepcopy(world)) as fake:
+        def progress(record: RunRecord) -> None:  # what the API shows of the running run
+            with fake.state.lock:
+                record_run(fake.state.world, record, running=True)
+
         record = run_sweep(repo, event, run_id, work, api_url=fake.url, gpu=gpu, start=start,
-                                 token=fake.env()["GITHUB_TOKEN"])
+                           token=fake.env()["GITHUB_TOKEN"], on_progress=progress)
         after = copy.deepcopy(fake.world)
     record_run(after, record)
     return record, after
