@@ -43,6 +43,7 @@ def test_the_command_counts_only_as_a_rendered_line_of_its_own(body, counts):
     ("rita", "User", {"permission": "read", "role_name": "read"}, False),
     ("nobody", "User", None, False),
     ("custom", "User", {"permission": "read", "role_name": "release-reviewer"}, False),  # fail closed
+    ("lead", "User", {"permission": "write", "role_name": "release-lead"}, True),  # a custom role on write
     ("ci[bot]", "Bot", {"permission": "write", "role_name": "write"}, False),
 ])
 def test_triage_or_above_by_role_name_never_a_bot(login, kind, record, allowed):
