@@ -125,7 +125,8 @@ def test_from_env_reads_token_and_url():
 # --- helpers through the fake server ----------------------------------------------------------------
 
 
-def test_login_from_get_user(fake_github, world):
+def test_login_from_get_user(fake_github, world, monkeypatch):
+    monkeypatch.delenv("INFX_BOT_LOGIN", raising=False)
     fake = fake_github(world)
     client = fake.client()
     assert client.login == "github-actions[bot]"
@@ -134,10 +135,19 @@ def test_login_from_get_user(fake_github, world):
 
 
 def test_login_falls_back_when_installation_token_cannot_read_user(fake_github, world, monkeypatch):
-    monkeypatch.setenv("INFX_BOT_LOGIN", "infx-bot[bot]")
+    monkeypatch.delenv("INFX_BOT_LOGIN", raising=False)
     fake = fake_github(with_faults(world, {"path": "^/user$", "status": 403,
                                            "message": "Resource not accessible by integration"}))
+    assert fake.client().login == "github-actions[bot]"
+    assert fake.count("GET", "^/user$") == 1
+
+
+def test_login_named_by_the_environment_is_used_without_asking(fake_github, world, monkeypatch):
+    # the workflows name the login (their tokens cannot read /user): no request is spent on it
+    monkeypatch.setenv("INFX_BOT_LOGIN", "infx-bot[bot]")
+    fake = fake_github(world)
     assert fake.client().login == "infx-bot[bot]"
+    assert fake.count("GET", "^/user$") == 0
 
 
 def test_upsert_creates_then_edits_then_leaves_alone(fake_github, world):

@@ -668,8 +668,11 @@ class GitHubClient:
 
     @property
     def login(self) -> str:
-        """The token's login (GET /user); Actions installation tokens cannot call it, so a 403
-        falls back to INFX_BOT_LOGIN or github-actions[bot]."""
+        """The token's login: INFX_BOT_LOGIN when the environment names it (the workflows do:
+        their Actions or App installation tokens cannot call GET /user, so asking would only
+        cost a request), else GET /user, whose 403 falls back to github-actions[bot]."""
+        if self._login is None and os.environ.get(ENV_BOT_LOGIN):
+            self._login = os.environ[ENV_BOT_LOGIN]
         if self._login is None:
             try:
                 data = self.get("/user", action="reading the token's user",
@@ -682,7 +685,7 @@ class GitHubClient:
             except GitHubError as exc:
                 if exc.status not in (403, 404):
                     raise
-                self._login = os.environ.get(ENV_BOT_LOGIN, DEFAULT_BOT_LOGIN)
+                self._login = DEFAULT_BOT_LOGIN
         return self._login
 
     # --- comments ------------------------------------------------------------------------------
