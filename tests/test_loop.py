@@ -25,8 +25,10 @@ from support.sweep_loop import (
     add_comment,
     base_world,
     checklist_body,
+    comment_event,
     make_base_repo,
     pull_request_event,
+    run_comment_workflow,
     run_with_github,
     verify,
 )
@@ -242,6 +244,22 @@ def test_single_node_failed_row_is_rejected_naming_the_job(base_repo, tmp_path):
     assert failed[0].name.split(" / ")[1].split(" #")[0] in check_row
     start = body.index("```mermaid")
     parse_xychart(body[start:body.index("\n```", start) + 4])
+    # a triager's /retest-failed, through retest-command.yml, asks GitHub to re-run exactly the
+    # failed and cancelled rows of this run (read back from the jobs GitHub lists for it)
+    world["collaborators"]["tina"] = {"permission": "read", "role_name": "triage"}
+    comment = add_comment(world, "tina", "MEMBER", "The c8 node was flaky.\n\n/retest-failed",
+                          "2026-09-30T10:00:00Z")
+    retest, world = run_comment_workflow(world, repo, comment_event(world, comment, repo.sha("main")),
+                                         ".github/workflows/retest-command.yml", 9190, tmp_path / "retest")
+    assert retest.conclusion == "success", failed_jobs(retest)
+    redo = sorted(j.name.split(" / ", 1)[1] for j in rows if j.conclusion in ("failure", "cancelled"))
+    summary = retest.job("retest failed rows").summary
+    assert f"re-running {len(redo)} failed or cancelled row(s) of sweep run {record.run_id}" in summary
+    assert all(name in summary for name in redo[:10])
+    run = next(r for r in world["workflow_runs"] if r["id"] == record.run_id)
+    assert (run["run_attempt"], run["status"]) == (2, "queued")
+    reactions = next(c for c in world["pulls"][0]["comments"] if c["id"] == comment)["reactions"]
+    assert [r["content"] for r in reactions] == ["+1"]
 
 
 def test_a_pr_naming_all_its_jobs_alike_cannot_hide_a_failed_row(base_repo, tmp_path):

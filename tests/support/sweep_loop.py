@@ -375,6 +375,44 @@ def record_run(world: dict[str, Any], record: RunRecord, *, running: bool = Fals
         existing.update(entry)
 
 
+def comment_event(world: dict[str, Any], comment_id: int, default_sha: str) -> Event:
+    """A real `issue_comment` webhook payload (octokit's example) for a comment of the world's PR;
+    comment workflows run on the default branch's tip."""
+    payload = json.loads((WEBHOOKS / "issue_comment" / "created.payload.json").read_text(encoding="utf-8"))
+    pull = world["pulls"][0]
+    comment = next(c for c in pull["comments"] if c["id"] == comment_id)
+    owner, name = REPO.split("/")
+    repository = payload["repository"] | {"name": name, "full_name": REPO, "default_branch": "main"}
+    repository["owner"] = dict(repository["owner"]) | {"login": owner}
+    payload["repository"] = repository
+    payload["action"] = "created"
+    payload["issue"] = payload["issue"] | {
+        "number": pull["number"], "title": pull["title"], "state": "open",
+        "pull_request": {"url": f"https://api.github.com/repos/{REPO}/pulls/{pull['number']}"}}
+    payload["comment"] = payload["comment"] | {
+        "id": comment_id, "body": comment["body"], "created_at": comment["created_at"],
+        "updated_at": comment["updated_at"], "author_association": comment["author_association"],
+        "user": dict(payload["comment"]["user"]) | {"login": comment["user"]}}
+    payload["sender"] = dict(payload["sender"]) | {"login": comment["user"]}
+    return Event("issue_comment", payload, default_sha, "refs/heads/main")
+
+
+def run_comment_workflow(world: dict[str, Any], repo: SweepRepo, event: Event, workflow: str, run_id: int,
+                         work: Path) -> tuple[RunRecord, dict[str, Any]]:
+    """Run a comment-triggered workflow while the fake GitHub serves `world`; the run and the
+    world after it."""
+    from infx.github.fake import FakeGitHub
+
+    work.mkdir(parents=True, exist_ok=True)
+    with FakeGitHub(copy.deepcopy(world)) as fake:
+        runner = LocalRunner(repo_dir=repo.path, repository=REPO, event=event, run_id=run_id, work_dir=work,
+                             api_url=fake.url, token=fake.env()["GITHUB_TOKEN"],
+                             actor=event.payload["sender"]["login"], runners=runner_labels())
+        record = runner.run(workflow)
+        after = copy.deepcopy(fake.world)
+    return record, after
+
+
 def checklist_body(signer: str, details: list[str]) -> str:
     """PR_REVIEW_CHECKLIST.md's template, every item ticked but the escape hatch, signed."""
     template = (ROOT / "PR_REVIEW_CHECKLIST.md").read_text(encoding="utf-8").split("```")[1].strip("\n")
