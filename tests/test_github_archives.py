@@ -236,3 +236,28 @@ def test_huge_pax_header_is_refused_without_reading_it():
 def test_bodies_that_are_not_tarballs(body):
     with pytest.raises(ArchiveFormatError, match="not a readable gzip'd tar archive"):
         read_tarball(io.BytesIO(body), "tarball", SMALL)
+
+
+def test_a_swept_commits_tarball_keeps_only_what_the_checks_compare_past_a_bomb_of_other_files():
+    """Irrelevant members beyond the member and total caps (a tar bomb a PR can commit) are
+    skipped in the stream: the swept commit's tree holds only the files drift, fingerprints
+    and provenance compare, so only the expanded-stream cap still bounds the download."""
+    from infx.signoff.provenance import SWEEP_WORKFLOW, swept_commit_paths
+
+    sweep = "jobs:\n  a:\n    steps:\n      - uses: ./tools/act\n"
+    default = {SWEEP_WORKFLOW: sweep, "tools/act/action.yml": "runs: {using: composite}\n"}
+    kept = {SWEEP_WORKFLOW: sweep, "tools/act/action.yml": "runs: {using: composite}\n",
+            "perf-changelog.yaml": "- config-keys: [k]\n", "configs/amd-master.yaml": "k: {}\n",
+            "configs/runners.yaml": "r: 1\n", "configs/recipes/k.yaml": "e: 1\n",
+            "benchmarks/run.sh": "serve\n", "runners/launch.sh": "go\n"}
+    bomb = {"docs/huge.txt": b"a" * (3 * MB)}  # over the 2 MiB member cap
+    bomb |= {f"vendor/f{i}.txt": b"b" * (MB - 1) for i in range(6)}  # over the 4 MiB total
+    members = bomb | {path: text.encode() for path, text in kept.items()}
+    with pytest.raises(ArchiveLimitError, match="member_bytes"):
+        read_tarball(tarball_of(members), "the tarball of o/r at aaaa", SMALL)
+    outcome, peak = peak_while(read_tarball, tarball_of(members), "the tarball of o/r at aaaa",
+                               SMALL, wanted=swept_commit_paths(default))
+    assert outcome == kept
+    assert peak < 2 * MB
+    without_workflow = swept_commit_paths({})  # no sweep workflow: no run counts, none kept
+    assert not without_workflow(SWEEP_WORKFLOW) and without_workflow("configs/amd-master.yaml")

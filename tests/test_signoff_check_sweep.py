@@ -343,6 +343,7 @@ def test_four_bad_jobs_show_three_and_one_more() -> None:
 
 MASTER = "configs/amd-master.yaml"
 LAUNCHER = "runners/launch_mi355x-amds.sh"
+RUNNERS = "configs/runners.yaml"
 TREE = {SWEEP_WORKFLOW: SWEEP_TEXT, MASTER: AGENTIC.format(image="i:2"), LAUNCHER: "sglang serve\n",
         "README.md": "hello\n"}
 
@@ -363,22 +364,34 @@ def test_a_head_with_the_swept_content_passes_saying_so() -> None:
     assert outcome.status is Status.PASS and outcome.details == ()
     assert unwrap(outcome.reason) == ("in-PR commit aaaaaaaa has 1 benchmark and 1 eval check-runs at success "
                                       "(run [7](https://github.com/o/r/actions/runs/7), attempt 1); the head "
-                                      "bbbbbbbb has the same files.")
+                                      "bbbbbbbb has the same benchmark-affecting and sweep workflow files "
+                                      "(the only ones read at the swept commit).")
 
 
-def test_a_benchmark_neutral_head_names_what_differs() -> None:
+def test_a_benchmark_neutral_head_names_what_differs_among_the_files_compared() -> None:
+    """Only the files the swept commit's tarball kept (provenance.swept_commit_paths) are
+    compared; a README or docs change is never named, as it was never read there."""
     removed = {k: v for k, v in TREE.items() if k != "README.md"}
-    outcome = sweep.run(swept_on_a(removed | {"docs/a.md": "new\n"}), SETTINGS)
+    outcome = sweep.run(swept_on_a(removed | {"docs/a.md": "new\n", RUNNERS: "r: 1\n"}), SETTINGS)
     assert outcome.status is Status.PASS
-    assert outcome.reason.endswith("; the head bbbbbbbb differs from it only in README.md, docs/a.md "
-                                   "(benchmark-neutral).")
-    many = TREE | {f"docs/{i}.md": "x\n" for i in range(6)}
-    assert sweep.run(swept_on_a(many), SETTINGS).reason.endswith(
-        "differs from it only in docs/0.md, docs/1.md, docs/2.md, docs/3.md, docs/4.md and 1 more "
-        "(benchmark-neutral).")
-    five = TREE | {f"docs/{i}.md": "x\n" for i in range(5)}
-    assert sweep.run(swept_on_a(five), SETTINGS).reason.endswith(
-        "differs from it only in docs/0.md, docs/1.md, docs/2.md, docs/3.md, docs/4.md (benchmark-neutral).")
+    assert outcome.reason.endswith(
+        "; of its benchmark-affecting and sweep workflow files (the only ones read at the swept "
+        "commit), the head bbbbbbbb differs only in configs/runners.yaml (benchmark-neutral).")
+    only_docs = sweep.run(swept_on_a(removed | {"docs/a.md": "new\n"}), SETTINGS).reason
+    assert only_docs.endswith("the head bbbbbbbb has the same benchmark-affecting and sweep "
+                              "workflow files (the only ones read at the swept commit).")
+
+    def recipes_changed_on_main(count: int) -> str:
+        """The swept commit predates main's change of other configs' recipes (in base and head)."""
+        recipes = {f"configs/recipes/o{i}.yaml": "x\n" for i in range(count)}
+        ev = swept_on_a(TREE | recipes)
+        ev.base_files |= recipes
+        ev.commit_files[A] |= {path: "old\n" for path in recipes}
+        return sweep.run(ev, SETTINGS).reason
+
+    listed = ", ".join(f"configs/recipes/o{i}.yaml" for i in range(5))
+    assert recipes_changed_on_main(6).endswith(f"differs only in {listed} and 1 more (benchmark-neutral).")
+    assert recipes_changed_on_main(5).endswith(f"differs only in {listed} (benchmark-neutral).")
 
 
 def test_benchmark_affecting_drift_after_the_sweep_fails_naming_it() -> None:
@@ -440,7 +453,8 @@ def test_a_pass_still_names_what_was_set_aside() -> None:
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.PASS
     assert outcome.details == (f"set aside: run 9 — {FOREIGN}",)
-    assert outcome.reason.endswith(f"the head bbbbbbbb has the same files; set aside: run 9 — {FOREIGN}.")
+    assert outcome.reason.endswith("the head bbbbbbbb has the same benchmark-affecting and sweep workflow "
+                                   f"files (the only ones read at the swept commit); set aside: run 9 — {FOREIGN}.")
 
 
 def test_only_runs_that_were_looked_at_and_benchmark_jobs_point_at_are_judged() -> None:

@@ -7,12 +7,13 @@ from dataclasses import replace
 from datetime import datetime, timezone
 
 import pytest
-from signoff_policy_support import bare_evidence
+from signoff_policy_support import SWEEP_TEXT, bare_evidence
 
 from infx import yamlio
 from infx.signoff import evidence as ev
 from infx.signoff.gating import SignoffRef
 from infx.signoff.model import Comment, Evidence
+from infx.signoff.provenance import SWEEP_WORKFLOW
 
 MARKER = "codeowner-signoff-verify"
 BOTS = {"github-actions[bot]"}
@@ -199,12 +200,21 @@ def test_a_commits_tree_is_read_once_and_kept_for_provenance_drift_and_reuse() -
 
         def tree(self, sha: str, wanted=None) -> dict[str, str]:  # wanted: the PR-tree filter
             self.read.append(sha)
+            self.wanted = wanted
             if self.fail:
                 raise ev.InfxError("GitHub answered 502 while downloading the tarball")
             return {"configs/amd-master.yaml": MASTER}
 
     reader = Trees()
+    evidence.default_branch_files = {SWEEP_WORKFLOW: SWEEP_TEXT}
     assert ev.commit_tree(reader, evidence, "a" * 40) == {"configs/amd-master.yaml": MASTER}
+    # the tarball keeps what drift, fingerprints and provenance compare, and nothing else
+    kept = ["perf-changelog.yaml", "configs/amd-master.yaml", "configs/recipes/k.yaml",
+            "configs/runners.yaml", "benchmarks/x.sh", "runners/launch.sh",
+            ".github/workflows/run-sweep.yml"]
+    assert all(map(reader.wanted, kept))
+    assert not any(map(reader.wanted, ["README.md", "utils/telemetry.py", "docs/a.md",
+                                       ".github/workflows/other.yml", "configs/evals/t.yaml"]))
     assert ev.commit_tree(reader, evidence, "a" * 40) is evidence.commit_files["a" * 40]
     assert ev.commit_tree(reader, evidence, evidence.pr.head_sha) is evidence.head_files
     assert reader.read == ["a" * 40]

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from infx.benchmark_content import CHANGELOG, Tree
+from infx.benchmark_content import CHANGELOG, Tree, is_benchmark_path
 from infx.changelog.plan import PlanFlags, Sources, appended_entries, build_plan
 from infx.config.master import load_master_configs_from_texts
 from infx.config.runners import load_runners_from_text
@@ -24,9 +24,10 @@ RUNNERS = "configs/runners.yaml"
 ROOT_MASTER = re.compile(r"^configs/[^/]+-master\.yaml$")  # what `infx plan` reads by default
 
 
-def plan_inputs(path: str) -> bool:
-    """Files `plan_from_trees` reads besides the benchmark-affecting ones."""
-    return path == RUNNERS
+def plan_tree_path(path: str) -> bool:
+    """Files of a commit that `plan_from_trees`, fingerprints and the drift comparison read:
+    the benchmark-affecting ones and the runner config (the rest of a tarball is skipped)."""
+    return is_benchmark_path(path) or path == RUNNERS
 
 
 def _masters(tree: Tree) -> list[tuple[str, str]]:

@@ -159,15 +159,15 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
     """Fingerprint every planned row; on a PR push, drop the rows an earlier in-PR run ran green
     on identical content (the step summary lists them with their source run)."""
     from infx.changelog.gitio import read_tree
-    from infx.changelog.incremental import summary, without
+    from infx.changelog.incremental import plan_tree_path, summary, without
     from infx.matrix.coverage import REUSED_ROWS, Coverage
     from infx.matrix.fingerprint import annotate, content_of, plan_rows
     from infx.reuse.covering import coverage, eligible_runs, wanted_rows
-    from infx.reuse.gateway import GitHubGateway, tree_path
+    from infx.reuse.gateway import GitHubGateway
     from infx.workflow.actions import append_summary, write_outputs
 
     plan = json.loads(plan_path.read_text(encoding="utf-8"))
-    head, base = read_tree(head_ref, tree_path), read_tree(base_ref, tree_path)
+    head, base = read_tree(head_ref, plan_tree_path), read_tree(base_ref, plan_tree_path)
     for ref, tree in ((head_ref, head), (base_ref, base)):
         if tree is None:
             raise InfxError(Problem(f"commit {ref} is not in this checkout", key="--head-ref",
@@ -184,7 +184,7 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
                 runs = eligible_runs(gateway.branch_runs(pull.head_ref), gateway.pull_commits(pr_number),
                                      workflow=workflow_id, exclude=[run_id] if run_id else [])
                 cov, rows = coverage(wanted, runs, jobs_of=gateway.run_jobs,
-                                     tree=lambda sha: read_tree(sha, tree_path), base=base)
+                                     tree=lambda sha: read_tree(sha, plan_tree_path), base=base)
                 urls = {r.run_id: r.url for r in rows}
         except InfxError as exc:  # reuse is an optimisation: when runs cannot be read, sweep all
             cov, note = Coverage(), ("**Incremental re-sweep off:** earlier runs could not be read ("

@@ -5,19 +5,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from infx.benchmark_content import is_benchmark_path
-from infx.changelog.incremental import plan_inputs
+from infx.changelog.incremental import plan_tree_path
 from infx.github.client import Comment, GitHubError, Permission
 from infx.matrix.coverage import JobFacts
 from infx.reuse.model import ArtifactFacts, PullFacts, ReuseError, RunFacts
 from infx.reuse.ports import ReuseClient
 
 MAX_LISTED_COMMITS = 250  # GitHub's pull request commit listing stops here
-
-
-def tree_path(path: str) -> bool:
-    """Files of a commit the reuse logic reads: benchmark-affecting ones and planner inputs."""
-    return is_benchmark_path(path) or plan_inputs(path)
 
 
 class GitHubGateway:
@@ -104,7 +98,7 @@ class GitHubGateway:
     def _tree(self, sha: str) -> dict[str, str]:
         """The commit's benchmark-affecting files (all the binding and drift checks compare),
         and the runner config the planner needs to plan the commit."""
-        return self.client.tree_at(self.repo, sha, wanted=tree_path)
+        return self.client.tree_at(self.repo, sha, wanted=plan_tree_path)
 
     def run_jobs(self, run_id: int) -> list[JobFacts]:
         """The run's jobs as of its latest attempt."""

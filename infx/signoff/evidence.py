@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from infx.benchmark_content import is_benchmark_path
+from infx.changelog.incremental import plan_tree_path
 from infx.config.policy import load_policy_document
 from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
@@ -375,7 +376,10 @@ def gather(reader: Reader, evidence: Evidence, settings: Settings, *, number: in
         evidence.reviews = optional(evidence, "reviews", lambda: reader.reviews(number))
     evidence.head_files = optional(evidence, "head tree", lambda: reader.tree(pr.head_sha), {})
     if not evidence.base_files:
-        evidence.base_files = optional(evidence, "base tree", lambda: reader.tree(pr.base_sha), {})
+        # the checks read the base's changelog, master configs, runner config and other
+        # benchmark-affecting files only (the head tree is read whole: see README, Input limits)
+        evidence.base_files = optional(evidence, "base tree",
+                                       lambda: reader.tree(pr.base_sha, plan_tree_path), {})
     if commits is not None:
         _sweep_evidence(reader, evidence, commits)
     _team_evidence(reader, evidence, settings.codeowners_paths)
@@ -549,11 +553,13 @@ def _ours_by_record(reader: Reader, evidence: Evidence, run_id: int) -> bool:
 
 
 def commit_tree(reader: Reader, evidence: Evidence, sha: str) -> dict[str, str | None] | None:
-    """The files of a commit of the PR, read once (one tarball) and kept in the evidence."""
+    """The files of a commit of the PR the checks read (``provenance.swept_commit_paths``),
+    read once (one tarball, the other members skipped in the stream) and kept."""
     known = provenance.tree_of(evidence, sha)
     if known is not None:
         return known
-    tree = optional(evidence, f"tree:{sha}", lambda: reader.tree(sha))
+    wanted = provenance.swept_commit_paths(evidence.default_branch_files)
+    tree = optional(evidence, f"tree:{sha}", lambda: reader.tree(sha, wanted))
     if tree is not None:
         evidence.commit_files[sha] = tree
     return tree

@@ -12,9 +12,11 @@ Pure: reads the evidence only (run records, trees); the gatherer reads what this
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from infx import yamlio
+from infx.changelog.incremental import plan_tree_path
 from infx.errors import InfxError
 from infx.reuse.sources import DEFAULT_WORKFLOW, workflow_path
 from infx.signoff.model import Evidence, WorkflowRun
@@ -91,6 +93,19 @@ def sweep_files(default_tree: dict[str, str | None]) -> tuple[str, ...]:
             raise InfxError(f"the default branch's {path} cannot be parsed "
                             f"({str(exc).splitlines()[0]})") from None
     return tuple(files)
+
+
+def swept_commit_paths(default_tree: dict[str, str | None]) -> Callable[[str], bool]:
+    """The files of a swept (or reused) commit the checks read, so its tarball keeps only
+    them: the benchmark-affecting content and runner config (drift, fingerprints, the eval
+    image) and the sweep workflow files the default branch names (this module's
+    comparison). When the default branch's sweep workflow cannot be followed no run counts
+    (``run_problem`` says why), so no workflow file is needed."""
+    try:
+        workflow = frozenset(sweep_files(default_tree))
+    except InfxError:
+        workflow = frozenset()
+    return lambda path: plan_tree_path(path) or path in workflow
 
 
 def workflow_files_problem(run_tree: dict[str, str | None], default_tree: dict[str, str | None],
