@@ -34,6 +34,10 @@ REAL = [
      "sgl-project/sglang", "docs/cookbook/autoregressive/GLM/GLM-5.1.mdx"),
     ("https://docs.sglang.ai/cookbook/autoregressive/Qwen/Qwen3.5/#launch", "sglang",
      "sgl-project/sglang", "docs/cookbook/autoregressive/Qwen/Qwen3.5.mdx"),
+    ("https://docs.sglang.io/cookbook/autoregressive/Qwen/Qwen3.5**", "sglang",  # **bold** link
+     "sgl-project/sglang", "docs/cookbook/autoregressive/Qwen/Qwen3.5.mdx"),
+    ("https://recipes.vllm.ai/MiniMaxAI/MiniMax-M3`", "vllm", "vllm-project/recipes",  # `code`
+     "models/MiniMaxAI/MiniMax-M3.yaml"),
 ]
 
 

@@ -15,7 +15,7 @@ _SEGMENT = r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}"
 _PLACEHOLDER = re.compile(r"\{([a-z]+)\}")
 # a link in the sign-off's text, as Check 3 reads it (and evidence gathering before it)
 LINK = re.compile(r"https?://[^\s)>\]]+")
-_TRAILING = ".,;:!?'\""  # sentence punctuation glued to a link in prose
+_TRAILING = ".,;:!?'\"*`"  # sentence punctuation or markdown emphasis glued to a link
 
 
 @dataclass(frozen=True)
