@@ -6,9 +6,9 @@ interleaved, as fresh processes, best of N after one warm-up round; the ratio is
 beside its 1.3x bar.
 
 infx runs from a bytecode-compiled copy, as after `pip install` (which compiles it), like
-PyYAML in the floor: with PYTHONDONTWRITEBYTECODE set (as in this sandbox) infx run from
-its source folder compiles every module on every run, ~25 ms the floor never pays.
-`--no-bytecode` measures the source folder instead.
+PyYAML in the floor. `--no-bytecode` runs a copy without bytecode under
+PYTHONDONTWRITEBYTECODE, so every infx module is compiled on every run (as from a source
+folder in this sandbox), a cost the floor never pays.
 Run: python benchmarks/bench_floor.py [--repeat N] [--no-bytecode]
 """
 
@@ -46,12 +46,15 @@ def main() -> int:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("GITHUB_OUTPUT", None)
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as site:
-        if not args.no_bytecode:
-            shutil.copytree(ROOT / "infx", Path(site) / "infx",
-                            ignore=shutil.ignore_patterns("__pycache__"))
-            if not compileall.compile_dir(Path(site) / "infx", quiet=1):
-                sys.exit("compiling the copy of infx failed")
-            env["PYTHONPATH"] = site
+        # a copy without any __pycache__ the source folder may hold (tests run elsewhere
+        # can leave bytecode there): compiled here, or compiled on every run
+        shutil.copytree(ROOT / "infx", Path(site) / "infx",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        env["PYTHONPATH"] = site
+        if args.no_bytecode:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+        elif not compileall.compile_dir(Path(site) / "infx", quiet=1):
+            sys.exit("compiling the copy of infx failed")
         repo = Path(tmp)
         refs = build_repo(repo)
         inputs = [str(repo / "configs" / n) for n in ("amd-master.yaml", "nvidia-master.yaml",

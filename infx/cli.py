@@ -1,8 +1,11 @@
-"""The `infx` command line: a thin router over a table of commands, each imported only when run.
+"""The `infx` command line: a table of commands, each imported only when run; batch commands skip click.
 
 Commands live next to the code they drive (``infx/<concern>/cli.py``); the table carries each
 one's summary, so ``infx --help`` imports none of them and short commands such as
-``infx plan`` stay fast (PyGithub alone costs ~0.2 s).
+``infx plan`` stay fast (PyGithub alone costs ~0.2 s). A well-formed ``infx plan`` or
+``infx matrix full-sweep|test-config`` line runs without importing click at all
+(``infx.cliparse``); help, errors and every other command go through the click router
+(``infx.clirouter``).
 """
 
 from __future__ import annotations
@@ -10,14 +13,12 @@ from __future__ import annotations
 import gc
 import importlib
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
-import click
-
-from infx import __version__
 from infx.errors import InfxError, Problem, report
-
-HELP_OPTIONS = ["-h", "--help"]
 
 
 @dataclass(frozen=True)
@@ -49,89 +50,58 @@ COMMANDS: dict[str, Command] = {
     "workflow": Command("infx.workflow.cli:workflow",
                         "Steps used by the GitHub workflows (also runnable locally)."),
 }
-
-
-class LazyGroup(click.Group):
-    """A click group whose subcommands are imported on first use; help reads the table."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        entry = COMMANDS.get(name)
-        if entry is None:
-            return None
-        module_name, attr = entry.target.split(":")
-        try:
-            command = getattr(importlib.import_module(module_name), attr)
-        except Exception as exc:  # noqa: BLE001 - a broken command is an error, never a missing one
-            raise InfxError(Problem(f"command {name!r} could not be loaded from {entry.target}: "
-                                    f"{type(exc).__name__}: {exc}",
-                                    fix="reinstall infx; report this if it persists")) from exc
-        if not isinstance(command, click.Command):
-            raise InfxError(Problem(f"command {name!r}: {entry.target} is not a click command"))
-        return command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, COMMANDS[name].summary) for name in self.list_commands(ctx)]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": HELP_OPTIONS})
-@click.version_option(__version__, "--version", prog_name="infx")
-def cli() -> None:
-    """infx: plan benchmark sweeps, reuse runs, and verify CODEOWNER sign-offs."""
+# Batch commands that also run without click ("module:attribute" of an infx.cliparse
+# FastCommand); the click commands above are built from the same options.
+FAST: dict[tuple[str, ...], str] = {
+    ("plan",): "infx.changelog.plan_command:COMMAND",
+    ("matrix", "full-sweep"): "infx.matrix.commands:FULL_SWEEP",
+    ("matrix", "test-config"): "infx.matrix.commands:TEST_CONFIG",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning InfxError into a clean message and exit 1."""
     args = sys.argv[1:] if argv is None else argv
+    code = _run_fast(args)
+    if code is not None:
+        return code
+    from infx.clirouter import cli, run
+
     entry = COMMANDS.get(args[0]) if args else None
     return run(cli, argv, "infx", batch=entry is not None and entry.batch)
 
 
-def run_named(name: str, argv: list[str] | None, prog_name: str) -> int:
-    """Run one command of the table as its own program (e.g. `python -m infx.matrix.plan`)."""
+def _run_fast(args: list[str]) -> int | None:
+    """The exit status of a well-formed batch command line run without click, or None
+    for anything click must see (other commands, help, a malformed line, a usage error)."""
+    words = next((w for w in FAST if tuple(args[:len(w)]) == w), None)
+    if words is None:
+        return None
+    target = FAST[words]
+    from infx.cliparse import UsageProblem, parse_fast
+
+    module, _, attr = target.partition(":")
     try:
-        command = cli.get_command(click.Context(cli), name)
+        command = getattr(importlib.import_module(module), attr)
+    except Exception:  # noqa: BLE001 - the router reports a command that cannot be loaded
+        return None
+    options = parse_fast(command.options, args[len(words):])
+    if options is None:
+        return None
+    with paused_gc(True):
+        try:
+            return guarded(lambda: command.function(**options), "infx")
+        except UsageProblem:
+            return None  # raised before any output; click's shell shows it as a usage error
+
+
+def guarded(call: Callable[[], Any], prog_name: str) -> int:
+    """Run a command's body: InfxError becomes its located message and exit 1; a returned
+    int is the exit status."""
+    try:
+        result = call()
     except InfxError as exc:
         report(exc.problems)
-        return 1
-    assert command is not None, name
-    return run(command, argv, prog_name, batch=COMMANDS[name].batch)
-
-
-def run(command: click.Command, argv: list[str] | None, prog_name: str, *,
-        batch: bool = False) -> int:
-    """Run any click command as a program: located errors on stderr, an exit status back.
-
-    A `batch` command runs with the cyclic garbage collector paused (see Command.batch)."""
-    collecting = batch and gc.isenabled()
-    if collecting:
-        gc.disable()
-    try:
-        return _run(command, argv, prog_name)
-    finally:
-        if collecting:
-            gc.enable()
-
-
-def _run(command: click.Command, argv: list[str] | None, prog_name: str) -> int:
-    try:
-        # Without standalone mode click *returns* the code of ctx.exit(code).
-        result = command.main(args=argv, prog_name=prog_name, standalone_mode=False,
-                              help_option_names=HELP_OPTIONS)
-    except InfxError as exc:
-        report(exc.problems)
-        return 1
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.ClickException as exc:
-        exc.show()
-        return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("Aborted!", err=True)
         return 1
     except (MemoryError, RecursionError) as exc:
         # Inputs are bounded where they are read (infx.yamlio); this is the last line of
@@ -141,6 +111,35 @@ def _run(command: click.Command, argv: list[str] | None, prog_name: str) -> int:
                         fix="check the input files for oversized or deeply nested data")])
         return 1
     return result if isinstance(result, int) else 0
+
+
+@contextmanager
+def paused_gc(batch: bool) -> Iterator[None]:
+    """The cyclic garbage collector paused for a batch command (see Command.batch)."""
+    collecting = batch and gc.isenabled()
+    if collecting:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def run_named(name: str, argv: list[str] | None, prog_name: str) -> int:
+    """Run one command of the table as its own program (e.g. `python -m infx.matrix.plan`)."""
+    from infx.clirouter import run_named as router_run_named
+
+    return router_run_named(name, argv, prog_name)
+
+
+def __getattr__(name: str) -> Any:
+    """The click router's names (``cli``, ``LazyGroup``, ``run``), imported on first use."""
+    if name in ("cli", "LazyGroup", "run", "HELP_OPTIONS"):
+        from infx import clirouter
+
+        return getattr(clirouter, name)
+    raise AttributeError(f"module 'infx.cli' has no attribute {name!r}")
 
 
 if __name__ == "__main__":  # pragma: no cover

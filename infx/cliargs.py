@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import re
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import click
 
-_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")  # argparse's rule
+from infx.cliparse import FastCommand, Opt, UsageProblem, argparse_style
 
 
 class ListOption(click.Option):
@@ -33,46 +35,37 @@ class ArgparseCommand(click.Command):
         return super().parse_args(ctx, argparse_style(args, long_names, list_names))
 
 
-def argparse_style(args: list[str], long_names: list[str], list_names: set[str]) -> list[str]:
-    """Rewrite argv to click's form with argparse semantics.
+def click_options(options: Sequence[Opt]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorate a command function with click options built from ``infx.cliparse`` specs."""
 
-    argparse accepts unique prefixes of long options (``--max-c``), takes one value from
-    ``--name=value`` but every following non-option token from ``--name v1 v2``, and lets a
-    repeated ``nargs='+'`` option replace the earlier values (last one wins).
-    """
-    out: list[str] = []
-    lists: dict[str, list[str]] = {}
-    index = 0
-    while index < len(args):
-        token = args[index]
-        index += 1
-        if token == "--" or not token.startswith("--"):
-            out.append(token)
-            continue
-        name, has_value, value = token.partition("=")
-        name = _full_option_name(name, long_names)
-        if name not in list_names:
-            out.append(name + (f"={value}" if has_value else ""))
-            continue
-        values = [value] if has_value else []
-        while not has_value and index < len(args) and _is_value(args[index]):
-            values.append(args[index])
-            index += 1
-        lists.pop(name, None)
-        lists[name] = values
-    for name, values in lists.items():
-        out += [part for value in values for part in (name, value)] if values else [name]
-    return out
+    def apply(function: Callable[..., Any]) -> Callable[..., Any]:
+        for opt in reversed(options):
+            kind = (click.Choice(list(opt.choices)) if opt.choices is not None
+                    else click.INT if opt.type is int else click.STRING)
+            if opt.kind == "flag":
+                decorator = click.option(opt.name, is_flag=True, help=opt.help or None)
+            elif opt.kind == "list":
+                decorator = click.option(opt.name, cls=ListOption, type=kind,
+                                         required=opt.required, help=opt.help or None)
+            else:
+                decorator = click.option(opt.name, type=kind, default=opt.default,
+                                         show_default=opt.show_default, required=opt.required,
+                                         help=opt.help or None)
+            function = decorator(function)
+        return function
+
+    return apply
 
 
-def _full_option_name(name: str, long_names: list[str]) -> str:
-    if name in long_names:
-        return name
-    matches = [candidate for candidate in long_names if candidate.startswith(name)]
-    return matches[0] if len(matches) == 1 else name
+def fast_command(name: str, fast: FastCommand) -> click.Command:
+    """The click command of a batch command (its help, its errors, and every command line
+    its click-free parser leaves to click); a UsageProblem is a click usage error."""
 
+    @functools.wraps(fast.function)
+    def run(**options: Any) -> Any:
+        try:
+            return fast.function(**options)
+        except UsageProblem as exc:
+            raise click.UsageError(str(exc)) from None
 
-def _is_value(token: str) -> bool:
-    """argparse's test: '-', negative numbers and tokens with a space are values too."""
-    return (not token.startswith("-") or token == "-" or " " in token
-            or bool(_NEGATIVE_NUMBER.match(token)))
+    return click.command(name, cls=ArgparseCommand)(click_options(fast.options)(run))

@@ -11,17 +11,15 @@ from infx.changelog.gitio import show_file
 from infx.changelog.model import ChangelogEntry
 from infx.changelog.plan import (
     DEFAULT_CHANGELOG,
-    DEFAULT_RUNNER_CONFIG,
     PlanFlags,
     Sources,
     build_plan,
     default_config_files,
-    dump_plan,
     file_sources,
-    plan_from_git,
 )
+from infx.changelog.plan_command import COMMAND as PLAN
 from infx.changelog.strict import DEFAULT_REPO, validate_change
-from infx.cliargs import ArgparseCommand, ListOption
+from infx.cliargs import ArgparseCommand, ListOption, fast_command
 from infx.config.runners import unknown_runner_problems
 from infx.errors import InfxError, Problem
 
@@ -173,29 +171,4 @@ def _write_if_changed(path: str, before: bytes, after: bytes, pr_number: int) ->
     click.echo(f"Prepared {path} for PR #{pr_number}")
 
 
-@click.command("plan", cls=ArgparseCommand)
-@click.option("--base-ref", required=True, help="Git ref the changelog is compared against.")
-@click.option("--head-ref", required=True, help="Git ref holding the appended entries.")
-@click.option("--changelog-file", default=DEFAULT_CHANGELOG, show_default=True)
-@click.option("--trim-conc", is_flag=True, help="Keep the lowest concurrency per recipe.")
-@click.option("--all-evals", is_flag=True, help="Run every eligible eval.")
-@click.option("--evals-only", is_flag=True, help="Run evals only, no throughput rows.")
-@click.option("--config-files", cls=ListOption, help="Master config files (default: "
-              "configs/*-master.yaml).")
-@click.option("--runner-config", default=DEFAULT_RUNNER_CONFIG, show_default=True)
-@click.option("--summary", is_flag=True, help="Markdown summary to $GITHUB_STEP_SUMMARY "
-              "(or stderr).")
-def plan_command(base_ref: str, head_ref: str, changelog_file: str, trim_conc: bool,
-                 all_evals: bool, evals_only: bool, config_files: tuple[str, ...],
-                 runner_config: str, summary: bool) -> None:
-    """Plan the sweep for the changelog entries appended between two git refs."""
-    flags = PlanFlags(trim=trim_conc, all_evals=all_evals, evals_only=evals_only)
-    files = list(config_files) if config_files else default_config_files()
-    sources = file_sources(files, runner_config, base_ref)
-    plan = plan_from_git(base_ref, head_ref, changelog_file, flags, sources)
-    text = dump_plan(plan)
-    if summary:
-        from infx.changelog.summary import summary_markdown, write_summary  # --summary only
-
-        write_summary(summary_markdown(plan, sources.get("configs")))
-    click.echo(text)
+plan_command = fast_command("plan", PLAN)  # runs without click when well-formed (infx.cli)
