@@ -82,6 +82,11 @@ def test_an_unparsable_tree_fails_closed():
 @pytest.mark.parametrize(("path", "yes"), [
     ("perf-changelog.yaml", True), (MASTER, True), ("configs/recipes/x.yaml", True),
     ("runners/launch_mi355x.sh", True), ("benchmarks/run.py", True), ("README.md", False),
-    ("configs/policy/hardware.yaml", False), ("docs/perf-changelog.yaml", False)])
+    ("configs/policy/hardware.yaml", False), ("docs/perf-changelog.yaml", False),
+    # one folder down (a monorepo's e.g. inferencex-e2e/) counts; deeper, or a near miss, does not
+    ("e2e/configs/amd-master.yaml", True), ("e2e/configs/recipes/k.yaml", True), ("e2e/runners/x.sh", True),
+    ("a/b/configs/amd-master.yaml", False), ("configs/amd-master.yaml.orig", False),
+    ("configs/-master.yaml", False), ("configs/recipes/.yaml", False), ("configs/recipes/k.yaml.bak", False),
+    ("configs/recipes/a/k.yaml", False), ("docs/old/runners/x.sh", False), ("runners", False)])
 def test_benchmark_paths(path, yes):
     assert is_benchmark_path(path) is yes

@@ -60,3 +60,38 @@ def test_unreadable_content_fails_closed():
     problem = binding_problem(comment_ref="/use 5 (comment 7 by root)", seen=A, head=C, pr_commits=(A, C),
                               base="base", tree=trees.__getitem__)
     assert "cannot be told" in problem and "perf-changelog.yaml" in problem
+
+
+def test_times_are_instants_whatever_their_form():
+    """PyGithub gives datetimes (naive ones are UTC), GitHub's JSON gives strings with Z or
+    an offset; anything else is no time at all (nothing is bound)."""
+    from datetime import datetime, timedelta, timezone
+
+    def at(when):
+        return head_when_posted(RUNS, when, branch="carol/bump", head_repo="acme/inferencex")
+    assert at(datetime(2026, 9, 29, 12, 30)) == B
+    assert at(datetime(2026, 9, 29, 12, 30, tzinfo=timezone.utc)) == B
+    assert at("2026-09-29T12:30:00+02:00") == A  # 10:30 UTC
+    assert at(datetime(2026, 9, 29, 14, 30, tzinfo=timezone(timedelta(hours=2)))) == B
+    assert at(1790000000) is None and at("") is None
+
+
+def test_only_runs_with_a_time_and_a_head_of_this_branch_and_repository_count():
+    runs = [run(9, X, "2026-09-29T11:50:00Z", event="push"), run(8, X, None),
+            run(7, "", "2026-09-29T11:40:00Z"), run(6, X, "2026-09-29T11:45:00Z", repo="fork/x"),
+            run(5, X, "2026-09-29T11:30:00Z", branch="other"), run(1, A, "2026-09-29T10:00:00Z")]
+    assert head_when_posted(runs, "2026-09-29T12:00:00Z", branch="carol/bump", head_repo="acme/inferencex") == A
+    # a run that does not record its branch or repository is not ruled out by them
+    unnamed = [run(1, A, "2026-09-29T10:00:00Z"), run(2, B, "2026-09-29T11:00:00Z", branch=None),
+               run(3, C, "2026-09-29T11:10:00Z", repo=None)]
+    assert head_when_posted(unnamed, "2026-09-29T11:05:00Z", branch="carol/bump", head_repo="acme/inferencex") == B
+    assert head_when_posted(unnamed, "2026-09-29T12:00:00Z", branch="carol/bump", head_repo="acme/inferencex") == C
+    # nor when the PR's own head repository is unknown
+    assert head_when_posted(runs, "2026-09-29T12:00:00Z", branch="carol/bump", head_repo=None) == X
+
+
+def test_runs_created_in_the_same_second_are_ordered_by_id():
+    same = [run(12, B, "2026-09-29T10:00:00Z"), run(11, A, "2026-09-29T10:00:00Z")]
+    assert head_when_posted(same, "2026-09-29T10:00:00Z", branch="carol/bump", head_repo=None) == B
+    assert head_when_posted(list(reversed(same)), "2026-09-29T10:00:00Z", branch="carol/bump",
+                            head_repo=None) == B

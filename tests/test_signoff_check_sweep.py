@@ -489,3 +489,38 @@ def test_an_unread_workflow_tree_is_named_only_for_a_run_whose_jobs_were_green()
     changed.commit_files[A] = {SWEEP_WORKFLOW: SWEEP_TEXT + "# edited\n"}
     assert sweep.set_aside(changed) == [(9, "its commit aaaaaaaa has sweep workflow files that differ "
                                              f"from the default branch's ({SWEEP_WORKFLOW})")]
+
+
+def test_set_aside_runs_are_all_found_past_runs_that_are_skipped() -> None:
+    """Newer runs that were never looked at, that are ours, or whose red jobs already rule
+    them out do not end the search: every older set-aside run is still named, newest first,
+    and a PASS lists them all."""
+    C = "c" * 40
+    red = [job("single-node 1k1k / r", "failure", job_id=130, sha=C), job("eval / r", job_id=131, sha=C)]
+    forged = {f"r{i}": [job("single-node 1k1k / x", job_id=10 * i, sha=A),
+                        job("eval / x", job_id=10 * i + 1, sha=A)] for i in (3, 5)}
+    ev = swept_on_a(r12=[job("agentic / c2", job_id=120, sha=A), job("agentic eval / c2", job_id=121, sha=A)],
+                    r13=red, r14=[job("eval / y", job_id=140)], **forged)
+    ev.commits = [A, C, B]
+    ev.check_runs.setdefault(C, [])
+    del ev.commit_files[C]  # the red run's workflow files were never read
+    del ev.workflow_runs[14]  # never looked at
+    ev.workflow_runs[3], ev.workflow_runs[5] = _foreign(3), _foreign(5)
+    assert sweep.set_aside(ev) == [(5, FOREIGN), (3, FOREIGN)]
+    outcome = sweep.run(ev, SETTINGS)
+    assert outcome.status is Status.PASS and "(run [12](" in unwrap(outcome.reason)
+    assert outcome.reason.endswith(f"has the same files; set aside: run 5 — {FOREIGN}; set aside: run 3 — "
+                                   f"{FOREIGN}.")
+    assert outcome.details == (f"set aside: run 5 — {FOREIGN}", f"set aside: run 3 — {FOREIGN}")
+
+
+def test_an_incremental_resweep_passes_naming_every_run_of_the_union() -> None:
+    from test_signoff_sweeps import _union_world
+
+    ev, benchmarks, evals = _union_world()
+    outcome = sweep.run(ev, SETTINGS)
+    assert outcome.status is Status.PASS and outcome.details == ()
+    assert unwrap(outcome.reason) == (
+        f"every row of the head's plan ({len(benchmarks)} benchmark and {len(evals)} eval rows) has a green "
+        "job in run(s) [21](https://github.com/o/r/actions/runs/21), [20](https://github.com/o/r/actions/runs/20), "
+        "on content whose row fingerprints equal the head's (incremental re-sweep).")

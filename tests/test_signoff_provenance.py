@@ -110,3 +110,17 @@ def test_run_problem_needs_the_record_and_the_tree_of_the_runs_commit() -> None:
     evidence.workflow_runs[2] = run(id=2, head_sha="b" * 40, head_repo="o/r")
     evidence.head_files = DEFAULT | {SWEEP_WORKFLOW: "name: mine\n"}
     assert "differ from the default branch's" in provenance.run_problem(evidence, 2)
+
+
+def test_called_files_are_found_by_their_spelling() -> None:
+    """A reusable workflow may end in .yaml; a local action is its action.yml (GitHub reads
+    that one when both spellings exist) or else its action.yaml; a ref after `@` is no part
+    of the path."""
+    sweep = ("jobs:\n  a:\n    uses: ./.github/workflows/tmpl.yaml\n  b:\n    runs-on: x\n    steps:\n"
+             "      - uses: ./.github/actions/both@v1\n      - uses: ./.github/actions/only-yaml/\n")
+    tree = {SWEEP_WORKFLOW: sweep, ".github/workflows/tmpl.yaml": "on: workflow_call\n",
+            ".github/actions/both/action.yml": "runs: {using: composite, steps: []}\n",
+            ".github/actions/both/action.yaml": "name: unused\n",
+            ".github/actions/only-yaml/action.yaml": "runs: {using: composite, steps: []}\n"}
+    assert sweep_files(tree) == (SWEEP_WORKFLOW, ".github/workflows/tmpl.yaml",
+                                 ".github/actions/both/action.yml", ".github/actions/only-yaml/action.yaml")
