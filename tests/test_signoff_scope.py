@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from infx.signoff import codeowners
-from infx.signoff.scope import ScopeError, candidate_owners, decide, is_user
+from infx.signoff.scope import ScopeError, candidate_owners, decide, is_user, target_problem
 
 OWNERS = codeowners.parse("""* @org/core
 configs/amd-master.yaml @alice @bob
@@ -97,3 +97,17 @@ def test_the_first_codeowners_error_is_named() -> None:
     with pytest.raises(ScopeError, match=f"^CODEOWNERS line {broken.errors[0].line}: "):
         decide(broken, ["x"], "org/core", lookup([]))
     assert broken.errors[0].line != broken.errors[-1].line
+
+
+def test_only_a_pr_into_the_default_branch_is_in_scope() -> None:
+    assert target_problem("main", "main", "are verified") is None
+    assert target_problem("release-1", "main", "are verified") == (
+        "the PR targets release-1, not the default branch main; only PRs into the default branch "
+        "are verified")
+    assert target_problem("", "main", "get this status") == (
+        "the PR targets an unknown branch, not the default branch main; only PRs into the default "
+        "branch get this status")
+    # GitHub's answer without the default branch: nothing is in scope
+    assert target_problem("main", None, "x") == ("the PR targets main, not the default branch (unknown); "
+                                                 "only PRs into the default branch x")
+    assert target_problem("", "", "x") is not None

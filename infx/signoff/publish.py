@@ -154,13 +154,9 @@ class _Session:
                 problem = binding.dispatch_problem(actor, signoff.author, permissions[actor.lower()])
             if problem:
                 return self._skip(problem)
-        default = ((raw.get("base") or {}).get("repo") or {}).get("default_branch")
-        if not default or pr.base_ref != default:
-            # a status on the head commit would also speak for that commit in a PR into the
-            # default branch: a PR into another branch never gets one from this bot
-            return self._skip(f"the PR targets {pr.base_ref or 'an unknown branch'}, not the default "
-                              f"branch {default or '(unknown)'}; only PRs into the default branch "
-                              "are verified")
+        out_of_scope = scope_mod.target_problem(pr.base_ref, _default_branch(raw), "are verified")
+        if out_of_scope:
+            return self._skip(out_of_scope)
         evidence = self._scope(pr, raw, signoff, permissions)
         if isinstance(evidence, Result):
             return evidence
@@ -181,11 +177,9 @@ class _Session:
         """The status of a new head, before (or without) any sign-off on it."""
         if pr.state != "open":
             return self._skip(f"the PR is {pr.state}")
-        default = ((raw.get("base") or {}).get("repo") or {}).get("default_branch")
-        if not default or pr.base_ref != default:
-            return self._skip(f"the PR targets {pr.base_ref or 'an unknown branch'}, not the default "
-                              f"branch {default or '(unknown)'}; only PRs into the default branch "
-                              "get this status")
+        out_of_scope = scope_mod.target_problem(pr.base_ref, _default_branch(raw), "get this status")
+        if out_of_scope:
+            return self._skip(out_of_scope)
         nobody = SignOff(author="", body="", url=None, source_id=None, kind="issue_comment")
         evidence = self._scope(pr, raw, nobody, {})
         if isinstance(evidence, Result):
@@ -291,7 +285,7 @@ class _Session:
     def _scope(self, pr: PullInfo, raw: dict, signoff: SignOff,
                permissions: dict[str, dict[str, str] | None]) -> Evidence | Result:
         try:
-            branch = ((raw.get("base") or {}).get("repo") or {}).get("default_branch") or pr.base_ref
+            branch = _default_branch(raw) or pr.base_ref
             default_sha = self.reader.branch_sha(branch)
             default_tree: dict[str, str | None] = self.reader.tree(default_sha)
             # CODEOWNERS comes from the tip of the branch the PR targets (resolved once to a
@@ -430,6 +424,11 @@ def escalation_mentions(evidence: Evidence, table: CheckTable) -> tuple[str, ...
         return table.settings.escalation_mentions
     _, text = first_trusted_file(evidence, table.settings.codeowners_paths)
     return codeowners.parse(text).catch_all_owners() if text else ()
+
+
+def _default_branch(raw: dict) -> str | None:
+    """The repository's default branch, from GitHub's PR answer (`base.repo.default_branch`)."""
+    return ((raw.get("base") or {}).get("repo") or {}).get("default_branch")
 
 
 def newer_owner_signoff(evidence: Evidence, table: CheckTable) -> Comment | None:

@@ -1,4 +1,4 @@
-"""Scope: does any changed file have an owner who must sign off (not core, not an admin)?"""
+"""Scope: is the PR one the bot speaks for, and does any changed file have an owner who must sign off?"""
 
 from __future__ import annotations
 
@@ -17,6 +17,17 @@ class Scope:
     required: bool
     reason: str
     owners: tuple[str, ...] = ()  # owners found to need a sign-off (may stop at the first)
+
+
+def target_problem(base_ref: str, default_branch: str | None, gets: str) -> str | None:
+    """Why the PR is out of scope (PRODUCT §4.8), or None: only a PR into the default branch.
+
+    A status lands on the head commit, where it would also speak for that commit in a PR into
+    the default branch; so a PR into any other branch (or an unknown one) gets nothing."""
+    if default_branch and base_ref == default_branch:
+        return None
+    return (f"the PR targets {base_ref or 'an unknown branch'}, not the default branch "
+            f"{default_branch or '(unknown)'}; only PRs into the default branch {gets}")
 
 
 def candidate_owners(owners: codeowners.Codeowners, paths: list[str], core_team: str) -> list[str]:
