@@ -60,7 +60,7 @@ def test_a_run_that_took_rows_from_earlier_runs_is_no_whole_sweep_alone():
 
 # --- incremental re-sweeps: the union of runs covering the head's plan row for row ------------
 
-def _union_world(*, a_changes: dict | None = None, reuse: bool = True):
+def _union_world(*, a_changes: dict | None = None, reuse: bool = True, trees: tuple | None = None):
     """This repository's own configs, a PR appending one changelog entry: run 20 swept every
     row of the plan on commit A, run 21 on the head B re-ran the eval rows and listed the
     benchmark rows as reused from run 20 (its changelog-metadata), as run-sweep.yml does."""
@@ -77,7 +77,8 @@ def _union_world(*, a_changes: dict | None = None, reuse: bool = True):
     from infx.signoff.provenance import SWEEP_WORKFLOW
 
     a, b = "a" * 40, "b" * 40
-    plan = plan_from_trees(BASE, HEAD, PlanFlags(), base_ref=a, head_ref=b)
+    base_tree, head_tree = trees or (BASE, HEAD)
+    plan = plan_from_trees(base_tree, head_tree, PlanFlags(), base_ref=a, head_ref=b)
     titles = {}
     for bucket in BUCKETS:
         node = plan.get(bucket.path[0]) or {}
@@ -95,16 +96,17 @@ def _union_world(*, a_changes: dict | None = None, reuse: bool = True):
     check_runs = {sha: [CheckRun(j.id, j.name, j.status, j.conclusion,
                                  f"https://github.com/o/r/actions/runs/{rid}/job/{j.id}")
                         for rid, js in run_jobs.items() for j in js if j.head_sha == sha] for sha in (a, b)}
-    head = HEAD | {SWEEP_WORKFLOW: SWEEP_TEXT}
+    head = head_tree | {SWEEP_WORKFLOW: SWEEP_TEXT}
     runs = {rid: WorkflowRun(rid, "Run Sweep", SWEEP_WORKFLOW, "pull_request", "completed", "success", sha,
                              created_at=f"2026-09-29T1{rid - 20}:00:00Z", head_repo="o/r")
             for rid, sha in ((20, a), (21, b))}
     ev = bare_evidence(head_sha=b, commits=[a, b], check_runs=check_runs, run_jobs=run_jobs,
-                       workflow_runs=runs, head_files=head, base_files=dict(BASE),
+                       workflow_runs=runs, head_files=head, base_files=dict(base_tree),
                        commit_files={a: head | (a_changes or {})})
     meta = {"entries": [], "reused-rows": {n: 20 for n in benchmarks}} if reuse else {"entries": []}
     ev.artifacts[21] = [Artifact("changelog-metadata", False,
                                  {"changelog_metadata.json": json.dumps(meta).encode()})]
+    ev.artifacts[20] = [Artifact("changelog-metadata", False, {"changelog_metadata.json": b'{"entries": []}'})]
     return ev, benchmarks, evals
 
 
@@ -136,6 +138,9 @@ def test_a_union_row_needs_a_green_job_with_the_heads_fingerprint() -> None:
     red, benchmarks, _ = _union_world()
     red.run_jobs[20][0] = RunJob(2000, red.run_jobs[20][0].name, "completed", "failure", head_sha="a" * 40)
     assert sweeps.green_union(red) is None
+    unread_tree, _, _ = _union_world()
+    del unread_tree.commit_files["a" * 40]  # run 20's tree was never read: it covers nothing
+    assert sweeps.green_union(unread_tree) is None
 
 
 def test_only_runs_of_ours_on_this_pr_with_read_jobs_join_the_union() -> None:
@@ -147,7 +152,7 @@ def test_only_runs_of_ours_on_this_pr_with_read_jobs_join_the_union() -> None:
             ev.run_jobs[20] = None
         else:
             ev.commits = ["b" * 40]
-        assert 20 not in sweeps.union_candidates(ev), spoil
+        assert sweeps.union_candidates(ev) == [21], spoil
         assert sweeps.green_union(ev) is None, spoil
     ev, _, _ = _union_world()
     ev.workflow_runs[21] = replace(ev.workflow_runs[21], created_at=None)  # newest by id then
@@ -160,6 +165,15 @@ def test_a_union_needs_the_plan_inputs() -> None:
         ev, _, _ = _union_world()
         setattr(ev, tree, {})
         assert sweeps.green_union(ev) is None, tree
+    # an unread base tree would make every changelog entry the PR's own: never a union
+    from test_matrix_fingerprint import BASE, ENTRY
+
+    alone = BASE | {"perf-changelog.yaml": ENTRY.lstrip()}
+    ev, _, _ = _union_world(trees=({}, alone))
+    assert sweeps.green_union(ev) is None
+    ev, _, _ = _union_world(trees=({}, alone))
+    ev.base_files = {"README.md": "base\n"}
+    assert sweeps.green_union(ev) is not None  # the same world with a base tree read
     ev, _, _ = _union_world()
     ev.head_files = ev.head_files | {"configs/runners.yaml": "[\n"}
     assert sweeps.green_union(ev) is None
@@ -215,3 +229,15 @@ def test_without_a_run_record_the_jobs_name_the_commit() -> None:
     ev.run_jobs[7] = [jobs[1], RunJob(3, "agentic / a", "completed", "success", head_sha="a" * 40)]
     assert sweeps.run_commit(ev, 7) is None
     assert sweeps.green_jobs(ev, 7) is None  # green jobs, but no one commit
+
+
+def test_one_run_may_give_both_benchmark_and_eval_rows_and_its_attempt_is_reported() -> None:
+    ev, benchmarks, evals = _union_world()
+    ev.run_jobs[21] = []
+    ev.check_runs["b" * 40] = []
+    green = sweeps.find_green_run(ev)
+    assert green.rows_by_run == ((20, frozenset(benchmarks + evals)),)
+    assert green.contributes(20, evals=True) and green.contributes(20, evals=False)
+    ev, _, _ = _union_world()
+    ev.workflow_runs[21] = replace(ev.workflow_runs[21], run_attempt=3)
+    assert sweeps.find_green_run(ev).attempt == 3
