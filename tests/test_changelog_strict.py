@@ -7,10 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from infx.changelog.strict import (
-    check_new_whitespace,
     compare_entries,
     parse_changelog,
-    validate_raw_change,
+    validate_change,
 )
 from infx.errors import InfxError
 
@@ -27,12 +26,11 @@ B = block(text="B")
 
 
 def check(base: bytes, head: bytes, pr: int | None = 42):
-    """The full strict pipeline; returns (additions, corrections)."""
-    old = parse_changelog(base, "perf-changelog.yaml", "base")
-    new = parse_changelog(head, "perf-changelog.yaml", "head")
-    change = compare_entries(old, new, pr)
-    validate_raw_change(base, head, change, "perf-changelog.yaml")
-    check_new_whitespace(base, head, change, "perf-changelog.yaml")
+    """The full strict pipeline (validate_change, as `changelog validate` and the verdict call
+    it); returns (additions, corrections) after checking it hands back the parsed head."""
+    parsed, change = validate_change(base, head, "perf-changelog.yaml", pr, base_label="base",
+                                     head_label="head")
+    assert parsed.raw == head and parsed.entries == parse_changelog(head, "perf-changelog.yaml").entries
     return len(change.additions), change.corrections
 
 

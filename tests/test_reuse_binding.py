@@ -95,3 +95,11 @@ def test_runs_created_in_the_same_second_are_ordered_by_id():
     assert head_when_posted(same, "2026-09-29T10:00:00Z", branch="carol/bump", head_repo=None) == B
     assert head_when_posted(list(reversed(same)), "2026-09-29T10:00:00Z", branch="carol/bump",
                             head_repo=None) == B
+
+
+def test_a_command_on_the_head_itself_needs_no_comparison():
+    """Posted on the head being decided: covered without reading any tree (the head's own
+    unreadable changelog is another check's finding), even when the commit list is capped."""
+    trees = TREES | {C: {"perf-changelog.yaml": "a: [\n"}}
+    assert binding_problem(comment_ref="/use 5 (comment 7 by root)", seen=C, head=C, pr_commits=(A, B),
+                           base="base", tree=trees.__getitem__) is None
