@@ -115,9 +115,10 @@ def affected_keys(tree: Tree, base: Tree) -> set[str]:
     blocks, base_blocks = _blocks(tree), _blocks(base)
     keys = named_keys(pr_entries(tree, base), list(blocks))
     keys |= {k for k, (_, block) in blocks.items() if base_blocks.get(k, (None, None))[1] != block}
-    for path, text in tree.items():
+    for path in set(tree) | set(base):
+        # a recipe added, edited or deleted (None or absent) by the PR: its key runs differently
         match = RECIPE_PATH.match(path)
-        if match and text is not None and text != base.get(path):
+        if match and tree.get(path) != base.get(path):
             keys.add(match.group(1))
     return keys
 

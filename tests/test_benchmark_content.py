@@ -10,6 +10,8 @@ from infx.benchmark_content import (
     affected_keys,
     differences,
     is_benchmark_path,
+    master_blocks,
+    named_keys,
     pr_entries,
 )
 
@@ -90,3 +92,84 @@ def test_an_unparsable_tree_fails_closed():
     ("configs/recipes/a/k.yaml", False), ("docs/old/runners/x.sh", False), ("runners", False)])
 def test_benchmark_paths(path, yes):
     assert is_benchmark_path(path) is yes
+
+
+RECIPE_B = "configs/recipes/b-fp4-mi355x-atom.yaml"
+
+
+def test_a_recipe_deleted_after_the_sweep_is_drift_like_an_edited_one():
+    """The PR edited key b's recipe in the swept commit; at the head it edits it again or
+    deletes it: either way b runs differently from what was swept (found by mutation testing:
+    a deletion used to pass unnoticed)."""
+    base = BASE | {RECIPE_B: "serve: b\n"}
+    swept = HEAD | {RECIPE_B: "serve: b2\n"}
+    for head in (HEAD | {RECIPE_B: "serve: b3\n"}, HEAD | {RECIPE_B: None}, dict(HEAD)):
+        assert differences(swept, head, base) == [RECIPE_B]
+    assert affected_keys(dict(HEAD), base) == {"a-fp8-mi355x-sglang", "b-fp4-mi355x-atom"}
+    assert affected_keys(HEAD | {RECIPE_B: "serve: b\n"}, base) == {"a-fp8-mi355x-sglang"}
+
+
+def test_a_block_changed_or_added_without_an_entry_is_affected():
+    new_key = "c-bf16-mi355x-vllm:\n  image: v:1\n  runner: mi355x\n"
+    changed = BASE | {MASTER: BLOCK_A + BLOCK_B.replace("atom:1", "atom:2") + new_key}
+    assert affected_keys(changed, BASE) == {"b-fp4-mi355x-atom", "c-bf16-mi355x-vllm"}
+    again = BASE | {MASTER: BLOCK_A + BLOCK_B.replace("atom:1", "atom:3") + new_key}
+    assert differences(changed, again, BASE) == [f"{MASTER} [b-fp4-mi355x-atom]"]
+    # a head that no longer touches b (reverted to the base) does not benchmark it: no drift
+    assert differences(changed, BASE | {MASTER: BLOCK_A + BLOCK_B + new_key}, BASE) == []
+    # a key that only the head has is named with the file it is in
+    assert differences(BASE, BASE | {MASTER: BLOCK_A + BLOCK_B + new_key}, BASE) == [f"{MASTER} [c-bf16-mi355x-vllm]"]
+
+
+def test_a_key_in_two_master_configs_is_read_in_path_order_whatever_the_tree_order():
+    nvidia = "configs/nvidia-master.yaml"
+    twice = {nvidia: BLOCK_A.replace("img:1", "nv:1"), MASTER: BLOCK_A}
+    assert master_blocks(twice)["a-fp8-mi355x-sglang"][0] == nvidia
+    assert master_blocks(dict(reversed(twice.items())))["a-fp8-mi355x-sglang"][0] == nvidia
+
+
+def test_changelogs_that_are_missing_empty_or_not_entries():
+    no_log = {k: v for k, v in HEAD.items() if k != "perf-changelog.yaml"}
+    assert pr_entries(no_log, BASE) == []
+    assert sorted(e["config-keys"][0] for e in pr_entries(HEAD, no_log)) == ["a-fp8-mi355x-sglang", "b-fp4-mi355x-atom"]
+    assert differences(no_log, dict(no_log), no_log) == []
+    assert pr_entries(HEAD | {"perf-changelog.yaml": "# nothing yet\n"}, BASE) == []
+    for bad in ("- just text\n", OLD_ENTRY + "- just text\n", "- just text\n" + OLD_ENTRY, "a: 1\n"):
+        with pytest.raises(Unreadable, match="perf-changelog.yaml is not a list of entries"):
+            pr_entries(HEAD | {"perf-changelog.yaml": bad}, BASE)
+    for bad in ("- a\n- b\n", "[1, 2]\n", "just text\n"):
+        with pytest.raises(Unreadable, match=f"{MASTER} is not a mapping of config keys"):
+            master_blocks({MASTER: bad})
+
+
+def test_the_prs_entries_do_not_depend_on_their_order_in_the_file():
+    one, two = entry("a-fp8-mi355x-sglang", "one"), entry("b-fp4-mi355x-atom", "two")
+    forward = pr_entries(BASE | {"perf-changelog.yaml": OLD_ENTRY + one + two}, BASE)
+    backward = pr_entries(BASE | {"perf-changelog.yaml": OLD_ENTRY + two + one}, BASE)
+    assert forward == backward and len(forward) == 2
+
+
+def test_only_string_config_keys_name_keys():
+    assert named_keys([{"config-keys": [5, "a-fp8-mi355x-sglang", None]}],
+                      ["a-fp8-mi355x-sglang", "5"]) == {"a-fp8-mi355x-sglang"}
+    assert named_keys([{"config-keys": ["gone-key"]}], ["a-fp8-mi355x-sglang"]) == {"gone-key"}
+    assert named_keys([{"description": ["no keys"]}], ["a"]) == set()
+
+
+def test_differences_are_listed_in_a_stable_order():
+    """Config keys in key order, then recipes and launchers in path order, whatever the
+    order of the trees (the Check 1 row and the reuse answer quote this list)."""
+    keys = ["d-fp8-mi355x-sglang", "e-fp8-mi355x-sglang", "f-fp8-mi355x-sglang", "g-fp8-mi355x-sglang"]
+    blocks = "".join(f"{k}:\n  image: i:1\n  runner: mi355x\n" for k in keys)
+    base = BASE | {MASTER: BLOCK_A + BLOCK_B + blocks}
+    head = base | {MASTER: BLOCK_A + BLOCK_B + blocks.replace("i:1", "i:2")}
+    launchers = [f"runners/launch_{n}.sh" for n in ("b", "d", "a", "c")]
+    later = head | {MASTER: BLOCK_A + BLOCK_B + blocks.replace("i:1", "i:3")} | {p: "new\n" for p in launchers}
+    assert differences(head, later, base) == [f"{MASTER} [{k}]" for k in keys] + sorted(launchers)
+    assert differences(head, dict(reversed(later.items())), base) == [f"{MASTER} [{k}]" for k in keys] + sorted(launchers)
+
+
+def test_a_key_the_swept_commit_benchmarked_and_the_head_dropped_is_a_difference():
+    other = "c-bf16-mi355x-vllm:\n  image: v:1\n  runner: mi355x\n"
+    swept = BASE | {MASTER: BLOCK_A + BLOCK_B + other, "perf-changelog.yaml": OLD_ENTRY + entry("c-bf16-mi355x-vllm")}
+    assert differences(swept, BASE, BASE) == [CHANGELOG_LABEL, f"{MASTER} [c-bf16-mi355x-vllm]"]
