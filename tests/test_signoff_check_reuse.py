@@ -207,3 +207,35 @@ def test_check_4_and_the_resolver_agree_on_a_command_older_than_a_plan_swap(fake
     resolver_says = unbound_reason(gateway, pull["number"], request)
     assert resolver_says is not None and "perf-changelog.yaml (this PR's entries)" in resolver_says
     assert status is Status.WARN and reason == resolver_says
+
+
+def test_logins_are_matched_case_insensitively_to_their_permissions() -> None:
+    """GitHub prints a login as its owner spelled it; the gatherer keys permissions by the
+    lower-case login."""
+    outcome = check(evidence([comment(1, "ChunFangAMD", "COLLABORATOR", "/use 5")], {"chunfangamd": WRITE}))
+    assert outcome.status is Status.PASS
+    outcome = check(evidence([comment(1, "Reader", "MEMBER", "/use 5")], {"reader": READ}))
+    assert outcome.reason.startswith("no authorised reuse command has been posted (only from Reader (MEMBER, "
+                                     "read permission));")
+
+
+def test_the_newest_three_turned_away_commands_are_named_oldest_first() -> None:
+    comments = [comment(1, "s1", "CONTRIBUTOR", "/use 1"), comment(2, "s2", "NONE", "/use 2"),
+                comment(3, "m", "MEMBER", "thanks, looks good"), comment(4, "m", "MEMBER", "please /use 4"),
+                comment(5, "m", "MEMBER", "quoted:\n```\n/use 5\n```"),
+                comment(6, "s3", "FIRST_TIMER", "/reuse-sweep-run 6"),
+                comment(7, "s4", "CONTRIBUTOR", "/use 7")]
+    outcome = check(evidence(comments, {"m": WRITE}))
+    assert outcome.status is Status.WARN
+    assert outcome.reason == ("no authorised reuse command has been posted (only from s2 (NONE), "
+                              "s3 (FIRST_TIMER), s4 (CONTRIBUTOR)); " + reuse.ASK)
+    two = check(evidence(comments[:3], {"m": WRITE}))
+    assert two.reason.startswith("no authorised reuse command has been posted (only from s1 (CONTRIBUTOR), "
+                                 "s2 (NONE)); ")
+
+
+def test_a_conversation_without_any_command_says_only_that() -> None:
+    comments = [comment(1, "m", "MEMBER", "thanks"), comment(2, "m", "MEMBER", "please /use 4"),
+                comment(3, "m", "MEMBER", "/use abc"), comment(4, "m", "MEMBER", "```\n/use 4\n```")]
+    assert check(evidence(comments, {"m": WRITE})).reason == \
+        "no authorised reuse command has been posted; " + reuse.ASK
