@@ -163,7 +163,7 @@ def test_differences_are_listed_in_a_stable_order():
     blocks = "".join(f"{k}:\n  image: i:1\n  runner: mi355x\n" for k in keys)
     base = BASE | {MASTER: BLOCK_A + BLOCK_B + blocks}
     head = base | {MASTER: BLOCK_A + BLOCK_B + blocks.replace("i:1", "i:2")}
-    launchers = [f"runners/launch_{n}.sh" for n in ("b", "d", "a", "c")]
+    launchers = [f"runners/launch_{n}.sh" for n in "hbdagecf"]
     later = head | {MASTER: BLOCK_A + BLOCK_B + blocks.replace("i:1", "i:3")} | {p: "new\n" for p in launchers}
     assert differences(head, later, base) == [f"{MASTER} [{k}]" for k in keys] + sorted(launchers)
     assert differences(head, dict(reversed(later.items())), base) == [f"{MASTER} [{k}]" for k in keys] + sorted(launchers)
