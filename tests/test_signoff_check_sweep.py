@@ -509,8 +509,8 @@ def test_set_aside_runs_are_all_found_past_runs_that_are_skipped() -> None:
     assert sweep.set_aside(ev) == [(5, FOREIGN), (3, FOREIGN)]
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.PASS and "(run [12](" in unwrap(outcome.reason)
-    assert outcome.reason.endswith(f"has the same files; set aside: run 5 — {FOREIGN}; set aside: run 3 — "
-                                   f"{FOREIGN}.")
+    assert outcome.reason.endswith(f"(the only ones read at the swept commit); set aside: run 5 — {FOREIGN}; "
+                                   f"set aside: run 3 — {FOREIGN}.")
     assert outcome.details == (f"set aside: run 5 — {FOREIGN}", f"set aside: run 3 — {FOREIGN}")
 
 
