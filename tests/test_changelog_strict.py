@@ -390,3 +390,25 @@ def test_validation_errors_find_the_key_inside_a_middle_or_last_entry():
 def test_a_quoted_tbd_with_spaces_still_gets_the_hint():
     assert located((A, A + b"\n" + block(link="\" TBD \"")))[0].endswith(
         "found ' TBD ' ('TBD' is not a placeholder)")
+
+
+def test_entry_lines_are_counted_from_the_first_byte_and_only_at_line_starts():
+    """A leading blank line moves every entry down; `- config-keys:` quoted inside a
+    description is text, not an entry start."""
+    assert parse_changelog(b"\n" + A, "perf-changelog.yaml").entry_lines == [2]
+    assert parse_changelog(A + b"\n" + B, "perf-changelog.yaml").entry_lines == [1, 7]
+    quoted = block(text="see - config-keys: x")
+    assert parse_changelog(quoted + b"\n" + quoted, "perf-changelog.yaml").entry_lines == [1, 7]
+
+
+def test_trailing_whitespace_on_the_first_line_after_the_separator_is_located():
+    spaced = B.replace(b"- config-keys:\n", b"- config-keys:  \n")
+    with pytest.raises(InfxError, match="line 7 adds trailing whitespace") as caught:
+        check(A, A + b"\n" + spaced)
+    assert caught.value.problems[0].line == 7
+
+
+def test_a_single_space_line_inside_an_appended_entry_is_located():
+    padded = B.replace(b"  pr-link", b" \n  pr-link")
+    with pytest.raises(InfxError, match="line 11 adds a whitespace-only line"):
+        check(A, A + b"\n" + padded)
