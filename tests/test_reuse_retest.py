@@ -152,3 +152,18 @@ def test_a_sweep_still_running_is_not_retested(fake_github):
     outcome = retest(fake.client(), REPO, _event(world, comment))
     assert outcome.reaction == "-1" and "108 has not finished" in outcome.summary
     assert fake.count("POST", r"/rerun-failed-jobs$") == 0
+
+
+def test_failed_job_names_are_shown_inert_in_the_summary(fake_github):
+    """Job names come from the PR's matrix: a name that tries to close its code span and
+    mention a team stays one literal code span in the step summary."""
+    world = _with_failed_jobs(base_world())
+    hostile = "single-node 1k1k / x` @org/core <img src=x> `y"
+    for job in world["check_runs"][C2]:
+        if job["conclusion"] == "failure":
+            job["name"] = hostile
+    world["collaborators"]["tina"] = {"permission": "read", "role_name": "triage"}
+    comment = add_comment(world, "tina", "MEMBER", "/retest-failed", WHEN)
+    outcome = retest(fake_github(world).client(), REPO, _event(world, comment))
+    assert outcome.reaction == "+1"
+    assert ", ``single-node 1k1k / x` @org/core <img src=x> `y``." in outcome.summary

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from signoff_policy_support import SWEEP_TEXT, bare_evidence
 
+from infx.inert import unwrap
 from infx.matrix.identity import job_name
 from infx.signoff import sweeps
 from infx.signoff.checks import sweep
-from infx.signoff.inert import unwrap
 from infx.signoff.model import CheckRun, Evidence, RunJob, Status, WorkflowRun
 from infx.signoff.provenance import SWEEP_WORKFLOW
 from infx.signoff.table import load_table

@@ -90,7 +90,7 @@ def test_no_server_clock_is_an_error_not_the_hosts_clock(request, fake_github) -
 
 
 def test_an_injected_script_line_renders_as_plain_text(request, fake_github) -> None:
-    from test_signoff_inert import BOT_TAGS, MENTION, rendered
+    from test_inert import BOT_TAGS, MENTION, rendered
 
     fake = fake_github(load(request, "trust_injection.yaml"))
     result = verify(fake)
@@ -219,7 +219,7 @@ def test_a_tbd_pr_link_is_rejected_with_the_changelog_line(request, fake_github)
 
 
 def _plain(text: str) -> str:
-    from infx.signoff.inert import unwrap
+    from infx.inert import unwrap
 
     return unwrap(text).replace("\u200b", "")
 

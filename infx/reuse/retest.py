@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from infx.inert import code, render_inert
 from infx.reuse.authorization import Authority, is_bot
 from infx.reuse.model import RunFacts
 from infx.reuse.ports import ReuseClient
@@ -135,7 +136,8 @@ def retest(client: ReuseClient, repo: str, event: Any, *, workflow: str = DEFAUL
         if decision.run_id is not None:
             client.rerun_failed_jobs(repo, decision.run_id)
             gateway.react(current.id, "+1")
-            shown = ", ".join(f"`{name}`" for name in decision.failed_rows[:10])
+            # job names come from the PR's matrix: shown as code spans that nothing can close
+            shown = render_inert(", ".join(code(name) for name in decision.failed_rows[:10]))
             more = f" and {len(decision.failed_rows) - 10} more" if len(decision.failed_rows) > 10 else ""
             rows = f": {shown}{more}" if shown else ""
             return RetestOutcome("+1", f"PR #{pr}: {decision.reason}{rows}.", decision.run_id)

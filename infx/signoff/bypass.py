@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from infx.signoff.inert import code
+from infx.inert import code
 from infx.signoff.model import Comment, Evidence
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from infx.inert import code
 from infx.results import normalise
-from infx.signoff.inert import code
 from infx.signoff.model import Artifact
 
 META_FILE = normalise.META_FILE

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from infx.signoff import inert
+from infx import inert
 from infx.signoff.model import Status
 from infx.signoff.table import CheckTable
 from infx.signoff.verdict import Overall, Row, Verdict, overall_of

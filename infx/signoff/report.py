@@ -5,7 +5,7 @@ aggregates `collect` wrote, the eval floors, the check outcomes) into markdown u
 65,536-character limit. Reused rows are re-derived by the sign-off's own coverage rule
 (`reused_rows`); the list the PR's plan job uploaded (PR code ran there) is only compared
 with them, never counted. Every text that comes from the PR (job names, config keys, images,
-tasks, check reasons) is rendered inert (infx.signoff.inert); the mermaid charts carry only
+tasks, check reasons) is rendered inert (infx.inert); the mermaid charts carry only
 numbers and a label cut down to a safe alphabet. Too much to show ends the comment with a link
 to the run instead of a cut-off table or chart.
 """
@@ -23,9 +23,9 @@ from infx.changelog.model import KeyResolutionError
 from infx.changelog.plan import appended_entries
 from infx.config.thresholds import Thresholds, load_thresholds_text
 from infx.errors import InfxError
+from infx.inert import code, link, plain, render_inert
 from infx.matrix.identity import parse_job_name
 from infx.signoff import configs_at
-from infx.signoff.inert import code, link, plain, render_inert
 from infx.signoff.model import Evidence, Outcome
 from infx.signoff.pareto import frontier, measured
 from infx.signoff.series import X_AGENTIC, X_FIXED, Y_KEY, Series, series_of_row

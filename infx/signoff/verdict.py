@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from infx.signoff.inert import unwrap
+from infx.inert import unwrap
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.table import CheckSpec, CheckTable, Settings, load_check
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from infx.inert import code
 from infx.signoff.affected import (
     affected_configs,
     config_where,
@@ -11,7 +12,6 @@ from infx.signoff.affected import (
     is_spec_decode,
     launch_lines,
 )
-from infx.signoff.inert import code
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import fail_closed, failed
 from infx.signoff.scan import Guard, Line, shell_guards

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from infx.inert import code
 from infx.reuse.authorization import Authority, is_bot, newest_request
 from infx.reuse.binding import binding_problem
 from infx.reuse.grammar import (
@@ -17,7 +18,6 @@ from infx.reuse.grammar import (
     parse_command,
     raw_commands,
 )
-from infx.signoff.inert import code
 from infx.signoff.model import Comment, Evidence, Outcome, Status
 from infx.signoff.table import Settings
 

@@ -9,8 +9,8 @@ reuse resolver), and a head that differs only in neutral files says which.
 from __future__ import annotations
 
 from infx.benchmark_content import Unreadable, differences
+from infx.inert import code, link
 from infx.signoff import provenance
-from infx.signoff.inert import code, link
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.sweeps import (
     BAD,

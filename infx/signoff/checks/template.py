@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+from infx.inert import code, link
 from infx.signoff import checklist
 from infx.signoff.checklist import Item
-from infx.signoff.inert import code, link
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.policy_common import first_trusted_file
 from infx.signoff.table import Anchor, Settings

@@ -1,4 +1,4 @@
-"""Inert markdown for verdict rows: untrusted text renders as plain text, never as structure.
+"""Inert markdown: untrusted text in the bot's comments renders as plain text, never as structure.
 
 Row reasons mix the bot's words with text taken from the PR (file lines, titles, comment
 excerpts, check-run names). Everything is escaped so GitHub shows it literally: no HTML,

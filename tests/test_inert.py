@@ -8,7 +8,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from infx.signoff import inert, render
+from infx import inert
+from infx.signoff import render
 from infx.signoff.model import Outcome, Status
 from infx.signoff.table import load_table
 from infx.signoff.verdict import from_outcomes
