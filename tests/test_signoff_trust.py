@@ -515,3 +515,23 @@ def test_a_page_whose_source_is_gone_fails_and_an_unreadable_one_is_an_error(req
     assert outage.kind == "error" and outage.status == "error"
     assert "@" not in outage.body.split("\n", 1)[1]
     assert "page:sgl-project/sglang/docs/cookbook/autoregressive/Qwen/Qwen3.5.mdx at main" in outage.body
+
+
+# --- case 9: Check 4 decides as the reuse resolver does ---------------------------------------
+
+
+def test_a_read_only_members_reuse_command_is_refused_by_check_4_and_the_resolver(request, fake_github) -> None:
+    """Case 9: `author_association` says MEMBER, but the repository permission is read: the
+    resolver does not authorize the command, and Check 4 does not pass it either (it names the
+    permission); the sweep evidence of seed 000 still decides Check 1 on its own."""
+    from infx.reuse.gateway import GitHubGateway
+    from infx.reuse.resolver import find_request
+
+    world = load(request, "trust_reuse_read_member.yaml")
+    fake = fake_github(world)
+    assert find_request(GitHubGateway(fake.client(), world["repo"]), 3412) is None
+    result = verify(fake_github(copy.deepcopy(world)))
+    checks = rows(result)
+    assert checks["reuse"] is not Status.PASS and checks["sweep"] is Status.PASS
+    why = reason(result, "reuse").replace("\u200b", "")
+    assert "viewer" in why and "read" in why, why

@@ -119,6 +119,21 @@ def non_owner_overwrite() -> dict:
     return world
 
 
+READ_MEMBER = "viewer"
+
+
+def reuse_read_member() -> dict:
+    """Case 9: seed 000's `/reuse-sweep-run 35873197630` (5002) posted instead by a MEMBER of
+    the organisation whose access to the repository is read-only: `author_association` says
+    MEMBER, the collaborator permission says read."""
+    world = SEED.seed000()
+    world["collaborators"][READ_MEMBER] = {"permission": "read", "role_name": "read"}
+    command = next(c for c in world["pulls"][0]["comments"] if c["id"] == 5002)
+    assert command["body"].strip().startswith("/reuse-sweep-run")
+    command.update(user=READ_MEMBER, author_association="MEMBER")
+    return world
+
+
 SIDE = "a1de0b5a1de0b5a1de0b5a1de0b5a1de0b5a1de0"
 
 
@@ -377,6 +392,8 @@ WORLDS = (
      "Case 11: team membership unreadable with the workflow token (no GitHub App)"),
     ("trust_non_owner_overwrite.yaml", non_owner_overwrite,
      "Case 4: a write user who is not a CODEOWNER posts the sign-off after the owner's `success`"),
+    ("trust_reuse_read_member.yaml", reuse_read_member,
+     "Case 9: the reuse command posted by a read-only organisation MEMBER"),
     ("trust_side_branch.yaml", side_branch,
      "Case 3: a self-signed PR into a side branch whose CODEOWNERS is `* @author`"),
     ("trust_fork_forged.yaml", fork_forged,
