@@ -219,21 +219,14 @@ def _scan_events(text: str, filename: str) -> None:
                         sizes[anchor] = total - start + 1
             elif kind is _ALIAS:
                 if any(anchor == event.anchor for anchor, _ in open_anchors):
-                    raise InfxError(Problem(
-                        f"recursive YAML alias '*{event.anchor}' (it refers to a collection "
-                        "that contains it)", file=filename, line=event.start_mark.line + 1,
-                        fix="remove the alias"))
+                    raise _recursive_alias(event.anchor, event, filename)
                 size = sizes.get(event.anchor)
                 if size is None:
                     continue  # undefined alias: the loader reports it with its line
                 total += size
                 repeated += size
                 if repeated > ALIAS_BUDGET:
-                    raise InfxError(Problem(
-                        f"YAML aliases repeat more than {ALIAS_BUDGET:,} nodes (alias "
-                        f"'*{event.anchor}' here); alias expansion is capped", file=filename,
-                        line=event.start_mark.line + 1,
-                        fix="write the data out instead of repeating anchors"))
+                    raise _over_alias_budget(event.anchor, event, filename)
             elif event is None or kind is _STREAM_END:
                 return
     except yaml.MarkedYAMLError as exc:
@@ -255,6 +248,19 @@ def _too_deep(filename: str, mark: Any) -> InfxError:
     return InfxError(Problem(
         f"YAML nesting is deeper than {MAX_DEPTH} levels", file=filename,
         line=mark.line + 1 if mark is not None else None, fix="flatten the data"))
+
+
+def _recursive_alias(anchor: str, event: yaml.Event, filename: str) -> InfxError:
+    return InfxError(Problem(
+        f"recursive YAML alias '*{anchor}' (it refers to a collection that contains it)",
+        file=filename, line=event.start_mark.line + 1, fix="remove the alias"))
+
+
+def _over_alias_budget(anchor: str, event: yaml.Event, filename: str) -> InfxError:
+    return InfxError(Problem(
+        f"YAML aliases repeat more than {ALIAS_BUDGET:,} nodes (alias '*{anchor}' here); alias "
+        "expansion is capped", file=filename, line=event.start_mark.line + 1,
+        fix="write the data out instead of repeating anchors"))
 
 
 _SCALAR, _ALIAS = yaml.ScalarEvent, yaml.AliasEvent
@@ -428,10 +434,7 @@ def _build(text: str, filename: str, unique_keys: bool) -> Any:
             elif kind is _ALIAS:
                 anchor = event.anchor
                 if anchor in open_anchors:
-                    raise InfxError(Problem(
-                        f"recursive YAML alias '*{anchor}' (it refers to a collection "
-                        "that contains it)", file=filename, line=event.start_mark.line + 1,
-                        fix="remove the alias"))
+                    raise _recursive_alias(anchor, event, filename)
                 known = anchors.get(anchor)
                 if known is None:
                     return _FALLBACK  # undefined alias: the composer's error
@@ -439,11 +442,7 @@ def _build(text: str, filename: str, unique_keys: bool) -> Any:
                 total += size
                 repeated += size
                 if repeated > ALIAS_BUDGET:
-                    raise InfxError(Problem(
-                        f"YAML aliases repeat more than {ALIAS_BUDGET:,} nodes (alias "
-                        f"'*{anchor}' here); alias expansion is capped", file=filename,
-                        line=event.start_mark.line + 1,
-                        fix="write the data out instead of repeating anchors"))
+                    raise _over_alias_budget(anchor, event, filename)
             elif kind is _DOCUMENT_START:
                 documents += 1
                 if documents > 1:
