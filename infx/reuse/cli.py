@@ -64,21 +64,11 @@ def resolve_command(repo: str, event_name: str, event_action: str, pr_number: in
 @world_option
 def ack_command(repo: str, event_path: Path, workflow_id: str, world: Path | None) -> None:
     """React 👍/👎 to a reuse command comment and say why in the step summary."""
-    from infx.github.events import load_event
-    from infx.reuse.ack import CommentEvent, acknowledge
+    from infx.reuse.ack import acknowledge
     from infx.reuse.gateway import GitHubGateway
-    from infx.workflow.actions import append_summary
 
-    event = CommentEvent.from_event(load_event(event_path, "issue_comment"))
-    try:
-        with open_client(world) as client:
-            outcome = acknowledge(GitHubGateway(client, repo), event, workflow=workflow_id)
-    except InfxError as exc:  # GitHub could not be read: no reaction at all, say why
-        append_summary("**Reuse acknowledgement failed:** " + "; ".join(p.message for p in exc.problems))
-        raise
-    append_summary(outcome.summary)
-    if outcome.failed:
-        raise InfxError(Problem(outcome.summary, key=f"comment {event.comment_id}"))
+    outcome = _answer_comment(event_path, world, "Reuse acknowledgement", lambda client, event:
+                              acknowledge(GitHubGateway(client, repo), event, workflow=workflow_id))
     click.echo(json.dumps({"reaction": outcome.reaction, "summary": outcome.summary}))
 
 
@@ -90,22 +80,31 @@ def ack_command(repo: str, event_path: Path, workflow_id: str, world: Path | Non
 @world_option
 def retest_command(repo: str, event_path: Path, workflow_id: str, world: Path | None) -> None:
     """`/retest-failed`: re-run the failed rows of the PR's latest sweep (triage or above)."""
+    from infx.reuse.retest import retest
+
+    outcome = _answer_comment(event_path, world, "Retest", lambda client, event:
+                              retest(client, repo, event, workflow=workflow_id))
+    click.echo(json.dumps({"reaction": outcome.reaction, "run": outcome.run_id, "summary": outcome.summary}))
+
+
+def _answer_comment(event_path: Path, world: Path | None, what: str, act):
+    """Answer one issue_comment event with `act(client, event)` and say what happened in the
+    step summary: GitHub unreadable (or refusing) and a refused command both end in an error."""
     from infx.github.events import load_event
     from infx.reuse.ack import CommentEvent
-    from infx.reuse.retest import retest
     from infx.workflow.actions import append_summary
 
     event = CommentEvent.from_event(load_event(event_path, "issue_comment"))
     try:
         with open_client(world) as client:
-            outcome = retest(client, repo, event, workflow=workflow_id)
-    except InfxError as exc:  # GitHub could not be read or refused the re-run: say so
-        append_summary("**Retest failed:** " + "; ".join(p.message for p in exc.problems))
+            outcome = act(client, event)
+    except InfxError as exc:  # GitHub could not be read or refused the write: no answer, say why
+        append_summary(f"**{what} failed:** " + "; ".join(p.message for p in exc.problems))
         raise
     append_summary(outcome.summary)
     if outcome.failed:
         raise InfxError(Problem(outcome.summary, key=f"comment {event.comment_id}"))
-    click.echo(json.dumps({"reaction": outcome.reaction, "run": outcome.run_id, "summary": outcome.summary}))
+    return outcome
 
 
 @reuse.command("parse")
