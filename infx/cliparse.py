@@ -47,7 +47,7 @@ def parse_fast(options: Sequence[Opt], argv: list[str]) -> dict[str, Any] | None
     then parses it and reports exactly as it always does."""
     by_name = {opt.name: opt for opt in options}
     lists = {opt.name for opt in options if opt.kind == "list"}
-    args = argparse_style(argv, list(by_name), lists)
+    args = argparse_style(argv, [*by_name, "--help"], lists)  # click knows --help too: "--he" is ambiguous
     values: dict[str, Any] = {}
     index = 0
     while index < len(args):

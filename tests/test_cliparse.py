@@ -35,7 +35,7 @@ def click_arguments(options, argv: list[str]):
     return seen
 
 
-TOKENS = ["--base-ref", "--head-ref", "--config-files", "--conc", "--step-size", "--min-conc",
+TOKENS = ["--base-ref", "--head-ref", "--he", "--h", "--config-files", "--conc", "--step-size", "--min-conc",
           "--max-c", "--all-evals", "--seq-lens", "--scenario-type", "--config-keys", "--summ",
           "--runner-config=r.yaml", "--step-size=3", "--no-evals=1", "-h", "--help", "--", "--x",
           "a.yaml", "b.yaml", "main", "HEAD", "1k1k", "8k1k", "agentic-coding", "fixed-seq-len",
@@ -68,6 +68,7 @@ def test_the_usual_lines_run_without_click(spec, argv):
     ["--help"], ["-h"], ["--head-ref", "HEAD"], ["--base-ref"], ["--base-ref", "main", "x"],
     ["--base-ref", "main", "--head-ref", "HEAD", "--nope"], ["--base-ref", "--head-ref", "HEAD"],
     ["--base-ref", "main", "--head-ref", "HEAD", "--all-evals=yes"],
+    ["--base-ref", "main", "--he", "HEAD"],  # ambiguous with --help for click and argparse
 ])
 def test_help_and_malformed_lines_are_left_to_click(argv):
     assert parse_fast(plan_command.OPTIONS, argv) is None
