@@ -733,3 +733,31 @@ def test_an_app_not_installed_on_the_repository_says_what_to_do(fake_github) -> 
            "GITHUB_REPOSITORY": "acme/widgets"}
     with pytest.raises(InfxError, match="not installed on acme/widgets"):
         GitHubClient.from_env(env=env)
+
+
+def _app_world() -> dict:
+    return {"repo": "acme/widgets", "commits": {"a" * 40: {"parents": [], "files": {"x": "1\n"}}},
+            "branches": {"main": "a" * 40},
+            "app": {"id": 5, "slug": "infx-signoff", "installation_id": 77,
+                    "permissions": {"statuses": "write"}}}
+
+
+def test_the_login_comes_from_the_environment_the_client_is_built_from(fake_github, monkeypatch) -> None:
+    monkeypatch.delenv("INFX_BOT_LOGIN", raising=False)
+    fake = fake_github(_app_world())
+    env = {"GITHUB_API_URL": fake.url, "INFX_APP_ID": "5", "INFX_APP_PRIVATE_KEY": _app_key(),
+           "INFX_APP_INSTALLATION_ID": "77", "GITHUB_REPOSITORY": "acme/widgets",
+           "INFX_BOT_LOGIN": "infx-signoff[bot]"}
+    assert GitHubClient.from_env(env=env).login == "infx-signoff[bot]"
+    assert fake.count("GET", "/user") == 0
+
+
+def test_an_app_without_its_login_never_takes_the_actions_bots_comments(fake_github, monkeypatch) -> None:
+    """GET /user is refused to installation tokens: falling back to github-actions[bot] would
+    make the App edit that bot's marker comments and never find its own."""
+    monkeypatch.delenv("INFX_BOT_LOGIN", raising=False)
+    fake = fake_github(_app_world())
+    env = {"GITHUB_API_URL": fake.url, "INFX_APP_ID": "5", "INFX_APP_PRIVATE_KEY": _app_key(),
+           "INFX_APP_INSTALLATION_ID": "77", "GITHUB_REPOSITORY": "acme/widgets"}
+    with pytest.raises(InfxError, match="INFX_BOT_LOGIN"):
+        _ = GitHubClient.from_env(env=env).login

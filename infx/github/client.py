@@ -395,7 +395,8 @@ class GitHubClient:
 
     def __init__(self, token: str | None = None, base_url: str | None = None,
                  policy: RetryPolicy | None = None, timeout: int = 30,
-                 limits: ArchiveLimits | None = None, auth: Any = None) -> None:
+                 limits: ArchiveLimits | None = None, auth: Any = None,
+                 bot_login: str | None = None) -> None:
         from github import Auth, Github
 
         self.base_url = (base_url or DEFAULT_API_URL).rstrip("/")
@@ -413,7 +414,9 @@ class GitHubClient:
             seconds_between_requests=throttle,
             seconds_between_writes=None if throttle is None else 1.0,
         )
-        self._login: str | None = None
+        # the login the workflows name (INFX_BOT_LOGIN); an App without it has no fallback
+        self._login: str | None = bot_login or os.environ.get(ENV_BOT_LOGIN) or None
+        self._app = auth is not None
         self.server_date: str | None = None
 
     @classmethod
@@ -426,13 +429,14 @@ class GitHubClient:
         base_url = env.get("GITHUB_API_URL") or DEFAULT_API_URL
         policy = policy or RetryPolicy.from_env()
         app_id, key = env.get(ENV_APP_ID), env.get(ENV_APP_KEY)
+        login = env.get(ENV_BOT_LOGIN) or None
         if app_id and key:
-            return cls(base_url=base_url, policy=policy,
+            return cls(base_url=base_url, policy=policy, bot_login=login,
                        auth=app_installation_auth(app_id, key, base_url,
                                                   env.get(ENV_APP_INSTALLATION),
                                                   repo or env.get("GITHUB_REPOSITORY")))
         token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN")
-        return cls(token=token, base_url=base_url, policy=policy)
+        return cls(token=token, base_url=base_url, policy=policy, bot_login=login)
 
     @property
     def storage(self):
@@ -670,9 +674,8 @@ class GitHubClient:
     def login(self) -> str:
         """The token's login: INFX_BOT_LOGIN when the environment names it (the workflows do:
         their Actions or App installation tokens cannot call GET /user, so asking would only
-        cost a request), else GET /user, whose 403 falls back to github-actions[bot]."""
-        if self._login is None and os.environ.get(ENV_BOT_LOGIN):
-            self._login = os.environ[ENV_BOT_LOGIN]
+        cost a request), else GET /user, whose 403 falls back to github-actions[bot] — except
+        for a GitHub App, whose comments github-actions[bot] would never match."""
         if self._login is None:
             try:
                 data = self.get("/user", action="reading the token's user",
@@ -685,6 +688,11 @@ class GitHubClient:
             except GitHubError as exc:
                 if exc.status not in (403, 404):
                     raise
+                if self._app:
+                    raise InfxError(Problem(
+                        "the GitHub App's login is unknown (its token cannot read GET /user)",
+                        fix=f"set {ENV_BOT_LOGIN} to the App's '<app-slug>[bot]', as the sign-off "
+                            "workflows do")) from exc
                 self._login = DEFAULT_BOT_LOGIN
         return self._login
 
