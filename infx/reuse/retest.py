@@ -45,11 +45,6 @@ def has_command(body: str | None) -> bool:
     return any(_is_line(line) for line in plain_lines(body))
 
 
-def mentions(body: str | None) -> bool:
-    """Cheap pre-filter (the workflow's `if:` uses the same text)."""
-    return COMMAND in (body or "")
-
-
 def rejection(login: str, user_type: str | None, permission: Any) -> str | None:
     """Why this commenter may not retest, or None. `permission` is the collaborator record."""
     if is_bot(login, user_type):

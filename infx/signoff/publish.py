@@ -246,9 +246,7 @@ class _Session:
                              lambda: self.reader.compare(evidence.default_branch, found.seen))
         if signed is None and f"compare:{found.seen}" in evidence.unreadable:
             return found  # the `error` is published by _conclude
-        return binding.decide(posted_at=signoff.created_at, runs=evidence.branch_runs or [],
-                              head=pr.head_sha, head_ref=pr.head_ref, head_repo=pr.head_repo,
-                              head_files=evidence.files, signed_files=signed)
+        return binding.inherits(found.seen, pr.head_sha, evidence.files, signed)
 
     def _answer_non_owner(self, evidence: Evidence, why: str) -> Result:
         """Answer a sign-off by someone who is not a CODEOWNER of this PR: a comment, no status."""

@@ -24,6 +24,7 @@ from infx.changelog.plan import appended_entries
 from infx.config.thresholds import Thresholds, load_thresholds_text
 from infx.errors import InfxError
 from infx.inert import code, link, plain, render_inert
+from infx.matrix.coverage import row_name
 from infx.matrix.identity import parse_job_name
 from infx.signoff import configs_at
 from infx.signoff.model import Evidence, Outcome
@@ -169,12 +170,12 @@ def counts_by_key(jobs: Sequence[SweepJob], reused: Mapping[str, int],
 def reused_rows(covered: Mapping[str, int], run_id: int, jobs: Sequence[SweepJob] | str) -> dict[str, int]:
     """The rows of the head's plan that an earlier run covers (`covered`: row job name -> the
     run the sign-off's coverage rule takes it from) and this run did not run."""
-    ran = set() if isinstance(jobs, str) else {job.name.split(" / ", 1)[-1] for job in jobs}
+    ran = set() if isinstance(jobs, str) else {row_name(job.name) for job in jobs}
     return {name: source for name, source in covered.items() if source != run_id and name not in ran}
 
 
 def _job_link(job: SweepJob, repo: str) -> str:
-    text = job.name.split(" / ", 1)[-1]
+    text = row_name(job.name)
     return link(text, job.url) if job.url else code(text)
 
 
@@ -251,7 +252,7 @@ def eval_verdict(row: Mapping[str, Any], thresholds: Thresholds) -> tuple[str, f
 def _find_job(jobs: Sequence[SweepJob] | str, job_name: Any) -> SweepJob | None:
     if isinstance(jobs, str) or not isinstance(job_name, str) or not job_name:
         return None
-    return next((job for job in jobs if job.name.split(" / ", 1)[-1] == job_name), None)
+    return next((job for job in jobs if row_name(job.name) == job_name), None)
 
 
 def evals_section(report: Report) -> list[str]:
