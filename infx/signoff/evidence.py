@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import asdict
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from infx.benchmark_content import is_benchmark_path
@@ -676,3 +676,19 @@ def digest(evidence: Evidence, marker: str, bot_logins: set[str]) -> str:
         _plain(asdict(c)) for c in evidence.comments if not is_verdict(c, marker, bot_logins)]
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def evidence_clock(client: Any) -> datetime:
+    """The time of the evidence: GitHub's `Date` header (the world's `now` in replays).
+    The host's clock is never used, so a replay judges on the day its evidence was read."""
+    server_time = getattr(client, "server_time", None)
+    now = server_time() if callable(server_time) else None
+    if now is None:
+        raise InfxError("the evidence's clock could not be read: GitHub's answers carried "
+                        "no Date header, and date-dependent checks never use the host's clock")
+    return now.astimezone(timezone.utc)
+
+
+def default_branch_of(raw: dict) -> str | None:
+    """The repository's default branch, from GitHub's PR answer (`base.repo.default_branch`)."""
+    return ((raw.get("base") or {}).get("repo") or {}).get("default_branch")

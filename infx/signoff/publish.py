@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from infx.errors import InfxError
@@ -154,7 +154,7 @@ class _Session:
                 problem = binding.dispatch_problem(actor, signoff.author, permissions[actor.lower()])
             if problem:
                 return self._skip(problem)
-        out_of_scope = scope_mod.target_problem(pr.base_ref, _default_branch(raw), "are verified")
+        out_of_scope = scope_mod.target_problem(pr.base_ref, ev.default_branch_of(raw), "are verified")
         if out_of_scope:
             return self._skip(out_of_scope)
         evidence = self._scope(pr, raw, signoff, permissions)
@@ -177,7 +177,7 @@ class _Session:
         """The status of a new head, before (or without) any sign-off on it."""
         if pr.state != "open":
             return self._skip(f"the PR is {pr.state}")
-        out_of_scope = scope_mod.target_problem(pr.base_ref, _default_branch(raw), "get this status")
+        out_of_scope = scope_mod.target_problem(pr.base_ref, ev.default_branch_of(raw), "get this status")
         if out_of_scope:
             return self._skip(out_of_scope)
         nobody = SignOff(author="", body="", url=None, source_id=None, kind="issue_comment")
@@ -283,7 +283,7 @@ class _Session:
     def _scope(self, pr: PullInfo, raw: dict, signoff: SignOff,
                permissions: dict[str, dict[str, str] | None]) -> Evidence | Result:
         try:
-            branch = _default_branch(raw) or pr.base_ref
+            branch = ev.default_branch_of(raw) or pr.base_ref
             default_sha = self.reader.branch_sha(branch)
             default_tree: dict[str, str | None] = self.reader.tree(default_sha)
             # CODEOWNERS comes from the tip of the branch the PR targets (resolved once to a
@@ -330,7 +330,7 @@ class _Session:
             self.status("success", decision.reason)
             return Result("not-applicable", decision.reason, status="success",
                           api_calls=self.reader.calls)
-        now = self.options.now or self._evidence_clock()
+        now = self.options.now or ev.evidence_clock(self.client)
         base_files = default_tree if pr.base_sha == default_sha else {}
         return Evidence(repo=self.repo, default_branch=branch, now=now, pr=pr, signoff=signoff,
                         files=files, default_branch_files=default_tree, base_files=dict(base_files),
@@ -400,16 +400,6 @@ class _Session:
         result.api_calls = self.reader.calls
         return result
 
-    def _evidence_clock(self) -> datetime:
-        """The time of the evidence: GitHub's `Date` header (the world's `now` in replays).
-        The host's clock is never used, so a replay judges on the day its evidence was read."""
-        server_time = getattr(self.client, "server_time", None)
-        now = server_time() if callable(server_time) else None
-        if now is None:
-            raise InfxError("the evidence's clock could not be read: GitHub's answers carried "
-                            "no Date header, and date-dependent checks never use the host's clock")
-        return now.astimezone(timezone.utc)
-
     def _bot_login(self) -> str:
         if not self.options.post:
             return self.settings.bot_logins[0] if self.settings.bot_logins else ""
@@ -422,11 +412,6 @@ def escalation_mentions(evidence: Evidence, table: CheckTable) -> tuple[str, ...
         return table.settings.escalation_mentions
     _, text = first_trusted_file(evidence, table.settings.codeowners_paths)
     return codeowners.parse(text).catch_all_owners() if text else ()
-
-
-def _default_branch(raw: dict) -> str | None:
-    """The repository's default branch, from GitHub's PR answer (`base.repo.default_branch`)."""
-    return ((raw.get("base") or {}).get("repo") or {}).get("default_branch")
 
 
 def newer_owner_signoff(evidence: Evidence, table: CheckTable) -> Comment | None:

@@ -9,7 +9,7 @@ evidence could not be read the checks are not run at all, as a verdict would be 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 
 from infx.errors import InfxError
 from infx.signoff import evidence as ev
@@ -30,16 +30,6 @@ class Snapshot:
     evidence: Evidence | None
 
 
-def _clock(client: SignoffClient, now: datetime | None) -> datetime:
-    if now is not None:
-        return now
-    server_time = getattr(client, "server_time", None)
-    found = server_time() if callable(server_time) else None
-    if found is None:
-        raise InfxError("the evidence's clock could not be read (no Date header from GitHub)")
-    return found.astimezone(timezone.utc)
-
-
 def snapshot(client: SignoffClient, repo: str, pr_number: int, check_ids: tuple[str, ...] = REPORT_CHECKS,
              *, now: datetime | None = None, table: CheckTable | None = None) -> Snapshot:
     """Run the checks `check_ids` on the PR's current evidence; unreadable evidence is a problem,
@@ -49,11 +39,11 @@ def snapshot(client: SignoffClient, repo: str, pr_number: int, check_ids: tuple[
     reader = ev.Reader(client, repo, table.settings.max_api_calls)
     try:
         pr, raw = reader.pull(pr_number)
-        branch = ((raw.get("base") or {}).get("repo") or {}).get("default_branch") or pr.base_ref
+        branch = ev.default_branch_of(raw) or pr.base_ref
         default_sha = reader.branch_sha(branch)
         default_tree = reader.tree(default_sha)
         files = reader.files(pr_number, pr.changed_files)
-        evidence = Evidence(repo=repo, default_branch=branch, now=_clock(client, now), pr=pr,
+        evidence = Evidence(repo=repo, default_branch=branch, now=now or ev.evidence_clock(client), pr=pr,
                             signoff=SignOff(author="", body="", url=None, source_id=None,
                                             kind="issue_comment"),
                             files=files, default_branch_files=default_tree,
