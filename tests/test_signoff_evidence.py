@@ -14,9 +14,11 @@ from infx.signoff import evidence as ev
 from infx.signoff.gating import SignoffRef
 from infx.signoff.model import Comment, Evidence
 from infx.signoff.provenance import SWEEP_WORKFLOW
+from infx.trust import Identity
 
 MARKER = "codeowner-signoff-verify"
-BOTS = {"github-actions[bot]"}
+BOTS = Identity("github-actions[bot]")
+APP = Identity("infx-signoff[bot]", app=True)
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +96,12 @@ def test_is_verdict_needs_bot_author_and_leading_marker() -> None:
     assert not ev.is_verdict(verdict_comment("mallory"), MARKER, BOTS)
     quoted = replace(verdict_comment("github-actions[bot]"), body="> " + verdict_comment("x").body)
     assert not ev.is_verdict(quoted, MARKER, BOTS)
+
+
+def test_as_an_app_a_github_actions_verdict_is_not_the_bots_own() -> None:
+    # any workflow can post as github-actions[bot]; the App's own comments are its <app>[bot]'s
+    assert not ev.is_verdict(verdict_comment("github-actions[bot]"), MARKER, APP)
+    assert ev.is_verdict(verdict_comment("infx-signoff[bot]"), MARKER, APP)
 
 
 def test_to_json_encodes_bytes() -> None:

@@ -41,6 +41,7 @@ from infx.github.archives import (
     read_zip,
 )
 from infx.github.markers import Marker, as_marker, has_marker, with_marker
+from infx.trust import Identity, our_comment
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_BOT_LOGIN = "github-actions[bot]"
@@ -396,7 +397,7 @@ class GitHubClient:
     def __init__(self, token: str | None = None, base_url: str | None = None,
                  policy: RetryPolicy | None = None, timeout: int = 30,
                  limits: ArchiveLimits | None = None, auth: Any = None,
-                 bot_login: str | None = None) -> None:
+                 bot_login: str | None = None, app: bool | None = None) -> None:
         from github import Auth, Github
 
         self.base_url = (base_url or DEFAULT_API_URL).rstrip("/")
@@ -416,7 +417,8 @@ class GitHubClient:
         )
         # the login the workflows name (INFX_BOT_LOGIN); an App without it has no fallback
         self._login: str | None = bot_login or os.environ.get(ENV_BOT_LOGIN) or None
-        self._app = auth is not None
+        # a GitHub App's token (`auth`), or `app=True` for a token that stands for one (tests)
+        self._app = auth is not None if app is None else app
         self.server_date: str | None = None
 
     @classmethod
@@ -696,6 +698,12 @@ class GitHubClient:
                 self._login = DEFAULT_BOT_LOGIN
         return self._login
 
+    @property
+    def identity(self) -> Identity:
+        """Who this client writes as (its login, and whether it is a GitHub App's token):
+        what `infx.trust` recognises the bot's own comments and statuses by."""
+        return Identity(self.login, app=self._app)
+
     # --- comments ------------------------------------------------------------------------------
 
     def list_comments(self, repo: Any, issue_number: int, *, expected: int | None = None
@@ -729,11 +737,11 @@ class GitHubClient:
         The listing is checked against `expected` (read from the issue when not given): a
         listing that ended early could hide the comment and lead to a duplicate.
         """
-        login = self.login
+        identity = self.identity
         if expected is None:
             expected = self.comment_count(repo, issue_number)
         matches = [c for c in self.list_comments(repo, issue_number, expected=expected)
-                   if c.user == login and has_marker(c.body, marker)]
+                   if our_comment(identity, c) and has_marker(c.body, marker)]
         return matches[-1] if matches else None
 
     def upsert_comment(self, repo: Any, issue_number: int, marker: Marker | str, body: str,

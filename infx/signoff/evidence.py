@@ -49,6 +49,7 @@ from infx.signoff.sweeps import (
     took_rows,
 )
 from infx.signoff.table import Settings
+from infx.trust import Identity, our_comment
 
 WANTED_ARTIFACTS = ("eval_results_all", "results_bmk", METADATA_ARTIFACT)
 
@@ -663,17 +664,18 @@ def to_json(evidence: Evidence) -> dict:
     return _plain(asdict(evidence))
 
 
-def is_verdict(comment_: Comment, marker: str, bot_logins: set[str]) -> bool:
-    """A verdict comment: posted by a bot identity AND starting with our marker line."""
-    return comment_.user.lower() in bot_logins and read_marker(comment_.body, marker) is not None
+def is_verdict(comment_: Comment, marker: str, identity: Identity) -> bool:
+    """A verdict comment: written by the bot itself (``trust.our_comment``) AND starting
+    with our marker line."""
+    return our_comment(identity, comment_) and read_marker(comment_.body, marker) is not None
 
 
-def digest(evidence: Evidence, marker: str, bot_logins: set[str]) -> str:
+def digest(evidence: Evidence, marker: str, identity: Identity) -> str:
     """Fingerprint of what the verdict depends on: the review DATE (not time), and no verdicts."""
     data = to_json(evidence)
     data["now"] = evidence.now.date().isoformat()
     data["comments"] = None if evidence.comments is None else [
-        _plain(asdict(c)) for c in evidence.comments if not is_verdict(c, marker, bot_logins)]
+        _plain(asdict(c)) for c in evidence.comments if not is_verdict(c, marker, identity)]
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

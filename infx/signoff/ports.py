@@ -9,13 +9,14 @@ if TYPE_CHECKING:  # types only: importing the client would load PyGithub
 
     from infx.github.client import Artifact, Comment, Job, Permission, Upsert
     from infx.github.markers import Marker
+    from infx.trust import Identity
 
 
 class SignoffClient(Protocol):
     """Every call `infx.signoff` makes on GitHub; nothing else of the client is used."""
 
     @property
-    def login(self) -> str: ...
+    def identity(self) -> Identity: ...
 
     def get(self, path: str, *, action: str, permission: str, params: dict | None = None) -> Any: ...
 

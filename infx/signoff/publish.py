@@ -18,6 +18,7 @@ from infx.signoff.policy_common import first_trusted_file
 from infx.signoff.ports import SignoffClient
 from infx.signoff.table import CheckTable, load_table
 from infx.signoff.verdict import Overall, Verdict, decide, run_check_by_id
+from infx.trust import Identity
 
 DESCRIPTIONS = {
     Overall.PASS: ("success", "CODEOWNER sign-off verified for this commit."),
@@ -116,6 +117,7 @@ class _Session:
         self.evidence: Evidence | None = None
         self.last_status: str | None = None
         self.bound: binding.Binding | None = None
+        self._identity: Identity | None = None
 
     def status(self, state: str, description: str, target_url: str | None = None) -> None:
         self.last_status = state
@@ -186,7 +188,7 @@ class _Session:
             return evidence  # `success` no sign-off needed, or `error` (scope unreadable)
         self.evidence = evidence
         evidence.comments = self.reader.comments(pr.number)
-        verified = newest_verified_head(evidence.comments, self.settings.marker, self._bots())
+        verified = newest_verified_head(evidence.comments, self.settings.marker, self.identity)
         if verified is None:
             return self._head_result("pending", NOT_VERIFIED, "no verified CODEOWNER sign-off yet")
         signed = None if verified == pr.head_sha else \
@@ -250,7 +252,7 @@ class _Session:
 
     def _answer_non_owner(self, evidence: Evidence, why: str) -> Result:
         """Answer a sign-off by someone who is not a CODEOWNER of this PR: a comment, no status."""
-        context = self._context(evidence, ev.digest(evidence, self.settings.marker, self._bots()))
+        context = self._context(evidence, ev.digest(evidence, self.settings.marker, self.identity))
         body = render.non_owner_body(context, why)
         result = Result("not-owner", f"@{evidence.signoff.author} is not a CODEOWNER of this PR; "
                         "the status is unchanged", body=body, evidence=evidence)
@@ -336,8 +338,12 @@ class _Session:
                         files=files, default_branch_files=default_tree, base_files=dict(base_files),
                         collaborators=dict(permissions))
 
-    def _bots(self) -> set[str]:
-        return {login.lower() for login in self.settings.bot_logins} | {self._bot_login().lower()}
+    @property
+    def identity(self) -> Identity:
+        """Who the bot is: what its own verdict comments and statuses are recognised by."""
+        if self._identity is None:
+            self._identity = self.client.identity
+        return self._identity
 
     def _context(self, evidence: Evidence, fingerprint: str, previous: str | None = None,
                  overall: str | None = None) -> render.Context:
@@ -354,10 +360,10 @@ class _Session:
 
     def _conclude(self, evidence: Evidence) -> Result:
         settings = self.settings
-        bots = self._bots()
+        identity = self.identity
         verdict = decide(self.table, evidence)
-        fingerprint = ev.digest(evidence, settings.marker, bots)
-        same_sha = [c for c in evidence.comments or [] if ev.is_verdict(c, settings.marker, bots)
+        fingerprint = ev.digest(evidence, settings.marker, identity)
+        same_sha = [c for c in evidence.comments or [] if ev.is_verdict(c, settings.marker, identity)
                     and render.read_marker(c.body, settings.marker)[0] == evidence.pr.head_sha]
         earlier = [c for c in same_sha if render.read_marker(c.body, settings.marker)[1] != fingerprint]
         previous = _overall_of(earlier[-1].body) if earlier else None
@@ -400,11 +406,6 @@ class _Session:
         result.api_calls = self.reader.calls
         return result
 
-    def _bot_login(self) -> str:
-        if not self.options.post:
-            return self.settings.bot_logins[0] if self.settings.bot_logins else ""
-        return self.client.login
-
 
 def escalation_mentions(evidence: Evidence, table: CheckTable) -> tuple[str, ...]:
     """Configured maintainers, else the catch-all owners of the trusted CODEOWNERS (core)."""
@@ -439,12 +440,12 @@ def newer_owner_signoff(evidence: Evidence, table: CheckTable) -> Comment | None
     return max(later)[2] if later else None
 
 
-def newest_verified_head(comments: list[Comment], marker: str, bots: set[str]) -> str | None:
+def newest_verified_head(comments: list[Comment], marker: str, identity: Identity) -> str | None:
     """The head the newest verdict of this bot passed (PASS or WARN), or None when the newest
     verdict did not pass. Answers to non-owners do not count; an error verdict does (nothing
     verified after it can be carried)."""
     for item in reversed(comments):
-        if not ev.is_verdict(item, marker, bots):
+        if not ev.is_verdict(item, marker, identity):
             continue
         lines = item.body.split("\n")
         if len(lines) > 1 and lines[1] == render.NON_OWNER_HEADER:

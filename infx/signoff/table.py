@@ -41,7 +41,6 @@ class Settings:
 
     status_context: str
     marker: str
-    bot_logins: tuple[str, ...]
     core_team: str
     checklist_paths: tuple[str, ...]
     codeowners_paths: tuple[str, ...]

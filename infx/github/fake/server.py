@@ -171,14 +171,15 @@ class FakeGitHub:
         """Environment that points `GitHubClient.from_env` at this server."""
         return {"GITHUB_API_URL": self.url, "GITHUB_TOKEN": FAKE_TOKEN}
 
-    def client(self, limits: Any = None, **policy: Any):
+    def client(self, limits: Any = None, *, app_login: str | None = None, **policy: Any):
         """A `GitHubClient` for this server (optionally with other archive `limits`); by
-        default retries never really sleep."""
+        default retries never really sleep. With `app_login` the client is a GitHub App's
+        of that `<app>[bot]` login (set the world's `token_login` to it, as GitHub would)."""
         from infx.github.client import GitHubClient, RetryPolicy
 
         policy.setdefault("sleep", lambda seconds: None)
         return GitHubClient(token=FAKE_TOKEN, base_url=self.url, policy=RetryPolicy(**policy),
-                            limits=limits)
+                            limits=limits, bot_login=app_login, app=app_login is not None)
 
     def count(self, method: str | None = None, path: str = "") -> int:
         """How many recorded requests match a method and a path regex."""
