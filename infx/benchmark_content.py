@@ -2,7 +2,12 @@
 
 What a sweep's results depend on: the PR's own changelog entries, the master-config blocks
 the PR affects (images and every serving setting live there), those configs' recipe files,
-and the launchers (everything under `benchmarks/` and `runners/`). Two trees of the same PR
+the launchers (everything under `benchmarks/` and `runners/`), and the code a sweep job
+installs and runs from the checkout (`SWEEP_CODE`: the `infx` package that labels, plans,
+shards, names, launches, normalises and collects, its build files and the workflows'
+requirements lock). Code counts as the PR's own change only where the compared commit's
+file is neither the head's nor the base's: a commit that patched `infx/` and a head that
+reverted it differ, a plain merge of the default branch does not. Two trees of the same PR
 (the swept or reused commit and the head, or the head a reuse command was posted on and the
 head now) are compared against the PR's base tree, so a plain merge of the default branch
 (other PRs' changelog entries and configs) and `pr-link` canonicalisation are neutral.
@@ -31,6 +36,9 @@ CHANGELOG = "perf-changelog.yaml"
 MASTER_PATH = re.compile(r"^(?:[^/]+/)?configs/[^/]+-master\.yaml$")
 RECIPE_PATH = re.compile(r"^(?:[^/]+/)?configs/recipes/([^/]+)\.yaml$")
 LAUNCH_PATH = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners)/")
+# what every sweep job executes from its checkout besides the launchers: the package it
+# installs (and runs as `infx` / `python -m infx…`), the build files pip reads, the lock
+SWEEP_CODE = re.compile(r"^(?:infx/.*|pyproject\.toml|setup\.py|setup\.cfg|\.github/requirements-[^/]*\.txt)$")
 CHANGELOG_LABEL = f"{CHANGELOG} (this PR's entries)"
 
 
@@ -41,7 +49,14 @@ class Unreadable(ValueError):
 def is_benchmark_path(path: str) -> bool:
     """Could a change to this path change what the PR's benchmarks measure?"""
     return bool(path == CHANGELOG or MASTER_PATH.match(path) or RECIPE_PATH.match(path)
-                or LAUNCH_PATH.match(path))
+                or LAUNCH_PATH.match(path) or SWEEP_CODE.match(path))
+
+
+def code_differences(before: Tree, after: Tree, base: Tree) -> list[str]:
+    """The sweep-code files (SWEEP_CODE) whose text at `before` is neither `after`'s nor the
+    base's: code `before` ran that is neither what the head has nor what the PR started from."""
+    paths = {p for p in set(before) | set(after) if SWEEP_CODE.match(p)}
+    return sorted(p for p in paths if before.get(p) not in (after.get(p), base.get(p)))
 
 
 @lru_cache(maxsize=16)
@@ -146,4 +161,4 @@ def differences(before: Tree, after: Tree, base: Tree) -> list[str]:
                     if (m := RECIPE_PATH.match(p)) and m.group(1) == key}
     launch = {p for p in set(before) | set(after) if LAUNCH_PATH.match(p)}
     found += sorted(p for p in recipes | launch if before.get(p) != after.get(p))
-    return found
+    return found + code_differences(before, after, base)

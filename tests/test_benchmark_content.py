@@ -89,7 +89,11 @@ def test_an_unparsable_tree_fails_closed():
     ("e2e/configs/amd-master.yaml", True), ("e2e/configs/recipes/k.yaml", True), ("e2e/runners/x.sh", True),
     ("a/b/configs/amd-master.yaml", False), ("configs/amd-master.yaml.orig", False),
     ("configs/-master.yaml", False), ("configs/recipes/.yaml", False), ("configs/recipes/k.yaml.bak", False),
-    ("configs/recipes/a/k.yaml", False), ("docs/old/runners/x.sh", False), ("runners", False)])
+    ("configs/recipes/a/k.yaml", False), ("docs/old/runners/x.sh", False), ("runners", False),
+    # the code a sweep job installs and runs from its checkout
+    ("infx/workflow/collect.py", True), ("infx/results/normalise.py", True), ("pyproject.toml", True),
+    ("setup.py", True), (".github/requirements-workflows.txt", True), ("e2e/infx/x.py", False),
+    ("infx", False), ("tests/test_x.py", False), (".github/requirements-workflows.in", False)])
 def test_benchmark_paths(path, yes):
     assert is_benchmark_path(path) is yes
 
@@ -173,3 +177,30 @@ def test_a_key_the_swept_commit_benchmarked_and_the_head_dropped_is_a_difference
     other = "c-bf16-mi355x-vllm:\n  image: v:1\n  runner: mi355x\n"
     swept = BASE | {MASTER: BLOCK_A + BLOCK_B + other, "perf-changelog.yaml": OLD_ENTRY + entry("c-bf16-mi355x-vllm")}
     assert differences(swept, BASE, BASE) == [CHANGELOG_LABEL, f"{MASTER} [c-bf16-mi355x-vllm]"]
+
+
+COLLECT = "infx/workflow/collect.py"
+NORMALISE = "infx/results/normalise.py"
+LOCK = ".github/requirements-workflows.txt"
+CODE = {COLLECT: "def collect(): ...\n", NORMALISE: "def normalise(): ...\n", "pyproject.toml": "[project]\n",
+        LOCK: "pyyaml==6.0.2 --hash=sha256:aa\n"}
+
+
+@pytest.mark.parametrize("path", [COLLECT, NORMALISE, "pyproject.toml", LOCK])
+def test_sweep_code_an_earlier_commit_patched_and_the_head_reverted_is_a_difference(path):
+    """The swept commit ran a patched collector (or normaliser, build file, lock); the head
+    reverted it to the base's: the results were written by code nobody signs off (issue 20)."""
+    base, head = BASE | CODE, HEAD | CODE
+    swept = head | {path: CODE[path] + "# patched: scores 0.99\n"}
+    assert differences(swept, head, base) == [path]
+    # added by the swept commit only (absent from head and base) counts as well
+    assert differences(head | {"infx/sitecustomize.py": "x\n"}, head, base) == ["infx/sitecustomize.py"]
+
+
+def test_sweep_code_the_head_also_has_or_the_base_had_is_not_a_difference():
+    base, head = BASE | CODE, HEAD | CODE
+    patched = {COLLECT: CODE[COLLECT] + "# the PR's own change\n"}
+    # swept with the head's code (the PR changes infx and swept that): what is reviewed
+    assert differences(head | patched, head | patched, base) == []
+    # swept with the base's code, the head changed it since: the sweep ran trusted code
+    assert differences(head, head | patched, base) == []

@@ -524,3 +524,20 @@ def test_an_incremental_resweep_passes_naming_every_run_of_the_union() -> None:
         f"every row of the head's plan ({len(benchmarks)} benchmark and {len(evals)} eval rows) has a green "
         "job in run(s) [21](https://github.com/o/r/actions/runs/21), [20](https://github.com/o/r/actions/runs/20), "
         "on content whose row fingerprints equal the head's (incremental re-sweep).")
+
+
+def test_a_sweep_made_by_code_the_head_reverted_never_passes() -> None:
+    """Issue 20: an earlier commit patched the collector (it wrote the scores), the sweep ran
+    on it, the head reverted the patch. The head's tree is the base's; the swept one is not."""
+    collect = "infx/workflow/collect.py"
+    ev = swept_on_a(TREE | {collect: "def collect(): ...\n"})
+    ev.commit_files[A] |= {collect: "def collect(): return 0.99\n"}
+    ev.base_files |= {collect: "def collect(): ...\n"}
+    outcome = sweep.run(ev, SETTINGS)
+    assert outcome.status is Status.FAIL  # provenance: the run ran code the default branch lacks
+    assert any(f"differs from the default branch's ({collect})" in d for d in outcome.details)
+    # drift names it too, when provenance alone would not (the default branch had the patch)
+    ev.default_branch_files = {**ev.default_branch_files, collect: "def collect(): return 0.99\n"}
+    outcome = sweep.run(ev, SETTINGS)
+    assert outcome.status is Status.FAIL
+    assert f"differs from the swept commit aaaaaaaa in {collect}" in outcome.reason

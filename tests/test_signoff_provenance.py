@@ -139,3 +139,24 @@ def test_a_swept_commit_keeps_its_benchmark_files_and_the_sweep_workflow_files()
     for default in ({"README.md": "x\n"}, DEFAULT | {".github/workflows/benchmark-tmpl.yml": "jobs: [\n"}):
         unfollowed = provenance.swept_commit_paths(default)
         assert not unfollowed(SWEEP_WORKFLOW) and unfollowed("configs/runners.yaml")
+
+
+CODE = {"infx/workflow/collect.py": "def collect(): ...\n", "pyproject.toml": "[project]\n",
+        ".github/requirements-workflows.txt": "pyyaml==6.0.2\n"}
+
+
+@pytest.mark.parametrize("path", [*CODE, "infx/added.py"])
+def test_a_run_whose_commit_ran_other_sweep_code_does_not_count(path) -> None:
+    """Every sweep job installs and runs infx from its checkout: a run whose commit has other
+    code than the default branch (and the PR base) wrote its own evidence (issue 20)."""
+    default = DEFAULT | CODE
+    assert workflow_files_problem(dict(default), default, SHA) is None
+    patched = default | {path: (CODE.get(path) or "") + "# scores 0.99\n"}
+    problem = workflow_files_problem(patched, default, SHA)
+    assert problem is not None and "ran sweep code" in problem and path in problem
+    # the PR base's code is the default branch's too (the default branch moved on since)
+    assert workflow_files_problem(patched, default, SHA, base_tree=dict(patched)) is None
+    assert path in workflow_files_problem(patched, default, SHA, base_tree=dict(default))
+    deleted = {k: v for k, v in default.items() if k != path}
+    if path in CODE:
+        assert path in workflow_files_problem(deleted, default, SHA)

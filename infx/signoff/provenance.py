@@ -4,7 +4,10 @@ A run counts only when GitHub's own run record says it is a run of our sweep wor
 (`run-sweep.yml`) for a `pull_request` (or the merge-time `push` to the default branch) whose
 head commit lives in this repository, and when the sweep workflow files at the run's commit
 (run-sweep.yml and every local workflow or action it calls, found from the default branch's
-copy) are byte-identical to the default branch's. Everything a PR controls — check-run names,
+copy) are byte-identical to the default branch's, and so is the code the sweep's jobs install
+and run from their checkout (`infx.benchmark_content.SWEEP_CODE`: `infx/`, the build files,
+the workflows' requirements lock), the default branch's or the PR base's (a commit of the
+default branch as well). Everything a PR controls — check-run names,
 details URLs, a workflow it adds or edits, a fork's head — is therefore never enough.
 
 Pure: reads the evidence only (run records, trees); the gatherer reads what this needs.
@@ -16,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from infx import yamlio
+from infx.benchmark_content import SWEEP_CODE
 from infx.changelog.incremental import plan_tree_path
 from infx.errors import InfxError
 from infx.reuse.sources import DEFAULT_WORKFLOW, workflow_path
@@ -109,8 +113,9 @@ def swept_commit_paths(default_tree: dict[str, str | None]) -> Callable[[str], b
 
 
 def workflow_files_problem(run_tree: dict[str, str | None], default_tree: dict[str, str | None],
-                           commit: str) -> str | None:
-    """Which sweep workflow files at the run's commit differ from the default branch's."""
+                           commit: str, base_tree: dict[str, str | None] | None = None) -> str | None:
+    """Which sweep workflow files at the run's commit differ from the default branch's, or
+    which sweep code (SWEEP_CODE) differs from both the default branch's and the base's."""
     try:
         files = sweep_files(default_tree)
     except InfxError as exc:
@@ -119,6 +124,14 @@ def workflow_files_problem(run_tree: dict[str, str | None], default_tree: dict[s
     if changed:
         return (f"its commit {commit[:8]} has sweep workflow files that differ from the default "
                 f"branch's ({', '.join(changed)})")
+    code = sorted(path for path in set(run_tree) | set(default_tree) if SWEEP_CODE.match(path)
+                  and run_tree.get(path) != default_tree.get(path)
+                  and (base_tree is None or run_tree.get(path) != base_tree.get(path)))
+    if code:
+        shown = ", ".join(code[:5]) + (f" and {len(code) - 5} more" if len(code) > 5 else "")
+        return (f"its commit {commit[:8]} ran sweep code (the infx package, build files or "
+                f"requirements lock its jobs install from the checkout) that differs from the "
+                f"default branch's ({shown}), so its results were not made by our code")
     return None
 
 
@@ -140,4 +153,5 @@ def run_problem(evidence: Evidence, run_id: int) -> str | None:
     tree = tree_of(evidence, run.head_sha)
     if tree is None:
         return f"the sweep workflow files at its commit {run.head_sha[:8]} could not be read"
-    return workflow_files_problem(tree, evidence.default_branch_files, run.head_sha)
+    return workflow_files_problem(tree, evidence.default_branch_files, run.head_sha,
+                                  evidence.base_files or None)
