@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -110,7 +111,32 @@ def guarded(call: Callable[[], Any], prog_name: str) -> int:
         report([Problem(f"{prog_name} ran out of {what} ({type(exc).__name__}) on its input",
                         fix="check the input files for oversized or deeply nested data")])
         return 1
+    except Exception as exc:  # noqa: BLE001 - never a traceback: one line, exit 1
+        if _is_click_exception(exc) or os.environ.get("INFX_DEBUG") == "1":
+            raise
+        report(_unexpected(exc, prog_name))
+        return 1
     return result if isinstance(result, int) else 0
+
+
+def _is_click_exception(exc: BaseException) -> bool:
+    """click's own exceptions (usage errors, exit, abort): its shell reports them."""
+    return type(exc).__module__.startswith("click.")
+
+
+def _unexpected(exc: BaseException, prog_name: str) -> list[Problem]:
+    """The one line for an exception no command turned into a located problem."""
+    if type(exc).__module__.split(".")[0] in ("requests", "urllib3"):
+        from infx.github.client import as_network_problem
+
+        translated = as_network_problem(exc)
+        if translated is not None:
+            return translated.problems
+    if isinstance(exc, OSError) and exc.filename:
+        return [Problem(f"{exc.strerror or type(exc).__name__}", file=str(exc.filename),
+                        fix="check the path and its permissions")]
+    return [Problem(f"{prog_name} failed unexpectedly: {type(exc).__name__}: {exc}",
+                    fix="this is a bug in infx; rerun with INFX_DEBUG=1 for the traceback and report it")]
 
 
 @contextmanager

@@ -48,9 +48,11 @@ def click_options(options: Sequence[Opt]) -> Callable[[Callable[..., Any]], Call
                 decorator = click.option(opt.name, cls=ListOption, type=kind,
                                          required=opt.required, help=opt.help or None)
             else:
-                decorator = click.option(opt.name, type=kind, default=opt.default,
-                                         show_default=opt.show_default, required=opt.required,
-                                         help=opt.help or None)
+                # click 8.3+ counts an explicit default=None as a value: a required option
+                # given one is never reported missing, so pass a default only when there is one
+                extra = {} if opt.default is None else {"default": opt.default}
+                decorator = click.option(opt.name, type=kind, show_default=opt.show_default,
+                                         required=opt.required, help=opt.help or None, **extra)
             function = decorator(function)
         return function
 

@@ -174,7 +174,8 @@ def demo(data_dir: Path, configs: Path, runners: Path, signoff_world: Path) -> N
     """Plan a bundled example PR and replay the PR bots on a local fake GitHub (no network)."""
     echo = click.echo
     world_path = data_dir / "world.yaml"
-    _require_files(world_path)
+    # every input checked before the first line is printed: a failing demo prints nothing
+    _require_files(world_path, data_dir / "pr-entry.yaml", configs, runners, signoff_world)
     world = _load_world(world_path)
     labels: list[Any] = list(_pr(world).get("labels", []))
     _section(echo, "1. Plan the PR's changelog entry")

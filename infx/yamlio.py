@@ -4,7 +4,7 @@ Every YAML text (configs, changelog, world files, files read from a PR head) goe
 through ``decode`` (for bytes) and ``load_text``. Hostile input ends in one located
 InfxError, never a traceback or unbounded time and memory:
 
-- size: at most ``MAX_YAML_BYTES`` (a clear size-limit error naming the limit beyond);
+- size: at most ``max_yaml_bytes()`` (``INFX_MAX_YAML_BYTES``, default 2 MiB) (a clear size-limit error naming the limit beyond);
 - bytes: UTF-8 only; byte-order marks, UTF-16/32 and NUL bytes are named with their
   byte offset and line; undecodable bytes likewise;
 - aliases: every ``*alias`` counts the nodes of the subtree it repeats; more than
@@ -65,7 +65,29 @@ class _FastLoader(_CLoader):  # type: ignore[misc, valid-type]
 
 # 5x the largest reference file (the 395 KB changelog); a dense file this size still loads
 # in a few seconds. Operators with larger files raise it with INFX_MAX_YAML_BYTES.
-MAX_YAML_BYTES = int(os.environ.get("INFX_MAX_YAML_BYTES") or 2 * 1024 * 1024)
+DEFAULT_MAX_YAML_BYTES = 2 * 1024 * 1024
+
+
+def max_yaml_bytes() -> int:
+    """The YAML size limit: ``INFX_MAX_YAML_BYTES`` (a positive number of bytes) or 2 MiB.
+
+    Read when a file is read, so a bad value is a located error of the command that reads
+    YAML (never an import failure)."""
+    raw = os.environ.get("INFX_MAX_YAML_BYTES", "").strip()
+    if not raw:
+        return DEFAULT_MAX_YAML_BYTES
+    try:
+        value = int(raw.replace("_", ""))
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise InfxError(Problem(
+            f"INFX_MAX_YAML_BYTES={raw!r} is not a positive whole number of bytes",
+            fix=f"set it to a byte count such as {DEFAULT_MAX_YAML_BYTES * 3} (6 MiB), or unset it "
+                f"for the default {DEFAULT_MAX_YAML_BYTES:,}"))
+    return value
+
+
 ALIAS_BUDGET = 10_000
 # Nodes (scalars and collections) in one document; the reference files have ~30,000.
 MAX_NODES = 300_000
@@ -133,16 +155,18 @@ def _byte_problem(message: str, filename: str, raw: bytes, offset: int) -> InfxE
                              file=filename, line=line, fix=_SAVE_AS_UTF8))
 
 
-def check_size(size: int, filename: str, limit: int = MAX_YAML_BYTES) -> None:
+def check_size(size: int, filename: str, limit: int | None = None) -> None:
     """A clear error when a YAML input is larger than ``limit`` bytes."""
+    limit = max_yaml_bytes() if limit is None else limit
     if size > limit:
         raise InfxError(Problem(
             f"file is {size:,} bytes; YAML inputs are limited to {limit:,} bytes",
             file=filename, fix="shrink the file (operators may raise the limit with INFX_MAX_YAML_BYTES)"))
 
 
-def decode(raw: bytes, filename: str, limit: int = MAX_YAML_BYTES) -> str:
+def decode(raw: bytes, filename: str, limit: int | None = None) -> str:
     """UTF-8 text of ``raw``; size, byte-order marks, NUL bytes and bad UTF-8 are located errors."""
+    limit = max_yaml_bytes() if limit is None else limit
     check_size(len(raw), filename, limit)
     for bom, what in _BOMS:
         if raw.startswith(bom):
@@ -161,12 +185,13 @@ def decode(raw: bytes, filename: str, limit: int = MAX_YAML_BYTES) -> str:
 
 
 def read_text(path: str | Path, *, what: str = "file", missing: str | None = None,
-              fix: str = "check the path", limit: int = MAX_YAML_BYTES) -> str:
+              fix: str = "check the path", limit: int | None = None) -> str:
     """A file's UTF-8 text; a missing, unreadable, oversized or non-UTF-8 file is an InfxError.
 
     ``missing`` replaces the default "<what> not found" message for an absent file.
     The size is checked before reading, so a huge file is never loaded.
     """
+    limit = max_yaml_bytes() if limit is None else limit
     try:
         with Path(path).open("rb") as handle:
             check_size(os.fstat(handle.fileno()).st_size, str(path), limit)
@@ -276,7 +301,7 @@ def _too_many_nodes(filename: str, event: yaml.Event) -> None:
 
 
 def load_text(text: str, filename: str, *, unique_keys: bool = False,
-              limit: int = MAX_YAML_BYTES) -> Any:
+              limit: int | None = None) -> Any:
     """Parse YAML text safely; every failure is an InfxError naming file and line.
 
     One pass over libyaml's event stream checks the bounds (nesting, nodes, alias
@@ -285,6 +310,7 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False,
     constructor errors) is scanned and then loaded by PyYAML's own composer and
     constructor, whose results and messages the fast pass reproduces.
     """
+    limit = max_yaml_bytes() if limit is None else limit
     if len(text) > limit // 4:  # characters; the exact byte count only when it matters
         check_size(len(text.encode("utf-8", "surrogatepass")), filename, limit)
     if text.startswith("\ufeff"):

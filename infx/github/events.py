@@ -341,5 +341,6 @@ def load_event(path: str | Path | None = None, name: str | None = None,
         raise InfxError(Problem(f"cannot read event payload: {exc.strerror or exc}", file=str(path),
                                 fix="check GITHUB_EVENT_PATH")) from None
     except ValueError as exc:
-        raise InfxError(Problem(f"event payload is not JSON: {exc}", file=str(path))) from None
+        raise InfxError(Problem(f"event payload is not JSON: {exc}", file=str(path),
+                                fix="pass the webhook payload file the runner wrote (GITHUB_EVENT_PATH)")) from None
     return parse_event(name, payload, str(path))

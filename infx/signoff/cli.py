@@ -25,12 +25,13 @@ def signoff() -> None:
 
 
 @contextlib.contextmanager
-def _github(world: str | None) -> Iterator[tuple[Any, str | None, datetime | None]]:
-    """(client, repo from the world, review time) — a live client, or a fake server for --world."""
+def _github(world: str | None, repo: str | None = None) -> Iterator[tuple[Any, str | None, datetime | None]]:
+    """(client, repo from the world, review time) — a live client (a GitHub App finds its
+    installation on ``repo``, else on $GITHUB_REPOSITORY), or a fake server for --world."""
     if world is None:
         from infx.github.client import GitHubClient
 
-        yield GitHubClient.from_env(), None, None
+        yield GitHubClient.from_env(repo=repo), None, None
         return
     from infx.github.fake import FakeGitHub
 
@@ -62,7 +63,9 @@ def _event_trigger(event_file: str, event_name: str | None) -> gating.Trigger:
     try:
         payload = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise InfxError(Problem(f"cannot read the event payload: {exc}", file=str(path))) from None
+        raise InfxError(Problem(f"cannot read the event payload: {getattr(exc, 'strerror', None) or exc}",
+                                file=str(path),
+                                fix="pass the webhook payload JSON file (--event or GITHUB_EVENT_PATH)")) from None
     name = event_name or os.environ.get("GITHUB_EVENT_NAME")
     if not name:
         raise InfxError(Problem("the event name is unknown", key="--event-name",
@@ -118,7 +121,7 @@ def verify(world, repo, pr, comment_id, comment_url, actor, dispatch, event_file
     if not trigger.run:
         click.echo(f"signoff: skipped: {trigger.reason}", err=True)
         return
-    with _github(world) as (client, world_repo, now):
+    with _github(world, repo) as (client, world_repo, now):
         repo = _repo(repo, world_repo)
         options = publish.Options(now=now, on_status=_recorder(state_file))
         result = publish.verify(client, repo, trigger, options)
@@ -142,7 +145,7 @@ def preview(pr, body_file, signer, world, repo, fmt, dump_evidence) -> None:
 
     body = Path(body_file).read_text(encoding="utf-8")
     trigger = gating.Trigger(True, "preview", pr, None, dispatched=True)
-    with _github(world) as (client, world_repo, now):
+    with _github(world, repo) as (client, world_repo, now):
         options = publish.Options(post=False, now=now, body_override=body, signer_override=signer)
         result = publish.verify(client, _repo(repo, world_repo), trigger, options)
     _emit(result, fmt, dump_evidence)
@@ -170,7 +173,7 @@ def report(repo, pr_number, run_id, run_attempt, head_sha, results, evals, reuse
     from infx.signoff.report_publish import post_report, read_report
     from infx.workflow.actions import append_summary
 
-    with _github(world) as (client, _world_repo, _now):
+    with _github(world, repo) as (client, _world_repo, _now):
         data = read_report(client, repo, pr_number, run_id, run_attempt, head_sha,
                            results=results, evals=evals, reused=reused)
         action = post_report(client, repo, data)
@@ -194,7 +197,7 @@ def head_status(world, repo, pr, event_file, state_file) -> None:
     event_file = event_file or (None if pr else os.environ.get("GITHUB_EVENT_PATH"))
     if pr is None and not event_file:
         raise InfxError(Problem("say which PR", key="--pr", fix="pass --pr N or --event FILE"))
-    with _github(world) as (client, world_repo, now):
+    with _github(world, repo) as (client, world_repo, now):
         repo = _repo(repo, world_repo)
         numbers = [pr] if pr is not None else _event_pulls(client, repo, Path(event_file))
         if not numbers:
@@ -218,7 +221,9 @@ def _event_pulls(client: Any, repo: str, path: Path) -> list[int]:
     try:
         payload = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise InfxError(Problem(f"cannot read the event payload: {exc}", file=str(path))) from None
+        raise InfxError(Problem(f"cannot read the event payload: {getattr(exc, 'strerror', None) or exc}",
+                                file=str(path),
+                                fix="pass the webhook payload JSON file (--event or GITHUB_EVENT_PATH)")) from None
     if isinstance(payload, dict) and "workflow_run" in payload:
         run = load_event(path, "workflow_run").workflow_run
         if run is None or run.event != "pull_request":

@@ -18,7 +18,9 @@ def _load_json(text: str, what: str) -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InfxError(Problem(f"{what} is not valid JSON: {exc}", key=what)) from None
+        raise InfxError(Problem(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno}, "
+                                f"column {exc.colno}", key=what,
+                                fix=f"pass {what} as JSON text (the step's output, unchanged)")) from None
 
 
 def _commit_message(sha: str) -> str:
@@ -80,7 +82,8 @@ def shard_command(plan_path: Path, metadata_out: Path | None, runner_config: str
     try:
         plan = _load_json(plan_path.read_text(encoding="utf-8"), str(plan_path))
     except OSError as exc:
-        raise InfxError(Problem(f"cannot read the plan: {exc.strerror}", file=str(plan_path))) from None
+        raise InfxError(Problem(f"cannot read the plan: {exc.strerror}", file=str(plan_path),
+                                fix="pass the JSON written by `infx plan` (or `infx reuse incremental`)")) from None
     outputs, duplicates = canary_outputs(plan, canary == "true")
     rows = [row for shard in outputs["matrix"].values() for row in shard] + outputs["canary"]
     problems = launcher_problems(rows, load_runners(root / runner_config), root, runner_config)
