@@ -25,8 +25,12 @@ _ESCAPE = re.compile(r"[\\`*\[\]<>|~&]|(?<![^\W_])_+|_+(?![^\W_])")
 # what opens a block (heading, quote, list, rule) when it begins a line
 _BLOCK_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
 # GitHub's filters that run after markdown: mentions, issue references, emoji shortcodes
-_FILTERED = re.compile(r"(?<=[@#])(?=\w)|(?<=:)(?=[\w+-]+:)")
-_WWW = re.compile(r"(?i)\bwww\.")
+# (after every `@`, not only before a word character: cmark-gfm's e-mail autolink reads `@` too)
+# (and a shortcode is looked for in the rendered text, where an escaped `\_` is a plain `_`)
+_FILTERED = re.compile(r"(?<=@)|(?<=#)(?=\w)|(?<=:)(?=(?:\\?[\w+-])+:)")
+# every `www.`: GitHub autolinks it after a word boundary and also after `_`, `*`, `~` and `(`,
+# escaped or not, and the link then swallows the backslash that escaped the next character
+_WWW = re.compile(r"(?i)www\.")
 _SCHEME = re.compile(r"(?i)(?<=[a-z]):(?=//)")
 _PIECE = re.compile(f"{CODE_OPEN}([^{SENTINELS}]*){CODE_CLOSE}"
                     f"|{LINK_OPEN}([^{SENTINELS}]*){LINK_MID}([^{SENTINELS}]*){LINK_CLOSE}")
@@ -67,14 +71,17 @@ def _code_span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def render_inert(text: str, repo: str = "") -> str:
-    """A reason with the bot's own code spans and links, everything else plain."""
+def render_inert(text: str, repo: str = "", *, cell: bool = False) -> str:
+    """A reason with the bot's own code spans and links, everything else plain. In a table cell
+    (`cell=True`) a `|` inside a code span is escaped too: GitHub splits cells before it reads
+    code spans, so an unescaped pipe there would end the cell."""
     out, last = [], 0
     allowed = re.compile(rf"https://github\.com/{re.escape(repo)}/{_SAFE_URL}") if repo else None
     for match in _PIECE.finditer(text):
         out.append(plain(text[last:match.start()]))
         if match.group(1) is not None:
-            out.append(_code_span(match.group(1)))
+            span = _code_span(match.group(1))
+            out.append(span.replace("|", "\\|") if cell else span)
         else:
             label, url = match.group(2), match.group(3).strip()
             if allowed is not None and allowed.fullmatch(url) and "/." not in url:
@@ -84,6 +91,13 @@ def render_inert(text: str, repo: str = "") -> str:
         last = match.end()
     out.append(plain(text[last:]))
     return "".join(out).strip()
+
+
+def cell(text: object, repo: str = "", *, raw: bool = False) -> str:
+    """The one renderer of a markdown table cell: one line, inert, no `|` that could end the
+    cell. `text` holds the bot's own `code()` / `link()` pieces, or with `raw=True` is a value
+    taken as it came (a job name, a task, a score name), sentinels and all shown as plain text."""
+    return plain(str(text)) if raw else render_inert(str(text), repo, cell=True)
 
 
 def unwrap(text: str) -> str:

@@ -146,3 +146,40 @@ def test_links_outside_the_repository_are_plain_text() -> None:
 def test_unwrap_gives_markdown_source_for_json() -> None:
     assert inert.unwrap(f"see {inert.link('r', 'https://x/y')} and {inert.code('a')}") == \
         "see [r](https://x/y) and `a`"
+
+
+# ---- every renderer of untrusted text, against generated hostile strings (tests/inert_oracle.py) ----
+
+hypothesis = pytest.importorskip("hypothesis")
+import inert_oracle as oracle  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_HOSTILE = st.lists(st.one_of(
+    st.sampled_from(oracle.TRIGGERS),
+    st.tuples(st.sampled_from(oracle.PUNCTUATION), st.sampled_from(oracle.TRIGGERS)).map("".join),
+    st.text(max_size=3)), min_size=1, max_size=12).map("".join)
+
+
+@pytest.mark.parametrize("renderer", sorted(oracle.RENDERERS))
+@settings(max_examples=40, deadline=None)
+@given(text=_HOSTILE)
+def test_generated_hostile_text_renders_no_structure_the_product_did_not_write(renderer, text) -> None:
+    assert oracle.problems(oracle.RENDERERS[renderer], text) == []
+
+
+def test_www_after_an_underscore_is_no_link_and_lets_no_html_through() -> None:
+    """GitHub autolinks `www.` after `_`, `*`, `~`, `(`; the link swallowed the backslash that
+    escaped `<`, and a forged PASS badge rendered in the verdict table."""
+    hostile = "a_www.x!<img src=//img.shields.io/badge/verdict-PASS-green>"
+    assert oracle.problems(oracle.verdict_rows, hostile) == []
+    for before in "_*~(":
+        html = rendered(inert.plain(f"a{before}www.example.com <img src=x>"))
+        assert html.tags == ["p"] and html.hrefs == []
+
+
+def test_a_pipe_in_a_task_name_does_not_spoof_the_score_and_floor_columns() -> None:
+    hostile = "gsm8k | 0.9900 | 0.1000 | default.gsm8k"
+    assert oracle.problems(oracle.report_tables, hostile) == []
+    cells = oracle.rendered(oracle.report_tables(hostile)).cells
+    assert hostile in ["".join(c).strip() for c in cells]  # the whole name stays in its own cell

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from infx.inert import render_inert
 from infx.reuse.authorization import is_bot, rejection_reason
 from infx.reuse.gateway import GitHubGateway
 from infx.reuse.grammar import is_authorized_association
@@ -41,6 +42,11 @@ class AckOutcome:
     reaction: str | None  # "+1", "-1", or None when nothing was (re)acted
     summary: str
     failed: bool = False
+
+
+def rejected_summary(pr: int, reason: str) -> str:
+    """The step summary of a refused command; the reason may quote the PR, so it is shown inert."""
+    return f"Reuse rejected for PR #{pr}: " + render_inert(reason)
 
 
 def looks_like_command(body: str | None) -> bool:
@@ -89,7 +95,7 @@ def acknowledge(gateway: GitHubGateway, event: CommentEvent, *, workflow: str = 
             gateway.clear_reactions(current.id)
             return AckOutcome(None, "The request changed during validation; a newer run handles it.")
         gateway.react(current.id, "-1")
-        return AckOutcome("-1", f"Reuse rejected for PR #{pr}: {exc.message}", failed=True)
+        return AckOutcome("-1", rejected_summary(pr, exc.message), failed=True)
     if changed():
         gateway.clear_reactions(current.id)
         return AckOutcome(None, "The request changed during validation; a newer run handles it.")

@@ -131,11 +131,16 @@ def retest(client: ReuseClient, repo: str, event: Any, *, workflow: str = DEFAUL
         if decision.run_id is not None:
             client.rerun_failed_jobs(repo, decision.run_id)
             gateway.react(current.id, "+1")
-            # job names come from the PR's matrix: shown as code spans that nothing can close
-            shown = render_inert(", ".join(code(name) for name in decision.failed_rows[:10]))
-            more = f" and {len(decision.failed_rows) - 10} more" if len(decision.failed_rows) > 10 else ""
-            rows = f": {shown}{more}" if shown else ""
-            return RetestOutcome("+1", f"PR #{pr}: {decision.reason}{rows}.", decision.run_id)
+            return RetestOutcome("+1", rerun_summary(pr, decision.reason, decision.failed_rows), decision.run_id)
         why = decision.reason
     gateway.react(current.id, "-1")
-    return RetestOutcome("-1", f"{COMMAND} on PR #{pr} refused: {why}.", failed=True)
+    return RetestOutcome("-1", f"{COMMAND} on PR #{pr} refused: " + render_inert(f"{why}."), failed=True)
+
+
+def rerun_summary(pr: int, reason: str, failed_rows: Sequence[str]) -> str:
+    """The step summary of a requested re-run: job names come from the PR's matrix, shown as
+    code spans that nothing can close."""
+    shown = ", ".join(code(name) for name in failed_rows[:10])
+    more = f" and {len(failed_rows) - 10} more" if len(failed_rows) > 10 else ""
+    rows = f": {shown}{more}" if shown else ""
+    return f"PR #{pr}: " + render_inert(f"{reason}{rows}.")

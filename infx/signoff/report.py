@@ -23,7 +23,7 @@ from infx.changelog.model import KeyResolutionError
 from infx.changelog.plan import appended_entries
 from infx.config.thresholds import Thresholds, load_thresholds_text
 from infx.errors import InfxError
-from infx.inert import code, link, plain, render_inert
+from infx.inert import cell, code, link, render_inert
 from infx.matrix.coverage import row_name
 from infx.matrix.identity import parse_job_name
 from infx.signoff import configs_at
@@ -192,8 +192,8 @@ def jobs_section(report: Report) -> list[str]:
         counts = table[key]
         shown = [_job_link(job, report.repo) for job in counts.failing[:MAX_LINKS_PER_KEY]]
         more = len(counts.failing) - len(shown)
-        failing = ", ".join(render_inert(s, report.repo) for s in shown) + (f" and {more} more" if more else "")
-        lines.append(f"| {render_inert(code(key), report.repo)} | {counts.passed} | {counts.failed} | "
+        failing = ", ".join(cell(s, report.repo) for s in shown) + (f" and {more} more" if more else "")
+        lines.append(f"| {cell(code(key), report.repo)} | {counts.passed} | {counts.failed} | "
                      f"{counts.cancelled} | {counts.reused} | {failing or '—'} |")
     if table and all(c.passed + c.failed + c.cancelled + c.reused == 0 for c in table.values()):
         lines += ["", "No benchmark or eval job of this run has finished."]
@@ -276,11 +276,11 @@ def evals_section(report: Report) -> list[str]:
         config = " ".join(str(row.get(k) or "") for k in ("model_prefix", "precision", "hw", "framework"))
         mark = "✅ ok" if verdict == "ok" else f"❌ {verdict}"
         lines.append("| " + " | ".join([
-            mark, render_inert(code(str(row.get("task"))), report.repo),
-            "—" if score is None else f"{score:.4f}", f"{floor:.4f}", render_inert(code(floor_source), report.repo),
-            render_inert(config, report.repo), render_inert(str(row.get("conc")), report.repo),
-            render_inert(_job_link(job, report.repo), report.repo) if job else
-            render_inert(str(row.get("job_name") or row.get("source") or ""), report.repo)]) + " |")
+            mark, cell(code(str(row.get("task"))), report.repo),
+            "—" if score is None else f"{score:.4f}", f"{floor:.4f}", cell(code(floor_source), report.repo),
+            cell(config, raw=True), cell(row.get("conc"), raw=True),
+            cell(_job_link(job, report.repo), report.repo) if job else
+            cell(row.get("job_name") or row.get("source") or "", raw=True)]) + " |")
     return lines + [""]
 
 
@@ -376,9 +376,9 @@ def pareto_blocks(report: Report) -> list[list[str]]:
                  "| latency (s) | tok/s/GPU | conc | job |", "|---:|---:|---:|---|"]
         for x, y, row in curve.frontier:
             job = _find_job(report.jobs, row.get("job_name"))
-            name = _job_link(job, report.repo) if job else str(row.get("job_name") or "")
-            lines.append(f"| {_num(x, 3)} | {_num(y, 1)} | {render_inert(str(row.get('conc')), report.repo)} "
-                         f"| {render_inert(name, report.repo)} |")
+            name = _job_link(job, report.repo) if job else code(str(row.get("job_name") or ""))
+            lines.append(f"| {_num(x, 3)} | {_num(y, 1)} | {cell(row.get('conc'), raw=True)} "
+                         f"| {cell(name, report.repo)} |")
         blocks.append(lines + [""])
     if len(blocks) == 1:
         blocks[0].append("No benchmark row was collected.")
@@ -395,9 +395,9 @@ def checks_section(report: Report) -> list[str]:
     lines += ["| # | check | status | reason |", "|---:|---|---|---|"]
     for result in report.checks:
         outcome = result.outcome
-        reason = render_inert(outcome.reason, report.repo)
-        details = "".join("<br>• " + render_inert(d, report.repo) for d in outcome.details[:3])
-        lines.append(f"| {result.number} | {plain(result.name)} | {outcome.status.value} | {reason}{details} |")
+        reason = cell(outcome.reason, report.repo)
+        details = "".join("<br>• " + cell(d, report.repo) for d in outcome.details[:3])
+        lines.append(f"| {result.number} | {cell(result.name, raw=True)} | {outcome.status.value} | {reason}{details} |")
     return lines + [""]
 
 

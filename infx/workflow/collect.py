@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from infx import inert
 from infx.errors import InfxError, Problem
 from infx.results import normalise
 
@@ -96,7 +97,7 @@ def collect(directory: Path, kind: str) -> list[dict[str, Any]]:
 def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
-    return "" if value is None else str(value).replace("|", "\\|").replace("\n", " ")
+    return "" if value is None else inert.cell(value, raw=True)
 
 
 def summary(rows: list[dict[str, Any]], kind: str) -> str:
@@ -107,10 +108,10 @@ def summary(rows: list[dict[str, Any]], kind: str) -> str:
         for row in rows:
             state = "ok" if row["infrastructure_success"] else (
                 (row["integration_error"] or {}).get("type") or "invalid")
-            score = f"{_cell(row['score'])} ({row['score_name']})" if row["score_name"] else "none"
+            score = f"{_cell(row['score'])} ({_cell(row['score_name'])})" if row["score_name"] else "none"
             lines.append("| " + " | ".join(_cell(c) for c in (
                 row.get("job_name") or row["source"], row["conc"], row["task"])) + f" | {score} | "
-                + f"{_cell(row['n_eff'])} | {state} |")
+                + f"{_cell(row['n_eff'])} | {_cell(state)} |")
     else:
         lines = [f"### Benchmarks ({len(rows)} rows)", "",
                  "| job | conc | tok/s/GPU | in | out | median e2el (s) |", "|---|---:|---:|---:|---:|---:|"]
