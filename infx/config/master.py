@@ -69,8 +69,20 @@ def load_master_configs_from_texts(items: Sequence[tuple[str, str]]) -> MasterCo
     configs = MasterConfigs(entries, sources)
     problems = validation_problems(configs)
     if problems:
-        raise InfxError(problems[:MAX_REPORTED])
+        raise InfxError(capped(problems))
     return configs
+
+
+def capped(problems: list[Problem], limit: int = MAX_REPORTED) -> list[Problem]:
+    """The first ``limit`` problems, then one line saying how many more there are."""
+    if len(problems) <= limit:
+        return problems
+    rest = problems[limit:]
+    files = sorted({problem.file for problem in rest if problem.file})
+    where = f" (in {', '.join(files)})" if files else ""
+    return [*problems[:limit],
+            Problem(f"and {len(rest)} more problem(s){where}",
+                    fix="fix the problems above and run again to see the rest")]
 
 
 # Optional fields where the reference treats an explicit YAML null exactly like an absent
@@ -130,16 +142,19 @@ def _drop_nulls(mapping: dict, fields: frozenset) -> dict:
 
 
 def validation_problems(configs: MasterConfigs) -> list[Problem]:
-    """Every schema and semantic problem of every config key (empty when all valid)."""
+    """Every schema and semantic problem of every config key (empty when all valid).
+
+    Semantic rules assume the shapes the schema guarantees, so they run only on entries
+    the schema accepts; an entry the schema rejects gets its schema problems only.
+    """
     if schemacheck.quick_valid("master", dict(configs.items())):
         bad_schema: set[str] = set()
         problems: list[Problem] = []
     else:
-        problems = _schema_problems(configs)
-        bad_schema = {problem.key for problem in problems if problem.key}
+        bad_schema, problems = _schema_problems(configs)
     for key, entry in configs.items():
         if key in bad_schema:
-            continue  # semantic rules assume the shapes the schema guarantees
+            continue
         for path, message in semantic_problems(entry):
             problems.append(configs.locate(
                 key, path, f"Master config entry '{key}' failed validation: {message}"
@@ -175,23 +190,27 @@ def _check_keys(name: str, text: str, data: dict, merged: dict) -> None:
                 line=line_of(text, [key]), key=key,
                 fix="each config key may appear in only one master file"))
     if problems:
-        raise InfxError(problems[:MAX_REPORTED])
+        raise InfxError(capped(problems))
 
 
-def _schema_problems(configs: MasterConfigs) -> list[Problem]:
+def _schema_problems(configs: MasterConfigs) -> tuple[set[str], list[Problem]]:
+    """(keys the schema rejects, their located problems): every key, never a prefix."""
+    bad: set[str] = set()
     problems = []
     for key, entry in configs.items():
         if schemacheck.quick_valid("master", {key: entry}):
             continue
-        for path, message in schemacheck.schema_errors("master", {key: entry}):
+        bad.add(key)
+        found = schemacheck.schema_errors("master", {key: entry})
+        if not found:  # the quick pass and the full validator disagree: still invalid
+            found = [([key], "does not satisfy the master config schema")]
+        for path, message in found:
             inner = path[1:]
             where = f" (at {format_path(inner)})" if inner else ""
             problems.append(configs.locate(
                 key, inner, f"Master config entry '{key}' failed validation: {message}{where}",
                 fix=_schema_fix(message)))
-        if len(problems) >= MAX_REPORTED:
-            break
-    return problems
+    return bad, problems
 
 
 def _schema_fix(message: str) -> str | None:
