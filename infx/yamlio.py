@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import codecs
 import gc
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -336,6 +337,34 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False,
     finally:
         if collecting:
             gc.enable()
+
+
+def load_json_text(text: str, filename: str, *, limit: int = MAX_YAML_BYTES) -> Any:
+    """Parse JSON text (not as YAML: JSON's surrogate-pair escapes are not YAML's); located errors.
+
+    A lone surrogate (an unpaired ``\\ud83d`` escape) cannot be written back as UTF-8, so it
+    is refused here rather than failing later when the data is served.
+    """
+    if len(text) > limit // 4:
+        check_size(len(text.encode("utf-8", "surrogatepass")), filename, limit)
+    if text.startswith("\ufeff"):
+        raise InfxError(Problem("file starts with a byte-order mark", file=filename, line=1,
+                                fix=_SAVE_AS_UTF8))
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InfxError(Problem(f"invalid JSON: {exc.msg} (column {exc.colno})", file=filename,
+                                line=exc.lineno, fix="correct the JSON syntax at this line")) from None
+    except RecursionError:
+        raise InfxError(Problem("JSON nesting is too deep to load", file=filename,
+                                fix="flatten the data")) from None
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InfxError(Problem(f"invalid JSON: an unpaired surrogate escape ({exc.reason})",
+                                file=filename, fix="escape characters outside the BMP as a "
+                                "surrogate pair, or write them as UTF-8")) from None
+    return data
 
 
 @contextmanager

@@ -195,3 +195,46 @@ def test_collaborator_access_is_derived_like_github(entry, expected):
     from infx.github.fake.world import collaborator_access
 
     assert collaborator_access(entry) == expected
+
+
+# --- JSON worlds are read as JSON --------------------------------------------------------
+
+def _json_world(world_path, body: str) -> dict:
+    import yaml
+
+    data = yaml.safe_load(world_path.read_text())
+    data["pulls"][0]["body"] = body
+    return data
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False], ids=["surrogate-pair-escape", "utf-8"])
+def test_json_world_with_a_character_outside_the_bmp(tmp_path, world_path, ensure_ascii):
+    import json
+
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(_json_world(world_path, "Ship it \U0001f680"),
+                               ensure_ascii=ensure_ascii), encoding="utf-8")
+    assert load_world(path)["pulls"][0]["body"] == "Ship it \U0001f680"
+    other = tmp_path / "w.world"  # not named .json, but JSON text: read as JSON too
+    other.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert load_world(other)["pulls"][0]["body"] == "Ship it \U0001f680"
+
+
+def test_json_world_errors_are_located(tmp_path, world_path):
+    import json
+
+    path = tmp_path / "w.json"
+    path.write_text('{\n  "repo": "o/r",\n  "commits": {,}\n}\n')
+    with pytest.raises(InfxError) as caught:
+        load_world(path)
+    assert caught.value.problems[0].line == 3 and "invalid JSON" in str(caught.value)
+    text = json.dumps(_json_world(world_path, "half \U0001f680")).replace("\\ude80", "")
+    path.write_text(text)
+    with pytest.raises(InfxError, match="unpaired surrogate"):
+        load_world(path)
+
+
+def test_a_yaml_flow_mapping_world_is_still_yaml(tmp_path):
+    path = tmp_path / "w.yaml"
+    path.write_text("{repo: o/r, commits: {}}\n")
+    assert load_world(path)["repo"] == "o/r"

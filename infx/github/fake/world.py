@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from infx.errors import InfxError, Problem
-from infx.yamlio import find_line, load_text, read_text
+from infx.yamlio import find_line, load_json_text, load_text, read_text
 
 DEFAULT_NOW = "2026-01-01T00:00:00Z"
 DEFAULT_LOGIN = "github-actions[bot]"
@@ -32,8 +32,24 @@ def load_world(source: str | Path | dict, *, filename: str | None = None) -> dic
     path = Path(source)
     text = read_text(path, what="world file", missing="cannot read world file: file not found",
                      fix="check the --world path")
-    data = load_text(text, str(path))
+    data = _parse(text, path)
     return validate_world(data, filename=str(path), text=text)
+
+
+def _parse(text: str, path: Path) -> Any:
+    """A world's data: JSON read as JSON (YAML has no surrogate-pair escapes), else YAML.
+
+    A ``.json`` file is JSON. Any other file whose text opens with ``{`` and parses as JSON
+    is read as JSON too (JSON means the same there, apart from those escapes).
+    """
+    if path.suffix.lower() == ".json":
+        return load_json_text(text, str(path))
+    if text.lstrip().startswith("{"):
+        try:
+            return load_json_text(text, str(path))
+        except InfxError:
+            pass  # a YAML flow mapping, or invalid either way: YAML names the problem
+    return load_text(text, str(path))
 
 
 def validate_world(data: Any, *, filename: str, text: str | None) -> dict:
