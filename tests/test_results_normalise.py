@@ -144,3 +144,37 @@ def test_multi_node_all_concs_meta_is_a_batch():
 ])
 def test_unusable_eval_files(files, message):
     assert message in normalise.eval_job("eval_x", files)
+
+
+# --- multi-node throughput denominators (issue 22 points 1 and 2) ----------------------------
+
+def test_multi_node_throughput_per_role_gpus_as_the_reference():
+    """Output throughput per decode GPU, input per prefill GPU, total per every GPU."""
+    raw = bench_serving(8, gpus=24)
+    rows = normalise.benchmark_rows(MULTI, {"benchmark_conc8.json": raw, "benchmark_conc16.json":
+                                            bench_serving(16, gpus=24)}, "n_1", "r")
+    assert rows[0]["tput_per_gpu"] == pytest.approx(raw["total_token_throughput"] / 24)
+    assert rows[0]["output_tput_per_gpu"] == pytest.approx(raw["output_throughput"] / 16)
+    assert rows[0]["input_tput_per_gpu"] == pytest.approx(raw["input_throughput"] / 8)
+
+
+def test_issue_22_reproduction_figures():
+    row = MULTI | {"conc": 8, "decode": MULTI["decode"] | {"num-worker": 1}}
+    raw = bench_serving(8) | {"output_throughput": 12000.0, "input_throughput": 3000.48,
+                              "total_token_throughput": 15000.48}
+    (out,) = normalise.benchmark_rows(row, {"benchmark.json": raw}, "n_1", "r")
+    assert out["output_tput_per_gpu"] == pytest.approx(1500.0)
+    assert out["input_tput_per_gpu"] == pytest.approx(375.06)
+
+
+def test_prefill_only_row_decode_workers_zero_is_written():
+    row = MULTI | {"conc": 8, "decode": MULTI["decode"] | {"num-worker": 0}}
+    raw = bench_serving(8)
+    (out,) = normalise.benchmark_rows(row, {"benchmark.json": raw}, "n_1", "r")
+    assert out["decode_num_workers"] == 0 and out["num_decode_gpu"] == 0 and out["num_gpus"] == 8
+    # the prefill workers produced the output tokens too: divided by the row's GPUs, never by 0
+    assert out["output_tput_per_gpu"] == pytest.approx(raw["output_throughput"] / 8)
+    assert out["input_tput_per_gpu"] == pytest.approx(raw["input_throughput"] / 8)
+    assert normalise.row_problem(out, normalise.BENCHMARK) is None
+    assert normalise.row_problem(out | {"prefill_num_workers": 0}, normalise.BENCHMARK)
+    assert normalise.row_problem(out | {"decode_num_workers": -1}, normalise.BENCHMARK)

@@ -127,3 +127,50 @@ def test_multi_node_rows_get_their_node_counts(tmp_path):
     assert (tmp_path / "results-raw" / "nodes").read_text() == "3 1 2\n"
     with pytest.raises(InfxError, match="INFX_GPUS_PER_NODE='x'"):
         run_launch(row, "node_01", tmp_path, {"PATH": os.environ["PATH"], "INFX_GPUS_PER_NODE": "x"})
+
+
+PREFILL_ONLY = """dsr1-fp4-mi355x-sglang-disagg:
+  image: lmsysorg/sglang-rocm:v0.5.12-rocm720-mi35x-20260519
+  model: amd/DeepSeek-R1-0528-MXFP4-v2
+  model-prefix: dsr1
+  runner: mi355x-disagg
+  precision: fp4
+  framework: sglang-disagg
+  kv-p2p-transfer: mori
+  multinode: true
+  disagg: true
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - spec-decoding: "none"
+        conc-list: [ 64 ]
+        prefill: { num-worker: 2, tp: 8, ep: 1, dp-attn: false, additional-settings: ["PREFILL_NODES=2"] }
+        decode: { num-worker: 0, tp: 8, ep: 1, dp-attn: false, additional-settings: ["DECODE_NODES=0"] }
+"""
+
+
+def test_a_prefill_only_row_decode_workers_zero_finishes_with_a_row(tmp_path):
+    """The planner's own row of a decode `num-worker: 0` layout: honest results are written."""
+    from pathlib import Path
+
+    from support.fake_results import write_raw
+
+    from infx.config.master import load_master_configs_from_texts
+    from infx.config.runners import load_runners
+    from infx.matrix.generate import generate_full_sweep
+    from infx.results import normalise
+    from infx.workflow.launch import finish, raw_dir
+
+    configs = load_master_configs_from_texts([("configs/amd-master.yaml", PREFILL_ONLY)])
+    runners = load_runners(Path(__file__).parent / "data" / "upstream" / "runners.yaml")
+    (row,) = [r for r in generate_full_sweep(configs, runners, evals="none") if not r.get("eval-only")]
+    assert row["decode"]["num-worker"] == 0 and node_counts(row) == (2, 0)
+    results = tmp_path / "results"
+    write_raw(raw_dir(results), row)
+    results.mkdir()
+    (path,) = finish(row, "mi355x-amds_06", results)
+    (written,) = json.loads(path.read_text())
+    assert written["decode_num_workers"] == 0 and written["num_decode_gpu"] == 0
+    assert written["num_prefill_gpu"] == 16 and normalise.row_problem(written, normalise.BENCHMARK) is None

@@ -119,7 +119,21 @@ def _number(raw: Mapping[str, Any], key: str, source: str) -> float:
     return float(value)
 
 
-def _metrics(raw: Mapping[str, Any], gpus: int, source: str) -> dict[str, Any]:
+def _denominators(base: Mapping[str, Any]) -> tuple[int, int, int]:
+    """(all GPUs, GPUs producing input tokens, GPUs producing output tokens) of a result row.
+
+    As the reference: a multi-node row divides output throughput by its decode GPUs and input
+    throughput by its prefill GPUs. A side with no GPUs (a prefill-only layout, decode
+    ``num-worker: 0``) produced nothing itself; its tokens came from the row's other GPUs,
+    so that figure is divided by all of them.
+    """
+    total = base["num_gpus"]
+    if not base.get("is_multinode"):
+        return total, total, total
+    return total, base["num_prefill_gpu"] or total, base["num_decode_gpu"] or total
+
+
+def _metrics(raw: Mapping[str, Any], gpus: tuple[int, int, int], source: str) -> dict[str, Any]:
     """Throughput per GPU (total, input, output) and every latency in seconds, plus intvty."""
     output = _number(raw, "output_throughput", source)
     if "total_token_throughput" in raw:
@@ -129,8 +143,9 @@ def _metrics(raw: Mapping[str, Any], gpus: int, source: str) -> dict[str, Any]:
     else:
         inputs = _number(raw, "input_throughput", source)
         total = inputs + output
-    out: dict[str, Any] = {"tput_per_gpu": total / gpus, "input_tput_per_gpu": inputs / gpus,
-                           "output_tput_per_gpu": output / gpus}
+    all_gpus, input_gpus, output_gpus = gpus
+    out: dict[str, Any] = {"tput_per_gpu": total / all_gpus, "input_tput_per_gpu": inputs / input_gpus,
+                           "output_tput_per_gpu": output / output_gpus}
     if "request_throughput" in raw:
         out["request_throughput"] = _number(raw, "request_throughput", source)
     if isinstance(raw.get("completed"), int) and not isinstance(raw.get("completed"), bool):
@@ -178,7 +193,7 @@ def benchmark_rows(row: Mapping[str, Any], runs: Mapping[str, Any], runner_name:
             raise ResultError(f"{name}: concurrency {conc!r} is not one the row planned ({planned})")
         if conc in found:
             raise ResultError(f"{name}: a second result for concurrency {conc}")
-        found[conc] = {**base, "conc": conc, **_metrics(raw, base["num_gpus"], name)}
+        found[conc] = {**base, "conc": conc, **_metrics(raw, _denominators(base), name)}
     missing = sorted(set(planned) - set(found))
     if missing:
         raise ResultError(f"no benchmark result for concurrency {missing} of {base['job_name']}")
