@@ -339,12 +339,13 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False,
             gc.enable()
 
 
-def load_json_text(text: str, filename: str, *, limit: int = MAX_YAML_BYTES) -> Any:
+def load_json_text(text: str, filename: str, *, limit: int | None = None) -> Any:
     """Parse JSON text (not as YAML: JSON's surrogate-pair escapes are not YAML's); located errors.
 
     A lone surrogate (an unpaired ``\\ud83d`` escape) cannot be written back as UTF-8, so it
     is refused here rather than failing later when the data is served.
     """
+    limit = max_yaml_bytes() if limit is None else limit
     if len(text) > limit // 4:
         check_size(len(text.encode("utf-8", "surrogatepass")), filename, limit)
     if text.startswith("\ufeff"):
