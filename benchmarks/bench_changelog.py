@@ -67,13 +67,14 @@ def best_of(command: list[str], cwd: Path, repeat: int) -> float:
     return best
 
 
-def main() -> None:
+def main() -> int:
+    """Print every figure; exit status 1 when any is over its bar."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     if not UPSTREAM.is_dir():
         print(f"skipped: reference data not found at {UPSTREAM}")
-        return
+        return 0
     python = [sys.executable, "-m", "infx"]
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp)
@@ -93,12 +94,18 @@ def main() -> None:
               refs["append"], "--pr-number", "4242"], None, "-"),
         ]
         print(f"{'measurement':62} {'best':>8} {'bar':>8}  note")
+        over = []
         for label, command, bar, note in rows:
             seconds = best_of(command, repo, args.repeat)
             bar_text = f"{bar:.2f} s" if bar else "-"
             verdict = "" if bar is None else ("ok" if seconds <= bar else "OVER BAR")
             print(f"{label:62} {seconds:7.3f}s {bar_text:>8}  {note} {verdict}")
+            if verdict == "OVER BAR":
+                over.append(label)
+    if over:
+        print(f"over its bar: {', '.join(over)}")
+    return 1 if over else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

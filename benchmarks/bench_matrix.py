@@ -3,7 +3,8 @@
 Prints the best-of-N wall time next to the quality bar (PRODUCT.md §5: ≤ 0.4 s; the
 reference generator takes 1.9 s). Skips with a message when ../shared is absent.
 With ``--reference PATH`` (the reference repository's ``generate_sweep_configs.py``,
-from a local checkout) the reference is timed in the same run, side by side.
+from a local checkout) the reference is timed in the same run, side by side; the reference
+needs pydantic, installed with the benchmark extra: ``pip install -e '.[bench]'``.
 Run: python benchmarks/bench_matrix.py [--runs N] [--reference PATH]
 """
 
@@ -48,7 +49,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--reference", type=Path, default=None,
-                        help="the reference generate_sweep_configs.py, timed side by side")
+                        help="the reference generate_sweep_configs.py, timed side by side "
+                             "(needs pydantic: pip install -e '.[bench]')")
     args = parser.parse_args()
     if not UPSTREAM.is_dir():
         print(f"skipped: reference configs not found at {UPSTREAM}")

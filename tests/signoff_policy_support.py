@@ -1,4 +1,4 @@
-"""Build sign-off Evidence for the policy-check tests from world files (github-world.md format).
+"""Build sign-off Evidence for the policy-check tests from world files (docs/world-format.md).
 
 The pure tests do what evidence gathering does over the fake server: trees of the base,
 head and default branch, the PR's changed files with unified-diff patches, the sign-off

@@ -23,3 +23,33 @@ def test_our_changelog_plans_every_mi355x_key(repo_root):
     runners = {row["runner"] for bucket in ("single_node", "multi_node")
                for rows in plan[bucket].values() for row in rows}
     assert runners == {"mi355x", "mi355x-disagg", "cluster:mi355x-amds"}
+
+
+def test_every_file_the_review_checklist_names_is_in_the_repository(repo_root):
+    """Reviewers follow the checklist: a repository file it names (a path with a folder, or
+    an upper-case document such as MODELS.md) must exist here."""
+    import re
+
+    text = (repo_root / "PR_REVIEW_CHECKLIST.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"(?<![\w./-])([.\w-]+/[\w./-]+\.(?:md|ya?ml|json|py|sh)|[A-Z_]+\.md)\b",
+                           text))
+    rules = text.split("```")[0]  # the instructions before the template
+    # a file the template's fixed wording names from elsewhere needs a rule saying where it is
+    unexplained = sorted(name for name in named if not (repo_root / name).exists()
+                         and not any(name in line and any((repo_root / path).is_file() for path in
+                                                          re.findall(r"`([\w./-]+)`", line))
+                                     for line in _sentences(rules)))
+    assert unexplained == []
+
+
+def _sentences(text: str) -> list[str]:
+    return [" ".join(item.split()) for item in text.split("\n- ")]
+
+
+def test_the_world_format_reference_is_in_the_repository(repo_root):
+    doc = (repo_root / "docs" / "world-format.md").read_text(encoding="utf-8")
+    for field in ("check_runs:", "workflow_runs:", "faults:", "run_attempt", "role_name",
+                  "head_repository", "files_from"):
+        assert field in doc, field
+    for pointer in ("README.md", "infx/github/fake/README.md"):
+        assert "docs/world-format.md" in (repo_root / pointer).read_text(encoding="utf-8")

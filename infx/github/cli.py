@@ -11,7 +11,7 @@ import click
 
 @click.command("fake-github")
 @click.option("--world", "world_path", required=True, type=click.Path(dir_okay=False),
-              help="World file (YAML or JSON, format of github-world.md).")
+              help="World file (YAML or JSON, format: docs/world-format.md).")
 @click.option("--port", default=0, show_default=True, type=click.IntRange(0, 65535),
               help="Port on 127.0.0.1 (0 picks a free one).")
 @click.option("--dump", "dump_path", type=click.Path(dir_okay=False),

@@ -1,4 +1,4 @@
-"""A local GitHub REST server that serves a world file (see github-world.md)."""
+"""A local GitHub REST server that serves a world file (format: docs/world-format.md)."""
 
 from infx.github.fake.server import FakeGitHub
 from infx.github.fake.world import load_world, tree_at

@@ -85,7 +85,7 @@ def _schema_problem(err, filename: str, text: str | None) -> Problem:
                        fix=f"write `role_name: {err.instance}` (the fake then serves "
                            f"`permission: {served}`), or `permission: {served}`")
     return Problem(f"invalid world: {err.message}", file=filename, line=_line(text, path),
-                   key=_key(path), fix="see github-world.md for the world format")
+                   key=_key(path), fix="see docs/world-format.md for the world format")
 
 
 # GitHub's collaborator permission API: the `permission` field knows only four values; the
