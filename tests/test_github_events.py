@@ -166,3 +166,87 @@ def test_every_recorded_payload_parses(path):
     assert event.repository.full_name == raw["repository"]["full_name"]
     assert event.sender == raw["sender"]["login"]
     assert event.action == raw.get("action")
+
+
+# ---- payloads of another shape: one located error, never a traceback ------------------------------
+
+def _typed_fields(name):
+    from importlib import resources
+
+    schema = json.loads(resources.files("infx.github").joinpath("schemas/events.schema.json").read_text())
+
+    def walk(node, path):
+        if "$ref" in node:
+            target = schema
+            for part in node["$ref"].removeprefix("#/").split("/"):
+                target = target[part]
+            node = target
+        types = node.get("type")
+        if path:
+            yield path, types if isinstance(types, list) else [types]
+        for key, child in (node.get("properties") or {}).items():
+            yield from walk(child, (*path, key))
+
+    return list(walk(schema["$defs"]["events"][name], ()))
+
+
+_WRONG = {"object": "a string", "array": "a string", "string": {"a": 1}, "integer": "7", "boolean": "yes"}
+
+
+def _mutations():
+    for path in _all_payloads():
+        name = path.parent.name
+        raw = json.loads(path.read_text())
+        for field, types in _typed_fields(name):
+            node = raw
+            for key in field[:-1]:
+                node = node.get(key) if isinstance(node, dict) else None
+            if isinstance(node, dict) and field[-1] in node:
+                wrong = next(_WRONG[t] for t in types if t != "null")
+                yield pytest.param(path, field, wrong, id=f"{name}/{path.name}:{'.'.join(field)}")
+
+
+@pytest.mark.parametrize(("path", "field", "wrong"), list(_mutations()))
+def test_a_field_of_the_wrong_type_is_a_located_error(tmp_path, path, field, wrong):
+    raw = json.loads(path.read_text())
+    node = raw
+    for key in field[:-1]:
+        node = node[key]
+    node[field[-1]] = wrong
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(raw))
+    with pytest.raises(InfxError) as info:
+        load_event(event, path.parent.name, env={})
+    assert [(p.key, p.file) for p in info.value.problems] == [(".".join(field), str(event))]
+
+
+@pytest.mark.parametrize("payload", [[], "x", 7, None])
+def test_a_payload_that_is_no_object_is_a_located_error(tmp_path, payload):
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(payload))
+    with pytest.raises(InfxError) as info:
+        load_event(event, "issue_comment", env={})
+    assert [p.file for p in info.value.problems] == [str(event)]
+    assert "event payload `the payload` is" in info.value.problems[0].message
+
+
+_COMMENT = {"action": "created", "repository": {"full_name": "o/r"}, "sender": "bob",
+            "issue": {"number": 1}, "comment": {"id": 2, "user": {"login": "bob"}}}
+_RUN = {"action": "completed", "repository": {"full_name": "o/r"}, "workflow_run": "7"}
+
+
+@pytest.mark.parametrize(("command", "payload", "key"), [
+    (command, payload, key) for command, shaped in ((["reuse", "ack"], _COMMENT), (["reuse", "retest"], _COMMENT),
+                                                    (["workflow", "welcome-from-run"], _RUN))
+    for payload, key in (([], "`the payload` is an array"),
+                         (shaped, "`sender` is a string" if shaped is _COMMENT else "`workflow_run` is a string"))])
+def test_every_command_reading_an_event_file_answers_a_wrong_shape_with_a_located_error(
+        capsys, tmp_path, monkeypatch, command, payload, key):
+    from infx.cli import main
+
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(payload))
+    assert main([*command, "--repo", "o/r", "--event-path", str(event)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err and str(event) in err and key in err

@@ -134,3 +134,26 @@ def test_g3_review_events_that_are_not_new_signoffs_are_skipped(capsys, tmp_path
                  "--event-name", "pull_request_review", "--format", "json"]) == 0
     out, err = capsys.readouterr()
     assert out == "" and "skipped" in err
+
+
+_SIGNOFF = {"action": "created", "issue": {"number": 3412, "pull_request": {"url": "x"}},
+            "comment": {"id": 5003, "body": "As a PR reviewer and CODEOWNER", "user": {"login": "chunfangamd"}},
+            "sender": {"login": "chunfangamd"}}
+
+
+@pytest.mark.parametrize(("payload", "key"), [
+    ([_SIGNOFF], None),
+    ({**_SIGNOFF, "sender": "chunfangamd"}, "sender"),
+    ({**_SIGNOFF, "comment": {**_SIGNOFF["comment"], "user": "chunfangamd"}}, "comment.user"),
+    ({**_SIGNOFF, "issue": "3412"}, "issue"),
+    ({**_SIGNOFF, "comment": {**_SIGNOFF["comment"], "body": ["As a PR reviewer and CODEOWNER"]}}, "comment.body"),
+])
+def test_an_event_of_another_shape_is_one_located_error_and_nothing_is_posted(capsys, tmp_path, payload, key):
+    event, record = tmp_path / "event.json", tmp_path / "signoff-status"
+    event.write_text(json.dumps(payload))
+    assert main(["signoff", "verify", "--world", SEED000, "--event", str(event), "--event-name", "issue_comment",
+                 "--state-file", str(record)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err and str(event) in err
+    assert (f"`{key}`" if key else "`the payload` is an array") in err
+    assert not record.exists()  # no commit status was set

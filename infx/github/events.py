@@ -314,12 +314,47 @@ PARSERS = {
 }
 
 
+_JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+               float: "a number", type(None): "null"}
+
+
+def _describe(error: Any) -> str:
+    where = ".".join(map(str, error.absolute_path)) or "the payload"
+    if error.validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else "a field"
+        return f"event payload `{where}` has no `{missing}`"
+    if error.validator == "type":
+        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        wanted = " or ".join(w for w in wanted if w != "null") or "null"
+        return f"event payload `{where}` is {_JSON_TYPES.get(type(error.instance), 'a value')}, expected {wanted}"
+    return f"event payload `{where}`: {error.message}"
+
+
+def check_payload(name: str, payload: Any, source: str = "<event>") -> None:
+    """The payload has the shape of a `name` webhook in every field infx reads (the types GitHub
+    sends, schemas/events.schema.json); otherwise one located error per wrong field."""
+    from importlib import resources
+
+    from infx.schemas import check_schema
+
+    schema = json.loads(resources.files("infx.github").joinpath("schemas/events.schema.json")
+                        .read_text(encoding="utf-8"))
+    if name not in schema["$defs"]["events"]:
+        raise InfxError(Problem(f"unsupported event `{name}`", key="GITHUB_EVENT_NAME",
+                                fix="one of: " + ", ".join(sorted(PARSERS))))
+    check_schema({**schema, "$ref": f"#/$defs/events/{name}"}, payload, file=source, describe=_describe,
+                 fix=f"pass the {name} webhook payload the runner wrote (GITHUB_EVENT_PATH) with "
+                     "--event-name matching it")
+
+
 def parse_event(name: str, payload: Mapping[str, Any], source: str = "<event>") -> Event:
-    """Turn a webhook payload into its dataclass; unknown event names are an error."""
+    """Turn a webhook payload into its dataclass; unknown event names and payloads of another
+    shape are an error."""
     parser = PARSERS.get(name)
     if parser is None:
         raise InfxError(Problem(f"unsupported event `{name}`", key="GITHUB_EVENT_NAME",
                                 fix="one of: " + ", ".join(sorted(PARSERS))))
+    check_payload(name, payload, source)
     return parser(name, _Payload(payload, source))
 
 

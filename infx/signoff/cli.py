@@ -70,6 +70,10 @@ def _event_trigger(event_file: str, event_name: str | None) -> gating.Trigger:
     if not name:
         raise InfxError(Problem("the event name is unknown", key="--event-name",
                                 fix="pass --event-name or set GITHUB_EVENT_NAME"))
+    from infx.github.events import PARSERS, check_payload
+
+    if name in PARSERS:  # another event is not a sign-off: gating skips it by name
+        check_payload(name, payload, str(path))
     try:
         return gating.from_event(name, payload)
     except ValueError as exc:
