@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from infx.errors import InfxError, Problem
+from infx.errors import InfxError, Problem, report
 from infx.github.session import open_client, world_option
 
 
@@ -87,8 +87,10 @@ def shard_command(plan_path: Path, metadata_out: Path | None, runner_config: str
     outputs, duplicates = canary_outputs(plan, canary == "true")
     rows = [row for shard in outputs["matrix"].values() for row in shard] + outputs["canary"]
     problems = launcher_problems(rows, load_runners(root / runner_config), root, runner_config)
-    if problems:
-        raise InfxError(problems)
+    errors = [problem for problem in problems if problem.level == "error"]
+    if errors:
+        raise InfxError(errors)
+    report([problem for problem in problems if problem.level == "warning"])
     write_outputs(outputs)
     if metadata_out is not None:
         metadata = plan.get("changelog_metadata") or {}
