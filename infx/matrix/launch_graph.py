@@ -54,7 +54,14 @@ _MAX_FILES = 400
 
 
 class LaunchGraphError(ValueError):
-    """The launch of a config key cannot be resolved (message names the key and the file)."""
+    """The launch of a config key cannot be resolved (message names the key and the file).
+
+    ``no_launcher``: the tree holds no launcher of the key's runner at all (a trimmed tree),
+    as opposed to a launcher that would fail to find what to run."""
+
+    def __init__(self, message: str, no_launcher: bool = False) -> None:
+        super().__init__(message)
+        self.no_launcher = no_launcher
 
 
 @dataclass(frozen=True)
@@ -241,7 +248,7 @@ def launch_graph(tree: Tree, key: str, entry: Mapping[str, Any], runners: Any = 
     if not launchers:
         raise LaunchGraphError(
             f"{where} [{key}]: no launcher for runner {label!r}: add "
-            f"{launcher_path(runner_names(label, runners)[0])}")
+            f"{launcher_path(runner_names(label, runners)[0])}", no_launcher=True)
     all_branches: set[Branch] = set()
     runs: dict[Run, None] = {}
     external: dict[str, None] = {}
@@ -310,6 +317,22 @@ def _launchers(tree: Tree, label: str, runners: Any) -> list[str]:
 
 def _branch_order(branch: Branch) -> tuple[bool, bool]:
     return (branch.eval_only, branch.spec)
+
+
+def graph_lines(graph: LaunchGraph, tree: Tree, eval_only: bool = False) -> list[tuple[LaunchFile, int, str]]:
+    """(file, line number, text) of every line the key's rows of that kind run: for each file,
+    the lines of any of its branches with ``eval_only`` (throughput by default)."""
+    out: list[tuple[LaunchFile, int, str]] = []
+    for file in graph.files:
+        branches = [b for b in file.branches if b.eval_only == eval_only]
+        if not branches:
+            continue
+        text = tree.get(file.path) or ""
+        kept: dict[int, str] = {}
+        for branch in branches:
+            kept.update(branch_lines(text, branch))
+        out += [(file, number, kept[number]) for number in sorted(kept)]
+    return out
 
 
 # --- conditional code -----------------------------------------------------------------------

@@ -13,13 +13,24 @@ from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
+from infx import yamlio
 from infx.benchmark_content import LAUNCH_PATH, RECIPE_PATH
 from infx.config.recipe import Recipe, parse_recipe, recipe_path, render
+from infx.errors import InfxError
+from infx.matrix.launch_graph import (
+    HELPER,
+    LAUNCHER,
+    RUNNERS_PATH,
+    LaunchGraph,
+    LaunchGraphError,
+    graph_lines,
+    launch_graph,
+)
 from infx.matrix.scenarios import AGENTIC, AGENTIC_ID, scenario_id
 from infx.signoff.configs_at import MASTER_PATH, master_files, runner_sku
 from infx.signoff.model import Evidence
 from infx.signoff.policy_common import EvidenceGap, base_text, changed_files, head_text, policy
-from infx.signoff.scan import Line, join_continuations, text_lines
+from infx.signoff.scan import Line, join_continuations, strip_comment, text_lines
 
 SPEC_KEY = re.compile(r"-mtp\b|eagle|dspark", re.IGNORECASE)
 SPEC_FLAGS = ("--speculative-config", "--speculative-algorithm", "speculative_config",
@@ -124,6 +135,39 @@ def _parse_recipe(path: str, text: str) -> Recipe:
     return parse_recipe(text, path)
 
 
+_GRAPHS: dict[tuple[int, str], tuple[object, object, LaunchGraph | None]] = {}
+
+
+def config_graph(evidence: Evidence, config: AffectedConfig) -> LaunchGraph | None:
+    """The config's launch graph at head (infx.matrix.launch_graph), or None when the head
+    tree holds no launcher of its runner at all (a trimmed tree: the launch cannot be
+    followed from the runner, and the files named after the config stand in). A launcher
+    that would find nothing to run is an EvidenceGap naming the file to add."""
+    tree = evidence.head_files
+    slot = (id(tree), config.key)
+    cached = _GRAPHS.get(slot)
+    if cached and cached[0] is tree and cached[1] is config.entry:
+        return cached[2]
+    runners = None
+    text = tree.get(RUNNERS_PATH)
+    if text is not None:
+        try:
+            runners = yamlio.load_text(text, RUNNERS_PATH)
+        except InfxError as exc:
+            raise EvidenceGap(f"{RUNNERS_PATH} at the assessed head cannot be parsed: "
+                              f"{str(exc).splitlines()[0]}") from exc
+    try:
+        graph = launch_graph(tree, config.key, config.entry, runners, config.master_path)
+    except LaunchGraphError as exc:
+        if not exc.no_launcher:
+            raise EvidenceGap(str(exc)) from exc
+        graph = None
+    if len(_GRAPHS) > 512:
+        _GRAPHS.clear()
+    _GRAPHS[slot] = (tree, config.entry, graph)
+    return graph
+
+
 def affected_configs(evidence: Evidence) -> list[AffectedConfig]:
     """Entries the PR adds, changes or re-enables, or whose recipe/launch files it changes."""
     head = head_master_entries(evidence)
@@ -143,20 +187,47 @@ def affected_configs(evidence: Evidence) -> list[AffectedConfig]:
             continue
         recipe = head_recipe(evidence, key) if recipe_path(key) in evidence.head_files else None
         config = AffectedConfig(key, entry, "launch file changed", path, recipe)
-        if recipe and changed.intersection(recipe.files) or any(
-                LAUNCH_PATH.match(p) and _names_config(p, config) for p in changed):
+        graph = config_graph(evidence, config)
+        if graph is not None:
+            own = {f.path for f in graph.files if f.role not in (LAUNCHER, HELPER)}
+            shared = {f.path for f in graph.files if f.role in (LAUNCHER, HELPER)}
+        else:
+            own = {p for p in changed if LAUNCH_PATH.match(p) and _names_config(p, config)}
+            shared = set(helper_files(evidence, config))
+        if recipe and changed.intersection(recipe.files) or changed & own:
             found[key] = config
-        elif changed.intersection(helper_files(evidence, config)):
+        elif changed & shared:
             found[key] = AffectedConfig(key, entry, "shared helper changed", path, recipe)
     return [found[key] for key in sorted(found)]
 
 
-def launch_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
+def launch_lines(evidence: Evidence, config: AffectedConfig, eval_only: bool = False) -> list[Line]:
     """What the config's launch is made of: its rendered recipe, the files the recipe
-    launches, and launch files (changed or not) whose path names this config — each as
-    its whole text at head."""
+    launches, and the files of its launch graph (infx.matrix.launch_graph: script, srt-slurm
+    recipes, launcher and helpers, the lines of the branch its throughput rows take, or its
+    eval-only rows with ``eval_only``; launcher and helper lines are marked shared). On a
+    trimmed tree without the runner's launcher, launch files whose path names this config
+    stand in for the graph."""
+    graph = config_graph(evidence, config)
+    if graph is None:
+        return _named_launch_lines(evidence, config)
+    lines = _recipe_lines(evidence, config)
+    own = set(config.recipe.files) if config.recipe else set()
+    for path in sorted(own):
+        lines += text_lines(path, head_text(evidence, path))
+    for file, number, text in graph_lines(graph, evidence.head_files, eval_only):
+        if file.path in own:
+            continue
+        line = Line(file.path, number, strip_comment(text), shared=file.role in (LAUNCHER, HELPER))
+        if line.text.strip():
+            lines.append(line)
+    return list(join_continuations(lines))
+
+
+def _recipe_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
+    """The config's rendered structured recipe (configs/recipes/<key>.yaml), checked to
+    launch only files that exist."""
     lines: list[Line] = []
-    files: list[str] = []
     if config.recipe:
         label = recipe_path(config.key)
         source = evidence.head_files.get(label) or ""
@@ -165,7 +236,13 @@ def launch_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
         absent = [p for p in config.recipe.files if head_text(evidence, p) is None]
         if absent:
             raise EvidenceGap(f"{label} launches {absent[0]}, which does not exist at the assessed head")
-        files += config.recipe.files
+    return lines
+
+
+def _named_launch_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
+    """Launch lines of a tree without the config's launcher (see launch_lines)."""
+    lines = _recipe_lines(evidence, config)
+    files: list[str] = list(config.recipe.files) if config.recipe else []
     paths = {f.filename for f in changed_files(evidence) if f.status != "removed"}
     paths |= {p for p, text in evidence.head_files.items() if text is not None and LAUNCH_PATH.match(p)}
     files += [p for p in sorted(paths) if _names_config(p, config)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from infx.inert import code
+from infx.matrix.launch_graph import Branch, decide
 from infx.signoff.affected import (
     affected_configs,
     config_where,
@@ -23,6 +24,7 @@ _CHAT = re.compile(r"/v1/chat/completions|--endpoint-type[ =]chat\b|--apply-chat
                    r"|endpoint_type\s*[:=]\s*[\"']?chat\b", re.IGNORECASE)
 _SPEC_GUARD = re.compile(r"mtp|spec|draft|eagle|dspark|nextn", re.IGNORECASE)
 _SHELL_FILE = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
+_THROUGHPUT = Branch(eval_only=False, spec=True)  # what a spec config's benchmark rows run
 _RAW = re.compile(r"/v1/completions\b|--endpoint-type[ =]completions\b|--backend[ =](?:openai|vllm|sglang)\b"
                   r"(?!-chat)", re.IGNORECASE)
 
@@ -71,8 +73,15 @@ def _guards(evidence: Evidence, line: Line) -> list[Guard]:
 
 def _unproven_guard(evidence: Evidence, line: Line) -> str | None:
     """The first enclosing condition that does not test spec decoding (None: every one does).
-    Shared helpers add the chat flag only when MTP is on, which a spec config satisfies."""
+    Shared helpers add the chat flag only when MTP is on, which a spec config satisfies; a
+    condition the launch graph decides (EVAL_ONLY, IS_MTP, SPEC_DECODING) holds when a spec
+    config's throughput run takes the side the line is on."""
     for guard in _guards(evidence, line):
+        taken = decide(guard.predicate, _THROUGHPUT)
+        if taken is not None:
+            if taken != guard.negated:
+                continue
+            return ("else of " if guard.negated else "") + guard.predicate
         if guard.negated or not _SPEC_GUARD.search(guard.predicate):
             return ("else of " if guard.negated else "") + guard.predicate
     return None
@@ -80,7 +89,7 @@ def _unproven_guard(evidence: Evidence, line: Line) -> str | None:
 
 def _guard_note(evidence: Evidence, line: Line) -> str:
     guards = _guards(evidence, line)
-    return f", when {' and '.join(g.predicate for g in guards)}" if guards else ""
+    return f", when {' and '.join(('not ' if g.negated else '') + g.predicate for g in guards)}" if guards else ""
 
 
 def _first(lines: list[Line], pattern: re.Pattern[str]) -> Line | None:

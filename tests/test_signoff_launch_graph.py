@@ -1,0 +1,125 @@
+"""The sign-off's affected configs and launch lines follow the launch graph on trees that hold
+the runners' launchers (infx.matrix.launch_graph), instead of matching file names to keys."""
+
+from __future__ import annotations
+
+from signoff_policy_support import bare_evidence, changed
+
+from infx.signoff.affected import affected_configs, launch_lines
+from infx.signoff.checks.chat import run as chat_check
+from infx.signoff.model import Status
+from infx.signoff.table import load_table
+
+SETTINGS = load_table().settings
+MASTER = "configs/nvidia-master.yaml"
+RUNNERS = "labels:\n  b200: [b200-cw_00]\n  gb200: [gb200-nv_0]\n"
+LIB = "benchmarks/benchmark_lib.sh"
+SOURCE_LIB = 'source "$(dirname "$0")/../../benchmark_lib.sh"\n'
+GB200_RECIPE = "benchmarks/multi_node/srt-slurm-recipes/sglang/dsv4/disagg-gb200-fp4.yaml"
+FIXED = "benchmarks/single_node/fixed_seq_len/dsv4_fp4_b200_sglang_mtp.sh"
+AGENTIC = "benchmarks/single_node/agentic/dsv4_fp4_b200_sglang_mtp.sh"
+
+
+def block(key: str, runner: str, framework: str, kind: str, lane: str, multinode: bool = False) -> str:
+    return (f"{key}:\n  image: img:1\n  model: m/M\n  model-prefix: dsv4\n  runner: {runner}\n"
+            f"  precision: fp4\n  framework: {framework}\n  multinode: {str(multinode).lower()}\n"
+            f"  scenarios:\n    {kind}:\n    - isl: 8192\n      osl: 1024\n      search-space:\n      - {lane}\n")
+
+
+KEYS = (block("dsv4-fp4-b200-sglang-mtp", "b200", "sglang", "fixed-seq-len",
+              "{ tp: 8, conc-list: [4], spec-decoding: mtp }")
+        + block("dsv4-fp4-b200-sglang-agentic-mtp", "b200", "sglang", "agentic-coding",
+                "{ tp: 8, conc-list: [4], spec-decoding: mtp }")
+        + block("dsv4-fp4-gb200-dynamo-sglang-mtp", "gb200", "dynamo-sglang", "fixed-seq-len",
+                "{ spec-decoding: mtp, conc-list: [4], prefill: { num-worker: 1, tp: 8, additional-settings: "
+                "[\"CONFIG_FILE=recipes/sglang/dsv4/disagg-gb200-fp4.yaml\"] }, decode: { num-worker: 1, tp: 8 } }",
+                multinode=True))
+CHAT_BY_BRANCH = (SOURCE_LIB
+                  + 'if [ "${EVAL_ONLY}" = "true" ]; then\n  run_eval --framework lm-eval\nelse\n'
+                  + '  run_benchmark_serving --model "$MODEL" --use-chat-template\nfi\n')
+BASE = {
+    MASTER: KEYS, "configs/runners.yaml": RUNNERS,
+    "runners/launch_b200-cw.sh": 'bash "$BENCH_SCRIPT"\n',
+    "runners/launch_gb200-nv.sh": 'srtctl apply -f "$CONFIG_FILE"\n',
+    LIB: "run_benchmark_serving() { python3 bench.py \"$@\"; }\n",
+    FIXED: CHAT_BY_BRANCH,
+    AGENTIC: SOURCE_LIB + "run_agentic --endpoint-type chat\n",
+    GB200_RECIPE: "backend:\n  decode_environment:\n    X: '1'\nbenchmark:\n  use_chat_template: true\n",
+}
+
+
+def evidence(**head_changes: str | None):
+    head = {**BASE, **head_changes}
+    head = {p: t for p, t in head.items() if t is not None}
+    return bare_evidence(head_files=head, base_files=dict(BASE), files=changed(BASE, head))
+
+
+def keys(ev) -> list[tuple[str, str]]:
+    return [(c.key, c.how) for c in affected_configs(ev)]
+
+
+def test_a_gb200_recipe_is_not_charged_to_the_b200_key():
+    moe = BASE[GB200_RECIPE].replace("X: '1'", "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: '1'")
+    ev = evidence(**{GB200_RECIPE: moe})
+    assert keys(ev) == [("dsv4-fp4-gb200-dynamo-sglang-mtp", "launch file changed")]
+    config = affected_configs(ev)[0]
+    assert any("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE" in ln.text and ln.path == GB200_RECIPE
+               for ln in launch_lines(ev, config))
+
+
+def test_an_agentic_script_is_not_charged_to_the_fixed_seq_len_key_and_back():
+    assert keys(evidence(**{AGENTIC: BASE[AGENTIC] + "echo x\n"})) == [
+        ("dsv4-fp4-b200-sglang-agentic-mtp", "launch file changed")]
+    assert keys(evidence(**{FIXED: BASE[FIXED] + "echo x\n"})) == [
+        ("dsv4-fp4-b200-sglang-mtp", "launch file changed")]
+
+
+def test_a_sourced_helper_affects_its_configs_as_shared_and_its_lines_are_shared():
+    ev = evidence(**{LIB: BASE[LIB] + "export NEW=1\n"})
+    assert keys(ev) == [("dsv4-fp4-b200-sglang-agentic-mtp", "shared helper changed"),
+                        ("dsv4-fp4-b200-sglang-mtp", "shared helper changed")]
+    lines = launch_lines(ev, affected_configs(ev)[1])
+    assert all(ln.shared for ln in lines if ln.path == LIB) and any(ln.path == LIB for ln in lines)
+
+
+def test_launch_lines_are_the_throughput_branch_of_the_script():
+    ev = evidence(**{FIXED: CHAT_BY_BRANCH + "echo changed\n"})
+    config = affected_configs(ev)[0]
+    texts = [ln.text.strip() for ln in launch_lines(ev, config) if ln.path == FIXED]
+    assert any("--use-chat-template" in t for t in texts) and not any("lm-eval" in t for t in texts)
+    evals = [ln.text.strip() for ln in launch_lines(ev, config, eval_only=True) if ln.path == FIXED]
+    assert any("lm-eval" in t for t in evals) and not any("--use-chat-template" in t for t in evals)
+
+
+def test_check_9_passes_a_chat_template_in_the_throughput_branch_of_eval_only():
+    outcome = chat_check(evidence(**{FIXED: CHAT_BY_BRANCH + "echo changed\n"}), SETTINGS)
+    assert outcome.status == Status.PASS, outcome.reason
+    assert f"{FIXED}:5" in outcome.reason and 'when not [ "${EVAL_ONLY}" = "true" ]' in outcome.reason
+
+
+def test_check_9_still_fails_a_chat_template_only_in_the_eval_only_branch():
+    only_eval = (SOURCE_LIB + 'if [ "${EVAL_ONLY}" = "true" ]; then\n  run_eval --use-chat-template\nelse\n'
+                 + "  run_benchmark_serving --backend vllm\nfi\n")
+    outcome = chat_check(evidence(**{FIXED: only_eval}), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "raw completions" in outcome.reason and f"{FIXED}:5" in outcome.reason
+
+
+def test_check_9_passes_a_chat_template_under_is_mtp():
+    text = SOURCE_LIB + 'if [ "$IS_MTP" = "true" ]; then\n  CHAT=--use-chat-template\nfi\nrun $CHAT\n'
+    outcome = chat_check(evidence(**{FIXED: text}), SETTINGS)
+    assert outcome.status == Status.PASS, outcome.reason
+
+
+def test_check_9_reads_the_config_file_recipe_of_a_multi_node_key():
+    outcome = chat_check(evidence(**{GB200_RECIPE: BASE[GB200_RECIPE] + "# refreshed\n"}), SETTINGS)
+    assert outcome.status == Status.PASS, outcome.reason
+    assert GB200_RECIPE in outcome.reason
+
+
+def test_check_9_reads_the_chat_endpoint_of_the_sourced_helper():
+    lib = "run_benchmark_serving() { aiperf profile --endpoint-type chat \"$@\"; }\n"
+    script = SOURCE_LIB + "run_benchmark_serving --model m\n"
+    outcome = chat_check(evidence(**{LIB: lib, FIXED: script, AGENTIC: BASE[AGENTIC] + "#\n"}), SETTINGS)
+    assert outcome.status == Status.PASS, outcome.reason
+    assert f"{LIB}:1" in outcome.reason
