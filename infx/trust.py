@@ -1,10 +1,33 @@
-"""What on GitHub is the bot's own: the one trust decision every path asks (PRODUCT §4.8 Identity)."""
+"""What on GitHub is the bot's own: the one trust decision every path asks (PRODUCT §4.8).
+
+Comments, reviews and statuses (Identity): `our_comment`, `our_status` — by the author's or
+creator's login only, never by text.
+
+Workflow runs (provenance): every consumer — the sign-off's Check 1, the reuse resolver
+(`/use <run_id>`, a bare `/reuse-sweep-run`, the PR push and the merge), the GPU-free neutral
+merge, the incremental planner, `/retest-failed` and the sweep report — asks `our_run` (or,
+before a commit's files are read, its first half `run_origin`), and no other module reads a
+run's workflow path or head repository (tests/test_trust_architecture.py holds this).
+A run is ours when GitHub's own run record says it is a run of our sweep workflow
+(`run-sweep.yml`) for a `pull_request` (or the merge-time `push` to the default branch), its
+head commit lives in this repository (a fork's runs never count), the sweep workflow files at
+its commit are byte-identical to the default branch's (a run made by a PR's own edited
+workflow is the PR's, not ours), and — where its results are needed — it still holds an
+unexpired result artifact. The set of sweep files is data the decision reads (`sweep_files`
+derives it from the default branch; callers may pass their own).
+
+Pure: logins, runs, trees and artifact listings come in as plain facts.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from infx import yamlio
+from infx.benchmark_content import SWEEP_CODE
+from infx.errors import InfxError
 
 # the login every workflow's GITHUB_TOKEN writes as: never the identity of a GitHub App
 SHARED_ACTIONS_LOGIN = "github-actions[bot]"
@@ -55,3 +78,214 @@ def our_status(identity: Identity, status: Mapping[str, Any]) -> bool:
     """Was this commit status (GitHub's JSON) created by the bot itself, by its `creator`?
     A status without a readable creator is not ours."""
     return _is(identity, _creator(status))
+
+
+# --- workflow runs ----------------------------------------------------------------------
+
+SWEEP_WORKFLOW = ".github/workflows/run-sweep.yml"
+RUN_EVENTS = ("pull_request", "push")  # push: only the merge-time push to the default branch
+MAX_CALLED_FILES = 20  # local workflows/actions followed from run-sweep.yml (a cycle or a fan-out stops here)
+RESULT_ARTIFACTS = ("results_bmk", "eval_results_all")
+RESULT_PREFIX = "bmk_agentic_"
+
+Files = Mapping[str, "str | None"]
+
+
+class RunRecord(Protocol):
+    """GitHub's record of a workflow run, as every run model of infx carries it."""
+
+    @property
+    def head_sha(self) -> str: ...
+    @property
+    def event(self) -> str: ...
+    @property
+    def path(self) -> str | None: ...
+    @property
+    def head_branch(self) -> str | None: ...
+    @property
+    def head_repo(self) -> str | None: ...
+
+
+class ArtifactRecord(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def expired(self) -> bool: ...
+
+
+def head_repo_of(run: RunRecord) -> str:
+    """The repository GitHub records the run's head commit in ("" when not recorded): where
+    to find the run's PR (a fork's run points at the fork), never an answer to "is it ours"."""
+    return run.head_repo or ""
+
+
+def workflow_of(run: RunRecord) -> str:
+    """The workflow file a run's record names (without a `@ref` suffix), or ""."""
+    return (run.path or "").split("@", 1)[0]
+
+
+def is_sweep_run(run: RunRecord, workflow: str = SWEEP_WORKFLOW) -> bool:
+    """Whether the record names our sweep workflow (a listing filter; `our_run` decides trust)."""
+    return workflow_of(run) == workflow
+
+
+def same_head_repo(run: RunRecord, repo: str | None) -> bool:
+    """Whether the run's head commit came from `repo` (unknown on either side: not shown)."""
+    return bool(run.head_repo and repo and run.head_repo.lower() == repo.lower())
+
+
+def run_origin(run: RunRecord, *, repo: str, default_branch: str,
+               workflow: str = SWEEP_WORKFLOW) -> str | None:
+    """Why GitHub's record of a run says it is not our sweep, or None: the workflow file,
+    the event, and where its head commit lives. The first half of `our_run`, for callers
+    that filter runs before reading their commits' files."""
+    path = workflow_of(run)
+    if path != workflow:
+        return f"it is a run of {path or 'an unnamed workflow'}, not {workflow}"
+    if run.event == "push":
+        if run.head_branch != default_branch:
+            return (f"it was started by a push to {run.head_branch or 'an unknown branch'}, not the "
+                    f"merge-time push to {default_branch}")
+    elif run.event not in RUN_EVENTS:
+        return f"it was started by a {run.event or 'an unknown'} event, not pull_request or push"
+    if not run.head_repo:
+        return "its head repository is not recorded, so it cannot be shown to be this repository"
+    if not same_head_repo(run, repo):
+        return f"its head commit comes from {run.head_repo}, not {repo} (a fork's runs never count)"
+    return None
+
+
+def _calls(data: Any) -> list[str]:
+    """Every local `uses: ./…` in a parsed workflow (job-level reusable workflows and step actions)."""
+    found: list[str] = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key == "uses" and isinstance(value, str) and value.startswith("./"):
+                found.append(value[2:].split("@", 1)[0].rstrip("/"))
+            else:
+                found += _calls(value)
+    elif isinstance(data, list):
+        for item in data:
+            found += _calls(item)
+    return found
+
+
+def _file_of(call: str, tree: Files) -> str:
+    """The file a local `uses:` names: a workflow file, or a local action's action.yml/.yaml."""
+    if call.endswith((".yml", ".yaml")):
+        return call
+    return next((f"{call}/{name}" for name in ("action.yml", "action.yaml")
+                 if tree.get(f"{call}/{name}") is not None), f"{call}/action.yml")
+
+
+def sweep_files(default_tree: Files, workflow: str = SWEEP_WORKFLOW) -> tuple[str, ...]:
+    """The sweep workflow and the local workflows and actions it calls (transitively), as the
+    default branch has them. Raises InfxError when the default branch has no sweep workflow
+    or one of them cannot be parsed (then no run can be shown to be ours)."""
+    if default_tree.get(workflow) is None:
+        raise InfxError(f"the default branch has no {workflow}, so no run can be shown to "
+                        "come from our sweep workflow")
+    files: list[str] = []
+    queue = [workflow]
+    while queue:
+        path = _file_of(queue.pop(0), default_tree)
+        if path in files:
+            continue
+        if len(files) == MAX_CALLED_FILES:
+            raise InfxError(f"the default branch's {workflow} calls more than "
+                            f"{MAX_CALLED_FILES} local workflows and actions; they cannot all be compared")
+        files.append(path)
+        text = default_tree.get(path)
+        if text is None:
+            continue  # compared as absent on both sides
+        try:
+            queue += _calls(yamlio.load_text(text, path))
+        except InfxError as exc:
+            raise InfxError(f"the default branch's {path} cannot be parsed "
+                            f"({str(exc).splitlines()[0]})") from None
+    return tuple(files)
+
+
+def is_sweep_file_candidate(path: str) -> bool:
+    """Whether a file may be one of the sweep files (what a commit reader must keep so that
+    `our_run` can compare them): YAML files, where workflows and local actions live."""
+    return path.endswith((".yml", ".yaml"))
+
+
+def files_problem(run_tree: Files, default_tree: Files, commit: str,
+                  files: Sequence[str] | None = None, base_tree: Files | None = None) -> str | None:
+    """Which sweep workflow files at the run's commit differ from the default branch's
+    (`files`: the file set to compare, default `sweep_files(default_tree)`), or which sweep
+    code (infx.benchmark_content.SWEEP_CODE) differs from both the default branch's and the
+    PR base's (`base_tree`)."""
+    if files is None:
+        try:
+            files = sweep_files(default_tree)
+        except InfxError as exc:
+            return str(exc)
+    changed = [path for path in files if run_tree.get(path) != default_tree.get(path)]
+    if changed:
+        return (f"its commit {commit[:8]} has sweep workflow files that differ from the default "
+                f"branch's ({', '.join(changed)})")
+    code = sorted(path for path in set(run_tree) | set(default_tree) if SWEEP_CODE.match(path)
+                  and run_tree.get(path) != default_tree.get(path)
+                  and (base_tree is None or run_tree.get(path) != base_tree.get(path)))
+    if code:
+        shown = ", ".join(code[:5]) + (f" and {len(code) - 5} more" if len(code) > 5 else "")
+        return (f"its commit {commit[:8]} ran sweep code (the infx package, build files or "
+                f"requirements lock its jobs install from the checkout) that differs from the "
+                f"default branch's ({shown}), so its results were not made by our code")
+    return None
+
+
+def is_result_artifact(artifact: ArtifactRecord) -> bool:
+    """An unexpired artifact holding a run's result rows (benchmark, eval or agentic)."""
+    if artifact.expired:
+        return False
+    return artifact.name in RESULT_ARTIFACTS or artifact.name.startswith(RESULT_PREFIX)
+
+
+def artifacts_problem(artifacts: Iterable[ArtifactRecord] | None) -> str | None:
+    """Why a run's artifacts cannot supply its results (unread, or none unexpired), or None."""
+    if artifacts is None:
+        return "its artifacts could not be listed"
+    listed = list(artifacts)
+    if not any(is_result_artifact(a) for a in listed):
+        expired = sorted(a.name for a in listed if a.expired)
+        gone = f" (expired: {', '.join(expired)})" if expired else ""
+        return ("it holds no unexpired result artifact (results_bmk, eval_results_all or "
+                f"bmk_agentic_*){gone}")
+    return None
+
+
+_UNSET: Any = object()
+
+
+def our_run(run: RunRecord | None, *, repo: str, default_branch: str,
+            run_tree: Files | None, default_tree: Files | None,
+            files: Sequence[str] | None = None, base_tree: Files | None = None,
+            artifacts: Any = _UNSET, workflow: str = SWEEP_WORKFLOW) -> str | None:
+    """Why a run is not our sweep, or None when it is (PRODUCT §4.8 provenance).
+
+    `run_tree`: the files at the run's head commit (None: unread, so not shown to be ours);
+    `default_tree`: the default branch's; `files`: the sweep file set (default derived from
+    `default_tree`); `base_tree`: the PR base's files (sweep code equal to the base's is a
+    plain merge, not the PR's own code). `artifacts`: pass the run's artifact listing (None when it could not be
+    read) when its results are needed — a run whose result artifacts all expired is then
+    not usable; leave it out where only the run's jobs count.
+    """
+    if run is None:
+        return "GitHub's record of the run could not be read"
+    problem = run_origin(run, repo=repo, default_branch=default_branch, workflow=workflow)
+    if problem is not None:
+        return problem
+    if default_tree is None:
+        return "the default branch's sweep workflow files could not be read"
+    if run_tree is None:
+        return f"the sweep workflow files at its commit {run.head_sha[:8]} could not be read"
+    problem = files_problem(run_tree, default_tree, run.head_sha, files, base_tree)
+    if problem is not None:
+        return problem
+    if artifacts is not _UNSET:
+        return artifacts_problem(artifacts)
+    return None

@@ -138,7 +138,7 @@ def test_bare_command_without_any_green_run_fails_with_a_hint(fake_github):
     (105, "no benchmark, eval, or agentic result artifact"),  # scenario 8: expired
     (104, "no benchmark, eval, or agentic result artifact"),
     (106, "triggered by push, expected pull_request"),
-    (107, "comes from .github/workflows/ci.yml, not .github/workflows/run-sweep.yml"),
+    (107, "is not our sweep: it is a run of .github/workflows/ci.yml, not .github/workflows/run-sweep.yml"),
     (108, "is in_progress, expected completed"),
     (999, "run 999 does not exist"),
 ])

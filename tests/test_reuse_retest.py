@@ -167,3 +167,36 @@ def test_failed_job_names_are_shown_inert_in_the_summary(fake_github):
     outcome = retest(fake_github(world).client(), REPO, _event(world, comment))
     assert outcome.reaction == "+1"
     assert ", ``single-node 1k1k / x` @org/core <img src=x> `y``." in outcome.summary
+
+
+def test_a_newer_run_whose_rows_were_all_skipped_does_not_block_the_retest(fake_github):
+    """A label change starts a sweep whose gate skips every row (it concludes success): the
+    retest still goes to the newest run that swept rows (run 109), named in the summary."""
+    world = _with_failed_jobs(base_world())
+    newer = next(r for r in world["workflow_runs"] if r["id"] == 109) | {
+        "id": 111, "conclusion": "success", "created_at": "2026-09-29T23:00:00Z", "artifacts": []}
+    world["workflow_runs"].append(newer)
+    url = f"https://github.com/{REPO}/actions/runs/111/job/"
+    world["check_runs"][C2] += [
+        {"id": 11, "name": "canary / dsr1 fp8 mi355x sglang 1k1k TP8 c4 #0a0a0a0a", "status": "completed",
+         "conclusion": "skipped", "details_url": url + "11", "run_id": 111},
+        {"id": 12, "name": "single-node 1k1k / dsr1 fp8 mi355x sglang 1k1k TP8 c8 #0b0b0b0b",
+         "status": "completed", "conclusion": "skipped", "details_url": url + "12", "run_id": 111}]
+    comment = add_comment(world, "alice", "MEMBER", "/retest-failed", WHEN)
+    fake = fake_github(world)
+    outcome = retest(fake.client(), REPO, _event(world, comment))
+    assert outcome.reaction == "+1" and outcome.run_id == 109, outcome.summary
+    assert fake.count("POST", r"/actions/runs/109/rerun-failed-jobs$") == 1
+
+
+def test_a_run_made_with_an_edited_sweep_workflow_is_never_retested(fake_github):
+    """The PR's head edits run-sweep.yml: its failed run is the PR's workflow, not ours, so
+    no re-run is asked for (with the privileges of whoever started it), and the reason says so."""
+    world = _with_failed_jobs(base_world())
+    world["commits"][C2]["files"] = {".github/workflows/run-sweep.yml": "on: pull_request\njobs: {}\n"}
+    comment = add_comment(world, "alice", "MEMBER", "/retest-failed", WHEN)
+    fake = fake_github(world)
+    outcome = retest(fake.client(), REPO, _event(world, comment))
+    assert outcome.reaction == "-1" and fake.count("POST", r"/rerun-failed-jobs$") == 0
+    assert "run 109 is not our sweep: its commit c2222222 has sweep workflow files that differ" \
+        in outcome.summary, outcome.summary

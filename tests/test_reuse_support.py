@@ -42,6 +42,7 @@ def _row_jobs(world: dict) -> None:
     first = world["commits"][C0]["files"]
     first["configs/amd-master.yaml"] = _key_block(KEY) + "\n" + _key_block(OTHER_KEY)
     first["configs/runners.yaml"] = (ROOT / "configs" / "runners.yaml").read_text(encoding="utf-8")
+    first.update(sweep_workflow_files())
     head = dict(first) | world["commits"][C1]["files"]
     names = [job_name(row) for row in plan_rows(plan_from_trees(first, head, PlanFlags(),
                                                                 base_ref=C0, head_ref=C1))]
@@ -60,6 +61,20 @@ def _row_jobs(world: dict) -> None:
                 "started_at": run["created_at"], "completed_at": run["created_at"],
                 "details_url": f"https://github.com/{REPO}/actions/runs/{run['id']}/job/{next_id}",
                 "run_id": run["id"], "run_attempt": run.get("run_attempt", 1)})
+
+
+def sweep_workflow_files() -> dict[str, str]:
+    """Our real sweep workflow and the local workflows and actions it calls (infx.trust
+    compares them between a run's commit and the default branch)."""
+    from infx import trust
+
+    class Checkout(dict):
+        def get(self, path, default=None):
+            file = ROOT / path
+            return file.read_text(encoding="utf-8") if file.is_file() else default
+
+    return {path: text for path in trust.sweep_files(Checkout())
+            if (text := Checkout().get(path)) is not None}
 
 
 def base_world() -> dict:

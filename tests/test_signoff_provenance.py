@@ -7,12 +7,8 @@ import pytest
 from infx.errors import InfxError
 from infx.signoff import provenance
 from infx.signoff.model import WorkflowRun
-from infx.signoff.provenance import (
-    SWEEP_WORKFLOW,
-    origin_problem,
-    sweep_files,
-    workflow_files_problem,
-)
+from infx.signoff.provenance import SWEEP_WORKFLOW, origin_problem, sweep_files
+from infx.trust import files_problem as workflow_files_problem
 
 SHA = "a" * 40
 SWEEP = """name: Run Sweep

@@ -89,13 +89,28 @@ def row_name(check_name: str) -> str:
 
 def green_rows(jobs: Iterable[JobFacts]) -> frozenset[str]:
     """Row job names whose latest attempt concluded success (other attempts never count)."""
+    return frozenset(name for name, job in latest_jobs(jobs).items()
+                     if job.status == "completed" and job.conclusion == "success")
+
+
+def latest_jobs(jobs: Iterable[JobFacts]) -> dict[str, JobFacts]:
+    """Each row job's latest attempt, by row name."""
     latest: dict[str, JobFacts] = {}
     for job in jobs:
         name = row_name(job.name)
         if name not in latest or job.run_attempt >= latest[name].run_attempt:
             latest[name] = job
-    return frozenset(name for name, job in latest.items()
-                     if job.status == "completed" and job.conclusion == "success")
+    return latest
+
+
+NOT_RUN = frozenset({"skipped", "neutral"})  # a job GitHub never started (a gate said no)
+
+
+def swept_any(jobs: Iterable[JobFacts]) -> bool:
+    """Whether a run swept at least one row: some row job's latest attempt is unfinished or
+    concluded other than skipped/neutral (a run whose rows were all skipped swept nothing)."""
+    return any(job.status != "completed" or job.conclusion not in NOT_RUN
+               for job in latest_jobs(jobs).values())
 
 
 def cover(wanted: Mapping[str, str], runs: Sequence[RunRows]) -> Coverage:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from infx import trust
 from infx.benchmark_content import Tree, Unreadable, differences
 from infx.reuse.model import RunFacts
 
@@ -48,7 +49,7 @@ def head_when_posted(runs: Sequence[RunFacts] | Sequence[Any], posted_at: object
             continue
         if run.head_branch not in (None, branch):
             continue
-        run_repo = getattr(run, "head_repo", None)  # the sign-off's runs do not carry it
+        run_repo = trust.head_repo_of(run)
         if head_repo and run_repo and run_repo != head_repo:
             continue
         if best is None or (created, run.id) > best[:2]:

@@ -163,6 +163,7 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
     from infx.matrix.fingerprint import annotate, content_of, plan_rows
     from infx.reuse.covering import coverage, eligible_runs, wanted_rows
     from infx.reuse.gateway import GitHubGateway
+    from infx.reuse.resolver import ours_by
     from infx.workflow.actions import append_summary, write_outputs
 
     plan = json.loads(plan_path.read_text(encoding="utf-8"))
@@ -181,7 +182,8 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
                 gateway = GitHubGateway(client, repo)
                 pull = gateway.pull(pr_number)
                 runs = eligible_runs(gateway.branch_runs(pull.head_ref), gateway.pull_commits(pr_number),
-                                     workflow=workflow_id, exclude=[run_id] if run_id else [])
+                                     ours=ours_by(gateway, pull, workflow_id),
+                                     exclude=[run_id] if run_id else [])
                 cov, rows = coverage(wanted, runs, jobs_of=gateway.run_jobs,
                                      tree=lambda sha: read_tree(sha, plan_tree_path), base=base)
                 urls = {r.run_id: r.url for r in rows}

@@ -20,7 +20,7 @@ from infx.matrix.coverage import Coverage, JobFacts, RunRows, cover, green_rows
 from infx.matrix.fingerprint import Content, content_of, fingerprint, plan_rows
 from infx.matrix.identity import job_name
 from infx.reuse.model import ReuseError, RunFacts
-from infx.reuse.sources import DEFAULT_WORKFLOW, workflow_path
+from infx.reuse.sources import Trust
 
 MAX_RUNS = 30  # earlier runs read per decision, newest first (each costs a jobs listing)
 TreeReader = Callable[[str], "Tree | None"]
@@ -63,16 +63,17 @@ def plan_at(base: Tree, head: Tree, flags: PlanFlags, *, base_ref: str, head_ref
     return wanted_rows(plan, content)
 
 
-def eligible_runs(runs: Sequence[RunFacts], pr_commits: Sequence[str], *,
-                  workflow: str = DEFAULT_WORKFLOW, exclude: Iterable[int] = ()) -> list[RunFacts]:
-    """Completed pull_request runs of the sweep workflow on a commit of the PR, newest first
-    (at most MAX_RUNS). Their conclusion does not matter: only their green jobs count."""
-    commits, skip, path = set(pr_commits), set(exclude), workflow_path(workflow)
+def eligible_runs(runs: Sequence[RunFacts], pr_commits: Sequence[str], *, ours: Trust,
+                  exclude: Iterable[int] = ()) -> list[RunFacts]:
+    """Completed pull_request runs on a commit of the PR that are our sweep (`ours`:
+    infx.trust.our_run — our workflow, this repository, unmodified sweep files), newest
+    first (at most MAX_RUNS). Their conclusion does not matter: only their green jobs count."""
+    commits, skip = set(pr_commits), set(exclude)
     chosen = [run for run in runs
               if run.id not in skip and run.event == "pull_request" and run.status == "completed"
-              and run.head_sha in commits and (run.path is None or run.path.split("@", 1)[0] == path)]
+              and run.head_sha in commits]
     chosen.sort(key=lambda r: (r.created_at, r.id), reverse=True)
-    return chosen[:MAX_RUNS]
+    return [run for run in chosen if ours(run) is None][:MAX_RUNS]
 
 
 def run_rows(runs: Sequence[RunFacts], wanted: Wanted, *, jobs_of: Callable[[int], list[JobFacts]],

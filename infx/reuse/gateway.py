@@ -5,13 +5,19 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from infx import trust
 from infx.changelog.incremental import plan_tree_path
+from infx.errors import InfxError
 from infx.github.client import Comment, GitHubError, Permission
 from infx.matrix.coverage import JobFacts
 from infx.reuse.model import ArtifactFacts, PullFacts, ReuseError, RunFacts
 from infx.reuse.ports import ReuseClient
 
 MAX_LISTED_COMMITS = 250  # GitHub's pull request commit listing stops here
+
+
+def _kept(path: str) -> bool:
+    return plan_tree_path(path) or trust.is_sweep_file_candidate(path)
 
 
 class GitHubGateway:
@@ -23,7 +29,7 @@ class GitHubGateway:
         self._api = f"/repos/{repo}"
         self.permission = lru_cache(maxsize=None)(self._permission)
         self.artifacts = lru_cache(maxsize=None)(self._artifacts)
-        self.tree = lru_cache(maxsize=4)(self._tree)
+        self.tree = lru_cache(maxsize=16)(self._tree)
         self._commits = lru_cache(maxsize=None)(self._read_commits)
         self._pulls: dict[int, dict[str, Any]] = {}
 
@@ -97,8 +103,30 @@ class GitHubGateway:
 
     def _tree(self, sha: str) -> dict[str, str]:
         """The commit's benchmark-affecting files (all the binding and drift checks compare),
-        and the runner config the planner needs to plan the commit."""
-        return self.client.tree_at(self.repo, sha, wanted=plan_tree_path)
+        the runner config the planner needs to plan the commit, and the files that may be
+        sweep workflow files (infx.trust compares them)."""
+        return self.client.tree_at(self.repo, sha, wanted=_kept)
+
+    def _tree_or_none(self, ref: str) -> dict[str, str] | None:
+        try:
+            return self.tree(ref)
+        except InfxError:
+            return None  # unread: the run cannot be shown to be ours
+
+    def run_problem(self, run: RunFacts, default_branch: str, *, results: bool = False,
+                    workflow: str = trust.SWEEP_WORKFLOW, reference: str | None = None) -> str | None:
+        """Why a run is not our sweep (infx.trust.our_run on what GitHub says of it); with
+        `results`, also when none of its result artifacts is still there to take rows from.
+        `reference`: the commit whose sweep files are ours (default: the default branch's tip;
+        at a merge, the default branch as it was before it, so a PR's own edit of the sweep
+        workflow never vouches for the runs it made)."""
+        if not default_branch:
+            return "the repository's default branch is not known, so no run can be shown to be ours"
+        extra = {"artifacts": self.artifacts(run.id)} if results else {}
+        return trust.our_run(run, repo=self.repo, default_branch=default_branch,
+                             run_tree=self._tree_or_none(run.head_sha),
+                             default_tree=self._tree_or_none(reference or default_branch),
+                             workflow=workflow, **extra)
 
     def run_jobs(self, run_id: int) -> list[JobFacts]:
         """The run's jobs as of its latest attempt."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from infx import trust
 from infx.benchmark_content import Unreadable, differences
 from infx.matrix.coverage import Coverage
 from infx.reuse.authorization import newest_request
@@ -15,9 +16,10 @@ from infx.reuse.model import PullFacts, ReuseError, ReuseResult, RunFacts
 from infx.reuse.sources import (
     DEFAULT_WORKFLOW,
     INCOMPATIBLE_LABELS,
+    Trust,
     check_labels,
-    is_reusable_artifact,
     select_source,
+    workflow_path,
 )
 
 COVER_FIX = "sweep the missing rows (push to the PR, or re-apply its sweep label), or pin a run that covers them"
@@ -66,6 +68,23 @@ def plan_of(gateway: GitHubGateway, pull: PullFacts, head: str, base: str | None
                    base_ref=base, head_ref=head)
 
 
+def ours_by(gateway: GitHubGateway, pull: PullFacts, workflow: str = DEFAULT_WORKFLOW,
+            reference: str | None = None) -> Trust:
+    """The trust decision (infx.trust.our_run) for the PR's runs, read through the gateway
+    (`reference`: the commit whose sweep files are ours; default the default branch's tip)."""
+    return lambda run: gateway.run_problem(run, pull.default_branch, workflow=workflow_path(workflow),
+                                           reference=reference)
+
+
+def results_problem(gateway: GitHubGateway, run_ids: list[int]) -> ReuseError | None:
+    """The runs a reuse takes rows from must still hold their results (unexpired artifacts)."""
+    gone = [(r, why) for r in run_ids if (why := trust.artifacts_problem(gateway.artifacts(r))) is not None]
+    if not gone:
+        return None
+    return ReuseError("; ".join(f"run {r} holds rows of the plan but {why}" for r, why in gone),
+                      fix="sweep those rows again")
+
+
 def cover_by(gateway: GitHubGateway, wanted: Wanted, runs: list[RunFacts], base: str) -> Coverage:
     """How far the runs' green jobs cover the wanted rows with identical fingerprints."""
     found, _ = coverage(wanted, runs, jobs_of=gateway.run_jobs, tree=gateway.tree, base=gateway.tree(base))
@@ -90,8 +109,10 @@ def resolve_source(gateway: GitHubGateway, pr_number: int, request: AuthorizedRe
 def covering_sources(gateway: GitHubGateway, pr_number: int, request: AuthorizedRequest,
                      *, workflow: str = DEFAULT_WORKFLOW,
                      incompatible: tuple[str, ...] = INCOMPATIBLE_LABELS, require_merged: bool = False,
-                     require_open: bool = False, head: str | None = None) -> tuple[RunFacts, tuple[int, ...]]:
-    """(the source run, every run whose rows the reuse takes, the source first)."""
+                     require_open: bool = False, head: str | None = None,
+                     reference: str | None = None) -> tuple[RunFacts, tuple[int, ...]]:
+    """(the source run, every run whose rows the reuse takes, the source first); `reference`:
+    the commit whose sweep workflow files are ours (at a merge, the default branch before it)."""
     pull = gateway.pull(pr_number)
     if require_merged and not pull.merged:
         raise ReuseError(f"PR #{pr_number} is not marked as merged.")
@@ -125,22 +146,23 @@ def covering_sources(gateway: GitHubGateway, pr_number: int, request: Authorized
 
     source = select_source(request.command, pr_number, commits, get_run=gateway.run,
                            branch_runs=lambda: gateway.branch_runs(pull.head_ref),
-                           artifacts_of=gateway.artifacts, workflow=workflow,
+                           artifacts_of=gateway.artifacts, ours=ours_by(gateway, pull, workflow, reference),
+                           workflow=workflow,
                            elevated=request.authority is not None and request.authority.elevated,
                            drift=drift, covers=covers)
     if request.command.run_id is not None:
         return source, (source.id,)
     # no run id: the PR's runs together must cover the plan, the selected run among them
-    runs = eligible_runs(gateway.branch_runs(pull.head_ref), commits, workflow=workflow)
+    runs = eligible_runs(gateway.branch_runs(pull.head_ref), commits,
+                         ours=ours_by(gateway, pull, workflow, reference))
     runs = [source] + [r for r in runs if r.id != source.id]
     found = cover_by(gateway, plan(), runs, pull.base_sha)
     if not found.complete:
         raise ReuseError(f"the sweep runs of PR #{pr_number} do not cover the plan of head {head[:12]} "
                          f"({len(plan())} rows): {found.describe()}", fix=COVER_FIX)
-    expired = [r for r in found.runs() if not any(is_reusable_artifact(a) for a in gateway.artifacts(r))]
-    if expired:
-        raise ReuseError(f"run(s) {', '.join(map(str, expired))} hold rows of the plan but no unexpired "
-                         "result artifact", fix="sweep those rows again")
+    gone = results_problem(gateway, found.runs())
+    if gone is not None:
+        raise gone
     return source, tuple(dict.fromkeys([source.id, *found.runs()]))
 
 
@@ -194,7 +216,8 @@ def _resolve_push(gateway: GitHubGateway, req: ResolveRequest) -> ReuseResult:
     unbound = None if request is None else unbound_reason(gateway, number, request)
     if request is not None and unbound is None:
         source, runs = covering_sources(gateway, number, request, workflow=req.workflow,
-                                        incompatible=req.incompatible_labels, require_merged=True)
+                                        incompatible=req.incompatible_labels, require_merged=True,
+                                        reference=req.before_sha or gateway.first_parent(req.commit_sha))
         return ReuseResult(enabled=True, source=source, pr_number=number, sources=runs,
                            reason=f"approved sweep reuse from {_runs_text(runs)}")
     return _neutral_merge(gateway, req, number, unbound)
@@ -209,10 +232,15 @@ def _neutral_merge(gateway: GitHubGateway, req: ResolveRequest, number: int,
     check_labels(number, pull.labels, req.incompatible_labels)
     before = req.before_sha or gateway.first_parent(req.commit_sha)
     commits = gateway.pull_commits(number)
-    runs = eligible_runs(gateway.branch_runs(pull.head_ref), commits, workflow=req.workflow)
+    runs = eligible_runs(gateway.branch_runs(pull.head_ref), commits,
+                         ours=ours_by(gateway, pull, req.workflow, before))
     merged = cover_by(gateway, plan_of(gateway, pull, req.commit_sha, before), runs, before)
     why = f" ({unbound})" if unbound else ""
     if merged.complete and merged.runs():
+        gone = results_problem(gateway, merged.runs())
+        if gone is not None:  # never publish a run whose results are gone
+            raise ReuseError(f"PR #{number}'s runs cover the merge commit's plan, but {gone.message}",
+                             fix="sweep the PR again (its results expired), then re-run this workflow")
         runs_used = tuple(merged.runs())
         source = next(r for r in runs if r.id == runs_used[0])
         return ReuseResult(enabled=True, source=source, pr_number=number, sources=runs_used,

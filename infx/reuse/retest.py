@@ -13,12 +13,14 @@ families), nothing that passed.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from infx import trust
 from infx.inert import code, render_inert
+from infx.matrix.coverage import JobFacts, swept_any
 from infx.reuse.authorization import Authority, is_bot
 from infx.reuse.model import RunFacts
 from infx.reuse.ports import ReuseClient
@@ -65,11 +67,28 @@ class Decision:
     failed_rows: tuple[str, ...] = ()
 
 
-def latest(runs: Sequence[RunFacts], workflow: str = DEFAULT_WORKFLOW) -> RunFacts | None:
-    """The newest pull_request run of the sweep workflow among `runs`."""
+def latest(runs: Sequence[RunFacts], *, jobs_of: Callable[[int], Sequence[JobFacts]],
+           ours: Callable[[RunFacts], str | None],
+           workflow: str = DEFAULT_WORKFLOW) -> tuple[RunFacts | None, tuple[str, ...]]:
+    """The newest pull_request run among `runs` that is our sweep (`ours`: infx.trust.our_run)
+    and swept rows: a finished run whose row jobs were all skipped (a label change the gate
+    turned away) is passed over (infx.matrix.coverage.swept_any), as is a fork's run or one
+    made with the PR's own edited sweep workflow. Also returns why newer runs were passed over."""
     path = workflow_path(workflow)
-    mine = [r for r in runs if r.event == "pull_request" and r.path == path]
-    return max(mine, key=lambda r: (r.created_at, r.id), default=None)
+    passed: list[str] = []
+    mine = sorted((r for r in runs if r.event == "pull_request" and trust.is_sweep_run(r, path)),
+                  key=lambda r: (r.created_at, r.id), reverse=True)
+    for run in mine:
+        why = ours(run)
+        if why is not None:
+            passed.append(f"run {run.id} is not our sweep: {why}")
+            continue
+        if run.status == "completed" and not swept_any(
+                j for j in jobs_of(run.id) if bucket_of_job(j.name) is not None):
+            passed.append(f"run {run.id} swept no row (every row job was skipped)")
+            continue
+        return run, tuple(passed)
+    return None, tuple(passed)
 
 
 def failed_rows(jobs: Sequence[Any]) -> tuple[str, ...]:
@@ -79,17 +98,20 @@ def failed_rows(jobs: Sequence[Any]) -> tuple[str, ...]:
                         if bucket_of_job(job.name) is not None and job.conclusion in RETESTABLE))
 
 
-def decide(run: RunFacts | None, head_sha: str, failed: Sequence[str] = ()) -> Decision:
-    """What `/retest-failed` does with the PR's newest sweep run and its failed rows."""
+def decide(run: RunFacts | None, head_sha: str, failed: Sequence[str] = (),
+           passed_over: Sequence[str] = ()) -> Decision:
+    """What `/retest-failed` does with the PR's newest sweep run and its failed rows
+    (`passed_over`: why newer runs did not count, named when nothing is retested)."""
+    passed = f" (passed over: {'; '.join(passed_over)})" if passed_over else ""
     if run is None:
-        return Decision(None, "this PR has no sweep run to retest")
+        return Decision(None, f"this PR has no sweep run to retest{passed}")
     if run.status != "completed":
-        return Decision(None, f"the latest sweep run {run.id} has not finished; retest after it does")
+        return Decision(None, f"the latest sweep run {run.id} has not finished; retest after it does{passed}")
     if run.head_sha != head_sha:
         return Decision(None, f"the latest sweep run {run.id} ran on {run.head_sha[:12]}, not on the "
-                              f"PR head {head_sha[:12]}; a new sweep of the head is needed, not a retest")
+                              f"PR head {head_sha[:12]}; a new sweep of the head is needed, not a retest{passed}")
     if run.conclusion not in RETESTABLE:
-        return Decision(None, f"the latest sweep run {run.id} concluded {run.conclusion}: nothing failed")
+        return Decision(None, f"the latest sweep run {run.id} concluded {run.conclusion}: nothing failed{passed}")
     rows = tuple(failed)
     what = f"{len(rows)} failed or cancelled row(s)" if rows else "its failed jobs"
     return Decision(run.id, f"re-running {what} of sweep run {run.id}", rows)
@@ -123,11 +145,12 @@ def retest(client: ReuseClient, repo: str, event: Any, *, workflow: str = DEFAUL
                     else gateway.permission(current.user))
     if why is None:
         pull = gateway.pull(pr)
-        runs = [r for r in gateway.pull_runs(pull.head_ref) if r.head_repo in (None, pull.head_repo)]
-        run = latest(runs, workflow)
+        run, passed = latest(gateway.pull_runs(pull.head_ref), jobs_of=gateway.run_jobs, workflow=workflow,
+                     ours=lambda r: gateway.run_problem(r, pull.default_branch,
+                                                        workflow=workflow_path(workflow)))
         failed = failed_rows(client.run_jobs(repo, run.id)) if run is not None and run.status == "completed" \
             and run.head_sha == pull.head_sha and run.conclusion in RETESTABLE else ()
-        decision = decide(run, pull.head_sha, failed)
+        decision = decide(run, pull.head_sha, failed, passed)
         if decision.run_id is not None:
             client.rerun_failed_jobs(repo, decision.run_id)
             gateway.react(current.id, "+1")

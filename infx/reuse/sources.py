@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from infx import trust
 from infx.reuse.grammar import ReuseCommand
 from infx.reuse.model import ArtifactFacts, ReuseError, RunFacts
 
 DEFAULT_WORKFLOW = "run-sweep.yml"
 PINNED_CONCLUSIONS = ("success", "failure", "cancelled")  # a maintainer's explicit choice
 UNPINNED_CONCLUSIONS = ("success",)
-REUSABLE_ARTIFACTS = ("results_bmk", "eval_results_all")
-REUSABLE_PREFIX = "bmk_agentic_"
+REUSABLE_ARTIFACTS = trust.RESULT_ARTIFACTS
+REUSABLE_PREFIX = trust.RESULT_PREFIX
 INCOMPATIBLE_LABELS = ("evals-only",)
+# why a run is not our sweep (infx.trust.our_run, read through the gateway), or None
+Trust = Callable[[RunFacts], "str | None"]
 
 
 def is_reusable_artifact(artifact: ArtifactFacts) -> bool:
-    if artifact.expired:
-        return False
-    return artifact.name in REUSABLE_ARTIFACTS or artifact.name.startswith(REUSABLE_PREFIX)
+    return trust.is_result_artifact(artifact)
 
 
 def workflow_path(workflow: str) -> str:
@@ -34,10 +35,11 @@ def check_labels(pr_number: int, labels: Iterable[str],
 
 
 def validate_source(run: RunFacts, artifacts: Sequence[ArtifactFacts], pr_number: int,
-                    pr_commits: Sequence[str], *, pinned: bool,
+                    pr_commits: Sequence[str], *, pinned: bool, ours: Trust,
                     workflow: str = DEFAULT_WORKFLOW, elevated: bool = False) -> None:
     """Every identity and artifact check of a source run; raises ReuseError on the first failure.
 
+    `ours(run)`: why the run is not our sweep (infx.trust.our_run), or None.
     `elevated`: the request comes from maintain or admin, who alone may pin a run that did
     not succeed (partial data is their explicit choice, never a write user's).
     """
@@ -54,10 +56,6 @@ def validate_source(run: RunFacts, artifacts: Sequence[ArtifactFacts], pr_number
         raise ReuseError(f"run {run.id} concluded {run.conclusion}; pinning a run that did not "
                          "succeed needs a request from a maintain or admin user",
                          fix="ask a maintainer to post the command, or pin a successful run")
-    expected_path = workflow_path(workflow)
-    if run.path is not None and run.path.split("@", 1)[0] != expected_path:
-        raise ReuseError(f"run {run.id} comes from {run.path}, not {expected_path}",
-                         fix=f"pin a run of {expected_path}")
     if not run.head_sha:
         raise ReuseError(f"run {run.id} has no head commit")
     if run.head_sha not in set(pr_commits):
@@ -67,16 +65,21 @@ def validate_source(run: RunFacts, artifacts: Sequence[ArtifactFacts], pr_number
         raise ReuseError(f"run {run.id} has no benchmark, eval, or agentic result artifact "
                          "(results_bmk, eval_results_all or bmk_agentic_*, unexpired)",
                          fix="pin a run whose artifacts are still retained, or sweep again")
+    why = ours(run)
+    if why is not None:
+        raise ReuseError(f"run {run.id} is not our sweep: {why}",
+                         fix=f"pin a run of this repository's unmodified {workflow_path(workflow)}")
 
 
 def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[str], *,
                   get_run: Callable[[int], RunFacts | None],
                   branch_runs: Callable[[], Sequence[RunFacts]],
-                  artifacts_of: Callable[[int], Sequence[ArtifactFacts]],
+                  artifacts_of: Callable[[int], Sequence[ArtifactFacts]], ours: Trust,
                   workflow: str = DEFAULT_WORKFLOW, elevated: bool = False,
                   drift: Callable[[RunFacts], Sequence[str]] | None = None,
                   covers: Callable[[RunFacts], None] | None = None) -> RunFacts:
-    """The pinned run (validated, never substituted) or the newest valid green run of the PR.
+    """The pinned run (validated, never substituted) or the newest valid green run of the PR
+    that is our sweep (`ours`, infx.trust.our_run).
 
     `drift(run)` names the benchmark-affecting content that differs between the run's commit
     and the head being decided: a pinned run with drift is refused, and automatic selection
@@ -90,7 +93,7 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
         if run is None:
             raise ReuseError(f"run {command.run_id} does not exist in this repository",
                              fix="check the run id in the command")
-        validate_source(run, artifacts_of(run.id), pr_number, pr_commits, pinned=True,
+        validate_source(run, artifacts_of(run.id), pr_number, pr_commits, pinned=True, ours=ours,
                         workflow=workflow, elevated=elevated)
         if covers is not None:
             covers(run)
@@ -105,11 +108,15 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
     for run in branch_runs():
         if run.conclusion != "success" or run.head_sha not in commits:
             continue
-        if run.path is not None and run.path.split("@", 1)[0] != workflow_path(workflow):
-            continue
         if run.event != "pull_request" or run.status != "completed":
             continue
+        if not trust.is_sweep_run(run, workflow_path(workflow)):
+            continue  # another workflow's run (the listing holds them all): not a candidate
         if any(is_reusable_artifact(a) for a in artifacts_of(run.id)):
+            why = ours(run)
+            if why is not None:
+                passed_over.append(f"run {run.id} ({why})")
+                continue
             changed = drift(run) if drift is not None else ()
             if not changed:
                 return run

@@ -11,6 +11,7 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any
 
+from infx import trust
 from infx.benchmark_content import is_benchmark_path
 from infx.changelog.incremental import plan_tree_path
 from infx.config.policy import load_policy_document
@@ -460,7 +461,7 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
     evidence.branch_runs = runs
     # only sweep runs say where a green sweep may be (other workflows, e.g. the sign-off's own
     # head-status runs, run on every push)
-    with_runs = {run.head_sha for run in runs or [] if run.path == provenance.SWEEP_WORKFLOW}
+    with_runs = {run.head_sha for run in runs or [] if trust.is_sweep_run(run)}
     for run in runs or []:
         if run.head_sha in commits:
             evidence.workflow_runs[run.id] = run

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from infx import trust
 from infx.errors import InfxError, Problem
 from infx.github.client import GitHubClient, Upsert
 from infx.github.events import WorkflowRun
@@ -67,7 +68,7 @@ class RunHead:
 
 def run_head(run: WorkflowRun) -> RunHead:
     """The run's head, checked before use: a fork's run is untrusted data, never trusted input."""
-    repo, branch, sha = run.head_repo or "", run.head_branch or "", run.head_sha or ""
+    repo, branch, sha = trust.head_repo_of(run), run.head_branch or "", run.head_sha or ""
     if not _FULL_NAME.fullmatch(repo):
         raise InfxError(Problem(f"workflow run {run.id} has no usable head repository ({repo!r})",
                                 key="workflow_run.head_repository"))
