@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent / "infx"
 TRUST = ROOT / "trust.py"
 # names under which infx code holds a workflow run (a PR's `head_repo` is another object)
-RUN_NAMES = frozenset({"run", "r", "record", "workflow_run", "wr", "candidate", "newest"})
+RUN_NAMES = frozenset({"run", "record", "workflow_run", "candidate", "newest"})
 # where run models are built from GitHub's JSON (they read the JSON keys, never a decision)
 BUILDERS = frozenset({"infx/github/events.py", "infx/reuse/model.py", "infx/signoff/evidence.py",
                       "infx/github/fake/shapes.py"})
@@ -24,6 +24,20 @@ def _readers(tree: ast.AST) -> list[tuple[int, str]]:
                 found.append((node.lineno, f"reads .head_repo of {ast.unparse(node.value)}"))
             if node.attr == "path" and isinstance(node.value, ast.Name) and node.value.id in RUN_NAMES:
                 found.append((node.lineno, f"reads the workflow path {ast.unparse(node)}"))
+        # a workflow path's `@ref` suffix cut off: how a run's path is read, whatever the name
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split"
+                and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == "@"
+                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "path"):
+            found.append((node.lineno, f"cuts the ref off a workflow path: {ast.unparse(node)}"))
+        # `for r in runs` (a loop or a comprehension over runs): `r.path` reads a run's path
+        loops = node.generators if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp,
+                                                     ast.DictComp)) else [node] if isinstance(node, ast.For) else []
+        for loop in loops:
+            if (isinstance(loop.iter, ast.Name) and "run" in loop.iter.id and isinstance(loop.target, ast.Name)
+                    and loop.target.id not in RUN_NAMES):
+                found += [(n.lineno, f"reads the workflow path {ast.unparse(n)} of a run")
+                          for n in ast.walk(node) if isinstance(n, ast.Attribute) and n.attr == "path"
+                          and isinstance(n.value, ast.Name) and n.value.id == loop.target.id]
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
                 and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
                 and node.args[1].value in ("head_repo", "path")):
@@ -43,9 +57,10 @@ def test_only_the_trust_module_reads_a_runs_path_or_head_repository() -> None:
 
 def test_the_scan_finds_a_reader() -> None:
     """The scan is not vacuous: each way of reading the fields is caught."""
-    sample = ast.parse("a = run.path.split('@')[0]\nb = r.head_repo\nc = getattr(x, 'head_repo', None)\n"
-                       "d = pull.head_repo\n")
-    assert sorted(line for line, _ in _readers(sample)) == [1, 2, 3]
+    sample = ast.parse("a = run.path\nb = r.head_repo\nc = getattr(x, 'head_repo', None)\n"
+                       "d = pull.head_repo\ne = x.path.split('@', 1)[0]\nf = r.path\n"
+                       "g = [r for r in runs if r.path == p]\nh = [r for r in recipes if r.path]\n")
+    assert sorted(line for line, _ in _readers(sample)) == [1, 2, 3, 5, 7]
 
 
 def test_the_model_builders_only_build() -> None:
