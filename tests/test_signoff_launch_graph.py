@@ -3,7 +3,7 @@ the runners' launchers (infx.matrix.launch_graph), instead of matching file name
 
 from __future__ import annotations
 
-from signoff_policy_support import bare_evidence, changed
+from signoff_policy_support import bare_evidence, changed, trusted_policy_files
 
 from infx.signoff.affected import affected_configs, launch_lines
 from infx.signoff.checks.chat import run as chat_check
@@ -51,7 +51,8 @@ BASE = {
 def evidence(**head_changes: str | None):
     head = {**BASE, **head_changes}
     head = {p: t for p, t in head.items() if t is not None}
-    return bare_evidence(head_files=head, base_files=dict(BASE), files=changed(BASE, head))
+    return bare_evidence(head_files=head, base_files=dict(BASE), files=changed(BASE, head),
+                         default_branch_files=trusted_policy_files())
 
 
 def keys(ev) -> list[tuple[str, str]]:
@@ -123,3 +124,30 @@ def test_check_9_reads_the_chat_endpoint_of_the_sourced_helper():
     outcome = chat_check(evidence(**{LIB: lib, FIXED: script, AGENTIC: BASE[AGENTIC] + "#\n"}), SETTINGS)
     assert outcome.status == Status.PASS, outcome.reason
     assert f"{LIB}:1" in outcome.reason
+
+
+SRT_LAUNCHER = ('git clone https://github.com/NVIDIA/srt-slurm.git "$SRT_REPO_DIR"\ncd "$SRT_REPO_DIR"\n'
+                "git show 22d46ba --format= -- src/srtctl/core/ip_utils/get_node_ip.sh | git apply -\n"
+                "uv pip install -e .\nsrtctl apply -f \"$CONFIG_FILE\"\n")
+
+
+def test_check_10_does_not_take_the_srtctl_install_of_the_launcher_for_an_engine_rebuild():
+    from infx.signoff.checks.patch import run as patch_check
+
+    base = {**BASE, "runners/launch_gb200-nv.sh": SRT_LAUNCHER}
+    head = {**base, GB200_RECIPE: BASE[GB200_RECIPE] + "# refreshed\n"}
+    ev = bare_evidence(head_files=head, base_files=base, files=changed(base, head),
+                       default_branch_files=trusted_policy_files())
+    outcome = patch_check(ev, SETTINGS)
+    assert outcome.status == Status.PASS, outcome.reason
+
+
+def test_check_10_still_rejects_an_engine_install_in_the_script_without_a_waiver():
+    from infx.signoff.checks.patch import run as patch_check
+
+    script = CHAT_BY_BRANCH + "pip install git+https://github.com/fork/sglang@fix\n"
+    ev = evidence(**{FIXED: script})
+    outcome = patch_check(ev, SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "installs engine package git+https://github.com/fork/sglang@fix" in outcome.reason
+    assert "no waiver docs/waiver/1.md" in outcome.reason

@@ -67,3 +67,35 @@ def test_dockerfile_deriving_an_image_is_patching():
     assert "builds a derived image" in found[0].what
     # a FROM word elsewhere is not a Dockerfile
     assert not scan("benchmarks/run.sh", "echo FROM here")
+
+
+COMPONENTS = RULES["non-engine-components"]
+
+
+def scan_with_components(text: str):
+    lines = text.splitlines()
+    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
+    return find_patching([ChangedFile("benchmarks/single_node/x.sh", "added", patch=patch)],
+                         RULES["engine-paths"], RULES["engine-packages"], RULES["allowed-packages"], COMPONENTS)
+
+
+@pytest.mark.parametrize(("name", "example"), [(c["name"], e) for c in COMPONENTS for e in c["examples"]["non-engine"]])
+def test_non_engine_component_examples_are_not_patching(name, example):
+    """Building LMCache, a KV-offload connector, or installing srtctl from source (and patching
+    its checkout) is not an engine rebuild (configs/policy/patching.yaml non-engine-components)."""
+    assert scan_with_components(example) == [], name
+
+
+@pytest.mark.parametrize(("name", "example"), [(c["name"], e) for c in COMPONENTS
+                                               for e in c["examples"].get("engine", [])])
+def test_engine_counter_examples_stay_patching(name, example):
+    assert scan_with_components(example), name
+
+
+def test_without_the_component_rule_the_examples_are_leads():
+    example = COMPONENTS[0]["examples"]["non-engine"][0]
+    lines = example.splitlines()
+    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
+    leads = find_patching([ChangedFile("benchmarks/single_node/x.sh", "added", patch=patch)],
+                          RULES["engine-paths"], RULES["engine-packages"], RULES["allowed-packages"])
+    assert leads and "rebuilds the engine" in leads[0].what

@@ -37,8 +37,9 @@ class Patching:
 
 
 def find_patching(files: list[ChangedFile], engine_paths: list[str], engine_packages: list[str],
-                  allowed_packages: list[str]) -> list[Patching]:
-    """Every patching lead in the changed files (docs excluded)."""
+                  allowed_packages: list[str], components: list[dict] | None = None) -> list[Patching]:
+    """Every patching lead in the changed files (docs excluded); work on a non-engine component
+    (``components``: the patching policy's ``non-engine-components``) is none."""
     found: list[Patching] = []
     for f in files:
         if f.status == "removed" or _DOC.search(f.filename):
@@ -52,16 +53,47 @@ def find_patching(files: list[ChangedFile], engine_paths: list[str], engine_pack
             found += [Patching(ln.where(), f"builds a derived image instead of running the pinned one: "
                                f"{ln.text.strip()}", ln.path, (ln.text,))
                       for ln in lines if re.match(r"\s*FROM\s", ln.text, re.IGNORECASE)]
-        found += _scan(lines, engine_paths, engine_packages, allowed_packages)
+        found += _scan(lines, engine_paths, engine_packages, allowed_packages, components or [])
     return found
 
 
-def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: list[str]) -> list[Patching]:
+_ENTER = re.compile(r"(?:^\s*|[;&|]\s*)(?:cd|pushd)\s+(\S+)|\bgit\s+clone\b(?:\s+-{1,2}[\w-]+(?:[ =](?!https?:)\S+)?)*\s+(\S+)(?:\s+([^\s;&|]+))?")
+
+
+def non_engine_component(text: str, folder: str, components: list[dict]) -> str | None:
+    """The non-engine component a line works on (it names one, or runs in its folder)."""
+    for component in components:
+        markers = [m.lower() for m in component["markers"]]
+        if any(m in text.lower() or m in folder.lower() for m in markers):
+            return str(component["name"])
+    return None
+
+
+def _folder_after(text: str, folder: str, clones: dict[str, str]) -> str:
+    """The folder a file is in after this line: `cd X` / `pushd X` enter X (a folder a clone
+    made stands for its repository); `git clone URL [DIR]` remembers DIR -> URL."""
+    for match in _ENTER.finditer(text):
+        if match.group(1):
+            target = match.group(1).strip("'\"")
+            folder = clones.get(target, target)
+        elif match.group(2):
+            url = match.group(2).strip("'\"")
+            target = (match.group(3) or url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")).strip("'\"")
+            clones[target] = f"{target} ({url})"
+    return folder
+
+
+def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: list[str],
+          components: list[dict]) -> list[Patching]:
     found: list[Patching] = []
     file_locates_engine = _touches_engine("\n".join(ln.text for ln in lines), paths)
-    index = 0
+    index, folder, clones = 0, "", {}
     while index < len(lines):
         line = lines[index]
+        folder = _folder_after(line.text, folder, clones)
+        if components and non_engine_component(line.text, folder, components):
+            index += 1
+            continue
         heredoc = _HEREDOC.search(line.text)
         if heredoc:
             body, index = _heredoc_body(lines, index, heredoc.group(1))
@@ -131,4 +163,4 @@ def patching_in(evidence: Evidence) -> list[Patching]:
     """Patching leads in the PR's added lines, per the trusted patching policy."""
     rules = policy(evidence).doc("patching")
     return find_patching(diffed_files(evidence), rules["engine-paths"], rules["engine-packages"],
-                         rules["allowed-packages"])
+                         rules["allowed-packages"], rules.get("non-engine-components"))

@@ -66,7 +66,8 @@ def inherited_patching(evidence: Evidence) -> list[Patching]:
         patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
         files.append(ChangedFile(path, "unchanged", patch=patch))
     rules = policy(evidence).doc("patching")
-    return find_patching(files, rules["engine-paths"], rules["engine-packages"], rules["allowed-packages"])
+    return find_patching(files, rules["engine-paths"], rules["engine-packages"], rules["allowed-packages"],
+                         rules.get("non-engine-components"))
 
 
 def _new_waiver_problems(evidence: Evidence, waiver: str, found: list[Patching]) -> list[str]:
