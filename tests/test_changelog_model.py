@@ -44,7 +44,7 @@ def test_optional_fields_appear_in_metadata_when_set():
     ({"config-keys": ["k"], "description": [1], "pr-link": "x"}, "must be a string"),
     ({"config-keys": ["k"], "description": ["d"], "pr-link": None}, "'pr-link' must be a string"),
     ({"config-keys": ["k"], "description": ["d"]}, "missing required key 'pr-link'"),
-    ({**BASE, "eval-conc": [1]}, "Extra inputs are not permitted"),
+    ({**BASE, "eval-conc": [1]}, r"unknown field 'eval-conc' \(did you mean 'eval-concs'\?\)"),
     ({**BASE, "evals-only": "maybe"}, "must be a boolean"),
     ({**BASE, "eval-min-prefill-ep": 0}, "greater than or equal to 1"),
     ({**BASE, "eval-min-prefill-ep": "x"}, "must be an integer"),

@@ -54,12 +54,12 @@ def test_well_formed_file_parses_to_dicts():
     (A + b"\0\n", "contains a NUL byte at byte offset 131", 6),
     (A.replace(b"A", b"\xff"), "is not valid UTF-8: byte 0xff", 4),
     (A + b"\n- {config-keys: [a], description: [d], pr-link: x}\n",
-     "has 1 top-level config entries but YAML parsed 2 entries", None),
+     "changelog entry does not start with '- config-keys:'", 7),
     (A.replace(b"  pr-link", b"  description:\n    - x\n  pr-link"), "duplicate key", 5),
     (b"config-keys: [a]\n", "root must be a YAML list", 1),
-    (b"- config-keys: [a]\n- 3\n", "has 1 top-level config entries", None),
+    (b"- config-keys: [a]\n- 3\n", "changelog entry is invalid: an entry must be a mapping", 2),
     (A.replace(b"  pr-link", b"  evals-only: maybe\n  pr-link"),
-     "entry 1 fails ChangelogEntry validation", 5),
+     "changelog entry is invalid: 'evals-only' must be a boolean", 5),
 ])
 def test_parse_errors_are_located(raw, fragment, line):
     with pytest.raises(InfxError, match=fragment) as caught:
@@ -290,10 +290,10 @@ def test_byte_errors_name_the_path_when_no_label_is_given():
 
 def test_yaml_errors_say_what_and_how_to_fix():
     message, line, fix = located(A + b"\n- config-keys: [\n")
-    assert message.startswith("perf-changelog.yaml is not valid YAML: ") and "invalid YAML" not in message
+    assert message.startswith("the changelog is not valid YAML: ") and "invalid YAML" not in message
     assert line == 8 and fix == "fix the YAML at this line"  # where the parser gave up
     duplicate = A.replace(b"  pr-link", b"  description:\n    - x\n  pr-link")
-    assert located(duplicate)[2] == "fix the YAML at this line; each key may appear once per entry"
+    assert located(duplicate)[2] == "fix the YAML at this line; each field may appear once per entry"
 
 
 def test_an_entry_line_that_is_not_a_mapping_is_located():

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from infx.errors import Problem
 from infx.matrix.keys import KeyResolutionError, Wildcards, resolve_config_keys
 from infx.matrix.scenarios import SCENARIO_TYPES
 
@@ -97,9 +98,11 @@ def parse_entry(data: Any, source_line: int | None = None) -> ChangelogEntry:
                          fix="start each entry with '- config-keys:' at column 0")
     unknown = [k for k in data if k not in FIELDS]
     if unknown:
-        raise EntryError(f"unknown key {unknown[0]!r} (Extra inputs are not permitted)",
+        near = did_you_mean(str(unknown[0]), FIELDS)
+        raise EntryError(f"unknown field {unknown[0]!r}" + (f" (did you mean {near!r}?)" if near else ""),
                          key=str(unknown[0]),
-                         fix="allowed keys: " + ", ".join(FIELDS))
+                         fix=(f"rename it to {near!r}" if near else "remove it")
+                         + "; the fields of an entry are " + ", ".join(FIELDS))
     for required in ("config-keys", "description", "pr-link"):
         if required not in data:
             raise EntryError(f"missing required key {required!r}", key=required)
@@ -120,6 +123,44 @@ def parse_entry(data: Any, source_line: int | None = None) -> ChangelogEntry:
     entry = ChangelogEntry(**fields, source_line=source_line)
     _check_combinations(entry, data)
     return entry
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    """The choice nearest to ``word`` by edit distance, when a typo could explain it
+    (at most 2 edits, or a third of the word's length for long words), else None."""
+    best, best_distance = None, max(2, len(word) // 3) + 1
+    for choice in choices:
+        distance = edit_distance(word.lower(), choice.lower())
+        if distance < best_distance:
+            best, best_distance = choice, distance
+    return best
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance: insertions, deletions and substitutions turning a into b."""
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i]
+        for j, char_b in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1,
+                               previous[j - 1] + (char_a != char_b)))
+        previous = current
+    return previous[-1]
+
+
+def entry_problem(exc: EntryError, path: str, line: int | None) -> Problem:
+    """The one message for an entry that breaks the model, from `infx plan` and
+    `infx changelog validate` alike: the entry is named by the line it starts on."""
+    return Problem(f"changelog entry is invalid: {exc}", file=path, line=line, key=exc.key,
+                   fix=exc.fix)
+
+
+def yaml_problem(detail: str, path: str, line: int | None) -> Problem:
+    """The one message for changelog YAML that does not load (from `plan` and `validate`)."""
+    detail = detail.removeprefix("invalid YAML: ")
+    hint = "; each field may appear once per entry" if "duplicate key" in detail else ""
+    return Problem(f"the changelog is not valid YAML: {detail}", file=path, line=line,
+                   fix="fix the YAML at this line" + hint)
 
 
 def _check_combinations(entry: ChangelogEntry, data: dict) -> None:

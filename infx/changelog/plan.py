@@ -19,7 +19,10 @@ from infx.changelog.model import (
     ChangelogEntry,
     EntryError,
     KeyResolutionError,
+    did_you_mean,
+    entry_problem,
     parse_entry,
+    yaml_problem,
 )
 from infx.changelog.rows import (
     EVAL_BUCKETS,
@@ -94,12 +97,11 @@ def parse_additions(added: str | Additions, path: str = DEFAULT_CHANGELOG
         raise _plan_error("No additions found in the changelog file.", file=path,
                           fix="append an entry at the end of the changelog")
     try:
-        data = load_text(added.text, path)
+        # duplicate fields are an error, as in `changelog validate` (never last-one-wins)
+        data = load_text(added.text, path, unique_keys=True)
     except InfxError as exc:
         problem = exc.problems[0]
-        raise InfxError(Problem(f"the changelog additions are not valid YAML: "
-                                f"{problem.message.removeprefix('invalid YAML: ')}", file=path,
-                                line=added.file_line(problem.line), fix=problem.fix)) from None
+        raise InfxError(yaml_problem(problem.message, path, added.file_line(problem.line))) from None
     except (TypeError, ValueError, RecursionError) as exc:
         raise _plan_error(f"the changelog additions are not valid YAML: {exc}",
                           file=path) from None
@@ -119,9 +121,7 @@ def parse_additions(added: str | Additions, path: str = DEFAULT_CHANGELOG
                 entry = replace(entry, source_line=added.file_line(starts[index]))
             entries.append(entry)
         except EntryError as exc:
-            raise InfxError(Problem(
-                f"added changelog entry {index + 1} is invalid: {exc}", file=path,
-                line=_entry_line(added, index, exc.key), key=exc.key, fix=exc.fix)) from None
+            raise InfxError(entry_problem(exc, path, _entry_line(added, index, exc.key))) from None
     return entries
 
 
@@ -152,22 +152,22 @@ def precheck(entries: Sequence[ChangelogEntry], flags: PlanFlags,
 
 def _entry_problem(entries: Sequence[ChangelogEntry], index: int, path: str, message: str,
                    fix: str) -> None:
-    raise InfxError(Problem(message, file=path, line=entries[index].source_line,
-                            key=f"entry {index + 1}", fix=fix))
+    raise InfxError(Problem(message, file=path, line=entries[index].source_line, fix=fix))
 
 
 def resolve_entries(entries: Sequence[ChangelogEntry], master_keys: Sequence[str],
                     changelog_path: str | None = None) -> list[list[str]]:
     """Resolve every entry's keys (wildcards in master order); any bad key fails all."""
     resolved = []
-    for index, entry in enumerate(entries, 1):
+    for entry in entries:
         try:
             resolved.append(entry.resolve_keys(master_keys))
         except KeyResolutionError as exc:
+            near = did_you_mean(exc.pattern, master_keys)
             raise InfxError(Problem(
-                str(exc), file=changelog_path, line=entry.source_line,
-                key=f"entry {index} config-keys",
-                fix="use an existing config key (see configs/*-master.yaml)")) from None
+                str(exc), file=changelog_path, line=entry.source_line, key="config-keys",
+                fix=(f"did you mean {near!r}? " if near else "")
+                + "use an existing config key (see configs/*-master.yaml)")) from None
     return resolved
 
 
@@ -338,8 +338,8 @@ def dump_plan(plan: dict) -> str:
 def default_config_files() -> list[str]:
     found = sorted(str(p) for p in Path("configs").glob("*-master.yaml"))
     if not found:
-        raise _plan_error("no master configs found under configs/",
-                          "pass --config-files explicitly")
+        raise _plan_error(f"no master configs found under configs/ (run in {Path.cwd()})",
+                          "run from the repository root, or pass --config-files explicitly")
     return found
 
 

@@ -7,7 +7,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NoReturn
 
-from infx.changelog.model import ChangelogEntry, EntryError, parse_entry
+from infx.changelog.model import (
+    ChangelogEntry,
+    EntryError,
+    entry_problem,
+    parse_entry,
+    yaml_problem,
+)
 from infx.errors import InfxError, Problem
 from infx.yamlio import decode, load_text
 
@@ -95,10 +101,7 @@ def parse_changelog(raw: bytes, path: str, label: str | None = None) -> ParsedCh
              fix="start every entry with '- config-keys:' at column 0")
     starts = _entry_starts(text)
     if len(starts) != len(data):
-        fail(f"{label} has {len(starts)} top-level config entries but YAML parsed "
-             f"{len(data)} entries", path, None,
-             fix="every entry must start at column 0 with '- config-keys:' "
-                 "(config-keys is the first key)")
+        _misplaced_entry(text, data, path, label, len(starts))
     models = []
     for index, item in enumerate(data):
         if not isinstance(item, dict):
@@ -106,10 +109,32 @@ def parse_changelog(raw: bytes, path: str, label: str | None = None) -> ParsedCh
         try:
             models.append(parse_entry(item, starts[index]))
         except EntryError as exc:
-            line = _key_line(text, starts, index, exc.key)
-            fail(f"{label} entry {index + 1} fails ChangelogEntry validation: {exc}", path,
-                 line, key=exc.key, fix=exc.fix)
+            raise InfxError(entry_problem(exc, path, _key_line(text, starts, index, exc.key))) from None
     return ParsedChangelog(path, raw, data, starts, tuple(models))
+
+
+_ITEM_START = re.compile(r"^-(?:[ \t]|$)", re.MULTILINE)
+
+
+def _misplaced_entry(text: str, data: list, path: str, label: str, found: int) -> NoReturn:
+    """The located error for a list item that does not start with ``- config-keys:``: the
+    entry's own problem (e.g. ``- config-key:``, the shared entry message) when it has one,
+    else where it starts."""
+    lines = [text.count("\n", 0, match.start()) + 1 for match in _ITEM_START.finditer(text)]
+    if len(lines) == len(data):
+        for index, (item, line) in enumerate(zip(data, lines, strict=True)):
+            if text.split("\n", line)[line - 1].startswith(ENTRY_PREFIX):
+                continue
+            try:
+                parse_entry(item, line)
+            except EntryError as exc:
+                raise InfxError(entry_problem(exc, path, _key_line(text, lines, index, exc.key))) from None
+            fail("changelog entry does not start with '- config-keys:'", path, line,
+                 fix="write config-keys first: every entry starts at column 0 with '- config-keys:'")
+    fail(f"{label} has {found} top-level config entries but YAML parsed "
+         f"{len(data)} entries", path, None,
+         fix="every entry must start at column 0 with '- config-keys:' "
+             "(config-keys is the first key)")
 
 
 def _entry_starts(text: str) -> list[int]:
@@ -132,10 +157,7 @@ def _load_unique(text: str, path: str, label: str) -> Any:
         return load_text(text, path, unique_keys=True)
     except InfxError as exc:
         problem = exc.problems[0]
-        detail = problem.message.removeprefix("invalid YAML: ")
-        hint = "; each key may appear once per entry" if "duplicate key" in detail else ""
-        fail(f"{label} is not valid YAML: {detail}", path, problem.line,
-             fix="fix the YAML at this line" + hint)
+        raise InfxError(yaml_problem(problem.message, path, problem.line)) from None
     except (TypeError, ValueError, RecursionError) as exc:
         # an unhashable mapping key (e.g. a list used as a key) surfaces as TypeError
         fail(f"{label} is not valid YAML: found unhashable key ({exc})", path, None)
@@ -227,7 +249,9 @@ def _check_new_link(head: ParsedChangelog, index: int, pr_number: int | None, re
         if not is_canonical(link, repo):
             fail(f"new main-branch entry has invalid pr-link: '{link}'{tbd_hint}", head.path,
                  head.pr_link_line(index),
-                 fix=f"write the merged PR's URL, https://github.com/{repo}/pull/<number>")
+                 fix=f"on a pull request pass --pr-number N (then 'XXX' and the PR's own URL "
+                     f"are accepted); on main write the merged PR's URL, "
+                     f"https://github.com/{repo}/pull/<number>")
         return
     expected = canonical_link(repo, pr_number)
     if link != expected and not is_placeholder(link, repo):
