@@ -151,3 +151,61 @@ def test_check_10_still_rejects_an_engine_install_in_the_script_without_a_waiver
     assert outcome.status == Status.FAIL
     assert "installs engine package git+https://github.com/fork/sglang@fix" in outcome.reason
     assert "no waiver docs/waiver/1.md" in outcome.reason
+
+
+M3_MASTER = "configs/amd-master.yaml"
+M3_SCRIPT = "benchmarks/single_node/agentic/minimaxm3_fp4_b200_vllm_mtp.sh"
+DSV4_SCRIPT = "benchmarks/single_node/agentic/dsv4_fp4_b200_sglang_mtp.sh"
+
+
+def golden_evidence(master: str, script: str, text: str):
+    base = {**BASE, master: BASE.get(master, ""),
+            script: SOURCE_LIB + "run_agentic --endpoint-type chat\n" + SCRIPTS[script]}
+    head = {**base, master: base[master] + text}
+    return bare_evidence(head_files=head, base_files=base, files=changed(base, head),
+                         default_branch_files=trusted_policy_files())
+
+
+SCRIPTS = {
+    M3_SCRIPT: ("vllm serve \"$MODEL\" --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3, "
+                "\"rejection_sample_method\": \"synthetic\", \"synthetic_acceptance_length\": 2.78}'\n"),
+    DSV4_SCRIPT: "python3 -m sglang.launch_server --speculative-algorithm EAGLE --speculative-num-steps 3\n",
+}
+
+
+def test_check_11_looks_minimax_m3_mtp_up_as_its_eagle3_gqa_draft():
+    from infx.signoff.checks.golden import run as golden_check
+
+    key = block("minimaxm3-fp4-b200-vllm-agentic-mtp", "b200", "vllm", "agentic-coding",
+                "{ tp: 4, conc-list: [4], spec-decoding: mtp }").replace("model-prefix: dsv4", "model-prefix: minimaxm3")
+    outcome = golden_check(golden_evidence(M3_MASTER, M3_SCRIPT, key), SETTINGS)
+    assert outcome.status == Status.PASS, outcome.reason
+    assert "minimaxm3_eagle3_gqa.yaml minimax-m3.thinking_on[3] = 2.78" in outcome.reason
+
+
+def test_check_11_reads_an_acceptance_length_pinned_in_the_master_config_settings():
+    from infx.signoff.checks.golden import run as golden_check
+
+    lane = "{ tp: 8, conc-list: [4], spec-decoding: mtp, additional-settings: [\"SGLANG_SIMULATE_ACC_LEN=%s\"] }"
+    key = block("dsv4-fp4-b200-sglang-agentic-mtp-acc", "b200", "sglang", "agentic-coding", lane % "2.49")
+    outcome = golden_check(golden_evidence(MASTER, DSV4_SCRIPT, key), SETTINGS)
+    assert outcome.status == Status.PASS, outcome.reason
+    assert "SGLANG_SIMULATE_ACC_LEN=2.49" in outcome.reason and f"{MASTER}:" in outcome.reason
+    wrong = block("dsv4-fp4-b200-sglang-agentic-mtp-acc", "b200", "sglang", "agentic-coding", lane % "3.10")
+    outcome = golden_check(golden_evidence(MASTER, DSV4_SCRIPT, wrong), SETTINGS)
+    assert outcome.status == Status.FAIL and "pins AL 3.10, but the golden value is" in outcome.reason
+
+
+def test_every_draft_kind_example_is_a_value_of_its_curve():
+    from infx.config.policy import draft_kind, golden_refs
+    from infx.signoff.policy_common import policy
+
+    reader = policy(bare_evidence(default_branch_files=trusted_policy_files()))
+    doc = reader.doc("golden")
+    for row in doc["draft-kinds"]:
+        example = row["example"]
+        assert draft_kind(doc, row["prefix"], row["method"], None) == (row["is"]["method"], row["is"].get("variant"))
+        ref = next(r for r in golden_refs(doc) if r.file == example["curve"])
+        assert (ref.prefix, ref.method, ref.variant) == (row["prefix"], row["is"]["method"], row["is"].get("variant"))
+        curve = reader.golden_curve(example["curve"])[ref.model_key]
+        assert curve[f"thinking_{example['thinking']}"][example["k"]] == example["al"]

@@ -111,6 +111,16 @@ def deprecations(doc: Mapping[str, Any]) -> list[Deprecation]:
             for row in doc["deprecations"]]
 
 
+def draft_kind(doc: Mapping[str, Any], prefix: str, method: str | None,
+               variant: str | None) -> tuple[str | None, str | None]:
+    """(method, variant) of the draft as the golden curves know it (golden.yaml draft-kinds):
+    a model whose configs call its draft ``method`` may really run another kind."""
+    for row in doc.get("draft-kinds") or []:
+        if row["prefix"] == prefix and row["method"] == method and variant in (None, row["is"].get("variant")):
+            return row["is"]["method"], row["is"].get("variant")
+    return method, variant
+
+
 def golden_refs(doc: Mapping[str, Any]) -> list[GoldenCurveRef]:
     return [GoldenCurveRef(row["prefix"], row["method"], row["file"], row["model-key"],
                            row.get("variant"), row.get("precision"))

@@ -24,6 +24,8 @@ from infx.matrix.launch_graph import (
     LaunchGraph,
     LaunchGraphError,
     graph_lines,
+    lane_settings,
+    lanes,
     launch_graph,
 )
 from infx.matrix.scenarios import AGENTIC, AGENTIC_ID, scenario_id
@@ -211,7 +213,7 @@ def launch_lines(evidence: Evidence, config: AffectedConfig, eval_only: bool = F
     graph = config_graph(evidence, config)
     if graph is None:
         return _named_launch_lines(evidence, config)
-    lines = _recipe_lines(evidence, config)
+    lines = _recipe_lines(evidence, config) + settings_lines(evidence, config)
     own = set(config.recipe.files) if config.recipe else set()
     for path in sorted(own):
         lines += text_lines(path, head_text(evidence, path))
@@ -222,6 +224,19 @@ def launch_lines(evidence: Evidence, config: AffectedConfig, eval_only: bool = F
         if line.text.strip():
             lines.append(line)
     return list(join_continuations(lines))
+
+
+def settings_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
+    """The ``additional-settings`` of the config's lanes (workers included), each at its line
+    of the master config: the launch exports them, so an acceptance length or a serving
+    setting may be pinned there."""
+    text = (evidence.head_files.get(config.master_path) or "").splitlines()
+    start = (config_line(evidence, config) or 1) - 1
+    found: list[Line] = []
+    for setting in dict.fromkeys(s for _, lane in lanes(config.entry) for s in lane_settings(lane)):
+        number = next((i + 1 for i in range(start, len(text)) if setting in text[i]), None)
+        found.append(Line(config.master_path, number, setting))
+    return found
 
 
 def _recipe_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:

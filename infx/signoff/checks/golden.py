@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from infx.config.policy import GOLDEN_DIR, GoldenCurveRef, PolicyReader, golden_refs
+from infx.config.policy import GOLDEN_DIR, GoldenCurveRef, PolicyReader, draft_kind, golden_refs
 from infx.signoff.affected import (
     AffectedConfig,
     affected_configs,
@@ -84,7 +84,8 @@ def _judge_agentic(evidence: Evidence, reader: PolicyReader, config: AffectedCon
     if engine == "atom" and adaptive:
         return (f"{where}: {adaptive.where()} turns on the DSpark confidence scheduler, which ATOM "
                 "rejects together with forced acceptance (the golden curves were collected without it)")
-    method, variant = draft_method(config, lines), draft_variant(config, lines)
+    method, variant = draft_kind(reader.doc("golden"), config.prefix, draft_method(config, lines),
+                                 draft_variant(config, lines))
     mode = thinking_mode(config, lines)
     ref = choose_curve(golden_refs(reader.doc("golden")), config.prefix, method, variant,
                        config.precision)
