@@ -232,6 +232,23 @@ def test_scenario_3_amd_owner_signs_an_nvidia_change(fake_github, seed000) -> No
             "chunfangamd is not") in shown(result.body)
 
 
+def test_a_partial_owner_gets_a_verdict_naming_the_paths_left_to_other_owners(fake_github, seed000) -> None:
+    """PRODUCT §4.8 Scope: a signer owning some of the PR's specific paths gets a verdict (not the
+    non-owner answer); Check 0 names the paths left to other owners."""
+    world = copy.deepcopy(seed000)
+    head = world["commits"][HEAD000]
+    head["files"]["configs/nvidia-master.yaml"] = "# an NVIDIA owner's file\n"
+    fake = fake_github(world)
+    result = run(fake, 3412, 5003, table=core_table())
+    assert result.kind != "not-owner" and result.verdict is not None
+    assert result.verdict.overall.value == "REJECTED" and statuses(fake, HEAD000)[-1] == "failure"
+    reason = next(r.outcome.reason for r in result.verdict.rows if r.spec.id == "codeowner")
+    assert reason == ("@chunfangamd owns configs/amd-master.yaml; left to other owners: "
+                      "configs/nvidia-master.yaml.")
+    assert ("configs/nvidia-master.yaml is owned by @ankur-singh @kedarpotdar-nv @SemiAnalysisAI/core; "
+            "chunfangamd is not") in shown(result.body)
+
+
 def test_scenario_4_stale_template_with_placeholder_detail(fake_github, seed000) -> None:
     world = copy.deepcopy(seed000)
     comment = pull(world)["comments"][2]

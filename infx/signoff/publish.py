@@ -9,7 +9,7 @@ from typing import Any
 
 from infx.errors import InfxError
 from infx.github.markers import make_marker
-from infx.signoff import binding, codeowners, gating, render
+from infx.signoff import binding, codeowners, gating, ownership, render
 from infx.signoff import evidence as ev
 from infx.signoff import scope as scope_mod
 from infx.signoff.checklist import has_trigger
@@ -229,8 +229,9 @@ class _Session:
                 return self._skip(f"the sign-off does not cover head {evidence.pr.head_sha[:12]}: "
                                   f"{bound.reason}")
         owner = run_check_by_id(self.table, "codeowner", evidence)
-        if owner is not None and owner.status == Status.FAIL:
-            return self._answer_non_owner(evidence, owner.reason)
+        if owner is not None and owner.status == Status.FAIL and \
+                not ownership.owns_some_path(evidence, self.table.settings):
+            return self._answer_non_owner(evidence, owner.reason)  # a partial owner gets a verdict
         newer = newer_owner_signoff(evidence, self.table)
         if newer is not None:
             return self._skip(f"a newer sign-off by @{newer.user} ({newer.created_at}) decides the "
