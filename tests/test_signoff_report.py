@@ -381,3 +381,27 @@ def test_a_700_row_plan_stays_under_the_limit_and_links_the_run():
         assert post_report(fake.client(), REPO, report) == "created"
         (comment,) = report_comments(fake)
         assert len(comment["body"]) <= LIMIT
+
+
+def test_the_cli_prints_the_comment_it_posts_as_markdown(collected, tmp_path):
+    from click.testing import CliRunner
+
+    from infx.github.fake import FakeGitHub
+    from infx.signoff.cli import signoff
+
+    path = tmp_path / "world.json"
+    path.write_text(json.dumps(world()))
+    results, evals = collected
+    out = CliRunner().invoke(signoff, ["report", "--repo", REPO, "--pr", "12", "--run-id", str(RUN),
+                                       "--head-sha", HEAD_SHA, "--results", str(results), "--evals",
+                                       str(evals), "--world", str(path), "--format", "markdown"])
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith(f"<!-- infx-sweep-report run={RUN} attempt=1 -->\n")
+    # the same text the report posts: posting it to the same world again changes nothing
+    with FakeGitHub(path) as fake:
+        client = fake.client()
+        data = read_report(client, REPO, 12, RUN, 1, HEAD_SHA, results=results, evals=evals,
+                           reused=None)
+        assert post_report(client, REPO, data) == "created"
+        posted = fake.world["pulls"][0]["comments"][-1]["body"]
+    assert out.output == posted + "\n"

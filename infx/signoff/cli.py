@@ -171,10 +171,14 @@ def preview(pr, body_file, signer, world, repo, fmt, dump_evidence) -> None:
               help="The rows the plan job listed as reused (JSON: row job name -> run id); compared "
                    "with the rows re-derived from the evidence, never counted.")
 @click.option("--world", type=click.Path(dir_okay=False), help="Replay against a world file.")
-def report(repo, pr_number, run_id, run_attempt, head_sha, results, evals, reused, world) -> None:
+@click.option("--format", "fmt", type=click.Choice(["json", "markdown"]), default="json",
+              show_default=True,
+              help="json: the action taken; markdown: the comment's text as posted.")
+def report(repo, pr_number, run_id, run_attempt, head_sha, results, evals, reused, world,
+           fmt) -> None:
     """Create or edit the PR's sweep report comment (jobs per config key, evals against their
     floors, Pareto charts, Checks 1, 2 and 14 as they stand)."""
-    from infx.signoff.report_publish import post_report, read_report
+    from infx.signoff.report_publish import post_report, read_report, report_body
     from infx.workflow.actions import append_summary
 
     with _github(world, repo) as (client, _world_repo, _now):
@@ -182,7 +186,10 @@ def report(repo, pr_number, run_id, run_attempt, head_sha, results, evals, reuse
                            results=results, evals=evals, reused=reused)
         action = post_report(client, repo, data)
     append_summary(f"Sweep report comment on #{pr_number}: {action}.\n")
-    click.echo(json.dumps({"action": action, "run": run_id, "attempt": run_attempt}))
+    if fmt == "markdown":
+        click.echo(report_body(data))
+    else:
+        click.echo(json.dumps({"action": action, "run": run_id, "attempt": run_attempt}))
 
 
 @signoff.command("head-status")

@@ -98,12 +98,18 @@ def _shown_run(body: str) -> int | None:
     return None
 
 
+def report_body(report: Report) -> str:
+    """The report comment's whole text, marker first: what post_report posts."""
+    marker = make_marker(MARKER_NAME, run=report.run_id, attempt=report.run_attempt)
+    return f"{marker.text}\n{render(report)}"
+
+
 def post_report(client: SignoffClient, repo: str, report: Report) -> str:
     """Create or edit the PR's one report comment: `created`, `updated`, `unchanged`, or
     `kept-newer` (it shows a newer run; a re-run attempt of the same run edits it)."""
     existing = client.find_comment(repo, report.pr_number, make_marker(MARKER_NAME))
     marker = make_marker(MARKER_NAME, run=report.run_id, attempt=report.run_attempt)
-    body = f"{marker.text}\n{render(report)}"
+    body = report_body(report)
     if existing is None:
         return client.upsert_comment(repo, report.pr_number, marker, body, pointer=report.run_url).action
     shown = _shown_run(existing.body)
