@@ -92,7 +92,7 @@ def _emit(result: Result, fmt: str, dump_evidence: str | None) -> None:
     elif fmt == "json":
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     elif result.body is not None:
-        click.echo(result.body, nl=False)
+        click.echo(result.body, nl=not result.body.endswith("\n"))
     click.echo(f"signoff: {result.kind}: {result.reason} ({result.api_calls} API calls)", err=True)
     append_summary(f"CODEOWNER sign-off: **{result.kind}** — {result.reason}\n")
 
