@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from signoff_policy_support import SWEEP_TEXT, bare_evidence
 
 from infx.inert import unwrap
@@ -123,13 +125,16 @@ def test_the_run_must_cover_the_families_of_the_changed_configs() -> None:
 
 def test_jobs_named_by_row_identity_must_be_rows_of_the_changed_config() -> None:
     """Our template names each job by its row identity; the bot matches those names to the
-    changed configs, so a green run of another config does not count for this one."""
+    rows of the head's plan, so a green run of another config does not count for this one, and
+    when the plan cannot be read (here: no changelog, no runner config) nothing can be shown to
+    cover it (the rows-covered PASS: test_every_planned_row_swept_green_passes)."""
     other = ROW | {"model-prefix": "other"}
     evals = job("eval / " + job_name(ROW | {"eval-only": True}), job_id=9)
     ev = _changed(evidence({7: [job("agentic / " + job_name(other)), evals]}))
     assert sweep.run(ev, SETTINGS).status is Status.FAIL
     ev = _changed(evidence({7: [job("agentic / " + job_name(ROW)), evals]}))
-    assert sweep.run(ev, SETTINGS).status is Status.PASS
+    assert sweeps.head_plan(ev) is None
+    assert sweep.run(ev, SETTINGS).status is Status.FAIL
 
 
 BASE_LOG = "- config-keys:\n    - k\n  description:\n    - \"first\"\n  pr-link: XXX\n"
@@ -541,3 +546,62 @@ def test_a_sweep_made_by_code_the_head_reverted_never_passes() -> None:
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.FAIL
     assert f"differs from the swept commit aaaaaaaa in {collect}" in outcome.reason
+
+
+# ---- coverage per planned row (issue 19 problem 4, issue 26 Check 1) ---------------------------
+
+def _one_run(keep, conclusion_of=lambda name: "success", trees=None):
+    """Run 20 alone on commit A, with the jobs of the planned rows `keep(names)` picks."""
+    from test_signoff_sweeps import _union_world
+
+    ev, benchmarks, evals = _union_world(reuse=False, trees=trees)
+    names = benchmarks + evals
+    picked = set(keep(benchmarks, evals))
+    ev.run_jobs[20] = [replace(j, conclusion=conclusion_of(j.name.split(" / ", 1)[1]))
+                       for j in ev.run_jobs[20] if j.name.split(" / ", 1)[1] in picked]
+    del ev.run_jobs[21], ev.workflow_runs[21]
+    ev.check_runs = {sha: [c for c in runs if "/runs/21/" not in c.details_url] for sha, runs in ev.check_runs.items()}
+    return ev, names
+
+
+def test_every_planned_row_swept_green_passes() -> None:
+    ev, names = _one_run(lambda b, e: b + e)
+    assert len(names) > 2
+    assert sweep.run(ev, SETTINGS).status is Status.PASS
+
+
+def test_one_of_n_planned_rows_run_is_no_sweep() -> None:
+    """One benchmark row and one eval row of the plan ran green, the rest never ran: one green
+    job per config entry used to PASS ("1 benchmark and 1 eval check-runs at success")."""
+    ev, names = _one_run(lambda b, e: b[:1] + e[:1])
+    outcome = sweep.run(ev, SETTINGS)
+    assert outcome.status is Status.FAIL and "No passing sweep" in outcome.reason
+
+
+def test_all_but_one_row_skipped_is_no_sweep() -> None:
+    kept: list[str] = []
+
+    def skipped_but_one(name: str) -> str:
+        if sweeps.is_eval_name(name) or not kept:
+            kept.append(name)
+            return "success"
+        return "skipped"
+
+    ev, names = _one_run(lambda b, e: b + e, skipped_but_one)
+    skipped = [j for j in ev.run_jobs[20] if j.conclusion == "skipped"]
+    assert len(skipped) == len([n for n in names if not sweeps.is_eval_name(n)]) - 1
+    assert sweep.run(ev, SETTINGS).status is Status.FAIL
+
+
+def test_a_plan_without_eval_rows_passes_with_an_honest_green_sweep() -> None:
+    """Issue 26: an entry for which the planner plans no eval row (`no-evals: true`, as for an
+    append-only entry): a green job for every planned row is the whole sweep."""
+    from test_matrix_fingerprint import BASE, ENTRY
+
+    head = BASE | {"perf-changelog.yaml": BASE["perf-changelog.yaml"] + ENTRY + "  no-evals: true\n"}
+    ev, names = _one_run(lambda b, e: b + e, trees=(BASE, head))
+    assert names and not any(sweeps.is_eval_name(n) for n in names)
+    outcome = sweep.run(ev, SETTINGS)
+    assert outcome.status is Status.PASS, outcome.reason
+    missing = _one_run(lambda b, e: b[1:], trees=(BASE, head))[0]
+    assert sweep.run(missing, SETTINGS).status is Status.FAIL  # still every row

@@ -27,6 +27,7 @@ from infx.signoff.report import (
     Report,
     SweepJob,
     curves,
+    eval_verdict,
     mermaid,
     render,
     reused_rows,
@@ -332,7 +333,27 @@ def test_hostile_numbers_and_types_in_the_aggregates_never_crash_the_report(fiel
     for start in [m.start() for m in re.finditer("```mermaid", body)]:
         parse_xychart(body[start:body.index("\n```", start) + 4])
     eval_line = next(line for line in body.split("\n") if "`gsm8k`" in line)
-    assert ("✅ ok" in eval_line) is (field not in ("infmax_model_prefix", "tput_per_gpu") or value == 1.7e308)
+    # a score must be a number in [0, 1] (Check 2's rule): 1.7e308 is no score
+    assert ("✅ ok" in eval_line) is (field not in ("infmax_model_prefix", "tput_per_gpu"))
+
+
+@pytest.mark.parametrize("scores", [
+    {"score": 1.7}, {"em_strict": 0.95}, {"score": 0.95}, {"accuracy": 0.5}, {"score": 10**400},
+    {"score": -0.1}, {"em_strict": 0.95, "score": None}, {"score": True}, {"em_flexible": "0.99"},
+], ids=str)
+def test_the_report_and_check_2_judge_the_same_eval_row_alike(scores):
+    """One score rule (infx.signoff.checks.evals.eval_score): a score of 1.7 is no valid score
+    in both, an em_strict-only row that Check 2 accepts is ok in the report too."""
+    from infx.signoff.checks import evals as check2
+
+    row = {"model_prefix": "dsr1", "task": "gsm8k", "infrastructure_success": True, "conc": 4, "job_name": "j",
+           "hw": "mi355x", "framework": "sglang", "precision": "fp8"} | scores
+    thresholds = load_thresholds_text(THRESHOLDS, "t.yaml")
+    verdict = eval_verdict(row, thresholds)[0]
+    assert (verdict == "ok") is (check2._row_problem(row, thresholds) is None)
+    expected = {"{'score': 1.7}": "no valid score", "{'em_strict': 0.95}": "ok"}.get(str(scores))
+    if expected:
+        assert verdict == expected
 
 
 def test_a_chart_keeps_at_most_its_point_budget_however_long_the_frontier():

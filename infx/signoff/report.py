@@ -27,6 +27,7 @@ from infx.inert import cell, code, link, render_inert
 from infx.matrix.coverage import row_name
 from infx.matrix.identity import parse_job_name
 from infx.signoff import configs_at
+from infx.signoff.checks.evals import eval_score  # Check 2's score rule, the one for the report too
 from infx.signoff.model import Evidence, Outcome
 from infx.signoff.pareto import frontier, measured
 from infx.signoff.series import X_AGENTIC, X_FIXED, Y_KEY, Series, series_of_row
@@ -223,17 +224,6 @@ def reused_notes(report: Report, reused: Mapping[str, int]) -> list[str]:
 # --- evals against their floors -----------------------------------------------------------------
 
 
-def _score(row: Mapping[str, Any]) -> float | None:
-    value = row.get("score")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        value = float(value)
-    except OverflowError:  # an integer beyond the float range (JSON allows one)
-        return None
-    return value if math.isfinite(value) else None
-
-
 def eval_verdict(row: Mapping[str, Any], thresholds: Thresholds) -> tuple[str, float, str]:
     """(verdict, floor, floor source) of one eval row, by the thresholds Check 2 reads."""
     prefix = row.get("model_prefix")
@@ -243,7 +233,7 @@ def eval_verdict(row: Mapping[str, Any], thresholds: Thresholds) -> tuple[str, f
     floor, source = thresholds.floor(prefix, str(row.get("task")))
     if row.get("integration_error") or row.get("infrastructure_success") is not True:
         return "infrastructure failure", floor, source
-    score = _score(row)
+    score = eval_score(row)
     if score is None:
         return "no valid score", floor, source
     return ("below floor" if score < floor else "ok"), floor, source
@@ -271,7 +261,7 @@ def evals_section(report: Report) -> list[str]:
     ordered = sorted(report.eval_rows, key=lambda r: eval_verdict(r, report.thresholds)[0] == "ok")
     for row in ordered:
         verdict, floor, floor_source = eval_verdict(row, report.thresholds)
-        score = _score(row)
+        score = eval_score(row)
         job = _find_job(report.jobs, row.get("job_name"))
         config = " ".join(str(row.get(k) or "") for k in ("model_prefix", "precision", "hw", "framework"))
         mark = "✅ ok" if verdict == "ok" else f"❌ {verdict}"

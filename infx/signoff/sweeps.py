@@ -170,15 +170,65 @@ def green_jobs(evidence: Evidence, run_id: int) -> GreenRun | None:
     ok = [job for job in relevant if job.conclusion == "success"]
     benchmarks = sum(1 for job in ok if family(job.name) == "benchmark")
     evals = sum(1 for job in ok if family(job.name) == "eval")
-    covered = all(any(_covers(job, entry) for job in ok)
-                  for entry in _required_entries(evidence).values())
-    if not ((benchmarks or not benchmarks_required(evidence)) and evals and covered):
-        return None
+    by_row = any(parse_job_name(job.name) is not None for job in relevant)
+    planned = head_plan(evidence) if by_row else None
+    if by_row and planned is None:
+        return None  # the head's plan cannot be read: no sweep can be shown to cover it
+    if planned:
+        # our sweep names its jobs by row identity: every row of the head's plan needs a
+        # green job of this run (infx.matrix.coverage; a missing, skipped, neutral or
+        # cancelled row is not swept); a plan without eval rows (an append-only entry)
+        # needs no eval job
+        if missing_rows(planned, jobs):
+            return None
+    else:  # jobs without row identities (worlds older than it): one green job per config
+        covered = all(any(_covers(job, entry) for job in ok)
+                      for entry in _required_entries(evidence).values())
+        if not ((benchmarks or not benchmarks_required(evidence)) and evals and covered):
+            return None
     if took_rows(evidence, run_id):
         return None  # an incremental re-sweep covers the plan only with earlier runs (green_union)
     workflow_run = evidence.workflow_runs.get(run_id)
     attempt = workflow_run.run_attempt if workflow_run else max(j.run_attempt for j in jobs)
     return GreenRun(commit, run_id, attempt, benchmarks, evals)
+
+
+def head_plan(evidence: Evidence) -> dict[str, tuple[dict, str]] | None:
+    """The head's plan rows (job name -> (row, fingerprint at the head)), read once per
+    evidence; {} when the PR plans nothing (no changelog entry), None when its inputs
+    cannot be read (Check 12 names them)."""
+    key = (evidence.pr.head_sha, evidence.pr.base_sha, tuple(evidence.pr.labels),
+           id(evidence.head_files), id(evidence.base_files))
+    memo = _PLANS.get(id(evidence))
+    if memo is not None and memo[0] == key:
+        return memo[1]
+    head, base = evidence.head_files, evidence.base_files
+    wanted: dict[str, tuple[dict, str]] | None = None
+    if head and base:
+        try:
+            labels = sweep_flags(evidence.pr.labels)
+            flags = PlanFlags(trim=labels.trim_conc, all_evals=labels.all_evals, evals_only=labels.evals_only)
+            plan = plan_from_trees(base, head, flags, base_ref=evidence.pr.base_sha,
+                                   head_ref=evidence.pr.head_sha)
+            wanted = _wanted(plan, content_of(head, base))
+        except (InfxError, ValueError):
+            wanted = None
+    if len(_PLANS) > 64:
+        _PLANS.clear()
+    _PLANS[id(evidence)] = (key, wanted)
+    return wanted
+
+
+_PLANS: dict[int, tuple[tuple, dict[str, tuple[dict, str]] | None]] = {}
+
+
+def missing_rows(planned: dict[str, tuple[dict, str]], jobs: list[RunJob]) -> tuple[str, ...]:
+    """The planned rows one run has no green job for (infx.matrix.coverage.cover, by name:
+    the swept commit's content is Check 1's drift comparison)."""
+    green = green_rows(JobFacts(j.name, j.conclusion, j.status, j.run_attempt) for j in jobs if family(j.name))
+    found = cover({name: fp for name, (_, fp) in planned.items()},
+                  [RunRows(0, "", green, {name: fp for name, (_, fp) in planned.items()})])
+    return found.uncovered
 
 
 def took_rows(evidence: Evidence, run_id: int) -> bool:
@@ -278,12 +328,8 @@ def union_coverage(evidence: Evidence) -> tuple[Coverage, dict[str, tuple[dict, 
     head, base = evidence.head_files, evidence.base_files
     if not runs or not head or not base:
         return None
-    try:
-        labels = sweep_flags(evidence.pr.labels)
-        flags = PlanFlags(trim=labels.trim_conc, all_evals=labels.all_evals, evals_only=labels.evals_only)
-        plan = plan_from_trees(base, head, flags, base_ref=evidence.pr.base_sha, head_ref=evidence.pr.head_sha)
-        wanted = _wanted(plan, content_of(head, base))
-    except (InfxError, ValueError):
+    wanted = head_plan(evidence)
+    if wanted is None:
         return None  # Check 1 (and Check 12) report the unreadable plan inputs
     rows = []
     for run_id in runs:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from infx.changelog.model import KeyResolutionError
@@ -145,7 +146,9 @@ def _rows_from(artifact: Artifact, run_id: int) -> list[dict[str, Any]] | str:
     return rows
 
 
-def _score(row: dict[str, Any]) -> float | None:
+def eval_score(row: Mapping[str, Any]) -> float | None:
+    """An eval result row's score, the one rule for Check 2 and the sweep report: `score`, else
+    the first of em_strict, accuracy, em_flexible present; a number in [0, 1], else None."""
     value = row.get("score")
     if value is None:
         for name in ("em_strict", "accuracy", "em_flexible"):
@@ -154,8 +157,12 @@ def _score(row: dict[str, Any]) -> float | None:
                 break
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer beyond the float range (JSON allows one)
+        return None
     return value if math.isfinite(value) and 0.0 <= value <= 1.0 else None
+
 
 
 def _label(row: dict[str, Any]) -> str:
@@ -170,7 +177,7 @@ def _row_problem(row: dict[str, Any], thresholds: Thresholds) -> str | None:
         return f"infrastructure failure for {_label(row)}: {kind}."
     if row.get("infrastructure_success") is not True:
         return f"infrastructure failure for {_label(row)}: infrastructure_success is not true."
-    score = _score(row)
+    score = eval_score(row)
     if score is None:
         return f"{_label(row)} has no valid score (must be a number in [0, 1])."
     floor, source = thresholds.floor(row.get("model_prefix"), str(row.get("task")))
@@ -185,7 +192,7 @@ def _summary(row: dict[str, Any], thresholds: Thresholds) -> str:
     floor, source = thresholds.floor(row.get("model_prefix"), str(row.get("task")))
     n = row.get("n_eff")
     n_text = f", n={n}" if n is not None else ""
-    return (f"{row.get('task')} {row.get('score_name') or 'score'} {_score(row):g}{n_text} "
+    return (f"{row.get('task')} {row.get('score_name') or 'score'} {eval_score(row):g}{n_text} "
             f"(floor {floor:g}, {source})")
 
 
