@@ -342,7 +342,7 @@ def test_hostile_numbers_and_types_in_the_aggregates_never_crash_the_report(fiel
     {"score": -0.1}, {"em_strict": 0.95, "score": None}, {"score": True}, {"em_flexible": "0.99"},
 ], ids=str)
 def test_the_report_and_check_2_judge_the_same_eval_row_alike(scores):
-    """One score rule (infx.signoff.checks.evals.eval_score): a score of 1.7 is no valid score
+    """One score rule (infx.signoff.eval_jobs.eval_score): a score of 1.7 is no valid score
     in both, an em_strict-only row that Check 2 accepts is ok in the report too."""
     from infx.signoff.checks import evals as check2
 

@@ -1,6 +1,10 @@
-"""Eval rows rebuilt from per-job `eval_*` artifacts, and the batched-eval manifest rule (pure)."""
+"""Eval rows rebuilt from per-job `eval_*` artifacts, the batched-eval manifest rule and the eval score rule (pure)."""
 
 from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
 
 from infx.inert import code
 from infx.results import normalise
@@ -50,3 +54,21 @@ def manifest_problem(job: JobEvals, narrowed: frozenset[int] | None = None) -> s
         return (f"{job.artifact}: unexpected eval concurrencies {extras} beyond the requested "
                 f"{sorted(expected)}.")
     return None
+
+
+def eval_score(row: Mapping[str, Any]) -> float | None:
+    """An eval result row's score, the one rule for Check 2 and the sweep report: `score`, else
+    the first of em_strict, accuracy, em_flexible present; a number in [0, 1], else None."""
+    value = row.get("score")
+    if value is None:
+        for name in ("em_strict", "accuracy", "em_flexible"):
+            if row.get(name) is not None:
+                value = row[name]
+                break
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        value = float(value)
+    except OverflowError:  # an integer beyond the float range (JSON allows one)
+        return None
+    return value if math.isfinite(value) and 0.0 <= value <= 1.0 else None

@@ -27,7 +27,7 @@ from infx.inert import cell, code, link, render_inert
 from infx.matrix.coverage import row_name
 from infx.matrix.identity import parse_job_name
 from infx.signoff import configs_at
-from infx.signoff.checks.evals import eval_score  # Check 2's score rule, the one for the report too
+from infx.signoff.eval_jobs import eval_score  # Check 2's score rule, the one for the report too
 from infx.signoff.model import Evidence, Outcome
 from infx.signoff.pareto import frontier, measured
 from infx.signoff.series import X_AGENTIC, X_FIXED, Y_KEY, Series, series_of_row

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Mapping
 from typing import Any
 
 from infx.changelog.model import KeyResolutionError
@@ -13,6 +11,7 @@ from infx.config.thresholds import Thresholds, load_thresholds_text
 from infx.errors import InfxError
 from infx.signoff import configs_at, eval_jobs
 from infx.signoff.affected import affected_configs
+from infx.signoff.eval_jobs import eval_score
 from infx.signoff.model import Artifact, Evidence, Outcome, Status
 from infx.signoff.policy_common import EvidenceGap
 from infx.signoff.sweeps import GreenRun, find_green_run
@@ -144,25 +143,6 @@ def _rows_from(artifact: Artifact, run_id: int) -> list[dict[str, Any]] | str:
     if not rows:
         return f"{AGG_FILE} of run {run_id} is empty: no eval produced a result."
     return rows
-
-
-def eval_score(row: Mapping[str, Any]) -> float | None:
-    """An eval result row's score, the one rule for Check 2 and the sweep report: `score`, else
-    the first of em_strict, accuracy, em_flexible present; a number in [0, 1], else None."""
-    value = row.get("score")
-    if value is None:
-        for name in ("em_strict", "accuracy", "em_flexible"):
-            if row.get(name) is not None:
-                value = row[name]
-                break
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        value = float(value)
-    except OverflowError:  # an integer beyond the float range (JSON allows one)
-        return None
-    return value if math.isfinite(value) and 0.0 <= value <= 1.0 else None
-
 
 
 def _label(row: dict[str, Any]) -> str:
