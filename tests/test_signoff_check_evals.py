@@ -224,3 +224,51 @@ def test_every_affected_config_needs_a_row() -> None:
     outcome = evals.run(ev, SETTINGS)
     assert outcome.status is Status.FAIL
     assert "no eval row covers the affected config qwen3.5-fp8-mi355x-vllm" in outcome.reason
+
+
+# --- Checks 2 and 14 judge what the plan sweeps ---------------------------------------------
+
+DSR1 = ENTRY.replace("qwen3.5-fp4-mi355x-vllm", "dsr1-fp4-mi355x-vllm").replace(
+    "model-prefix: qwen3.5", "model-prefix: dsr1")
+LISTED = "- config-keys:\n    - {key}\n  description:\n    - \"Change\"\n  pr-link: XXX\n"
+
+
+def _with_shared_only(monkeypatch, changelog: str | None) -> Evidence:
+    """The qwen config changed; the dsr1 config is affected only through a shared helper."""
+    from dataclasses import replace
+
+    from infx.signoff.affected import AffectedConfig
+
+    ev = evidence([row()])
+    head = dict(ev.head_files)
+    head["configs/amd-master.yaml"] += DSR1.format(image="vllm/vllm-openai-rocm:v1")
+    base = dict(ev.base_files)
+    base["configs/amd-master.yaml"] += DSR1.format(image="vllm/vllm-openai-rocm:v1")
+    run_tree = {"configs/amd-master.yaml": head["configs/amd-master.yaml"]}
+    if changelog is not None:
+        head["perf-changelog.yaml"] = changelog
+        base["perf-changelog.yaml"] = ""
+    ev = replace(ev, head_files=head, base_files=base, commit_files={RUN_SHA: run_tree})
+    configs = [AffectedConfig("dsr1-fp4-mi355x-vllm", {}, "shared helper changed", "configs/amd-master.yaml"),
+               AffectedConfig("qwen3.5-fp4-mi355x-vllm", {}, "changed", "configs/amd-master.yaml")]
+    monkeypatch.setattr(evals, "affected_configs", lambda _: configs)
+    return ev
+
+
+def test_a_config_affected_only_through_a_shared_file_and_not_swept_needs_no_eval(monkeypatch) -> None:
+    ev = _with_shared_only(monkeypatch, LISTED.format(key="qwen3.5-fp4-mi355x-vllm"))
+    # the coverage rule of Check 2 (the sweep itself is Check 1's): nothing missing
+    assert evals._coverage_and_image(ev, RUN_SHA, [row()]) is None
+
+
+def test_a_swept_config_affected_through_a_shared_file_still_needs_its_eval(monkeypatch) -> None:
+    ev = _with_shared_only(monkeypatch, LISTED.format(key="qwen3.5-fp4-mi355x-vllm")
+                           + LISTED.format(key="dsr1-fp4-mi355x-vllm"))
+    assert evals._coverage_and_image(ev, RUN_SHA, [row()]) == \
+        "no eval row covers the affected config dsr1-fp4-mi355x-vllm."
+
+
+def test_unreadable_swept_keys_fail_closed(monkeypatch) -> None:
+    ev = _with_shared_only(monkeypatch, LISTED.format(key="no-such-key"))
+    problem = evals._coverage_and_image(ev, RUN_SHA, [row()])
+    assert "the configs the PR's plan sweeps could not be read" in problem

@@ -19,8 +19,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from infx.changelog.model import KeyResolutionError
-from infx.changelog.plan import appended_entries
 from infx.config.thresholds import Thresholds, load_thresholds_text
 from infx.errors import InfxError
 from infx.inert import cell, code, link, render_inert
@@ -31,6 +29,7 @@ from infx.signoff.eval_jobs import eval_score  # Check 2's score rule, the one f
 from infx.signoff.model import Evidence, Outcome
 from infx.signoff.pareto import frontier, measured
 from infx.signoff.series import X_AGENTIC, X_FIXED, Y_KEY, Series, series_of_row
+from infx.signoff.swept import swept_keys
 from infx.signoff.table import load_table
 
 MARKER_NAME = "infx-sweep-report"
@@ -94,17 +93,12 @@ class Report:
 def changelog_configs(head_files: Mapping[str, str | None], base_files: Mapping[str, str | None]
                       ) -> dict[str, dict[str, Any]]:
     """Config key -> head master entry for every key the PR's appended changelog entries name
-    (what its plan sweeps); empty when the changelog or the configs cannot be read."""
-    head_text = head_files.get(CHANGELOG)
-    if head_text is None:
+    (what its plan sweeps, swept.swept_keys); empty when the changelog or the configs cannot be read."""
+    keys = swept_keys(head_files, base_files)
+    if not keys:
         return {}
-    try:
-        files = configs_at.master_files(dict(head_files))
-        entries = appended_entries(base_files.get(CHANGELOG), head_text, CHANGELOG)
-        keys = [key for entry in entries for key in entry.resolve_keys(files)]
-    except (InfxError, KeyResolutionError):
-        return {}
-    return {key: files[key][1] for key in dict.fromkeys(keys) if key in files}
+    files = configs_at.master_files(dict(head_files))
+    return {key: files[key][1] for key in keys}
 
 
 def thresholds_of(evidence: Evidence | None, path: str | None = None) -> tuple[Thresholds | str, str]:

@@ -15,6 +15,7 @@ from infx.signoff.eval_jobs import eval_score
 from infx.signoff.model import Artifact, Evidence, Outcome, Status
 from infx.signoff.policy_common import EvidenceGap
 from infx.signoff.sweeps import GreenRun, find_green_run
+from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
 AGG_ARTIFACT = "eval_results_all"
@@ -209,11 +210,13 @@ def _coverage_and_image(evidence: Evidence, run_commit: str, rows: list[dict[str
 
 
 def _affected_keys(evidence: Evidence) -> list[str] | str:
-    """Affected config keys at head (added, changed, re-enabled, or relaunched by a changed recipe)."""
+    """Affected config keys at head (added, changed, re-enabled, or relaunched by a changed recipe);
+    one affected only through a shared file counts only when the PR's plan sweeps it
+    (swept.judged_configs): no eval is demanded of a config the plan never sweeps."""
     if configs_at.changed_keys(evidence.head_files, evidence.base_files) is None:
         return "the master configs at head or base could not be parsed, so eval coverage is unverified."
     try:
-        return [config.key for config in affected_configs(evidence)]
+        return [config.key for config in judged_configs(evidence, affected_configs(evidence))]
     except (EvidenceGap, InfxError, ValueError) as exc:
         return f"the affected configs could not be determined ({exc}), so eval coverage is unverified."
 

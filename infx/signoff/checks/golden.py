@@ -24,6 +24,7 @@ from infx.signoff.policy_spec import (
     thinking_mode,
 )
 from infx.signoff.scan import flag_values
+from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
 
@@ -31,7 +32,7 @@ from infx.signoff.table import Settings
 def run(evidence: Evidence, settings: Settings) -> Outcome:
     reader = policy(evidence)
     failures, judged = [], []
-    for config in affected_configs(evidence):
+    for config in judged_configs(evidence, affected_configs(evidence)):  # what the plan sweeps
         lines = launch_lines(evidence, config)
         if not is_spec_decode(config, lines):
             continue
