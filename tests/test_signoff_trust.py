@@ -434,7 +434,14 @@ def test_a_rejected_newest_verdict_is_never_carried(request, fake_github) -> Non
     assert publish.head_status(fake.client(), fake.world["repo"], 3412).status == "pending"
 
 
-def test_head_status_from_the_cli_with_a_pull_request_event(request, tmp_path) -> None:
+@pytest.mark.parametrize("payload", [
+    {"action": "synchronize", "number": 3415},
+    # a changed sign-off (workflow job `reset`): the PR comes from the issue or the pull request
+    {"action": "deleted", "issue": {"number": 3415, "pull_request": {"url": "u"}},
+     "comment": {"id": 1, "body": "As a PR reviewer and CODEOWNER", "user": {"login": "a"}}},
+    {"action": "edited", "pull_request": {"number": 3415}, "review": {"id": 2, "body": ""}},
+], ids=["pull_request", "issue_comment", "pull_request_review"])
+def test_head_status_from_the_cli_with_a_pull_request_event(request, tmp_path, payload) -> None:
     import json
 
     from infx.cli import main
@@ -442,7 +449,7 @@ def test_head_status_from_the_cli_with_a_pull_request_event(request, tmp_path) -
     world = tmp_path / "world.yaml"
     world.write_text((WORLDS_DIR / "trust_head_moves.yaml").read_text(), encoding="utf-8")
     event = tmp_path / "event.json"
-    event.write_text(json.dumps({"action": "synchronize", "number": 3415}), encoding="utf-8")
+    event.write_text(json.dumps(payload), encoding="utf-8")
     state = tmp_path / "state"
     assert main(["signoff", "head-status", "--world", str(world), "--event", str(event),
                  "--state-file", str(state)]) == 0
@@ -535,3 +542,90 @@ def test_a_read_only_members_reuse_command_is_refused_by_check_4_and_the_resolve
     assert checks["reuse"] is not Status.PASS and checks["sweep"] is Status.PASS
     why = reason(result, "reuse").replace("\u200b", "")
     assert "viewer" in why and "read" in why, why
+
+
+# --- issue 19: statuses are decisions of the bot, never copies of comment text ---------------
+
+APP_LOGIN = "infx-signoff[bot]"
+MAIN3 = "c0ffee0000000000000000000000000000000008"
+MERGED3 = "c0ffee0000000000000000000000000000000009"
+
+
+def test_a_forged_actions_verdict_never_gives_success_to_an_app(request, fake_github) -> None:
+    # the PR has no sign-off; its workflow posted a PASS verdict and a `success` status as
+    # github-actions[bot], while the bot is the App infx-signoff[bot]
+    fake = fake_github(load(request, "trust_forged_verdict.yaml"))
+    result = publish.head_status(fake.client(app_login=APP_LOGIN), fake.world["repo"], 3412)
+    assert result.status == "pending" and statuses(fake)[-1] == "pending"
+    assert "no verified CODEOWNER sign-off yet" in result.reason
+    assert fake.world["statuses"][SEED_HEAD][-1]["creator"] == APP_LOGIN
+    # a plain merge of main changes nothing: still nothing to carry
+    move_head(fake, MERGED)
+    carried = publish.head_status(fake.client(app_login=APP_LOGIN), fake.world["repo"], 3412)
+    assert carried.status == "pending" and statuses(fake, MERGED) == ["pending"]
+
+
+def test_a_forged_verdict_is_not_carried_even_under_the_shared_actions_login(request, fake_github) -> None:
+    # with the workflow token the bot IS github-actions[bot]: the forged comment and status
+    # pass as its own, but the verdict records no sign-off that could be re-decided
+    world = copy.deepcopy(load(request, "trust_forged_verdict.yaml"))
+    world["token_login"] = "github-actions[bot]"
+    fake = fake_github(world)
+    move_head(fake, MERGED)
+    result = publish.head_status(fake.client(), fake.world["repo"], 3412)
+    assert result.status == "pending" and statuses(fake, MERGED) == ["pending"]
+    assert "does not record which sign-off it judged" in result.reason
+
+
+def test_a_status_the_bot_did_not_create_is_never_carried(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_head_moves.yaml"))
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+    # someone else's `success` on the verified head, newer than the bot's
+    fake.world["statuses"][SEED_HEAD].append({**fake.world["statuses"][SEED_HEAD][-1],
+                                              "id": 9999, "creator": "mallory"})
+    move_head(fake, MERGED)
+    result = publish.head_status(fake.client(), fake.world["repo"], 3412)
+    assert result.status == "pending" and "was not set by the bot itself" in result.reason
+
+
+def test_a_signoff_deleted_after_its_pass_is_not_carried_to_a_merge_of_main(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_head_moves.yaml"))
+    client, repo = fake.client(), fake.world["repo"]
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+    fake.github().get_repo(repo).get_issue(3412).get_comment(5003).delete()
+    # the deletion event re-decides the head: pending
+    reset = publish.head_status(client, repo, 3412)
+    assert reset.status == "pending" and statuses(fake)[-1] == "pending"
+    assert "issue_comment 5003" in reset.reason and "was deleted" in reset.reason
+    move_head(fake, MERGED)
+    merged = publish.head_status(client, repo, 3412)
+    assert merged.status == "pending" and statuses(fake, MERGED) == ["pending"]
+
+
+def test_a_signoff_edited_after_its_pass_resets_its_head(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_head_moves.yaml"))
+    client, repo = fake.client(), fake.world["repo"]
+    assert verify(fake).verdict.overall.value == "PASS"
+    comment = fake.github().get_repo(repo).get_issue(3412).get_comment(5003)
+    comment.edit(comment.body.replace("- [x]", "- [ ]", 1))
+    result = publish.head_status(client, repo, 3412)
+    assert result.status == "pending" and statuses(fake)[-1] == "pending"
+    assert "was edited after its verdict" in result.reason
+    # the unchanged sign-off, verified again, passes again, and then carries
+    comment.edit(comment.body.replace("- [ ]", "- [x]", 1))
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+    move_head(fake, MERGED)
+    assert publish.head_status(client, repo, 3412).status == "success"
+
+
+def test_a_signer_dropped_from_codeowners_is_not_carried_to_the_next_head(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_owner_removed.yaml"))
+    client, repo = fake.client(), fake.world["repo"]
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+    fake.world["branches"]["main"] = MAIN3  # the CODEOWNERS change lands on main
+    move_head(fake, MERGED3)
+    fake.world["pulls"][0]["base"]["sha"] = MAIN3
+    result = publish.head_status(client, repo, 3412)
+    assert result.status == "pending" and statuses(fake, MERGED3) == ["pending"]
+    assert "@chunfangamd is no longer a CODEOWNER of this PR on main" in result.reason
+    assert "configs/amd-master.yaml is owned by @billishyahao" in result.reason

@@ -60,7 +60,7 @@ def test_job_if_matches_the_truth_table(workflow, event, action, on_pr, bot, phr
     assert evaluate_if(workflow["jobs"]["verify"]["if"], context) is expected(event, action, on_pr, bot, phrase)
 
 
-def test_triggers_are_only_new_signoffs_and_dispatch(workflow) -> None:
+def test_triggers_are_new_or_changed_signoffs_and_dispatch(workflow) -> None:
     on = workflow["on"]
     assert set(on) == {"issue_comment", "pull_request_review", "pull_request_review_comment",
                        "pull_request", "workflow_dispatch"}
@@ -69,10 +69,43 @@ def test_triggers_are_only_new_signoffs_and_dispatch(workflow) -> None:
     record = workflow["jobs"]["record-head"]
     assert record["permissions"] == {} and record["if"] == "github.event_name == 'pull_request'"
     assert all("uses" not in step for step in record["steps"])
-    assert on["issue_comment"]["types"] == ["created"]
-    assert on["pull_request_review"]["types"] == ["submitted"]
-    assert on["pull_request_review_comment"]["types"] == ["created"]
+    # created: job `verify`; edited / deleted: job `reset` decides the head again
+    assert on["issue_comment"]["types"] == ["created", "edited", "deleted"]
+    assert on["pull_request_review"]["types"] == ["submitted", "edited"]
+    assert on["pull_request_review_comment"]["types"] == ["created", "edited", "deleted"]
     assert set(on["workflow_dispatch"]["inputs"]) == {"pr-number", "comment_url"}
+
+
+def expected_reset(event: str, action: str, on_pr: bool, bot: bool, phrase: bool,
+                   had_phrase: bool) -> bool:
+    """Independent truth table: which events decide the head's status again (a sign-off, or
+    what was one before the edit, changed by a human)."""
+    changed = {"issue_comment": {"edited", "deleted"}, "pull_request_review": {"edited"},
+               "pull_request_review_comment": {"edited", "deleted"}}
+    if action not in changed.get(event, set()) or bot or not (phrase or had_phrase):
+        return False
+    return on_pr or event != "issue_comment"
+
+
+@pytest.mark.parametrize("event,action,on_pr,bot,phrase", CASES)
+@pytest.mark.parametrize("had_phrase", [True, False])
+def test_reset_job_if_matches_the_truth_table(workflow, event, action, on_pr, bot, phrase,
+                                              had_phrase) -> None:
+    payload = event_payload(event, action, on_pr, bot, phrase)
+    if event != "workflow_dispatch":
+        payload["changes"] = {"body": {"from": PHRASE if had_phrase else "LGTM"}}
+    context = Context({"github": {"event_name": event, "event": payload},
+                       "inputs": payload.get("inputs", {})})
+    assert evaluate_if(workflow["jobs"]["reset"]["if"], context) is expected_reset(
+        event, action, on_pr, bot, phrase, had_phrase)
+
+
+def test_reset_job_runs_head_status_with_read_only_access_but_statuses(workflow) -> None:
+    job = workflow["jobs"]["reset"]
+    assert job["permissions"] == {"contents": "read", "issues": "read", "pull-requests": "read",
+                                  "statuses": "write"}
+    run = job["steps"][-1]["run"]
+    assert run.startswith("infx signoff head-status ") and "${{" not in run
 
 
 def test_security_posture(workflow, repo_root) -> None:

@@ -34,6 +34,15 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
 NEW_SIGNOFF = "a CODEOWNER must sign off the current head"
 
 
+def signoff_record(kind: str, source_id: int | None, body: str) -> str:
+    """What a verdict records of the sign-off it judged: which one (kind and id) and a hash
+    of its text, so that a later head can tell it was deleted or edited since."""
+    import hashlib
+
+    text = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{kind}:{int(source_id or 0)}:{text}"
+
+
 @dataclass(frozen=True)
 class Binding:
     """Whether the sign-off covers the assessed head; `seen` is the head it was posted on."""

@@ -197,8 +197,9 @@ def report(repo, pr_number, run_id, run_attempt, head_sha, results, evals, reuse
 @click.option("--repo", help="owner/name (default: $GITHUB_REPOSITORY, or the world's repo).")
 @click.option("--pr", type=int, help="Pull request number (default: from --event).")
 @click.option("--event", "event_file", type=click.Path(dir_okay=False),
-              help="A pull_request payload, or the workflow_run of a finished pull_request run "
-                   "(default: $GITHUB_EVENT_PATH when no --pr).")
+              help="A pull_request payload, a changed sign-off's comment or review payload, or "
+                   "the workflow_run of a finished pull_request run (default: $GITHUB_EVENT_PATH "
+                   "when no --pr).")
 @click.option("--state-file", type=click.Path(dir_okay=False),
               help="Record '<state> <sha>' after each commit status (read by the workflow's guard step).")
 def head_status(world, repo, pr, event_file, state_file) -> None:
@@ -241,6 +242,13 @@ def _event_pulls(client: Any, repo: str, path: Path) -> list[int]:
             return []
         return pulls_for_run_head(client, repo, run_head(run))
     number = payload.get("number") if isinstance(payload, dict) else None
+    if not isinstance(number, int) and isinstance(payload, dict):
+        # a changed sign-off: an issue_comment on a PR, or a review or review comment
+        issue = payload.get("issue")
+        if isinstance(issue, dict) and not issue.get("pull_request"):
+            return []  # a comment on a plain issue
+        owner = payload.get("pull_request") or issue
+        number = owner.get("number") if isinstance(owner, dict) else None
     if not isinstance(number, int):
         raise InfxError(Problem("the event names no pull request", file=str(path), key="number"))
     return [number]

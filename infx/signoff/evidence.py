@@ -212,6 +212,12 @@ class Reader:
                            expected=self._expected(number, "comments"))
         return [comment(item, "issue_comment") for item in items]
 
+    def statuses(self, sha: str) -> list[dict]:
+        """The commit statuses of `sha`, newest first, as GitHub's JSON (trust.our_status
+        reads who created each)."""
+        return self.pages(f"/repos/{self.repo}/commits/{sha}/statuses",
+                          f"listing the statuses of {sha[:12]}")
+
     def reviews(self, number: int) -> list[Comment]:
         items = self.pages(f"/repos/{self.repo}/pulls/{number}/reviews",
                            f"listing the reviews of PR #{number}")
@@ -384,7 +390,7 @@ def gather(reader: Reader, evidence: Evidence, settings: Settings, *, number: in
                                        lambda: reader.tree(pr.base_sha, plan_tree_path), {})
     if commits is not None:
         _sweep_evidence(reader, evidence, commits)
-    _team_evidence(reader, evidence, settings.codeowners_paths)
+    team_evidence(reader, evidence, settings.codeowners_paths)
     _external_evidence(reader, evidence)
     _bypass_evidence(reader, evidence, settings.pareto_bypass_command)
     _reuse_evidence(reader, evidence)
@@ -567,7 +573,7 @@ def commit_tree(reader: Reader, evidence: Evidence, sha: str) -> dict[str, str |
     return tree
 
 
-def _team_evidence(reader: Reader, evidence: Evidence, codeowners_paths: tuple[str, ...]) -> None:
+def team_evidence(reader: Reader, evidence: Evidence, codeowners_paths: tuple[str, ...]) -> None:
     """Membership of the signer in the teams Check 0 may rest on, at most MAX_TEAM_LOOKUPS.
 
     Teams on the specific lines that own a changed path and do not list the signer by name;

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from infx.errors import InfxError
-from infx.github.markers import make_marker
+from infx.github.markers import Marker, make_marker
 from infx.signoff import binding, codeowners, gating, ownership, render
 from infx.signoff import evidence as ev
 from infx.signoff import scope as scope_mod
@@ -18,7 +18,7 @@ from infx.signoff.policy_common import first_trusted_file
 from infx.signoff.ports import SignoffClient
 from infx.signoff.table import CheckTable, load_table
 from infx.signoff.verdict import Overall, Verdict, decide, run_check_by_id
-from infx.trust import Identity
+from infx.trust import Identity, our_status
 
 DESCRIPTIONS = {
     Overall.PASS: ("success", "CODEOWNER sign-off verified for this commit."),
@@ -188,9 +188,13 @@ class _Session:
             return evidence  # `success` no sign-off needed, or `error` (scope unreadable)
         self.evidence = evidence
         evidence.comments = self.reader.comments(pr.number)
-        verified = newest_verified_head(evidence.comments, self.settings.marker, self.identity)
-        if verified is None:
+        verdict = newest_verdict(evidence.comments, self.settings.marker, self.identity)
+        if verdict is None:
             return self._head_result("pending", NOT_VERIFIED, "no verified CODEOWNER sign-off yet")
+        verified = render.read_marker(verdict.body, self.settings.marker)[0]
+        problem = self._basis_problem(verified, verdict, pr, evidence)
+        if problem:
+            return self._head_result("pending", NOT_VERIFIED, problem)
         signed = None if verified == pr.head_sha else \
             self.reader.compare(evidence.default_branch, verified)
         bound = binding.inherits(verified, pr.head_sha, evidence.files, signed)
@@ -201,6 +205,46 @@ class _Session:
         return self._head_result(
             "success", f"CODEOWNER sign-off carried from {verified[:12]} (same PR changes).",
             bound.reason)
+
+    def _basis_problem(self, verified: str, verdict: Comment, pr: PullInfo,
+                       evidence: Evidence) -> str | None:
+        """Why the verdict on `verified` may not be carried to this head (None: it may).
+
+        A status is a decision, never a copy of a comment (PRODUCT §4.8 Head moves): the
+        newest status of our context on the verified head must be a `success` the bot itself
+        created, and the decision must still hold now: the sign-off it judged exists on this
+        PR unchanged, and its author is still an owner (Check 0) on the default branch's
+        CODEOWNERS. The binding rule is decided by the caller."""
+        context = self.settings.status_context
+        ours = [s for s in self.reader.statuses(verified) if s.get("context") == context]
+        if not ours or not our_status(self.identity, ours[0]):
+            return (f"the newest {context} status on {verified[:12]} was not set by the bot "
+                    f"itself ({self.identity.login})")
+        if ours[0].get("state") != "success":
+            return f"the bot's newest status on {verified[:12]} is {ours[0].get('state')}, not success"
+        record = render.read_signed(verdict.body, self.settings.marker)
+        if record is None:
+            return f"the verdict on {verified[:12]} does not record which sign-off it judged"
+        kind, source_id, _ = record.split(":")
+        try:
+            signoff = self.reader.signoff(gating.SignoffRef(kind, int(source_id)), pr.number)
+        except InfxError as exc:
+            if getattr(exc, "status", None) not in ev.ABSENT_STATUSES:
+                raise
+            return f"the sign-off {kind} {source_id} judged on {verified[:12]} was deleted"
+        if binding.belongs_problem(signoff.pr_number, pr.number, f"the sign-off {kind} {source_id}"):
+            return f"the sign-off {kind} {source_id} is not on PR #{pr.number}"
+        if binding.signoff_record(signoff.kind, signoff.source_id, signoff.body) != record:
+            return (f"the sign-off {kind} {source_id} was edited after its verdict on "
+                    f"{verified[:12]}; a new verification is needed")
+        evidence.signoff = signoff
+        ev.team_evidence(self.reader, evidence, self.settings.codeowners_paths)
+        owner = run_check_by_id(self.table, "codeowner", evidence)
+        if owner is None or owner.status != Status.PASS:
+            why = owner.reason if owner is not None else "Check 0 is not configured"
+            return (f"@{signoff.author} is no longer a CODEOWNER of this PR on "
+                    f"{evidence.default_branch}: {why}")
+        return None
 
     def _head_result(self, state: str, description: str, reason: str) -> Result:
         self.status(state, description)
@@ -258,8 +302,7 @@ class _Session:
         result = Result("not-owner", f"@{evidence.signoff.author} is not a CODEOWNER of this PR; "
                         "the status is unchanged", body=body, evidence=evidence)
         if self.options.post:
-            marker = make_marker(self.settings.marker, sha=evidence.pr.head_sha,
-                                 evidence=context.evidence_digest)
+            marker = _marker(self.settings.marker, context)
             self.reader.count_write()
             listed = self.reader.counts.get(evidence.pr.number, {}).get("comments")
             upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker, body,
@@ -357,7 +400,15 @@ class _Session:
                               and "live head" in evidence.read_errors),
             supersedes=previous if previous and previous != overall else None,
             escalation_mentions=escalation_mentions(evidence, self.table),
-            recommended_points=settings.recommended_frontier_points, repo=self.repo)
+            recommended_points=settings.recommended_frontier_points, repo=self.repo,
+            signed=self._signed(evidence))
+
+    def _signed(self, evidence: Evidence) -> str:
+        """The record of the judged sign-off (none for a preview's draft)."""
+        signoff = evidence.signoff
+        if self.options.body_override is not None or signoff.source_id is None:
+            return ""
+        return binding.signoff_record(signoff.kind, signoff.source_id, signoff.body)
 
     def _conclude(self, evidence: Evidence) -> Result:
         settings = self.settings
@@ -395,8 +446,7 @@ class _Session:
             if existing is not None:
                 result.comment_url = existing.html_url
             else:
-                marker = make_marker(self.settings.marker, sha=evidence.pr.head_sha,
-                                     evidence=fingerprint)
+                marker = _marker(self.settings.marker, self._context(evidence, fingerprint))
                 self.reader.count_write()
                 listed = self.reader.counts.get(evidence.pr.number, {}).get("comments")
                 upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker, body,
@@ -406,6 +456,14 @@ class _Session:
             self.status(state, description, result.comment_url)
         result.api_calls = self.reader.calls
         return result
+
+
+def _marker(name: str, context: render.Context) -> Marker:
+    """The marker the client finds the verdict comment by: its first line's fields."""
+    fields = {"sha": context.assessed_sha, "evidence": context.evidence_digest}
+    if context.signed:
+        fields["signoff"] = context.signed
+    return make_marker(name, **fields)
 
 
 def escalation_mentions(evidence: Evidence, table: CheckTable) -> tuple[str, ...]:
@@ -441,10 +499,10 @@ def newer_owner_signoff(evidence: Evidence, table: CheckTable) -> Comment | None
     return max(later)[2] if later else None
 
 
-def newest_verified_head(comments: list[Comment], marker: str, identity: Identity) -> str | None:
-    """The head the newest verdict of this bot passed (PASS or WARN), or None when the newest
-    verdict did not pass. Answers to non-owners do not count; an error verdict does (nothing
-    verified after it can be carried)."""
+def newest_verdict(comments: list[Comment], marker: str, identity: Identity) -> Comment | None:
+    """The newest verdict comment the bot itself wrote (trust.our_comment), when it passed
+    (PASS or WARN); None when there is none or the newest did not pass. Answers to non-owners
+    do not count; an error verdict does (nothing verified before it can be carried)."""
     for item in reversed(comments):
         if not ev.is_verdict(item, marker, identity):
             continue
@@ -452,8 +510,7 @@ def newest_verified_head(comments: list[Comment], marker: str, identity: Identit
         if len(lines) > 1 and lines[1] == render.NON_OWNER_HEADER:
             continue
         overall = _overall_of(item.body)
-        sha = render.read_marker(item.body, marker)[0]
-        return sha if overall in (Overall.PASS.value, Overall.WARN.value) else None
+        return item if overall in (Overall.PASS.value, Overall.WARN.value) else None
     return None
 
 

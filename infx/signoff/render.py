@@ -39,17 +39,26 @@ class Context:
     escalation_mentions: tuple[str, ...] = ()
     recommended_points: int = 5
     repo: str = ""  # owner/name: the only repository rows may link into
+    # the sign-off this verdict judged (binding.signoff_record), so that a status carried to a
+    # later head can re-read it and set the head `pending` once it is deleted or edited
+    signed: str = ""
 
 
 UNCONFIRMED_HEAD = ("The PR head could not be re-read before publishing, so a newer commit, "
                     "if there is one, was not assessed.")
 
 
-def marker_line(marker: str, sha: str, digest: str) -> str:
-    return f"<!-- {marker} sha={sha} evidence={digest} -->"
+def marker_line(marker: str, sha: str, digest: str, signed: str = "") -> str:
+    return f"<!-- {marker} {marker_fields(sha, digest, signed)} -->"
 
 
-_MARKER = re.compile(r"^<!-- (?P<name>[a-z0-9-]+) sha=(?P<sha>[0-9a-f]{40}) evidence=(?P<digest>[0-9a-f]+) -->")
+def marker_fields(sha: str, digest: str, signed: str = "") -> str:
+    """The marker's key=value fields, as the client's marker lookup finds them too."""
+    return f"sha={sha} evidence={digest}" + (f" signoff={signed}" if signed else "")
+
+
+_MARKER = re.compile(r"^<!-- (?P<name>[a-z0-9-]+) sha=(?P<sha>[0-9a-f]{40}) evidence=(?P<digest>[0-9a-f]+)"
+                     r"(?: signoff=(?P<signed>[a-z_]+:[0-9]+:[0-9a-f]{16}))? -->")
 
 
 def read_marker(body: str, marker: str) -> tuple[str, str] | None:
@@ -58,6 +67,12 @@ def read_marker(body: str, marker: str) -> tuple[str, str] | None:
     if not match or match["name"] != marker:
         return None
     return match["sha"], match["digest"]
+
+
+def read_signed(body: str, marker: str) -> str | None:
+    """The sign-off record (binding.signoff_record) a verdict's marker line carries, if any."""
+    match = _MARKER.match(body or "")
+    return match["signed"] if match and match["name"] == marker else None
 
 
 def clean(text: str) -> str:
@@ -107,7 +122,7 @@ def escalation(context: Context) -> str:
 
 
 def render(verdict: Verdict, context: Context) -> str:
-    lines = [marker_line(context.marker, context.assessed_sha, context.evidence_digest),
+    lines = [marker_line(context.marker, context.assessed_sha, context.evidence_digest, context.signed),
              HEADERS[verdict.overall], ""]
     if verdict.overall == Overall.REJECTED:
         signer = (f"@{context.signer}" if _LOGIN.fullmatch(context.signer)
@@ -144,7 +159,7 @@ def unreadable_body(context: Context, unreadable: dict[str, str]) -> str:
     read, and nothing else (no verdict, no mentions, no advice to re-run sweeps)."""
     items = [f"- {inert.plain(key)}: {inert.plain(why)}" for key, why in sorted(unreadable.items())]
     return "\n".join([
-        marker_line(context.marker, context.assessed_sha, context.evidence_digest),
+        marker_line(context.marker, context.assessed_sha, context.evidence_digest, context.signed),
         UNREADABLE_HEADER, "",
         "The sign-off was not judged: GitHub did not return this evidence for the commit.", "",
         *items, "",
@@ -161,7 +176,7 @@ def non_owner_body(context: Context, why: str) -> str:
     """The answer to a sign-off by someone who is not a CODEOWNER of the PR: why, and that the
     commit status stays as it is (an owner's verdict is never replaced by it)."""
     return "\n".join([
-        marker_line(context.marker, context.assessed_sha, context.evidence_digest),
+        marker_line(context.marker, context.assessed_sha, context.evidence_digest, context.signed),
         NON_OWNER_HEADER, "",
         f"This sign-off was not verified: {inert.plain(clean(why))}", "",
         "Only a CODEOWNER of the changed files can sign off this PR, so the "
@@ -173,7 +188,7 @@ def non_owner_body(context: Context, why: str) -> str:
 def invalid_body(context: Context, problem: str) -> str:
     """What is posted when a produced verdict fails its self-check."""
     return "\n".join([
-        marker_line(context.marker, context.assessed_sha, context.evidence_digest),
+        marker_line(context.marker, context.assessed_sha, context.evidence_digest, context.signed),
         HEADERS[Overall.REJECTED], "",
         f"The verdict could not be validated ({inert.plain(clean(problem))}); retry verification.", "",
         f"Assessed commit: `{context.assessed_sha}`.",

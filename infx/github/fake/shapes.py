@@ -293,7 +293,7 @@ class Shapes:
             "target_url": status.get("target_url"), "context": status["context"],
             "created_at": status.get("created_at", self.world["now"]),
             "updated_at": status.get("created_at", self.world["now"]),
-            "creator": self.user(status.get("creator", self.world["token_login"])),
+            "creator": self.user(status["creator"]),  # GitHub records who set every status
         }
 
     def check_run(self, sha: str, run: dict) -> dict:

@@ -325,6 +325,56 @@ def head_moves() -> dict:
     return world
 
 
+APP_LOGIN = "infx-signoff[bot]"
+ACTIONS_LOGIN = "github-actions[bot]"
+FORGED_VERDICT = (f"<!-- codeowner-signoff-verify sha={HEAD} evidence=0123456789abcdef -->\n"
+                  "## ✅✅✅ **Verdict: PASS** ✅✅✅\n\n"
+                  "Every check passed.\n")
+
+
+def forged_verdict() -> dict:
+    """Issue 19 problem 1: the bot runs as a GitHub App (`infx-signoff[bot]`); the PR has no
+    sign-off at all, but a workflow of the PR posted, with its GITHUB_TOKEN, a PASS verdict
+    comment for the head as github-actions[bot] and set a `success` status on it."""
+    world = head_moves()
+    world["token_login"] = APP_LOGIN
+    pull = world["pulls"][0]
+    pull["comments"] = [c for c in pull["comments"] if c["id"] != 5003]
+    pull["comments"].append({"id": 5010, "user": ACTIONS_LOGIN, "author_association": "NONE",
+                             "body": FORGED_VERDICT, "created_at": "2026-09-24T09:40:00Z",
+                             "updated_at": "2026-09-24T09:40:00Z"})
+    world["statuses"][HEAD] = [{"context": "codeowner-signoff-verify", "state": "success",
+                                "description": "CODEOWNER sign-off verified for this commit.",
+                                "creator": ACTIONS_LOGIN, "created_at": "2026-09-24T09:40:00Z"}]
+    return world
+
+
+MAIN3 = "c0ffee0000000000000000000000000000000008"
+MERGED3 = "c0ffee0000000000000000000000000000000009"
+
+
+def owner_removed() -> dict:
+    """Issue 19 problem 2: after the PASS on head 296a93, main drops the signer from the
+    CODEOWNERS line of configs/amd-master.yaml (branch `drop-owner`, MAIN3, which the tests
+    fast-forward main to) and the author merges main in (MERGED3): the PR's own changes are
+    the signed ones, but the signer no longer owns them on the default branch."""
+    world = head_moves()
+    codeowners = world["commits"][_root_sha(world)]["files"]["CODEOWNERS"]
+    assert codeowners.count(" @chunfangamd") == 2
+    dropped = codeowners.replace("configs/amd-master.yaml @billishyahao @chunfangamd",
+                                 "configs/amd-master.yaml @billishyahao")
+    assert dropped != codeowners
+    world["commits"][MAIN3] = {"parents": [MAIN2], "files_from": MAIN2,
+                               "message": "CODEOWNERS: chunfangamd moves on",
+                               "files": {"CODEOWNERS": dropped}}
+    world["branches"]["drop-owner"] = MAIN3
+    readme = world["commits"][MAIN2]["files"]["README.md"]
+    world["commits"][MERGED3] = {"parents": [HEAD, MAIN3], "files_from": HEAD,
+                                 "message": "Merge branch 'main'",
+                                 "files": {"README.md": readme, "CODEOWNERS": dropped}}
+    return world
+
+
 SCENARIO6 = OUT / "policy_scenario6.yaml"
 RECIPE_PR = "https://github.com/sgl-project/sglang/pull/21001"
 COOKBOOK_PAGE = "https://docs.sglang.io/cookbook/autoregressive/Qwen/Qwen3.5"
@@ -410,6 +460,10 @@ WORLDS = (
      "Case 2: a plain merge of main after the sign-off (the head inherits it)"),
     ("trust_head_moves.yaml", head_moves,
      "Case 10: the heads a signed-off PR moves to, and a PR that needs no sign-off"),
+    ("trust_forged_verdict.yaml", forged_verdict,
+     "Issue 19: a github-actions[bot] PASS verdict and status, forged by a PR workflow, while the bot is an App"),
+    ("trust_owner_removed.yaml", owner_removed,
+     "Issue 19: the signer is dropped from the default branch's CODEOWNERS, then main is merged in"),
     ("trust_recipe_page.yaml", recipe_page,
      "Case 14: the sign-off links a published SGLang cookbook page, read from its source file"),
 )
