@@ -171,3 +171,25 @@ def test_an_email_owner_is_never_a_team_and_a_member_matches_in_any_case() -> No
     assert outcome.reason == "a/x is owned by @alice a/b@example.com @acme/docs; dana is not among them."
     teams = {"acme/docs": {"dana": True}}
     assert codeowner.run(evidence("DANA", ["a/x"], teams, owners=owners), SETTINGS).status is Status.PASS
+
+
+NO_CATCH_ALL = """configs/amd-master.yaml @billishyahao @chunfangamd
+docs/amd/ @acme/amd-docs
+"""
+
+
+def test_a_path_no_line_matches_in_a_file_without_a_catch_all_is_unowned() -> None:
+    # README.md matches no line (there is no `*`): it is nobody's, never a crash of Check 0
+    outcome = codeowner.run(evidence("chunfangamd", ["README.md", "configs/amd-master.yaml"],
+                                     owners=NO_CATCH_ALL), SETTINGS)
+    assert outcome.status is Status.PASS
+    assert "@chunfangamd is a listed owner of configs/amd-master.yaml;" in outcome.reason
+    assert "README.md" not in outcome.reason
+
+
+def test_only_unowned_paths_without_a_catch_all_need_a_recognised_codeowner() -> None:
+    listed = codeowner.run(evidence("chunfangamd", ["README.md"], owners=NO_CATCH_ALL), SETTINGS)
+    assert listed.status is Status.PASS
+    stranger = codeowner.run(evidence("mallory", ["README.md"], owners=NO_CATCH_ALL), SETTINGS)
+    assert stranger.status is Status.FAIL
+    assert "@mallory is not listed by name" in stranger.reason

@@ -245,3 +245,15 @@ def test_teams_start_with_the_last_catch_all_and_never_include_emails() -> None:
     parsed = codeowners.parse("* @org/old\na/ @org/a a/b@example.com\n** @org/new\n")
     assert parsed.teams() == ("org/new", "org/old", "org/a")
     assert codeowners.parse("a/ @org/x x/y@example.com\n").teams() == ("org/x",)
+
+
+@pytest.mark.parametrize("pattern", ["docs/[draft.md", "[", "src/a[", "docs/draft].md", "]"])
+def test_a_lone_bracket_makes_the_line_an_error_never_a_rule(pattern: str) -> None:
+    # a `[` (or `]`) without its pair is no character range either: the line is reported and
+    # skipped, so the catch-all keeps owning the path the broken line names
+    parsed = codeowners.parse(f"* @core\n{pattern} @mallory\n")
+    assert [r.line for r in parsed.rules] == [1]
+    assert [e.line for e in parsed.errors] == [2]
+    assert "character ranges" in parsed.errors[0].message
+    assert parsed.owners_for(pattern) == ("@core",)
+    assert "@mallory" not in parsed.all_owners()
