@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from signoff_policy_support import bare_evidence
 
 from infx import trust
 from infx.signoff import evidence as ev
 from infx.signoff.model import Comment
+from infx.signoff.publish import newest_verdict
+from infx.signoff.render import HEADERS
+from infx.signoff.verdict import Overall
 from infx.trust import Identity
 
 ROOT = Path(__file__).resolve().parent.parent / "infx"
@@ -22,8 +27,8 @@ ACTIONS = Identity("github-actions[bot]")
 
 
 def comment(user: str, user_type: str = "Bot") -> Comment:
-    return Comment(1, user, f"<!-- {MARKER} sha={SHA} evidence=abc -->\n## verdict", "NONE",
-                   "2026-09-24T10:00:00Z", user_type=user_type)
+    return Comment(1, user, f"<!-- {MARKER} sha={SHA} evidence=abc -->\n{HEADERS[Overall.PASS]}",
+                   "NONE", "2026-09-24T10:00:00Z", user_type=user_type)
 
 
 def status(creator: object) -> dict:
@@ -78,6 +83,12 @@ def test_every_consumer_gets_the_trust_modules_answer(login, app, author, creato
     ours = trust.our_comment(identity, item)
     assert ours == (bool(login) and author.lower() == login.lower())
     assert ev.is_verdict(item, MARKER, identity) is ours
+    # the head status reads the newest verdict of the bot's own only
+    assert (newest_verdict([item], MARKER, identity) is item) is ours
+    # the evidence digest leaves out exactly the bot's own verdicts
+    plain = bare_evidence(comments=[])
+    assert (ev.digest(replace(plain, comments=[item]), MARKER, identity)
+            == ev.digest(plain, MARKER, identity)) is ours
     if app:
         assert not (ours and author == "github-actions[bot]")
     made = status({"login": creator, "type": "Bot"})
