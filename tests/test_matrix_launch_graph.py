@@ -265,3 +265,38 @@ def test_graph_names_the_script_the_real_launcher_runs(reference_tree, tmp_path)
                 agree += 1
     assert not undecided, undecided  # every launcher reached its benchmark script
     assert agree >= 150, agree
+
+
+ROW = Branch(row=(("MODEL_PREFIX", "dsv4"), ("PRECISION", "fp4"), ("FRAMEWORK", "sglang"),
+                  ("MODEL", "nvidia/Qwen3.5-NVFP4-V2")))
+
+
+@pytest.mark.parametrize(("condition", "expected"), [
+    ('[[ $MODEL_PREFIX == "dsv4" && $PRECISION == "fp4" ]]', True),
+    ('[[ $MODEL_PREFIX == "dsr1" && $PRECISION == "fp4" ]]', False),
+    ('[[ $MODEL_PREFIX == "dsr1" ]] || [[ $FRAMEWORK == "sglang" ]]', True),
+    ('[[ $MODEL == *NVFP4-V2 ]]', True),
+    ('[ "$MODEL" = "*NVFP4-V2" ]', False),
+    ('[[ "$FRAMEWORK" != "trt" ]]', True),
+    ('[[ $MODEL_PREFIX == "dsr1" && -n "$CONFIG_FILE" ]]', False),
+    ('[[ -n "$CONFIG_FILE" && $MODEL_PREFIX == "dsv4" ]]', None),
+    ('[[ $RUNNER == x ]]', None),
+    ('[ "${EVAL_ONLY:-false}" != "true" ]', True),
+])
+def test_decide_reads_the_rows_own_variables(condition, expected):
+    from infx.matrix.launch_graph import decide
+
+    assert decide(condition, ROW) is expected
+
+
+def test_launcher_branches_for_another_model_are_not_the_keys_lines():
+    from infx.matrix.launch_graph import graph_lines
+
+    launcher = ('if [[ $MODEL_PREFIX == "dsr1" && $PRECISION == "fp4" ]]; then\n'
+                "  export SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1\nfi\nbash \"$BENCH_SCRIPT\"\n")
+    tree = {**TREE, "runners/launch_b200-cw.sh": launcher,
+            "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_sglang.sh": SOURCE_LIB}
+    dsv4 = launch_graph(tree, "k", entry(), RUNNERS)
+    assert not any("NEXTN_MOE" in text for _, _, text in graph_lines(dsv4, tree))
+    dsr1 = launch_graph(tree, "k", entry(prefix="dsr1"), RUNNERS)
+    assert any("NEXTN_MOE" in text for _, _, text in graph_lines(dsr1, tree))

@@ -27,6 +27,7 @@ Pure: trees are path -> text mappings (None = deleted), as in infx.benchmark_con
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
@@ -70,6 +71,8 @@ class Branch:
 
     eval_only: bool = False
     spec: bool = False
+    # the row's own variables the launch tests (MODEL_PREFIX, PRECISION, FRAMEWORK, …)
+    row: tuple[tuple[str, str], ...] = ()
 
     def label(self) -> str:
         return f"{'eval-only' if self.eval_only else 'throughput'}, {'spec' if self.spec else 'no-spec'}"
@@ -257,7 +260,10 @@ def launch_graph(tree: Tree, key: str, entry: Mapping[str, Any], runners: Any = 
         for kind, lane in lanes(entry) or [("fixed-seq-len", {})]:
             spec = lane_spec(lane)
             agentic = kind == AGENTIC
-            lane_branches = [Branch(eval_only=e, spec=spec != "none") for e in (False, True)]
+            row = (("FRAMEWORK", framework), ("IS_MULTINODE", "true" if multinode else "false"),
+                   ("MODEL", str(entry.get("model", ""))), ("MODEL_PREFIX", prefix), ("PRECISION", precision),
+                   ("SCENARIO_TYPE", kind), ("SPEC_DECODING", spec))
+            lane_branches = [Branch(eval_only=e, spec=spec != "none", row=row) for e in (False, True)]
             all_branches.update(lane_branches)
             add(launcher, LAUNCHER, RUNNERS_PATH, lane_branches)
             settings = dict(m.groups() for s in lane_settings(lane) if (m := _SETTING.match(s)))
@@ -315,8 +321,8 @@ def _launchers(tree: Tree, label: str, runners: Any) -> list[str]:
                    and _exists(tree, p)})
 
 
-def _branch_order(branch: Branch) -> tuple[bool, bool]:
-    return (branch.eval_only, branch.spec)
+def _branch_order(branch: Branch) -> tuple[bool, bool, tuple[tuple[str, str], ...]]:
+    return (branch.eval_only, branch.spec, branch.row)
 
 
 def graph_lines(graph: LaunchGraph, tree: Tree, eval_only: bool = False) -> list[tuple[LaunchFile, int, str]]:
@@ -341,26 +347,64 @@ _IF = re.compile(r"^\s*(?:if|elif)\s+(.*?);?\s*then\s*(?:#.*)?$")
 _ELSE = re.compile(r"^\s*else\s*(?:#.*)?$")
 _FI = re.compile(r"^\s*fi\s*(?:[;#].*)?$")
 _OPEN = re.compile(r"^\s*if\s")
-_TEST = re.compile(
-    r"^\[\[?\s*\"?\$\{?(EVAL_ONLY|IS_MTP|SPEC_DECODING)(?::-[^}]*)?\}?\"?\s*(==|=|!=)\s*\"?([\w.-]+)\"?\s*\]\]?$")
+_ATOM = re.compile(r"^!?\s*\"?\$\{?(\w+)(?::-([^}]*))?\}?\"?\s*(==|=|!=)\s*(\"[^\"]*\"|'[^']*'|[^\s\"']+)$")
+_JOIN = re.compile(r"\s*(&&|\|\||\s-a\s|\s-o\s)\s*")
 
 
 def decide(condition: str, branch: Branch) -> bool | None:
-    """The value of an ``if`` condition on ``branch``, or None when it tests anything else."""
-    condition = condition.strip()
-    test = _TEST.match(condition)
-    if not test:
+    """The value of an ``if`` condition on ``branch``, or None when it tests anything else.
+
+    Decided: ``[ … ]`` / ``[[ … ]]`` string tests (``=``, ``==``, ``!=``; globs inside
+    ``[[ ]]``) of EVAL_ONLY, IS_MTP, SPEC_DECODING and the row's own variables
+    (``Branch.row``: MODEL_PREFIX, PRECISION, FRAMEWORK, …), joined by ``&&`` / ``||``
+    (left to right, as bash does); a chain is decided as soon as its known parts decide it."""
+    glob = "[[" in condition
+    parts = [p for p in _JOIN.split(condition.strip()) if p.strip()]
+    value: bool | None = None
+    op = None
+    for index, part in enumerate(parts):
+        if index % 2:
+            op = part.strip()
+            continue
+        atom = _test(part, branch, glob)
+        if index == 0:
+            value = atom
+        elif op in ("&&", "-a"):
+            value = False if value is False or atom is False else (None if None in (value, atom) else True)
+        else:
+            value = True if value is True or atom is True else (None if None in (value, atom) else False)
+    return value
+
+
+def _test(text: str, branch: Branch, glob: bool) -> bool | None:
+    """One string test of a condition (its brackets may belong to the whole chain)."""
+    inner = text.strip().lstrip("[").rstrip("]").strip()
+    if "(" in inner or "[" in inner or "]" in inner:
         return None
-    name, op, value = test.groups()
+    negated = inner.startswith("!")
+    match = _ATOM.match(inner)
+    if not match:
+        return None
+    name, default, op, value = match.groups()
+    actual = _variable(name, branch, default)
+    if actual is None:
+        return None
+    value = value.strip("\"'") if value[:1] in "\"'" else value
+    quoted = match.group(4)[:1] in "\"'"
+    equal = fnmatch.fnmatchcase(actual, value) if glob and not quoted else actual == value
+    result = equal == (op != "!=")
+    return not result if negated else result
+
+
+def _variable(name: str, branch: Branch, default: str | None) -> str | None:
     if name == "EVAL_ONLY":
-        actual = "true" if branch.eval_only else "false"
-    elif name == "IS_MTP":
-        actual = "true" if branch.spec else "false"
-    else:
-        if value not in ("mtp", "none"):
-            return None
-        actual = "mtp" if branch.spec else "none"
-    return (actual == value) == (op != "!=")
+        return "true" if branch.eval_only else "false"
+    if name == "IS_MTP":
+        return "true" if branch.spec else "false"
+    row = dict(branch.row)
+    if name == "SPEC_DECODING":
+        return row.get(name, "mtp" if branch.spec else "none")
+    return row.get(name)
 
 
 def branch_lines(text: str, branch: Branch) -> list[tuple[int, str]]:
