@@ -209,3 +209,20 @@ def test_every_draft_kind_example_is_a_value_of_its_curve():
         assert (ref.prefix, ref.method, ref.variant) == (row["prefix"], row["is"]["method"], row["is"].get("variant"))
         curve = reader.golden_curve(example["curve"])[ref.model_key]
         assert curve[f"thinking_{example['thinking']}"][example["k"]] == example["al"]
+
+
+def test_true_rejections_stay_on_the_graph_path():
+    """A FLOP-reducing override in the key's own script (Check 8) and a prohibited draft
+    environment in its own CONFIG_FILE recipe (Check 13) are still rejected, with their lines."""
+    from infx.signoff.checks.arch import run as arch_check
+    from infx.signoff.checks.draft import run as draft_check
+
+    override = CHAT_BY_BRANCH + "serve --hf-overrides '{\"num_experts_per_tok\": 4}'\n"
+    outcome = arch_check(evidence(**{FIXED: override}), SETTINGS)
+    assert outcome.status == Status.FAIL and f"{FIXED}:7" in outcome.reason, outcome.reason
+    assert "num_experts_per_tok" in outcome.reason
+    moe = BASE[GB200_RECIPE].replace("X: '1'", "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: '1'")
+    outcome = draft_check(evidence(**{GB200_RECIPE: moe}), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert f"{GB200_RECIPE}:3: SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1 lowers draft precision" in outcome.reason
+    assert "dsv4-fp4-b200-sglang-mtp:" not in outcome.reason  # charged to the GB200 key only
