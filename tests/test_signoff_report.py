@@ -426,3 +426,25 @@ def test_the_cli_prints_the_comment_it_posts_as_markdown(collected, tmp_path):
         assert post_report(client, REPO, data) == "created"
         posted = fake.world["pulls"][0]["comments"][-1]["body"]
     assert out.output == posted + "\n"
+
+
+def test_the_per_key_table_agrees_with_check_1_on_a_real_prs_world(repo_root, capsys):
+    """Seed PR 1902's sweep jobs are named without our digest: the table must still attribute
+    every green job to its config key, summing to what Check 1 counts in the same comment."""
+    from infx import yamlio
+    from infx.cli import main
+
+    world = repo_root / "infx" / "demodata" / "signoff_seed003.yaml"
+    run = yamlio.load_file(world)["workflow_runs"][0]
+    code = main(["signoff", "report", "--world", str(world), "--repo", "SemiAnalysisAI/InferenceX",
+                 "--pr", "1902", "--run-id", str(run["id"]), "--head-sha", run["head_sha"],
+                 "--format", "markdown"])
+    body = capsys.readouterr().out
+    assert code == 0
+    check_1 = re.search(r"has (\d+) benchmark and (\d+) eval check-runs at success", body)
+    assert check_1 is not None
+    rows = dict(re.findall(r"^\| `([^`]+)` \| (\d+) \| \d+ \| \d+ \| \d+ \|", body, re.MULTILINE))
+    assert rows.pop("(no changelog config key)", "0") == "0"
+    assert set(rows) == {"minimaxm3-fp4-mi355x-atom-disagg-mtp", "minimaxm3-fp8-mi355x-atom-disagg-mtp"}
+    assert all(int(passed) > 0 for passed in rows.values())
+    assert sum(int(p) for p in rows.values()) == int(check_1.group(1)) + int(check_1.group(2))

@@ -184,6 +184,22 @@ class JobIdentity:
         return [self.model_prefix, self.precision, self.runner, self.framework] == wanted
 
 
+def matches_legacy_name(name: str, entry: Mapping[str, Any]) -> bool:
+    """A job name without our digest (sweeps older than the row identity, e.g. the seed
+    worlds of real PRs) names this master-config entry: its leading tokens are the entry's
+    model prefix and precision, then its runner or the runner's GPU word (``mi355x`` for
+    ``cluster:mi355x-amds``), then its framework. A name with a digest never matches here
+    (``parse_job_name`` decides it exactly)."""
+    job = name.split(" / ", 1)[1] if " / " in name else name
+    tokens = job.split(" ")
+    if _DIGEST.search(job) or len(tokens) < 5:
+        return False
+    runner = str(entry.get("runner") or "")
+    runner_words = {_token(runner), *re.split(r"[:\-]", runner)} - {""}
+    return (tokens[0] == _token(entry.get("model-prefix")) and tokens[1] == _token(entry.get("precision"))
+            and tokens[2] in runner_words and tokens[3] == _token(entry.get("framework")))
+
+
 def parse_job_name(name: str) -> JobIdentity | None:
     """The identity in a job name (or a check-run name `<caller> / <job name>`); None if the
     name was not made by ``job_name``."""

@@ -23,7 +23,7 @@ from infx.config.thresholds import Thresholds, load_thresholds_text
 from infx.errors import InfxError
 from infx.inert import cell, code, link, render_inert
 from infx.matrix.coverage import row_name
-from infx.matrix.identity import parse_job_name
+from infx.matrix.identity import matches_legacy_name, parse_job_name
 from infx.signoff import configs_at
 from infx.signoff.eval_jobs import eval_score  # Check 2's score rule, the one for the report too
 from infx.signoff.model import Evidence, Outcome
@@ -124,8 +124,8 @@ def config_keys_of(name: str, configs: Mapping[str, Mapping[str, Any]]) -> list[
     """The changelog's config keys a job (or a bare row name) ran a row of: the four fixed
     fields of the row identity (model prefix, precision, runner, framework) match the entry."""
     parsed = parse_job_name(name)
-    if parsed is None:
-        return []
+    if parsed is None:  # a job of a sweep older than the row identity
+        return [key for key, entry in configs.items() if matches_legacy_name(name, entry)]
     return [key for key, entry in configs.items() if parsed.matches(entry)]
 
 
