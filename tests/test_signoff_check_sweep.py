@@ -605,3 +605,37 @@ def test_a_plan_without_eval_rows_passes_with_an_honest_green_sweep() -> None:
     assert outcome.status is Status.PASS, outcome.reason
     missing = _one_run(lambda b, e: b[1:], trees=(BASE, head))[0]
     assert sweep.run(missing, SETTINGS).status is Status.FAIL  # still every row
+
+
+def test_configs_changed_without_a_changelog_entry_are_named_in_a_warning() -> None:
+    """Issue 26: the PR also changes the block of a config its changelog entries do not name.
+    The sweep of the listed config still stands; Check 1 warns (advisory: an overall WARN is
+    still `success`), naming the unlisted config and the file that changes it."""
+    from test_matrix_fingerprint import BASE, ENTRY, KEY, MASTER, SIBLING
+    from test_reuse_support import _key_block
+
+    from infx.signoff.model import ChangedFile
+
+    script = {"benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x_sglang.sh": "sglang serve\n"}
+    base = BASE | script | {MASTER: _key_block(KEY) + "\n" + _key_block(SIBLING)}
+    listed, sibling = base[MASTER].split("\n\n", 1)
+    head = base | {"perf-changelog.yaml": base["perf-changelog.yaml"] + ENTRY,
+                   MASTER: listed + "\n\n" + sibling.replace("image: ", "image: other/", 1)}
+    changed = [ChangedFile("perf-changelog.yaml", "modified"), ChangedFile(MASTER, "modified")]
+
+    def world(keep):
+        ev, _ = _one_run(keep, trees=(base, head))
+        ev.files = changed
+        return ev
+
+    outcome = sweep.run(world(lambda b, e: b + e), SETTINGS)
+    assert outcome.status is Status.WARN, outcome
+    assert unwrap(outcome.details[-1]) == (
+        "1 config(s) whose benchmark-affecting content this PR changes have no changelog entry, so the "
+        f"sweep did not cover them (advisory): `{SIBLING}` (`{MASTER}`)")
+    failed = sweep.run(world(lambda b, e: b[:1]), SETTINGS)
+    assert failed.status is Status.FAIL and SIBLING in unwrap(failed.details[-1])  # a FAIL stays FAIL
+    honest = world(lambda b, e: b + e)
+    honest.head_files = head | {MASTER: base[MASTER]}
+    honest.files = changed[:1]
+    assert sweep.run(honest, SETTINGS).status is Status.PASS  # nothing unlisted: no warning

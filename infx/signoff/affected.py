@@ -48,6 +48,7 @@ class AffectedConfig:
     how: str  # "added" | "changed" | "recipe changed" | "launch file changed" | "shared helper changed"
     master_path: str
     recipe: Recipe | None = None
+    files: tuple[str, ...] = ()  # the PR's changed files that make it affected (for Check 1's WARN)
 
     @property
     def framework(self) -> str:
@@ -177,15 +178,16 @@ def affected_configs(evidence: Evidence) -> list[AffectedConfig]:
     found: dict[str, AffectedConfig] = {}
     for key, (path, entry) in head.items():
         if key not in base:
-            found[key] = AffectedConfig(key, entry, "added", path, head_recipe(evidence, key))
+            found[key] = AffectedConfig(key, entry, "added", path, head_recipe(evidence, key), (path,))
         elif base[key][1] != entry:
-            found[key] = AffectedConfig(key, entry, "changed", path, head_recipe(evidence, key))
+            found[key] = AffectedConfig(key, entry, "changed", path, head_recipe(evidence, key), (path,))
     changed = {f.filename for f in changed_files(evidence)}
     for key, (path, entry) in head.items():
         if key in found:
             continue
         if recipe_path(key) in changed:
-            found[key] = AffectedConfig(key, entry, "recipe changed", path, head_recipe(evidence, key))
+            found[key] = AffectedConfig(key, entry, "recipe changed", path, head_recipe(evidence, key),
+                                        (recipe_path(key),))
             continue
         recipe = head_recipe(evidence, key) if recipe_path(key) in evidence.head_files else None
         config = AffectedConfig(key, entry, "launch file changed", path, recipe)
@@ -197,9 +199,10 @@ def affected_configs(evidence: Evidence) -> list[AffectedConfig]:
             own = {p for p in changed if LAUNCH_PATH.match(p) and _names_config(p, config)}
             shared = set(helper_files(evidence, config))
         if recipe and changed.intersection(recipe.files) or changed & own:
-            found[key] = config
+            found[key] = replace(config, files=tuple(sorted(changed & (own | set(recipe.files if recipe else ())))))
         elif changed & shared:
-            found[key] = AffectedConfig(key, entry, "shared helper changed", path, recipe)
+            found[key] = AffectedConfig(key, entry, "shared helper changed", path, recipe,
+                                        tuple(sorted(changed & shared)))
     return [found[key] for key in sorted(found)]
 
 

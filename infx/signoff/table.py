@@ -26,6 +26,7 @@ class CheckSpec:
     statuses: frozenset[Status]
     advisory: bool
     module: str
+    warns: bool = False  # a blocking check that may WARN for an advisory finding of its own
 
 
 @dataclass(frozen=True)
@@ -75,14 +76,15 @@ def parse_table(data: Any, filename: str = TABLE_FILE) -> CheckTable:
     check_schema(schema, data, file=filename, fix="correct the check table entry")
     checks = tuple(CheckSpec(id=row["id"], number=row["number"], name=row["name"],
                              statuses=frozenset(Status(s) for s in row["statuses"]),
-                             advisory=row["advisory"], module=row["module"])
+                             advisory=row["advisory"], module=row["module"],
+                             warns=row.get("warns", False))
                    for row in data["checks"])
     _require_unique(checks, filename)
     for spec in checks:
-        if Status.WARN in spec.statuses and not spec.advisory:
+        if Status.WARN in spec.statuses and not (spec.advisory or spec.warns):
             raise InfxError(Problem(f"check {spec.id!r} allows WARN but is not advisory",
                                     file=filename, key=spec.id,
-                                    fix="set advisory: true or drop WARN"))
+                                    fix="set advisory: true (or warns: true), or drop WARN"))
         if spec.advisory and Status.FAIL in spec.statuses:
             raise InfxError(Problem(f"advisory check {spec.id!r} may not FAIL", file=filename,
                                     key=spec.id, fix="drop FAIL from its statuses"))

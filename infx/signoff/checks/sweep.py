@@ -8,10 +8,13 @@ reuse resolver), and a head that differs only in neutral files says which.
 
 from __future__ import annotations
 
-from infx.benchmark_content import Unreadable, differences
+from infx.benchmark_content import Unreadable, differences, master_blocks, named_keys, pr_entries
+from infx.errors import InfxError
 from infx.inert import code, link
 from infx.signoff import provenance
+from infx.signoff.affected import affected_configs
 from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.policy_common import EvidenceGap
 from infx.signoff.sweeps import (
     BAD,
     GreenRun,
@@ -29,6 +32,35 @@ SHOWN = 5  # neutral files named before "and N more"
 
 
 def run(evidence: Evidence, settings: Settings) -> Outcome:
+    outcome = _judge(evidence)
+    unlisted = unlisted_configs(evidence)
+    if not unlisted:
+        return outcome
+    note = (f"{len(unlisted)} config(s) whose benchmark-affecting content this PR changes have no "
+            "changelog entry, so the sweep did not cover them (advisory): "
+            + "; ".join(f"{code(key)} ({', '.join(code(f) for f in files[:SHOWN])}"
+                        + (f" and {len(files) - SHOWN} more" if len(files) > SHOWN else "") + ")"
+                        for key, files in unlisted[:SHOWN])
+            + (f" and {len(unlisted) - SHOWN} more" if len(unlisted) > SHOWN else ""))
+    status = Status.WARN if outcome.status is Status.PASS else outcome.status
+    return Outcome(status, outcome.reason, (*outcome.details, note))
+
+
+def unlisted_configs(evidence: Evidence) -> list[tuple[str, tuple[str, ...]]]:
+    """Configs the PR affects (infx.signoff.affected) that none of its changelog entries
+    names, with the changed files that affect each (issue 26: named, never judged here)."""
+    head, base = evidence.head_files, evidence.base_files
+    if not head or not base:
+        return []
+    try:
+        listed = named_keys(pr_entries(head, base), list(master_blocks(head)))
+        affected = affected_configs(evidence)
+    except (EvidenceGap, InfxError, Unreadable, ValueError):
+        return []  # unreadable inputs: the checks that judge them fail on them
+    return [(c.key, c.files or (c.master_path,)) for c in affected if c.key not in listed]
+
+
+def _judge(evidence: Evidence) -> Outcome:
     if evidence.commits is None or evidence.check_runs is None:
         return Outcome(Status.FAIL, "the PR's commits or check runs could not be read; "
                        "no passing sweep can be confirmed.")
