@@ -175,6 +175,7 @@ SIGNOFF_READS = {
     "/repos/{owner}/{repo}/pulls/{n}/commits": True,
     "/repos/{owner}/{repo}/issues/{n}/comments": True,
     "/repos/{owner}/{repo}/actions/runs": True,
+    "/repos/{owner}/{repo}/issues/{n}/timeline": True,  # pushes no run records (binding)
     "/repos/{owner}/{repo}/commits/{sha}/check-runs": True,
     "/repos/{owner}/{repo}/actions/runs/{n}/jobs": True,
     "/repos/{owner}/{repo}/actions/runs/{n}/artifacts": True,
@@ -451,6 +452,7 @@ REUSE_READS = {
     "/repos/{owner}/{repo}/actions/runs/{n}/artifacts": True,
     "/repos/{owner}/{repo}/actions/runs/{n}/jobs": True,  # the rows a source run covers
     "/repos/{owner}/{repo}/actions/runs": True,  # the PR's heads over time (authorization binding)
+    "/repos/{owner}/{repo}/issues/{n}/timeline": True,  # pushes no run records (binding)
     "/repos/{owner}/{repo}/tarball/{sha}": False,  # benchmark-affecting files (binding, drift)
     "/_fake/tarball/{owner}/{repo}/{sha}": False,
 }

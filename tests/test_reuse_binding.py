@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from infx.reuse.binding import binding_problem, head_when_posted
+from infx.reuse.binding import HeadSeen, binding_problem, head_seen, skips_workflows
 from infx.reuse.model import RunFacts
 
 A, B, C, X = "a" * 40, "b" * 40, "c" * 40, "f" * 40
@@ -10,6 +10,11 @@ ENTRY = "- config-keys: [k]\n  description: [{}]\n  pr-link: XXX\n"
 TREES = {A: {"perf-changelog.yaml": ENTRY.format("one")}, B: {"perf-changelog.yaml": ENTRY.format("one"),
                                                                "README.md": "x"},
          C: {"perf-changelog.yaml": ENTRY.format("two")}, "base": {}}
+
+
+def head_when_posted(runs, when, *, branch, head_repo, timeline=()):
+    """The head's sha alone (None when unknown), with a timeline showing no head move."""
+    return head_seen(runs, when, branch=branch, head_repo=head_repo, timeline=list(timeline)).sha
 
 
 def run(i, sha, created, event="pull_request", branch="carol/bump", repo=None, status="completed"):
@@ -103,3 +108,76 @@ def test_a_command_on_the_head_itself_needs_no_comparison():
     trees = TREES | {C: {"perf-changelog.yaml": "a: [\n"}}
     assert binding_problem(comment_ref="/use 5 (comment 7 by root)", seen=C, head=C, pr_commits=(A, B),
                            base="base", tree=trees.__getitem__) is None
+
+
+# --- records a push cannot suppress: the timeline and a review's commit_id (issue 20) -------------
+
+def committed(sha):
+    return {"event": "committed", "sha": sha, "message": "change"}
+
+
+def moved(kind, when):
+    return {"event": kind, "created_at": when, "commit_id": None}
+
+
+def seen(timeline, when="2026-09-29T11:00:00Z", runs=RUNS, review=None):
+    return head_seen(runs, when, branch="carol/bump", head_repo="acme/inferencex", timeline=timeline,
+                     review_commit=review)
+
+
+def test_the_hidden_head_sequence_leaves_the_head_unknown():
+    """Push A (a run records it), force-push to B whose message says [skip ci] (no run), the
+    signer signs B, the author force-pushes A back: the runs alone say A was signed."""
+    hidden = {"event": "committed", "sha": B, "message": "tidy [skip ci]"}
+    assert seen([committed(A)]) == HeadSeen(A)
+    timeline = [committed(A), moved("head_ref_force_pushed", "2026-09-29T10:30:00Z"), hidden,
+                moved("head_ref_force_pushed", "2026-09-29T11:30:00Z")]
+    found = seen(timeline, runs=RUNS[:1])
+    assert found.sha is None
+    assert "force-pushed at 2026-09-29T10:30:00Z, after the newest workflow run before it" in found.problem
+    # a force-push only after the sign-off still hides a head pushed in between without a run
+    later = seen([committed(A), moved("head_ref_force_pushed", "2026-09-29T11:30:00Z")], runs=RUNS[:1])
+    assert later.sha is None and "force-pushed at 2026-09-29T11:30:00Z" in later.problem
+    # one before the newest run is accounted for by that run
+    assert seen([moved("head_ref_force_pushed", "2026-09-29T09:00:00Z"), committed(A)]) == HeadSeen(A)
+
+
+def test_deleted_restored_or_undated_head_moves_are_gaps():
+    for kind, word in (("head_ref_deleted", "deleted"), ("head_ref_restored", "restored")):
+        assert f"head branch was {word} at" in seen([committed(A), moved(kind, "2026-09-29T10:40:00Z")]).problem
+    undated = seen([committed(A), {"event": "head_ref_force_pushed"}])
+    assert undated.sha is None and "at an unrecorded time" in undated.problem
+
+
+def test_a_workflow_skipping_push_after_the_runs_head_is_a_gap():
+    """A normal push of [skip ci] commit B after A's run starts no run: B may have been the
+    head the signer saw. An intermediate commit of a push whose head has a run is fine."""
+    skipped = {"event": "committed", "sha": B, "message": "wip\n\nskip-checks: true"}
+    found = seen([committed(A), skipped], runs=RUNS[:1])
+    assert found.sha is None and f"commit {B[:12]}, pushed after head {A[:12]}" in found.problem
+    # B has a run of its own (it was a head GitHub recorded): no gap
+    assert seen([committed(A), skipped], runs=RUNS[:2]) == HeadSeen(A)
+    # commits before the run's head are not heads the signer could have seen
+    assert seen([skipped, committed(A)], runs=RUNS[:1]) == HeadSeen(A)
+    assert seen([committed(A), committed(B)], runs=RUNS[:1]) == HeadSeen(A)
+
+
+def test_an_unreadable_timeline_fails_closed_and_a_review_names_its_commit():
+    found = seen(None)
+    assert found.sha is None and "timeline" in found.problem and "could not be read" in found.problem
+    # a review carries GitHub's record of its head: no runs or timeline needed
+    assert seen(None, runs=[], review=B) == HeadSeen(B)
+    assert "timeline" in _problem_of(found)
+
+
+def _problem_of(found):
+    return binding_problem(comment_ref="/use 5 (comment 7 by root)", seen=found.sha, head=C,
+                           pr_commits=(A, C), base="base", tree=TREES.__getitem__, unknown=found.problem)
+
+
+def test_skip_instructions_github_honours():
+    for message in ("x [skip ci]", "[CI SKIP] x", "[no ci]", "a [skip actions]", "[actions skip]",
+                    "title\n\nskip-checks:true", "title\n\nSkip-Checks: true"):
+        assert skips_workflows(message), message
+    for message in ("skip ci", "[skip-sweep]", "title\n\nskip-checks: false", ""):
+        assert not skips_workflows(message), message

@@ -96,7 +96,8 @@ def runs(*items: tuple[int, str, str]) -> list:
 
 def test_decide_binds_to_the_head_of_the_newest_run_before_the_signoff() -> None:
     branch = runs((1, A, "2026-09-29T10:00:00Z"), (2, B, "2026-09-29T12:00:00Z"))
-    kwargs = {"runs": branch, "head": B, "head_ref": "carol/bump", "head_repo": "o/r"}
+    kwargs = {"runs": branch, "head": B, "head_ref": "carol/bump", "head_repo": "o/r",
+              "timeline": [{"event": "committed", "sha": A}, {"event": "committed", "sha": B}]}
     same = binding.decide(posted_at="2026-09-29T12:30:00Z", head_files=None, signed_files=None, **kwargs)
     assert (same.covered, same.seen) == (True, B)
     assert same.reason == f"the sign-off was posted on the assessed head {B[:12]}"
@@ -107,7 +108,8 @@ def test_decide_binds_to_the_head_of_the_newest_run_before_the_signoff() -> None
                               f"then and now could not be compared; {binding.NEW_SIGNOFF}")
     none = binding.decide(posted_at="2026-09-29T09:00:00Z", head_files=None, signed_files=None, **kwargs)
     assert (none.covered, none.seen, none.carried_from) == (False, None, None)
-    assert none.reason.startswith("no pull_request workflow run was created before the sign-off")
+    assert none.reason.startswith("the head the sign-off covers is unknown: no pull_request workflow "
+                                  "run was created before it")
     merged = binding.decide(posted_at="2026-09-29T11:00:00Z", head_files=files(recipe()),
                             signed_files=files(recipe()), **kwargs)
     assert (merged.covered, merged.carried_from) == (True, A)

@@ -629,3 +629,65 @@ def test_a_signer_dropped_from_codeowners_is_not_carried_to_the_next_head(reques
     assert result.status == "pending" and statuses(fake, MERGED3) == ["pending"]
     assert "@chunfangamd is no longer a CODEOWNER of this PR on main" in result.reason
     assert "configs/amd-master.yaml is owned by @billishyahao" in result.reason
+
+
+# --- issue 20: the head the signer saw, from records a push cannot suppress ----------------------
+
+HIDDEN = "c0ffee0000000000000000000000000000000020"
+
+
+def test_the_hidden_head_sequence_never_gets_success_for_the_signoff_or_reuse(request, fake_github) -> None:
+    """Head 296a93 (a run at 09:00), force-pushed to a [skip ci] commit (no run), signed at
+    09:30 and the reuse command posted at 09:35, then 296a93 force-pushed back: the runs alone
+    bind both to 296a93, which the signer never saw; the timeline's force-pushes leave the head
+    unknown (fail closed), for the sign-off and for the reuse resolver."""
+    from infx.reuse.gateway import GitHubGateway
+    from infx.reuse.resolver import find_request, unbound_reason
+
+    world = load(request, "trust_hidden_head.yaml")
+    fake = fake_github(copy.deepcopy(world))
+    result = verify(fake)
+    assert result.kind == "skipped" and "success" not in statuses(fake) and fake.count("POST") == 0
+    assert "force-pushed at 2026-09-24T09:10:00Z" in result.reason, result.reason
+    gateway = GitHubGateway(fake_github(copy.deepcopy(world)).client(), world["repo"])
+    found = find_request(gateway, 3412)
+    assert found is not None
+    why = unbound_reason(gateway, 3412, found)
+    assert why is not None and "cannot be tied to a PR head" in why and "force-pushed" in why, why
+    # the same world without the timeline's force-pushes (what the runs alone show) passes:
+    # the timeline is what decides
+    for pull in world["pulls"]:
+        pull.pop("timeline", None)
+    plain = fake_github(copy.deepcopy(world))
+    assert verify(plain).status == "success"
+    gateway = GitHubGateway(fake_github(copy.deepcopy(world)).client(), world["repo"])
+    assert unbound_reason(gateway, 3412, find_request(gateway, 3412)) is None
+
+
+def test_a_review_is_bound_to_its_commit_id(request, fake_github) -> None:
+    """A review names the head it was submitted on: signing the hidden head as a review binds
+    it to that head, which 296a93 does not inherit (its own changes differ)."""
+    world = load(request, "trust_hidden_head.yaml")
+    signoff = next(c for c in world["pulls"][0]["comments"] if c["id"] == 5003)
+    world["pulls"][0]["reviews"] = [{"id": 7001, "user": signoff["user"], "state": "COMMENTED",
+                                     "body": signoff["body"], "commit_id": HIDDEN,
+                                     "submitted_at": signoff["created_at"]}]
+    fake = fake_github(world)
+    result = verify(fake, comment_id=7001, kind="review")
+    assert result.kind == "skipped" and "success" not in statuses(fake)
+    assert f"posted when the PR head was {HIDDEN[:12]}" in result.reason, result.reason
+
+
+def test_an_unreadable_timeline_fails_closed(request, fake_github) -> None:
+    from infx.reuse.gateway import GitHubGateway
+    from infx.reuse.resolver import find_request, unbound_reason
+
+    world = load(request, "trust_timeline_unreadable.yaml")
+    fake = fake_github(copy.deepcopy(world))
+    result = verify(fake)
+    assert result.status == "error" and statuses(fake)[-1] == "error"
+    assert "timeline" in result.reason or any("timeline" in (c["body"] or "") for c in
+                                              fake.world["pulls"][0]["comments"]), result.reason
+    gateway = GitHubGateway(fake_github(copy.deepcopy(world)).client(), world["repo"])
+    why = unbound_reason(gateway, 3412, find_request(gateway, 3412))
+    assert why is not None and "timeline" in why and "could not be read" in why, why

@@ -10,6 +10,7 @@ from infx.changelog.incremental import plan_tree_path
 from infx.errors import InfxError
 from infx.github.client import Comment, GitHubError, Permission
 from infx.matrix.coverage import JobFacts
+from infx.reuse.binding import timeline_gap
 from infx.reuse.model import ArtifactFacts, PullFacts, ReuseError, RunFacts
 from infx.reuse.ports import ReuseClient
 
@@ -100,6 +101,17 @@ class GitHubGateway:
             params={"event": "pull_request", "branch": branch},
             action=f"listing workflow runs on {branch}", permission="actions: read")
         return [RunFacts.from_json(item) for item in items]
+
+    def timeline(self, pr_number: int, head: str) -> list[dict[str, Any]] | None:
+        """The PR's timeline events (GitHub's record of pushes and force-pushes), or None when
+        it cannot be read whole (the binding then fails closed, saying so)."""
+        try:
+            items = self.client.paginate(f"{self._api}/issues/{pr_number}/timeline",
+                                         action=f"listing the timeline of PR #{pr_number}",
+                                         permission="pull-requests: read")
+        except GitHubError:
+            return None
+        return None if timeline_gap(items, head) else items
 
     def _tree(self, sha: str) -> dict[str, str]:
         """The commit's benchmark-affecting files (all the binding and drift checks compare),

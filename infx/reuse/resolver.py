@@ -8,7 +8,7 @@ from infx import trust
 from infx.benchmark_content import Unreadable, differences
 from infx.matrix.coverage import Coverage
 from infx.reuse.authorization import newest_request
-from infx.reuse.binding import binding_problem, head_when_posted
+from infx.reuse.binding import binding_problem, head_seen
 from infx.reuse.covering import Wanted, coverage, eligible_runs, flags_of, plan_at
 from infx.reuse.gateway import GitHubGateway
 from infx.reuse.grammar import AuthorizedRequest
@@ -52,13 +52,13 @@ def unbound_reason(gateway: GitHubGateway, pr_number: int, request: AuthorizedRe
     pull = gateway.pull(pr_number, fresh=False)  # read moments ago, with the comments
     head = head or pull.head_sha
     comment = request.comment
-    seen = head_when_posted(gateway.pull_runs(pull.head_ref), comment.created_at,
-                            branch=pull.head_ref, head_repo=pull.head_repo)
-    if seen == head:
+    seen = head_seen(gateway.pull_runs(pull.head_ref), comment.created_at, branch=pull.head_ref,
+                     head_repo=pull.head_repo, timeline=gateway.timeline(pr_number, pull.head_sha))
+    if seen.sha == head:
         return None
     return binding_problem(comment_ref=f"{request.command} (comment {comment.id} by {comment.user})",
-                           seen=seen, head=head, pr_commits=gateway.pull_commits(pr_number),
-                           base=pull.base_sha, tree=gateway.tree)
+                           seen=seen.sha, head=head, pr_commits=gateway.pull_commits(pr_number),
+                           base=pull.base_sha, tree=gateway.tree, unknown=seen.problem)
 
 
 def plan_of(gateway: GitHubGateway, pull: PullFacts, head: str, base: str | None = None) -> Wanted:

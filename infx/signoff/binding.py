@@ -1,10 +1,11 @@
 """Binding: which PR and which head a sign-off speaks for (PRODUCT §4.8), decided without I/O.
 
 A sign-off belongs to the PR its comment or review is on, and covers the head the signer
-saw: the PR head when it was posted, read from GitHub's own clock the way the reuse
-resolver reads it (`infx.reuse.binding.head_when_posted`: the head of the newest
-`pull_request` workflow run created by then; every push queues one, and the sign-off
-workflow's head-status job guarantees it). A later head inherits the sign-off only when
+saw: a review's `commit_id`, or for a comment the PR head when it was posted, read from
+records a push cannot suppress exactly as the reuse resolver reads it
+(`infx.reuse.binding.head_seen`: the newest `pull_request` run created by then, unless the
+PR's timeline shows a force-push or a workflow-skipping push no run records; an unreadable
+timeline or such a gap binds the sign-off to nothing). A later head inherits the sign-off only when
 the PR's own changes are identical to what was signed, decided as GitHub's patch-id
 would: the PR's diff against its merge base, path by path (status, previous name and
 the patch with hunk line numbers dropped), for the signed head (GitHub's compare of the
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from infx.reuse.binding import head_when_posted
+from infx.reuse.binding import head_seen
 from infx.signoff.model import ChangedFile
 
 DISPATCH_ROLES = frozenset({"maintain", "admin"})
@@ -120,17 +121,19 @@ def changed_paths(signed: Sequence[ChangedFile], head: Sequence[ChangedFile]) ->
 
 def decide(*, posted_at: object, runs: Sequence[Any], head: str, head_ref: str,
            head_repo: str | None, head_files: Sequence[ChangedFile] | None,
-           signed_files: Sequence[ChangedFile] | None) -> Binding:
+           signed_files: Sequence[ChangedFile] | None, timeline: Sequence[Any] | None,
+           review_commit: str | None = None) -> Binding:
     """Whether the sign-off posted at `posted_at` covers `head`.
 
-    `runs` are the PR branch's workflow runs; `head_files` the PR's files now; `signed_files`
-    the diff of the signed head against its merge base (None when not read).
+    `runs` are the PR branch's workflow runs, `timeline` the PR's timeline events (None:
+    unreadable), `review_commit` a review's `commit_id`; `head_files` the PR's files now;
+    `signed_files` the diff of the signed head against its merge base (None when not read).
     """
-    seen = head_when_posted(runs, posted_at, branch=head_ref, head_repo=head_repo)
-    if seen is None:
-        return Binding(False, "no pull_request workflow run was created before the sign-off, so "
-                       f"the head it covers is unknown; {NEW_SIGNOFF}")
-    return inherits(seen, head, head_files, signed_files)
+    seen = head_seen(runs, posted_at, branch=head_ref, head_repo=head_repo, timeline=timeline,
+                     review_commit=review_commit)
+    if seen.sha is None:
+        return Binding(False, f"the head the sign-off covers is unknown: {seen.problem}; {NEW_SIGNOFF}")
+    return inherits(seen.sha, head, head_files, signed_files)
 
 
 def inherits(seen: str, head: str, head_files: Sequence[ChangedFile] | None,

@@ -19,7 +19,7 @@ from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
 from infx.matrix.coverage import METADATA_ARTIFACT
 from infx.reuse.authorization import newest_request
-from infx.reuse.binding import head_when_posted
+from infx.reuse.binding import head_seen, timeline_gap
 from infx.signoff import codeowners, eval_jobs, provenance, recipe_pages
 from infx.signoff.binding import comment_pr_number
 from infx.signoff.bypass import bypass_requests
@@ -76,7 +76,7 @@ MAX_LISTED_COMMITS = 250
 ABSENT_STATUSES = frozenset({404, 410})
 # reads the verdict does not depend on: the re-read before publishing only adds a note, and
 # the branch's run listing only orders which commits are read first
-NOT_EVIDENCE = frozenset({"live head", "workflow runs"})  # GitHub's pull request commit listing stops here
+NOT_EVIDENCE = frozenset({"live head", "workflow runs", "timeline"})  # GitHub's pull request commit listing stops here
 # sweep runs of ours on one commit whose jobs are read, newest first (and run records read
 # one by one, for runs the branch listing did not return)
 MAX_RUNS_PER_COMMIT = 3
@@ -143,7 +143,9 @@ class Reader:
         return SignOff(author=(data.get("user") or {}).get("login", ""), body=data.get("body") or "",
                        url=data.get("html_url"), source_id=data.get("id"), kind=ref.kind,
                        created_at=data.get("created_at") or data.get("submitted_at"),
-                       pr_number=comment_pr_number(data, self.repo))
+                       pr_number=comment_pr_number(data, self.repo),
+                       commit_id=data.get("commit_id") if ref.kind == "review"
+                       and isinstance(data.get("commit_id"), str) else None)
 
     def compare(self, base: str, head: str) -> list[ChangedFile]:
         """The changes of `head` since its merge base with `base` (GitHub's three-dot compare)."""
@@ -265,6 +267,19 @@ class Reader:
     def workflow_run(self, run_id: int) -> WorkflowRun:
         data = self.get(f"/repos/{self.repo}/actions/runs/{run_id}", f"reading run {run_id}")
         return workflow_run(data)
+
+    def timeline(self, number: int, head: str) -> list[dict]:
+        """The PR's timeline events (committed, head_ref_force_pushed, …), as GitHub lists them;
+        an InfxError when the listing is not the whole record (binding.timeline_gap)."""
+        items = self.pages(f"/repos/{self.repo}/issues/{number}/timeline",
+                           f"listing the timeline of PR #{number}")
+        gap = timeline_gap(items, head)
+        if gap:
+            raise InfxError(gap)
+        # only what the binding reads (infx.reuse.binding.head_seen): the evidence digest
+        # must not depend on the API's own URLs
+        keep = ("event", "sha", "message", "created_at")
+        return [{k: item[k] for k in keep if k in item} for item in items if isinstance(item, dict)]
 
     def branch_runs(self, branch: str) -> list[WorkflowRun]:
         items = self.pages(f"/repos/{self.repo}/actions/runs", f"listing workflow runs on {branch}",
@@ -390,6 +405,9 @@ def gather(reader: Reader, evidence: Evidence, settings: Settings, *, number: in
                                        lambda: reader.tree(pr.base_sha, plan_tree_path), {})
     if commits is not None:
         _sweep_evidence(reader, evidence, commits)
+    # binding (the sign-off's and Check 4's reuse command): not an `error` when unreadable,
+    # the binding then fails closed, saying so
+    evidence.timeline = optional(evidence, "timeline", lambda: reader.timeline(number, pr.head_sha))
     team_evidence(reader, evidence, settings.codeowners_paths)
     _external_evidence(reader, evidence)
     _bypass_evidence(reader, evidence, settings.pareto_bypass_command)
@@ -428,9 +446,11 @@ def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
     # the head when it was posted, from the runs already listed (binding, as the resolver)
     pr = evidence.pr
     runs = [*evidence.workflow_runs.values(), *evidence.orphan_runs]
-    seen = head_when_posted(runs, request.comment.created_at, branch=pr.head_ref,
-                            head_repo=pr.head_repo)
+    found = head_seen(runs, request.comment.created_at, branch=pr.head_ref, head_repo=pr.head_repo,
+                      timeline=evidence.timeline)
+    seen = found.sha
     evidence.reuse_seen_head = seen or ""
+    evidence.reuse_seen_problem = found.problem
     if seen and seen != pr.head_sha and seen in (evidence.commits or []):
         # not optional: unreadable evidence is an `error` (PRODUCT §4.8), not a guess; the
         # swept commit's tree, when that is the head the command was posted on, is reused

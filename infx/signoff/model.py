@@ -93,6 +93,8 @@ class SignOff:
     # the PR the comment or review is on, from GitHub's own issue_url / pull_request_url
     # (None: not a PR of this repository, or a draft given to `preview`)
     pr_number: int | None = None
+    # a review's `commit_id`: GitHub's record of the head it was submitted on (binding)
+    commit_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -189,6 +191,10 @@ class Evidence:
     # not the assessed head
     reuse_seen_head: str | None = None
     reuse_seen_files: dict[str, str | None] = field(default_factory=dict)
+    reuse_seen_problem: str = ""  # why reuse_seen_head is "" (infx.reuse.binding.head_seen)
+    # the PR's timeline events as GitHub lists them (None: not read): pushes and force-pushes
+    # no workflow run records (binding)
+    timeline: list[dict] | None = None
     # the PR head as re-read when the verdict is written (None: not re-read)
     live_head_sha: str | None = None
     # every workflow run listed on the PR branch (None: not read): the heads the PR had and

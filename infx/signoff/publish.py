@@ -264,6 +264,12 @@ class _Session:
                       "posted on, could not be read")
             evidence.unreadable["workflow runs"] = evidence.read_errors.get("workflow runs", reason)
             return None
+        if evidence.timeline is None and evidence.signoff.commit_id is None \
+                and self.options.body_override is None:
+            reason = ("the PR's timeline, which shows whether the head moved without a workflow "
+                      "run (a force-push, a push that skips workflows), could not be read")
+            evidence.unreadable["timeline"] = evidence.read_errors.get("timeline", reason)
+            return None
         if self.options.body_override is None:
             bound = self._binding(evidence)
             self.bound = bound
@@ -286,7 +292,8 @@ class _Session:
         pr, signoff = evidence.pr, evidence.signoff
         found = binding.decide(posted_at=signoff.created_at, runs=evidence.branch_runs or [],
                                head=pr.head_sha, head_ref=pr.head_ref, head_repo=pr.head_repo,
-                               head_files=evidence.files, signed_files=None)
+                               head_files=evidence.files, signed_files=None,
+                               timeline=evidence.timeline, review_commit=signoff.commit_id)
         if found.covered or found.seen is None or found.seen == pr.head_sha:
             return found
         signed = ev.optional(evidence, f"compare:{found.seen}",

@@ -324,6 +324,18 @@ def list_reviews(state: State, req: Request, owner: str, name: str, number: str)
     return Response(items=[shapes.review(pull, r) for r in pull["reviews"]])
 
 
+@route("GET", "{R}/issues/(?P<number>\\d+)/timeline")
+def list_timeline(state: State, req: Request, owner: str, name: str, number: str) -> Response:
+    """The PR's timeline: the world's `timeline` as written, else a `committed` event for
+    each of its commits (a world without one records no force-push)."""
+    pull = _pull(state, owner, name, number)
+    shapes = state.shapes(req)
+    events = pull.get("timeline")
+    if events is None:
+        events = [{"event": "committed", "sha": sha} for sha in pull["commits"]]
+    return Response(items=[shapes.timeline_event(pull, e, i) for i, e in enumerate(events)])
+
+
 @route("GET", "{R}/pulls/(?P<number>\\d+)/comments")
 def list_review_comments(state: State, req: Request, owner: str, name: str, number: str) -> Response:
     pull = _pull(state, owner, name, number)

@@ -242,6 +242,43 @@ class Shapes:
                         for p in entry.get("parents", [])],
         }
 
+    def timeline_event(self, pull: dict, event: dict, index: int) -> dict:
+        """One event of GET /issues/{n}/timeline: a `committed` event is the git commit (no
+        id or created_at, as GitHub lists it); any other is an issue event."""
+        if event["event"] == "committed":
+            sha = event["sha"]
+            entry = self.world["commits"].get(sha, {})
+            author = entry.get("author")
+            person = {"name": author or "unknown",
+                      "email": f"{author or 'unknown'}@users.noreply.github.com",
+                      "date": entry.get("date", self.world["now"])}
+            url = f"{self.repo_url()}/git/commits/{sha}"
+            return {
+                "sha": sha, "node_id": node_id("Commit", sha), "url": url,
+                "html_url": f"{WEB}/{self.world['repo']}/commit/{sha}",
+                "author": person, "committer": person,
+                "tree": {"sha": hashlib.sha1(sha.encode()).hexdigest(),  # noqa: S324
+                         "url": f"{self.repo_url()}/git/trees/{sha}"},
+                "message": entry.get("message", ""),
+                "parents": [{"sha": p, "url": f"{self.repo_url()}/git/commits/{p}",
+                             "html_url": f"{WEB}/{self.world['repo']}/commit/{p}"}
+                            for p in entry.get("parents", [])],
+                "verification": {"verified": False, "reason": "unsigned", "signature": None,
+                                 "payload": None, "verified_at": None},
+                "event": "committed",
+            }
+        ident = event.get("id") or stable_id(f"timeline:{pull['number']}:{index}:{event['event']}")
+        commit = event.get("commit_id")
+        return {
+            "id": ident, "node_id": node_id("Event", ident),
+            "url": f"{self.repo_url()}/issues/events/{ident}",
+            "actor": self.user(event.get("actor") or pull.get("user") or "octocat"),
+            "event": event["event"], "commit_id": commit,
+            "commit_url": f"{self.repo_url()}/commits/{commit}" if commit else None,
+            "created_at": event.get("created_at", self.world["now"]),
+            "performed_via_github_app": None,
+        }
+
     def review(self, pull: dict, review: dict) -> dict:
         rid = review["id"]
         extra = {k: v for k, v in review.items() if k != "user"}

@@ -89,4 +89,5 @@ def _unbound(evidence: Evidence, request: AuthorizedRequest) -> str | None:
     trees = {evidence.reuse_seen_head: evidence.reuse_seen_files, pr.head_sha: evidence.head_files,
              pr.base_sha: evidence.base_files}
     return binding_problem(comment_ref=ref, seen=evidence.reuse_seen_head or None, head=pr.head_sha,
-                           pr_commits=evidence.commits or [], base=pr.base_sha, tree=trees.__getitem__)
+                           pr_commits=evidence.commits or [], base=pr.base_sha, tree=trees.__getitem__,
+                           unknown=evidence.reuse_seen_problem)

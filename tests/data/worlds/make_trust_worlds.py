@@ -375,6 +375,37 @@ def owner_removed() -> dict:
     return world
 
 
+HIDDEN = "c0ffee0000000000000000000000000000000020"
+
+
+def hidden_head() -> dict:
+    """Issue 20: seed 000's head 296a93 (its run at 09:00) is force-pushed to HIDDEN, whose
+    message says [skip ci] (GitHub records no run) at 09:10; the CODEOWNER signs what the PR
+    shows (5003, 09:30) and a maintainer posts the reuse command (5002, 09:35); at 09:50 the
+    author force-pushes 296a93 back (a run records it then). The runs alone say both were
+    posted on 296a93; the timeline shows the force-pushes."""
+    world = SEED.seed000()
+    pull = world["pulls"][0]
+    world["commits"][HIDDEN] = {"parents": [HEAD], "files_from": HEAD, "message": "tidy [skip ci]",
+                                "files": {"README.md": "# InferenceX\n\nNothing to see.\n"}}
+    command = next(c for c in pull["comments"] if c["id"] == 5002)
+    command.update(created_at="2026-09-24T09:35:00Z", updated_at="2026-09-24T09:35:00Z")
+    pull["timeline"] = [*({"event": "committed", "sha": sha} for sha in pull["commits"]),
+                        {"event": "head_ref_force_pushed", "created_at": "2026-09-24T09:10:00Z",
+                         "actor": pull["user"]},
+                        {"event": "head_ref_force_pushed", "created_at": "2026-09-24T09:50:00Z",
+                         "actor": pull["user"]}]
+    world["workflow_runs"].append(_head_run(35873197708, HEAD, BRANCH, "2026-09-24T09:50:00Z"))
+    return world
+
+
+def timeline_unreadable() -> dict:
+    """Issue 20: seed 000 with GitHub answering 502 on the PR's timeline."""
+    world = SEED.seed000()
+    world["faults"] = [{"method": "GET", "path": "^/repos/[^/]+/[^/]+/issues/\\d+/timeline$", "status": 502}]
+    return world
+
+
 SCENARIO6 = OUT / "policy_scenario6.yaml"
 RECIPE_PR = "https://github.com/sgl-project/sglang/pull/21001"
 COOKBOOK_PAGE = "https://docs.sglang.io/cookbook/autoregressive/Qwen/Qwen3.5"
@@ -464,6 +495,10 @@ WORLDS = (
      "Issue 19: a github-actions[bot] PASS verdict and status, forged by a PR workflow, while the bot is an App"),
     ("trust_owner_removed.yaml", owner_removed,
      "Issue 19: the signer is dropped from the default branch's CODEOWNERS, then main is merged in"),
+    ("trust_hidden_head.yaml", hidden_head,
+     "Issue 20: the head is force-pushed to a [skip ci] commit, signed, and force-pushed back"),
+    ("trust_timeline_unreadable.yaml", timeline_unreadable,
+     "Issue 20: the PR's timeline cannot be read (502)"),
     ("trust_recipe_page.yaml", recipe_page,
      "Case 14: the sign-off links a published SGLang cookbook page, read from its source file"),
 )
