@@ -91,8 +91,9 @@ def test_a_readme_command_runs_as_written(span: str, checkout: Path) -> None:
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE) as server:
                 first = server.stdout.readline()
                 server.terminate()
-                server.communicate(timeout=30)
+                _, banner = server.communicate(timeout=30)
             assert first.startswith("http://127.0.0.1:"), (span, first)
+            assert "GITHUB_API_URL=" in banner and "GITHUB_TOKEN=" in banner, banner
             continue
         run = subprocess.run(argv, cwd=checkout, env=env, capture_output=True, text=True,
                              timeout=300)

@@ -34,6 +34,8 @@ def test_the_command_masks_secrets_in_every_file_and_removes_links(tmp_path):
     assert (logs / "server" / "out.log").read_text() == "token=***\nHF_TOKEN=*** again\n"
     assert not (logs / "link").exists() and not (logs / "link").is_symlink()
     assert TOKEN not in done.stdout and "2 secret(s) masked" in done.stdout
+    # a folder that is not there is said (a typo is visible), and is no failure
+    assert f"warning: {tmp_path / 'missing'}: no such file or folder" in done.stderr
 
 
 def test_short_or_empty_secrets_are_not_used_as_masks():

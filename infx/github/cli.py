@@ -29,7 +29,7 @@ def fake_github(world_path: str, port: int, dump_path: str | None) -> None:
     signal.signal(signal.SIGTERM, request_stop)
     fake.start()
     click.echo(fake.url)
-    click.echo(f"serving {world_path}; set GITHUB_API_URL={fake.url} (Ctrl-C stops)", err=True)
+    click.echo(f"serving {world_path}; set GITHUB_API_URL={fake.url} and GITHUB_TOKEN=anything (any non-empty token; Ctrl-C stops)", err=True)
     sys.stdout.flush()
     try:
         while not stop.wait(0.5):

@@ -66,6 +66,11 @@ def main(argv: list[str] | None = None, env: Mapping[str, str] | None = None) ->
         return 2
     secrets = secret_values(os.environ if env is None else env)
     for folder in folders:
+        if not Path(folder).exists():
+            # not an error: a job that failed early leaves some folders unwritten
+            print(f"warning: {folder}: no such file or folder, nothing scrubbed "
+                  f"(check the name if it should exist)", file=sys.stderr)
+            continue
         for path, count in scrub_tree(Path(folder), secrets).items():
             what = f"{count} secret(s) masked" if count else "symbolic link removed"
             print(f"{path}: {what}")
