@@ -238,3 +238,15 @@ def test_a_yaml_flow_mapping_world_is_still_yaml(tmp_path):
     path = tmp_path / "w.yaml"
     path.write_text("{repo: o/r, commits: {}}\n")
     assert load_world(path)["repo"] == "o/r"
+
+
+def test_a_status_without_its_creator_is_a_schema_error(world_path):
+    # GitHub records who set every status (the statuses API's `creator`); the sign-off trusts
+    # only statuses the bot created, so a world never leaves it to a default
+    world = load_world(world_path)
+    sha = next(iter(world["commits"]))
+    world["statuses"] = {sha: [{"context": "ctx", "state": "success"}]}
+    with pytest.raises(InfxError, match="creator"):
+        load_world(world)
+    world["statuses"][sha][0]["creator"] = "infx-signoff[bot]"
+    assert load_world(world)["statuses"][sha][0]["creator"] == "infx-signoff[bot]"
