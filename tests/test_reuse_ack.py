@@ -51,7 +51,7 @@ def test_accepted_command_gets_thumbs_up_and_a_reason(fake_github):
 
 
 @pytest.mark.parametrize(("user", "association", "body", "message"), [
-    ("carol", "CONTRIBUTOR", "/reuse-sweep-run 101", "Reuse requires an OWNER, MEMBER, or COLLABORATOR request."),
+    ("carol", "CONTRIBUTOR", "/reuse-sweep-run 101", "Reuse requires write, maintain or admin permission"),
     ("bob", "COLLABORATOR", "/use 101", "Reuse requires write, maintain or admin permission"),
     ("alice", "MEMBER", "/use nope", "Usage: /use <run_id> or /reuse-sweep-run [run_id]"),
     ("alice", "MEMBER", "/use 103", "is not in PR #12's commit list"),
@@ -148,12 +148,19 @@ def test_event_from_a_real_webhook_payload(test_data):
     assert event.comment_id == 492700400 and event.updated_at
 
 
-def test_unauthorized_association_needs_no_permission_lookup(fake_github):
+def test_the_permission_api_decides_not_the_association(fake_github):
+    """A write-permission maintainer whose organisation membership is private comments as a
+    CONTRIBUTOR: accepted; a CONTRIBUTOR without access is refused by the same lookup."""
+    world = base_world()
+    world["collaborators"]["pat"] = {"permission": "write", "role_name": "maintain"}
+    cid = add_comment(world, "pat", "CONTRIBUTOR", "/use 101", T1)
+    fake, outcome = _ack(fake_github, world, cid)
+    assert outcome.reaction == "+1" and fake.count("GET", "/collaborators/pat/permission") >= 1
     world = base_world()
     cid = add_comment(world, "carol", "CONTRIBUTOR", "/use 101", T1)
     fake, outcome = _ack(fake_github, world, cid)
-    assert outcome.reaction == "-1"
-    assert fake.count("GET", "/collaborators/carol/permission") == 0
+    assert outcome.reaction == "-1" and "write, maintain or admin permission" in outcome.summary
+    assert fake.count("GET", "/collaborators/carol/permission") >= 1
 
 
 def test_faults_never_duplicate_a_reaction_or_post_a_comment(fake_github):

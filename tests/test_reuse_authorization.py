@@ -1,4 +1,4 @@
-"""infx.reuse.authorization: association AND repository permission, never a bot, newest request first."""
+"""infx.reuse.authorization: repository permission (not the author association), never a bot, newest request first."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_write_permission(permission, ok):
     assert has_write_permission(permission) is ok
 
 
-def test_newest_request_needs_both_checks_and_looks_up_lazily():
+def test_newest_request_reads_each_authors_permission_lazily_whatever_the_association():
     calls = []
 
     def perm(user):
@@ -50,8 +50,36 @@ def test_newest_request_needs_both_checks_and_looks_up_lazily():
                 C("carol", "CONTRIBUTOR", "/use 3", "2026-01-03T00:00:00Z")]
     found = newest_request(comments, perm)
     assert found.command.run_id == 1
-    assert calls == ["bob", "alice"]  # the contributor is filtered before any lookup
+    assert calls == ["carol", "bob", "alice"]  # the association decides nothing while the API answers
     assert newest_request(comments[1:], perm) is None
+    PERMS["carol"] = "write"  # a member whose organisation membership is private shows as CONTRIBUTOR
+    try:
+        assert newest_request(comments, perm).command.run_id == 3
+    finally:
+        del PERMS["carol"]
+
+
+class Unreadable(Exception):
+    pass
+
+
+def _unreadable(user):
+    raise Unreadable(user)
+
+
+@pytest.mark.parametrize("association", ["NONE", "FIRST_TIMER", "FIRST_TIME_CONTRIBUTOR", "MANNEQUIN"])
+def test_an_outsiders_association_rules_out_a_comment_whose_permission_cannot_be_read(association):
+    comments = [C("alice", "MEMBER", "/use 1", "2026-01-01T00:00:00Z"),
+                C("eve", association, "/use 2", "2026-01-02T00:00:00Z")]
+    assert newest_request(comments, lambda u: _unreadable(u) if u == "eve" else "write").command.run_id == 1
+
+
+@pytest.mark.parametrize("association", ["OWNER", "MEMBER", "COLLABORATOR", "CONTRIBUTOR"])
+def test_anyone_else_whose_permission_cannot_be_read_is_an_error_not_a_guess(association):
+    comments = [C("alice", "MEMBER", "/use 1", "2026-01-01T00:00:00Z"),
+                C("pat", association, "/use 2", "2026-01-02T00:00:00Z")]
+    with pytest.raises(Unreadable):
+        newest_request(comments, lambda u: _unreadable(u) if u == "pat" else "write")
 
 
 def test_permission_is_cached_per_user():
@@ -64,7 +92,8 @@ def test_permission_is_cached_per_user():
 
 @pytest.mark.parametrize(("user", "association", "permission", "body", "expected"), [
     ("root", "OWNER", "admin", "/use 1", None),
-    ("carol", "CONTRIBUTOR", "write", "/use 1", "OWNER, MEMBER, or COLLABORATOR"),
+    ("carol", "CONTRIBUTOR", "write", "/use 1", None),  # e.g. a private organisation member
+    ("carol", "NONE", "none", "/use 1", "write, maintain or admin permission"),
     ("bob", "COLLABORATOR", "read", "/use 1", "write, maintain or admin permission"),
     ("bob", "MEMBER", "read", "/use 1", "write, maintain or admin permission"),
     ("alice", "MEMBER", "write", "/use x", "no valid command line"),

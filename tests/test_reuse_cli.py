@@ -72,7 +72,7 @@ def test_ack_through_an_event_file(tmp_path, capsys):
                  "--world", _world_file(tmp_path, world)])
     captured = capsys.readouterr()
     assert code == 1 and captured.out == ""
-    assert "Reuse rejected for PR #12: Reuse requires an OWNER, MEMBER, or COLLABORATOR request." in captured.err
+    assert "Reuse rejected for PR #12: Reuse requires write, maintain or admin permission on the repository." in captured.err
 
 
 def test_parse(tmp_path, capsys):

@@ -10,13 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from infx.reuse.grammar import (
-    AUTHORIZED_ASSOCIATIONS,
     REUSE_COMMAND,
     USE_ALIAS,
     ReuseCommand,
-    is_authorized_association,
+    commands_newest_first,
     mentions_command,
-    newest_authorized,
     parse_command,
     parse_line,
     raw_commands,
@@ -96,13 +94,6 @@ def test_mentions_command_prefilter():
     assert not mentions_command(None)
 
 
-def test_authorized_associations():
-    assert AUTHORIZED_ASSOCIATIONS == {"OWNER", "MEMBER", "COLLABORATOR"}
-    assert is_authorized_association("member")
-    for other in ("CONTRIBUTOR", "NONE", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER", "MANNEQUIN", None, ""):
-        assert not is_authorized_association(other)
-
-
 @dataclass
 class C:
     body: str
@@ -110,17 +101,22 @@ class C:
     created_at: str
 
 
-def test_newest_authorized_ignores_newer_contributor():
+def newest_authorized(comments):
+    """The newest command comment, whoever wrote it (authorization decides who counts)."""
+    return next(commands_newest_first(comments), None)
+
+
+def test_the_grammar_lists_commands_newest_first_and_judges_no_author():
     comments = [
         C("/reuse-sweep-run 111", "OWNER", "2026-01-01T00:00:00Z"),
         C("/reuse-sweep-run", "OWNER", "2026-01-02T00:00:00Z"),
         C("/reuse-sweep-run 222", "CONTRIBUTOR", "2026-01-03T00:00:00Z"),
+        C("thanks", "OWNER", "2026-01-04T00:00:00Z"),
     ]
-    found = newest_authorized(comments)
-    assert found is not None
-    assert found.command == ReuseCommand(REUSE_COMMAND, None)
-    assert found.comment is comments[1]
-    comments.append(C("/use 333", "COLLABORATOR", "2026-01-04T00:00:00Z"))
+    found = list(commands_newest_first(comments))
+    assert [f.comment for f in found] == [comments[2], comments[1], comments[0]]
+    assert found[1].command == ReuseCommand(REUSE_COMMAND, None)
+    comments.append(C("/use 333", "COLLABORATOR", "2026-01-05T00:00:00Z"))
     assert newest_authorized(comments).command == ReuseCommand(USE_ALIAS, 333)
 
 
@@ -141,9 +137,9 @@ def test_newest_authorized_accepts_mappings_and_datetimes():
     assert newest_authorized(comments).command.run_id == 5
 
 
-def test_newest_authorized_none_when_only_unauthorized_or_no_command():
+def test_newest_authorized_none_without_a_command():
     assert newest_authorized([]) is None
-    assert newest_authorized([C("/use 1", "CONTRIBUTOR", "2026-01-01T00:00:00Z"),
+    assert newest_authorized([C("please /use 1", "OWNER", "2026-01-01T00:00:00Z"),
                               C("lgtm", "OWNER", "2026-01-02T00:00:00Z")]) is None
 
 
@@ -200,7 +196,7 @@ def test_property_newest_authorized_is_maximal(rows):
     comments = [C(body, assoc, f"2026-01-01T00:{minute:02d}:00Z") for assoc, body, minute in rows]
     found = newest_authorized(comments)
     candidates = [(c.created_at, i) for i, c in enumerate(comments)
-                  if c.author_association in AUTHORIZED_ASSOCIATIONS and parse_command(c.body)]
+                  if parse_command(c.body)]
     if not candidates:
         assert found is None
     else:

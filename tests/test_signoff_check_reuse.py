@@ -21,6 +21,7 @@ from infx.signoff.table import load_table
 SETTINGS = load_table().settings
 WRITE = {"permission": "write", "role_name": "write"}
 READ = {"permission": "read", "role_name": "read"}
+NO_ACCESS = {"permission": "none", "role_name": "none"}
 
 
 def check(ev: Evidence):
@@ -57,9 +58,10 @@ def test_scenario_12_contributor_and_inline_mentions_only_warn() -> None:
     comments = [comment(1, "stranger", "CONTRIBUTOR", "/use 123"),
                 comment(2, "maint", "MEMBER", "please /use 456"),
                 comment(3, "maint", "MEMBER", "/use 789", kind="review_comment")]
-    outcome = check(evidence(comments, {"maint": WRITE}))
+    outcome = check(evidence(comments, {"maint": WRITE, "stranger": NO_ACCESS}))
     assert outcome.status is Status.WARN
-    assert "no authorised reuse command" in outcome.reason and "stranger (CONTRIBUTOR)" in outcome.reason
+    assert "no authorised reuse command" in outcome.reason
+    assert "stranger (CONTRIBUTOR, none permission)" in outcome.reason
 
 
 def test_a_read_only_member_does_not_pass() -> None:
@@ -157,6 +159,7 @@ CASES = {
     "triage member": ("sorter", "MEMBER", None, {"permission": "read", "role_name": "triage"}),
     "member without access": ("outsider", "MEMBER", None, None),
     "bot with admin": ("merge-helper[bot]", "MEMBER", None, {"permission": "admin", "role_name": "admin"}),
+    # GitHub's association for a member whose organisation membership is private
     "contributor with write": ("vendor", "CONTRIBUTOR", None, {"permission": "write", "role_name": "write"}),
     "command in an HTML comment": ("chunfangamd", "COLLABORATOR", "<!--\n/reuse-sweep-run 35873197630\n-->",
                                    {"permission": "write", "role_name": "write"}),
@@ -175,7 +178,7 @@ def test_check_4_passes_exactly_when_the_resolver_authorizes(fake_github, seed00
     fake = fake_github(world)
     request = find_request(GitHubGateway(fake.client(), world["repo"]), world["pulls"][0]["number"])
     assert (status is Status.PASS) == (request is not None), (case, reason)
-    expected = case in ("write collaborator", "maintainer")
+    expected = case in ("write collaborator", "maintainer", "contributor with write")
     assert (request is not None) is expected, case
     if request is not None:
         assert reason.startswith(f"{request.command} was posted by {user}")
@@ -225,13 +228,23 @@ def test_the_newest_three_turned_away_commands_are_named_oldest_first() -> None:
                 comment(5, "m", "MEMBER", "quoted:\n```\n/use 5\n```"),
                 comment(6, "s3", "FIRST_TIMER", "/reuse-sweep-run 6"),
                 comment(7, "s4", "CONTRIBUTOR", "/use 7")]
-    outcome = check(evidence(comments, {"m": WRITE}))
+    read = {"m": WRITE, "s1": NO_ACCESS, "s2": NO_ACCESS, "s4": NO_ACCESS}  # s3's was not read
+    outcome = check(evidence(comments, read))
     assert outcome.status is Status.WARN
-    assert outcome.reason == ("no authorised reuse command has been posted (only from s2 (NONE), "
-                              "s3 (FIRST_TIMER), s4 (CONTRIBUTOR)); " + reuse.ASK)
-    two = check(evidence(comments[:3], {"m": WRITE}))
-    assert two.reason.startswith("no authorised reuse command has been posted (only from s1 (CONTRIBUTOR), "
-                                 "s2 (NONE)); ")
+    assert outcome.reason == ("no authorised reuse command has been posted (only from s2 (NONE, none "
+                              "permission), s3 (FIRST_TIMER, permission not read), s4 (CONTRIBUTOR, none "
+                              "permission)); " + reuse.ASK)
+    two = check(evidence(comments[:3], read))
+    assert two.reason.startswith("no authorised reuse command has been posted (only from s1 (CONTRIBUTOR, "
+                                 "none permission), s2 (NONE, none permission)); ")
+
+
+def test_a_contributors_unread_permission_is_not_guessed() -> None:
+    """CONTRIBUTOR may be a member whose organisation membership is private: without their
+    permission Check 4 cannot decide, and says so."""
+    outcome = check(evidence([comment(1, "w", "MEMBER", "/use 1"), comment(2, "pat", "CONTRIBUTOR", "/use 2")],
+                             {"w": WRITE}))
+    assert outcome.status is Status.WARN and outcome.reason.startswith("pat's repository permission could not")
 
 
 def test_a_conversation_without_any_command_says_only_that() -> None:

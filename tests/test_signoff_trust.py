@@ -691,3 +691,18 @@ def test_an_unreadable_timeline_fails_closed(request, fake_github) -> None:
     gateway = GitHubGateway(fake_github(copy.deepcopy(world)).client(), world["repo"])
     why = unbound_reason(gateway, 3412, find_request(gateway, 3412))
     assert why is not None and "timeline" in why and "could not be read" in why, why
+
+
+def test_a_maintainer_with_private_membership_is_authorized_by_check_4_and_the_resolver(request, fake_github) -> None:
+    """Case 9b: GitHub says CONTRIBUTOR for a member whose organisation membership is private;
+    the collaborator permission (write, role maintain) decides, for the resolver and Check 4."""
+    from infx.reuse.gateway import GitHubGateway
+    from infx.reuse.resolver import find_request
+
+    world = load(request, "trust_reuse_private_member.yaml")
+    fake = fake_github(world)
+    found = find_request(GitHubGateway(fake.client(), world["repo"]), 3412)
+    assert found is not None and found.comment.user == "quietmaint" and found.authority.elevated
+    result = verify(fake_github(copy.deepcopy(world)))
+    assert rows(result)["reuse"] is Status.PASS, reason(result, "reuse")
+    assert "quietmaint (CONTRIBUTOR)" in reason(result, "reuse")

@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from infx.inert import render_inert
-from infx.reuse.authorization import is_bot, rejection_reason
+from infx.reuse.authorization import authority_of, rejection_reason
 from infx.reuse.gateway import GitHubGateway
-from infx.reuse.grammar import is_authorized_association
 from infx.reuse.model import ReuseError
 from infx.reuse.resolver import find_request, resolve_source, unbound_reason
 from infx.reuse.sources import DEFAULT_WORKFLOW, INCOMPATIBLE_LABELS
@@ -77,10 +76,7 @@ def acknowledge(gateway: GitHubGateway, event: CommentEvent, *, workflow: str = 
         return (latest.comment.id if latest is not None else None) != newest_id
 
     try:
-        permission = (gateway.permission(current.user)
-                      if is_authorized_association(current.author_association)
-                      and not is_bot(current.user, current.user_type) else None)
-        reason = rejection_reason(current, permission)
+        reason = rejection_reason(current, authority_of(current, gateway.permission))
         if reason is not None:
             raise ReuseError(reason)
         if newest is None or newest.comment.id != current.id:

@@ -1,9 +1,13 @@
-"""Who may request reuse: an allowed author association AND write, maintain or admin permission; never a bot.
+"""Who may request reuse: write, maintain or admin permission on the repository; never a bot.
 
 The one definition both the reuse resolver and the sign-off bot's Check 4 decide with. The
 permission comes from the collaborator permission API: GitHub reports maintain as `write`
 (and triage as `read`) in `permission` and the actual role in `role_name`, so a rule that
-needs maintain/admin (pinning a run that did not succeed) reads `role_name`.
+needs maintain/admin (pinning a run that did not succeed) reads `role_name`. The comment's
+`author_association` grants nothing: GitHub reports a member whose organisation membership is
+private as CONTRIBUTOR (or NONE). It only rules a comment out when the permission API cannot be
+read for its author and the association says a non-collaborator (NONE, FIRST_TIMER,
+FIRST_TIME_CONTRIBUTOR, MANNEQUIN); for anyone else an unreadable permission is an error.
 """
 
 from __future__ import annotations
@@ -12,18 +16,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from infx.reuse.grammar import (
-    USAGE,
-    AuthorizedRequest,
-    is_authorized_association,
-    newest_authorized,
-    parse_command,
-)
+from infx.reuse.grammar import USAGE, AuthorizedRequest, commands_newest_first, parse_command
 
 AUTHORIZED_PERMISSIONS = frozenset({"admin", "maintain", "write"})
 ELEVATED_ROLES = frozenset({"admin", "maintain"})  # may pin a run that did not succeed
 BOT_REJECTION = "Reuse cannot be authorized by a bot account."
-ASSOCIATION_REJECTION = "Reuse requires an OWNER, MEMBER, or COLLABORATOR request."
+# associations that can only be outsiders: they rule a comment out when its author's permission
+# cannot be read (anyone else's unreadable permission is an error, never a guess)
+OUTSIDER_ASSOCIATIONS = frozenset({"NONE", "FIRST_TIMER", "FIRST_TIME_CONTRIBUTOR", "MANNEQUIN"})
 PERMISSION_REJECTION = "Reuse requires write, maintain or admin permission on the repository."
 
 
@@ -73,34 +73,41 @@ def has_write_permission(permission: Any) -> bool:
     return Authority.of(permission).can_write
 
 
+def authority_of(comment: Any, permission_of: Callable[[str], Any]) -> Authority:
+    """The comment author's standing: none for a bot (never looked up); otherwise what the
+    permission API says. When that cannot be read (`permission_of` raises), an outsider's
+    association rules the comment out (no authority); for anyone else the error propagates."""
+    none = Authority("none", "none")
+    if is_bot(_field(comment, "user"), _field(comment, "user_type")):
+        return none
+    try:
+        return Authority.of(permission_of(_field(comment, "user") or ""))
+    except Exception:
+        if str(_field(comment, "author_association") or "NONE").upper() in OUTSIDER_ASSOCIATIONS:
+            return none
+        raise
+
+
 def newest_request(comments: Iterable[Any], permission_of: Callable[[str], Any]
                    ) -> AuthorizedRequest | None:
-    """The newest command comment whose author passes every check (permission looked up lazily).
-
-    Candidates come newest first from the association filter; a bot, or an allowed association
-    without write permission (e.g. a read-only MEMBER), is skipped like any unauthorized
-    comment. The winner carries its author's Authority.
-    """
-    remaining = [c for c in comments if not is_bot(_field(c, "user"), _field(c, "user_type"))]
+    """The newest command comment whose author passes every check (permission looked up lazily,
+    once per author). A bot, or an author without write permission (e.g. a read-only MEMBER), is
+    skipped like any unauthorized comment. The winner carries its author's Authority."""
     cache: dict[str, Authority] = {}
-    while True:
-        found = newest_authorized(remaining)
-        if found is None:
-            return None
+    for found in commands_newest_first(comments):
         user = _field(found.comment, "user") or ""
         if user not in cache:
-            cache[user] = Authority.of(permission_of(user))
+            cache[user] = authority_of(found.comment, permission_of)
         if cache[user].can_write:
             return AuthorizedRequest(found.comment, found.command, cache[user])
-        remaining = [c for c in remaining if c is not found.comment]
+    return None
 
 
 def rejection_reason(comment: Any, permission: Any) -> str | None:
-    """Why one comment cannot authorize reuse, or None if it can."""
+    """Why one comment cannot authorize reuse, or None if it can (`permission`: its author's
+    record, e.g. from authority_of)."""
     if is_bot(_field(comment, "user"), _field(comment, "user_type")):
         return BOT_REJECTION
-    if not is_authorized_association(_field(comment, "author_association")):
-        return ASSOCIATION_REJECTION
     if not Authority.of(permission).can_write:
         return PERMISSION_REJECTION
     if parse_command(_field(comment, "body")) is None:

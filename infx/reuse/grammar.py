@@ -1,9 +1,9 @@
-"""Grammar of the reuse command lines (`/reuse-sweep-run [id]`, `/use <id>`) and who may issue them."""
+"""Grammar of the reuse command lines (`/reuse-sweep-run [id]`, `/use <id>`); who may issue them is authorization's."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -13,7 +13,6 @@ from infx.reuse.rendered import plain_lines
 
 REUSE_COMMAND = "/reuse-sweep-run"
 USE_ALIAS = "/use"
-AUTHORIZED_ASSOCIATIONS: frozenset[str] = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 USAGE = "/use <run_id> or /reuse-sweep-run [run_id]"
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -95,10 +94,6 @@ def mentions_command(body: str | None) -> bool:
     return REUSE_COMMAND in text or USE_ALIAS in text
 
 
-def is_authorized_association(association: str | None) -> bool:
-    return (association or "").upper() in AUTHORIZED_ASSOCIATIONS
-
-
 def _field(comment: Any, name: str) -> Any:
     if isinstance(comment, Mapping):
         return comment.get(name)
@@ -116,18 +111,14 @@ def _timestamp(value: Any) -> datetime:
     return _EPOCH
 
 
-def newest_authorized(comments: Iterable[CommentLike | Mapping[str, Any]]) -> AuthorizedRequest | None:
-    """The newest comment (by created_at) from an authorized association holding a command.
-
-    Newer comments from other associations are ignored; ties on created_at keep the
-    later position in the input (GitHub lists comments oldest first).
-    """
+def commands_newest_first(comments: Iterable[CommentLike | Mapping[str, Any]]
+                          ) -> Iterator[AuthorizedRequest]:
+    """Every comment (newest first, by created_at) that holds a command, with the command; who
+    may issue it is infx.reuse.authorization's decision. Ties on created_at put the later
+    position in the input first (GitHub lists comments oldest first)."""
     indexed = list(enumerate(comments))
     indexed.sort(key=lambda pair: (_timestamp(_field(pair[1], "created_at")), pair[0]))
     for _, comment in reversed(indexed):
-        if not is_authorized_association(_field(comment, "author_association")):
-            continue
         command = parse_command(_field(comment, "body"))
         if command is not None:
-            return AuthorizedRequest(comment, command)
-    return None
+            yield AuthorizedRequest(comment, command)

@@ -14,7 +14,6 @@ from infx.reuse.authorization import Authority, is_bot, newest_request
 from infx.reuse.binding import binding_problem
 from infx.reuse.grammar import (
     AuthorizedRequest,
-    is_authorized_association,
     parse_command,
     raw_commands,
 )
@@ -73,8 +72,8 @@ def _who(comment: Comment, evidence: Evidence) -> str:
     """The author and why the resolver turns them away."""
     if is_bot(comment.user, comment.user_type):
         return f"{comment.user} (a bot)"
-    if not is_authorized_association(comment.author_association):
-        return f"{comment.user} ({comment.author_association})"
+    if comment.user.lower() not in evidence.collaborators:  # ruled out by association, unread
+        return f"{comment.user} ({comment.author_association}, permission not read)"
     authority = Authority.of(evidence.collaborators.get(comment.user.lower()))
     return f"{comment.user} ({comment.author_association}, {authority.role_name} permission)"
 

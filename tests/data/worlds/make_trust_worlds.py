@@ -134,6 +134,21 @@ def reuse_read_member() -> dict:
     return world
 
 
+PRIVATE_MEMBER = "quietmaint"
+
+
+def reuse_private_member() -> dict:
+    """Case 9b: seed 000's `/reuse-sweep-run 35873197630` (5002) posted instead by a maintainer
+    whose organisation membership is private: GitHub says `author_association: CONTRIBUTOR`, the
+    collaborator permission says write (role maintain)."""
+    world = SEED.seed000()
+    world["collaborators"][PRIVATE_MEMBER] = {"permission": "write", "role_name": "maintain"}
+    command = next(c for c in world["pulls"][0]["comments"] if c["id"] == 5002)
+    assert command["body"].strip().startswith("/reuse-sweep-run")
+    command.update(user=PRIVATE_MEMBER, author_association="CONTRIBUTOR")
+    return world
+
+
 SIDE = "a1de0b5a1de0b5a1de0b5a1de0b5a1de0b5a1de0"
 
 
@@ -475,6 +490,8 @@ WORLDS = (
      "Case 4: a write user who is not a CODEOWNER posts the sign-off after the owner's `success`"),
     ("trust_reuse_read_member.yaml", reuse_read_member,
      "Case 9: the reuse command posted by a read-only organisation MEMBER"),
+    ("trust_reuse_private_member.yaml", reuse_private_member,
+     "Case 9b: the reuse command posted by a maintainer whose organisation membership is private"),
     ("trust_side_branch.yaml", side_branch,
      "Case 3: a self-signed PR into a side branch whose CODEOWNERS is `* @author`"),
     ("trust_fork_forged.yaml", fork_forged,
