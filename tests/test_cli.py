@@ -68,13 +68,6 @@ def test_short_help_option_and_version(capsys):
     assert capsys.readouterr().out.strip() == f"infx, version {__version__}"
 
 
-def test_the_package_version_is_the_projects(repo_root):
-    import re
-
-    text = (repo_root / "pyproject.toml").read_text()
-    assert re.search(r'^version = "([^"]+)"$', text, re.MULTILINE).group(1) == __version__
-
-
 def test_python_dash_m_matrix_plan_is_the_plan_command(capsys):
     from infx.matrix import plan
 
