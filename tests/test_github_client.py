@@ -547,6 +547,23 @@ def test_downloads_come_from_the_storage_host_without_credentials(fake_github, w
     assert all(r["authorization"] for r in fake.requests if r["origin"] == "api")
 
 
+def test_downloads_are_plain_io_files_in_memory_and_on_disk(fake_github, world, monkeypatch):
+    """Python 3.10's tempfile.SpooledTemporaryFile lacks seekable(), which zipfile calls: a
+    download is a BytesIO, or past SPOOL_IN_MEMORY a real temporary file, and both read."""
+    import io
+
+    import infx.github.client as client_module
+
+    client = fake_github(world).client()
+    path = f"/repos/{REPO}/actions/artifacts/1/zip"
+    with client.download(path, action="a test download", permission="actions: read") as blob:
+        assert type(blob) is io.BytesIO and blob.tell() == 0
+    monkeypatch.setattr(client_module, "SPOOL_IN_MEMORY", 16)
+    with client.download(path, action="a test download", permission="actions: read") as blob:
+        assert type(blob) is io.BufferedRandom and blob.tell() == 0 and blob.seekable()
+    assert client.download_artifact(REPO, 1)["notes.txt"] == b"plain text\n"
+
+
 def test_storage_errors_are_retried_and_mapped(fake_github, world, sleeps):
     fake = fake_github(with_faults(world, {"path": "^/_fake/artifacts/", "status": 503,
                                            "times": 2}))

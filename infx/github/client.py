@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import email.utils
 import http.client
+import io
 import json
 import os
 import tempfile
@@ -691,7 +692,10 @@ class GitHubClient:
             if length and length.isdigit() and int(length) > limits.download_bytes:
                 raise ArchiveLimitError(action, "download_bytes", limits.download_bytes,
                                         f"the served size ({int(length):,} bytes)")
-            spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
+            # in memory, moved to a temporary file past SPOOL_IN_MEMORY: both are complete io
+            # objects (tempfile.SpooledTemporaryFile has no seekable(), which zipfile calls,
+            # before Python 3.11)
+            spool: IO[bytes] = io.BytesIO()
             size = 0
             try:
                 for chunk in response.iter_content(65536):
@@ -700,6 +704,11 @@ class GitHubClient:
                         raise ArchiveLimitError(action, "download_bytes", limits.download_bytes,
                                                 f"the download (more than {size:,} bytes)")
                     spool.write(chunk)
+                    if size > SPOOL_IN_MEMORY and isinstance(spool, io.BytesIO):
+                        disk = tempfile.TemporaryFile()  # noqa: SIM115 - returned to the caller
+                        disk.write(spool.getbuffer())
+                        spool.close()
+                        spool = disk
             except BaseException:
                 spool.close()
                 raise
