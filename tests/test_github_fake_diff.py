@@ -35,6 +35,28 @@ def test_similar_rename_keeps_the_edit():
     assert (change.additions, change.deletions) == (1, 1)
 
 
+def test_rename_score_is_gits_content_over_the_larger_file():
+    """git scores a rename by the content found again (order aside) over the larger size."""
+    old = "".join(f"key_{i}: value number {i}\n" for i in range(20))
+    reordered = "".join(reversed(old.splitlines(keepends=True)))
+    (change,) = tree_changes({"a.yaml": old}, {"b.yaml": reordered})
+    assert change.status == "renamed" and change.previous_filename == "a.yaml"
+    # the old file inside one three times its size: a third of the larger file is no rename
+    grown = old + "".join(f"other_{i}: something else entirely {i}\n" for i in range(40))
+    assert sorted(c.status for c in tree_changes({"a.yaml": old}, {"b.yaml": grown})) == [
+        "added", "removed"]
+
+
+def test_each_added_file_pairs_with_its_most_similar_removed_file():
+    body = "".join(f"line {i}\n" for i in range(30))
+    base = {"old/near.yaml": body.replace("line 3\n", "line III\n"),
+            "old/far.yaml": body.replace("line 3\n", "x\n").replace("line 4\n", "y\n")
+            .replace("line 5\n", "z\n")}
+    changes = {c.filename: c for c in tree_changes(base, {"new/a.yaml": body})}
+    assert changes["new/a.yaml"].previous_filename == "old/near.yaml"
+    assert changes["old/far.yaml"].status == "removed"
+
+
 def test_dissimilar_files_are_add_plus_remove():
     changes = tree_changes({"a": "alpha beta gamma\n"}, {"b": "0123456789\n"})
     assert sorted(c.status for c in changes) == ["added", "removed"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from dataclasses import dataclass
 
 RENAME_SIMILARITY = 0.5  # git's default rename threshold (-M50%)
@@ -43,7 +44,13 @@ def tree_changes(base: dict[str, str], head: dict[str, str]) -> list[FileChange]
 
 
 def _pair_renames(gone: dict[str, str], new: dict[str, str]) -> dict[str, str]:
-    """old path -> new path: exact content first, then the most similar above the threshold."""
+    """old path -> new path: exact content first, then the most similar above the threshold.
+
+    Similarity is git's rename score: the bytes of the old file found again in the new one
+    (here: its lines, as a multiset) over the larger file's size. Candidates are found
+    through an index of lines, so the work grows with the lines the files share, never
+    with a character-level comparison of every (removed, added) pair.
+    """
     pairs: dict[str, str] = {}
     by_text: dict[str, list[str]] = {}
     for path, text in new.items():
@@ -51,17 +58,36 @@ def _pair_renames(gone: dict[str, str], new: dict[str, str]) -> dict[str, str]:
     for old, text in gone.items():
         if by_text.get(text):
             pairs[old] = by_text[text].pop(0)
-    free_new = [p for p in new if p not in pairs.values()]
+    taken = set(pairs.values())
+    free_new = [p for p in new if p not in taken]
+    if not free_new or len(pairs) == len(gone):
+        return pairs
+    counts = {path: Counter(_lines(new[path])) for path in free_new}
+    index: dict[str, list[str]] = {}
+    for path, lines in counts.items():
+        for line in lines:
+            index.setdefault(line, []).append(path)
     candidates = []
     for old in (p for p in gone if p not in pairs):
-        for cand in free_new:
-            matcher = difflib.SequenceMatcher(None, gone[old], new[cand], autojunk=False)
-            if matcher.real_quick_ratio() >= RENAME_SIMILARITY and matcher.ratio() >= RENAME_SIMILARITY:
-                candidates.append((-matcher.ratio(), old, cand))
+        size = len(gone[old])
+        shared: dict[str, int] = {}
+        for line, count in Counter(_lines(gone[old])).items():
+            for cand in index.get(line, ()):
+                shared[cand] = shared.get(cand, 0) + len(line) * min(count, counts[cand][line])
+        for cand, common in shared.items():
+            score = common / max(size, len(new[cand]), 1)
+            if score >= RENAME_SIMILARITY:
+                candidates.append((-score, old, cand))
     for _, old, cand in sorted(candidates):
-        if old not in pairs and cand not in pairs.values():
+        if old not in pairs and cand not in taken:
             pairs[old] = cand
+            taken.add(cand)
     return pairs
+
+
+def _lines(text: str) -> list[str]:
+    """Lines with their line ends (so their lengths add up to the file's size)."""
+    return text.splitlines(keepends=True)
 
 
 def _change(path: str, old: str, new: str, status: str, previous: str | None = None) -> FileChange:
