@@ -167,3 +167,15 @@ def test_series_of_an_entry() -> None:
     entry = yamlio.load_text(FIXED.format(image="i"), "x")["k2"]
     assert {s.label() for s in pareto.series_of(entry)} == {
         "dsr1 / 8192/1024 / MI355X sglang spec=mtp / fp8", "dsr1 / 8192/1024 / MI355X sglang spec=none / fp8"}
+
+
+@pytest.mark.parametrize("body", [
+    "```\n/pareto-bypass {sha}\n```", "<!--\n/pareto-bypass {sha}\n-->", "> /pareto-bypass {sha}",
+    "    /pareto-bypass {sha}", "`/pareto-bypass {sha}`", "<details>\n/pareto-bypass {sha}\n</details>",
+])
+def test_a_bypass_line_counts_only_as_github_shows_it(body) -> None:
+    """Read like every slash command (infx.reuse.grammar): a line inside code, a quote or an
+    HTML comment is no bypass, even from an admin."""
+    ev = evidence(THIN, comments=[Comment(11, "root", body.format(sha=HEAD), "OWNER", "2026-09-29T00:00:00Z")])
+    ev.collaborators["root"] = {"permission": "admin", "role_name": "admin"}
+    assert "admin bypass: none recorded" in pareto.run(ev, SETTINGS).reason

@@ -122,3 +122,35 @@ def commands_newest_first(comments: Iterable[CommentLike | Mapping[str, Any]]
         command = parse_command(_field(comment, "body"))
         if command is not None:
             yield AuthorizedRequest(comment, command)
+
+
+# ---- the other slash commands, read by the same rendered-text rules ----------------------------
+
+RETEST_COMMAND = "/retest-failed"
+PARETO_BYPASS_COMMAND = "/pareto-bypass"
+_RETEST_LINE = re.compile(r"[ \t]*/retest-failed[ \t]*")
+
+
+def _typed_and_shown(body: str | None, parse: Any) -> list[Any]:
+    """`parse(line)` of every line that is both a source line of its own and a line a reader
+    sees as plain text (never in code, a quote or an HTML comment), in rendered order."""
+    typed = {found for line in (body or "").split("\n") if (found := parse(line.removesuffix("\r"))) is not None}
+    if not typed:
+        return []
+    return [found for line in plain_lines(body or "") if (found := parse(line)) is not None and found in typed]
+
+
+def has_retest(body: str | None) -> bool:
+    """`/retest-failed` on a line of its own, as shown."""
+    return bool(_typed_and_shown(body, lambda line: True if _RETEST_LINE.fullmatch(line) else None))
+
+
+def bypass_shas(body: str | None, command: str = PARETO_BYPASS_COMMAND) -> list[str]:
+    """The commit shas of every `<command> <40-hex sha>` line of its own, as shown."""
+    line = re.compile(rf"[ \t]*{re.escape(command)}[ \t]+([0-9a-f]{{40}})[ \t]*")
+
+    def parse(text: str) -> str | None:
+        match = line.fullmatch(text)
+        return match.group(1) if match else None
+
+    return _typed_and_shown(body, parse)

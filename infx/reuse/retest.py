@@ -12,7 +12,6 @@ families), nothing that passed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,29 +21,22 @@ from infx import trust
 from infx.inert import code, render_inert
 from infx.matrix.coverage import JobFacts, swept_any
 from infx.reuse.authorization import Authority, is_bot
+from infx.reuse.grammar import RETEST_COMMAND, has_retest
 from infx.reuse.model import RunFacts
 from infx.reuse.ports import ReuseClient
-from infx.reuse.rendered import plain_lines
 from infx.reuse.sources import DEFAULT_WORKFLOW, workflow_path
 from infx.workflow.shard import bucket_of_job
 
-COMMAND = "/retest-failed"
+COMMAND = RETEST_COMMAND
 ALLOWED_ROLES = frozenset({"triage", "write", "maintain", "admin"})
 RETESTABLE = frozenset({"failure", "cancelled", "timed_out", "startup_failure"})
-_LINE = re.compile(r"[ \t]*/retest-failed[ \t]*")
-
-
-def _is_line(line: str) -> bool:
-    return bool(_LINE.fullmatch(line.removesuffix("\r")))
 
 
 @lru_cache(maxsize=256)
 def has_command(body: str | None) -> bool:
     """The comment holds `/retest-failed` as a whole source line that a reader also sees as a
-    plain-text line (the `/reuse-sweep-run` rules)."""
-    if not any(_is_line(line) for line in (body or "").split("\n")):
-        return False
-    return any(_is_line(line) for line in plain_lines(body))
+    plain-text line (the slash-command grammar, infx.reuse.grammar)."""
+    return has_retest(body)
 
 
 def rejection(login: str, user_type: str | None, permission: Any) -> str | None:

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import re
-
 from infx.inert import code
+from infx.reuse.grammar import bypass_shas
 from infx.signoff.model import Comment, Evidence
 
 
 def bypass_requests(comments: list[Comment] | None, command: str) -> list[tuple[Comment, str]]:
-    """(comment, commit sha) for every conversation comment holding a whole bypass line."""
-    line = re.compile(rf"^[ \t]*{re.escape(command)}[ \t]+([0-9a-f]{{40}})[ \t]*$", re.MULTILINE)
+    """(comment, commit sha) for every conversation comment holding a whole bypass line as
+    GitHub shows it (the slash-command grammar: never in code, a quote or an HTML comment)."""
     found = []
     for comment in comments or []:
         if comment.kind != "issue_comment":
             continue
-        for sha in line.findall(comment.body or ""):
+        for sha in bypass_shas(comment.body, command):
             found.append((comment, sha))
     return found
 
