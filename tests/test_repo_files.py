@@ -53,3 +53,29 @@ def test_the_world_format_reference_is_in_the_repository(repo_root):
         assert field in doc, field
     for pointer in ("README.md", "infx/github/fake/README.md"):
         assert "docs/world-format.md" in (repo_root / pointer).read_text(encoding="utf-8")
+
+
+def test_dependabot_updates_the_pinned_actions_and_every_python_lock_weekly(repo_root):
+    """Dependabot covers the SHA-pinned actions and each folder with a hash lock (and the
+    pyproject bounds at the root), weekly; zizmor finds nothing in its configuration."""
+    import subprocess
+
+    from support import tools
+
+    from infx.yamlio import load_file
+
+    path = repo_root / ".github" / "dependabot.yml"
+    config = load_file(path)
+    assert config["version"] == 2
+    updates = {u["package-ecosystem"]: u for u in config["updates"]}
+    assert set(updates) == {"github-actions", "pip"}
+    assert all(u["schedule"]["interval"] == "weekly" for u in updates.values())
+    assert updates["github-actions"]["directory"] == "/"
+    locks = {"/" + lock.parent.relative_to(repo_root).as_posix()
+             for lock in repo_root.glob(".*/requirements-*.txt")}
+    assert locks and set(updates["pip"]["directories"]) == locks | {"/"}
+    exe = tools.need(tools.zizmor)
+    done = subprocess.run([exe, "--offline", "--color", "never", "--persona", "auditor", str(path)],
+                          cwd=repo_root, capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 0 and "No findings to report" in done.stdout + done.stderr, (
+        done.stdout + done.stderr)
