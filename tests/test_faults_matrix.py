@@ -454,6 +454,8 @@ REUSE_READS = {
     "/repos/{owner}/{repo}/actions/runs": True,  # the PR's heads over time (authorization binding)
     "/repos/{owner}/{repo}/issues/{n}/timeline": True,  # pushes no run records (binding)
     "/repos/{owner}/{repo}/tarball/{sha}": False,  # benchmark-affecting files (binding, drift)
+    # the default branch's tree: the source run's sweep files must equal it (infx.trust.our_run)
+    "/repos/{owner}/{repo}/tarball/main": False,
     "/_fake/tarball/{owner}/{repo}/{sha}": False,
 }
 REUSE_WRITES = [("POST", "/repos/{owner}/{repo}/issues/comments/{n}/reactions")]
@@ -641,9 +643,10 @@ REUSE_REPEATED = {
     ("GET", _PULL): 2,
     ("GET", _CONVERSATION): 2,
     # three different commits, each read once: the source run's, the head's and the base's
-    # (is the run's benchmark-affecting content the head's?)
+    # (is the run's benchmark-affecting content the head's?); the default branch, read by name
+    # (tarball/main, above), is the fourth fake tarball (are the run's sweep files ours?)
     ("GET", "/repos/{owner}/{repo}/tarball/{sha}"): 3,
-    ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 3,
+    ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 4,
 }
 SIGNOFF_LATER_SAME: dict[tuple[str, int, str], str] = {}
 LIVE_HEAD_RECHECK = (_PULL, 2)  # the third PR read: see assert_unconfirmed_head
