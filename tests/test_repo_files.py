@@ -79,3 +79,14 @@ def test_dependabot_updates_the_pinned_actions_and_every_python_lock_weekly(repo
                           cwd=repo_root, capture_output=True, text=True, check=False, timeout=300)
     assert done.returncode == 0 and "No findings to report" in done.stdout + done.stderr, (
         done.stdout + done.stderr)
+
+
+def test_the_changelog_keeps_a_changelog_with_an_unreleased_section(repo_root):
+    import re
+
+    text = (repo_root / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert text.startswith("# Changelog\n") and "keepachangelog.com" in text
+    releases = re.findall(r"^## \[([^\]]+)\]", text, re.MULTILINE)
+    assert releases and releases[0] == "Unreleased"
+    kinds = set(re.findall(r"^### (.+)$", text, re.MULTILINE))
+    assert kinds and kinds <= {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
