@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from infx.github.fake.diff import RENAME_SIMILARITY, tree_changes  # noqa: E402
+from infx.github.fake.pr_files import RENAME_SIMILARITY, tree_changes  # noqa: E402
 
 REMOVED, ADDED = 9, 14
 LINES = 120 if "--full" in sys.argv else 40  # lines per recipe; the old matching is quadratic in size

@@ -13,9 +13,9 @@ configs of ../shared/fixtures/upstream-inferencex when present) and replays:
 Reference policy: every push of a labeled PR re-sweeps the whole plan, reuse happens only by a
 maintainer's command (none is posted here), and the merge to main re-sweeps the whole plan.
 infx policy: each push plans only the rows without a green result of the same fingerprint in
-an earlier in-PR run (infx.reuse.covering / infx.matrix.coverage), and the merge to main runs
+an earlier in-PR run (infx.reuse.covering / infx.plan.coverage), and the merge to main runs
 no sweep when the PR's runs cover the merge commit's plan. Both are computed with the real
-planner (infx.changelog.incremental.plan_from_trees) and fingerprints; the script fails if
+planner (infx.plan.incremental.plan_from_trees) and fingerprints; the script fails if
 any row of the merged plan is not covered by a green result with a matching fingerprint.
 Last line: `infx/reference GPU jobs: <ratio>` (goal <= 0.40).
 """
@@ -31,12 +31,12 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from infx.changelog.incremental import plan_from_trees  # noqa: E402
-from infx.changelog.plan import PlanFlags  # noqa: E402
-from infx.matrix.coverage import JobFacts  # noqa: E402
-from infx.matrix.fingerprint import content_of  # noqa: E402
+from infx.plan.coverage import JobFacts  # noqa: E402
+from infx.plan.fingerprint import content_of  # noqa: E402
+from infx.plan.incremental import plan_from_trees  # noqa: E402
+from infx.plan.planner import PlanFlags  # noqa: E402
 from infx.reuse.covering import coverage, eligible_runs, wanted_rows  # noqa: E402
-from infx.reuse.model import RunFacts  # noqa: E402
+from infx.reuse.facts import RunFacts  # noqa: E402
 
 UPSTREAM = ROOT.parent / "shared" / "fixtures" / "upstream-inferencex"
 CHANGELOG = "perf-changelog.yaml"

@@ -1,6 +1,6 @@
 """Hostile inputs under `/usr/bin/time -v`: one located error, within 5 s and 300 MB.
 
-Each generated input (tests/hostile_inputs.py: alias bombs, deep nesting, Latin-1,
+Each generated input (tests/lib/hostile_inputs.py: alias bombs, deep nesting, Latin-1,
 UTF-16, BOM, NUL, CRLF, huge files, zip and tar bombs) is fed to the command that reads
 it: master configs to `infx matrix full-sweep`, a world file to `infx signoff verify
 --world`, changelogs to `infx plan` and `infx changelog validate`, and archive bombs to

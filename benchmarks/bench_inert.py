@@ -1,6 +1,6 @@
 """Inertness under GitHub's renderer: >= 20,000 generated hostile strings per renderer of untrusted text.
 
-Each string (tests/inert_oracle.py: autolink triggers after every punctuation character, HTML,
+Each string (tests/lib/inert_oracle.py: autolink triggers after every punctuation character, HTML,
 entities, mentions, pipes, backticks, brackets, emphasis, line separators, sentinels) goes
 through every renderer (verdict rows, report tables and charts, report notes, step summaries,
 acknowledgement summaries); cmark-gfm renders the markdown and the oracle looks for a tag,

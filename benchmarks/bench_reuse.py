@@ -47,7 +47,7 @@ def best_of(fn, rounds: int = 3) -> float:
 
 def main() -> int:
     sys.path.insert(0, str(ROOT))
-    from infx.reuse.grammar import parse_command
+    from infx.commands.grammar import parse_command
 
     worst, worst_name, over = 0.0, "", False
     for name, unit in SHAPES.items():

@@ -2,7 +2,7 @@
 
 Prints wall-clock time and the number of HTTP requests the server saw, next to the bars of
 PRODUCT.md §5 (<= 3 s, <= 30 requests), and the requests of a PR touching only catch-all
-paths whose signer is an owner through a team CODEOWNERS lists (Check 0 reads team
+paths whose signer is an owner through a team CODEOWNERS lists (Check `codeowner` reads team
 memberships: tests/data/worlds/trust_catch_all_team.yaml). The bot's login is named in the
 environment as the workflows name it (INFX_BOT_LOGIN), so no request asks GitHub for it.
 Run: ``python benchmarks/bench_signoff.py``.
@@ -67,8 +67,8 @@ def changed_files(world: dict) -> int:
 
 def in_process(world: dict, rounds: int = 5) -> tuple[float, int, str]:
     from infx.github.fake import FakeGitHub
-    from infx.signoff import publish
-    from infx.signoff.gating import SignoffRef, Trigger
+    from infx.signoff import pipeline as publish
+    from infx.signoff.trigger.gating import SignoffRef, Trigger
 
     times, requests, verdict = [], 0, ""
     for _ in range(rounds):

@@ -5,7 +5,7 @@ Not part of ``.ci/run`` (CPU heavy). Run it niced, from the repository root::
     nice -n 15 python benchmarks/mutation.py                 # every target, 2 workers
     nice -n 15 python benchmarks/mutation.py --module sweeps --jobs 1
     python benchmarks/mutation.py --list --module grammar    # the mutants, without running
-    python benchmarks/mutation.py --show 'infx/reuse/grammar.py:22:14 regex'  # one mutant's diff
+    python benchmarks/mutation.py --show 'infx/commands/grammar.py:22:14 regex'  # one mutant's diff
 
 Why a mutator of our own and not mutmut (checked with mutmut 3.8): mutmut only mutates code
 inside functions, so module-level tables and compiled regexes (the catch-all spellings, the
@@ -56,20 +56,20 @@ EQUIVALENTS = ROOT / "benchmarks" / "mutation_equivalents.md"
 
 # module path -> the fast test modules that decide it (its own test module first)
 TARGETS: dict[str, tuple[str, ...]] = {
-    "infx/signoff/verdict.py": ("tests/test_signoff_verdict.py",),
-    "infx/signoff/checks/codeowner.py": ("tests/test_signoff_check_codeowner.py",),
-    "infx/signoff/codeowners.py": ("tests/test_signoff_codeowners.py",),
-    "infx/signoff/checks/sweep.py": ("tests/test_signoff_check_sweep.py",),
-    "infx/signoff/sweeps.py": ("tests/test_signoff_sweeps.py", "tests/test_signoff_check_sweep.py"),
-    "infx/signoff/provenance.py": ("tests/test_signoff_provenance.py", "tests/test_signoff_check_sweep.py"),
-    "infx/reuse/authorization.py": ("tests/test_reuse_authorization.py",),
-    "infx/reuse/grammar.py": ("tests/test_reuse_grammar.py",),
-    "infx/changelog/strict.py": ("tests/test_changelog_strict.py",),
-    "infx/signoff/binding.py": ("tests/test_signoff_binding.py",),
-    "infx/reuse/binding.py": ("tests/test_reuse_binding.py",),
-    "infx/benchmark_content.py": ("tests/test_benchmark_content.py",),
-    "infx/signoff/scope.py": ("tests/test_signoff_scope.py",),
-    "infx/signoff/checks/reuse.py": ("tests/test_signoff_check_reuse.py",),
+    "infx/signoff/verdict.py": ("tests/unit/signoff/test_signoff_verdict.py",),
+    "infx/signoff/checks/codeowner.py": ("tests/unit/signoff/test_signoff_check_codeowner.py",),
+    "infx/signoff/trigger/codeowners.py": ("tests/unit/signoff/test_signoff_codeowners.py",),
+    "infx/signoff/checks/sweep.py": ("tests/unit/signoff/test_signoff_check_sweep.py",),
+    "infx/signoff/rules/sweeps.py": ("tests/unit/signoff/test_signoff_sweeps.py", "tests/unit/signoff/test_signoff_check_sweep.py"),
+    "infx/signoff/rules/provenance.py": ("tests/unit/signoff/test_signoff_provenance.py", "tests/unit/signoff/test_signoff_check_sweep.py"),
+    "infx/commands/authorization.py": ("tests/unit/commands/test_reuse_authorization.py",),
+    "infx/commands/grammar.py": ("tests/unit/commands/test_reuse_grammar.py",),
+    "infx/changelog/strict.py": ("tests/unit/changelog/test_changelog_strict.py",),
+    "infx/signoff/trigger/binding.py": ("tests/unit/signoff/test_signoff_binding.py",),
+    "infx/reuse/posted_head.py": ("tests/unit/reuse/test_reuse_binding.py",),
+    "infx/plan/benchmark_content.py": ("tests/unit/plan/test_benchmark_content.py",),
+    "infx/signoff/trigger/scope.py": ("tests/unit/signoff/test_signoff_scope.py",),
+    "infx/signoff/checks/reuse.py": ("tests/unit/signoff/test_signoff_check_reuse.py",),
 }
 
 # third-party imports the parent makes once so that every forked child starts warm

@@ -2,7 +2,7 @@
 
 For each revert below, this script makes a temporary git worktree of the current commit under
 /tmp, applies a minimal revert of one item there (the code as it was before the item, in the
-smallest edit that restores the old behaviour), runs tests/test_loop.py in it and reports which
+smallest edit that restores the old behaviour), runs tests/e2e/test_loop.py in it and reports which
 scenarios fail; the worktree is removed afterwards, the repository itself is never touched.
 A baseline run without any revert comes first and must pass. Not part of `.ci/run`: it runs the
 loop test once per revert (a few minutes each on a shared machine).
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LOOP_TEST = "tests/test_loop.py"
+LOOP_TEST = "tests/e2e/test_loop.py"
 
 
 def _replace(path: str, old: str, new: str) -> Callable[[Path], None]:
@@ -58,18 +58,18 @@ class Revert:
 
 REVERTS = (
     Revert("1a", "1 row identity", "job names without the identity: `<prefix> <precision> <runner> <framework> c<conc>`",
-           _replace("infx/matrix/identity.py",
+           _replace("infx/plan/identity.py",
                     '    suffix = " #" + digest(row)\n',
                     '    return " ".join(readable_tokens(row)[:4] + [_conc(row.get("conc"))])\n'
                     '    suffix = " #" + digest(row)\n')),
     Revert("1b", "1 row identity", "result and artifact names `exp_prec_fw_tp-ep_conc` (before the runner), no identity",
-           _replace("infx/matrix/identity.py",
+           _replace("infx/plan/identity.py",
                     '    tokens = [_UNSAFE_SLUG.sub("-", t).strip("-") or "-" for t in readable_tokens(row)]\n',
                     '    return "_".join(_UNSAFE_SLUG.sub("-", str(row.get(f))) for f in ("exp-name", "precision", '
                     '"framework")) + f"_tp{row.get(\'tp\')}-ep{row.get(\'ep\')}_conc{row.get(\'conc\')}"\n'
                     '    tokens = [_UNSAFE_SLUG.sub("-", t).strip("-") or "-" for t in readable_tokens(row)]\n')),
     Revert("1c", "1 row identity", "Check 1 keeps one job per name (a success wins), not every job of the latest attempt",
-           _replace("infx/signoff/sweeps.py",
+           _replace("infx/signoff/rules/sweeps.py",
                     "    newest: dict[str, int] = {}\n",
                     "    return list({job.name: job for job in sorted(jobs, key=lambda j: (j.run_attempt, "
                     "j.conclusion == 'success'))}.values())\n    newest: dict[str, int] = {}\n")),
@@ -105,7 +105,7 @@ _OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+\S*::(\w+)"
 
 
 def run_loop(tree: Path) -> tuple[dict[str, str], float]:
-    """Scenario -> outcome of tests/test_loop.py in `tree`, and the wall time."""
+    """Scenario -> outcome of tests/e2e/test_loop.py in `tree`, and the wall time."""
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", LOOP_TEST],

@@ -3,11 +3,11 @@
 Comments, reviews and statuses (Identity): `our_comment`, `our_status` — by the author's or
 creator's login only, never by text.
 
-Workflow runs (provenance): every consumer — the sign-off's Check 1, the reuse resolver
+Workflow runs (provenance): every consumer — the sign-off's Check `sweep`, the reuse resolver
 (`/use <run_id>`, a bare `/reuse-sweep-run`, the PR push and the merge), the GPU-free neutral
 merge, the incremental planner, `/retest-failed` and the sweep report — asks `our_run` (or,
 before a commit's files are read, its first half `run_origin`), and no other module reads a
-run's workflow path or head repository (tests/test_trust_architecture.py holds this).
+run's workflow path or head repository (tests/repo/test_trust_architecture.py holds this).
 A run is ours when GitHub's own run record says it is a run of our sweep workflow
 (`run-sweep.yml`) for a `pull_request` (or the merge-time `push` to the default branch), its
 head commit lives in this repository (a fork's runs never count), the sweep workflow files at
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from infx import yamlio
-from infx.benchmark_content import SWEEP_CODE
 from infx.errors import InfxError
+from infx.plan.benchmark_content import SWEEP_CODE
 
 # the login every workflow's GITHUB_TOKEN writes as: never the identity of a GitHub App
 SHARED_ACTIONS_LOGIN = "github-actions[bot]"
@@ -216,7 +216,7 @@ def files_problem(run_tree: Files, default_tree: Files, commit: str,
                   files: Sequence[str] | None = None, base_tree: Files | None = None) -> str | None:
     """Which sweep workflow files at the run's commit differ from the default branch's
     (`files`: the file set to compare, default `sweep_files(default_tree)`), or which sweep
-    code (infx.benchmark_content.SWEEP_CODE) differs from both the default branch's and the
+    code (infx.plan.benchmark_content.SWEEP_CODE) differs from both the default branch's and the
     PR base's (`base_tree`)."""
     if files is None:
         try:

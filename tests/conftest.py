@@ -6,6 +6,13 @@ from pathlib import Path
 
 import pytest
 
+# fixtures shared by test modules live in tests/lib
+pytest_plugins = [
+    "lib.loop_scenarios",
+    "lib.report_charts",
+    "lib.workflow_gating",
+]
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TEST_DATA = Path(__file__).resolve().parent / "data"
 SHARED = REPO_ROOT.parent / "shared"
@@ -65,3 +72,12 @@ def fake_github():
     yield start
     for fake in started:
         fake.stop()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test under tests/e2e (the loop, workflow runs, faults, trust worlds) is marked `e2e`:
+    `pytest -m "not e2e"` runs the unit tests alone; .ci/run runs both."""
+    e2e = Path(__file__).resolve().parent / "e2e"
+    for item in items:
+        if e2e in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.e2e)

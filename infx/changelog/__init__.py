@@ -1,1 +1,1 @@
-"""perf-changelog.yaml: parsing, strict validation, diffing and merge preparation."""
+"""perf-changelog.yaml itself: entry model, diff, strict byte contract, merge preparation, git reads."""

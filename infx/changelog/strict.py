@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NoReturn
 
-from infx.changelog.model import (
+from infx.changelog.entry import (
     ChangelogEntry,
     EntryError,
     entry_problem,

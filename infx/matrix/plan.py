@@ -1,4 +1,4 @@
-"""`python -m infx.matrix.plan`: the reference's spelling of `infx plan` (the planner is infx.changelog.plan)."""
+"""`python -m infx.matrix.plan`: the reference's spelling of `infx plan` (the planner is infx.plan.planner)."""
 
 from __future__ import annotations
 

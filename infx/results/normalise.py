@@ -17,7 +17,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from infx.matrix import identity
+from infx.plan import identity
 from infx.schemas import schema_problems
 
 BENCHMARK, EVAL = "benchmark", "eval"

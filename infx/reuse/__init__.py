@@ -1,1 +1,1 @@
-"""The /reuse-sweep-run command: grammar, authorization, resolution and validation."""
+"""The reuse path: `/reuse-sweep-run` and `/use` resolved to a covering run, acknowledged, and bound to the head they were posted on."""

@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from infx.commands.authorization import authority_of, rejection_reason
 from infx.inert import render_inert
-from infx.reuse.authorization import authority_of, rejection_reason
+from infx.reuse.facts import ReuseError
 from infx.reuse.gateway import GitHubGateway
-from infx.reuse.model import ReuseError
 from infx.reuse.resolver import find_request, resolve_source, unbound_reason
 from infx.reuse.sources import DEFAULT_WORKFLOW, INCOMPATIBLE_LABELS
 

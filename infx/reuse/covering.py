@@ -1,4 +1,4 @@
-"""A PR's earlier sweep runs as row coverage of a plan (infx.matrix.coverage), read from GitHub.
+"""A PR's earlier sweep runs as row coverage of a plan (infx.plan.coverage), read from GitHub.
 
 Used by the incremental planner (`infx reuse incremental`), the resolver (a reuse source
 must cover the plan) and the merge to main (no sweep when the PR's runs cover the merge
@@ -12,14 +12,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from infx.benchmark_content import Tree, Unreadable
-from infx.changelog.incremental import plan_from_trees
-from infx.changelog.plan import PlanFlags
 from infx.errors import InfxError
-from infx.matrix.coverage import Coverage, JobFacts, RunRows, cover, green_rows
-from infx.matrix.fingerprint import Content, content_of, fingerprint, plan_rows
-from infx.matrix.identity import job_name
-from infx.reuse.model import ReuseError, RunFacts
+from infx.plan.benchmark_content import Tree, Unreadable
+from infx.plan.coverage import Coverage, JobFacts, RunRows, cover, green_rows
+from infx.plan.fingerprint import Content, content_of, fingerprint, plan_rows
+from infx.plan.identity import job_name
+from infx.plan.incremental import plan_from_trees
+from infx.plan.planner import PlanFlags
+from infx.reuse.facts import ReuseError, RunFacts
 from infx.reuse.sources import Trust
 
 MAX_RUNS = 30  # earlier runs read per decision, newest first (each costs a jobs listing)
@@ -44,7 +44,7 @@ def wanted_rows(plan: Mapping[str, Any], content: Content) -> Wanted:
 
 def flags_of(labels: Iterable[str]) -> PlanFlags:
     """The planner flags a PR's labels select (as the sweep's label step reads them)."""
-    from infx.workflow.labels import sweep_flags
+    from infx.plan.labels import sweep_flags
 
     flags = sweep_flags(labels)
     return PlanFlags(trim=flags.trim_conc, all_evals=flags.all_evals, evals_only=flags.evals_only)

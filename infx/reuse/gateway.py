@@ -6,13 +6,13 @@ from functools import lru_cache
 from typing import Any
 
 from infx import trust
-from infx.changelog.incremental import plan_tree_path
 from infx.errors import InfxError
 from infx.github.client import Comment, GitHubError, Permission
-from infx.matrix.coverage import JobFacts
-from infx.reuse.binding import timeline_gap
-from infx.reuse.model import ArtifactFacts, PullFacts, ReuseError, RunFacts
+from infx.plan.coverage import JobFacts
+from infx.plan.incremental import plan_tree_path
+from infx.reuse.facts import ArtifactFacts, PullFacts, ReuseError, RunFacts
 from infx.reuse.ports import ReuseClient
+from infx.reuse.posted_head import timeline_gap
 
 MAX_LISTED_COMMITS = 250  # GitHub's pull request commit listing stops here
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from infx import trust
-from infx.benchmark_content import Unreadable, differences
-from infx.matrix.coverage import Coverage
-from infx.reuse.authorization import newest_request
-from infx.reuse.binding import binding_problem, head_seen
+from infx.commands.authorization import newest_request
+from infx.commands.grammar import AuthorizedRequest
+from infx.plan.benchmark_content import Unreadable, differences
+from infx.plan.coverage import Coverage
 from infx.reuse.covering import Wanted, coverage, eligible_runs, flags_of, plan_at
+from infx.reuse.facts import PullFacts, ReuseError, ReuseResult, RunFacts
 from infx.reuse.gateway import GitHubGateway
-from infx.reuse.grammar import AuthorizedRequest
-from infx.reuse.model import PullFacts, ReuseError, ReuseResult, RunFacts
+from infx.reuse.posted_head import binding_problem, head_seen
 from infx.reuse.sources import (
     DEFAULT_WORKFLOW,
     INCOMPATIBLE_LABELS,
@@ -47,7 +47,7 @@ def unbound_reason(gateway: GitHubGateway, pr_number: int, request: AuthorizedRe
     """Why the request does not cover the PR at `head` (default: its current head), or None.
 
     An authorization covers the plan and the benchmark-affecting files as they were when the
-    command was posted (infx.reuse.binding); a later push that changes them needs a new command.
+    command was posted (infx.reuse.posted_head); a later push that changes them needs a new command.
     """
     pull = gateway.pull(pr_number, fresh=False)  # read moments ago, with the comments
     head = head or pull.head_sha

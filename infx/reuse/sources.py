@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from infx import trust
-from infx.reuse.grammar import ReuseCommand
-from infx.reuse.model import ArtifactFacts, ReuseError, RunFacts
+from infx.commands.grammar import ReuseCommand
+from infx.reuse.facts import ArtifactFacts, ReuseError, RunFacts
 
 DEFAULT_WORKFLOW = "run-sweep.yml"
 PINNED_CONCLUSIONS = ("success", "failure", "cancelled")  # a maintainer's explicit choice

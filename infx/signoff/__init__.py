@@ -1,1 +1,1 @@
-"""The deterministic CODEOWNER sign-off bot: evidence, checks and verdict."""
+"""The verdict path: trigger, evidence, rules, checks, verdict, render and the pipeline that runs one verification."""

@@ -12,19 +12,14 @@ from datetime import datetime, timezone
 from typing import Any
 
 from infx import trust
-from infx.benchmark_content import is_benchmark_path
-from infx.changelog.incremental import plan_tree_path
+from infx.commands.authorization import newest_request
 from infx.config.policy import load_policy_document
 from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
-from infx.matrix.coverage import METADATA_ARTIFACT
-from infx.reuse.authorization import newest_request
-from infx.reuse.binding import head_seen, timeline_gap
-from infx.signoff import codeowners, eval_jobs, provenance, recipe_pages
-from infx.signoff.binding import comment_pr_number
-from infx.signoff.bypass import bypass_requests
-from infx.signoff.checklist import parse as parse_checklist
-from infx.signoff.gating import SignoffRef
+from infx.plan.benchmark_content import is_benchmark_path
+from infx.plan.coverage import METADATA_ARTIFACT
+from infx.plan.incremental import plan_tree_path
+from infx.reuse.posted_head import head_seen, timeline_gap
 from infx.signoff.model import (
     Artifact,
     ChangedFile,
@@ -37,10 +32,12 @@ from infx.signoff.model import (
     SignOff,
     WorkflowRun,
 )
-from infx.signoff.policy_common import changed_paths, first_trusted_file
 from infx.signoff.ports import SignoffClient
 from infx.signoff.render import read_marker
-from infx.signoff.sweeps import (
+from infx.signoff.rules import eval_jobs, provenance, recipe_pages
+from infx.signoff.rules.bypass import bypass_requests
+from infx.signoff.rules.policy_reads import changed_paths, first_trusted_file
+from infx.signoff.rules.sweeps import (
     family,
     green_jobs,
     green_run,
@@ -50,6 +47,10 @@ from infx.signoff.sweeps import (
     took_rows,
 )
 from infx.signoff.table import Settings
+from infx.signoff.trigger import codeowners
+from infx.signoff.trigger.binding import comment_pr_number
+from infx.signoff.trigger.checklist import parse as parse_checklist
+from infx.signoff.trigger.gating import SignoffRef
 from infx.trust import Identity, our_comment
 
 WANTED_ARTIFACTS = ("eval_results_all", "results_bmk", METADATA_ARTIFACT)
@@ -65,10 +66,10 @@ MAX_TEAM_LOOKUPS = 3
 TEAM_READ_FIX = ("an admin must install the sign-off GitHub App (Organization permission "
                  "Members: read) and give the workflow its APP_ID and APP_PRIVATE_KEY "
                  "(README: Sign-off GitHub App); the workflow's own token cannot read teams")
-# per-job eval artifacts read when the aggregate is missing; more than this fails Check 2 closed
+# per-job eval artifacts read when the aggregate is missing; more than this fails Check `evals` closed
 MAX_EVAL_JOBS = 6
 MAX_BYPASS_LOOKUPS = 2
-MAX_REUSE_LOOKUPS = 3  # authors of reuse commands whose permission Check 4 may need
+MAX_REUSE_LOOKUPS = 3  # authors of reuse commands whose permission Check `reuse` may need
 MAX_EXTERNAL_PULLS = 3
 MAX_EXTERNAL_PAGES = 3  # published recipe pages whose upstream source file is read
 MAX_LISTED_COMMITS = 250
@@ -200,7 +201,7 @@ class Reader:
         return [check_run(item) for item in items]
 
     def run_jobs(self, run_id: int) -> list[RunJob]:
-        """Every attempt's jobs of a workflow run (Check 1 works out the latest attempt itself,
+        """Every attempt's jobs of a workflow run (Check `sweep` works out the latest attempt itself,
         so that two jobs of one attempt never stand for each other)."""
         self.spend(f"listing the jobs of run {run_id}")
         return [RunJob(id=job.id, name=job.name, status=job.status, conclusion=job.conclusion,
@@ -276,7 +277,7 @@ class Reader:
         gap = timeline_gap(items, head)
         if gap:
             raise InfxError(gap)
-        # only what the binding reads (infx.reuse.binding.head_seen): the evidence digest
+        # only what the binding reads (infx.reuse.posted_head.head_seen): the evidence digest
         # must not depend on the API's own URLs
         keep = ("event", "sha", "message", "created_at")
         return [{k: item[k] for k in keep if k in item} for item in items if isinstance(item, dict)]
@@ -405,7 +406,7 @@ def gather(reader: Reader, evidence: Evidence, settings: Settings, *, number: in
                                        lambda: reader.tree(pr.base_sha, plan_tree_path), {})
     if commits is not None:
         _sweep_evidence(reader, evidence, commits)
-    # binding (the sign-off's and Check 4's reuse command): not an `error` when unreadable,
+    # binding (the sign-off's and Check `reuse`'s reuse command): not an `error` when unreadable,
     # the binding then fails closed, saying so
     evidence.timeline = optional(evidence, "timeline", lambda: reader.timeline(number, pr.head_sha))
     team_evidence(reader, evidence, settings.codeowners_paths)
@@ -418,7 +419,7 @@ def gather(reader: Reader, evidence: Evidence, settings: Settings, *, number: in
 def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
     """The permission reads the reuse resolver's authorization makes for this conversation.
 
-    Check 4 decides with the resolver's own `newest_request`; here the same function walks
+    Check `reuse` decides with the resolver's own `newest_request`; here the same function walks
     the same comments with a permission lookup that reads GitHub (at most
     MAX_REUSE_LOOKUPS people) and records each answer, so the check can replay it.
     """
@@ -434,7 +435,7 @@ def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
             evidence.collaborators[login] = optional(evidence, f"permission:{login}",
                                                      lambda: reader.permission(user))
         if f"permission:{login}" in evidence.read_errors:
-            raise _LookupsSpent  # Check 4 reports the unreadable permission itself
+            raise _LookupsSpent  # Check `reuse` reports the unreadable permission itself
         return evidence.collaborators[login]
 
     try:
@@ -463,7 +464,7 @@ class _LookupsSpent(Exception):
 
 
 def _bypass_evidence(reader: Reader, evidence: Evidence, command: str) -> None:
-    """Permissions of whoever recorded a Pareto bypass for the head (Check 14 reports it)."""
+    """Permissions of whoever recorded a Pareto bypass for the head (Check `pareto` reports it)."""
     authors = [c.user.lower() for c, sha in reversed(bypass_requests(evidence.comments, command))
                if sha == evidence.pr.head_sha]
     for login in list(dict.fromkeys(authors))[:MAX_BYPASS_LOOKUPS]:
@@ -480,7 +481,7 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
     check runs point at is judged from GitHub's record of it first (provenance: workflow
     file, event, head repository; nothing more is read for one set aside), then from its
     own jobs, then from the sweep workflow files at its commit, whose tree also serves the
-    drift comparison (Check 1) and the image comparison (Check 2).
+    drift comparison (Check `sweep`) and the image comparison (Check `evals`).
     """
     evidence.check_runs = {}
     runs = optional(evidence, "workflow runs", lambda: reader.branch_runs(evidence.pr.head_ref))
@@ -525,7 +526,7 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
                 continue
             commit_tree(reader, evidence, sha)
             if green_run(evidence, run_id) is None:
-                continue  # modified sweep workflow files (Check 1 names them)
+                continue  # modified sweep workflow files (Check `sweep` names them)
             _artifacts(reader, evidence, run_id)
             if took_rows(evidence, run_id):
                 incremental = True  # it took rows from earlier runs: see the union below
@@ -594,7 +595,7 @@ def commit_tree(reader: Reader, evidence: Evidence, sha: str) -> dict[str, str |
 
 
 def team_evidence(reader: Reader, evidence: Evidence, codeowners_paths: tuple[str, ...]) -> None:
-    """Membership of the signer in the teams Check 0 may rest on, at most MAX_TEAM_LOOKUPS.
+    """Membership of the signer in the teams Check `codeowner` may rest on, at most MAX_TEAM_LOOKUPS.
 
     Teams on the specific lines that own a changed path and do not list the signer by name;
     when every changed path falls only under the catch-all and the signer is listed nowhere
@@ -653,7 +654,7 @@ def _external_evidence(reader: Reader, evidence: Evidence) -> None:
 def _page_evidence(reader: Reader, evidence: Evidence, detail: str) -> None:
     """The upstream source files of the published recipe pages the detail section links, as
     the trusted default branch's page mapping names them (an unmapped or malformed link, or
-    an unreadable mapping, reads nothing: Check 3 reports it)."""
+    an unreadable mapping, reads nothing: Check `recipe` reports it)."""
     urls = recipe_pages.LINK.findall(detail)
     if not urls:
         return

@@ -186,12 +186,12 @@ class Evidence:
     # trees of other commits (sha -> path -> text): the commit a sweep ran on (its sweep
     # workflow files for provenance, its benchmark-affecting content for drift)
     commit_files: dict[str, dict[str, str | None]] = field(default_factory=dict)
-    # the PR head when the reuse command Check 4 rests on was posted (infx.reuse.binding;
+    # the PR head when the reuse command Check `reuse` rests on was posted (infx.reuse.posted_head;
     # "" = no run before it tells; None = no authorised command), and its tree when that is
     # not the assessed head
     reuse_seen_head: str | None = None
     reuse_seen_files: dict[str, str | None] = field(default_factory=dict)
-    reuse_seen_problem: str = ""  # why reuse_seen_head is "" (infx.reuse.binding.head_seen)
+    reuse_seen_problem: str = ""  # why reuse_seen_head is "" (infx.reuse.posted_head.head_seen)
     # the PR's timeline events as GitHub lists them (None: not read): pushes and force-pushes
     # no workflow run records (binding)
     timeline: list[dict] | None = None

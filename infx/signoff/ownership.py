@@ -1,11 +1,11 @@
-"""Who owns which changed paths: one walk of CODEOWNERS for Check 0 and the publisher's scope."""
+"""Who owns which changed paths: one walk of CODEOWNERS for Check `codeowner` and the publisher's scope."""
 
 from __future__ import annotations
 
-from infx.signoff import codeowners
 from infx.signoff.model import Evidence
-from infx.signoff.policy_common import changed_paths, first_trusted_file
+from infx.signoff.rules.policy_reads import changed_paths, first_trusted_file
 from infx.signoff.table import Settings
+from infx.signoff.trigger import codeowners
 
 
 def owns_some_path(evidence: Evidence, settings: Settings) -> bool:

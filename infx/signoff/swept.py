@@ -1,19 +1,19 @@
 """The config keys the PR's plan sweeps (those its appended changelog entries name, at head),
-and which affected configs Checks 2 and 14 therefore judge."""
+and which affected configs Checks `evals` and `pareto` therefore judge."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from infx.changelog.model import KeyResolutionError
-from infx.changelog.plan import DEFAULT_CHANGELOG, appended_entries
+from infx.changelog.entry import KeyResolutionError
 from infx.errors import InfxError
-from infx.signoff import configs_at
+from infx.plan.planner import DEFAULT_CHANGELOG, appended_entries
 from infx.signoff.model import Evidence
-from infx.signoff.policy_common import EvidenceGap
+from infx.signoff.rules import configs_at
+from infx.signoff.rules.policy_reads import EvidenceGap
 
-T = TypeVar("T", bound=Any)  # infx.signoff.affected.AffectedConfig (key, how)
+T = TypeVar("T", bound=Any)  # infx.signoff.rules.affected.AffectedConfig (key, how)
 
 
 def swept_keys(head_files: Mapping[str, str | None],
@@ -32,11 +32,11 @@ def swept_keys(head_files: Mapping[str, str | None],
     return [key for key in dict.fromkeys(keys) if key in files]
 
 
-SHARED_ONLY = "shared helper changed"  # infx.signoff.affected: attributed only through a shared file
+SHARED_ONLY = "shared helper changed"  # infx.signoff.rules.affected: attributed only through a shared file
 
 
 def judged_configs(evidence: Evidence, configs: list[T]) -> list[T]:
-    """The affected configs Checks 2 and 14 judge: a config affected only through a file it
+    """The affected configs Checks `evals` and `pareto` judge: a config affected only through a file it
     shares with others (a launcher or sourced helper the PR changed) is judged only when the
     PR's plan sweeps it (an appended changelog entry names it); every other affected config
     is. An EvidenceGap when that needs the swept keys and they cannot be read."""

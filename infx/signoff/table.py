@@ -50,7 +50,7 @@ class Settings:
     recommended_frontier_points: int
     max_api_calls: int
     pareto_bypass_command: str = "/pareto-bypass"
-    # Check 5: how template items are recognised in a sign-off whose wording drifted
+    # Check `template`: how template items are recognised in a sign-off whose wording drifted
     template_anchors: tuple[Anchor, ...] = ()
 
     def core_team_for(self, repo: str) -> str:

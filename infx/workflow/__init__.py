@@ -1,1 +1,1 @@
-"""GitHub Actions plumbing: outputs, summaries, sweep labels, matrix shards, comments, launch env."""
+"""GitHub Actions plumbing only: step outputs and summaries, comments, launch, collect, scrub."""

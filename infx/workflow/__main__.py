@@ -2,6 +2,6 @@
 
 import sys
 
-from infx.workflow.cli import main
+from infx.cli.workflow import main
 
 sys.exit(main())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from infx.workflow.labels import MODIFIER_LABELS
+from infx.plan.labels import MODIFIER_LABELS
 
 WELCOME_MARKER_NAME = "infx-welcome"
 RESULTS_MARKER_NAME = "infx-results-link"

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from infx.errors import InfxError, Problem
-from infx.matrix import identity
+from infx.plan import identity
 from infx.results import normalise
 
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")

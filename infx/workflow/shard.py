@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from infx.errors import InfxError, Problem
-from infx.matrix import identity
+from infx.plan import identity
 
 MAX_MATRIX_JOBS = 256  # GitHub's hard limit per matrix
 

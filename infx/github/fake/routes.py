@@ -17,8 +17,8 @@ from datetime import datetime, timezone
 from typing import TypeVar
 
 from infx.github.fake import world as W
-from infx.github.fake.diff import FileChange, full_diff, tree_changes
 from infx.github.fake.http import HttpError, Request, Response, not_found
+from infx.github.fake.pr_files import FileChange, full_diff, tree_changes
 from infx.github.fake.shapes import Shapes, node_id, stable_id
 
 MAX_COMMENT_CHARS = 65_536

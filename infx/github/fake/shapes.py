@@ -8,7 +8,7 @@ import zlib
 from typing import Any
 
 from infx.github.fake import world as W
-from infx.github.fake.diff import FileChange
+from infx.github.fake.pr_files import FileChange
 
 WEB = "https://github.com"
 

@@ -1,21 +1,22 @@
-"""Check 12 (append): the PR's changelog change passes strict validation (§4.3), and an
+"""Check `append`: the PR's changelog change passes strict validation (§4.3), and an
 append-only sweep only adds points and only the new points change."""
 
 from __future__ import annotations
 
 import re
 
-from infx.changelog.append_only import check_scope, delta_rows
-from infx.changelog.model import ChangelogEntry, KeyResolutionError
-from infx.changelog.plan import appended_entries
+from infx.changelog.entry import ChangelogEntry, KeyResolutionError
 from infx.changelog.strict import validate_change
 from infx.config.master import load_master_configs_from_texts
 from infx.config.runners import load_runners_from_text
 from infx.errors import InfxError, Problem
-from infx.matrix.generate import generate_test_config
-from infx.signoff.configs_at import MASTER_PATH, master_files
+from infx.plan.append_only import check_scope, delta_rows
+from infx.plan.generate import generate_test_config
+from infx.plan.planner import appended_entries
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import (
+from infx.signoff.rules.configs_at import MASTER_PATH, master_files
+from infx.signoff.rules.isolation import unguarded_lines
+from infx.signoff.rules.policy_reads import (
     EvidenceGap,
     base_text,
     changed_files,
@@ -23,8 +24,7 @@ from infx.signoff.policy_common import (
     failed,
     head_text,
 )
-from infx.signoff.policy_guards import unguarded_lines
-from infx.signoff.scan import hunks
+from infx.signoff.rules.scan import hunks
 from infx.signoff.table import Settings
 
 CHANGELOG = re.compile(r"^(?:[^/]+/)?perf-changelog\.yaml$")

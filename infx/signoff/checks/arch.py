@@ -1,15 +1,21 @@
-"""Check 8 (arch): no model-config overrides that remove FLOPs; event publication stays on."""
+"""Check `arch`: no model-config overrides that remove FLOPs; event publication stays on."""
 
 from __future__ import annotations
 
 import json
 import re
 
-from infx.signoff.affected import AffectedConfig, affected_configs, config_where, launch_lines
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import diffed_files, fail_closed, failed, policy
-from infx.signoff.policy_patching import BENCHMARK_FILE
-from infx.signoff.scan import Line, added_lines, flag_values, join_continuations, mentions_flag
+from infx.signoff.rules.affected import AffectedConfig, affected_configs, config_where, launch_lines
+from infx.signoff.rules.patching import BENCHMARK_FILE
+from infx.signoff.rules.policy_reads import diffed_files, fail_closed, failed, policy
+from infx.signoff.rules.scan import (
+    Line,
+    added_lines,
+    flag_values,
+    join_continuations,
+    mentions_flag,
+)
 from infx.signoff.table import Settings
 
 _WRITES_JSON = re.compile(r"json\.dump|\.write\(|write_text|\bsed\s+-i|\bjq\b|>\s*\S*config\.json")

@@ -1,21 +1,21 @@
-"""Check 9 (chat): spec-decode benchmarks send prompts through the model's chat template."""
+"""Check `chat`: spec-decode benchmarks send prompts through the model's chat template."""
 
 from __future__ import annotations
 
 import re
 
 from infx.inert import code
-from infx.matrix.launch_graph import Branch, decide
-from infx.signoff.affected import (
+from infx.plan.launch_graph import Branch, decide
+from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.rules.affected import (
     affected_configs,
     config_where,
     draft_size_zero,
     is_spec_decode,
     launch_lines,
 )
-from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import fail_closed, failed
-from infx.signoff.scan import Guard, Line, shell_guards
+from infx.signoff.rules.policy_reads import fail_closed, failed
+from infx.signoff.rules.scan import Guard, Line, shell_guards
 from infx.signoff.table import Settings
 
 # client settings that apply the chat template (AIPerf, bench-serving, srt-slurm, helpers)

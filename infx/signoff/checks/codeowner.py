@@ -1,12 +1,12 @@
-"""Check 0: the signer owns every specifically-owned changed path (directly or via an active team)."""
+"""Check `codeowner`: the signer owns every specifically-owned changed path (directly or via an active team)."""
 
 from __future__ import annotations
 
-from infx.signoff import codeowners
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.ownership import membership, specific_paths
-from infx.signoff.policy_common import first_trusted_file
+from infx.signoff.rules.policy_reads import first_trusted_file
 from infx.signoff.table import Settings
+from infx.signoff.trigger import codeowners
 
 
 def run(evidence: Evidence, settings: Settings) -> Outcome:

@@ -1,12 +1,12 @@
-"""Check 7 (deprecated): no retired model, deprecated scenario or precision is submitted."""
+"""Check `deprecated`: no retired model, deprecated scenario or precision is submitted."""
 
 from __future__ import annotations
 
 from infx.config.policy import deprecations, policy_path
-from infx.matrix.scenarios import scenario_title
-from infx.signoff.affected import affected_configs, config_where
+from infx.config.scenarios import scenario_title
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import fail_closed, failed, policy
+from infx.signoff.rules.affected import affected_configs, config_where
+from infx.signoff.rules.policy_reads import fail_closed, failed, policy
 from infx.signoff.table import Settings
 
 

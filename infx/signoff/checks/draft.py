@@ -1,22 +1,21 @@
-"""Check 13 (draft): every draft model / head runs as it ships, and the sign-off records it."""
+"""Check `draft`: every draft model / head runs as it ships, and the sign-off records it."""
 
 from __future__ import annotations
 
 import json
 import re
 
-from infx.signoff.affected import (
+from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.rules.affected import (
     AffectedConfig,
     affected_configs,
     config_where,
     is_spec_decode,
     launch_lines,
 )
-from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import detail_lines, diffed_files, fail_closed, failed, policy
-from infx.signoff.policy_patching import BENCHMARK_FILE, patching_in
-from infx.signoff.policy_spec import engine_family
-from infx.signoff.scan import (
+from infx.signoff.rules.patching import BENCHMARK_FILE, patching_in
+from infx.signoff.rules.policy_reads import detail_lines, diffed_files, fail_closed, failed, policy
+from infx.signoff.rules.scan import (
     Line,
     added_lines,
     env_settings,
@@ -25,6 +24,7 @@ from infx.signoff.scan import (
     join_continuations,
     mentions_flag,
 )
+from infx.signoff.rules.spec_decoding import engine_family
 from infx.signoff.table import Settings
 
 _PRECISION = r"(bf16|bfloat16|fp16|float16|fp8|fp4|mxfp4|nvfp4|int4|int8|fp32|float32)"
@@ -111,7 +111,7 @@ def _launch_problems(lines: list[Line], rules: dict) -> list[str]:
 
 
 def _rules(draft: dict, overrides: dict) -> dict:
-    """draft.yaml plus what the draft checks borrow from Check 8's overrides.yaml."""
+    """draft.yaml plus what the draft checks borrow from Check `arch`'s overrides.yaml."""
     architecture = set(draft["draft-architecture-keys"])
     # deny-listed architecture keys set for the draft prune it (fewer layers/experts than shipped)
     return {**draft, "architecture-keys": architecture,

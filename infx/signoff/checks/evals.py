@@ -1,20 +1,20 @@
-"""Check 2: the in-PR sweep's eval results are valid, above threshold, and ran the PR's image."""
+"""Check `evals`: the in-PR sweep's eval results are valid, above threshold, and ran the PR's image."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from infx.changelog.model import KeyResolutionError
-from infx.changelog.plan import appended_entries
+from infx.changelog.entry import KeyResolutionError
 from infx.config.thresholds import Thresholds, load_thresholds_text
 from infx.errors import InfxError
-from infx.signoff import configs_at, eval_jobs
-from infx.signoff.affected import affected_configs
-from infx.signoff.eval_jobs import eval_score
+from infx.plan.planner import appended_entries
 from infx.signoff.model import Artifact, Evidence, Outcome, Status
-from infx.signoff.policy_common import EvidenceGap
-from infx.signoff.sweeps import GreenRun, find_green_run
+from infx.signoff.rules import configs_at, eval_jobs
+from infx.signoff.rules.affected import affected_configs
+from infx.signoff.rules.eval_jobs import eval_score
+from infx.signoff.rules.policy_reads import EvidenceGap
+from infx.signoff.rules.sweeps import GreenRun, find_green_run
 from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 

@@ -1,20 +1,27 @@
-"""Check 11 (golden): agentic spec-decode throughput runs pin the committed golden AL."""
+"""Check `golden`: agentic spec-decode throughput runs pin the committed golden AL."""
 
 from __future__ import annotations
 
 import re
 
 from infx.config.policy import GOLDEN_DIR, GoldenCurveRef, PolicyReader, draft_kind, golden_refs
-from infx.signoff.affected import (
+from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.rules.affected import (
     AffectedConfig,
     affected_configs,
     config_where,
     is_spec_decode,
     launch_lines,
 )
-from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import detail_lines, exception_lines, fail_closed, failed, policy
-from infx.signoff.policy_spec import (
+from infx.signoff.rules.policy_reads import (
+    detail_lines,
+    exception_lines,
+    fail_closed,
+    failed,
+    policy,
+)
+from infx.signoff.rules.scan import flag_values
+from infx.signoff.rules.spec_decoding import (
     Reading,
     acceptance_readings,
     draft_length,
@@ -23,7 +30,6 @@ from infx.signoff.policy_spec import (
     engine_family,
     thinking_mode,
 )
-from infx.signoff.scan import flag_values
 from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 

@@ -1,18 +1,24 @@
-"""Check 6 (images): upstream vLLM/SGLang images, and open-source engines before vendor ones."""
+"""Check `images`: upstream vLLM/SGLang images, and open-source engines before vendor ones."""
 
 from __future__ import annotations
 
 import re
 
-from infx.signoff.affected import (
+from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.rules.affected import (
     AffectedConfig,
     affected_configs,
     config_where,
     head_master_entries,
 )
-from infx.signoff.configs_at import runner_sku
-from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import exception_lines, fail_closed, failed, mentions_any, policy
+from infx.signoff.rules.configs_at import runner_sku
+from infx.signoff.rules.policy_reads import (
+    exception_lines,
+    fail_closed,
+    failed,
+    mentions_any,
+    policy,
+)
 from infx.signoff.table import Settings
 
 _EXCEPTION_WORDS = ("new hardware", "new-hardware", "new architecture", "new-architecture",

@@ -1,4 +1,4 @@
-"""Check 14 (advisory): each affected benchmark curve has enough measured points on its frontier."""
+"""Check `pareto` (advisory): each affected benchmark curve has enough measured points on its frontier."""
 
 from __future__ import annotations
 
@@ -6,12 +6,13 @@ import json
 from typing import Any
 
 from infx.errors import InfxError
-from infx.signoff import configs_at, pareto
-from infx.signoff.affected import affected_configs
-from infx.signoff.bypass import bypass_state
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import EvidenceGap
-from infx.signoff.series import (
+from infx.signoff.rules import configs_at
+from infx.signoff.rules import frontier as pareto
+from infx.signoff.rules.affected import affected_configs
+from infx.signoff.rules.bypass import bypass_state
+from infx.signoff.rules.policy_reads import EvidenceGap
+from infx.signoff.rules.series import (
     X_AGENTIC,
     X_AGENTIC_P75,
     X_FIXED,
@@ -20,7 +21,7 @@ from infx.signoff.series import (
     series_of,
     series_of_row,
 )
-from infx.signoff.sweeps import find_green_run
+from infx.signoff.rules.sweeps import find_green_run
 from infx.signoff.table import Settings
 
 RESULTS_ARTIFACT = "results_bmk"

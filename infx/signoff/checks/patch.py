@@ -1,12 +1,13 @@
-"""Check 10 (patch): no engine or image patching unless a complete, linked waiver covers it."""
+"""Check `patch`: no engine or image patching unless a complete, linked waiver covers it."""
 
 from __future__ import annotations
 
 import re
 
-from infx.signoff.affected import affected_configs, launch_lines
 from infx.signoff.model import ChangedFile, Evidence, Outcome, Status
-from infx.signoff.policy_common import (
+from infx.signoff.rules.affected import affected_configs, launch_lines
+from infx.signoff.rules.patching import BENCHMARK_FILE, Patching, find_patching, patching_in
+from infx.signoff.rules.policy_reads import (
     changed_files,
     detail_section,
     fail_closed,
@@ -14,7 +15,6 @@ from infx.signoff.policy_common import (
     head_text,
     policy,
 )
-from infx.signoff.policy_patching import BENCHMARK_FILE, Patching, find_patching, patching_in
 from infx.signoff.table import Settings
 
 _WAIVER_PATH = re.compile(r"^(?:[^/]+/)?docs/waiver/\d+\.md$")

@@ -1,4 +1,4 @@
-"""Check 3 (recipe): vLLM/SGLang configs link a merged upstream recipe whose settings match."""
+"""Check `recipe`: vLLM/SGLang configs link a merged upstream recipe whose settings match."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass
 
 from infx.config.recipe import render
-from infx.signoff import recipe_pages
-from infx.signoff.affected import AffectedConfig, affected_configs, config_where
 from infx.signoff.model import Evidence, ExternalPull, Outcome, Status
-from infx.signoff.policy_common import (
+from infx.signoff.rules import recipe_pages
+from infx.signoff.rules.affected import AffectedConfig, affected_configs, config_where
+from infx.signoff.rules.policy_reads import (
     EvidenceGap,
     detail_lines,
     detail_section,
@@ -17,7 +17,7 @@ from infx.signoff.policy_common import (
     failed,
     policy,
 )
-from infx.signoff.scan import Line, flag_values, hunks, join_continuations, mentions_flag
+from infx.signoff.rules.scan import Line, flag_values, hunks, join_continuations, mentions_flag
 from infx.signoff.table import Settings
 
 _PULL = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)", re.IGNORECASE)

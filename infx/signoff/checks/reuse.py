@@ -1,6 +1,6 @@
-"""Check 4 (advisory): an authorised reuse command (`/use <id>` or `/reuse-sweep-run`) was posted.
+"""Check `reuse` (advisory): an authorised reuse command (`/use <id>` or `/reuse-sweep-run`) was posted.
 
-Authorised means exactly what the reuse resolver accepts: `infx.reuse.authorization.newest_request`
+Authorised means exactly what the reuse resolver accepts: `infx.commands.authorization.newest_request`
 decides, over the same conversation, with the collaborator permissions the evidence gatherer
 read through that same function (a read-only MEMBER or a bot never passes here either).
 """
@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from infx.inert import code
-from infx.reuse.authorization import Authority, is_bot, newest_request
-from infx.reuse.binding import binding_problem
-from infx.reuse.grammar import (
+from infx.commands.authorization import Authority, is_bot, newest_request
+from infx.commands.grammar import (
     AuthorizedRequest,
     parse_command,
     raw_commands,
 )
+from infx.inert import code
+from infx.reuse.posted_head import binding_problem
 from infx.signoff.model import Comment, Evidence, Outcome, Status
 from infx.signoff.table import Settings
 

@@ -1,21 +1,27 @@
-"""Check 1: a green sweep of ours (benchmarks and evals executed and passing) ran on a commit of
+"""Check `sweep`: a green sweep of ours (benchmarks and evals executed and passing) ran on a commit of
 this PR, and the head has the same benchmark-affecting content as the swept commit.
 
-Runs set aside by provenance (infx.signoff.provenance) are named; drift is judged by
-infx.benchmark_content, the one definition of benchmark-affecting content (shared with the
+Runs set aside by provenance (infx.signoff.rules.provenance) are named; drift is judged by
+infx.plan.benchmark_content, the one definition of benchmark-affecting content (shared with the
 reuse resolver), and a head that differs only in neutral files says which.
 """
 
 from __future__ import annotations
 
-from infx.benchmark_content import Unreadable, differences, master_blocks, named_keys, pr_entries
 from infx.errors import InfxError
 from infx.inert import code, link
-from infx.signoff import provenance
-from infx.signoff.affected import affected_configs
+from infx.plan.benchmark_content import (
+    Unreadable,
+    differences,
+    master_blocks,
+    named_keys,
+    pr_entries,
+)
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import EvidenceGap
-from infx.signoff.sweeps import (
+from infx.signoff.rules import provenance
+from infx.signoff.rules.affected import affected_configs
+from infx.signoff.rules.policy_reads import EvidenceGap
+from infx.signoff.rules.sweeps import (
     BAD,
     GreenRun,
     candidate_runs,
@@ -47,7 +53,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
 
 
 def unlisted_configs(evidence: Evidence) -> list[tuple[str, tuple[str, ...]]]:
-    """Configs the PR affects (infx.signoff.affected) that none of its changelog entries
+    """Configs the PR affects (infx.signoff.rules.affected) that none of its changelog entries
     names, with the changed files that affect each (issue 26: named, never judged here)."""
     head, base = evidence.head_files, evidence.base_files
     if not head or not base:

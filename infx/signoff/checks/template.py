@@ -1,15 +1,15 @@
-"""Check 5: the sign-off carries every item of the current checklist template, checked or explained."""
+"""Check `template`: the sign-off carries every item of the current checklist template, checked or explained."""
 
 from __future__ import annotations
 
 import re
 
 from infx.inert import code, link
-from infx.signoff import checklist
-from infx.signoff.checklist import Item
 from infx.signoff.model import Evidence, Outcome, Status
-from infx.signoff.policy_common import first_trusted_file
+from infx.signoff.rules.policy_reads import first_trusted_file
 from infx.signoff.table import Anchor, Settings
+from infx.signoff.trigger import checklist
+from infx.signoff.trigger.checklist import Item
 
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _URL = re.compile(r"https?://\S+")

@@ -1,0 +1,229 @@
+"""`python -m infx.workflow …`: the small steps run-sweep.yml and friends call."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from infx.errors import InfxError, Problem, report
+from infx.github.session import open_client, world_option
+
+
+def _load_json(text: str, what: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InfxError(Problem(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno}, "
+                                f"column {exc.colno}", key=what,
+                                fix=f"pass {what} as JSON text (the step's output, unchanged)")) from None
+
+
+def _commit_message(sha: str) -> str:
+    result = subprocess.run(["git", "log", "-1", "--format=%B", sha, "--"],
+                            capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise InfxError(Problem(f"cannot read the commit message of {sha}: {result.stderr.strip()}",
+                                key="HEAD_SHA", fix="check out the PR head with full history"))
+    return result.stdout
+
+
+@click.group()
+def workflow() -> None:
+    """Steps used by the GitHub workflows (also runnable locally)."""
+
+
+@workflow.command("labels")
+@click.option("--labels-json", envvar="LABELS_JSON", required=True,
+              help="JSON list of the PR's label names (env LABELS_JSON).")
+@click.option("--head-sha", envvar="HEAD_SHA", default="",
+              help="PR head commit; its message is checked for [skip-sweep] (env HEAD_SHA).")
+@click.option("--commit-message", default=None, help="Use this message instead of reading git.")
+def labels_command(labels_json: str, head_sha: str, commit_message: str | None) -> None:
+    """Check the sweep labels and write the sweep flags as step outputs."""
+    from infx.plan.labels import has_skip_sweep, sweep_flags
+    from infx.workflow.actions import write_outputs
+
+    labels = _load_json(labels_json, "LABELS_JSON")
+    if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+        raise InfxError(Problem("LABELS_JSON must be a JSON list of strings", key="LABELS_JSON"))
+    flags = sweep_flags(labels)
+    message = commit_message if commit_message is not None else (
+        _commit_message(head_sha) if head_sha else "")
+    outputs = flags.outputs() | {"skip-pr-sweep": "true" if has_skip_sweep(message) else "false"}
+    write_outputs(outputs)
+    click.echo(json.dumps(outputs, sort_keys=True))
+
+
+@workflow.command("shard")
+@click.option("--plan", "plan_path", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--metadata-out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the plan's changelog_metadata to this file.")
+@click.option("--runner-config", default="configs/runners.yaml", show_default=True,
+              help="Runner labels; every runner of a planned label needs a launcher.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              help="Repository root holding runners/launch_<name>.sh.")
+@click.option("--canary", envvar="CANARY", type=click.Choice(["true", "false", ""]), default="",
+              help="true: take the canary row out of the plan into the `canary` output (env CANARY).")
+def shard_command(plan_path: Path, metadata_out: Path | None, runner_config: str, root: Path,
+                  canary: str) -> None:
+    """Split a plan into ≤256-job shards named by row identity (the canary row, if asked for, in
+    its own output); every planned runner must have a launcher; write the outputs and a summary."""
+    from infx.config.runners import load_runners
+    from infx.workflow.actions import append_summary, compact_json, write_outputs
+    from infx.workflow.canary import outputs as canary_outputs
+    from infx.workflow.launch import launcher_problems
+    from infx.workflow.shard_summary import shard_summary
+
+    try:
+        plan = _load_json(plan_path.read_text(encoding="utf-8"), str(plan_path))
+    except OSError as exc:
+        raise InfxError(Problem(f"cannot read the plan: {exc.strerror}", file=str(plan_path),
+                                fix="pass the JSON written by `infx plan` (or `infx reuse incremental`)")) from None
+    outputs, duplicates = canary_outputs(plan, canary == "true")
+    rows = [row for shard in outputs["matrix"].values() for row in shard] + outputs["canary"]
+    problems = launcher_problems(rows, load_runners(root / runner_config), root, runner_config)
+    errors = [problem for problem in problems if problem.level == "error"]
+    if errors:
+        raise InfxError(errors)
+    report([problem for problem in problems if problem.level == "warning"])
+    write_outputs(outputs)
+    if metadata_out is not None:
+        metadata = plan.get("changelog_metadata") or {}
+        metadata_out.write_text(json.dumps(metadata, indent=1) + "\n", encoding="utf-8")
+    summary = shard_summary(outputs["matrix"], duplicates, outputs["canary"])
+    if not append_summary(summary):
+        click.echo(summary, err=True)
+    click.echo(compact_json({"shards": outputs["shards"], "jobs": outputs["jobs"],
+                             "canary": [row["job-name"] for row in outputs["canary"]]}))
+
+
+@workflow.command("row-info")
+@click.option("--config-json", envvar="CONFIG_JSON", required=True)
+@click.option("--runner-name", envvar="RUNNER_NAME", required=True)
+def row_info_command(config_json: str, runner_name: str) -> None:
+    """Write the result and artifact names of one matrix row."""
+    from infx.workflow.actions import write_outputs
+    from infx.workflow.launch import artifact_prefix, check_job_name, result_name, row_env
+
+    row = _load_json(config_json, "CONFIG_JSON")
+    row_env(row)  # validates the row before anything runs
+    check_job_name(row)
+    name = result_name(row, runner_name)
+    outputs = {"result-name": name, "artifact-name": artifact_prefix(row) + name}
+    write_outputs(outputs)
+    click.echo(json.dumps(outputs))
+
+
+@workflow.command("launch")
+@click.option("--config-json", envvar="CONFIG_JSON", required=True)
+@click.option("--runner-name", envvar="RUNNER_NAME", required=True)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
+@click.option("--results-dir", envvar="RESULTS_DIR", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Where the normalised results go (env RESULTS_DIR; default ROOT/results).")
+def launch_command(config_json: str, runner_name: str, root: Path, results_dir: Path | None) -> None:
+    """Run runners/launch_<prefix>.sh with the row's fields as environment variables, then
+    normalise its raw output into RESULTS_DIR (the job's artifact)."""
+    from infx.workflow.launch import check_job_name, finish, run_launch
+
+    row = _load_json(config_json, "CONFIG_JSON")
+    check_job_name(row)
+    results = results_dir if results_dir is None or results_dir.is_absolute() else root / results_dir
+    results = results if results is not None else root / "results"
+    code = run_launch(row, runner_name, root, os.environ, results)
+    if code != 0:
+        raise InfxError(Problem(f"launch script exited with status {code}", key=runner_name))
+    for path in finish(row, runner_name, results):
+        click.echo(str(path))
+
+
+@workflow.command("collect")
+@click.option("--kind", type=click.Choice(["benchmark", "eval"]), required=True,
+              help="benchmark: bmk_* artifacts (normalised rows); eval: eval_* artifacts (lm-eval files).")
+@click.option("--input", "input_dir", type=click.Path(path_type=Path), required=True,
+              help="Folder with one sub-folder per downloaded artifact.")
+@click.option("--output", "output_file", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def collect_command(kind: str, input_dir: Path, output_file: Path) -> None:
+    """Aggregate the jobs' result artifacts into one JSON array of schema rows, with a one-line-per-row
+    step summary; a missing or empty input or anything that is not a row is an error."""
+    from infx.workflow.actions import append_summary
+    from infx.workflow.collect import collect, summary
+
+    rows = collect(input_dir, kind)
+    output_file.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    text = summary(rows, kind)
+    if not append_summary(text):
+        click.echo(text, err=True)
+    click.echo(f"collected {len(rows)} {kind} row(s) into {output_file}", err=True)
+
+
+@workflow.command("welcome")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True)
+@click.option("--pr", "pr_number", type=int, required=True)
+@click.option("--default-branch", default="main", show_default=True)
+@world_option
+def welcome_command(repo: str, pr_number: int, default_branch: str, world: Path | None) -> None:
+    """Create or refresh the PR's welcome comment (one per PR, found by its marker)."""
+    from infx.workflow.posting import post_welcome
+
+    with open_client(world) as client:
+        result = post_welcome(client, repo, pr_number, default_branch)
+    click.echo(json.dumps({"action": result.action, "comment_id": result.comment.id}))
+
+
+@workflow.command("welcome-from-run")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True)
+@click.option("--event-path", envvar="GITHUB_EVENT_PATH", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The workflow_run event of the finished `PR welcome` run (env GITHUB_EVENT_PATH).")
+@world_option
+def welcome_from_run_command(repo: str, event_path: Path, world: Path | None) -> None:
+    """Welcome the fork PR a finished `PR welcome` run belongs to (forks' own runs cannot write)."""
+    from infx.github.events import load_event
+    from infx.workflow.actions import append_summary
+    from infx.workflow.posting import post_welcome, pulls_for_run_head, run_head
+
+    event = load_event(event_path, "workflow_run")
+    run = event.workflow_run
+    if run is None or run.event != "pull_request":
+        kind = run.event if run is not None else "no run"
+        click.echo(json.dumps({"pulls": [], "reason": f"triggered by {kind}, not pull_request"}))
+        return
+    head = run_head(run)
+    with open_client(world) as client:
+        numbers = pulls_for_run_head(client, repo, head)
+        actions = {n: post_welcome(client, repo, n, event.repository.default_branch).action for n in numbers}
+    if numbers:
+        append_summary("Welcome comment: " + ", ".join(f"#{n} {a}" for n, a in actions.items()))
+    else:
+        append_summary(f"No open pull request has head {head.repo}:{head.branch}; nothing to welcome.")
+    click.echo(json.dumps({"pulls": numbers, "actions": [actions[n] for n in numbers]}))
+
+
+@workflow.command("results-link")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True)
+@click.option("--pr", "pr_number", type=int, required=True)
+@click.option("--run-id", type=int, required=True)
+@world_option
+def results_link_command(repo: str, pr_number: int, run_id: int, world: Path | None) -> None:
+    """Point the PR's results-link comment at this run, unless it already shows a newer one."""
+    from infx.workflow.posting import post_results_link
+
+    with open_client(world) as client:
+        action = post_results_link(client, repo, pr_number, run_id)
+    click.echo(json.dumps({"action": action}))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the group with infx's error reporting (located errors, exit 1, nothing on stdout)."""
+    from infx.cli import run
+
+    return run(workflow, argv, "python -m infx.workflow")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""Incremental re-sweeps: a head's plan from its tree, and that plan less the rows earlier runs cover.
+
+On a push to a labeled PR only rows whose fingerprint (infx.plan.fingerprint) has no
+green result in an earlier in-PR run are planned (infx.plan.coverage decides); the rest
+are listed as reused with their source run. Pure: trees are path -> text mappings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from infx.config.master import load_master_configs_from_texts
+from infx.config.runners import load_runners_from_text
+from infx.errors import InfxError, Problem
+from infx.plan.benchmark_content import CHANGELOG, Tree, is_benchmark_path
+from infx.plan.coverage import Coverage
+from infx.plan.identity import job_name
+from infx.plan.planner import PlanFlags, Sources, appended_entries, build_plan
+from infx.yamlio import load_text
+
+RUNNERS = "configs/runners.yaml"
+ROOT_MASTER = re.compile(r"^configs/[^/]+-master\.yaml$")  # what `infx plan` reads by default
+
+
+def plan_tree_path(path: str) -> bool:
+    """Files of a commit that `plan_from_trees`, fingerprints and the drift comparison read:
+    the benchmark-affecting ones and the runner config (the rest of a tarball is skipped)."""
+    return is_benchmark_path(path) or path == RUNNERS
+
+
+def _masters(tree: Tree) -> list[tuple[str, str]]:
+    return [(p, t) for p, t in sorted(tree.items()) if t is not None and ROOT_MASTER.match(p)]
+
+
+def _runners(tree: Tree, where: str) -> Any:
+    text = tree.get(RUNNERS)
+    if text is None:
+        raise InfxError(Problem(f"{RUNNERS} is missing at {where}", file=RUNNERS))
+    return load_runners_from_text(RUNNERS, text)
+
+
+def plan_from_trees(base: Tree, head: Tree, flags: PlanFlags, *, base_ref: str, head_ref: str) -> dict:
+    """The plan `infx plan --base-ref base --head-ref head` prints, from the two trees."""
+    head_text = head.get(CHANGELOG)
+    if head_text is None:
+        raise InfxError(Problem(f"{CHANGELOG} is missing at {head_ref}", file=CHANGELOG))
+    entries = appended_entries(base.get(CHANGELOG), head_text, CHANGELOG)
+    if not entries:
+        raise InfxError(Problem(f"{CHANGELOG} at {head_ref} appends no entry to {base_ref}",
+                                file=CHANGELOG, fix="append an entry at the end of the changelog"))
+
+    def load_base() -> tuple[Any, Any, dict, dict]:
+        base_raw: dict = {}
+        for name, text in _masters(base):
+            base_raw.update(load_text(text, name) or {})
+        head_raw: dict = {}
+        for name, text in _masters(head):
+            head_raw.update(load_text(text, name) or {})
+        return (load_master_configs_from_texts(_masters(base)), _runners(base, base_ref), base_raw, head_raw)
+
+    sources = Sources(load_configs=lambda: load_master_configs_from_texts(_masters(head)),
+                      load_runners=lambda: _runners(head, head_ref), load_base=load_base)
+    return build_plan(entries, base_ref=base_ref, head_ref=head_ref, flags=flags, sources=sources)
+
+
+def without(plan: Mapping[str, Any], names: set[str] | frozenset[str]) -> dict[str, Any]:
+    """A copy of the plan without the rows whose job name is in `names` (empty buckets kept)."""
+    def keep(rows: list[Any]) -> list[Any]:
+        return [row for row in rows if not (isinstance(row, Mapping) and job_name(row) in names)]
+
+    out: dict[str, Any] = {}
+    for key, value in plan.items():
+        if key in ("single_node", "multi_node") and isinstance(value, Mapping):
+            out[key] = {bucket: keep(list(rows)) for bucket, rows in value.items()}
+        elif key != "changelog_metadata" and isinstance(value, list):
+            out[key] = keep(value)
+        else:
+            out[key] = value
+    return out
+
+
+def summary(coverage: Coverage, planned: int, urls: Mapping[int, str], limit: int = 200) -> str:
+    """Markdown for the step summary: how many rows run now, and every reused row with its run."""
+    lines = [f"### Incremental re-sweep: {planned} row(s) to run, {len(coverage.reused)} reused", ""]
+    if coverage.stale:
+        lines += [f"{len(coverage.stale)} row(s) ran green before, but on other benchmark content: "
+                  "they run again.", ""]
+    if coverage.reused:
+        lines += ["| reused row | source run |", "|---|---|"]
+        for name, run_id in sorted(coverage.reused.items())[:limit]:
+            run = f"[{run_id}]({urls[run_id]})" if urls.get(run_id) else str(run_id)
+            lines.append(f"| `{name}` | {run} |")
+        if len(coverage.reused) > limit:
+            lines.append(f"| … and {len(coverage.reused) - limit} more | |")
+    return "\n".join(lines) + "\n"

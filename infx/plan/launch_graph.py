@@ -1,0 +1,441 @@
+"""The launch graph of a config key: exactly the files its jobs execute, each with its role.
+
+A job of a config key runs on a runner of the key's label (``configs/runners.yaml``), whose
+name before the first ``_`` selects the launcher ``runners/launch_<name>.sh``. The launcher
+runs a benchmark script named by the naming rule below, or, for a multi-node row naming a
+recipe with ``CONFIG_FILE=`` (``EVAL_CONFIG_FILE=`` for its eval-only run), hands that
+srt-slurm recipe (``recipes/<x>`` = ``benchmarks/multi_node/srt-slurm-recipes/<x>``) to
+``srtctl``. Launchers and scripts source helpers (``benchmarks/benchmark_lib.sh``,
+``runners/slurm_utils.sh``) and start further files of the tree (``bash <path>``).
+
+Script naming rule (the reference's and ours; first existing candidate wins):
+
+- single-node: ``benchmarks/single_node/<agentic|fixed_seq_len>/<prefix>_<precision>_<sku>``
+  + ``_<framework>`` + ``_mtp`` (spec-decoding ``mtp`` only), then the same without
+  ``_<framework>`` (the historical name; ``_trt`` for trt), then without ``_mtp``;
+- multi-node: ``benchmarks/multi_node/[agentic/]<prefix>_<precision>_<sku>_<framework>.sh``
+  (or ``…_<framework>-disagg.sh``);
+
+where ``<sku>`` is the runner name before its first ``-`` (``b200-cw_00`` -> ``b200``).
+
+Conditional code: ``branch_lines`` keeps, of a file's ``if … fi`` blocks whose condition
+tests only ``EVAL_ONLY``, ``IS_MTP`` or ``SPEC_DECODING``, the side the row's ``Branch``
+takes; every other condition keeps both sides.
+
+Pure: trees are path -> text mappings (None = deleted), as in infx.plan.benchmark_content.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+Tree = Mapping[str, "str | None"]
+
+LAUNCHER = "launcher"
+SCRIPT = "script"
+RECIPE = "recipe"
+HELPER = "helper"
+ROLES = (LAUNCHER, SCRIPT, RECIPE, HELPER)
+
+RUNNERS_PATH = "configs/runners.yaml"
+RECIPES_ROOT = "benchmarks/multi_node/srt-slurm-recipes/"
+AGENTIC = "agentic-coding"
+_SETTING = re.compile(r"^\s*(EVAL_CONFIG_FILE|CONFIG_FILE)\s*=\s*[\"']?([^\"'\s]+)")
+# `source X` / `. X` / `bash X` / `exec bash X` naming a file path (the path may use
+# $(dirname "$0"), $(dirname "${BASH_SOURCE[0]}"), $SCRIPT_DIR, /workspace, $GITHUB_WORKSPACE)
+_INVOKE = re.compile(r"(?:^|[;&|(`]|\bthen|\bdo|\bexec)\s*(?:source|\.|bash|sh)\s+\"?([^\s\"';)]+\.(?:sh|bash))")
+_DIRNAME = re.compile(r"\$\(\s*dirname\s+\"?\$(?:0|\{0\}|\{BASH_SOURCE\[0\]\}|BASH_SOURCE)\"?\s*\)")
+_ROOTS = re.compile(r"^(?:/workspace/|\$\{?(?:GITHUB_WORKSPACE|INFERENCEX_ROOT|REPO_ROOT)\}?/)")
+_MAX_FILES = 400
+
+
+class LaunchGraphError(ValueError):
+    """The launch of a config key cannot be resolved (message names the key and the file).
+
+    ``no_launcher``: the tree holds no launcher of the key's runner at all (a trimmed tree),
+    as opposed to a launcher that would fail to find what to run."""
+
+    def __init__(self, message: str, no_launcher: bool = False) -> None:
+        super().__init__(message)
+        self.no_launcher = no_launcher
+
+
+@dataclass(frozen=True)
+class Branch:
+    """Which side of the launch's conditionals a row takes."""
+
+    eval_only: bool = False
+    spec: bool = False
+    # the row's own variables the launch tests (MODEL_PREFIX, PRECISION, FRAMEWORK, …)
+    row: tuple[tuple[str, str], ...] = ()
+
+    def label(self) -> str:
+        return f"{'eval-only' if self.eval_only else 'throughput'}, {'spec' if self.spec else 'no-spec'}"
+
+
+@dataclass(frozen=True)
+class LaunchFile:
+    path: str
+    role: str  # one of ROLES
+    named_by: str  # the file (or master config) that names it
+    branches: tuple[Branch, ...]  # the branches of the key's rows that execute it
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one launcher runs for one lane kind: the script or recipe it hands over."""
+
+    launcher: str
+    scenario: str  # scenario kind of the lane (fixed-seq-len, agentic-coding)
+    spec: str  # the lane's spec-decoding (none, mtp, …)
+    eval_only: bool
+    path: str  # the script or recipe (external recipes included)
+
+
+@dataclass(frozen=True)
+class LaunchGraph:
+    key: str
+    files: tuple[LaunchFile, ...]
+    branches: tuple[Branch, ...]
+    runs: tuple[Run, ...] = ()
+    # CONFIG_FILE recipes not checked in: the launcher takes them from the srt-slurm checkout
+    external: tuple[str, ...] = ()
+
+    def paths(self, role: str | None = None) -> tuple[str, ...]:
+        return tuple(f.path for f in self.files if role is None or f.role == role)
+
+    def runs_of(self, launcher: str, scenario: str, spec: str) -> tuple[str, ...]:
+        """The scripts or recipes ``launcher`` runs for lanes of this kind and spec-decoding."""
+        return tuple(dict.fromkeys(r.path for r in self.runs if (r.launcher, r.scenario, r.spec)
+                                   == (launcher, scenario, spec)))
+
+    def role_of(self, path: str) -> str | None:
+        return next((f.role for f in self.files if f.path == path), None)
+
+
+def runner_names(label: str, runners: Any) -> list[str]:
+    """Runner names carrying ``label`` (runners.yaml ``labels``); an unlisted label stands for
+    a runner of that name (``cluster:x`` -> ``x``)."""
+    labels = runners.get("labels") if isinstance(runners, Mapping) else None
+    names = labels.get(label) if isinstance(labels, Mapping) else None
+    if isinstance(names, list) and names:
+        return [str(n) for n in names]
+    return [label.split(":", 1)[-1]]
+
+
+def launcher_path(runner_name: str) -> str:
+    return f"runners/launch_{runner_name.split('_', 1)[0]}.sh"
+
+
+def _follow_link(tree: Tree, path: str) -> str:
+    """A launcher stored as a git symlink (its text is the target's name) -> the target."""
+    for _ in range(4):
+        text = tree.get(path)
+        if text is None or "\n" in text.strip() or not text.strip().endswith(".sh"):
+            return path
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), text.strip()))
+        if tree.get(target) is None:
+            return path
+        path = target
+    return path
+
+
+def lanes(entry: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """(scenario kind, search-space entry) for every lane of a master-config entry."""
+    out: list[tuple[str, Mapping[str, Any]]] = []
+    scenarios = entry.get("scenarios")
+    if not isinstance(scenarios, Mapping):
+        return out
+    for kind, items in scenarios.items():
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, Mapping):
+                out += [(str(kind), lane) for lane in item.get("search-space") or [] if isinstance(lane, Mapping)]
+    return out
+
+
+def lane_settings(lane: Mapping[str, Any]) -> list[str]:
+    settings = [str(s) for s in lane.get("additional-settings") or []]
+    for role in ("prefill", "decode", "worker"):
+        if isinstance(lane.get(role), Mapping):
+            settings += [str(s) for s in lane[role].get("additional-settings") or []]
+    return settings
+
+
+def lane_spec(lane: Mapping[str, Any]) -> str:
+    value = lane.get("spec-decoding")
+    return "none" if value in (None, "", False) else str(value).lower()
+
+
+def recipe_file(config_file: str) -> str:
+    """``recipes/<x>[:variant]`` (srt-slurm relative) -> the checked-in recipe path."""
+    path = config_file.split(":", 1)[0]
+    if path.startswith(RECIPES_ROOT):
+        return path  # already repository-relative
+    path = path[len("recipes/"):] if path.startswith("recipes/") else path
+    return RECIPES_ROOT + path
+
+
+def _exists(tree: Tree, path: str) -> bool:
+    return tree.get(path) is not None
+
+
+def script_candidates(multinode: bool, agentic: bool, prefix: str, precision: str, sku: str,
+                      framework: str, spec: str) -> list[str]:
+    """The naming rule's candidates, in the order the launchers try them."""
+    if multinode:
+        folder = "benchmarks/multi_node/" + ("agentic/" if agentic else "")
+        base = f"{folder}{prefix}_{precision}_{sku}_{framework}"
+        return [f"{base}.sh", f"{base}-disagg.sh"]
+    folder = "benchmarks/single_node/" + ("agentic/" if agentic else "fixed_seq_len/")
+    base = f"{folder}{prefix}_{precision}_{sku}"
+    mtp = "_mtp" if spec == "mtp" else ""
+    legacy = "_trt" if framework == "trt" else ""
+    found = [f"{base}_{framework}{mtp}.sh", f"{base}{legacy}{mtp}.sh"]
+    if mtp:
+        found += [f"{base}_{framework}.sh", f"{base}{legacy}.sh"]
+    return list(dict.fromkeys(found))
+
+
+def _resolve_ref(ref: str, here: str, tree: Tree) -> str | None:
+    """A path a file invokes -> the tree path it names, or None (outside the tree / unknown)."""
+    ref = ref.replace("$SCRIPT_DIR", posixpath.dirname(here)).replace("${SCRIPT_DIR}", posixpath.dirname(here))
+    ref = _ROOTS.sub("", ref)
+    if "$" in ref or ref.startswith("/"):
+        return None
+    path = posixpath.normpath(ref)
+    if _exists(tree, path):
+        return path
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(here), ref))
+    return joined if _exists(tree, joined) else None
+
+
+def invoked_files(path: str, text: str, tree: Tree) -> list[str]:
+    """Files of the tree a shell file sources or starts (comments ignored)."""
+    found: list[str] = []
+    here = posixpath.dirname(path) or "."
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        stripped = _DIRNAME.sub(lambda _: here, line)
+        for match in _INVOKE.finditer(stripped):
+            target = _resolve_ref(match.group(1), path, tree)
+            if target and target != path and target not in found:
+                found.append(target)
+    return found
+
+
+def launch_graph(tree: Tree, key: str, entry: Mapping[str, Any], runners: Any = None,
+                 where: str = "master config") -> LaunchGraph:
+    """The launch graph of ``key`` (its master-config ``entry``) in ``tree``.
+
+    ``runners``: the parsed runners.yaml (None: none). Raises LaunchGraphError, naming the key,
+    when no launcher of its runner exists or a launcher has no script or recipe to run.
+    """
+    if not isinstance(entry, Mapping):
+        raise LaunchGraphError(f"{where} [{key}] is not a mapping")
+    label = str(entry.get("runner", ""))
+    prefix, precision = str(entry.get("model-prefix", "")), str(entry.get("precision", ""))
+    framework, multinode = str(entry.get("framework", "")), bool(entry.get("multinode"))
+    files: dict[tuple[str, str], tuple[str, set[Branch]]] = {}
+
+    def add(path: str, role: str, named_by: str, branches: Iterable[Branch]) -> None:
+        slot = files.setdefault((path, role), (named_by, set()))
+        slot[1].update(branches)
+
+    launchers = _launchers(tree, label, runners)
+    if not launchers:
+        raise LaunchGraphError(
+            f"{where} [{key}]: no launcher for runner {label!r}: add "
+            f"{launcher_path(runner_names(label, runners)[0])}", no_launcher=True)
+    all_branches: set[Branch] = set()
+    runs: dict[Run, None] = {}
+    external: dict[str, None] = {}
+    for launcher in launchers:
+        sku = posixpath.basename(launcher)[len("launch_"):].split("-", 1)[0].removesuffix(".sh")
+        for kind, lane in lanes(entry) or [("fixed-seq-len", {})]:
+            spec = lane_spec(lane)
+            agentic = kind == AGENTIC
+            row = (("FRAMEWORK", framework), ("IS_MULTINODE", "true" if multinode else "false"),
+                   ("MODEL", str(entry.get("model", ""))), ("MODEL_PREFIX", prefix), ("PRECISION", precision),
+                   ("SCENARIO_TYPE", kind), ("SPEC_DECODING", spec))
+            lane_branches = [Branch(eval_only=e, spec=spec != "none", row=row) for e in (False, True)]
+            all_branches.update(lane_branches)
+            add(launcher, LAUNCHER, RUNNERS_PATH, lane_branches)
+            settings = dict(m.groups() for s in lane_settings(lane) if (m := _SETTING.match(s)))
+            if multinode and "CONFIG_FILE" in settings:
+                throughput = recipe_file(settings["CONFIG_FILE"])
+                evals = recipe_file(settings.get("EVAL_CONFIG_FILE", settings["CONFIG_FILE"]))
+                for path, branch in ((throughput, lane_branches[0]), (evals, lane_branches[1])):
+                    if _exists(tree, path):
+                        add(path, RECIPE, where, [branch])
+                    else:
+                        external.setdefault(path, None)
+                    runs.setdefault(Run(launcher, kind, spec, branch.eval_only, path), None)
+                continue
+            candidates = script_candidates(multinode, agentic, prefix, precision, sku, framework, spec)
+            script = next((c for c in candidates if _exists(tree, c)), None)
+            if script is None:
+                if len(launchers) > 1:
+                    continue  # another runner of the label serves this row
+                raise LaunchGraphError(
+                    f"{where} [{key}]: {launcher} finds no benchmark script; add {candidates[0]}")
+            add(script, SCRIPT, launcher, lane_branches)
+            for branch in lane_branches:
+                runs.setdefault(Run(launcher, kind, spec, branch.eval_only, script), None)
+    if not external and not any(role in (SCRIPT, RECIPE) for _, role in files):
+        raise LaunchGraphError(f"{where} [{key}]: no launcher of runner {label!r} has a script for it")
+    # helpers: what launchers and scripts source or start, transitively, on the same branches
+    queue = [(path, branches) for (path, role), (_, branches) in files.items() if role in (LAUNCHER, SCRIPT)]
+    while queue and len(files) < _MAX_FILES:
+        path, branches = queue.pop(0)
+        for target in invoked_files(path, tree.get(path) or "", tree):
+            if any(p == target for p, _ in files):
+                if (target, HELPER) in files:
+                    files[(target, HELPER)][1].update(branches)
+                continue
+            add(target, HELPER, path, branches)
+            queue.append((target, branches))
+    ordered = sorted(files.items(), key=lambda item: (ROLES.index(item[0][1]), item[0][0]))
+    return LaunchGraph(
+        key,
+        tuple(LaunchFile(path, role, named_by, tuple(sorted(b, key=_branch_order)))
+              for (path, role), (named_by, b) in ordered),
+        tuple(sorted(all_branches, key=_branch_order)), tuple(runs), tuple(external))
+
+
+def _launchers(tree: Tree, label: str, runners: Any) -> list[str]:
+    """The launchers of the runners carrying ``label``; a label runners.yaml does not list
+    stands for the runners named after it (``h200-dgxc`` -> ``launch_h200-dgxc[-*].sh``)."""
+    found = [_follow_link(tree, launcher_path(n)) for n in runner_names(label, runners)]
+    found = [p for p in dict.fromkeys(found) if _exists(tree, p)]
+    if found:
+        return found
+    stem = "runners/launch_" + label.split(":", 1)[-1] + "-"
+    return sorted({_follow_link(tree, p) for p in tree
+                   if p.startswith(stem) and p.endswith(".sh") and "/" not in p[len("runners/"):]
+                   and _exists(tree, p)})
+
+
+def _branch_order(branch: Branch) -> tuple[bool, bool, tuple[tuple[str, str], ...]]:
+    return (branch.eval_only, branch.spec, branch.row)
+
+
+def graph_lines(graph: LaunchGraph, tree: Tree, eval_only: bool = False) -> list[tuple[LaunchFile, int, str]]:
+    """(file, line number, text) of every line the key's rows of that kind run: for each file,
+    the lines of any of its branches with ``eval_only`` (throughput by default)."""
+    out: list[tuple[LaunchFile, int, str]] = []
+    for file in graph.files:
+        branches = [b for b in file.branches if b.eval_only == eval_only]
+        if not branches:
+            continue
+        text = tree.get(file.path) or ""
+        kept: dict[int, str] = {}
+        for branch in branches:
+            kept.update(branch_lines(text, branch))
+        out += [(file, number, kept[number]) for number in sorted(kept)]
+    return out
+
+
+# --- conditional code -----------------------------------------------------------------------
+
+_IF = re.compile(r"^\s*(?:if|elif)\s+(.*?);?\s*then\s*(?:#.*)?$")
+_ELSE = re.compile(r"^\s*else\s*(?:#.*)?$")
+_FI = re.compile(r"^\s*fi\s*(?:[;#].*)?$")
+_OPEN = re.compile(r"^\s*if\s")
+_ATOM = re.compile(r"^!?\s*\"?\$\{?(\w+)(?::-([^}]*))?\}?\"?\s*(==|=|!=)\s*(\"[^\"]*\"|'[^']*'|[^\s\"']+)$")
+_JOIN = re.compile(r"\s*(&&|\|\||\s-a\s|\s-o\s)\s*")
+
+
+def decide(condition: str, branch: Branch) -> bool | None:
+    """The value of an ``if`` condition on ``branch``, or None when it tests anything else.
+
+    Decided: ``[ … ]`` / ``[[ … ]]`` string tests (``=``, ``==``, ``!=``; globs inside
+    ``[[ ]]``) of EVAL_ONLY, IS_MTP, SPEC_DECODING and the row's own variables
+    (``Branch.row``: MODEL_PREFIX, PRECISION, FRAMEWORK, …), joined by ``&&`` / ``||``
+    (left to right, as bash does); a chain is decided as soon as its known parts decide it."""
+    glob = "[[" in condition
+    parts = [p for p in _JOIN.split(condition.strip()) if p.strip()]
+    value: bool | None = None
+    op = None
+    for index, part in enumerate(parts):
+        if index % 2:
+            op = part.strip()
+            continue
+        atom = _test(part, branch, glob)
+        if index == 0:
+            value = atom
+        elif op in ("&&", "-a"):
+            value = False if value is False or atom is False else (None if None in (value, atom) else True)
+        else:
+            value = True if value is True or atom is True else (None if None in (value, atom) else False)
+    return value
+
+
+def _test(text: str, branch: Branch, glob: bool) -> bool | None:
+    """One string test of a condition (its brackets may belong to the whole chain)."""
+    inner = text.strip().lstrip("[").rstrip("]").strip()
+    if "(" in inner or "[" in inner or "]" in inner:
+        return None
+    negated = inner.startswith("!")
+    match = _ATOM.match(inner)
+    if not match:
+        return None
+    name, default, op, value = match.groups()
+    actual = _variable(name, branch, default)
+    if actual is None:
+        return None
+    value = value.strip("\"'") if value[:1] in "\"'" else value
+    quoted = match.group(4)[:1] in "\"'"
+    equal = fnmatch.fnmatchcase(actual, value) if glob and not quoted else actual == value
+    result = equal == (op != "!=")
+    return not result if negated else result
+
+
+def _variable(name: str, branch: Branch, default: str | None) -> str | None:
+    if name == "EVAL_ONLY":
+        return "true" if branch.eval_only else "false"
+    if name == "IS_MTP":
+        return "true" if branch.spec else "false"
+    row = dict(branch.row)
+    if name == "SPEC_DECODING":
+        return row.get(name, "mtp" if branch.spec else "none")
+    return row.get(name)
+
+
+def branch_lines(text: str, branch: Branch) -> list[tuple[int, str]]:
+    """(line number, text) of the lines ``branch`` runs: decidable ``if`` blocks keep only the
+    side taken (their ``if``/``else``/``fi`` lines included), undecidable ones keep all."""
+    out: list[tuple[int, str]] = []
+    # one frame per open `if`: [a side was surely taken, this side runs, the `if` itself runs]
+    stack: list[list[bool]] = []
+    active = True
+    for number, line in enumerate(text.splitlines(), 1):
+        cond = _IF.match(line)
+        if cond and (_OPEN.match(line) or not stack):
+            value = decide(cond.group(1), branch)
+            stack.append([value is True, active and value is not False, active])
+            out += [(number, line)] if active else []
+            active = stack[-1][1]
+            continue
+        if cond or (_ELSE.match(line) and stack):
+            frame = stack[-1]
+            value = decide(cond.group(1), branch) if cond else True
+            frame[1] = frame[2] and not frame[0] and value is not False
+            frame[0] = frame[0] or value is True
+            active = frame[1]
+            out += [(number, line)] if frame[2] else []
+            continue
+        if _FI.match(line) and stack:
+            frame = stack.pop()
+            active = frame[2]
+            if active:
+                out.append((number, line))
+            continue
+        if active:
+            out.append((number, line))
+    return out

@@ -1,0 +1,537 @@
+"""One verification end to end: gate, scope, evidence, verdict, comment and commit status."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from infx.errors import InfxError
+from infx.github.markers import Marker, make_marker
+from infx.signoff import evidence as ev
+from infx.signoff import ownership, render
+from infx.signoff.model import Comment, Evidence, PullInfo, SignOff, Status
+from infx.signoff.ports import SignoffClient
+from infx.signoff.rules.policy_reads import first_trusted_file
+from infx.signoff.table import CheckTable, load_table
+from infx.signoff.trigger import binding, codeowners, gating
+from infx.signoff.trigger import scope as scope_mod
+from infx.signoff.trigger.checklist import has_trigger
+from infx.signoff.verdict import Overall, Verdict, decide, run_check_by_id
+from infx.trust import Identity, our_status
+
+DESCRIPTIONS = {
+    Overall.PASS: ("success", "CODEOWNER sign-off verified for this commit."),
+    Overall.WARN: ("success", "CODEOWNER sign-off verified with advisory warnings."),
+    Overall.REJECTED: ("failure", "CODEOWNER sign-off rejected - see the verdict comment."),
+}
+
+
+@dataclass
+class Result:
+    """What a run did; `kind` is skipped | not-applicable | verdict | error."""
+
+    kind: str
+    reason: str
+    verdict: Verdict | None = None
+    body: str | None = None
+    posted: bool = False
+    comment_url: str | None = None
+    status: str | None = None
+    evidence: Evidence | None = None
+    api_calls: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"result": self.kind, "reason": self.reason, "status": self.status,
+                               "posted": self.posted, "comment_url": self.comment_url,
+                               "api_calls": self.api_calls}
+        if self.verdict is not None:
+            out |= self.verdict.to_json()
+        return out
+
+
+@dataclass(frozen=True)
+class Options:
+    post: bool = True  # False: preview (no comment, no statuses)
+    now: datetime | None = None
+    body_override: str | None = None  # preview: a draft instead of a posted sign-off
+    signer_override: str | None = None
+    # told (state, sha) after each commit status is set, so a workflow guard can turn a
+    # `pending` left behind by a killed job into `error`
+    on_status: Callable[[str, str], None] | None = None
+
+
+def verify(client: SignoffClient, repo: str, trigger: gating.Trigger, options: Options | None = None,
+           table: CheckTable | None = None) -> Result:
+    """Run one verification; every failure after the head is known leaves an `error` status."""
+    return _in_session(client, repo, trigger.pr_number, options, table,
+                       lambda session, pr, raw: session.run(trigger, pr, raw),
+                       crashed="verifier crashed", failed="Verification failed")
+
+
+def _in_session(client: SignoffClient, repo: str, number: int, options: Options | None,
+                table: CheckTable | None, work: Callable[[_Session, Any, Any], Result], *,
+                crashed: str, failed: str) -> Result:
+    """Read the PR, run `work` in a session on its head, and turn any failure into a final
+    `error` status (with the reason) rather than leaving the head without one."""
+    options = options or Options()
+    table = table or load_table()
+    share = getattr(client, "share_wait_budget", None)
+    if callable(share):
+        share()  # one retry/wait budget for the whole run, not one per call
+    reader = ev.Reader(client, repo, table.settings.max_api_calls)
+    pr, raw = reader.pull(number)
+    session = _Session(client, reader, repo, table, options, pr.head_sha)
+    try:
+        return work(session, pr, raw)
+    except Exception as exc:  # noqa: BLE001 - whatever broke, leave a final `error` status
+        reason = str(exc).split("\n")[0] if isinstance(exc, InfxError) else \
+            f"{crashed}: {type(exc).__name__}: {exc}"
+        try:
+            session.status("error", f"{failed}: {reason}")
+        except Exception as status_exc:  # noqa: BLE001 - report both failures
+            reason += f" (and the error status could not be set: {status_exc})"
+        return Result("error", reason, status="error", evidence=session.evidence,
+                      api_calls=reader.calls)
+
+
+NOT_VERIFIED = "Not verified: a CODEOWNER sign-off is needed for this head."
+
+
+def head_status(client: SignoffClient, repo: str, number: int, options: Options | None = None,
+                table: CheckTable | None = None) -> Result:
+    """Set the required status on a PR's new head (PRODUCT §4.8 Head moves): `success` "no
+    sign-off needed" when nothing needs one; `success` carried from the newest verified head
+    when the PR's own changes are identical to it; `pending` "not verified" otherwise."""
+    return _in_session(client, repo, number, options, table,
+                       lambda session, pr, raw: session.head(pr, raw),
+                       crashed="head status crashed", failed="Head status could not be decided")
+
+
+class _Session:
+    def __init__(self, client: SignoffClient, reader: ev.Reader, repo: str, table: CheckTable,
+                 options: Options, head_sha: str) -> None:
+        self.client, self.reader, self.repo = client, reader, repo
+        self.table, self.settings, self.options = table, table.settings, options
+        self.head_sha = head_sha
+        self.evidence: Evidence | None = None
+        self.last_status: str | None = None
+        self.bound: binding.Binding | None = None
+        self._identity: Identity | None = None
+
+    def status(self, state: str, description: str, target_url: str | None = None) -> None:
+        self.last_status = state
+        if not self.options.post:
+            return
+        self.reader.count_write()
+        self.client.create_status(self.repo, self.head_sha, state, self.settings.status_context,
+                                  description, target_url)
+        if self.options.on_status is not None:
+            self.options.on_status(state, self.head_sha)
+
+    def run(self, trigger: gating.Trigger, pr: PullInfo, raw: dict) -> Result:
+        problem = gating.pr_state_problem(pr.state, pr.draft, trigger.dispatched)
+        if problem:
+            return self._skip(problem)
+        signoff = self._signoff(trigger, pr)
+        if not has_trigger(signoff.body):
+            if trigger.dispatched:
+                raise InfxError("the comment given to the dispatch is not a sign-off (it lacks "
+                                "the phrase 'As a PR reviewer and CODEOWNER')")
+            return self._skip("the text does not contain the sign-off phrase")
+        if gating.is_bot(signoff.author):
+            return self._skip("sign-offs posted by bots are ignored")
+        if self.options.body_override is None:
+            # a sign-off speaks only for the PR it is on: never a status for another PR's head
+            problem = binding.belongs_problem(signoff.pr_number, pr.number,
+                                              f"the sign-off {signoff.kind} {signoff.source_id}")
+            if problem:
+                return self._skip(problem)
+        actor = trigger.actor or signoff.author
+        permissions: dict[str, dict[str, str] | None] = {}
+        if self.options.post:
+            permissions[actor.lower()] = self.reader.permission(actor)
+            problem = gating.actor_problem(actor, permissions[actor.lower()])
+            if not problem and trigger.dispatched:
+                problem = binding.dispatch_problem(actor, signoff.author, permissions[actor.lower()])
+            if problem:
+                return self._skip(problem)
+        out_of_scope = scope_mod.target_problem(pr.base_ref, ev.default_branch_of(raw), "are verified")
+        if out_of_scope:
+            return self._skip(out_of_scope)
+        evidence = self._scope(pr, raw, signoff, permissions)
+        if isinstance(evidence, Result):
+            return evidence
+        self.evidence = evidence
+        ev.gather(self.reader, evidence, self.settings, number=pr.number)
+        # no status is written before the sign-off is known to be an owner's, bound to this
+        # head and the newest: a non-owner or a stale sign-off never replaces a status
+        held = self._hold(evidence) if self.options.post else None
+        if held is not None:
+            return held
+        if not evidence.unreadable:
+            self.status("pending", "Verifying the CODEOWNER sign-off.")
+        evidence.live_head_sha = ev.optional(evidence, "live head",
+                                             lambda: self.reader.pull(pr.number)[0].head_sha)
+        return self._conclude(evidence)
+
+    def head(self, pr: PullInfo, raw: dict) -> Result:
+        """The status of a new head, before (or without) any sign-off on it."""
+        if pr.state != "open":
+            return self._skip(f"the PR is {pr.state}")
+        out_of_scope = scope_mod.target_problem(pr.base_ref, ev.default_branch_of(raw), "get this status")
+        if out_of_scope:
+            return self._skip(out_of_scope)
+        nobody = SignOff(author="", body="", url=None, source_id=None, kind="issue_comment")
+        evidence = self._scope(pr, raw, nobody, {})
+        if isinstance(evidence, Result):
+            return evidence  # `success` no sign-off needed, or `error` (scope unreadable)
+        self.evidence = evidence
+        evidence.comments = self.reader.comments(pr.number)
+        verdict = newest_verdict(evidence.comments, self.settings.marker, self.identity)
+        if verdict is None:
+            return self._head_result("pending", NOT_VERIFIED, "no verified CODEOWNER sign-off yet")
+        verified = render.read_marker(verdict.body, self.settings.marker)[0]
+        problem = self._basis_problem(verified, verdict, pr, evidence)
+        if problem:
+            return self._head_result("pending", NOT_VERIFIED, problem)
+        signed = None if verified == pr.head_sha else \
+            self.reader.compare(evidence.default_branch, verified)
+        bound = binding.inherits(verified, pr.head_sha, evidence.files, signed)
+        if not bound.covered:
+            return self._head_result("pending", NOT_VERIFIED, bound.reason)
+        if verified == pr.head_sha:
+            return self._head_result("success", DESCRIPTIONS[Overall.PASS][1], bound.reason)
+        return self._head_result(
+            "success", f"CODEOWNER sign-off carried from {verified[:12]} (same PR changes).",
+            bound.reason)
+
+    def _basis_problem(self, verified: str, verdict: Comment, pr: PullInfo,
+                       evidence: Evidence) -> str | None:
+        """Why the verdict on `verified` may not be carried to this head (None: it may).
+
+        A status is a decision, never a copy of a comment (PRODUCT §4.8 Head moves): the
+        newest status of our context on the verified head must be a `success` the bot itself
+        created, and the decision must still hold now: the sign-off it judged exists on this
+        PR unchanged, and its author is still an owner (Check `codeowner`) on the default branch's
+        CODEOWNERS. The binding rule is decided by the caller."""
+        context = self.settings.status_context
+        ours = [s for s in self.reader.statuses(verified) if s.get("context") == context]
+        if not ours or not our_status(self.identity, ours[0]):
+            return (f"the newest {context} status on {verified[:12]} was not set by the bot "
+                    f"itself ({self.identity.login})")
+        if ours[0].get("state") != "success":
+            return f"the bot's newest status on {verified[:12]} is {ours[0].get('state')}, not success"
+        record = render.read_signed(verdict.body, self.settings.marker)
+        if record is None:
+            return f"the verdict on {verified[:12]} does not record which sign-off it judged"
+        kind, source_id, _ = record.split(":")
+        try:
+            signoff = self.reader.signoff(gating.SignoffRef(kind, int(source_id)), pr.number)
+        except InfxError as exc:
+            if getattr(exc, "status", None) not in ev.ABSENT_STATUSES:
+                raise
+            return f"the sign-off {kind} {source_id} judged on {verified[:12]} was deleted"
+        if binding.belongs_problem(signoff.pr_number, pr.number, f"the sign-off {kind} {source_id}"):
+            return f"the sign-off {kind} {source_id} is not on PR #{pr.number}"
+        if binding.signoff_record(signoff.kind, signoff.source_id, signoff.body) != record:
+            return (f"the sign-off {kind} {source_id} was edited after its verdict on "
+                    f"{verified[:12]}; a new verification is needed")
+        evidence.signoff = signoff
+        ev.team_evidence(self.reader, evidence, self.settings.codeowners_paths)
+        owner = run_check_by_id(self.table, "codeowner", evidence)
+        if owner is None or owner.status != Status.PASS:
+            why = owner.reason if owner is not None else "Check 0 is not configured"
+            return (f"@{signoff.author} is no longer a CODEOWNER of this PR on "
+                    f"{evidence.default_branch}: {why}")
+        return None
+
+    def _head_result(self, state: str, description: str, reason: str) -> Result:
+        self.status(state, description)
+        return Result("head-status", f"{description} ({reason})", status=state,
+                      evidence=self.evidence, api_calls=self.reader.calls)
+
+    def _hold(self, evidence: Evidence) -> Result | None:
+        """Why this verification may not set the status (a Result), or None when it may.
+
+        Unreadable evidence is an `error` (set here). A sign-off that does not cover the head
+        (binding), a non-owner's sign-off (answered with a comment) and a sign-off with a
+        newer owner's sign-off after it leave the status as it is."""
+        if evidence.unreadable:
+            return None  # _conclude publishes the `error`
+        if evidence.branch_runs is None and self.options.body_override is None:
+            reason = ("the PR branch's workflow runs, which tie the sign-off to the head it was "
+                      "posted on, could not be read")
+            evidence.unreadable["workflow runs"] = evidence.read_errors.get("workflow runs", reason)
+            return None
+        if evidence.timeline is None and evidence.signoff.commit_id is None \
+                and self.options.body_override is None:
+            reason = ("the PR's timeline, which shows whether the head moved without a workflow "
+                      "run (a force-push, a push that skips workflows), could not be read")
+            evidence.unreadable["timeline"] = evidence.read_errors.get("timeline", reason)
+            return None
+        if self.options.body_override is None:
+            bound = self._binding(evidence)
+            self.bound = bound
+            if evidence.unreadable:
+                return None  # e.g. the compare: _conclude publishes the `error`
+            if not bound.covered:
+                return self._skip(f"the sign-off does not cover head {evidence.pr.head_sha[:12]}: "
+                                  f"{bound.reason}")
+        owner = run_check_by_id(self.table, "codeowner", evidence)
+        if owner is not None and owner.status == Status.FAIL and \
+                not ownership.owns_some_path(evidence, self.table.settings):
+            return self._answer_non_owner(evidence, owner.reason)  # a partial owner gets a verdict
+        newer = newer_owner_signoff(evidence, self.table)
+        if newer is not None:
+            return self._skip(f"a newer sign-off by @{newer.user} ({newer.created_at}) decides the "
+                              "status; this older one does not overwrite it")
+        return None
+
+    def _binding(self, evidence: Evidence) -> binding.Binding:
+        pr, signoff = evidence.pr, evidence.signoff
+        found = binding.decide(posted_at=signoff.created_at, runs=evidence.branch_runs or [],
+                               head=pr.head_sha, head_ref=pr.head_ref, head_repo=pr.head_repo,
+                               head_files=evidence.files, signed_files=None,
+                               timeline=evidence.timeline, review_commit=signoff.commit_id)
+        if found.covered or found.seen is None or found.seen == pr.head_sha:
+            return found
+        signed = ev.optional(evidence, f"compare:{found.seen}",
+                             lambda: self.reader.compare(evidence.default_branch, found.seen))
+        if signed is None and f"compare:{found.seen}" in evidence.unreadable:
+            return found  # the `error` is published by _conclude
+        return binding.inherits(found.seen, pr.head_sha, evidence.files, signed)
+
+    def _answer_non_owner(self, evidence: Evidence, why: str) -> Result:
+        """Answer a sign-off by someone who is not a CODEOWNER of this PR: a comment, no status."""
+        context = self._context(evidence, ev.digest(evidence, self.settings.marker, self.identity))
+        body = render.non_owner_body(context, why)
+        result = Result("not-owner", f"@{evidence.signoff.author} is not a CODEOWNER of this PR; "
+                        "the status is unchanged", body=body, evidence=evidence)
+        if self.options.post:
+            marker = _marker(self.settings.marker, context)
+            self.reader.count_write()
+            listed = self.reader.counts.get(evidence.pr.number, {}).get("comments")
+            upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker, body,
+                                                expected=listed)
+            result.posted = upsert.action != "unchanged"
+            result.comment_url = upsert.comment.html_url or None
+        result.api_calls = self.reader.calls
+        return result
+
+    def _skip(self, reason: str) -> Result:
+        return Result("skipped", reason, api_calls=self.reader.calls)
+
+    def _signoff(self, trigger: gating.Trigger, pr: PullInfo) -> SignOff:
+        if self.options.body_override is not None:
+            from infx.signoff.trigger.checklist import parse
+
+            author = self.options.signer_override or parse(self.options.body_override).signed
+            if not author:
+                raise InfxError("the draft has no `Signed:` line; pass --signer LOGIN")
+            return SignOff(author=author, body=self.options.body_override, url=None,
+                           source_id=None, kind="issue_comment")
+        return self.reader.signoff(trigger.ref, pr.number)
+
+    def _scope(self, pr: PullInfo, raw: dict, signoff: SignOff,
+               permissions: dict[str, dict[str, str] | None]) -> Evidence | Result:
+        try:
+            branch = ev.default_branch_of(raw) or pr.base_ref
+            default_sha = self.reader.branch_sha(branch)
+            default_tree: dict[str, str | None] = self.reader.tree(default_sha)
+            # CODEOWNERS comes from the tip of the branch the PR targets (resolved once to a
+            # SHA used for both the errors API and the text), never from the PR's stale base
+            # CODEOWNERS is the default branch's (PRODUCT §4.8 scope: only PRs into it are
+            # verified, so the target's tip and the default tip are the same branch)
+            target, owners_sha, owners_tree = branch, default_sha, default_tree
+            errors = self.reader.codeowners_errors(owners_sha)
+            if errors:
+                first = errors[0]
+                raise scope_mod.ScopeError(f"GitHub reports CODEOWNERS errors on {target} "
+                                           f"(line {first.get('line')}: {first.get('message') or first.get('kind')})")
+            owners_path = next((p for p in self.settings.codeowners_paths
+                                if owners_tree.get(p) is not None), None)
+            text = owners_tree[owners_path] if owners_path else None
+            if not text or not text.strip():
+                raise scope_mod.ScopeError(f"no CODEOWNERS file (or an empty one) on {target}")
+            if owners_tree is not default_tree:
+                # Check `codeowner` reads the trusted CODEOWNERS from here: make it the target's
+                default_tree = {**{p: None for p in self.settings.codeowners_paths},
+                                **{k: v for k, v in default_tree.items()
+                                   if k not in self.settings.codeowners_paths},
+                                owners_path: text}
+            files = self.reader.files(pr.number, pr.changed_files)
+            paths = [p for f in files for p in (f.filename, f.previous_filename) if p]
+
+            def permission_of(login: str) -> dict[str, str] | None:
+                if login.lower() not in permissions:
+                    permissions[login.lower()] = self.reader.permission(login)
+                return permissions[login.lower()]
+
+            decision = scope_mod.decide(codeowners.parse(text), paths,
+                                        self.settings.core_team_for(self.repo), permission_of,
+                                        frozenset(permissions))
+            again, _ = self.reader.pull(pr.number)
+            if (again.head_sha, again.base_sha, again.changed_files) != \
+                    (pr.head_sha, pr.base_sha, pr.changed_files):
+                raise scope_mod.ScopeError("the PR head changed while determining scope; retry")
+        except (scope_mod.ScopeError, InfxError) as exc:
+            reason = f"Could not determine sign-off scope: {str(exc).splitlines()[0]}"
+            self.status("error", reason)
+            return Result("error", reason, status="error", api_calls=self.reader.calls)
+        if not decision.required:
+            self.status("success", decision.reason)
+            return Result("not-applicable", decision.reason, status="success",
+                          api_calls=self.reader.calls)
+        now = self.options.now or ev.evidence_clock(self.client)
+        base_files = default_tree if pr.base_sha == default_sha else {}
+        return Evidence(repo=self.repo, default_branch=branch, now=now, pr=pr, signoff=signoff,
+                        files=files, default_branch_files=default_tree, base_files=dict(base_files),
+                        collaborators=dict(permissions))
+
+    @property
+    def identity(self) -> Identity:
+        """Who the bot is: what its own verdict comments and statuses are recognised by."""
+        if self._identity is None:
+            self._identity = self.client.identity
+        return self._identity
+
+    def _context(self, evidence: Evidence, fingerprint: str, previous: str | None = None,
+                 overall: str | None = None) -> render.Context:
+        settings = self.settings
+        return render.Context(
+            marker=settings.marker, assessed_sha=evidence.pr.head_sha,
+            signer=evidence.signoff.author, evidence_digest=fingerprint,
+            live_head_sha=evidence.live_head_sha,
+            head_unconfirmed=(evidence.live_head_sha is None
+                              and "live head" in evidence.read_errors),
+            supersedes=previous if previous and previous != overall else None,
+            escalation_mentions=escalation_mentions(evidence, self.table),
+            recommended_points=settings.recommended_frontier_points, repo=self.repo,
+            signed=self._signed(evidence))
+
+    def _signed(self, evidence: Evidence) -> str:
+        """The record of the judged sign-off (none for a preview's draft)."""
+        signoff = evidence.signoff
+        if self.options.body_override is not None or signoff.source_id is None:
+            return ""
+        return binding.signoff_record(signoff.kind, signoff.source_id, signoff.body)
+
+    def _conclude(self, evidence: Evidence) -> Result:
+        settings = self.settings
+        identity = self.identity
+        verdict = decide(self.table, evidence)
+        fingerprint = ev.digest(evidence, settings.marker, identity)
+        same_sha = [c for c in evidence.comments or [] if ev.is_verdict(c, settings.marker, identity)
+                    and render.read_marker(c.body, settings.marker)[0] == evidence.pr.head_sha]
+        earlier = [c for c in same_sha if render.read_marker(c.body, settings.marker)[1] != fingerprint]
+        previous = _overall_of(earlier[-1].body) if earlier else None
+        context = self._context(evidence, fingerprint, previous, verdict.overall.value)
+        if evidence.unreadable:
+            count = len(evidence.unreadable)
+            return self._publish(render.unreadable_body(context, evidence.unreadable), None, "error",
+                                 f"Not verified: {count} piece(s) of evidence could not be read; "
+                                 "see the comment.", same_sha, fingerprint, evidence)
+        body = render.render(verdict, context)
+        problems = render.validate(body, self.table, settings.marker)
+        if problems:
+            return self._publish(render.invalid_body(context, problems[0]), None, "error",
+                                 "Verification produced an invalid verdict; retry.", same_sha,
+                                 fingerprint, evidence)
+        state, description = DESCRIPTIONS[verdict.overall]
+        carried = self.bound.carried_from if self.bound else None
+        if carried and carried != evidence.pr.head_sha and state == "success":
+            description = f"{description[:-1]}; carried from {carried[:12]} (same PR changes)."
+        return self._publish(body, verdict, state, description, same_sha, fingerprint, evidence)
+
+    def _publish(self, body: str, verdict: Verdict | None, state: str, description: str,
+                 same_sha: list, fingerprint: str, evidence: Evidence) -> Result:
+        result = Result("verdict" if verdict else "error", description, verdict=verdict, body=body,
+                        evidence=evidence, status=state)
+        if self.options.post:
+            existing = next((c for c in reversed(same_sha) if c.body == body), None)
+            if existing is not None:
+                result.comment_url = existing.html_url
+            else:
+                marker = _marker(self.settings.marker, self._context(evidence, fingerprint))
+                self.reader.count_write()
+                listed = self.reader.counts.get(evidence.pr.number, {}).get("comments")
+                upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker, body,
+                                                    expected=listed)
+                result.posted = upsert.action != "unchanged"
+                result.comment_url = upsert.comment.html_url or None
+            self.status(state, description, result.comment_url)
+        result.api_calls = self.reader.calls
+        return result
+
+
+def _marker(name: str, context: render.Context) -> Marker:
+    """The marker the client finds the verdict comment by: its first line's fields."""
+    fields = {"sha": context.assessed_sha, "evidence": context.evidence_digest}
+    if context.signed:
+        fields["signoff"] = context.signed
+    return make_marker(name, **fields)
+
+
+def escalation_mentions(evidence: Evidence, table: CheckTable) -> tuple[str, ...]:
+    """Configured maintainers, else the catch-all owners of the trusted CODEOWNERS (core)."""
+    if table.settings.escalation_mentions:
+        return table.settings.escalation_mentions
+    _, text = first_trusted_file(evidence, table.settings.codeowners_paths)
+    return codeowners.parse(text).catch_all_owners() if text else ()
+
+
+def newer_owner_signoff(evidence: Evidence, table: CheckTable) -> Comment | None:
+    """The newest sign-off posted after this one by a recognised CODEOWNER of the PR (Check `codeowner`
+    with that author as signer, on the evidence already read), or None.
+
+    Two sign-offs verified at once finish in any order; the newest owner sign-off decides
+    the status, so an older one's run leaves it alone. Team membership that was not read for
+    the other author does not make them an owner here (both runs then set the status)."""
+    from dataclasses import replace
+
+    mine = _when(evidence.signoff.created_at)
+    if mine is None:
+        return None
+    later = []
+    for item in [*(evidence.comments or []), *(evidence.reviews or [])]:
+        when = _when(item.created_at)
+        if (item.id == evidence.signoff.source_id or when is None or when <= mine
+                or gating.is_bot(item.user, item.user_type) or not has_trigger(item.body)):
+            continue
+        other = replace(evidence, signoff=replace(evidence.signoff, author=item.user))
+        owner = run_check_by_id(table, "codeowner", other)
+        if owner is not None and owner.status == Status.PASS:
+            later.append((when, item.id, item))
+    return max(later)[2] if later else None
+
+
+def newest_verdict(comments: list[Comment], marker: str, identity: Identity) -> Comment | None:
+    """The newest verdict comment the bot itself wrote (trust.our_comment), when it passed
+    (PASS or WARN); None when there is none or the newest did not pass. Answers to non-owners
+    do not count; an error verdict does (nothing verified before it can be carried)."""
+    for item in reversed(comments):
+        if not ev.is_verdict(item, marker, identity):
+            continue
+        lines = item.body.split("\n")
+        if len(lines) > 1 and lines[1] == render.NON_OWNER_HEADER:
+            continue
+        overall = _overall_of(item.body)
+        return item if overall in (Overall.PASS.value, Overall.WARN.value) else None
+    return None
+
+
+def _when(value: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
+    except ValueError:
+        return None
+
+
+def _overall_of(body: str) -> str | None:
+    lines = body.split("\n")
+    for overall, header in render.HEADERS.items():
+        if len(lines) > 1 and lines[1] == header:
+            return overall.value
+    return None

@@ -1,0 +1,1 @@
+"""Shared rules of the sign-off checks, each module named for what it decides (pure)."""

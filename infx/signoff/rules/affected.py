@@ -1,0 +1,364 @@
+"""Affected configs: master-config entries a PR adds, changes, re-enables or relaunches.
+
+An entry is also affected when its linked recipe (configs/recipes/<key>.yaml), a file that
+recipe launches, a launch file named after the config, or (multi-node) a shared helper the
+trusted policy names for its runner SKU changes. The facts the policy
+checks read about a config (SKU, scenarios, lanes, launch lines) live here too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
+from typing import Any
+
+from infx import yamlio
+from infx.config.recipe import Recipe, parse_recipe, recipe_path, render
+from infx.config.scenarios import AGENTIC, AGENTIC_ID, scenario_id
+from infx.errors import InfxError
+from infx.plan.benchmark_content import LAUNCH_PATH, RECIPE_PATH
+from infx.plan.launch_graph import (
+    HELPER,
+    LAUNCHER,
+    RUNNERS_PATH,
+    LaunchGraph,
+    LaunchGraphError,
+    graph_lines,
+    lane_settings,
+    lanes,
+    launch_graph,
+)
+from infx.signoff.model import Evidence
+from infx.signoff.rules.configs_at import MASTER_PATH, master_files, runner_sku
+from infx.signoff.rules.policy_reads import EvidenceGap, base_text, changed_files, head_text, policy
+from infx.signoff.rules.scan import Line, join_continuations, strip_comment, text_lines
+
+SPEC_KEY = re.compile(r"-mtp\b|eagle|dspark", re.IGNORECASE)
+SPEC_FLAGS = ("--speculative-config", "--speculative-algorithm", "speculative_config",
+              "--num-speculative-tokens", "--speculative-num-steps")
+SPEC_METHOD = re.compile(r"(?:^|\s)--method[ =][\"']?(?:eagle3|eagle|mtp|dspark)\b", re.IGNORECASE)
+_DRAFT_ZERO = re.compile(r"(?:^|_)(?:MTP_SIZE|NUM_DRAFT_TOKENS|DRAFT_LEN)=0$")
+
+
+@dataclass(frozen=True)
+class AffectedConfig:
+    key: str
+    entry: dict[str, Any]
+    how: str  # "added" | "changed" | "recipe changed" | "launch file changed" | "shared helper changed"
+    master_path: str
+    recipe: Recipe | None = None
+    files: tuple[str, ...] = ()  # the PR's changed files that make it affected (for Check `sweep`'s WARN)
+
+    @property
+    def framework(self) -> str:
+        return str(self.entry.get("framework", ""))
+
+    @property
+    def prefix(self) -> str:
+        return str(self.entry.get("model-prefix", ""))
+
+    @property
+    def precision(self) -> str:
+        return str(self.entry.get("precision", ""))
+
+    @property
+    def sku(self) -> str:
+        return runner_sku(str(self.entry.get("runner", "")))
+
+    @property
+    def agentic(self) -> bool:
+        return AGENTIC in (self.entry.get("scenarios") or {}) or "agentic" in self.key
+
+    @property
+    def scenarios(self) -> list[str]:
+        return scenario_ids(self.entry)
+
+    @cached_property
+    def lanes(self) -> list[dict[str, Any]]:
+        return search_space(self.entry)
+
+    def where(self) -> str:
+        return f"{self.master_path} [{self.key}]"
+
+
+def scenario_ids(entry: dict[str, Any]) -> list[str]:
+    ids: list[str] = []
+    for kind, items in (entry.get("scenarios") or {}).items():
+        if kind == AGENTIC:
+            found = [AGENTIC_ID]
+        else:
+            found = [scenario_id(it.get("isl"), it.get("osl"))
+                     for it in items or [] if isinstance(it, dict)]
+        ids += [s for s in found if s not in ids]
+    return ids
+
+
+def search_space(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    return [lane for items in (entry.get("scenarios") or {}).values() for it in items or []
+            if isinstance(it, dict) for lane in it.get("search-space") or [] if isinstance(lane, dict)]
+
+
+def head_master_entries(evidence: Evidence) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Every master-config entry at the assessed head."""
+    paths = {p for p in evidence.head_files if MASTER_PATH.match(p)}
+    changed = {f.filename for f in changed_files(evidence)
+               if MASTER_PATH.match(f.filename) and f.status != "removed"}
+    texts = {p: head_text(evidence, p) for p in paths | changed}
+    missing = sorted(p for p in changed if texts[p] is None)
+    if missing:
+        raise EvidenceGap(f"{missing[0]} is changed by the PR but has no text at the assessed head")
+    return master_files(texts)
+
+
+def _base_master_entries(evidence: Evidence) -> dict[str, tuple[str, dict[str, Any]]]:
+    texts: dict[str, str | None] = {p: t for p, t in evidence.base_files.items() if MASTER_PATH.match(p)}
+    for f in changed_files(evidence):
+        old = f.previous_filename or f.filename
+        if f.status != "added" and MASTER_PATH.match(old):
+            texts[old] = base_text(evidence, old)
+            if texts[old] is None:
+                raise EvidenceGap(f"{old} is changed by the PR but has no text at the PR base")
+    return master_files(texts)
+
+
+def head_recipe(evidence: Evidence, key: str) -> Recipe | None:
+    """The recipe linked to ``key`` at head, or None when the key has none."""
+    path = recipe_path(key)
+    text = evidence.head_files.get(path)
+    if text is None:
+        if path in {f.filename for f in changed_files(evidence) if f.status != "removed"}:
+            raise EvidenceGap(f"{path} at the assessed head was not read")
+        return None
+    return _parse_recipe(path, text)
+
+
+@lru_cache(maxsize=256)
+def _parse_recipe(path: str, text: str) -> Recipe:
+    return parse_recipe(text, path)
+
+
+_GRAPHS: dict[tuple[int, str], tuple[object, object, LaunchGraph | None]] = {}
+
+
+def config_graph(evidence: Evidence, config: AffectedConfig) -> LaunchGraph | None:
+    """The config's launch graph at head (infx.plan.launch_graph), or None when the head
+    tree holds no launcher of its runner at all (a trimmed tree: the launch cannot be
+    followed from the runner, and the files named after the config stand in). A launcher
+    that would find nothing to run is an EvidenceGap naming the file to add."""
+    tree = evidence.head_files
+    slot = (id(tree), config.key)
+    cached = _GRAPHS.get(slot)
+    if cached and cached[0] is tree and cached[1] is config.entry:
+        return cached[2]
+    runners = None
+    text = tree.get(RUNNERS_PATH)
+    if text is not None:
+        try:
+            runners = yamlio.load_text(text, RUNNERS_PATH)
+        except InfxError as exc:
+            raise EvidenceGap(f"{RUNNERS_PATH} at the assessed head cannot be parsed: "
+                              f"{str(exc).splitlines()[0]}") from exc
+    try:
+        graph = launch_graph(tree, config.key, config.entry, runners, config.master_path)
+    except LaunchGraphError as exc:
+        if not exc.no_launcher:
+            raise EvidenceGap(str(exc)) from exc
+        graph = None
+    if len(_GRAPHS) > 512:
+        _GRAPHS.clear()
+    _GRAPHS[slot] = (tree, config.entry, graph)
+    return graph
+
+
+def affected_configs(evidence: Evidence) -> list[AffectedConfig]:
+    """Entries the PR adds, changes or re-enables, or whose recipe/launch files it changes."""
+    head = head_master_entries(evidence)
+    base = _base_master_entries(evidence)
+    found: dict[str, AffectedConfig] = {}
+    for key, (path, entry) in head.items():
+        if key not in base:
+            found[key] = AffectedConfig(key, entry, "added", path, head_recipe(evidence, key), (path,))
+        elif base[key][1] != entry:
+            found[key] = AffectedConfig(key, entry, "changed", path, head_recipe(evidence, key), (path,))
+    changed = {f.filename for f in changed_files(evidence)}
+    for key, (path, entry) in head.items():
+        if key in found:
+            continue
+        if recipe_path(key) in changed:
+            found[key] = AffectedConfig(key, entry, "recipe changed", path, head_recipe(evidence, key),
+                                        (recipe_path(key),))
+            continue
+        recipe = head_recipe(evidence, key) if recipe_path(key) in evidence.head_files else None
+        config = AffectedConfig(key, entry, "launch file changed", path, recipe)
+        graph = config_graph(evidence, config)
+        if graph is not None:
+            own = {f.path for f in graph.files if f.role not in (LAUNCHER, HELPER)}
+            shared = {f.path for f in graph.files if f.role in (LAUNCHER, HELPER)}
+        else:
+            own = {p for p in changed if LAUNCH_PATH.match(p) and _names_config(p, config)}
+            shared = set(helper_files(evidence, config))
+        if recipe and changed.intersection(recipe.files) or changed & own:
+            found[key] = replace(config, files=tuple(sorted(changed & (own | set(recipe.files if recipe else ())))))
+        elif changed & shared:
+            found[key] = AffectedConfig(key, entry, "shared helper changed", path, recipe,
+                                        tuple(sorted(changed & shared)))
+    return [found[key] for key in sorted(found)]
+
+
+def launch_lines(evidence: Evidence, config: AffectedConfig, eval_only: bool = False) -> list[Line]:
+    """What the config's launch is made of: its rendered recipe, the files the recipe
+    launches, and the files of its launch graph (infx.plan.launch_graph: script, srt-slurm
+    recipes, launcher and helpers, the lines of the branch its throughput rows take, or its
+    eval-only rows with ``eval_only``; launcher and helper lines are marked shared). On a
+    trimmed tree without the runner's launcher, launch files whose path names this config
+    stand in for the graph."""
+    graph = config_graph(evidence, config)
+    if graph is None:
+        return _named_launch_lines(evidence, config)
+    lines = _recipe_lines(evidence, config) + settings_lines(evidence, config)
+    own = set(config.recipe.files) if config.recipe else set()
+    for path in sorted(own):
+        lines += text_lines(path, head_text(evidence, path))
+    for file, number, text in graph_lines(graph, evidence.head_files, eval_only):
+        if file.path in own:
+            continue
+        line = Line(file.path, number, strip_comment(text), shared=file.role in (LAUNCHER, HELPER))
+        if line.text.strip():
+            lines.append(line)
+    return list(join_continuations(lines))
+
+
+def settings_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
+    """The ``additional-settings`` of the config's lanes (workers included), each at its line
+    of the master config: the launch exports them, so an acceptance length or a serving
+    setting may be pinned there."""
+    text = (evidence.head_files.get(config.master_path) or "").splitlines()
+    start = (config_line(evidence, config) or 1) - 1
+    found: list[Line] = []
+    for setting in dict.fromkeys(s for _, lane in lanes(config.entry) for s in lane_settings(lane)):
+        number = next((i + 1 for i in range(start, len(text)) if setting in text[i]), None)
+        found.append(Line(config.master_path, number, setting))
+    return found
+
+
+def _recipe_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
+    """The config's rendered structured recipe (configs/recipes/<key>.yaml), checked to
+    launch only files that exist."""
+    lines: list[Line] = []
+    if config.recipe:
+        label = recipe_path(config.key)
+        source = evidence.head_files.get(label) or ""
+        lines += [Line(label, _recipe_line(source, text), text)
+                  for text in render(config.recipe).lines() if text]
+        absent = [p for p in config.recipe.files if head_text(evidence, p) is None]
+        if absent:
+            raise EvidenceGap(f"{label} launches {absent[0]}, which does not exist at the assessed head")
+    return lines
+
+
+def _named_launch_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
+    """Launch lines of a tree without the config's launcher (see launch_lines)."""
+    lines = _recipe_lines(evidence, config)
+    files: list[str] = list(config.recipe.files) if config.recipe else []
+    paths = {f.filename for f in changed_files(evidence) if f.status != "removed"}
+    paths |= {p for p, text in evidence.head_files.items() if text is not None and LAUNCH_PATH.match(p)}
+    files += [p for p in sorted(paths) if _names_config(p, config)
+              and not MASTER_PATH.match(p) and not RECIPE_PATH.match(p)]
+    for path in dict.fromkeys(files):
+        lines += text_lines(path, head_text(evidence, path))
+    for path in helper_files(evidence, config):
+        if path not in files:
+            lines += [replace(line, shared=True) for line in text_lines(path, head_text(evidence, path))]
+    return list(join_continuations(lines))
+
+
+def helper_files(evidence: Evidence, config: AffectedConfig) -> list[str]:
+    """Shared multi-node helper files (per the trusted engines policy) a multi-node config
+    launches through, as they exist at head."""
+    if not config.entry.get("multinode"):
+        return []
+    rules = policy(evidence).doc("engines").get("multi-node-helpers") or []
+    dirs = tuple(p for rule in rules if config.sku in rule["skus"] for p in rule["paths"])
+    if not dirs:
+        return []
+    return sorted(p for p, text in evidence.head_files.items() if text is not None and p.startswith(dirs))
+
+
+def _recipe_line(source: str, rendered: str) -> int | None:
+    """The recipe line a rendered launch line comes from, for reasons that cite a line."""
+    env = re.match(r"export (\w+)=", rendered)
+    keys = [f"{env.group(1)}:"] if env else []
+    if re.search(r"SIMULATE_ACC|FORCE_NUM_ACCEPTED|synthetic_acceptance|acceptance-length", rendered):
+        keys.append("synthetic-acceptance:")
+    keys.append("client:" if rendered.startswith("--endpoint") else "model:")
+    for key in keys:
+        match = re.search(rf"^\s*{re.escape(key)}", source, re.MULTILINE)
+        if match:
+            return source.count("\n", 0, match.start()) + 1
+    return None
+
+
+def _names_config(path: str, config: AffectedConfig) -> bool:
+    """A launch file named after this config: the key, or prefix + engine + SKU (and no
+    other precision, and agentic files only for agentic configs)."""
+    lowered = path.lower()
+    if config.key.lower() in lowered:
+        return True
+    framework = config.framework.lower()
+    engine = framework.split("-")[1] if framework.startswith("dynamo-") else framework.split("-")[0]
+    prefix_forms = {config.prefix.lower(), config.prefix.lower().replace(".", "")}
+    precisions = set(re.findall(r"(?<![a-z0-9])(fp4|fp8|bf16|int4|mxfp4|nvfp4)(?![a-z0-9])", lowered))
+    return (any(p and p in lowered for p in prefix_forms) and engine in lowered
+            and config.sku in lowered and precisions <= {config.precision.lower()}
+            and ("agentic" in lowered) == config.agentic)
+
+
+def draft_size_zero(config: AffectedConfig) -> bool:
+    """Every lane sets its draft size to 0, so speculative decoding never runs."""
+    if config.recipe and config.recipe.spec and config.recipe.spec.num_draft_tokens == 0:
+        return True
+    if not config.lanes:
+        return False
+    return all(_lane_draft_zero(lane) for lane in config.lanes)
+
+
+def _lane_draft_zero(lane: dict[str, Any]) -> bool:
+    settings = list(lane.get("additional-settings") or [])
+    for role in ("prefill", "decode"):
+        if isinstance(lane.get(role), dict):
+            settings += lane[role].get("additional-settings") or []
+    return any(_DRAFT_ZERO.search(str(s).strip()) for s in settings)
+
+
+def is_spec_decode(config: AffectedConfig, lines: list[Line] | None = None) -> bool:
+    """Spec-decode config: a lane with spec-decoding set, a recipe with a draft, speculative
+    flags in its launch, or (when lanes do not say) a -mtp/eagle/dspark key. Every lane's draft
+    size being 0, or every lane declaring ``spec-decoding: none``, means it is not one."""
+    if draft_size_zero(config):
+        return False
+    declared = [str(lane["spec-decoding"]).lower() for lane in config.lanes if "spec-decoding" in lane]
+    if any(value not in ("none", "", "null") for value in declared):
+        return True
+    # a shared helper's speculative flags serve every config on the SKU, so they prove nothing
+    own = [line for line in lines or [] if not line.shared]
+    if (config.recipe and config.recipe.spec) or any(
+            flag in line.text for line in own for flag in SPEC_FLAGS) or any(
+            SPEC_METHOD.search(line.text) for line in own):
+        return True
+    if config.lanes and len(declared) == len(config.lanes):
+        return False  # every lane says spec-decoding: none, whatever the key is called
+    return SPEC_KEY.search(config.key) is not None
+
+
+def config_line(evidence: Evidence, config: AffectedConfig) -> int | None:
+    """Line of the config key in its master file at head (a fast text search)."""
+    text = evidence.head_files.get(config.master_path) or ""
+    match = re.search(rf"^{re.escape(config.key)}\s*:", text, re.MULTILINE)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def config_where(evidence: Evidence, config: AffectedConfig) -> str:
+    """``configs/amd-master.yaml:12 [key]`` for reasons."""
+    line = config_line(evidence, config)
+    return f"{config.master_path}{f':{line}' if line else ''} [{config.key}]"

@@ -1,0 +1,74 @@
+"""Eval rows rebuilt from per-job `eval_*` artifacts, the batched-eval manifest rule and the eval score rule (pure)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from infx.inert import code
+from infx.results import normalise
+from infx.signoff.model import Artifact
+
+META_FILE = normalise.META_FILE
+JobEvals = normalise.EvalJob  # one eval job's identity and rows (built by the one normaliser)
+is_job_artifact = normalise.is_eval_job_artifact
+
+
+def read_job(artifact: Artifact) -> JobEvals | str:
+    """The job's rows, or why the artifact cannot be used (expired, unreadable, malformed).
+
+    The rows come from the same normaliser `infx workflow collect` uses for `agg_eval_all.json`."""
+    if artifact.expired:
+        return f"the eval artifact {artifact.name} has expired; re-run the evals."
+    if artifact.files is None:
+        return f"the eval artifact {artifact.name} could not be downloaded."
+    return normalise.eval_job(artifact.name, artifact.files)
+
+
+def manifest_problem(job: JobEvals, narrowed: frozenset[int] | None = None) -> str | None:
+    """A batched job must complete every requested concurrency, fail none, and add none.
+
+    ``narrowed`` is the changelog's `eval-concs` for this job's config: it replaces the
+    job's own request as the expected set.
+    """
+    if not job.batched:
+        return None
+    lists = {name: job.meta.get(name, []) for name in
+             ("eval_concs", "completed_eval_concs", "failed_eval_concs")}
+    for name, value in lists.items():
+        if not isinstance(value, list) or not all(isinstance(c, int) and not isinstance(c, bool)
+                                                  for c in value):
+            return f"{job.artifact}/{META_FILE}: {name} is not a list of integer concurrencies."
+    if lists["failed_eval_concs"]:
+        return (f"{job.artifact}: batched eval concurrencies {sorted(lists['failed_eval_concs'])} "
+                "failed; re-run the evals.")
+    expected = narrowed if narrowed is not None else frozenset(lists["eval_concs"])
+    completed = frozenset(lists["completed_eval_concs"])
+    missing = sorted(c for c in expected if c not in completed or c not in job.file_concs)
+    if missing:
+        return (f"{job.artifact}: requested eval concurrencies {missing} have no completed "
+                f"{code('*_conc<N>.json')} result; the batch is incomplete.")
+    extras = sorted((completed | job.file_concs) - expected)
+    if extras:
+        return (f"{job.artifact}: unexpected eval concurrencies {extras} beyond the requested "
+                f"{sorted(expected)}.")
+    return None
+
+
+def eval_score(row: Mapping[str, Any]) -> float | None:
+    """An eval result row's score, the one rule for Check `evals` and the sweep report: `score`, else
+    the first of em_strict, accuracy, em_flexible present; a number in [0, 1], else None."""
+    value = row.get("score")
+    if value is None:
+        for name in ("em_strict", "accuracy", "em_flexible"):
+            if row.get(name) is not None:
+                value = row[name]
+                break
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        value = float(value)
+    except OverflowError:  # an integer beyond the float range (JSON allows one)
+        return None
+    return value if math.isfinite(value) and 0.0 <= value <= 1.0 else None

@@ -1,0 +1,166 @@
+"""Find patching of the serving stack in added or launch lines (Checks `patch` and `draft`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from infx.signoff.model import ChangedFile, Evidence
+from infx.signoff.rules.policy_reads import diffed_files, policy
+from infx.signoff.rules.scan import Line, added_lines, join_continuations
+
+_HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
+_INPLACE = re.compile(r"\bsed\s+(?:-\w*\s+)*-i|\bawk\s+-i\s+inplace|\bperl\s+-\w*i|\bgit\s+apply\b"
+                      r"|\bpatch\s+-p\d|\bpatch\s+<|\bpatch\s+-i\b")
+_COPY = re.compile(r"\b(?:cp|mv|install|rsync|ln|tee|dd)\b")
+# a heredoc that writes files; patching when its script also locates the engine install
+_WRITES = re.compile(r"write_text|\.write\(|open\([^)]*[\"'][wa]\+?[\"']|\bsed\s+-i|>\s*\S")
+_INJECT = re.compile(r"sitecustomize|usercustomize|PYTHONSTARTUP")
+_PIP = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b(?P<rest>.*)")
+_REBUILD = re.compile(r"\bsetup\.py\s+(?:install|develop)\b|\bdocker\s+build\b|\bpip3?\s+install\s+(?:-e\s+)?\.(?:\s|$)")
+BENCHMARK_FILE = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners|configs|scripts|docker|utils)/"
+                            r"|Dockerfile|\.sh$|\.patch$|\.diff$")
+_OPTION_WITH_VALUE = {"--target", "-t", "--prefix", "--root", "--index-url", "-i", "--extra-index-url",
+                      "-c", "--constraint", "--cache-dir", "--python", "--find-links", "-f"}
+_DOCKERFILE = re.compile(r"(?:^|/)(?:Dockerfile|Containerfile)[^/]*$|\.dockerfile$", re.IGNORECASE)
+_DOC = re.compile(r"(^|/)docs?/|\.md$|\.rst$|\.txt$")
+
+
+@dataclass(frozen=True)
+class Patching:
+    """One place the PR modifies the engine or image, with the lines that do it."""
+
+    where: str
+    what: str
+    path: str
+    body: tuple[str, ...] = ()
+
+
+def find_patching(files: list[ChangedFile], engine_paths: list[str], engine_packages: list[str],
+                  allowed_packages: list[str], components: list[dict] | None = None) -> list[Patching]:
+    """Every patching lead in the changed files (docs excluded); work on a non-engine component
+    (``components``: the patching policy's ``non-engine-components``) is none."""
+    found: list[Patching] = []
+    for f in files:
+        if f.status == "removed" or _DOC.search(f.filename):
+            continue
+        if f.filename.endswith((".patch", ".diff")):
+            found.append(Patching(f.filename, "adds a patch file", f.filename,
+                                  tuple(ln.text for ln in added_lines(f.filename, f.patch))))
+            continue
+        lines = list(join_continuations(added_lines(f.filename, f.patch)))
+        if _DOCKERFILE.search(f.filename):
+            found += [Patching(ln.where(), f"builds a derived image instead of running the pinned one: "
+                               f"{ln.text.strip()}", ln.path, (ln.text,))
+                      for ln in lines if re.match(r"\s*FROM\s", ln.text, re.IGNORECASE)]
+        found += _scan(lines, engine_paths, engine_packages, allowed_packages, components or [])
+    return found
+
+
+_ENTER = re.compile(r"(?:^\s*|[;&|]\s*)(?:cd|pushd)\s+(\S+)|\bgit\s+clone\b(?:\s+-{1,2}[\w-]+(?:[ =](?!https?:)\S+)?)*\s+(\S+)(?:\s+([^\s;&|]+))?")
+
+
+def non_engine_component(text: str, folder: str, components: list[dict]) -> str | None:
+    """The non-engine component a line works on (it names one, or runs in its folder)."""
+    for component in components:
+        markers = [m.lower() for m in component["markers"]]
+        if any(m in text.lower() or m in folder.lower() for m in markers):
+            return str(component["name"])
+    return None
+
+
+def _folder_after(text: str, folder: str, clones: dict[str, str]) -> str:
+    """The folder a file is in after this line: `cd X` / `pushd X` enter X (a folder a clone
+    made stands for its repository); `git clone URL [DIR]` remembers DIR -> URL."""
+    for match in _ENTER.finditer(text):
+        if match.group(1):
+            target = match.group(1).strip("'\"")
+            folder = clones.get(target, target)
+        elif match.group(2):
+            url = match.group(2).strip("'\"")
+            target = (match.group(3) or url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")).strip("'\"")
+            clones[target] = f"{target} ({url})"
+    return folder
+
+
+def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: list[str],
+          components: list[dict]) -> list[Patching]:
+    found: list[Patching] = []
+    file_locates_engine = _touches_engine("\n".join(ln.text for ln in lines), paths)
+    index, folder, clones = 0, "", {}
+    while index < len(lines):
+        line = lines[index]
+        folder = _folder_after(line.text, folder, clones)
+        if components and non_engine_component(line.text, folder, components):
+            index += 1
+            continue
+        heredoc = _HEREDOC.search(line.text)
+        if heredoc:
+            body, index = _heredoc_body(lines, index, heredoc.group(1))
+            text = line.text + "\n" + "\n".join(body)
+            if _touches_engine(text, paths) or (file_locates_engine and _WRITES.search(text)):
+                found.append(Patching(line.where(), f"heredoc rewrites engine files: {line.text.strip()}",
+                                      line.path, tuple(body)))
+            continue
+        lead = _line_lead(line.text, paths, packages, allowed)
+        if lead:
+            found.append(Patching(line.where(), f"{lead}: {line.text.strip()}", line.path, (line.text,)))
+        index += 1
+    return found
+
+
+def _heredoc_body(lines: list[Line], start: int, marker: str) -> tuple[list[str], int]:
+    body = []
+    index = start + 1
+    while index < len(lines) and lines[index].text.strip() != marker:
+        body.append(lines[index].text)
+        index += 1
+    return body, index + 1
+
+
+def _touches_engine(text: str, paths: list[str]) -> bool:
+    lowered = text.lower()
+    return any(p.lower() in lowered for p in paths)
+
+
+def _line_lead(text: str, paths: list[str], packages: list[str], allowed: list[str]) -> str | None:
+    if _INPLACE.search(text) and (_touches_engine(text, paths) or "apply" in text or "patch" in text):
+        return "in-place edit or patch of engine sources"
+    if _COPY.search(text) and _touches_engine(text, paths):
+        return "copies files over the image's engine install"
+    if _INJECT.search(text):
+        return "injects startup code (sitecustomize/usercustomize/PYTHONSTARTUP)"
+    if _REBUILD.search(text):
+        return "rebuilds the engine or image from source"
+    pip = _PIP.search(text)
+    if pip:
+        engine = _engine_install(pip.group("rest"), packages, allowed)
+        if engine:
+            return f"installs engine package {engine} on top of the pinned image"
+    return None
+
+
+def _engine_install(args: str, packages: list[str], allowed: list[str]) -> str | None:
+    names = {p.lower() for p in packages}
+    skip_next = False
+    for token in args.split():
+        if skip_next or token.startswith("-"):
+            skip_next = token in _OPTION_WITH_VALUE
+            continue
+        lowered = token.lower().strip("'\"")
+        if lowered.startswith(("git+", "http://", "https://", "/", "./")) or lowered.endswith(".whl"):
+            base = re.split(r"[/@#=]", lowered.rstrip("/"))
+            if not any(a.lower() in lowered for a in allowed) or any(n in base for n in names):
+                return token
+            continue
+        name = re.split(r"[<>=!~\[;]", lowered, maxsplit=1)[0]
+        if name in names:
+            return token
+    return None
+
+
+def patching_in(evidence: Evidence) -> list[Patching]:
+    """Patching leads in the PR's added lines, per the trusted patching policy."""
+    rules = policy(evidence).doc("patching")
+    return find_patching(diffed_files(evidence), rules["engine-paths"], rules["engine-packages"],
+                         rules["allowed-packages"], rules.get("non-engine-components"))

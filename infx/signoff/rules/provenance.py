@@ -1,0 +1,60 @@
+"""Provenance of sweep evidence (PRODUCT §4.8): which workflow runs may count as our own sweep.
+
+A run counts only when GitHub's own run record says it is a run of our sweep workflow
+(`run-sweep.yml`) for a `pull_request` (or the merge-time `push` to the default branch) whose
+head commit lives in this repository, and when the sweep workflow files at the run's commit
+(run-sweep.yml and every local workflow or action it calls, found from the default branch's
+copy) are byte-identical to the default branch's, and so is the code the sweep's jobs install
+and run from their checkout (`infx.plan.benchmark_content.SWEEP_CODE`: `infx/`, the build files,
+the workflows' requirements lock), the default branch's or the PR base's (a commit of the
+default branch as well). Everything a PR controls — check-run names,
+details URLs, a workflow it adds or edits, a fork's head — is therefore never enough.
+
+Pure: reads the evidence only (run records, trees); the gatherer reads what this needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from infx import trust
+from infx.errors import InfxError
+from infx.plan.incremental import plan_tree_path
+from infx.signoff.model import Evidence, WorkflowRun
+
+SWEEP_WORKFLOW = trust.SWEEP_WORKFLOW
+sweep_files = trust.sweep_files  # the file set the decision reads (infx.trust)
+
+
+def origin_problem(run: WorkflowRun, repo: str, default_branch: str) -> str | None:
+    """Why GitHub's record of a run says it is not our sweep, or None (infx.trust.run_origin)."""
+    return trust.run_origin(run, repo=repo, default_branch=default_branch)
+
+
+def swept_commit_paths(default_tree: dict[str, str | None]) -> Callable[[str], bool]:
+    """The files of a swept (or reused) commit the checks read, so its tarball keeps only
+    them: the benchmark-affecting content and runner config (drift, fingerprints, the eval
+    image) and the sweep workflow files the default branch names (this module's
+    comparison). When the default branch's sweep workflow cannot be followed no run counts
+    (``run_problem`` says why), so no workflow file is needed."""
+    try:
+        workflow = frozenset(sweep_files(default_tree))
+    except InfxError:
+        workflow = frozenset()
+    return lambda path: plan_tree_path(path) or path in workflow
+
+
+def tree_of(evidence: Evidence, sha: str) -> dict[str, str | None] | None:
+    """The files of a commit the evidence holds (the head's, or one read for a sweep)."""
+    if sha == evidence.pr.head_sha and evidence.head_files:
+        return evidence.head_files
+    return evidence.commit_files.get(sha)
+
+
+def run_problem(evidence: Evidence, run_id: int) -> str | None:
+    """Why a run does not count as our sweep (infx.trust.our_run on the evidence's facts)."""
+    run = evidence.workflow_runs.get(run_id)
+    return trust.our_run(run, repo=evidence.repo, default_branch=evidence.default_branch,
+                         run_tree=None if run is None else tree_of(evidence, run.head_sha),
+                         default_tree=evidence.default_branch_files,
+                         base_tree=evidence.base_files or None)

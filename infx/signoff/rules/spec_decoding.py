@@ -1,0 +1,114 @@
+"""Read speculative-decoding facts from a config's launch lines (Checks `golden` and `draft`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from infx.signoff.rules.affected import AffectedConfig
+from infx.signoff.rules.scan import Line, env_settings, first_number, flag_values
+
+_ALGORITHMS = {"eagle3": "eagle3", "eagle": "mtp", "nextn": "mtp", "mtp": "mtp", "dspark": "dspark"}
+_THINKING = re.compile(r"[\"']?(enable_thinking|thinking_mode|thinking)[\"']?\s*[:=]\s*[\"']?(\w+)",
+                       re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A pinned acceptance length found in the launch, converted to AL."""
+
+    al: float
+    line: Line
+    spelling: str  # how it was written, e.g. "SGLANG_SIMULATE_ACC_LEN=3.50"
+
+
+def engine_family(config: AffectedConfig) -> str:
+    if config.recipe:
+        return config.recipe.engine
+    framework = config.framework.lower()
+    for family in ("vllm", "sglang", "atom"):
+        if family in framework:
+            return family
+    return "trt" if "trt" in framework else framework
+
+
+def draft_length(engine: str, lines: list[Line]) -> int | None:
+    flags = {"vllm": ("num_speculative_tokens",), "sglang": ("--speculative-num-steps",),
+             "atom": ("--num-speculative-tokens",),
+             "trt": ("max_draft_len", "--max-draft-len", "num_nextn_predict_layers")}
+    ordered = flags.get(engine, ()) + tuple(f for fs in flags.values() for f in fs)
+    for flag in ordered:
+        for line in lines:
+            for value in flag_values(line.text, flag):
+                number = first_number(value)
+                if number is not None:
+                    return int(number)
+    return None
+
+
+def draft_method(config: AffectedConfig, lines: list[Line]) -> str | None:
+    if config.recipe and config.recipe.spec:
+        return config.recipe.spec.method
+    for line in lines:
+        for flag in ("--speculative-algorithm", "method", "--method"):
+            for value in flag_values(line.text, flag):
+                method = _ALGORITHMS.get(value.strip().lower())
+                if method:
+                    return method
+    key = config.key.lower()
+    return next((m for word, m in _ALGORITHMS.items() if word in key), None)
+
+
+def draft_variant(config: AffectedConfig, lines: list[Line]) -> str | None:
+    if config.recipe and config.recipe.spec:
+        return config.recipe.spec.variant
+    text = " ".join(ln.text.lower() for ln in lines)
+    if "eagle3-gqa" in text or "eagle3_gqa" in text:
+        return "gqa"
+    if "probabilistic" in text and "block" in text:
+        return "probabilistic-block"
+    return None
+
+
+def thinking_mode(config: AffectedConfig, lines: list[Line]) -> str:
+    """``on`` or ``off``: the recipe's setting, else chat-template kwargs; default on."""
+    if config.recipe and config.recipe.spec:
+        return config.recipe.spec.thinking
+    for line in lines:
+        match = _THINKING.search(line.text)
+        if match:
+            return "off" if match.group(2).lower() in ("false", "disabled", "off", "0") else "on"
+    return "on"
+
+
+def acceptance_readings(lines: list[Line], k: int | None) -> list[Reading]:
+    """Every synthetic acceptance setting in the launch, as an AL (TRT +1, ATOM rate -> AL)."""
+    readings: list[Reading] = []
+    for line in lines:
+        for name, value in env_settings(line.text):
+            number = first_number(value)
+            if number is None:
+                continue
+            if name == "SGLANG_SIMULATE_ACC_LEN":
+                readings.append(Reading(number, line, f"{name}={value}"))
+            elif name == "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS":
+                readings.append(Reading(number + 1, line, f"{name}={value}"))
+        readings += _flag_readings(line, k)
+    return readings
+
+
+def _flag_readings(line: Line, k: int | None) -> list[Reading]:
+    found = []
+    for value in flag_values(line.text, "synthetic_acceptance_length"):
+        number = first_number(value)
+        if number is not None:
+            found.append(Reading(number, line, f"synthetic_acceptance_length={value}"))
+    for value in flag_values(line.text, "--spec-decode-acceptance-length"):
+        number = first_number(value)
+        if number is not None:
+            found.append(Reading(number, line, f"--spec-decode-acceptance-length {value}"))
+    for value in flag_values(line.text, "--spec-decode-acceptance-rate"):
+        number = first_number(value)
+        if number is not None and k:
+            found.append(Reading(1 + number * k, line, f"--spec-decode-acceptance-rate {value} (k={k})"))
+    return found

@@ -1,0 +1,163 @@
+"""Binding: which PR and which head a sign-off speaks for (PRODUCT §4.8), decided without I/O.
+
+A sign-off belongs to the PR its comment or review is on, and covers the head the signer
+saw: a review's `commit_id`, or for a comment the PR head when it was posted, read from
+records a push cannot suppress exactly as the reuse resolver reads it
+(`infx.reuse.posted_head.head_seen`: the newest `pull_request` run created by then, unless the
+PR's timeline shows a force-push or a workflow-skipping push no run records; an unreadable
+timeline or such a gap binds the sign-off to nothing). A later head inherits the sign-off only when
+the PR's own changes are identical to what was signed, decided as GitHub's patch-id
+would: the PR's diff against its merge base, path by path (status, previous name and
+the patch with hunk line numbers dropped), for the signed head (GitHub's compare of the
+default branch with it) and for the assessed head (the PR's files). A plain merge of the
+default branch leaves every path's patch unchanged, so the head inherits; any change of
+the author's own, benchmark-neutral or not, changes a patch or the set of paths, and a new
+sign-off is needed. A path whose patch GitHub does not give (binary or too large) can
+never be proven identical: no inheritance (fail closed).
+
+Who may re-verify: a dispatched re-verification is started by the signer, or by someone
+whose `role_name` is maintain or admin.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from infx.reuse.posted_head import head_seen
+from infx.signoff.model import ChangedFile
+
+DISPATCH_ROLES = frozenset({"maintain", "admin"})
+COMPARE_FILE_LIMIT = 300  # GitHub's compare lists at most this many files
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
+NEW_SIGNOFF = "a CODEOWNER must sign off the current head"
+
+
+def signoff_record(kind: str, source_id: int | None, body: str) -> str:
+    """What a verdict records of the sign-off it judged: which one (kind and id) and a hash
+    of its text, so that a later head can tell it was deleted or edited since."""
+    import hashlib
+
+    text = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{kind}:{int(source_id or 0)}:{text}"
+
+
+@dataclass(frozen=True)
+class Binding:
+    """Whether the sign-off covers the assessed head; `seen` is the head it was posted on."""
+
+    covered: bool
+    reason: str
+    seen: str | None = None
+
+    @property
+    def carried_from(self) -> str | None:
+        """The signed head when the assessed head inherits the sign-off from it."""
+        return self.seen if self.covered and self.seen else None
+
+
+def comment_pr_number(data: dict[str, Any], repo: str) -> int | None:
+    """The PR (or issue) a comment or review is on, from GitHub's own `issue_url` /
+    `pull_request_url`; None when the answer names no PR of `repo`."""
+    for key in ("pull_request_url", "issue_url"):
+        url = data.get(key)
+        if not isinstance(url, str):
+            continue
+        match = re.search(r"/repos/([^/]+/[^/]+)/(?:issues|pulls)/(\d+)$", url)
+        if match and match[1].lower() == repo.lower():
+            return int(match[2])
+    return None
+
+
+def belongs_problem(comment_pr: int | None, pr_number: int, what: str) -> str | None:
+    """Why the sign-off cannot be used for this PR, or None when it is this PR's."""
+    if comment_pr == pr_number:
+        return None
+    where = f"PR #{comment_pr}" if comment_pr is not None else "no pull request of this repository"
+    return (f"{what} is on {where}, not on PR #{pr_number}: a sign-off only speaks for the PR it "
+            "was posted on")
+
+
+def dispatch_problem(actor: str, signer: str, record: dict[str, str] | None) -> str | None:
+    """A dispatched re-verification needs the signer, or maintain/admin (`role_name`)."""
+    if actor.lower() == signer.lower():
+        return None
+    if record is not None and record.get("role_name") in DISPATCH_ROLES:
+        return None
+    role = (record or {}).get("role_name") or "no"
+    return (f"{actor} has {role} access and is not the signer (@{signer}); a re-verification of "
+            "a sign-off is dispatched by its signer or by a maintainer or admin")
+
+
+def normalised_patch(patch: str) -> str:
+    """A patch without its hunk line numbers: what patch-id compares."""
+    return _HUNK.sub("@@", patch.replace("\r\n", "\n"))
+
+
+def own_changes(files: Sequence[ChangedFile]) -> tuple[dict[str, tuple], list[str]]:
+    """path -> (status, previous name, normalised patch), and the paths without a patch."""
+    changes: dict[str, tuple] = {}
+    unknown: list[str] = []
+    for item in files:
+        if item.patch is None:
+            # a pure rename or a mode change has no patch and nothing to compare inside
+            if item.status == "renamed" and not (item.additions or item.deletions):
+                changes[item.filename] = (item.status, item.previous_filename, "")
+                continue
+            unknown.append(item.filename)
+            continue
+        changes[item.filename] = (item.status, item.previous_filename, normalised_patch(item.patch))
+    return changes, unknown
+
+
+def changed_paths(signed: Sequence[ChangedFile], head: Sequence[ChangedFile]) -> list[str]:
+    """Paths whose own change differs between the signed head and the assessed head."""
+    before, _ = own_changes(signed)
+    after, _ = own_changes(head)
+    return sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
+
+
+def decide(*, posted_at: object, runs: Sequence[Any], head: str, head_ref: str,
+           head_repo: str | None, head_files: Sequence[ChangedFile] | None,
+           signed_files: Sequence[ChangedFile] | None, timeline: Sequence[Any] | None,
+           review_commit: str | None = None) -> Binding:
+    """Whether the sign-off posted at `posted_at` covers `head`.
+
+    `runs` are the PR branch's workflow runs, `timeline` the PR's timeline events (None:
+    unreadable), `review_commit` a review's `commit_id`; `head_files` the PR's files now;
+    `signed_files` the diff of the signed head against its merge base (None when not read).
+    """
+    seen = head_seen(runs, posted_at, branch=head_ref, head_repo=head_repo, timeline=timeline,
+                     review_commit=review_commit)
+    if seen.sha is None:
+        return Binding(False, f"the head the sign-off covers is unknown: {seen.problem}; {NEW_SIGNOFF}")
+    return inherits(seen.sha, head, head_files, signed_files)
+
+
+def inherits(seen: str, head: str, head_files: Sequence[ChangedFile] | None,
+             signed_files: Sequence[ChangedFile] | None) -> Binding:
+    """Whether `head` inherits what was signed (or verified) on `seen`: the same commit, or
+    the PR's own changes identical path by path (`signed_files`: `seen`'s diff against its
+    merge base; `head_files`: the PR's files now)."""
+    if seen == head:
+        return Binding(True, f"the sign-off was posted on the assessed head {head[:12]}", seen)
+    short = f"the sign-off was posted when the PR head was {seen[:12]}"
+    if head_files is None or signed_files is None:
+        return Binding(False, f"{short}; the PR's changes then and now could not be compared; "
+                       f"{NEW_SIGNOFF}", seen)
+    if len(signed_files) >= COMPARE_FILE_LIMIT:
+        return Binding(False, f"{short}; its diff lists {len(signed_files)} files, more than can "
+                       f"be compared; {NEW_SIGNOFF}", seen)
+    _, unknown = own_changes([*signed_files, *head_files])
+    if unknown:
+        return Binding(False, f"{short}; GitHub gives no patch for {', '.join(sorted(set(unknown))[:3])}, "
+                       f"so the changes cannot be proven identical; {NEW_SIGNOFF}", seen)
+    differ = changed_paths(signed_files, head_files)
+    if differ:
+        shown = ", ".join(differ[:5]) + (f" and {len(differ) - 5} more" if len(differ) > 5 else "")
+        return Binding(False, f"{short}; since then the PR's own changes differ in {shown}; "
+                       f"{NEW_SIGNOFF}", seen)
+    return Binding(True, f"carried from {seen[:12]}: the PR's own changes (its diff against the "
+                   "merge base, path by path) are identical to what was signed", seen)

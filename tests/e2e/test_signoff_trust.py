@@ -1,0 +1,708 @@
+"""The trust model of the verdict (PRODUCT §4.8): each trust_*.yaml world replayed on the
+fake server, through the live code path (GitHub's clock, PyGithub on loopback)."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from infx import yamlio
+from infx.signoff import pipeline as publish
+from infx.signoff.model import Status
+from infx.signoff.trigger.gating import SignoffRef, Trigger
+
+CONTEXT = "codeowner-signoff-verify"
+SEED_HEAD = "296a93ad6c8fa017e83fb5f404f09f2efc16e1c4"
+WORLDS_DIR = Path(__file__).resolve().parents[1] / "data/worlds"
+# every world the generator writes (so adding one there is enough to have it checked)
+WORLDS = tuple(sorted(p.name for p in WORLDS_DIR.glob("trust_*.yaml")))
+SEED_SWEEP = "7bbb0ec775dd86b8f6ebb3c4e345cdfe283b1c1a"  # seed 000's swept commit
+RUN_ID = 35873197630
+
+
+def load(request, name: str) -> dict:
+    return yamlio.load_file(request.config.rootpath / "tests/data/worlds" / name)
+
+
+def verify(fake, pr: int = 3412, comment_id: int = 5003, *, kind: str = "issue_comment",
+           actor: str | None = None, dispatched: bool = False) -> publish.Result:
+    """Verify as the workflow does against GitHub: no replay clock is passed in."""
+    trigger = Trigger(True, "test", pr, SignoffRef(kind, comment_id), actor=actor, dispatched=dispatched)
+    return publish.verify(fake.client(), fake.world["repo"], trigger, publish.Options())
+
+
+def rows(result: publish.Result) -> dict[str, Status]:
+    return {row.spec.id: row.status for row in result.verdict.rows}
+
+
+def reason(result: publish.Result, check: str) -> str:
+    return next(row.outcome.reason for row in result.verdict.rows if row.spec.id == check)
+
+
+def statuses(fake, sha: str = SEED_HEAD) -> list[str]:
+    return [s["state"] for s in fake.world["statuses"].get(sha, []) if s["context"] == CONTEXT]
+
+
+@pytest.mark.parametrize("name", WORLDS)
+def test_committed_world_matches_the_generator(request, tmp_path, name) -> None:
+    path = request.config.rootpath / "tests/data/worlds/make_trust_worlds.py"
+    spec = importlib.util.spec_from_file_location("make_trust_worlds", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main([str(tmp_path)]) == 0
+    assert yamlio.load_file(tmp_path / name) == load(request, name)
+
+
+# --- case 12: the evidence's clock ------------------------------------------------------------
+
+
+def test_check_7_judges_on_the_worlds_date_not_the_hosts(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_clock.yaml"))
+    result = verify(fake)
+    assert rows(result)["deprecated"] == Status.PASS
+    assert "active on 2026-09-24" in reason(result, "deprecated")
+    assert result.verdict.overall.value == "PASS" and statuses(fake) == ["pending", "success"]
+
+
+def test_the_same_world_a_day_after_the_deprecation_fails_check_7(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_clock.yaml"))
+    world["now"] = "2026-11-01T09:00:00Z"
+    result = verify(fake_github(world))
+    assert rows(result)["deprecated"] == Status.FAIL
+    assert "deprecated after 2026-10-31" in reason(result, "deprecated")
+    assert "review date 2026-11-01" in reason(result, "deprecated")
+
+
+def test_no_server_clock_is_an_error_not_the_hosts_clock(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_clock.yaml"))
+    client = fake.client()
+    client.server_time = lambda: None  # a server that sends no Date header
+    trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
+    result = publish.verify(client, fake.world["repo"], trigger, publish.Options())
+    assert result.kind == "error" and "clock" in result.reason
+    assert statuses(fake)[-1] == "error"
+
+
+# --- case 8: untrusted text is rendered inert -------------------------------------------------
+
+
+def test_an_injected_script_line_renders_as_plain_text(request, fake_github) -> None:
+    from test_inert import BOT_TAGS, MENTION, rendered
+
+    fake = fake_github(load(request, "trust_injection.yaml"))
+    result = verify(fake)
+    assert result.verdict.overall.value == "REJECTED" and rows(result)["golden"] == Status.FAIL
+    posted = next(c["body"] for c in fake.world["pulls"][0]["comments"] if c["body"] == result.body)
+    html = rendered(posted)
+    assert set(html.tags) <= BOT_TAGS | {"!--"} and html.tags.count("h2") == 1
+    shown = "".join(html.text)
+    assert "</details><h1>" in shown.replace("\u200b", "")  # quoted as text, visibly
+    assert set(MENTION.findall(shown)) == {"@chunfangamd"}  # the signer's blocking line only
+    assert "✅ PASS" not in shown and "&#x2705;" in shown.replace("\u200b", "")
+
+
+# --- case 7: unreadable evidence is an error, not a finding -----------------------------------
+
+
+@pytest.mark.parametrize("name", ["trust_outage.yaml", "trust_rate_limit.yaml"])
+def test_unreadable_check_runs_give_error_without_mentions_or_sweep_advice(request, fake_github,
+                                                                           name) -> None:
+    fake = fake_github(load(request, name))
+    result = verify(fake)
+    assert result.kind == "error" and result.verdict is None and result.status == "error"
+    assert statuses(fake) == ["error"]  # no `pending` first: the evidence was already unreadable
+    posted = [c["body"] for c in fake.world["pulls"][0]["comments"] if c["user"] == "github-actions[bot]"
+              and c["body"].startswith("<!-- " + CONTEXT)]
+    assert posted == [result.body]
+    text = result.body.split("\n", 1)[1]
+    assert "could not be read" in text and "check-runs" in text
+    assert "@" not in text and "sweep" not in text.lower() and "/use" not in text
+    assert verify(fake).posted is False and statuses(fake)[-1] == "error"  # no duplicate
+
+
+def test_the_rate_limit_wait_is_bounded_and_shared_by_the_run(request, fake_github) -> None:
+    """Reset in 2100: the client gives up at once instead of sleeping (one budget per run)."""
+    fake = fake_github(load(request, "trust_rate_limit.yaml"))
+    slept: list[float] = []
+    client = fake.client(sleep=slept.append, max_wait=30)
+    trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
+    result = publish.verify(client, fake.world["repo"], trigger, publish.Options())
+    assert result.status == "error" and sum(slept) <= 30
+
+
+# --- Check `codeowner` on catch-all-only paths; case 11 (no GitHub App); case 3 (side branch) -------------
+
+
+def test_catch_all_only_pr_passes_for_an_active_member_of_a_listed_team(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_catch_all_team.yaml"))
+    result = verify(fake)
+    assert rows(result)["codeowner"] == Status.PASS
+    assert "@chunfangamd is a recognised CODEOWNER" in reason(result, "codeowner")
+    assert result.verdict.overall.value == "PASS" and statuses(fake) == ["pending", "success"]
+    # the core team first (a 404, not proven: another team may still make it a yes), then
+    # amd-owners, where the lookups stop
+    assert fake.count("GET", "/teams/core/memberships/chunfangamd") == 1
+    assert fake.count("GET", "/teams/amd-owners/memberships/chunfangamd") == 1
+    assert fake.count("GET", "/orgs/semianalysisai/teams/core") == 1  # the membership only
+
+
+def test_catch_all_only_pr_rejects_a_signer_in_no_listed_team(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_catch_all_team.yaml"))
+    world["teams"]["SemiAnalysisAI/amd-owners"] = ["yhl-amd"]
+    fake = fake_github(world)
+    result = verify(fake)
+    # answered (why), but a non-owner's sign-off never sets the status (case 4)
+    assert result.kind == "not-owner" and result.posted and statuses(fake) == []
+    assert "nor an active member of a team it lists" in result.body
+
+
+def test_a_non_owners_signoff_never_replaces_the_owners_success(request, fake_github) -> None:
+    """Case 4: the CODEOWNER's sign-off sets `success`; a write user who owns nothing then
+    posts the sign-off phrase on the same head and gets the not-owner answer, while the
+    head's status stays the owner's `success`."""
+    fake = fake_github(load(request, "trust_non_owner_overwrite.yaml"))
+    owner = verify(fake)
+    assert owner.verdict.overall.value == "PASS" and statuses(fake) == ["pending", "success"]
+    before = copy.deepcopy(fake.world["statuses"][SEED_HEAD])
+    other = verify(fake, comment_id=5004)
+    assert other.kind == "not-owner" and other.posted and other.status is None
+    assert "rocm-perf-dev is not" in other.body.replace("\u200b", "")
+    assert fake.world["statuses"][SEED_HEAD] == before  # nothing new: still the owner's success
+    # a dispatched re-verification of the non-owner's comment (by an admin) changes nothing either
+    again = verify(fake, comment_id=5004, actor="functionstackx", dispatched=True)
+    assert again.status is None and fake.world["statuses"][SEED_HEAD] == before
+    # and the owner's verdict comment is still the newest verdict of ours for the head
+    bot = [c for c in fake.world["pulls"][0]["comments"] if c["user"] == "github-actions[bot]"
+           and c["body"].startswith("<!-- " + CONTEXT)]
+    assert owner.body in [c["body"] for c in bot]
+
+
+def test_without_the_app_unreadable_team_membership_is_an_error_for_admins(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_no_app.yaml"))
+    result = verify(fake)
+    assert result.kind == "error" and result.verdict is None and statuses(fake)[-1] == "error"
+    assert "cannot be read with this token" in result.body
+    assert "install the sign-off GitHub App (Organization permission Members: read)" in result.body
+    assert "run a full sweep" not in result.body and "@chunfangamd" not in result.body
+
+
+def test_a_pr_into_a_side_branch_never_gets_a_status(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_side_branch.yaml"))
+    result = verify(fake, pr=3413, comment_id=5103)
+    assert result.kind == "skipped" and "not the default branch main" in result.reason
+    assert statuses(fake) == [] and fake.count("POST") == 0
+    # the same head's PR into main is still judged by main's CODEOWNERS
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake) == ["pending", "success"]
+
+
+# --- case 6: strict changelog validation is part of the verdict -------------------------------
+
+
+def test_a_tbd_pr_link_is_rejected_with_the_changelog_line(request, fake_github) -> None:
+    world = load(request, "trust_changelog_tbd.yaml")
+    fake = fake_github(world)
+    result = verify(fake)
+    assert result.verdict.overall.value == "REJECTED" and statuses(fake) == ["pending", "failure"]
+    assert {check for check, status in rows(result).items() if status == Status.FAIL} == {"append"}
+    text = world["commits"][SEED_SWEEP]["files"]["perf-changelog.yaml"]
+    line = text.split("\n").index("  pr-link: TBD") + 1
+    why = reason(result, "append")
+    assert why.startswith(f"strict changelog validation failed: perf-changelog.yaml:{line}: ")
+    assert "'TBD' is not a placeholder" in why and "Fix: write 'pr-link: " in why
+    assert f"perf-changelog.yaml:{line}: new PR entry" in result.body.replace("\u200b", "")
+
+
+# --- case 1: provenance -----------------------------------------------------------------------
+
+
+def _plain(text: str) -> str:
+    from infx.inert import unwrap
+
+    return unwrap(text).replace("\u200b", "")
+
+
+def test_a_fork_prs_forged_sweep_never_counts(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_fork_forged.yaml"))
+    result = verify(fake)
+    assert result.verdict.overall.value == "REJECTED" and statuses(fake) == ["pending", "failure"]
+    assert rows(result)["sweep"] == Status.FAIL and rows(result)["evals"] == Status.FAIL
+    row = next(r for r in result.verdict.rows if r.spec.id == "sweep")
+    aside = [d for d in row.outcome.details if d.startswith(f"set aside: run {RUN_ID} — ")]
+    assert aside and "mallory/InferenceX, not SemiAnalysisAI/InferenceX (a fork's runs never count)" in aside[0]
+    assert f"set aside: run {RUN_ID}" in _plain(result.body)
+    # nothing of the forged run is read beyond GitHub's record of it
+    assert fake.count("GET", rf"/actions/runs/{RUN_ID}/(jobs|artifacts)$") == 0
+
+
+@pytest.mark.parametrize("change, why", [
+    ("same-repo", "has sweep workflow files that differ from the default branch's "
+                  "(.github/workflows/run-sweep.yml)"),
+    ("other-workflow", "it is a run of .github/workflows/pwn.yml, not .github/workflows/run-sweep.yml"),
+    ("dispatch", "it was started by a workflow_dispatch event, not pull_request or push"),
+    ("push-branch", "started by a push to yhl-amd/minimaxm3-flydsl, not the merge-time push to main"),
+    ("template", "(.github/workflows/benchmark-tmpl.yml)"),
+])
+def test_runs_of_other_or_modified_workflows_are_set_aside(request, fake_github, change, why) -> None:
+    world = copy.deepcopy(load(request, "trust_fork_forged.yaml"))
+    run = next(r for r in world["workflow_runs"] if r["id"] == RUN_ID)
+    world["pulls"][0]["head"]["repo"] = run["head_repository"] = world["repo"]  # not a fork
+    files = world["commits"][SEED_SWEEP]["files"]
+    if change != "same-repo":
+        del files[".github/workflows/run-sweep.yml"]  # the default branch's own file again
+    if change == "other-workflow":
+        run["path"] = ".github/workflows/pwn.yml"
+    elif change == "dispatch":
+        run["event"] = "workflow_dispatch"
+    elif change == "push-branch":
+        run["event"] = "push"
+    elif change == "template":
+        files[".github/workflows/benchmark-tmpl.yml"] = "name: Benchmark\non: workflow_call\njobs: {}\n"
+    fake = fake_github(world)
+    result = verify(fake)
+    assert rows(result)["sweep"] == Status.FAIL and statuses(fake)[-1] == "failure"
+    row = next(r for r in result.verdict.rows if r.spec.id == "sweep")
+    assert any(d.startswith(f"set aside: run {RUN_ID} — ") and why in d for d in row.outcome.details), \
+        row.outcome.details
+
+
+def test_the_seed_run_of_our_unmodified_workflow_still_counts(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_fork_forged.yaml"))
+    run = next(r for r in world["workflow_runs"] if r["id"] == RUN_ID)
+    world["pulls"][0]["head"]["repo"] = run["head_repository"] = world["repo"]
+    del world["commits"][SEED_SWEEP]["files"][".github/workflows/run-sweep.yml"]
+    result = verify(fake_github(world))
+    assert rows(result)["sweep"] == Status.PASS and result.verdict.overall.value == "PASS"
+
+
+def test_newer_runs_of_another_workflow_never_hide_ours(request, fake_github) -> None:
+    """Four newer green runs of an added workflow on the swept commit, jobs named like ours:
+    set aside by their records (which the branch listing already holds), they do not use up
+    the per-commit cap, so our run is still judged and counts."""
+    world = copy.deepcopy(load(request, "trust_clock.yaml"))
+    ours = next(r for r in world["workflow_runs"] if r["id"] == RUN_ID)
+    jobs = world["check_runs"][SEED_SWEEP]
+    for k in range(1, 5):
+        run_id = RUN_ID + k
+        world["workflow_runs"].append({key: ours[key] for key in ("name", "event", "status", "conclusion",
+                                                                "head_sha", "head_branch", "created_at")}
+                                      | {"id": run_id, "path": ".github/workflows/pwn.yml"})
+        for i, name in enumerate(("agentic / x", "eval / x")):
+            jobs.append({"id": 990000 + 10 * k + i, "name": name, "status": "completed",
+                         "conclusion": "success", "completed_at": "2026-09-23T18:00:00Z",
+                         "run_id": run_id,
+                         "details_url": f"https://github.com/{world['repo']}/actions/runs/{run_id}/job/{i}"})
+    fake = fake_github(world)
+    result = verify(fake)
+    assert rows(result)["sweep"] == Status.PASS and result.verdict.overall.value == "PASS"
+    why = _plain(reason(result, "sweep"))
+    for k in range(1, 5):
+        assert f"set aside: run {RUN_ID + k} — it is a run of .github/workflows/pwn.yml" in why
+    assert fake.count("GET", r"/actions/runs/\d+$") == 0  # the listing held every record
+    assert fake.count("GET", rf"/actions/runs/{RUN_ID + 1}/jobs$") == 0
+
+
+# --- case 5: drift between the swept commit and the head --------------------------------------
+
+
+def test_a_recipe_changed_after_the_sweep_fails_check_1_naming_the_file(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_drift.yaml"))
+    result = verify(fake)
+    assert result.verdict.overall.value == "REJECTED" and statuses(fake) == ["pending", "failure"]
+    assert rows(result)["sweep"] == Status.FAIL
+    why = _plain(reason(result, "sweep"))
+    assert why.startswith("benchmark-affecting content changed after the sweep: the head 296a93ad "
+                          "differs from the swept commit 7bbb0ec7 in "
+                          "benchmarks/single_node/agentic/minimaxm3_fp4_mi355x_atom_mtp.sh. Fix: ")
+
+
+def test_a_benchmark_neutral_head_passes_saying_what_differs(request, fake_github) -> None:
+    """Seed 000's head only merges main (utils/telemetry.py) after the sweep: the swept
+    commit's tarball keeps only the files the checks compare, and the reason says so."""
+    fake = fake_github(load(request, "trust_clock.yaml"))
+    result = verify(fake)
+    assert rows(result)["sweep"] == Status.PASS
+    why = _plain(reason(result, "sweep"))
+    assert why.endswith("the head 296a93ad has the same benchmark-affecting and sweep workflow "
+                        "files (the only ones read at the swept commit).")
+    assert "telemetry" not in why  # never read at the swept commit, so never named
+
+
+def test_a_config_change_after_the_sweep_names_the_config_key(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_clock.yaml"))
+    files = world["commits"][SEED_HEAD]["files"]
+    master = world["commits"][SEED_SWEEP]["files"]["configs/amd-master.yaml"]
+    files["configs/amd-master.yaml"] = master.replace("nightly_202609231248", "nightly_202609240101")
+    result = verify(fake_github(world))
+    assert rows(result)["sweep"] == Status.FAIL
+    assert "configs/amd-master.yaml [minimaxm3-fp4-mi355x-atom-agentic-mtp]" in _plain(reason(result, "sweep"))
+# --- case 2: binding (the sign-off is this PR's, and covers the head it was posted on) ----------
+
+PUSHED = "c0ffee0000000000000000000000000000000002"
+OTHER = "c0ffee0000000000000000000000000000000003"
+MERGED = "c0ffee0000000000000000000000000000000005"
+
+
+@pytest.mark.parametrize("actor", ["yhl-amd", "functionstackx"])  # the author; an admin
+def test_a_signoff_of_another_pr_never_gives_a_status(request, fake_github, actor) -> None:
+    fake = fake_github(load(request, "trust_replay_other_pr.yaml"))
+    result = verify(fake, pr=3414, actor=actor, dispatched=True)
+    assert result.kind == "skipped" and result.status is None
+    assert "is on PR #3412, not on PR #3414" in result.reason
+    assert statuses(fake, OTHER) == [] and fake.count("POST") == 0
+
+
+@pytest.mark.parametrize("actor", ["yhl-amd", "chunfangamd", "functionstackx", None])
+def test_a_push_after_the_signoff_needs_a_new_signoff(request, fake_github, actor) -> None:
+    # the author (write) may not dispatch; the signer, an admin, or the comment event itself
+    # are refused because the head's own changes differ from what was signed
+    fake = fake_github(load(request, "trust_push_after_signoff.yaml"))
+    result = verify(fake, actor=actor, dispatched=actor is not None)
+    assert result.kind == "skipped" and statuses(fake, PUSHED) == [] and fake.count("POST") == 0
+    if actor == "yhl-amd":
+        assert "is not the signer (@chunfangamd)" in result.reason and "maintainer or admin" in result.reason
+    else:
+        assert "posted when the PR head was 296a93ad6c8f" in result.reason
+        assert f"differ in {'benchmarks/single_node/agentic/minimaxm3_fp4_mi355x_atom_mtp.sh'}" in result.reason
+
+
+def test_a_plain_merge_of_main_inherits_the_signoff(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_merge_after_signoff.yaml"))
+    result = verify(fake, actor="chunfangamd", dispatched=True)
+    assert result.verdict.overall.value == "PASS" and statuses(fake, MERGED) == ["pending", "success"]
+    final = fake.world["statuses"][MERGED][-1]
+    assert "carried from 296a93ad6c8f" in final["description"] and len(final["description"]) <= 140
+    assert fake.count("GET", "/compare/main...296a93ad6c8fa017e83fb5f404f09f2efc16e1c4") == 1
+
+
+# --- case 10: the status on every new head ----------------------------------------------------
+
+AFTER_MERGE = "c0ffee0000000000000000000000000000000006"
+DOCS_PR = "c0ffee0000000000000000000000000000000007"
+
+
+MAIN2 = "c0ffee0000000000000000000000000000000004"
+
+
+def move_head(fake, sha: str, pr: int = 3412) -> None:
+    """A push: the new head, and the base GitHub diffs it against (main, merged in)."""
+    pull = next(p for p in fake.world["pulls"] if p["number"] == pr)
+    pull["head"]["sha"], pull["commits"] = sha, [*pull["commits"], sha]
+    pull["base"]["sha"] = MAIN2
+
+
+def test_every_new_head_gets_the_required_status(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_head_moves.yaml"))
+    client, repo = fake.client(), fake.world["repo"]
+    # before any sign-off: pending "not verified"
+    first = publish.head_status(client, repo, 3412)
+    assert first.status == "pending" and statuses(fake) == ["pending"]
+    assert fake.world["statuses"][SEED_HEAD][-1]["description"].startswith("Not verified")
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+    # a plain merge of main: carried forward, naming the verified head
+    move_head(fake, MERGED)
+    carried = publish.head_status(client, repo, 3412)
+    assert carried.status == "success" and statuses(fake, MERGED) == ["success"]
+    assert fake.world["statuses"][MERGED][-1]["description"] == (
+        "CODEOWNER sign-off carried from 296a93ad6c8f (same PR changes).")
+    # the author's own change on top: pending until a new sign-off
+    move_head(fake, AFTER_MERGE)
+    changed = publish.head_status(client, repo, 3412)
+    assert changed.status == "pending" and statuses(fake, AFTER_MERGE) == ["pending"]
+    assert "differ in benchmarks/single_node/agentic/minimaxm3_fp4_mi355x_atom_mtp.sh" in changed.reason
+    # a PR that touches only core-owned files: success, no sign-off needed
+    docs = publish.head_status(client, repo, 3415)
+    assert docs.status == "success" and statuses(fake, DOCS_PR) == ["success"]
+    assert fake.world["statuses"][DOCS_PR][-1]["description"].startswith("No sign-off needed")
+
+
+def test_a_rejected_newest_verdict_is_never_carried(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_head_moves.yaml"))
+    fake = fake_github(world)
+    assert verify(fake).verdict.overall.value == "PASS"
+    # a later verdict on the same head rejects (the signer's corrected sign-off failed)
+    pull = fake.world["pulls"][0]
+    bad = next(c for c in pull["comments"] if c["id"] == 5003) | {
+        "id": 5009, "created_at": "2026-09-24T11:00:00Z", "updated_at": "2026-09-24T11:00:00Z"}
+    bad["body"] = bad["body"].replace("- [x]", "- [ ]", 1)
+    pull["comments"].append(bad)
+    rejected = verify(fake, comment_id=5009)
+    assert rejected.verdict is not None and rejected.verdict.overall.value == "REJECTED", rejected.reason
+    move_head(fake, MERGED)
+    assert publish.head_status(fake.client(), fake.world["repo"], 3412).status == "pending"
+
+
+@pytest.mark.parametrize("payload", [
+    {"action": "synchronize", "number": 3415},
+    # a changed sign-off (workflow job `reset`): the PR comes from the issue or the pull request
+    {"action": "deleted", "issue": {"number": 3415, "pull_request": {"url": "u"}},
+     "comment": {"id": 1, "body": "As a PR reviewer and CODEOWNER", "user": {"login": "a"}}},
+    {"action": "edited", "pull_request": {"number": 3415}, "review": {"id": 2, "body": ""}},
+], ids=["pull_request", "issue_comment", "pull_request_review"])
+def test_head_status_from_the_cli_with_a_pull_request_event(request, tmp_path, payload) -> None:
+    import json
+
+    from infx.cli import main
+
+    world = tmp_path / "world.yaml"
+    world.write_text((WORLDS_DIR / "trust_head_moves.yaml").read_text(), encoding="utf-8")
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(payload), encoding="utf-8")
+    state = tmp_path / "state"
+    assert main(["signoff", "head-status", "--world", str(world), "--event", str(event),
+                 "--state-file", str(state)]) == 0
+    assert state.read_text() == f"success {DOCS_PR}\n"
+
+
+# --- case 14: a published recipe page, judged on its upstream source file ---------------------
+
+PAGE = "https://docs.sglang.io/cookbook/autoregressive/Qwen/Qwen3.5"
+PAGE_SOURCE = "/repos/sgl-project/sglang/contents/docs/cookbook/autoregressive/Qwen/Qwen3.5.mdx"
+
+
+def verify_page(fake) -> publish.Result:
+    return verify(fake, pr=3601, comment_id=9601)
+
+
+def _with_link(world: dict, link: str) -> dict:
+    world = copy.deepcopy(world)
+    comment = world["pulls"][0]["comments"][0]
+    comment["body"] = comment["body"].replace(PAGE, link)
+    return world
+
+
+def test_a_published_cookbook_page_is_checked_on_its_source_file(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_recipe_page.yaml"))
+    result = verify_page(fake)
+    assert rows(result)["recipe"] == Status.PASS
+    assert (f"{PAGE} (source sgl-project/sglang/docs/cookbook/autoregressive/Qwen/Qwen3.5.mdx at main) "
+            "is published and lists the production settings") in reason(result, "recipe")
+    # the page itself is never fetched: one contents read of the mapped file at the mapped ref
+    reads = [r for r in fake.requests if "/repos/sgl-project/" in r["path"]]
+    assert [(r["method"], r["path"]) for r in reads] == [("GET", PAGE_SOURCE)]
+    assert result.verdict.overall.value == "REJECTED"  # scenario 6's own findings (no sweep, AL)
+
+
+def test_a_page_whose_settings_differ_fails_check_3(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_recipe_page.yaml"))
+    files = world["external"]["sgl-project/sglang"]["files"]["main"]
+    path = PAGE_SOURCE.split("/contents/", 1)[1]
+    files[path] = files[path].replace("--tp 4", "--tp 8")
+    result = verify_page(fake_github(world))
+    assert rows(result)["recipe"] == Status.FAIL
+    assert "lacks agg: --tensor-parallel-size 4" in reason(result, "recipe")
+
+
+@pytest.mark.parametrize("link", [
+    "https://rocm.blogs.amd.com/artificial-intelligence/qwen35-mi355x/README.html",
+    "https://docs.sglang.io/cookbook/autoregressive/../../../.github/workflows/run-sweep",
+    "https://docs.sglang.io@collector.example/cookbook/autoregressive/Qwen/Qwen3.5",
+])
+def test_unmapped_or_hostile_page_links_read_nothing_and_fail_closed(request, fake_github, link) -> None:
+    fake = fake_github(_with_link(load(request, "trust_recipe_page.yaml"), link))
+    result = verify_page(fake)
+    assert rows(result)["recipe"] == Status.FAIL and result.status == "failure"
+    assert "configs/policy/recipe-pages.yaml" in " ".join(
+        next(row.outcome.details for row in result.verdict.rows if row.spec.id == "recipe"))
+    assert not [r for r in fake.requests if "/repos/sgl-project/" in r["path"]]
+
+
+def test_a_page_whose_source_is_gone_fails_and_an_unreadable_one_is_an_error(request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_recipe_page.yaml"))
+    world["external"]["sgl-project/sglang"]["files"]["main"] = {}
+    gone = verify_page(fake_github(world))
+    assert rows(gone)["recipe"] == Status.FAIL and "which does not exist" in " ".join(
+        next(row.outcome.details for row in gone.verdict.rows if row.spec.id == "recipe"))
+    world = copy.deepcopy(load(request, "trust_recipe_page.yaml"))
+    world["faults"] = [{"method": "GET", "path": "^/repos/sgl-project/sglang/contents/", "status": 502}]
+    fake = fake_github(world)
+    outage = verify_page(fake)
+    assert outage.kind == "error" and outage.status == "error"
+    assert "@" not in outage.body.split("\n", 1)[1]
+    assert "page:sgl-project/sglang/docs/cookbook/autoregressive/Qwen/Qwen3.5.mdx at main" in outage.body
+
+
+# --- case 9: Check `reuse` decides as the reuse resolver does ---------------------------------------
+
+
+def test_a_read_only_members_reuse_command_is_refused_by_check_4_and_the_resolver(request, fake_github) -> None:
+    """Case 9: `author_association` says MEMBER, but the repository permission is read: the
+    resolver does not authorize the command, and Check `reuse` does not pass it either (it names the
+    permission); the sweep evidence of seed 000 still decides Check `sweep` on its own."""
+    from infx.reuse.gateway import GitHubGateway
+    from infx.reuse.resolver import find_request
+
+    world = load(request, "trust_reuse_read_member.yaml")
+    fake = fake_github(world)
+    assert find_request(GitHubGateway(fake.client(), world["repo"]), 3412) is None
+    result = verify(fake_github(copy.deepcopy(world)))
+    checks = rows(result)
+    assert checks["reuse"] is not Status.PASS and checks["sweep"] is Status.PASS
+    why = reason(result, "reuse").replace("\u200b", "")
+    assert "viewer" in why and "read" in why, why
+
+
+# --- issue 19: statuses are decisions of the bot, never copies of comment text ---------------
+
+APP_LOGIN = "infx-signoff[bot]"
+MAIN3 = "c0ffee0000000000000000000000000000000008"
+MERGED3 = "c0ffee0000000000000000000000000000000009"
+
+
+def test_a_forged_actions_verdict_never_gives_success_to_an_app(request, fake_github) -> None:
+    # the PR has no sign-off; its workflow posted a PASS verdict and a `success` status as
+    # github-actions[bot], while the bot is the App infx-signoff[bot]
+    fake = fake_github(load(request, "trust_forged_verdict.yaml"))
+    result = publish.head_status(fake.client(app_login=APP_LOGIN), fake.world["repo"], 3412)
+    assert result.status == "pending" and statuses(fake)[-1] == "pending"
+    assert "no verified CODEOWNER sign-off yet" in result.reason
+    assert fake.world["statuses"][SEED_HEAD][-1]["creator"] == APP_LOGIN
+    # a plain merge of main changes nothing: still nothing to carry
+    move_head(fake, MERGED)
+    carried = publish.head_status(fake.client(app_login=APP_LOGIN), fake.world["repo"], 3412)
+    assert carried.status == "pending" and statuses(fake, MERGED) == ["pending"]
+
+
+def test_a_forged_verdict_is_not_carried_even_under_the_shared_actions_login(request, fake_github) -> None:
+    # with the workflow token the bot IS github-actions[bot]: the forged comment and status
+    # pass as its own, but the verdict records no sign-off that could be re-decided
+    world = copy.deepcopy(load(request, "trust_forged_verdict.yaml"))
+    world["token_login"] = "github-actions[bot]"
+    fake = fake_github(world)
+    move_head(fake, MERGED)
+    result = publish.head_status(fake.client(), fake.world["repo"], 3412)
+    assert result.status == "pending" and statuses(fake, MERGED) == ["pending"]
+    assert "does not record which sign-off it judged" in result.reason
+
+
+def test_a_status_the_bot_did_not_create_is_never_carried(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_head_moves.yaml"))
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+    # someone else's `success` on the verified head, newer than the bot's
+    fake.world["statuses"][SEED_HEAD].append({**fake.world["statuses"][SEED_HEAD][-1],
+                                              "id": 9999, "creator": "mallory"})
+    move_head(fake, MERGED)
+    result = publish.head_status(fake.client(), fake.world["repo"], 3412)
+    assert result.status == "pending" and "was not set by the bot itself" in result.reason
+
+
+def test_a_signoff_deleted_after_its_pass_is_not_carried_to_a_merge_of_main(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_head_moves.yaml"))
+    client, repo = fake.client(), fake.world["repo"]
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+    fake.github().get_repo(repo).get_issue(3412).get_comment(5003).delete()
+    # the deletion event re-decides the head: pending
+    reset = publish.head_status(client, repo, 3412)
+    assert reset.status == "pending" and statuses(fake)[-1] == "pending"
+    assert "issue_comment 5003" in reset.reason and "was deleted" in reset.reason
+    move_head(fake, MERGED)
+    merged = publish.head_status(client, repo, 3412)
+    assert merged.status == "pending" and statuses(fake, MERGED) == ["pending"]
+
+
+def test_a_signoff_edited_after_its_pass_resets_its_head(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_head_moves.yaml"))
+    client, repo = fake.client(), fake.world["repo"]
+    assert verify(fake).verdict.overall.value == "PASS"
+    comment = fake.github().get_repo(repo).get_issue(3412).get_comment(5003)
+    comment.edit(comment.body.replace("- [x]", "- [ ]", 1))
+    result = publish.head_status(client, repo, 3412)
+    assert result.status == "pending" and statuses(fake)[-1] == "pending"
+    assert "was edited after its verdict" in result.reason
+    # the unchanged sign-off, verified again, passes again, and then carries
+    comment.edit(comment.body.replace("- [ ]", "- [x]", 1))
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+    move_head(fake, MERGED)
+    assert publish.head_status(client, repo, 3412).status == "success"
+
+
+def test_a_signer_dropped_from_codeowners_is_not_carried_to_the_next_head(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_owner_removed.yaml"))
+    client, repo = fake.client(), fake.world["repo"]
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+    fake.world["branches"]["main"] = MAIN3  # the CODEOWNERS change lands on main
+    move_head(fake, MERGED3)
+    fake.world["pulls"][0]["base"]["sha"] = MAIN3
+    result = publish.head_status(client, repo, 3412)
+    assert result.status == "pending" and statuses(fake, MERGED3) == ["pending"]
+    assert "@chunfangamd is no longer a CODEOWNER of this PR on main" in result.reason
+    assert "configs/amd-master.yaml is owned by @billishyahao" in result.reason
+
+
+# --- issue 20: the head the signer saw, from records a push cannot suppress ----------------------
+
+HIDDEN = "c0ffee0000000000000000000000000000000020"
+
+
+def test_the_hidden_head_sequence_never_gets_success_for_the_signoff_or_reuse(request, fake_github) -> None:
+    """Head 296a93 (a run at 09:00), force-pushed to a [skip ci] commit (no run), signed at
+    09:30 and the reuse command posted at 09:35, then 296a93 force-pushed back: the runs alone
+    bind both to 296a93, which the signer never saw; the timeline's force-pushes leave the head
+    unknown (fail closed), for the sign-off and for the reuse resolver."""
+    from infx.reuse.gateway import GitHubGateway
+    from infx.reuse.resolver import find_request, unbound_reason
+
+    world = load(request, "trust_hidden_head.yaml")
+    fake = fake_github(copy.deepcopy(world))
+    result = verify(fake)
+    assert result.kind == "skipped" and "success" not in statuses(fake) and fake.count("POST") == 0
+    assert "force-pushed at 2026-09-24T09:10:00Z" in result.reason, result.reason
+    gateway = GitHubGateway(fake_github(copy.deepcopy(world)).client(), world["repo"])
+    found = find_request(gateway, 3412)
+    assert found is not None
+    why = unbound_reason(gateway, 3412, found)
+    assert why is not None and "cannot be tied to a PR head" in why and "force-pushed" in why, why
+    # the same world without the timeline's force-pushes (what the runs alone show) passes:
+    # the timeline is what decides
+    for pull in world["pulls"]:
+        pull.pop("timeline", None)
+    plain = fake_github(copy.deepcopy(world))
+    assert verify(plain).status == "success"
+    gateway = GitHubGateway(fake_github(copy.deepcopy(world)).client(), world["repo"])
+    assert unbound_reason(gateway, 3412, find_request(gateway, 3412)) is None
+
+
+def test_a_review_is_bound_to_its_commit_id(request, fake_github) -> None:
+    """A review names the head it was submitted on: signing the hidden head as a review binds
+    it to that head, which 296a93 does not inherit (its own changes differ)."""
+    world = load(request, "trust_hidden_head.yaml")
+    signoff = next(c for c in world["pulls"][0]["comments"] if c["id"] == 5003)
+    world["pulls"][0]["reviews"] = [{"id": 7001, "user": signoff["user"], "state": "COMMENTED",
+                                     "body": signoff["body"], "commit_id": HIDDEN,
+                                     "submitted_at": signoff["created_at"]}]
+    fake = fake_github(world)
+    result = verify(fake, comment_id=7001, kind="review")
+    assert result.kind == "skipped" and "success" not in statuses(fake)
+    assert f"posted when the PR head was {HIDDEN[:12]}" in result.reason, result.reason
+
+
+def test_an_unreadable_timeline_fails_closed(request, fake_github) -> None:
+    from infx.reuse.gateway import GitHubGateway
+    from infx.reuse.resolver import find_request, unbound_reason
+
+    world = load(request, "trust_timeline_unreadable.yaml")
+    fake = fake_github(copy.deepcopy(world))
+    result = verify(fake)
+    assert result.status == "error" and statuses(fake)[-1] == "error"
+    assert "timeline" in result.reason or any("timeline" in (c["body"] or "") for c in
+                                              fake.world["pulls"][0]["comments"]), result.reason
+    gateway = GitHubGateway(fake_github(copy.deepcopy(world)).client(), world["repo"])
+    why = unbound_reason(gateway, 3412, find_request(gateway, 3412))
+    assert why is not None and "timeline" in why and "could not be read" in why, why
+
+
+def test_a_maintainer_with_private_membership_is_authorized_by_check_4_and_the_resolver(request, fake_github) -> None:
+    """Case 9b: GitHub says CONTRIBUTOR for a member whose organisation membership is private;
+    the collaborator permission (write, role maintain) decides, for the resolver and Check `reuse`."""
+    from infx.reuse.gateway import GitHubGateway
+    from infx.reuse.resolver import find_request
+
+    world = load(request, "trust_reuse_private_member.yaml")
+    fake = fake_github(world)
+    found = find_request(GitHubGateway(fake.client(), world["repo"]), 3412)
+    assert found is not None and found.comment.user == "quietmaint" and found.authority.elevated
+    result = verify(fake_github(copy.deepcopy(world)))
+    assert rows(result)["reuse"] is Status.PASS, reason(result, "reuse")
+    assert "quietmaint (CONTRIBUTOR)" in reason(result, "reuse")

@@ -1,0 +1,279 @@
+"""The local workflow runner (tests/lib/actions_runner.py) on small synthetic workflows."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+
+import pytest
+from lib.actions_runner import (
+    ArtifactStore,
+    Event,
+    LocalRunner,
+    RunnerError,
+    StepFailure,
+    _parse_env_file,
+)
+from lib.sweep_loop import git
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+CHECKOUT = "actions/checkout@de0fac2e4500dabe0009e67214ff5f5447ce83dd"
+UPLOAD = "actions/upload-artifact@b7c566a772e6b6bfb58ed0dc250532a479d7789f"
+DOWNLOAD = "actions/download-artifact@37930b1c2abaa49bbe596cd826c3c89aef350131"
+
+
+def run(tmp_path, files: dict[str, str], event_name: str = "push", payload: dict | None = None, **options):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "--quiet", "--initial-branch=main")
+    for rel, text in files.items():
+        path = repo / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    git(repo, "add", "--all")
+    git(repo, "commit", "--quiet", "-m", "test")
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    event = Event(event_name, payload or {"after": sha}, sha, "refs/heads/main")
+    runner = LocalRunner(repo_dir=repo, repository="acme/demo", event=event, run_id=42,
+                         work_dir=tmp_path / "work", runners={"gpu": ["gpu-node_07"]}, **options)
+    return runner.run(".github/workflows/main.yml")
+
+
+def test_needs_order_outputs_matrix_from_json_and_reusable_names(tmp_path):
+    record = run(tmp_path, {
+        ".github/workflows/main.yml": """
+            name: Main
+            on: push
+            jobs:
+              fan:
+                name: fan out
+                needs: plan
+                if: needs.plan.outputs.rows != '[]'
+                strategy:
+                  matrix:
+                    row: ${{ fromJSON(needs.plan.outputs.rows) }}
+                uses: ./.github/workflows/called.yml
+                with:
+                  row: ${{ toJSON(matrix.row) }}
+              plan:
+                runs-on: ubuntu-latest
+                outputs:
+                  rows: ${{ steps.p.outputs.rows }}
+                steps:
+                  - id: p
+                    run: |
+                      echo 'rows=[{"n":1},{"n":2}]' >> "$GITHUB_OUTPUT"
+              never:
+                needs: fan
+                if: github.event_name == 'pull_request'
+                runs-on: ubuntu-latest
+                steps:
+                  - run: exit 1
+            """,
+        ".github/workflows/called.yml": """
+            on:
+              workflow_call:
+                inputs:
+                  row: {type: string, required: true}
+            jobs:
+              work:
+                name: ${{ format('row {0}', fromJSON(inputs.row).n) }}
+                runs-on: gpu
+                env:
+                  ROW: ${{ inputs.row }}
+                steps:
+                  - run: test "$RUNNER_NAME" = gpu-node_07 && echo "$ROW" > row.json
+        """})
+    assert [j.name for j in record.jobs] == ["plan", "fan out / row 1", "fan out / row 2", "never"]
+    assert [j.conclusion for j in record.jobs] == ["success", "success", "success", "skipped"]
+    assert record.results == {"plan": "success", "fan": "success", "never": "skipped"}
+    assert record.jobs[1].runner_name == "gpu-node_07" and record.jobs[1].labels == ["gpu"]
+    assert record.conclusion == "success"
+
+
+def test_progress_shows_the_run_so_far_before_each_job_starts(tmp_path):
+    """What GitHub's API lists while a run goes on: the jobs that finished (the loop's fake
+    GitHub shows them to later jobs, such as the sweep report)."""
+    seen = []
+    run(tmp_path, {".github/workflows/main.yml": """
+        on: push
+        jobs:
+          first:
+            runs-on: ubuntu-latest
+            steps:
+              - run: "true"
+          second:
+            needs: first
+            runs-on: ubuntu-latest
+            steps:
+              - run: "true"
+        """}, on_progress=lambda record: seen.append([(j.name, j.conclusion) for j in record.jobs]))
+    assert seen == [[], [], [("first", "success")]]
+
+
+def test_fail_fast_cancels_the_rest_of_the_matrix_and_always_steps_run(tmp_path):
+    record = run(tmp_path, {".github/workflows/main.yml": """
+        on: push
+        jobs:
+          m:
+            strategy:
+              fail-fast: true
+              matrix:
+                n: [1, 2, 3]
+            runs-on: ubuntu-latest
+            steps:
+              - id: s
+                run: test ${{ matrix.n }} != 2
+              - if: always() && steps.s.outcome == 'failure'
+                run: echo "cleaning up"
+              - run: echo "not after a failure"
+          after:
+            needs: m
+            if: ${{ !cancelled() }}
+            runs-on: ubuntu-latest
+            steps:
+              - run: echo "${{ needs.m.result }}" | grep -q failure
+        """})
+    assert [(j.name, j.conclusion) for j in record.jobs] == [
+        ("m (1)", "success"), ("m (2)", "failure"), ("m (3)", "cancelled"), ("after", "success")]
+    failed = record.jobs[1]
+    assert [s.outcome for s in failed.steps] == ["failure", "success", "skipped"]
+    assert "exit code 1" in failed.steps[0].log
+    assert record.conclusion == "failure"
+
+
+def test_env_files_summary_and_event_path(tmp_path):
+    record = run(tmp_path, {".github/workflows/main.yml": """
+        on: push
+        jobs:
+          j:
+            runs-on: ubuntu-latest
+            outputs:
+              text: ${{ steps.a.outputs.text }}
+              seen: ${{ steps.b.outputs.seen }}
+            steps:
+              - uses: actions/checkout@de0fac2e4500dabe0009e67214ff5f5447ce83dd
+              - id: a
+                run: |
+                  { echo 'text<<EOF'; echo 'two'; echo 'lines'; echo 'EOF'; } >> "$GITHUB_OUTPUT"
+                  echo "FROM_ENV=set" >> "$GITHUB_ENV"
+                  echo "### hello" >> "$GITHUB_STEP_SUMMARY"
+              - run: python -m pip install --require-hashes -r missing.txt || echo "$?" > pip-status
+              - id: b
+                run: |
+                  test "$(cat pip-status)" = 1
+                  test -f .github/workflows/main.yml
+                  after=$(python -c 'import json,os; print(json.load(open(os.environ["GITHUB_EVENT_PATH"]))["after"])')
+                  test "$after" = "$GITHUB_SHA"
+                  echo "seen=$FROM_ENV" >> "$GITHUB_OUTPUT"
+        """})
+    job = record.job("j")
+    assert job.conclusion == "success", job.log
+    assert job.outputs == {"text": "two\nlines", "seen": "set"}
+    assert job.summary == "### hello\n"
+
+
+def test_self_hosted_jobs_get_the_machine_environment_and_tools(tmp_path):
+    tools = tmp_path / "node-bin"
+    tools.mkdir()
+    (tools / "node-tool").write_text("#!/bin/sh\necho from-the-node\n")
+    (tools / "node-tool").chmod(0o755)
+    record = run(tmp_path, {".github/workflows/main.yml": """
+        on: push
+        jobs:
+          hosted:
+            runs-on: ubuntu-latest
+            outputs:
+              seen: ${{ steps.a.outputs.seen }}
+            steps:
+              - id: a
+                run: echo "seen=${MODEL_CACHE:-none} $(command -v node-tool || echo missing)" >> "$GITHUB_OUTPUT"
+          gpu:
+            runs-on: gpu
+            env:
+              JOB_SETTING: job
+            outputs:
+              seen: ${{ steps.a.outputs.seen }}
+            steps:
+              - id: a
+                run: echo "seen=$MODEL_CACHE $JOB_SETTING $(node-tool)" >> "$GITHUB_OUTPUT"
+        """}, self_hosted_env={"MODEL_CACHE": "/models", "JOB_SETTING": "machine"},
+        self_hosted_path=[str(tools)])
+    assert record.job("hosted").outputs == {"seen": "none missing"}
+    # the job's own env: wins over the machine's
+    assert record.job("gpu").outputs == {"seen": "/models job from-the-node"}
+
+
+def test_artifact_names_are_unique_within_a_run(tmp_path):
+    record = run(tmp_path, {".github/workflows/main.yml": f"""
+        on: push
+        jobs:
+          a:
+            strategy:
+              matrix:
+                n: [1, 2]
+            runs-on: ubuntu-latest
+            steps:
+              - run: |
+                  mkdir out && echo '{{"n": ${{{{ matrix.n }}}}}}' > out/r.json
+              - uses: {UPLOAD}
+                with:
+                  name: same-name
+                  path: out/
+          b:
+            needs: a
+            if: always()
+            runs-on: ubuntu-latest
+            steps:
+              - uses: {DOWNLOAD}
+                with:
+                  pattern: "same-*"
+                  path: got
+              - run: |
+                  test "$(cat got/same-name/r.json)" = '{{"n": 1}}'
+        """})
+    assert [j.conclusion for j in record.jobs] == ["success", "failure", "success"]
+    assert "(409) Conflict" in record.jobs[1].log
+    assert list(record.artifacts.items) == ["same-name"]
+
+
+def test_store_and_env_file_errors():
+    store = ArtifactStore()
+    store.upload("x", {"a": b"1"}, "job")
+    with pytest.raises(StepFailure, match="409"):
+        store.upload("x", {"a": b"2"}, "other")
+    with pytest.raises(StepFailure, match="not valid"):
+        store.upload("bad/name", {"a": b"1"}, "job")
+
+
+def test_env_file_needs_its_delimiter(tmp_path):
+    path = tmp_path / "out"
+    path.write_text("a=1\nb<<END\nx\n", encoding="utf-8")
+    with pytest.raises(StepFailure, match="delimiter"):
+        _parse_env_file(path)
+
+
+def test_unknown_actions_and_remote_workflows_are_refused(tmp_path):
+    with pytest.raises(RunnerError, match="no local stand-in"):
+        run(tmp_path, {".github/workflows/main.yml": """
+            on: push
+            jobs:
+              j:
+                runs-on: ubuntu-latest
+                steps:
+                  - uses: actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830
+            """})
+
+
+def test_unpinned_actions_fail_the_step(tmp_path):
+    record = run(tmp_path, {".github/workflows/main.yml": """
+        on: push
+        jobs:
+          j:
+            runs-on: ubuntu-latest
+            steps:
+              - uses: actions/checkout@v4
+        """})
+    assert record.job("j").conclusion == "failure"
+    assert "full commit SHA" in record.job("j").log

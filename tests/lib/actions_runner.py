@@ -1,0 +1,725 @@
+"""A local runner for our GitHub Actions workflow files, used by the loop tests (never installed).
+
+It runs a workflow the way a hosted runner would, as far as our workflows need: jobs in `needs`
+order with their real `if:`, `strategy.matrix` (including `fromJSON` of earlier outputs),
+`strategy.fail-fast`, `concurrency` and `outputs`; reusable workflows called with `uses:`
+(their jobs are named `<caller job name> / <called job name>`, as GitHub names the check runs);
+every real `run:` script executed by bash in a fresh checkout with `GITHUB_OUTPUT`, `GITHUB_ENV`,
+`GITHUB_PATH`, `GITHUB_STEP_SUMMARY` and `GITHUB_EVENT_PATH`. Actions (`uses:` steps) are local
+stand-ins: checkout clones the test repository at the event's ref, setup-python puts the host
+interpreter on PATH, upload/download-artifact use an in-memory store that refuses a second
+artifact of the same name in a run (GitHub answers 409 Conflict). Nothing here talks to the
+internet; the GitHub API the scripts use is whatever `api_url` points at (the fake server), and
+`on_progress` lets the caller show that server the running run (its finished jobs and artifacts).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from infx.yamlio import load_file
+from lib.expressions import Context, evaluate_if, evaluate_text, interpolate, to_string, truthy
+
+WHOLE_EXPRESSION = re.compile(r"^\s*\$\{\{(.*)\}\}\s*$", re.S)
+_MULTILINE_VALUE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)<<(.+)$")
+_KNOWN_ACTIONS = ("actions/checkout", "actions/setup-python", "actions/upload-artifact",
+                  "actions/download-artifact")
+
+
+class RunnerError(RuntimeError):
+    """The workflow uses something this runner does not emulate (fail loudly, never guess)."""
+
+
+class StepFailure(RuntimeError):
+    """A step failed; the message is what the job log shows."""
+
+
+# ---- artifacts -------------------------------------------------------------------------
+
+@dataclass
+class Artifact:
+    name: str
+    files: dict[str, bytes]
+    job: str
+
+
+class ArtifactStore:
+    """The artifacts of one workflow run; names are unique within the run, like GitHub's."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Artifact] = {}
+
+    def upload(self, name: str, files: dict[str, bytes], job: str) -> None:
+        if not name or any(c in name for c in '"\\/:<>|*?\r\n'):
+            raise StepFailure(f"The artifact name is not valid: {name!r}")
+        if name in self.items:
+            raise StepFailure(
+                f"Failed to CreateArtifact: Received non-retryable error: Failed request: (409) Conflict: "
+                f"an artifact with this name already exists on the workflow run ({name!r}, uploaded by "
+                f"{self.items[name].job})")
+        self.items[name] = Artifact(name, dict(files), job)
+
+    def matching(self, name: str | None, pattern: str | None) -> list[Artifact]:
+        if name:
+            return [self.items[name]] if name in self.items else []
+        return [a for n, a in sorted(self.items.items()) if pattern is None or fnmatch.fnmatchcase(n, pattern)]
+
+
+# ---- records -----------------------------------------------------------------------------
+
+@dataclass
+class StepRecord:
+    name: str
+    outcome: str  # success | failure | skipped
+    conclusion: str
+    log: str = ""
+    seconds: float = 0.0  # wall time the step took on this machine
+
+
+@dataclass
+class JobRecord:
+    """One job of the run as GitHub lists it (one check run); `key` is the YAML job id path."""
+
+    key: str
+    name: str
+    conclusion: str  # success | failure | cancelled | skipped
+    labels: list[str] = field(default_factory=list)
+    runner_name: str | None = None
+    steps: list[StepRecord] = field(default_factory=list)
+    outputs: dict[str, str] = field(default_factory=dict)
+    started_at: str = ""
+    completed_at: str = ""
+    summary: str = ""
+    concurrency: str | None = None
+    matrix: Any = None
+
+    @property
+    def log(self) -> str:
+        return "\n".join(f"## {s.name} [{s.outcome}]\n{s.log}" for s in self.steps)
+
+
+@dataclass
+class RunRecord:
+    run_id: int
+    name: str
+    display_title: str
+    path: str
+    event: str
+    head_sha: str
+    head_branch: str
+    created_at: str
+    concurrency: str | None
+    jobs: list[JobRecord] = field(default_factory=list)
+    artifacts: ArtifactStore = field(default_factory=ArtifactStore)
+    results: dict[str, str] = field(default_factory=dict)  # top-level job id -> result
+    conclusion: str = "success"
+
+    def job(self, name: str) -> JobRecord:
+        found = [j for j in self.jobs if j.name == name]
+        if len(found) != 1:
+            raise KeyError(f"{len(found)} jobs named {name!r}; jobs: {[j.name for j in self.jobs]}")
+        return found[0]
+
+
+# ---- the runner ------------------------------------------------------------------------------
+
+@dataclass
+class Event:
+    """What triggered the run: its name, its webhook payload, and the commit/ref GitHub runs."""
+
+    name: str
+    payload: dict[str, Any]
+    sha: str
+    ref: str
+    head_ref: str = ""
+    base_ref: str = ""
+
+
+class Clock:
+    """Deterministic time: every job starts one minute after the previous one ended."""
+
+    def __init__(self, start: str) -> None:
+        self.now = datetime.fromisoformat(start.replace("Z", "+00:00"))
+
+    def tick(self, minutes: int = 1) -> str:
+        self.now += timedelta(minutes=minutes)
+        return self.now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+StepHook = Callable[["JobContext"], None]
+# called with the run so far when the run starts and before each job with steps starts: what
+# GitHub's API shows of a running run (its finished jobs and uploaded artifacts)
+ProgressHook = Callable[["RunRecord"], None]
+
+
+@dataclass
+class JobContext:
+    """What a running job sees; hooks get it after checkout (e.g. to install a fake launcher)."""
+
+    key: str
+    workspace: Path
+    runner_name: str
+    labels: list[str]
+    contexts: dict[str, Any]
+
+
+class LocalRunner:
+    """Runs one workflow file for one event against a local git repository."""
+
+    def __init__(self, *, repo_dir: Path, repository: str, event: Event, run_id: int, work_dir: Path,
+                 api_url: str = "", token: str = "test-token", actor: str = "octocat",
+                 runners: Mapping[str, list[str]] | None = None, secrets: Mapping[str, str] | None = None,
+                 clock: Clock | None = None, after_checkout: StepHook | None = None,
+                 vars_: Mapping[str, str] | None = None, self_hosted_env: Mapping[str, str] | None = None,
+                 self_hosted_path: list[str] | None = None, on_progress: ProgressHook | None = None) -> None:
+        self.repo_dir = repo_dir
+        self.repository = repository
+        self.event = event
+        self.run_id = run_id
+        self.work_dir = work_dir
+        self.api_url = api_url
+        self.token = token
+        self.actor = actor
+        self.runners = dict(runners or {})
+        self.secrets = dict(secrets or {})
+        self.vars = dict(vars_ or {})
+        self.clock = clock or Clock("2026-09-29T10:00:00Z")
+        self.after_checkout = after_checkout
+        # what a self-hosted runner's machine adds to every job (its .env file, tools on PATH)
+        self.self_hosted_env = dict(self_hosted_env or {})
+        self.self_hosted_path = list(self_hosted_path or [])
+        self.on_progress = on_progress
+        self._job_counter = 0
+        self._shims = self._make_shims()
+        self.event_path = work_dir / "event.json"
+        self.event_path.write_text(json.dumps(event.payload), encoding="utf-8")
+        self._tree = work_dir / "workflow-tree"
+
+    # -- contexts ---------------------------------------------------------------------------
+
+    def github_context(self) -> dict[str, Any]:
+        owner = self.repository.split("/", 1)[0]
+        return {
+            "event_name": self.event.name, "event": self.event.payload, "sha": self.event.sha,
+            "ref": self.event.ref, "head_ref": self.event.head_ref, "base_ref": self.event.base_ref,
+            "repository": self.repository, "repository_owner": owner, "run_id": str(self.run_id),
+            "run_number": "1", "run_attempt": "1", "actor": self.actor, "triggering_actor": self.actor,
+            "token": self.token, "server_url": "https://github.com", "api_url": self.api_url,
+            "workflow": "", "event_path": str(self.event_path),
+            "ref_name": self.event.ref.rsplit("/", 1)[-1], "ref_type": "branch",
+        }
+
+    # -- entry point --------------------------------------------------------------------------
+
+    def run(self, workflow_path: str) -> RunRecord:
+        self._checkout_into(self._tree, self.event.sha)
+        workflow = load_file(self._tree / workflow_path)
+        github = self.github_context() | {"workflow": workflow.get("name", workflow_path)}
+        base = Context({"github": github, "vars": self.vars, "inputs": {}, "secrets": self.secrets})
+        title = workflow.get("run-name")
+        created = self.clock.tick(0)
+        record = RunRecord(
+            run_id=self.run_id, name=str(workflow.get("name") or workflow_path),
+            display_title=interpolate(str(title), base) if title else str(workflow.get("name")),
+            path=workflow_path, event=self.event.name,
+            head_sha=_head_sha(self.event), head_branch=_head_branch(self.event), created_at=created,
+            concurrency=self._concurrency(workflow.get("concurrency"), base))
+        self._progress(record)
+        self._run_jobs(workflow, github, {}, record, prefix="", caller_name=None)
+        failed = any(j.conclusion == "failure" for j in record.jobs)
+        cancelled = any(j.conclusion == "cancelled" for j in record.jobs)
+        record.conclusion = "failure" if failed else "cancelled" if cancelled else "success"
+        return record
+
+    def _progress(self, record: RunRecord) -> None:
+        if self.on_progress is not None:
+            self.on_progress(record)
+
+    # -- jobs ----------------------------------------------------------------------------------
+
+    def _run_jobs(self, workflow: dict, github: dict, inputs: dict, record: RunRecord, prefix: str,
+                  caller_name: str | None, secrets: Mapping[str, str] | None = None) -> dict[str, dict]:
+        jobs = workflow.get("jobs") or {}
+        results: dict[str, dict] = {}
+        for job_id in _needs_order(jobs):
+            job = jobs[job_id]
+            needs = {n: results[n] for n in _needs_of(job)}
+            ctx = Context({"github": github, "needs": needs, "inputs": inputs, "vars": self.vars,
+                           "secrets": dict(secrets if secrets is not None else self.secrets)},
+                          job_status=_status_of(needs, results, jobs, job_id))
+            display = self._display_name(job_id, job, ctx)
+            full_name = f"{caller_name} / {display}" if caller_name else display
+            if not evaluate_if(job.get("if"), ctx):
+                results[job_id] = {"result": "skipped", "outputs": {}}
+                record.jobs.append(JobRecord(prefix + job_id, full_name, "skipped",
+                                             started_at=self.clock.tick(0), completed_at=self.clock.tick(0)))
+                continue
+            results[job_id] = self._run_matrix(job_id, job, ctx, record, prefix, caller_name, display)
+        if not prefix:
+            record.results = {k: v["result"] for k, v in results.items()}
+        return results
+
+    def _display_name(self, job_id: str, job: dict, ctx: Context) -> str:
+        name = job.get("name")
+        if name is None:
+            return job_id
+        try:
+            return interpolate(str(name), ctx)
+        except Exception:  # names that need matrix/inputs are resolved per matrix entry
+            return job_id
+
+    def _run_matrix(self, job_id: str, job: dict, ctx: Context, record: RunRecord, prefix: str,
+                    caller_name: str | None, display: str) -> dict:
+        strategy = job.get("strategy") or {}
+        combos = _matrix_combinations(strategy.get("matrix"), ctx)
+        fail_fast = _value(strategy.get("fail-fast", True), ctx)
+        fail_fast = truthy(fail_fast) if not isinstance(fail_fast, str) else fail_fast.lower() == "true"
+        conclusions: list[str] = []
+        outputs: dict[str, str] = {}
+        stop = False
+        for matrix in combos:
+            values = dict(ctx.values) | ({"matrix": matrix} if matrix is not None else {})
+            jctx = Context(values, job_status=ctx.job_status)
+            if stop:  # fail-fast: the entries not started yet are cancelled
+                conclusions.append("cancelled")
+                if "uses" in job:
+                    self._call_workflow(job_id, job, jctx, record, prefix, display, cancel=True)
+                else:
+                    record.jobs.append(JobRecord(prefix + job_id, self._job_name(job_id, job, jctx, caller_name),
+                                                 "cancelled", matrix=matrix))
+                continue
+            if "uses" in job:
+                conclusion = self._call_workflow(job_id, job, jctx, record, prefix, display)
+            else:
+                conclusion, job_outputs = self._run_steps_job(job_id, job, jctx, record, prefix, caller_name, matrix)
+                outputs.update(job_outputs)
+            conclusions.append(conclusion)
+            if conclusion == "failure" and fail_fast and len(combos) > 1:
+                stop = True
+        result = ("failure" if "failure" in conclusions else "cancelled" if "cancelled" in conclusions
+                  else "success")
+        return {"result": result, "outputs": outputs if result == "success" or "uses" not in job else {}}
+
+    def _job_name(self, job_id: str, job: dict, ctx: Context, caller_name: str | None) -> str:
+        name = interpolate(str(job["name"]), ctx) if job.get("name") is not None else job_id
+        matrix = ctx.values.get("matrix")
+        if matrix and isinstance(matrix, dict) and "${{" not in str(job.get("name", "")) and "uses" not in job:
+            name += " (" + ", ".join(_matrix_label(v) for v in matrix.values()) + ")"
+        return f"{caller_name} / {name}" if caller_name else name
+
+    def _call_workflow(self, job_id: str, job: dict, ctx: Context, record: RunRecord, prefix: str,
+                       display: str, cancel: bool = False) -> str:
+        target = str(job["uses"])
+        local = re.sub(r"^(\$|\.)/", "", target)
+        if local == target or "@" in local:
+            raise RunnerError(f"job {job_id}: only this repository's reusable workflows can run locally: {target}")
+        called = load_file(self._tree / local)
+        declared = ((called.get("on") or called.get(True) or {}).get("workflow_call") or {})
+        inputs: dict[str, Any] = {}
+        for name, spec in (declared.get("inputs") or {}).items():
+            given = (job.get("with") or {}).get(name)
+            if given is None:
+                if (spec or {}).get("required"):
+                    raise RunnerError(f"job {job_id}: required input {name} of {local} is not given")
+                inputs[name] = (spec or {}).get("default")
+            else:
+                inputs[name] = _value(given, ctx)
+        for name in job.get("with") or {}:
+            if name not in (declared.get("inputs") or {}):
+                raise RunnerError(f"job {job_id}: {local} declares no input {name}")
+        secrets = {k: str(_value(v, ctx)) for k, v in (job.get("secrets") or {}).items()} \
+            if job.get("secrets") != "inherit" else dict(self.secrets)
+        caller = interpolate(str(job.get("name") or job_id), ctx)
+        github = ctx.values["github"]
+        if cancel:
+            called_ctx = Context({"github": github, "inputs": inputs, "vars": self.vars})
+            for called_id, called_job in (called.get("jobs") or {}).items():
+                name = self._display_name(called_id, called_job, called_ctx)
+                record.jobs.append(JobRecord(f"{prefix}{job_id}/{called_id}", f"{caller} / {name}", "cancelled",
+                                             started_at=self.clock.tick(0), completed_at=self.clock.tick(0)))
+            return "cancelled"
+        results = self._run_jobs(called, github, inputs, record, prefix=f"{prefix}{job_id}/",
+                                 caller_name=caller, secrets=secrets)
+        values = [r["result"] for r in results.values()]
+        if "failure" in values:
+            return "failure"
+        return "cancelled" if "cancelled" in values else "success"
+
+    # -- one job on one runner ----------------------------------------------------------------------
+
+    def _run_steps_job(self, job_id: str, job: dict, ctx: Context, record: RunRecord, prefix: str,
+                       caller_name: str | None, matrix: Any) -> tuple[str, dict[str, str]]:
+        name = self._job_name(job_id, job, ctx, caller_name)
+        labels = _labels(_value(job.get("runs-on"), ctx))
+        runner_name = self._runner_name(labels)
+        self._progress(record)
+        started = self.clock.tick()
+        self._job_counter += 1
+        workspace = self.work_dir / f"job{self._job_counter:03d}"
+        home = workspace.parent / f"job{self._job_counter:03d}-runner"
+        workspace.mkdir(parents=True)
+        (home / "temp").mkdir(parents=True)
+        github = dict(ctx.values["github"]) | {"job": job_id, "workspace": str(workspace)}
+        values = dict(ctx.values) | {"github": github, "steps": {}, "runner": {
+            "name": runner_name, "os": "Linux", "arch": "X64", "temp": str(home / "temp")}, "job": {"status": "success"}}
+        jctx = Context(values, job_status="success")
+        concurrency = self._concurrency(job.get("concurrency"), jctx)
+        self_hosted = labels != ["ubuntu-latest"]
+        job_env = (dict(self.self_hosted_env) if self_hosted else {}) | {
+            k: to_string(_value(v, jctx)) for k, v in (job.get("env") or {}).items()}
+        env_file_vars: dict[str, str] = {}
+        extra_path: list[str] = list(self.self_hosted_path) if self_hosted else []
+        steps: list[StepRecord] = []
+        summary_parts: list[str] = []
+        for index, step in enumerate(job.get("steps") or []):
+            step_name = str(step.get("name") or step.get("uses") or f"Run step {index + 1}")
+            sctx = Context(dict(jctx.values), job_status=jctx.job_status)
+            if not evaluate_if(step.get("if"), sctx):
+                steps.append(StepRecord(step_name, "skipped", "skipped"))
+                _set_step(jctx, step, "skipped", "skipped", {})
+                continue
+            began = time.monotonic()
+            try:
+                step_env = job_env | env_file_vars | {
+                    k: to_string(_value(v, sctx)) for k, v in (step.get("env") or {}).items()}
+                if "uses" in step:
+                    outputs, log = self._action(step, sctx, workspace, record, name, job_id)
+                else:
+                    outputs, log, new_env, new_path, summary = self._script(
+                        step, sctx, workspace, home, step_env, extra_path, runner_name, job_id)
+                    env_file_vars.update(new_env)
+                    extra_path = new_path + extra_path
+                    if summary:
+                        summary_parts.append(summary)
+                outcome = "success"
+            except StepFailure as exc:
+                outputs, log, outcome = {}, str(exc), "failure"
+            if outcome == "failure" and truthy(_value(step.get("continue-on-error", False), sctx)):
+                conclusion = "success"
+            else:
+                conclusion = outcome
+            steps.append(StepRecord(step_name, outcome, conclusion, log, time.monotonic() - began))
+            _set_step(jctx, step, outcome, conclusion, outputs)
+            if conclusion == "failure":
+                jctx.job_status = "failure"
+                jctx.values["job"] = {"status": "failure"}
+            if "uses" in step and str(step["uses"]).startswith("actions/checkout") and self.after_checkout:
+                self.after_checkout(JobContext(prefix + job_id, workspace, runner_name, labels, jctx.values))
+        conclusion = "failure" if jctx.job_status == "failure" else "success"
+        outputs = {}
+        if conclusion == "success":
+            outputs = {k: interpolate(str(v), jctx) for k, v in (job.get("outputs") or {}).items()}
+        record.jobs.append(JobRecord(prefix + job_id, name, conclusion, labels, runner_name, steps, outputs,
+                                     started, self.clock.tick(), "\n".join(summary_parts), concurrency, matrix))
+        return conclusion, outputs
+
+    def _runner_name(self, labels: list[str]) -> str:
+        for label in labels:
+            nodes = self.runners.get(label)
+            if nodes:
+                return nodes[0]
+        return "GitHub Actions 1" if labels == ["ubuntu-latest"] else "-".join(labels) + "_01"
+
+    def _concurrency(self, spec: Any, ctx: Context) -> str | None:
+        if spec is None:
+            return None
+        group = spec.get("group") if isinstance(spec, dict) else spec
+        return interpolate(str(group), ctx)
+
+    # -- steps ------------------------------------------------------------------------------------------
+
+    def _script(self, step: dict, ctx: Context, workspace: Path, home: Path, env: dict[str, str],
+                extra_path: list[str], runner_name: str, job_id: str
+                ) -> tuple[dict[str, str], str, dict[str, str], list[str], str]:
+        shell = step.get("shell", "bash")
+        if shell != "bash":
+            raise RunnerError(f"step {step.get('name')!r}: shell {shell!r} is not emulated")
+        script = interpolate(str(step["run"]), ctx)
+        files = {k: home / f"{k.lower()}_{id(step)}" for k in
+                 ("GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STEP_SUMMARY")}
+        for path in files.values():
+            path.write_text("", encoding="utf-8")
+        script_file = home / "temp" / f"step_{id(step)}.sh"
+        script_file.write_text(script, encoding="utf-8")
+        github = ctx.values["github"]
+        full_env = {
+            "HOME": str(home), "LANG": "C.UTF-8", "CI": "true", "GITHUB_ACTIONS": "true",
+            "PATH": os.pathsep.join([*extra_path, str(self._shims), os.environ.get("PATH", "/usr/bin:/bin")]),
+            "PYTHONPATH": str(workspace), "PYTHONDONTWRITEBYTECODE": "1",
+            "GITHUB_EVENT_NAME": self.event.name, "GITHUB_EVENT_PATH": str(self.event_path),
+            "GITHUB_SHA": self.event.sha, "GITHUB_REF": self.event.ref, "GITHUB_HEAD_REF": self.event.head_ref,
+            "GITHUB_BASE_REF": self.event.base_ref, "GITHUB_REPOSITORY": self.repository,
+            "GITHUB_REPOSITORY_OWNER": self.repository.split("/")[0], "GITHUB_RUN_ID": str(self.run_id),
+            "GITHUB_RUN_NUMBER": "1", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_ACTOR": self.actor,
+            "GITHUB_WORKFLOW": str(github.get("workflow", "")), "GITHUB_JOB": job_id,
+            "GITHUB_WORKSPACE": str(workspace), "GITHUB_SERVER_URL": "https://github.com",
+            "GITHUB_API_URL": self.api_url, "RUNNER_NAME": runner_name, "RUNNER_OS": "Linux",
+            "RUNNER_ARCH": "X64", "RUNNER_TEMP": str(home / "temp"),
+        } | {k: str(v) for k, v in files.items()} | env
+        cwd = workspace / str(step["working-directory"]) if step.get("working-directory") else workspace
+        proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script_file)],
+                              cwd=cwd, env=full_env, capture_output=True, text=True, check=False, timeout=600)
+        log = proc.stdout + proc.stderr
+        if proc.returncode != 0:
+            raise StepFailure(f"{log}\nError: Process completed with exit code {proc.returncode}.")
+        outputs = _parse_env_file(files["GITHUB_OUTPUT"])
+        new_env = _parse_env_file(files["GITHUB_ENV"])
+        new_path = [p for p in files["GITHUB_PATH"].read_text(encoding="utf-8").splitlines() if p.strip()]
+        summary = files["GITHUB_STEP_SUMMARY"].read_text(encoding="utf-8")
+        return outputs, log, new_env, new_path, summary
+
+    def _action(self, step: dict, ctx: Context, workspace: Path, record: RunRecord, job_name: str,
+                job_id: str) -> tuple[dict[str, str], str]:
+        uses = str(step["uses"])
+        action = uses.split("@", 1)[0]
+        if action not in _KNOWN_ACTIONS:
+            raise RunnerError(f"no local stand-in for action {uses}")
+        if not re.fullmatch(r"[^@]+@[0-9a-f]{40}", uses):
+            raise StepFailure(f"{uses} is not pinned to a full commit SHA")
+        with_ = {k: _value(v, ctx) for k, v in (step.get("with") or {}).items()}
+        if action == "actions/checkout":
+            ref = str(with_.get("ref") or self.event.sha)
+            self._checkout_into(workspace, ref)
+            return {}, f"checked out {ref} into {workspace}"
+        if action == "actions/setup-python":
+            return {"python-version": sys.version.split()[0]}, f"using the host interpreter {sys.executable}"
+        if action == "actions/upload-artifact":
+            return self._upload(with_, workspace, record, job_name)
+        return self._download(with_, workspace, record)
+
+    def _upload(self, with_: dict, workspace: Path, record: RunRecord, job_name: str) -> tuple[dict, str]:
+        name = str(with_.get("name") or "artifact")
+        paths = [p.strip() for p in str(with_.get("path", "")).splitlines() if p.strip()]
+        files: dict[str, bytes] = {}
+        for raw in paths:
+            path = workspace / raw
+            if path.is_dir():
+                for file in sorted(p for p in path.rglob("*") if p.is_file()):
+                    files[file.relative_to(path).as_posix()] = file.read_bytes()
+            elif path.is_file():
+                files[path.name] = path.read_bytes()
+        if not files:
+            mode = str(with_.get("if-no-files-found", "warn"))
+            message = f"No files were found with the provided path: {with_.get('path')}. No artifacts will be uploaded."
+            if mode == "error":
+                raise StepFailure(message)
+            return {}, message
+        record.artifacts.upload(name, files, job_name)
+        return {"artifact-id": str(len(record.artifacts.items))}, f"uploaded {name}: {sorted(files)}"
+
+    def _download(self, with_: dict, workspace: Path, record: RunRecord) -> tuple[dict, str]:
+        target = workspace / str(with_.get("path") or ".")
+        name = with_.get("name")
+        found = record.artifacts.matching(str(name) if name else None,
+                                          str(with_["pattern"]) if with_.get("pattern") else None)
+        if name and not found:
+            raise StepFailure(f"Unable to download artifact(s): Artifact not found for name: {name}")
+        merge = str(with_.get("merge-multiple", "false")).lower() == "true"
+        for artifact in found:
+            folder = target if (name or merge) else target / artifact.name
+            for rel, data in artifact.files.items():
+                path = folder / rel
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+        target.mkdir(parents=True, exist_ok=True)
+        return {"download-path": str(target)}, f"downloaded {[a.name for a in found]}"
+
+    # -- git --------------------------------------------------------------------------------------
+
+    def _checkout_into(self, path: Path, ref: str) -> None:
+        if path.exists():
+            shutil.rmtree(path)
+        _git(self.repo_dir.parent, "clone", "--quiet", "--no-checkout", str(self.repo_dir), str(path))
+        _git(path, "fetch", "--quiet", "origin", "+refs/pull/*:refs/remotes/pull/*")
+        _git(path, "checkout", "--quiet", "--detach", ref)
+
+    def _make_shims(self) -> Path:
+        """`python` is the host interpreter except that `pip install` is a no-op (the host has
+        the packages and PYTHONPATH points at the checkout; a named requirements file must
+        exist); `infx` runs the checkout's package."""
+        shims = self.work_dir / "shims"
+        shims.mkdir(parents=True, exist_ok=True)
+        python = shlex.quote(sys.executable)
+        (shims / "python").write_text(
+            "#!/usr/bin/env bash\n"
+            'if [ "${1:-}" = -m ] && [ "${2:-}" = pip ] && [ "${3:-}" = install ]; then\n'
+            '  prev=""; for arg in "$@"; do\n'
+            '    if [ "$prev" = -r ] && [ ! -f "$arg" ]; then\n'
+            '      echo "ERROR: Could not open requirements file: $arg" >&2; exit 1; fi\n'
+            '    prev="$arg"; done\n'
+            '  echo "local runner: skipped pip install (the host has the packages; the checkout is on PYTHONPATH)"\n'
+            '  exit 0\nfi\n'
+            f'exec {python} "$@"\n', encoding="utf-8")
+        (shims / "python3").write_text(f'#!/usr/bin/env bash\nexec {shims / "python"} "$@"\n', encoding="utf-8")
+        (shims / "infx").write_text(f'#!/usr/bin/env bash\nexec {python} -m infx "$@"\n', encoding="utf-8")
+        for shim in shims.iterdir():
+            shim.chmod(0o755)
+        return shims
+
+
+# ---- helpers ----------------------------------------------------------------------------------------
+
+def _git(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise StepFailure(f"git {' '.join(args)} failed: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def _head_sha(event: Event) -> str:
+    pr = event.payload.get("pull_request")
+    return str(pr["head"]["sha"]) if pr else event.sha
+
+
+def _head_branch(event: Event) -> str:
+    pr = event.payload.get("pull_request")
+    return str(pr["head"]["ref"]) if pr else event.ref.removeprefix("refs/heads/")
+
+
+def _needs_of(job: dict) -> list[str]:
+    needs = job.get("needs", [])
+    return [needs] if isinstance(needs, str) else list(needs)
+
+
+def _needs_order(jobs: dict) -> list[str]:
+    """Jobs in dependency order (ties keep file order); a cycle or unknown need is an error."""
+    order: list[str] = []
+    state: dict[str, str] = {}
+
+    def visit(job_id: str) -> None:
+        if state.get(job_id) == "done":
+            return
+        if state.get(job_id) == "visiting":
+            raise RunnerError(f"needs cycle through {job_id}")
+        if job_id not in jobs:
+            raise RunnerError(f"unknown job in needs: {job_id}")
+        state[job_id] = "visiting"
+        for need in _needs_of(jobs[job_id]):
+            visit(need)
+        state[job_id] = "done"
+        order.append(job_id)
+
+    for job_id in jobs:
+        visit(job_id)
+    return order
+
+
+def _status_of(needs: dict[str, dict], results: dict[str, dict], jobs: dict, job_id: str) -> str:
+    """What success()/failure() see: a failed ancestor -> failure; all needs succeeded -> success."""
+    ancestors: set[str] = set()
+    stack = list(_needs_of(jobs[job_id]))
+    while stack:
+        need = stack.pop()
+        if need not in ancestors:
+            ancestors.add(need)
+            stack.extend(_needs_of(jobs[need]))
+    if any(results[a]["result"] == "failure" for a in ancestors):
+        return "failure"
+    if all(n["result"] == "success" for n in needs.values()):
+        return "success"
+    return "skipped"
+
+
+def _value(raw: Any, ctx: Context) -> Any:
+    """A YAML value with expressions: a lone `${{ x }}` keeps x's type, else string interpolation."""
+    if isinstance(raw, str):
+        whole = WHOLE_EXPRESSION.match(raw)
+        if whole and raw.count("${{") == 1:
+            return evaluate_text(whole.group(1), ctx)
+        return interpolate(raw, ctx) if "${{" in raw else raw
+    if isinstance(raw, list):
+        return [_value(v, ctx) for v in raw]
+    if isinstance(raw, dict):
+        return {k: _value(v, ctx) for k, v in raw.items()}
+    return raw
+
+
+def _matrix_combinations(spec: Any, ctx: Context) -> list[Any]:
+    """[None] without a matrix; else the cross product of the axes (include/exclude as GitHub)."""
+    if spec is None:
+        return [None]
+    matrix = _value(spec, ctx)
+    if isinstance(matrix, str):
+        matrix = json.loads(matrix)
+    if not isinstance(matrix, dict):
+        raise RunnerError(f"strategy.matrix is not a mapping: {matrix!r}")
+    include = matrix.pop("include", []) or []
+    exclude = matrix.pop("exclude", []) or []
+    combos: list[dict] = [{}]
+    for axis, values in matrix.items():
+        if not isinstance(values, list):
+            raise RunnerError(f"matrix axis {axis} is not a list: {values!r}")
+        combos = [c | {axis: v} for c in combos for v in values]
+    combos = [c for c in combos if not any(all(c.get(k) == v for k, v in e.items()) for e in exclude)]
+    if combos == [{}]:
+        combos = []
+    combos += [dict(i) for i in include]
+    if not combos:
+        raise RunnerError("Matrix vector 'config' does not contain any values")
+    if len(combos) > 256:
+        raise RunnerError(f"a matrix may not produce more than 256 jobs ({len(combos)})")
+    return combos
+
+
+def _matrix_label(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":")) if isinstance(value, (dict, list)) else str(value)
+
+
+def _labels(runs_on: Any) -> list[str]:
+    if runs_on is None:
+        raise RunnerError("a job without runs-on")
+    if isinstance(runs_on, str):
+        return [runs_on]
+    if isinstance(runs_on, list):
+        return [str(x) for x in runs_on]
+    if isinstance(runs_on, dict):
+        return [str(x) for x in _labels(runs_on.get("labels"))]
+    raise RunnerError(f"runs-on has an unexpected shape: {runs_on!r}")
+
+
+def _set_step(ctx: Context, step: dict, outcome: str, conclusion: str, outputs: dict[str, str]) -> None:
+    if step.get("id"):
+        ctx.values["steps"][str(step["id"])] = {"outcome": outcome, "conclusion": conclusion,
+                                                "outputs": dict(outputs)}
+
+
+def _parse_env_file(path: Path) -> dict[str, str]:
+    """`name=value` lines and `name<<DELIM` … `DELIM` blocks, as the runner reads them."""
+    values: dict[str, str] = {}
+    lines = path.read_text(encoding="utf-8").split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if not line.strip():
+            continue
+        multi = _MULTILINE_VALUE.match(line)
+        if multi:
+            name, delimiter = multi.group(1), multi.group(2)
+            body: list[str] = []
+            while i < len(lines) and lines[i] != delimiter:
+                body.append(lines[i])
+                i += 1
+            if i >= len(lines):
+                raise StepFailure(f"Matching delimiter not found '{delimiter}' in {path.name}")
+            i += 1
+            values[name] = "\n".join(body)
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            values[name] = value
+        else:
+            raise StepFailure(f"Invalid format '{line}' in {path.name}")
+    return values

@@ -1,0 +1,160 @@
+"""Layering rules of the package, read from the source: sign-off checks are leaves, no package cycles."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from infx.signoff.table import load_table
+
+ROOT = Path(__file__).resolve().parents[2] / "infx"
+CHECKS = ROOT / "signoff" / "checks"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every infx module a file imports, anywhere in it (top level or inside a function),
+    except under `if TYPE_CHECKING:`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    skipped = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
+               and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
+               for node in ast.walk(block)}
+    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            found.add(base)
+            found |= {f"{base}.{alias.name}" for alias in node.names}
+    return {name for name in found if name == "infx" or name.startswith("infx.")}
+
+
+MODULES = {module_name(path): path for path in ROOT.rglob("*.py")}
+IMPORTS = {name: {i for i in imports_of(path) if i in MODULES} for name, path in MODULES.items()}
+
+
+def check_modules() -> set[str]:
+    return {name for name, path in MODULES.items()
+            if path.parent == CHECKS and path.name != "__init__.py"}
+
+
+def test_the_import_reader_sees_imports_inside_functions_too() -> None:
+    assert "infx.signoff.model" in IMPORTS["infx.signoff.checks.sweep"]
+    assert IMPORTS["infx.signoff.verdict"] >= {"infx.signoff.table", "infx.signoff.model"}
+
+
+def test_check_table_rows_and_check_modules_correspond_one_to_one() -> None:
+    rows = [spec.module for spec in load_table().checks]
+    assert len(rows) == len(set(rows))
+    assert set(rows) == check_modules()
+
+
+@pytest.mark.parametrize("check", sorted(check_modules()))
+def test_no_check_imports_another_check(check: str) -> None:
+    assert not (IMPORTS[check] & (check_modules() - {check}))
+
+
+def test_nothing_outside_the_checks_folder_imports_a_check() -> None:
+    offenders = {name: sorted(IMPORTS[name] & check_modules()) for name in MODULES
+                 if name not in check_modules() and IMPORTS[name] & check_modules()}
+    assert offenders == {}
+
+
+def test_checks_read_their_settings_from_the_argument_not_the_table() -> None:
+    for check in check_modules():
+        source = MODULES[check].read_text(encoding="utf-8")
+        assert "load_table" not in source, check
+
+
+def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for nxt in graph.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def package_of(module: str) -> str:
+    """The node a module counts as in the package graph: its top-level package, a root module
+    itself (infx.errors), and every `__main__` the command layer (an entry point like the CLI's)."""
+    parts = module.split(".")
+    if parts[-1] == "__main__":
+        return "cli"
+    if len(parts) == 1:
+        return "infx"
+    if len(parts) == 2 and not (ROOT / parts[1]).is_dir():
+        return module
+    return parts[1]
+
+
+def layout_cycles(imports: dict[str, set[str]]) -> list[list[str]]:
+    """Groups of packages (root modules counted on their own) that import each other, directly
+    or through other packages, counting imports inside functions too."""
+    graph: dict[str, set[str]] = {}
+    for module, targets in imports.items():
+        source = package_of(module)
+        graph.setdefault(source, set()).update(
+            t for t in map(package_of, targets) if t != source and t != "infx")
+    groups = []
+    for start in sorted(graph):
+        reach = _reach(graph, start)
+        group = sorted(p for p in reach if p != start and start in _reach(graph, p))
+        if group and start < group[0]:
+            groups.append([start, *group])
+    return groups
+
+
+def test_no_import_cycle_between_packages_or_root_modules() -> None:
+    assert layout_cycles(IMPORTS) == []
+
+
+def test_the_layout_cycle_finder_sees_root_modules_and_function_imports() -> None:
+    trial = {name: set(targets) for name, targets in IMPORTS.items()}
+    trial["infx.errors"].add("infx.plan.planner")  # a foundation reaching up into the plan path
+    assert any("infx.errors" in group and "plan" in group for group in layout_cycles(trial))
+    trial = {name: set(targets) for name, targets in IMPORTS.items()}
+    trial["infx.plan.generate"].add("infx.cli.matrix")  # the old generate.main -> CLI import
+    assert any({"cli", "plan"} <= set(group) for group in layout_cycles(trial))
+
+
+PACKAGES = sorted(p for p in ROOT.rglob("__init__.py") if "__pycache__" not in p.parts)
+
+
+@pytest.mark.parametrize("init", PACKAGES, ids=lambda p: str(p.parent.relative_to(ROOT.parent)))
+def test_every_package_says_what_it_owns(init: Path) -> None:
+    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+    assert len(doc.split()) >= 5, f"{init}: open the package with a docstring saying what it owns"
+
+
+def repeated_module_names() -> dict[str, list[str]]:
+    """Module basenames used in more than one package (package markers and the check modules,
+    which are named for their check ids, excepted)."""
+    seen: dict[str, list[str]] = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        if path.name in ("__init__.py", "__main__.py") or path.parent == CHECKS or "__pycache__" in path.parts:
+            continue
+        seen.setdefault(path.stem, []).append(module_name(path))
+    return {name: modules for name, modules in seen.items() if len(modules) > 1}
+
+
+def test_module_names_repeat_across_packages_only_where_the_readme_says_why() -> None:
+    readme = (ROOT.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    unexplained = {name: modules for name, modules in repeated_module_names().items()
+                   if f"`{name}.py`" not in section}
+    assert unexplained == {}, "rename one, or say in README's Layout why the name repeats"

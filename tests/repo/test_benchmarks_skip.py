@@ -1,0 +1,67 @@
+"""Benchmark scripts that need ../shared/ skip with a message (exit 0) where it is absent."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("script", ["bench_changelog.py", "bench_matrix.py"])
+def test_a_script_needing_the_reference_data_skips_without_it(tmp_path, script):
+    (tmp_path / "repo" / "benchmarks").mkdir(parents=True)
+    copy = tmp_path / "repo" / "benchmarks" / script
+    shutil.copy(ROOT / "benchmarks" / script, copy)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, str(copy)], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("skipped: reference") and str(tmp_path / "shared") in run.stdout
+
+
+def _load_script(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name.removesuffix(".py"), ROOT / "benchmarks" / name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("seconds, code", [(10.0, 1), (0.01, 0)])
+def test_bench_changelog_exits_1_when_a_figure_is_over_its_bar(tmp_path, monkeypatch, capsys,
+                                                               seconds, code):
+    bench = _load_script("bench_changelog.py")
+    monkeypatch.setattr(bench, "UPSTREAM", tmp_path)
+    monkeypatch.setattr(bench, "build_repo", lambda where: {"base": "a", "append": "b",
+                                                           "correction": "c"})
+    monkeypatch.setattr(bench, "best_of", lambda command, cwd, repeat: seconds)
+    monkeypatch.setattr("sys.argv", ["bench_changelog.py", "--repeat", "1"])
+    assert bench.main() == code
+    assert ("OVER BAR" in capsys.readouterr().out) == (code == 1)
+
+
+def test_run_all_propagates_a_script_over_its_bar(tmp_path):
+    shutil.copy(ROOT / "benchmarks" / "run_all.py", tmp_path / "run_all.py")
+    (tmp_path / "bench_ok.py").write_text("print('fine')\n", encoding="utf-8")
+    (tmp_path / "bench_slow.py").write_text("import sys\nprint('OVER BAR')\nsys.exit(1)\n",
+                                            encoding="utf-8")
+    run = subprocess.run([sys.executable, str(tmp_path / "run_all.py")], capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 1
+    assert run.stdout.rstrip().endswith("over a bar or failed: bench_slow.py")
+
+
+def test_the_reference_timing_dependency_is_a_declared_extra():
+    tomllib = pytest.importorskip("tomllib")
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "project"]["optional-dependencies"]
+    assert any(req.startswith("pydantic") for req in extras["bench"])
+    assert ".[bench]" in (ROOT / "benchmarks" / "bench_matrix.py").read_text(encoding="utf-8")

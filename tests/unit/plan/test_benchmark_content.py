@@ -1,0 +1,206 @@
+"""infx.plan.benchmark_content: what a PR's benchmarks depend on, and where two of its trees differ."""
+
+from __future__ import annotations
+
+import pytest
+
+from infx.plan.benchmark_content import (
+    CHANGELOG_LABEL,
+    Unreadable,
+    affected_keys,
+    differences,
+    is_benchmark_path,
+    master_blocks,
+    named_keys,
+    pr_entries,
+)
+
+MASTER = "configs/amd-master.yaml"
+BLOCK_A = "a-fp8-mi355x-sglang:\n  image: img:1\n  runner: mi355x\n"
+BLOCK_B = "b-fp4-mi355x-atom:\n  image: atom:1\n  runner: mi355x\n"
+OLD_ENTRY = "- config-keys: [b-fp4-mi355x-atom]\n  description: [old]\n  pr-link: https://github.com/o/r/pull/1\n"
+
+
+def entry(keys: str, text: str = "bump", link: str = "XXX") -> str:
+    return f"\n- config-keys: [{keys}]\n  description: [{text}]\n  pr-link: {link}\n"
+
+
+BASE = {MASTER: BLOCK_A + BLOCK_B, "perf-changelog.yaml": OLD_ENTRY, "runners/launch_mi355x.sh": "run\n",
+        "README.md": "hi\n"}
+HEAD = BASE | {MASTER: BLOCK_A.replace("img:1", "img:2") + BLOCK_B,
+               "perf-changelog.yaml": OLD_ENTRY + entry("a-fp8-mi355x-sglang")}
+
+
+def test_identical_trees_have_no_differences():
+    assert differences(HEAD, dict(HEAD), BASE) == []
+
+
+def test_swapping_the_changelog_to_other_keys_is_a_difference():
+    swapped = HEAD | {"perf-changelog.yaml": OLD_ENTRY + entry("b-fp4-mi355x-atom")}
+    assert differences(HEAD, swapped, BASE) == [CHANGELOG_LABEL]
+
+
+def test_a_changed_affected_block_is_named_with_its_key():
+    changed = HEAD | {MASTER: BLOCK_A.replace("img:1", "img:3") + BLOCK_B}
+    assert differences(HEAD, changed, BASE) == [f"{MASTER} [a-fp8-mi355x-sglang]"]
+
+
+def test_recipes_of_affected_keys_and_launchers_count():
+    recipe = "configs/recipes/a-fp8-mi355x-sglang.yaml"
+    with_recipe = HEAD | {recipe: "serve: x\n"}
+    assert differences(HEAD, with_recipe, BASE) == [recipe]
+    assert differences(HEAD, HEAD | {"runners/launch_mi355x.sh": "run --x\n"}, BASE) == \
+        ["runners/launch_mi355x.sh"]
+    assert differences(HEAD, HEAD | {"benchmarks/new.py": "x\n"}, BASE) == ["benchmarks/new.py"]
+
+
+def test_a_merge_of_the_default_branch_and_link_canonicalisation_are_neutral():
+    # main gained another PR's entry and an unrelated config and recipe meanwhile
+    other = "c-bf16-mi355x-vllm:\n  image: v:1\n  runner: mi355x\n"
+    main = BASE | {MASTER: BASE[MASTER] + other,
+                   "perf-changelog.yaml": OLD_ENTRY + entry("c-bf16-mi355x-vllm", "other", "https://github.com/o/r/pull/2"),
+                   "configs/recipes/c-bf16-mi355x-vllm.yaml": "serve: c\n", "README.md": "changed\n"}
+    merged = main | {MASTER: HEAD[MASTER] + other,
+                     "perf-changelog.yaml": main["perf-changelog.yaml"]
+                     + entry("a-fp8-mi355x-sglang", link="https://github.com/o/r/pull/12")}
+    assert differences(HEAD, merged, main) == []
+
+
+def test_only_the_prs_own_entries_and_blocks_are_affected():
+    assert [e["config-keys"] for e in pr_entries(HEAD, BASE)] == [["a-fp8-mi355x-sglang"]]
+    assert affected_keys(HEAD, BASE) == {"a-fp8-mi355x-sglang"}
+    assert affected_keys(BASE, BASE) == set()
+    glob = HEAD | {"perf-changelog.yaml": OLD_ENTRY + entry("'*-mi355x-*'")}
+    assert affected_keys(glob, BASE) == {"a-fp8-mi355x-sglang", "b-fp4-mi355x-atom"}
+
+
+def test_an_unparsable_tree_fails_closed():
+    with pytest.raises(Unreadable, match="configs/amd-master.yaml cannot be parsed"):
+        differences(HEAD, HEAD | {MASTER: "a: [\n"}, BASE)
+    with pytest.raises(Unreadable, match="perf-changelog.yaml is not a list of entries"):
+        differences(HEAD, HEAD | {"perf-changelog.yaml": "a: 1\n"}, BASE)
+
+
+@pytest.mark.parametrize(("path", "yes"), [
+    ("perf-changelog.yaml", True), (MASTER, True), ("configs/recipes/x.yaml", True),
+    ("runners/launch_mi355x.sh", True), ("benchmarks/run.py", True), ("README.md", False),
+    ("configs/policy/hardware.yaml", False), ("docs/perf-changelog.yaml", False),
+    # one folder down (a monorepo's e.g. inferencex-e2e/) counts; deeper, or a near miss, does not
+    ("e2e/configs/amd-master.yaml", True), ("e2e/configs/recipes/k.yaml", True), ("e2e/runners/x.sh", True),
+    ("a/b/configs/amd-master.yaml", False), ("configs/amd-master.yaml.orig", False),
+    ("configs/-master.yaml", False), ("configs/recipes/.yaml", False), ("configs/recipes/k.yaml.bak", False),
+    ("configs/recipes/a/k.yaml", False), ("docs/old/runners/x.sh", False), ("runners", False),
+    # the code a sweep job installs and runs from its checkout
+    ("infx/workflow/collect.py", True), ("infx/results/normalise.py", True), ("pyproject.toml", True),
+    ("setup.py", True), (".github/requirements-workflows.txt", True), ("e2e/infx/x.py", False),
+    ("infx", False), ("tests/test_x.py", False), (".github/requirements-workflows.in", False)])
+def test_benchmark_paths(path, yes):
+    assert is_benchmark_path(path) is yes
+
+
+RECIPE_B = "configs/recipes/b-fp4-mi355x-atom.yaml"
+
+
+def test_a_recipe_deleted_after_the_sweep_is_drift_like_an_edited_one():
+    """The PR edited key b's recipe in the swept commit; at the head it edits it again or
+    deletes it: either way b runs differently from what was swept (found by mutation testing:
+    a deletion used to pass unnoticed)."""
+    base = BASE | {RECIPE_B: "serve: b\n"}
+    swept = HEAD | {RECIPE_B: "serve: b2\n"}
+    for head in (HEAD | {RECIPE_B: "serve: b3\n"}, HEAD | {RECIPE_B: None}, dict(HEAD)):
+        assert differences(swept, head, base) == [RECIPE_B]
+    assert affected_keys(dict(HEAD), base) == {"a-fp8-mi355x-sglang", "b-fp4-mi355x-atom"}
+    assert affected_keys(HEAD | {RECIPE_B: "serve: b\n"}, base) == {"a-fp8-mi355x-sglang"}
+
+
+def test_a_block_changed_or_added_without_an_entry_is_affected():
+    new_key = "c-bf16-mi355x-vllm:\n  image: v:1\n  runner: mi355x\n"
+    changed = BASE | {MASTER: BLOCK_A + BLOCK_B.replace("atom:1", "atom:2") + new_key}
+    assert affected_keys(changed, BASE) == {"b-fp4-mi355x-atom", "c-bf16-mi355x-vllm"}
+    again = BASE | {MASTER: BLOCK_A + BLOCK_B.replace("atom:1", "atom:3") + new_key}
+    assert differences(changed, again, BASE) == [f"{MASTER} [b-fp4-mi355x-atom]"]
+    # a head that no longer touches b (reverted to the base) does not benchmark it: no drift
+    assert differences(changed, BASE | {MASTER: BLOCK_A + BLOCK_B + new_key}, BASE) == []
+    # a key that only the head has is named with the file it is in
+    assert differences(BASE, BASE | {MASTER: BLOCK_A + BLOCK_B + new_key}, BASE) == [f"{MASTER} [c-bf16-mi355x-vllm]"]
+
+
+def test_a_key_in_two_master_configs_is_read_in_path_order_whatever_the_tree_order():
+    nvidia = "configs/nvidia-master.yaml"
+    twice = {nvidia: BLOCK_A.replace("img:1", "nv:1"), MASTER: BLOCK_A}
+    assert master_blocks(twice)["a-fp8-mi355x-sglang"][0] == nvidia
+    assert master_blocks(dict(reversed(twice.items())))["a-fp8-mi355x-sglang"][0] == nvidia
+
+
+def test_changelogs_that_are_missing_empty_or_not_entries():
+    no_log = {k: v for k, v in HEAD.items() if k != "perf-changelog.yaml"}
+    assert pr_entries(no_log, BASE) == []
+    assert sorted(e["config-keys"][0] for e in pr_entries(HEAD, no_log)) == ["a-fp8-mi355x-sglang", "b-fp4-mi355x-atom"]
+    assert differences(no_log, dict(no_log), no_log) == []
+    assert pr_entries(HEAD | {"perf-changelog.yaml": "# nothing yet\n"}, BASE) == []
+    for bad in ("- just text\n", OLD_ENTRY + "- just text\n", "- just text\n" + OLD_ENTRY, "a: 1\n"):
+        with pytest.raises(Unreadable, match="perf-changelog.yaml is not a list of entries"):
+            pr_entries(HEAD | {"perf-changelog.yaml": bad}, BASE)
+    for bad in ("- a\n- b\n", "[1, 2]\n", "just text\n"):
+        with pytest.raises(Unreadable, match=f"{MASTER} is not a mapping of config keys"):
+            master_blocks({MASTER: bad})
+
+
+def test_the_prs_entries_do_not_depend_on_their_order_in_the_file():
+    one, two = entry("a-fp8-mi355x-sglang", "one"), entry("b-fp4-mi355x-atom", "two")
+    forward = pr_entries(BASE | {"perf-changelog.yaml": OLD_ENTRY + one + two}, BASE)
+    backward = pr_entries(BASE | {"perf-changelog.yaml": OLD_ENTRY + two + one}, BASE)
+    assert forward == backward and len(forward) == 2
+
+
+def test_only_string_config_keys_name_keys():
+    assert named_keys([{"config-keys": [5, "a-fp8-mi355x-sglang", None]}],
+                      ["a-fp8-mi355x-sglang", "5"]) == {"a-fp8-mi355x-sglang"}
+    assert named_keys([{"config-keys": ["gone-key"]}], ["a-fp8-mi355x-sglang"]) == {"gone-key"}
+    assert named_keys([{"description": ["no keys"]}], ["a"]) == set()
+
+
+def test_differences_are_listed_in_a_stable_order():
+    """Config keys in key order, then recipes and launchers in path order, whatever the
+    order of the trees (the Check `sweep` row and the reuse answer quote this list)."""
+    keys = [f"{m}-fp8-mi355x-sglang" for m in "defghijk"]  # eight: a set's order is never sorted by chance
+    blocks = "".join(f"{k}:\n  image: i:1\n  runner: mi355x\n" for k in keys)
+    base = BASE | {MASTER: BLOCK_A + BLOCK_B + blocks}
+    head = base | {MASTER: BLOCK_A + BLOCK_B + blocks.replace("i:1", "i:2")}
+    launchers = [f"runners/launch_{n}.sh" for n in "hbdagecf"]
+    later = head | {MASTER: BLOCK_A + BLOCK_B + blocks.replace("i:1", "i:3")} | {p: "new\n" for p in launchers}
+    assert differences(head, later, base) == [f"{MASTER} [{k}]" for k in keys] + sorted(launchers)
+    assert differences(head, dict(reversed(later.items())), base) == [f"{MASTER} [{k}]" for k in keys] + sorted(launchers)
+
+
+def test_a_key_the_swept_commit_benchmarked_and_the_head_dropped_is_a_difference():
+    other = "c-bf16-mi355x-vllm:\n  image: v:1\n  runner: mi355x\n"
+    swept = BASE | {MASTER: BLOCK_A + BLOCK_B + other, "perf-changelog.yaml": OLD_ENTRY + entry("c-bf16-mi355x-vllm")}
+    assert differences(swept, BASE, BASE) == [CHANGELOG_LABEL, f"{MASTER} [c-bf16-mi355x-vllm]"]
+
+
+COLLECT = "infx/workflow/collect.py"
+NORMALISE = "infx/results/normalise.py"
+LOCK = ".github/requirements-workflows.txt"
+CODE = {COLLECT: "def collect(): ...\n", NORMALISE: "def normalise(): ...\n", "pyproject.toml": "[project]\n",
+        LOCK: "pyyaml==6.0.2 --hash=sha256:aa\n"}
+
+
+@pytest.mark.parametrize("path", [COLLECT, NORMALISE, "pyproject.toml", LOCK])
+def test_sweep_code_an_earlier_commit_patched_and_the_head_reverted_is_a_difference(path):
+    """The swept commit ran a patched collector (or normaliser, build file, lock); the head
+    reverted it to the base's: the results were written by code nobody signs off (issue 20)."""
+    base, head = BASE | CODE, HEAD | CODE
+    swept = head | {path: CODE[path] + "# patched: scores 0.99\n"}
+    assert differences(swept, head, base) == [path]
+    # added by the swept commit only (absent from head and base) counts as well
+    assert differences(head | {"infx/sitecustomize.py": "x\n"}, head, base) == ["infx/sitecustomize.py"]
+
+
+def test_sweep_code_the_head_also_has_or_the_base_had_is_not_a_difference():
+    base, head = BASE | CODE, HEAD | CODE
+    patched = {COLLECT: CODE[COLLECT] + "# the PR's own change\n"}
+    # swept with the head's code (the PR changes infx and swept that): what is reviewed
+    assert differences(head | patched, head | patched, base) == []
+    # swept with the base's code, the head changed it since: the sweep ran trusted code
+    assert differences(head, head | patched, base) == []

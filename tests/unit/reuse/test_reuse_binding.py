@@ -1,0 +1,183 @@
+"""infx.reuse.posted_head over plain data: the head a command was posted on, and whether it still covers the PR."""
+
+from __future__ import annotations
+
+from infx.reuse.facts import RunFacts
+from infx.reuse.posted_head import HeadSeen, binding_problem, head_seen, skips_workflows
+
+A, B, C, X = "a" * 40, "b" * 40, "c" * 40, "f" * 40
+ENTRY = "- config-keys: [k]\n  description: [{}]\n  pr-link: XXX\n"
+TREES = {A: {"perf-changelog.yaml": ENTRY.format("one")}, B: {"perf-changelog.yaml": ENTRY.format("one"),
+                                                               "README.md": "x"},
+         C: {"perf-changelog.yaml": ENTRY.format("two")}, "base": {}}
+
+
+def head_when_posted(runs, when, *, branch, head_repo, timeline=()):
+    """The head's sha alone (None when unknown), with a timeline showing no head move."""
+    return head_seen(runs, when, branch=branch, head_repo=head_repo, timeline=list(timeline)).sha
+
+
+def run(i, sha, created, event="pull_request", branch="carol/bump", repo=None, status="completed"):
+    return RunFacts(id=i, event=event, status=status, conclusion=None, head_sha=sha, head_branch=branch,
+                    created_at=created, head_repo=repo)
+
+
+RUNS = [run(1, A, "2026-09-29T10:00:00Z"), run(2, B, "2026-09-29T12:00:00Z", status="in_progress"),
+        run(3, C, "2026-09-29T14:00:00Z"), run(4, X, "2026-09-29T11:00:00Z", event="push"),
+        run(5, X, "2026-09-29T11:30:00Z", branch="other"), run(6, X, "2026-09-29T11:45:00Z", repo="fork/x")]
+
+
+def test_the_head_when_posted_is_the_newest_pull_request_run_by_then():
+    def at(when):
+        return head_when_posted(RUNS, when, branch="carol/bump", head_repo="acme/inferencex")
+    assert at("2026-09-29T09:00:00Z") is None
+    assert at("2026-09-29T10:00:00Z") == A  # created at the same second counts
+    assert at("2026-09-29T11:59:59Z") == A  # push, other-branch and other-repository runs ignored
+    assert at("2026-09-29T12:30:00+00:00") == B  # a run still in progress marks its head too
+    assert at("2026-10-01T00:00:00Z") == C
+    assert at("not a date") is None and at(None) is None
+
+
+def _problem(seen, head, commits=(A, B, C)):
+    return binding_problem(comment_ref="/reuse-sweep-run (comment 7 by root)", seen=seen, head=head,
+                           pr_commits=commits, base="base", tree=TREES.__getitem__)
+
+
+def test_same_head_or_neutral_push_is_still_covered():
+    assert _problem(A, A) is None
+    assert _problem(A, B) is None  # README only
+
+
+def test_a_push_that_changes_the_plan_needs_a_new_command():
+    problem = _problem(A, C)
+    assert "was posted when the PR head was aaaaaaaaaaaa" in problem
+    assert "perf-changelog.yaml (this PR's entries)" in problem
+    assert "post a new /reuse-sweep-run" in problem
+
+
+def test_unknown_or_force_pushed_heads_fail_closed():
+    assert "cannot be tied to a PR head" in _problem(None, C)
+    assert "force-pushed away" in _problem(X, C)
+
+
+def test_unreadable_content_fails_closed():
+    trees = TREES | {C: {"perf-changelog.yaml": "a: [\n"}}
+    problem = binding_problem(comment_ref="/use 5 (comment 7 by root)", seen=A, head=C, pr_commits=(A, C),
+                              base="base", tree=trees.__getitem__)
+    assert "cannot be told" in problem and "perf-changelog.yaml" in problem
+
+
+def test_times_are_instants_whatever_their_form():
+    """PyGithub gives datetimes (naive ones are UTC), GitHub's JSON gives strings with Z or
+    an offset; anything else is no time at all (nothing is bound)."""
+    from datetime import datetime, timedelta, timezone
+
+    def at(when):
+        return head_when_posted(RUNS, when, branch="carol/bump", head_repo="acme/inferencex")
+    assert at(datetime(2026, 9, 29, 12, 30)) == B
+    assert at(datetime(2026, 9, 29, 12, 30, tzinfo=timezone.utc)) == B
+    assert at("2026-09-29T12:30:00+02:00") == A  # 10:30 UTC
+    assert at(datetime(2026, 9, 29, 14, 30, tzinfo=timezone(timedelta(hours=2)))) == B
+    assert at(1790000000) is None and at("") is None
+
+
+def test_only_runs_with_a_time_and_a_head_of_this_branch_and_repository_count():
+    runs = [run(9, X, "2026-09-29T11:50:00Z", event="push"), run(8, X, None),
+            run(7, "", "2026-09-29T11:40:00Z"), run(6, X, "2026-09-29T11:45:00Z", repo="fork/x"),
+            run(5, X, "2026-09-29T11:30:00Z", branch="other"), run(1, A, "2026-09-29T10:00:00Z")]
+    assert head_when_posted(runs, "2026-09-29T12:00:00Z", branch="carol/bump", head_repo="acme/inferencex") == A
+    # a run that does not record its branch or repository is not ruled out by them
+    unnamed = [run(1, A, "2026-09-29T10:00:00Z"), run(2, B, "2026-09-29T11:00:00Z", branch=None),
+               run(3, C, "2026-09-29T11:10:00Z", repo=None)]
+    assert head_when_posted(unnamed, "2026-09-29T11:05:00Z", branch="carol/bump", head_repo="acme/inferencex") == B
+    assert head_when_posted(unnamed, "2026-09-29T12:00:00Z", branch="carol/bump", head_repo="acme/inferencex") == C
+    # nor when the PR's own head repository is unknown
+    assert head_when_posted(runs, "2026-09-29T12:00:00Z", branch="carol/bump", head_repo=None) == X
+
+
+def test_runs_created_in_the_same_second_are_ordered_by_id():
+    same = [run(12, B, "2026-09-29T10:00:00Z"), run(11, A, "2026-09-29T10:00:00Z")]
+    assert head_when_posted(same, "2026-09-29T10:00:00Z", branch="carol/bump", head_repo=None) == B
+    assert head_when_posted(list(reversed(same)), "2026-09-29T10:00:00Z", branch="carol/bump",
+                            head_repo=None) == B
+
+
+def test_a_command_on_the_head_itself_needs_no_comparison():
+    """Posted on the head being decided: covered without reading any tree (the head's own
+    unreadable changelog is another check's finding), even when the commit list is capped."""
+    trees = TREES | {C: {"perf-changelog.yaml": "a: [\n"}}
+    assert binding_problem(comment_ref="/use 5 (comment 7 by root)", seen=C, head=C, pr_commits=(A, B),
+                           base="base", tree=trees.__getitem__) is None
+
+
+# --- records a push cannot suppress: the timeline and a review's commit_id (issue 20) -------------
+
+def committed(sha):
+    return {"event": "committed", "sha": sha, "message": "change"}
+
+
+def moved(kind, when):
+    return {"event": kind, "created_at": when, "commit_id": None}
+
+
+def seen(timeline, when="2026-09-29T11:00:00Z", runs=RUNS, review=None):
+    return head_seen(runs, when, branch="carol/bump", head_repo="acme/inferencex", timeline=timeline,
+                     review_commit=review)
+
+
+def test_the_hidden_head_sequence_leaves_the_head_unknown():
+    """Push A (a run records it), force-push to B whose message says [skip ci] (no run), the
+    signer signs B, the author force-pushes A back: the runs alone say A was signed."""
+    hidden = {"event": "committed", "sha": B, "message": "tidy [skip ci]"}
+    assert seen([committed(A)]) == HeadSeen(A)
+    timeline = [committed(A), moved("head_ref_force_pushed", "2026-09-29T10:30:00Z"), hidden,
+                moved("head_ref_force_pushed", "2026-09-29T11:30:00Z")]
+    found = seen(timeline, runs=RUNS[:1])
+    assert found.sha is None
+    assert "force-pushed at 2026-09-29T10:30:00Z, after the newest workflow run before it" in found.problem
+    # a force-push only after the sign-off still hides a head pushed in between without a run
+    later = seen([committed(A), moved("head_ref_force_pushed", "2026-09-29T11:30:00Z")], runs=RUNS[:1])
+    assert later.sha is None and "force-pushed at 2026-09-29T11:30:00Z" in later.problem
+    # one before the newest run is accounted for by that run
+    assert seen([moved("head_ref_force_pushed", "2026-09-29T09:00:00Z"), committed(A)]) == HeadSeen(A)
+
+
+def test_deleted_restored_or_undated_head_moves_are_gaps():
+    for kind, word in (("head_ref_deleted", "deleted"), ("head_ref_restored", "restored")):
+        assert f"head branch was {word} at" in seen([committed(A), moved(kind, "2026-09-29T10:40:00Z")]).problem
+    undated = seen([committed(A), {"event": "head_ref_force_pushed"}])
+    assert undated.sha is None and "at an unrecorded time" in undated.problem
+
+
+def test_a_workflow_skipping_push_after_the_runs_head_is_a_gap():
+    """A normal push of [skip ci] commit B after A's run starts no run: B may have been the
+    head the signer saw. An intermediate commit of a push whose head has a run is fine."""
+    skipped = {"event": "committed", "sha": B, "message": "wip\n\nskip-checks: true"}
+    found = seen([committed(A), skipped], runs=RUNS[:1])
+    assert found.sha is None and f"commit {B[:12]}, pushed after head {A[:12]}" in found.problem
+    # B has a run of its own (it was a head GitHub recorded): no gap
+    assert seen([committed(A), skipped], runs=RUNS[:2]) == HeadSeen(A)
+    # commits before the run's head are not heads the signer could have seen
+    assert seen([skipped, committed(A)], runs=RUNS[:1]) == HeadSeen(A)
+    assert seen([committed(A), committed(B)], runs=RUNS[:1]) == HeadSeen(A)
+
+
+def test_an_unreadable_timeline_fails_closed_and_a_review_names_its_commit():
+    found = seen(None)
+    assert found.sha is None and "timeline" in found.problem and "could not be read" in found.problem
+    # a review carries GitHub's record of its head: no runs or timeline needed
+    assert seen(None, runs=[], review=B) == HeadSeen(B)
+    assert "timeline" in _problem_of(found)
+
+
+def _problem_of(found):
+    return binding_problem(comment_ref="/use 5 (comment 7 by root)", seen=found.sha, head=C,
+                           pr_commits=(A, C), base="base", tree=TREES.__getitem__, unknown=found.problem)
+
+
+def test_skip_instructions_github_honours():
+    for message in ("x [skip ci]", "[CI SKIP] x", "[no ci]", "a [skip actions]", "[actions skip]",
+                    "title\n\nskip-checks:true", "title\n\nSkip-Checks: true"):
+        assert skips_workflows(message), message
+    for message in ("skip ci", "[skip-sweep]", "title\n\nskip-checks: false", ""):
+        assert not skips_workflows(message), message

@@ -1,0 +1,116 @@
+"""Check `chat`: spec-decode clients go through the chat template."""
+
+from __future__ import annotations
+
+from lib.signoff_policy_support import with_head_file, world_evidence
+
+from infx.signoff.checks.chat import run
+from infx.signoff.model import Status
+from infx.signoff.table import load_table
+
+SETTINGS = load_table().settings
+
+RECIPE = "configs/recipes/qwen3.5-fp8-mi355x-sglang-agentic-mtp.yaml"
+
+
+def test_pass_names_the_signal():
+    outcome = run(world_evidence("seed000"), SETTINGS)
+    assert outcome.status == Status.PASS
+    assert "/v1/chat/completions" in outcome.reason
+    assert "agentic.yaml:24" in outcome.reason
+
+
+def test_fail_on_raw_completions():
+    evidence = world_evidence("scenario6")
+    text = evidence.head_files[RECIPE].replace("endpoint: /v1/chat/completions", "endpoint: /v1/completions") \
+        .replace("args: [--endpoint-type chat, --apply-chat-template]", "args: [--endpoint-type completions]")
+    outcome = run(with_head_file(evidence, RECIPE, text), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "qwen3.5-fp8-mi355x-sglang-agentic-mtp" in outcome.reason
+    assert "raw completions" in outcome.reason and RECIPE in outcome.reason
+
+
+def test_fail_closed_when_client_is_unknown():
+    evidence = world_evidence("scenario5")
+    script = "benchmarks/single_node/agentic/glm5.2_fp4_b300_atom_mtp.sh"
+    text = "\n".join(ln for ln in evidence.head_files[script].splitlines()
+                     if "aiperf" not in ln and "chat_template" not in ln) + "\n"
+    outcome = run(with_head_file(evidence, script, text), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "could not be verified" in outcome.reason
+
+
+def test_na_when_draft_size_is_zero():
+    outcome = run(world_evidence("seed003"), SETTINGS)
+    assert outcome.status == Status.NA
+    assert "sets the draft size to 0" in outcome.reason
+
+
+def test_na_without_spec_decode():
+    assert run(world_evidence("scenario9"), SETTINGS).status == Status.NA
+
+
+def test_fail_closed_without_file_list():
+    assert run(world_evidence("seed000", files=None), SETTINGS).status == Status.FAIL
+
+
+BENCH = "benchmarks/multi_node/amd_utils/bench.sh"
+
+
+def seed003_with_mtp(bench_old=None, bench_new=None):
+    """Seed 003 with the fp4 ATOM disagg lanes turning EAGLE3 on (draft size 3): a multi-node
+    spec config whose client is the shared amd_utils/bench.sh helper."""
+    evidence = world_evidence("seed003")
+    master = "configs/amd-master.yaml"
+    text = evidence.head_files[master]
+    start = text.index("minimaxm3-fp4-mi355x-atom-disagg-mtp:")
+    end = text.index("minimaxm3-fp8-mi355x-atom-disagg-mtp:")
+    evidence = with_head_file(evidence, master, text[:start]
+                              + text[start:end].replace("DECODE_MTP_SIZE=0", "DECODE_MTP_SIZE=3") + text[end:])
+    if bench_old is not None:
+        evidence = with_head_file(evidence, BENCH, evidence.head_files[BENCH].replace(bench_old, bench_new))
+    return evidence
+
+
+def test_shared_multi_node_helper_adds_the_chat_template_when_mtp_is_on():
+    outcome = run(seed003_with_mtp(), SETTINGS)
+    assert outcome.status == Status.PASS
+    assert "minimaxm3-fp4-mi355x-atom-disagg-mtp" in outcome.reason
+    assert f"{BENCH}:4" in outcome.reason and "--use-chat-template" in outcome.reason
+    assert 'when [[ "${IS_MTP:-false}" == "true" ]]' in outcome.reason
+
+
+def test_helper_guard_unrelated_to_spec_decoding_fails():
+    outcome = run(seed003_with_mtp('"${IS_MTP:-false}" == "true"', '"$MODEL_NAME" == *Qwen*'), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "the chat template is applied only under" in outcome.reason
+    assert "*Qwen*" in outcome.reason and f"{BENCH}:4" in outcome.reason
+
+
+def test_chat_flag_in_the_else_branch_of_the_mtp_guard_fails():
+    outcome = run(seed003_with_mtp('  EXTRA="--use-chat-template"\n',
+                                   '  EXTRA=""\nelse\n  EXTRA="--use-chat-template"\n'), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "else of" in outcome.reason
+
+
+def test_helpers_count_only_for_the_skus_the_policy_names():
+    from dataclasses import replace
+    evidence = seed003_with_mtp()
+    path = "configs/policy/engines.yaml"
+    policy = evidence.default_branch_files[path].replace("skus: [mi300x, mi325x, mi355x]", "skus: [mi300x]")
+    outcome = run(replace(evidence, default_branch_files={**evidence.default_branch_files, path: policy}), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "could not be verified to use a chat template" in outcome.reason
+
+
+def test_changing_a_shared_helper_affects_the_multi_node_configs():
+    from infx.signoff.rules.affected import affected_configs
+    evidence = seed003_with_mtp()
+    from dataclasses import replace
+    settled = replace(evidence, base_files={**evidence.base_files,
+                                            "configs/amd-master.yaml": evidence.head_files["configs/amd-master.yaml"]})
+    edited = with_head_file(settled, BENCH, settled.head_files[BENCH] + "echo done\n")
+    found = {(c.key, c.how) for c in affected_configs(edited)}
+    assert ("minimaxm3-fp4-mi355x-atom-disagg-mtp", "shared helper changed") in found
+    assert not any(key.endswith("-vllm") for key, _ in found)  # single-node configs do not use it

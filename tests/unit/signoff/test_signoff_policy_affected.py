@@ -1,0 +1,139 @@
+"""infx.signoff.rules.affected: which configs a PR touches, and facts about them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from lib.signoff_policy_support import with_head_file, world_evidence
+
+from infx.signoff.rules.affected import (
+    AffectedConfig,
+    affected_configs,
+    config_where,
+    is_spec_decode,
+    launch_lines,
+    scenario_ids,
+)
+from infx.signoff.rules.policy_reads import EvidenceGap
+
+
+def test_scenario_ids():
+    entry = {"scenarios": {"fixed-seq-len": [{"isl": 8192, "osl": 1024}, {"isl": 1024, "osl": 1024}],
+                           "agentic-coding": [{}]}}
+    assert scenario_ids(entry) == ["8k1k", "1k1k", "agentic"]
+
+
+def test_changed_and_added_entries():
+    assert [(c.key, c.how) for c in affected_configs(world_evidence("seed000"))] == [
+        ("minimaxm3-fp4-mi355x-atom-agentic-mtp", "changed")]
+    assert [(c.key, c.how) for c in affected_configs(world_evidence("scenario11"))] == [
+        ("dsv4-fp4-b300-sglang-mtp", "added")]
+
+
+def test_recipe_and_launch_file_changes_affect_their_config():
+    evidence = world_evidence("scenario11")
+    base = {**evidence.base_files, **{p: evidence.head_files[p] for p in
+                                      ("configs/nvidia-master.yaml", "configs/recipes/dsv4-fp4-b300-sglang-mtp.yaml")}}
+    evidence = replace(evidence, base_files=base)
+    launcher = "benchmarks/single_node/launchers/b300_sglang.sh"
+    moved = with_head_file(evidence, launcher, evidence.head_files[launcher] + "echo done\n")
+    assert [(c.key, c.how) for c in affected_configs(moved)] == [("dsv4-fp4-b300-sglang-mtp", "launch file changed")]
+    recipe = "configs/recipes/dsv4-fp4-b300-sglang-mtp.yaml"
+    edited = with_head_file(evidence, recipe, evidence.head_files[recipe].replace("num-draft-tokens: 3",
+                                                                                "num-draft-tokens: 2"))
+    assert [(c.key, c.how) for c in affected_configs(edited)] == [("dsv4-fp4-b300-sglang-mtp", "recipe changed")]
+
+
+def test_unread_master_config_is_a_gap():
+    evidence = world_evidence("seed000")
+    head = dict(evidence.head_files)
+    del head["configs/amd-master.yaml"]
+    with pytest.raises(EvidenceGap, match="not read"):
+        affected_configs(replace(evidence, head_files=head))
+
+
+def test_spec_decode_detection():
+    lane = {"tp": 8, "spec-decoding": "mtp"}
+    entry = {"scenarios": {"fixed-seq-len": [{"isl": 8192, "osl": 1024, "search-space": [lane]}]}}
+    assert is_spec_decode(AffectedConfig("x-sglang", entry, "added", "m"))
+    plain = {"scenarios": {"fixed-seq-len": [{"search-space": [{"tp": 8}]}]}}
+    assert not is_spec_decode(AffectedConfig("x-sglang", plain, "added", "m"))
+    assert is_spec_decode(AffectedConfig("x-sglang-mtp", plain, "added", "m"))
+    zero = {"scenarios": {"fixed-seq-len": [{"search-space": [
+        {"spec-decoding": "mtp", "decode": {"additional-settings": ["DECODE_MTP_SIZE=0"]}}]}]}}
+    assert not is_spec_decode(AffectedConfig("x-atom-disagg-mtp", zero, "added", "m"))
+
+
+def test_launch_lines_include_rendered_recipe_with_line_numbers():
+    evidence = world_evidence("scenario6")
+    config = next(c for c in affected_configs(evidence) if c.agentic)
+    lines = launch_lines(evidence, config)
+    knob = next(ln for ln in lines if "SGLANG_SIMULATE_ACC_LEN" in ln.text)
+    assert knob.where() == "configs/recipes/qwen3.5-fp8-mi355x-sglang-agentic-mtp.yaml:16"
+
+
+def test_launch_lines_pick_files_named_after_the_config():
+    evidence = world_evidence("seed000")
+    config = affected_configs(evidence)[0]
+    paths = {ln.path for ln in launch_lines(evidence, config)}
+    assert paths == {"benchmarks/single_node/srt-slurm-recipes/minimaxm3/atom/mi355x-fp4-mtp/agentic.yaml"}
+    assert config_where(evidence, config) == "configs/amd-master.yaml:15 [minimaxm3-fp4-mi355x-atom-agentic-mtp]"
+
+
+def test_explicit_none_on_every_lane_beats_the_key_name():
+    lanes = [{"spec-decoding": "none", "tp": 8}, {"spec-decoding": "none", "tp": 4}]
+    entry = {"scenarios": {"fixed-seq-len": [{"search-space": lanes}]}}
+    assert not is_spec_decode(AffectedConfig("x-atom-disagg-mtp", entry, "added", "m"))
+    half = {"scenarios": {"fixed-seq-len": [{"search-space": [lanes[0], {"tp": 4}]}]}}
+    assert is_spec_decode(AffectedConfig("x-atom-disagg-mtp", half, "added", "m"))
+
+
+def test_changed_script_named_after_a_config_affects_it():
+    evidence = world_evidence("seed000")
+    master = "configs/amd-master.yaml"
+    evidence = with_head_file(evidence, master, evidence.base_files[master])
+    assert [(c.key, c.how) for c in affected_configs(evidence)] == [
+        ("minimaxm3-fp4-mi355x-atom-agentic-mtp", "launch file changed")]
+
+
+def test_changed_master_without_text_is_a_gap():
+    evidence = world_evidence("seed000")
+    head = {**evidence.head_files, "configs/amd-master.yaml": None}
+    with pytest.raises(EvidenceGap, match="no text at the assessed head"):
+        affected_configs(replace(evidence, head_files=head))
+    base = {**evidence.base_files, "configs/amd-master.yaml": None}
+    with pytest.raises(EvidenceGap, match="no text at the PR base"):
+        affected_configs(replace(evidence, base_files=base))
+
+
+def test_recipe_launching_a_missing_file_is_a_gap():
+    evidence = world_evidence("scenario11")
+    launcher = "benchmarks/single_node/launchers/b300_sglang.sh"
+    evidence = replace(evidence, head_files={**evidence.head_files, launcher: None})
+    config = affected_configs(evidence)[0]
+    with pytest.raises(EvidenceGap, match="does not exist at the assessed head"):
+        launch_lines(evidence, config)
+
+
+def test_atom_method_flag_marks_spec_decode_but_shared_helper_flags_do_not():
+    from infx.signoff.rules.scan import Line
+    plain = {"scenarios": {"fixed-seq-len": [{"search-space": [{"tp": 8}]}]}}
+    config = AffectedConfig("x-atom", plain, "added", "m")
+    assert is_spec_decode(config, [Line("run.sh", 3, "atom serve --method mtp --num-speculative-tokens 3")])
+    assert is_spec_decode(config, [Line("run.sh", 3, "atom serve --method=eagle3")])
+    assert not is_spec_decode(config, [Line("run.sh", 3, "atom serve --method default")])
+    helper = Line("benchmarks/multi_node/amd_utils/server_atom.sh", 5,
+                  'FLAGS="$FLAGS --num-speculative-tokens $DECODE_MTP_SIZE"', shared=True)
+    assert not is_spec_decode(config, [helper])
+
+
+def test_multi_node_launch_lines_include_the_policy_helpers_marked_shared():
+    evidence = world_evidence("seed003")
+    config = next(c for c in affected_configs(evidence) if c.key == "minimaxm3-fp4-mi355x-atom-disagg-mtp")
+    lines = launch_lines(evidence, config)
+    helpers = {ln.path for ln in lines if ln.shared}
+    assert helpers == {"benchmarks/multi_node/amd_utils/bench.sh", "benchmarks/multi_node/amd_utils/server_atom.sh",
+                       "benchmarks/multi_node/amd_utils/models_atom.yaml"}
+    single = next(c for c in affected_configs(world_evidence("seed000")))
+    assert not any(ln.shared for ln in launch_lines(world_evidence("seed000"), single))

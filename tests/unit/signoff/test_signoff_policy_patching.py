@@ -1,0 +1,101 @@
+"""infx.signoff.rules.patching: what counts as patching the serving stack."""
+
+from __future__ import annotations
+
+import pytest
+from lib.signoff_policy_support import REPO_ROOT
+
+from infx.config.policy import reader_for_directory
+from infx.signoff.model import ChangedFile
+from infx.signoff.rules.patching import find_patching
+
+RULES = reader_for_directory(REPO_ROOT).doc("patching")
+
+
+def scan(path: str, *lines: str):
+    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
+    return find_patching([ChangedFile(path, "added", patch=patch)], RULES["engine-paths"],
+                         RULES["engine-packages"], RULES["allowed-packages"])
+
+
+@pytest.mark.parametrize("line", [
+    "git apply fix.diff",
+    "patch -p1 < fix.diff",
+    "sed -i 's/a/b/' /usr/local/lib/python3.12/dist-packages/vllm/config.py",
+    "cp fixed.py /usr/lib/python3/site-packages/sglang/srt/server.py",
+    "pip install git+https://github.com/fork/vllm@branch",
+    "pip install /wheels/vllm-0.9-cp312.whl",
+    "pip install sglang==0.5.99",
+    "echo 'import x' > $(python3 -c 'import site; print(site.getsitepackages()[0])')/sitecustomize.py",
+    "export PYTHONSTARTUP=/tmp/hook.py",
+    "python setup.py install",
+])
+def test_patching_leads(line):
+    assert scan("benchmarks/run.sh", line), line
+
+
+@pytest.mark.parametrize("line", [
+    "pip install --target /tmp/tok sentencepiece tiktoken",
+    "pip install aiperf==0.3 lm_eval[api]",
+    "sed -i 's/x/y/' results.json",
+    "cp results.json /tmp/out/",
+])
+def test_allowed_lines(line):
+    assert scan("benchmarks/run.sh", line) == [], line
+
+
+def test_heredoc_into_site_packages():
+    found = scan("benchmarks/run.sh", "python3 - <<EOF",
+                 "open('/opt/venv/lib/python3.12/site-packages/vllm/x.py', 'w').write('')", "EOF",
+                 "echo done")
+    assert len(found) == 1 and found[0].where == "benchmarks/run.sh:1"
+    assert found[0].body == ("open('/opt/venv/lib/python3.12/site-packages/vllm/x.py', 'w').write('')",)
+
+
+def test_harmless_heredoc_config_file():
+    assert scan("benchmarks/run.sh", "cat > extra.yaml <<EOF", "max_draft_len: 3", "EOF") == []
+
+
+def test_patch_files_and_docs():
+    assert scan("benchmarks/fix.patch", "--- a/x", "+++ b/x")[0].what == "adds a patch file"
+    assert scan("docs/how-to.md", "git apply fix.diff") == []
+
+
+def test_dockerfile_deriving_an_image_is_patching():
+    found = scan("docker/Dockerfile.mi355x", "FROM lmsysorg/sglang-rocm:v0.5.17", "RUN echo hi")
+    assert [p.where for p in found] == ["docker/Dockerfile.mi355x:1"]
+    assert "builds a derived image" in found[0].what
+    # a FROM word elsewhere is not a Dockerfile
+    assert not scan("benchmarks/run.sh", "echo FROM here")
+
+
+COMPONENTS = RULES["non-engine-components"]
+
+
+def scan_with_components(text: str):
+    lines = text.splitlines()
+    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
+    return find_patching([ChangedFile("benchmarks/single_node/x.sh", "added", patch=patch)],
+                         RULES["engine-paths"], RULES["engine-packages"], RULES["allowed-packages"], COMPONENTS)
+
+
+@pytest.mark.parametrize(("name", "example"), [(c["name"], e) for c in COMPONENTS for e in c["examples"]["non-engine"]])
+def test_non_engine_component_examples_are_not_patching(name, example):
+    """Building LMCache, a KV-offload connector, or installing srtctl from source (and patching
+    its checkout) is not an engine rebuild (configs/policy/patching.yaml non-engine-components)."""
+    assert scan_with_components(example) == [], name
+
+
+@pytest.mark.parametrize(("name", "example"), [(c["name"], e) for c in COMPONENTS
+                                               for e in c["examples"].get("engine", [])])
+def test_engine_counter_examples_stay_patching(name, example):
+    assert scan_with_components(example), name
+
+
+def test_without_the_component_rule_the_examples_are_leads():
+    example = COMPONENTS[0]["examples"]["non-engine"][0]
+    lines = example.splitlines()
+    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
+    leads = find_patching([ChangedFile("benchmarks/single_node/x.sh", "added", patch=patch)],
+                          RULES["engine-paths"], RULES["engine-packages"], RULES["allowed-packages"])
+    assert leads and "rebuilds the engine" in leads[0].what

@@ -1,0 +1,94 @@
+"""infx.signoff.rules.scan: diff hunks, comments, flags and environment settings."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from infx.signoff.rules.scan import (
+    Line,
+    added_lines,
+    env_settings,
+    flag_values,
+    hunks,
+    is_enabled,
+    join_continuations,
+    mentions_flag,
+    strip_comment,
+    text_lines,
+)
+
+PATCH = """@@ -1,3 +1,4 @@
+ keep one
+-old line
++new line # trailing comment
++# only a comment
+ keep two
+@@ -10,2 +11,3 @@ context
+ ten
++eleven-bis
+\\ No newline at end of file
+"""
+
+
+def test_hunks_number_new_side_lines():
+    first, second = hunks(PATCH)
+    assert [(h.kind, h.number, h.text) for h in first] == [
+        (" ", 1, "keep one"), ("+", 2, "new line # trailing comment"), ("+", 3, "# only a comment"),
+        (" ", 4, "keep two")]
+    assert [(h.kind, h.number) for h in second] == [(" ", 11), ("+", 12)]
+
+
+def test_added_lines_strip_comments_and_blanks():
+    assert added_lines("a.sh", PATCH) == [Line("a.sh", 2, "new line"), Line("a.sh", 12, "eleven-bis")]
+    assert added_lines("a.sh", None) == []
+
+
+def test_strip_comment_respects_quotes():
+    assert strip_comment('echo "a # b" # c') == 'echo "a # b"'
+    assert strip_comment("url=http://x/#frag") == "url=http://x/#frag"
+
+
+def test_flag_value_spellings():
+    assert flag_values("serve --tp 4 --kv-cache-dtype=fp8", "--tp") == ["4"]
+    assert flag_values("serve --tp 4 --kv-cache-dtype=fp8", "--kv-cache-dtype") == ["fp8"]
+    assert flag_values("  kv_cache_dtype: fp8", "--kv-cache-dtype") == ["fp8"]
+    assert flag_values('{"num_speculative_tokens": 3}', "num_speculative_tokens") == ["3"]
+    assert flag_values("--speculative-config '{\"a\": 1}'", "--speculative-config") == ['{"a": 1}']
+    assert flag_values("EXTRA='--x false'", "--x") == ["false"]
+    assert flag_values("--tpx 4", "--tp") == []
+    assert flag_values('"rejection_sample_method": "synthetic"', "method") == []
+
+
+def test_mentions_flag_is_word_bounded():
+    assert mentions_flag("--enable-dp-attention --x", "--enable-dp-attention")
+    assert not mentions_flag("--enable-dp-attention-extra", "--enable-dp-attention")
+
+
+def test_env_settings_forms():
+    assert env_settings("export A_B=1 && C=two cmd") == [("A_B", "1"), ("C", "two")]
+    assert env_settings("    SGLANG_SIMULATE_ACC_LEN: '3.39'") == [("SGLANG_SIMULATE_ACC_LEN", "3.39")]
+    assert env_settings("- FOO=bar") == [("FOO", "bar")]
+    assert env_settings('os.environ["X_Y"] = "1"') == [("X_Y", "1")]
+
+
+def test_is_enabled():
+    assert is_enabled("1") and is_enabled("true")
+    assert not any(is_enabled(v) for v in ("", "0", "false", "OFF", "no"))
+
+
+def test_join_continuations():
+    lines = [Line("s", 1, "cmd --a 1 \\"), Line("s", 2, "  --b 2"), Line("s", 3, "next")]
+    assert list(join_continuations(lines)) == [Line("s", 1, "cmd --a 1  --b 2"), Line("s", 3, "next")]
+
+
+def test_text_lines_keep_numbers():
+    assert text_lines("f", "a\n\n# c\nb\n") == [Line("f", 1, "a"), Line("f", 4, "b")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet="abc xyz=#-", max_size=20), max_size=15))
+def test_every_added_line_is_reported_at_its_number(lines):
+    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
+    expected = [(i, strip_comment(ln)) for i, ln in enumerate(lines, 1) if strip_comment(ln).strip()]
+    assert [(ln.number, ln.text) for ln in added_lines("p", patch)] == expected

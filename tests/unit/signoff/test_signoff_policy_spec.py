@@ -1,0 +1,56 @@
+"""infx.signoff.rules.spec_decoding: speculative-decoding facts read from launch lines."""
+
+from __future__ import annotations
+
+from infx.signoff.rules.affected import AffectedConfig
+from infx.signoff.rules.scan import Line
+from infx.signoff.rules.spec_decoding import (
+    acceptance_readings,
+    draft_length,
+    draft_method,
+    draft_variant,
+    engine_family,
+    thinking_mode,
+)
+
+
+def lines(*texts):
+    return [Line("s.sh", i, t) for i, t in enumerate(texts, 1)]
+
+
+def config(key="m-fp4-b200-vllm-agentic-mtp", framework="vllm"):
+    return AffectedConfig(key, {"framework": framework, "model-prefix": "m"}, "added", "m.yaml")
+
+
+def test_engine_family():
+    assert engine_family(config(framework="dynamo-sglang")) == "sglang"
+    assert engine_family(config(framework="atom-disagg")) == "atom"
+    assert engine_family(config(framework="dynamo-trt")) == "trt"
+
+
+def test_draft_length_per_engine():
+    assert draft_length("vllm", lines('--speculative-config \'{"num_speculative_tokens": 4}\'')) == 4
+    assert draft_length("sglang", lines("--speculative-num-steps 3 --speculative-num-draft-tokens 4")) == 3
+    assert draft_length("trt", lines("  max_draft_len: 2")) == 2
+    assert draft_length("atom", lines("--num-speculative-tokens 7")) == 7
+    assert draft_length("atom", lines("nothing")) is None
+
+
+def test_method_variant_and_thinking():
+    launch = lines("--speculative-algorithm EAGLE3 --draft Inferact/MiniMax-M3-EAGLE3-GQA",
+                   '--extra-inputs \'{"chat_template_kwargs": {"thinking_mode": "disabled"}}\'')
+    assert draft_method(config(), launch) == "eagle3"
+    assert draft_variant(config(), launch) == "gqa"
+    assert thinking_mode(config(), launch) == "off"
+    assert thinking_mode(config(), lines("serve")) == "on"
+    assert draft_method(config("x-dspark"), lines("serve")) == "dspark"
+
+
+def test_readings_convert_to_acceptance_length():
+    found = acceptance_readings(lines(
+        "export SGLANG_SIMULATE_ACC_LEN=3.39",
+        "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=1.49 trtllm-serve",
+        '--speculative-config \'{"rejection_sample_method":"synthetic","synthetic_acceptance_length":2.78}\'',
+        "--spec-decode-acceptance-rate 0.5 --num-speculative-tokens 4"), k=4)
+    assert [round(r.al, 2) for r in found] == [3.39, 2.49, 2.78, 3.0]
+    assert found[1].spelling == "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=1.49"

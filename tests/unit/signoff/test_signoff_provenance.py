@@ -1,0 +1,158 @@
+"""Provenance of sweep evidence: only runs of our unmodified sweep workflow on this repository."""
+
+from __future__ import annotations
+
+import pytest
+
+from infx.errors import InfxError
+from infx.signoff.model import WorkflowRun
+from infx.signoff.rules import provenance
+from infx.signoff.rules.provenance import SWEEP_WORKFLOW, origin_problem, sweep_files
+from infx.trust import files_problem as workflow_files_problem
+
+SHA = "a" * 40
+SWEEP = """name: Run Sweep
+on: pull_request
+jobs:
+  agentic:
+    uses: ./.github/workflows/benchmark-tmpl.yml
+  eval:
+    uses: ./.github/workflows/benchmark-tmpl.yml
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@de0fac2e4500dabe0009e67214ff5f5447ce83dd
+      - uses: ./.github/actions/setup
+"""
+TEMPLATE = "on: workflow_call\njobs:\n  run:\n    runs-on: x\n    steps:\n      - uses: ./.github/actions/launch/\n"
+DEFAULT = {SWEEP_WORKFLOW: SWEEP, ".github/workflows/benchmark-tmpl.yml": TEMPLATE,
+           ".github/actions/setup/action.yaml": "runs: {using: composite, steps: []}\n",
+           ".github/actions/launch/action.yml": "runs: {using: composite, steps: []}\n",
+           "README.md": "x\n"}
+
+
+def run(**changes) -> WorkflowRun:
+    fields = dict(id=1, name="Run Sweep", path=SWEEP_WORKFLOW, event="pull_request", status="completed",
+                  conclusion="success", head_sha=SHA, head_branch="feature", head_repo="Org/Repo")
+    return WorkflowRun(**(fields | changes))
+
+
+def test_our_sweep_for_a_pull_request_from_this_repository_counts() -> None:
+    assert origin_problem(run(), "org/repo", "main") is None  # owner/name compared case-insensitively
+    assert origin_problem(run(path=SWEEP_WORKFLOW + "@refs/pull/3/merge"), "Org/Repo", "main") is None
+    assert origin_problem(run(event="push", head_branch="main"), "Org/Repo", "main") is None
+
+
+@pytest.mark.parametrize("changes, why", [
+    ({"head_repo": "mallory/Repo"}, "comes from mallory/Repo, not Org/Repo (a fork's runs never count)"),
+    ({"head_repo": None}, "head repository is not recorded"),
+    ({"path": ".github/workflows/ci.yml"}, "a run of .github/workflows/ci.yml, not"),
+    ({"path": None}, "a run of an unnamed workflow"),
+    ({"path": "evil/.github/workflows/run-sweep.yml"}, "a run of evil/"),
+    ({"event": "workflow_dispatch"}, "a workflow_dispatch event"),
+    ({"event": "pull_request_target"}, "a pull_request_target event"),
+    ({"event": ""}, "an unknown event"),
+    ({"event": "push"}, "a push to feature, not the merge-time push to main"),
+])
+def test_other_workflows_events_and_forks_never_count(changes, why) -> None:
+    problem = origin_problem(run(**changes), "Org/Repo", "main")
+    assert problem is not None and why in problem
+
+
+def test_sweep_files_follow_local_workflows_and_actions() -> None:
+    assert sweep_files(DEFAULT) == (SWEEP_WORKFLOW, ".github/workflows/benchmark-tmpl.yml",
+                                    ".github/actions/setup/action.yaml",
+                                    ".github/actions/launch/action.yml")
+
+
+def test_a_missing_or_unparsable_default_workflow_rules_out_every_run() -> None:
+    with pytest.raises(InfxError, match="default branch has no .github/workflows/run-sweep.yml"):
+        sweep_files({"README.md": "x\n"})
+    broken = DEFAULT | {".github/workflows/benchmark-tmpl.yml": "jobs: [\n"}
+    with pytest.raises(InfxError, match="benchmark-tmpl.yml cannot be parsed"):
+        sweep_files(broken)
+    assert "default branch has no" in workflow_files_problem(DEFAULT, {}, SHA)
+
+
+def test_a_cycle_ends_and_a_fan_out_is_refused() -> None:
+    cyclic = {SWEEP_WORKFLOW: "jobs:\n  a:\n    uses: ./.github/workflows/run-sweep.yml\n"}
+    assert sweep_files(cyclic) == (SWEEP_WORKFLOW,)
+    many = "jobs:\n" + "".join(f"  j{i}:\n    uses: ./.github/workflows/t{i}.yml\n" for i in range(25))
+    with pytest.raises(InfxError, match="more than 20 local workflows"):
+        sweep_files({SWEEP_WORKFLOW: many})
+
+
+@pytest.mark.parametrize("path", [SWEEP_WORKFLOW, ".github/workflows/benchmark-tmpl.yml",
+                                  ".github/actions/launch/action.yml"])
+def test_any_changed_or_deleted_sweep_file_at_the_runs_commit_is_named(path) -> None:
+    assert workflow_files_problem(dict(DEFAULT), DEFAULT, SHA) is None
+    assert workflow_files_problem(DEFAULT | {"README.md": "changed\n"}, DEFAULT, SHA) is None
+    edited = DEFAULT | {path: DEFAULT[path] + "# edited\n"}
+    assert workflow_files_problem(edited, DEFAULT, SHA) == (
+        f"its commit {SHA[:8]} has sweep workflow files that differ from the default branch's ({path})")
+    deleted = {k: v for k, v in DEFAULT.items() if k != path}
+    assert path in workflow_files_problem(deleted, DEFAULT, SHA)
+
+
+def test_run_problem_needs_the_record_and_the_tree_of_the_runs_commit() -> None:
+    from lib.signoff_policy_support import bare_evidence
+
+    evidence = bare_evidence(head_sha="b" * 40, default_branch_files=dict(DEFAULT))
+    assert provenance.run_problem(evidence, 1) == "GitHub's record of the run could not be read"
+    evidence.workflow_runs[1] = run(head_repo="o/r")
+    assert "could not be read" in provenance.run_problem(evidence, 1)
+    evidence.commit_files[SHA] = dict(DEFAULT)
+    assert provenance.run_problem(evidence, 1) is None
+    evidence.workflow_runs[2] = run(id=2, head_sha="b" * 40, head_repo="o/r")
+    evidence.head_files = DEFAULT | {SWEEP_WORKFLOW: "name: mine\n"}
+    assert "differ from the default branch's" in provenance.run_problem(evidence, 2)
+
+
+def test_called_files_are_found_by_their_spelling() -> None:
+    """A reusable workflow may end in .yaml; a local action is its action.yml (GitHub reads
+    that one when both spellings exist) or else its action.yaml; a ref after `@` is no part
+    of the path."""
+    sweep = ("jobs:\n  a:\n    uses: ./.github/workflows/tmpl.yaml\n  b:\n    runs-on: x\n    steps:\n"
+             "      - uses: ./.github/actions/both@v1\n      - uses: ./.github/actions/only-yaml/\n")
+    tree = {SWEEP_WORKFLOW: sweep, ".github/workflows/tmpl.yaml": "on: workflow_call\n",
+            ".github/actions/both/action.yml": "runs: {using: composite, steps: []}\n",
+            ".github/actions/both/action.yaml": "name: unused\n",
+            ".github/actions/only-yaml/action.yaml": "runs: {using: composite, steps: []}\n"}
+    assert sweep_files(tree) == (SWEEP_WORKFLOW, ".github/workflows/tmpl.yaml",
+                                 ".github/actions/both/action.yml", ".github/actions/only-yaml/action.yaml")
+
+
+def test_a_swept_commit_keeps_its_benchmark_files_and_the_sweep_workflow_files() -> None:
+    """What a swept commit's tarball keeps: the plan's inputs (benchmark-affecting files and
+    runners.yaml) and the sweep workflow files the default branch's run-sweep.yml names."""
+    wanted = provenance.swept_commit_paths(DEFAULT)
+    for path in (*sweep_files(DEFAULT), "configs/runners.yaml", "configs/amd-master.yaml",
+                 "configs/recipes/k.yaml", "runners/launch_mi355x-amds.sh", "perf-changelog.yaml"):
+        assert wanted(path), path
+    for path in ("README.md", ".github/workflows/ci.yml", ".github/actions/other/action.yml"):
+        assert not wanted(path), path
+    # no (or an unparsable) sweep workflow on the default branch: no run counts, none is kept
+    for default in ({"README.md": "x\n"}, DEFAULT | {".github/workflows/benchmark-tmpl.yml": "jobs: [\n"}):
+        unfollowed = provenance.swept_commit_paths(default)
+        assert not unfollowed(SWEEP_WORKFLOW) and unfollowed("configs/runners.yaml")
+
+
+CODE = {"infx/workflow/collect.py": "def collect(): ...\n", "pyproject.toml": "[project]\n",
+        ".github/requirements-workflows.txt": "pyyaml==6.0.2\n"}
+
+
+@pytest.mark.parametrize("path", [*CODE, "infx/added.py"])
+def test_a_run_whose_commit_ran_other_sweep_code_does_not_count(path) -> None:
+    """Every sweep job installs and runs infx from its checkout: a run whose commit has other
+    code than the default branch (and the PR base) wrote its own evidence (issue 20)."""
+    default = DEFAULT | CODE
+    assert workflow_files_problem(dict(default), default, SHA) is None
+    patched = default | {path: (CODE.get(path) or "") + "# scores 0.99\n"}
+    problem = workflow_files_problem(patched, default, SHA)
+    assert problem is not None and "ran sweep code" in problem and path in problem
+    # the PR base's code is the default branch's too (the default branch moved on since)
+    assert workflow_files_problem(patched, default, SHA, base_tree=dict(patched)) is None
+    assert path in workflow_files_problem(patched, default, SHA, base_tree=dict(default))
+    deleted = {k: v for k, v in default.items() if k != path}
+    if path in CODE:
+        assert path in workflow_files_problem(deleted, default, SHA)

@@ -1,0 +1,166 @@
+"""infx.workflow.collect: schema rows only, clear errors, and exactly what Checks `evals` and `pareto` read."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from lib.fake_results import write_raw
+from lib.signoff_policy_support import bare_evidence
+
+from infx.errors import InfxError
+from infx.results import normalise
+from infx.signoff.checks import evals, pareto
+from infx.signoff.model import Artifact, ChangedFile, Status
+from infx.signoff.table import load_table
+from infx.workflow.collect import collect, summary
+from infx.workflow.launch import artifact_prefix, finish, raw_dir, result_name
+from infx.workflow.shard import shard_plan
+
+SETTINGS = load_table().settings
+HEAD = "b" * 40
+CONFIG = """dsr1-fp8-mi355x-sglang:
+  image: lmsysorg/sglang:v1
+  model: deepseek-ai/DeepSeek-R1
+  model-prefix: dsr1
+  runner: mi355x
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - {{tp: 8, conc-list: [4, 8, 16, 32, 64, 128]}}
+"""
+BASE = {"image": "lmsysorg/sglang:v1", "model": "deepseek-ai/DeepSeek-R1", "model-prefix": "dsr1",
+        "precision": "fp8", "framework": "sglang", "runner": "mi355x", "isl": 8192, "osl": 1024, "tp": 8,
+        "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1, "dp-attn": False, "spec-decoding": "none",
+        "max-model-len": 9472, "exp-name": "dsr1_8k1k", "disagg": False}
+
+
+def _plan() -> dict:
+    throughput = [BASE | {"conc": c, "run-eval": False} for c in (4, 8, 16, 32, 64, 128)]
+    return {"single_node": {"8k1k": throughput},
+            "evals": [BASE | {"conc": c, "run-eval": True, "eval-only": True} for c in (64, 128)]}
+
+
+def run_jobs(downloaded: Path, work: Path, score: float = 0.95) -> None:
+    """Every job of the plan as the workflow runs it: shard names the rows, the benchmark
+    writes raw output, `finish` normalises it, and the artifact lands in `downloaded`."""
+    for rows in shard_plan(_plan()).values():
+        for index, row in enumerate(rows):
+            runner = f"mi355x-amds_0{index % 9}"
+            results = work / f"job{len(list(work.glob('job*')))}" / "results"
+            write_raw(raw_dir(results), row, score=score)
+            results.mkdir(parents=True)
+            finish(row, runner, results)
+            shutil.copytree(results, downloaded / (artifact_prefix(row) + result_name(row, runner)))
+
+
+@pytest.fixture()
+def downloaded(tmp_path) -> Path:
+    target = tmp_path / "downloaded"
+    target.mkdir()
+    run_jobs(target, tmp_path / "work")
+    return target
+
+
+def test_benchmark_rows_validate_and_come_one_per_row(downloaded):
+    rows = collect(downloaded, "benchmark")
+    assert len(rows) == 6 and all(normalise.row_problem(r, "benchmark") is None for r in rows)
+    assert len({r["job_name"] for r in rows}) == 6
+    text = summary(rows, "benchmark")
+    assert text.count("\n| dsr1 fp8 mi355x sglang 8k1k TP8 c") == 6
+
+
+def test_eval_rows_validate_and_the_summary_shows_task_and_score(downloaded):
+    rows = collect(downloaded, "eval")
+    assert len(rows) == 2 and all(normalise.row_problem(r, "eval") is None for r in rows)
+    text = summary(rows, "eval")
+    assert text.count("| gsm8k | 0.95 (em_strict) | 1319 | ok |") == 2
+
+
+def _evidence(bmk: list, agg_eval: list, image: str = "lmsysorg/sglang:v1"):
+    artifacts = [Artifact("results_bmk", False, {"agg_bmk.json": json.dumps(bmk).encode()}),
+                 Artifact("eval_results_all", False, {"agg_eval_all.json": json.dumps(agg_eval).encode()})]
+    from infx.signoff.model import CheckRun
+
+    runs = [CheckRun(1, "single-node 8k1k / " + agg_eval[0]["job_name"], "completed", "success",
+                     "https://x/actions/runs/5/job/1"),
+            CheckRun(2, "eval / " + agg_eval[0]["job_name"], "completed", "success", "https://x/actions/runs/5/job/2")]
+    return bare_evidence(head_sha=HEAD, commits=[HEAD], check_runs={HEAD: runs}, artifacts={5: artifacts},
+                         files=[ChangedFile("configs/amd-master.yaml", "modified")],
+                         head_files={"configs/amd-master.yaml": CONFIG.format()},
+                         base_files={"configs/amd-master.yaml": CONFIG.format().replace("v1", "v0")},
+                         default_branch_files={"configs/evals/thresholds.yaml": "default:\n  gsm8k: 0.90\n"})
+
+
+def test_the_sign_off_bot_reads_exactly_what_collect_writes(downloaded, tmp_path):
+    from infx.cli.workflow import main
+
+    for kind, name in (("benchmark", "agg_bmk.json"), ("eval", "agg_eval_all.json")):
+        assert main(["collect", "--kind", kind, "--input", str(downloaded), "--output", str(tmp_path / name)]) == 0
+    bmk = json.loads((tmp_path / "agg_bmk.json").read_text())
+    agg_eval = json.loads((tmp_path / "agg_eval_all.json").read_text())
+    ev = _evidence(bmk, agg_eval)
+    outcome = evals.run(ev, SETTINGS)
+    assert outcome.status is Status.PASS, outcome
+    assert "agg_eval_all.json of run 5: gsm8k em_strict 0.95, n=1319" in outcome.reason
+    outcome = pareto.run(ev, SETTINGS)
+    assert "6 measured, 0 invalid" in outcome.reason, outcome
+
+
+def test_a_low_score_collected_is_rejected_by_check_2(tmp_path):
+    downloaded = tmp_path / "d"
+    downloaded.mkdir()
+    run_jobs(downloaded, tmp_path / "w", score=0.5)
+    ev = _evidence(collect(downloaded, "benchmark"), collect(downloaded, "eval"))
+    outcome = evals.run(ev, SETTINGS)
+    assert outcome.status is Status.FAIL and "below the threshold 0.9" in outcome.reason
+
+
+def test_missing_empty_and_foreign_inputs_are_clear_errors(tmp_path, downloaded):
+    with pytest.raises(InfxError, match="input folder does not exist"):
+        collect(tmp_path / "nope", "benchmark")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InfxError, match=r"no bmk_\* artifact in the input folder"):
+        collect(tmp_path / "empty", "benchmark")
+    (tmp_path / "empty" / "eval_results_all").mkdir()
+    with pytest.raises(InfxError, match=r"no eval_\* artifact"):
+        collect(tmp_path / "empty", "eval")
+    # a raw client file or an env dump in a bmk_ artifact is not a row
+    job = next(downloaded.glob("bmk_*"))
+    (job / "env.json").write_text(json.dumps({"ROCM_VERSION": "7.0"}))
+    with pytest.raises(InfxError, match="row 0 is not a benchmark row") as info:
+        collect(downloaded, "benchmark")
+    assert "env.json" in str(info.value) and "benchmark-row.schema.json" in str(info.value)
+    (job / "env.json").write_text("{")
+    with pytest.raises(InfxError, match="not valid JSON"):
+        collect(downloaded, "benchmark")
+
+
+def test_a_row_collected_twice_is_refused(tmp_path, downloaded):
+    job = next(downloaded.glob("bmk_*"))
+    shutil.copytree(job, downloaded / (job.name + "-again"))
+    with pytest.raises(InfxError, match="a second result for"):
+        collect(downloaded, "benchmark")
+
+
+def test_an_eval_job_without_results_is_an_error(downloaded):
+    job = next(downloaded.glob("eval_*"))
+    for path in job.rglob("results*.json"):
+        path.unlink()
+    with pytest.raises(InfxError, match="holds no eval result"):
+        collect(downloaded, "eval")
+
+
+def test_cli_errors_leave_no_output(tmp_path, capsys):
+    from infx.cli.workflow import main
+
+    out = tmp_path / "agg.json"
+    assert main(["collect", "--kind", "eval", "--input", str(tmp_path), "--output", str(out)]) == 1
+    assert not out.exists() and "no eval_* artifact" in capsys.readouterr().err
