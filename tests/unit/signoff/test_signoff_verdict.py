@@ -64,8 +64,13 @@ def test_an_advisory_check_that_crashes_warns_and_still_renders_a_valid_verdict(
 
 
 def test_forbidden_status_is_converted(monkeypatch) -> None:
+    """A status outside the check's table row becomes FAIL (WARN for an advisory check).
+    Check `evals` may not WARN; Check `sweep` may since 4e5e869 (checks.yaml warns: true)."""
+    table = load_table()
+    assert Status.WARN not in table.by_id("evals").statuses and not table.by_id("evals").advisory
     monkeypatch.setattr(verdict_mod, "load_check", lambda spec: lambda ev, settings: Outcome(Status.WARN, "hm"))
-    assert run_check(load_table().by_id("sweep"), None, SETTINGS).status is Status.FAIL
+    assert run_check(table.by_id("evals"), None, SETTINGS).status is Status.FAIL
+    assert run_check(table.by_id("sweep"), None, SETTINGS).status is Status.WARN
     monkeypatch.setattr(verdict_mod, "load_check", lambda spec: lambda ev, settings: Outcome(Status.FAIL, "no"))
     assert run_check(load_table().by_id("reuse"), None, SETTINGS).status is Status.WARN
     monkeypatch.setattr(verdict_mod, "load_check", lambda spec: lambda ev, settings: "PASS")
