@@ -36,16 +36,28 @@ CONFIG = """dsr1-fp8-mi355x-sglang:
       search-space:
       - {{tp: 8, conc-list: [4, 8, 16, 32, 64, 128]}}
 """
-BASE = {"image": "lmsysorg/sglang:v1", "model": "deepseek-ai/DeepSeek-R1", "model-prefix": "dsr1",
-        "precision": "fp8", "framework": "sglang", "runner": "mi355x", "isl": 8192, "osl": 1024, "tp": 8,
-        "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1, "dp-attn": False, "spec-decoding": "none",
-        "max-model-len": 9472, "exp-name": "dsr1_8k1k", "disagg": False}
+ROOT = Path(__file__).resolve().parents[3]
+RUNNERS = "configs/runners.yaml"
+CHANGELOG = "perf-changelog.yaml"
+BASE_LOG = "- config-keys:\n    - older\n  description:\n    - first\n  pr-link: https://github.com/o/r/pull/1\n"
+ENTRY = ("\n- config-keys:\n    - dsr1-fp8-mi355x-sglang\n  description:\n    - bump the image\n"
+         "  pr-link: https://github.com/o/r/pull/2\n")
+
+
+def _trees() -> tuple[dict[str, str], dict[str, str]]:
+    """The PR's base and head trees: the head bumps the config's image and appends its changelog entry."""
+    runners = (ROOT / RUNNERS).read_text(encoding="utf-8")
+    base = {"configs/amd-master.yaml": CONFIG.format().replace("v1", "v0"), RUNNERS: runners, CHANGELOG: BASE_LOG}
+    return base, base | {"configs/amd-master.yaml": CONFIG.format(), CHANGELOG: BASE_LOG + ENTRY}
 
 
 def _plan() -> dict:
-    throughput = [BASE | {"conc": c, "run-eval": False} for c in (4, 8, 16, 32, 64, 128)]
-    return {"single_node": {"8k1k": throughput},
-            "evals": [BASE | {"conc": c, "run-eval": True, "eval-only": True} for c in (64, 128)]}
+    """The plan the sign-off bot computes for the head (the real planner, not a copy of its rows)."""
+    from infx.plan.incremental import plan_from_trees
+    from infx.plan.planner import PlanFlags
+
+    base, head = _trees()
+    return plan_from_trees(base, head, PlanFlags(), base_ref="base", head_ref=HEAD)
 
 
 def run_jobs(downloaded: Path, work: Path, score: float = 0.95) -> None:
@@ -85,17 +97,19 @@ def test_eval_rows_validate_and_the_summary_shows_task_and_score(downloaded):
 
 
 def _evidence(bmk: list, agg_eval: list, image: str = "lmsysorg/sglang:v1"):
+    """Run 5 on the head: one green job per collected row, named as the workflow names it."""
     artifacts = [Artifact("results_bmk", False, {"agg_bmk.json": json.dumps(bmk).encode()}),
                  Artifact("eval_results_all", False, {"agg_eval_all.json": json.dumps(agg_eval).encode()})]
     from infx.signoff.model import CheckRun
 
-    runs = [CheckRun(1, "single-node 8k1k / " + agg_eval[0]["job_name"], "completed", "success",
-                     "https://x/actions/runs/5/job/1"),
-            CheckRun(2, "eval / " + agg_eval[0]["job_name"], "completed", "success", "https://x/actions/runs/5/job/2")]
+    names = [f"single-node 8k1k / {r['job_name']}" for r in bmk] + [f"eval / {r['job_name']}" for r in agg_eval]
+    runs = [CheckRun(i, name, "completed", "success", f"https://x/actions/runs/5/job/{i}")
+            for i, name in enumerate(names, 1)]
+    base, head = _trees()
     return bare_evidence(head_sha=HEAD, commits=[HEAD], check_runs={HEAD: runs}, artifacts={5: artifacts},
-                         files=[ChangedFile("configs/amd-master.yaml", "modified")],
-                         head_files={"configs/amd-master.yaml": CONFIG.format()},
-                         base_files={"configs/amd-master.yaml": CONFIG.format().replace("v1", "v0")},
+                         files=[ChangedFile("configs/amd-master.yaml", "modified"),
+                                ChangedFile(CHANGELOG, "modified")],
+                         head_files=head, base_files=base,
                          default_branch_files={"configs/evals/thresholds.yaml": "default:\n  gsm8k: 0.90\n"})
 
 
