@@ -112,16 +112,19 @@ def guarded(call: Callable[[], Any], prog_name: str) -> int:
                         fix="check the input files for oversized or deeply nested data")])
         return 1
     except Exception as exc:  # noqa: BLE001 - never a traceback: one line, exit 1
-        if _is_click_exception(exc) or os.environ.get("INFX_DEBUG") == "1":
+        if _is_usage_error(exc) or os.environ.get("INFX_DEBUG") == "1":
             raise
         report(_unexpected(exc, prog_name))
         return 1
     return result if isinstance(result, int) else 0
 
 
-def _is_click_exception(exc: BaseException) -> bool:
-    """click's own exceptions (usage errors, exit, abort): its shell reports them."""
-    return type(exc).__module__.startswith("click.")
+def _is_usage_error(exc: BaseException) -> bool:
+    """click's own exceptions (usage errors, exit, abort) and a batch command's UsageProblem:
+    click's shell reports them (a usage error exits 2, not 1)."""
+    from infx.cli.options import UsageProblem
+
+    return isinstance(exc, UsageProblem) or type(exc).__module__.startswith("click.")
 
 
 def _unexpected(exc: BaseException, prog_name: str) -> list[Problem]:
