@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from infx.errors import InfxError
+from infx.inert import cell
 from infx.plan.identity import identity_fields, job_name
 from infx.workflow.shard import (
     BUCKETS,
@@ -146,7 +147,7 @@ def test_exact_repeats_of_a_row_run_once_and_are_reported():
     assert sharding.duplicates[0].job_name == rows[0]["job-name"]
     assert shard_outputs(plan)["jobs"] == 2
     summary = shard_summary(sharding.shards, sharding.duplicates)
-    assert "Dropped 3 exact duplicate row(s)" in summary and f"| {rows[1]['job-name']} | 1 |" in summary
+    assert "Dropped 3 exact duplicate row(s)" in summary and f"| {cell(rows[1]['job-name'], raw=True)} | 1 |" in summary
     assert "Dropped" not in shard_summary(sharding.shards)
     # the same row planned in two buckets is still one job (artifact names are run-wide)
     twice = shard_rows({"single_node": {"agentic": [row]}, "agentic_evals": [row]})
