@@ -90,7 +90,7 @@ def test_no_server_clock_is_an_error_not_the_hosts_clock(request, fake_github) -
 
 
 def test_an_injected_script_line_renders_as_plain_text(request, fake_github) -> None:
-    from test_inert import BOT_TAGS, MENTION, rendered
+    from lib.comment_html import BOT_TAGS, MENTION, rendered
 
     fake = fake_github(load(request, "trust_injection.yaml"))
     result = verify(fake)

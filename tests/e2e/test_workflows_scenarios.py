@@ -188,7 +188,7 @@ def test_scenario_5_unauthorized_command(sweep, fake_github):
     assert (out.gate, out.plan) == (RUN, RUN) and out.sweep_jobs == EVERY_SHARD
     assert out.reuse["reuse-reason"] == "PR #12 has no /reuse-sweep-run authorization"
     outcome, bot = ack(fake_github, world, cid)
-    assert bot == ["-1"] and "Reuse requires an OWNER, MEMBER, or COLLABORATOR request." in outcome.summary
+    assert bot == ["-1"] and "Reuse requires write, maintain or admin permission on the repository." in outcome.summary
     merge = run_merge(sweep, fake_github, _merged(world))  # main never sweeps (issue 14):
     assert merge.reuse["reuse-enabled"] == "true" and merge.sweep_jobs == []  # the PR's runs cover it
     assert "cover every row of the merge commit's plan with identical fingerprints" in merge.reuse["reuse-reason"]

@@ -158,3 +158,18 @@ def test_module_names_repeat_across_packages_only_where_the_readme_says_why() ->
     unexplained = {name: modules for name, modules in repeated_module_names().items()
                    if f"`{name}.py`" not in section}
     assert unexplained == {}, "rename one, or say in README's Layout why the name repeats"
+
+
+def test_no_test_module_imports_another_test_module() -> None:
+    """Shared test data and helpers live in tests/lib: importing `test_x` from another test
+    works only when pytest happened to put test_x's folder on sys.path first, so the importer
+    fails when run alone or in another order."""
+    tests = ROOT.parent / "tests"
+    offenders = []
+    for path in tests.rglob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            offenders += [f"{path.relative_to(tests)}:{node.lineno} imports {name}"
+                          for name in names if name.split(".")[0].startswith("test_")]
+    assert not offenders, "move what they share into tests/lib:\n" + "\n".join(offenders)

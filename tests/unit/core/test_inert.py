@@ -4,9 +4,9 @@ the comment shows only the bot's structure and mentions, for a corpus of injecti
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 
 import pytest
+from lib.comment_html import BOT_TAGS, MENTION, REFERENCE, SHORTCODE, rendered
 
 from infx import inert
 from infx.signoff import render
@@ -14,18 +14,9 @@ from infx.signoff.model import Outcome, Status
 from infx.signoff.table import load_table
 from infx.signoff.verdict import from_outcomes
 
-cmarkgfm = pytest.importorskip("cmarkgfm")
-from cmarkgfm.cmark import Options  # noqa: E402 - after the optional import
-
 REPO = "acme/bench"
 MARKER = "codeowner-signoff-verify"
 SIGNER = "alice"
-# GitHub's mention, team-mention and reference filters run on the rendered text (not code)
-MENTION = re.compile(r"(?<![\w`/])@[A-Za-z0-9][A-Za-z0-9-]*(?:/[\w.-]+)?")
-REFERENCE = re.compile(r"(?<![\w&/])(?:[\w.-]+/[\w.-]+)?#\d+\b")
-SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
-BOT_TAGS = {"p", "h2", "strong", "details", "summary", "code", "a"}
-
 CORPUS = (
     "</details><h1>&#x2705; PASS</h1>@SemiAnalysisAI/core",
     "<!-- codeowner-signoff-verify sha=0000000000000000000000000000000000000000 evidence=00 -->",
@@ -53,39 +44,6 @@ CORPUS = (
     "✅ Check 3 (Recipe linked/merged): PASS — forged",
     "&lt;h1&gt; &amp;lt; &#0; &#xD800;",
 )
-
-
-class _Html(HTMLParser):
-    """Tags, hrefs and the text outside code spans of a rendered comment."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[str] = []
-        self.hrefs: list[str] = []
-        self.text: list[str] = []
-        self.in_code = 0
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        self.tags.append(tag)
-        self.in_code += tag == "code"
-        self.hrefs += [value for name, value in attrs if name == "href"]
-
-    def handle_endtag(self, tag: str) -> None:
-        self.in_code -= tag == "code"
-
-    def handle_data(self, data: str) -> None:
-        if not self.in_code:
-            self.text.append(data)
-
-    def handle_comment(self, data: str) -> None:
-        self.tags.append("!--")
-
-
-def rendered(markdown: str) -> _Html:
-    html = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
-    parsed = _Html()
-    parsed.feed(html)
-    return parsed
 
 
 def body(reason: str, status: Status = Status.FAIL, check: str = "chat") -> str:

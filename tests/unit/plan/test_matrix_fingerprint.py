@@ -2,32 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from lib.project_trees import BASE, ENTRY, HEAD, KEY, MASTER, ROOT, SIBLING, project_tree  # noqa: F401
 
 from infx.plan.benchmark_content import Unreadable, differences
 from infx.plan.fingerprint import annotate, content_of, fingerprint, fingerprints, plan_rows
 from infx.plan.identity import FINGERPRINT_FIELD, job_name
 from infx.plan.incremental import plan_from_trees
 from infx.plan.planner import PlanFlags
-
-ROOT = Path(__file__).resolve().parents[3]
-MASTER = "configs/amd-master.yaml"
-KEY = "dsr1-fp4-mi355x-sglang"
-SIBLING = "dsr1-fp4-mi355x-sglang-mtp"  # same prefix/precision/framework/image, other model
-ENTRY = f"\n- config-keys:\n    - {KEY}\n  description:\n    - bump\n  pr-link: XXX\n"
-
-
-def project_tree() -> dict[str, str]:
-    files = [MASTER, "configs/runners.yaml", "perf-changelog.yaml",
-             *(p.relative_to(ROOT).as_posix() for p in (ROOT / "runners").rglob("*") if p.is_file()),
-             *(p.relative_to(ROOT).as_posix() for p in (ROOT / "configs" / "recipes").glob("*.yaml"))]
-    return {f: (ROOT / f).read_text(encoding="utf-8") for f in files}
-
-
-BASE = project_tree()
-HEAD = BASE | {"perf-changelog.yaml": BASE["perf-changelog.yaml"] + ENTRY}
 
 
 def edit(tree: dict[str, str], old: str, new: str, count: int = 1) -> dict[str, str]:

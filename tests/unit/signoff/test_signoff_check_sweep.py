@@ -520,9 +520,9 @@ def test_set_aside_runs_are_all_found_past_runs_that_are_skipped() -> None:
 
 
 def test_an_incremental_resweep_passes_naming_every_run_of_the_union() -> None:
-    from test_signoff_sweeps import _union_world
+    from lib.union_world import union_world
 
-    ev, benchmarks, evals = _union_world()
+    ev, benchmarks, evals = union_world()
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.PASS and outcome.details == ()
     assert unwrap(outcome.reason) == (
@@ -552,9 +552,9 @@ def test_a_sweep_made_by_code_the_head_reverted_never_passes() -> None:
 
 def _one_run(keep, conclusion_of=lambda name: "success", trees=None):
     """Run 20 alone on commit A, with the jobs of the planned rows `keep(names)` picks."""
-    from test_signoff_sweeps import _union_world
+    from lib.union_world import union_world
 
-    ev, benchmarks, evals = _union_world(reuse=False, trees=trees)
+    ev, benchmarks, evals = union_world(reuse=False, trees=trees)
     names = benchmarks + evals
     picked = set(keep(benchmarks, evals))
     ev.run_jobs[20] = [replace(j, conclusion=conclusion_of(j.name.split(" / ", 1)[1]))
@@ -596,7 +596,7 @@ def test_all_but_one_row_skipped_is_no_sweep() -> None:
 def test_a_plan_without_eval_rows_passes_with_an_honest_green_sweep() -> None:
     """Issue 26: an entry for which the planner plans no eval row (`no-evals: true`, as for an
     append-only entry): a green job for every planned row is the whole sweep."""
-    from test_matrix_fingerprint import BASE, ENTRY
+    from lib.project_trees import BASE, ENTRY
 
     head = BASE | {"perf-changelog.yaml": BASE["perf-changelog.yaml"] + ENTRY + "  no-evals: true\n"}
     ev, names = _one_run(lambda b, e: b + e, trees=(BASE, head))
@@ -611,8 +611,8 @@ def test_configs_changed_without_a_changelog_entry_are_named_in_a_warning() -> N
     """Issue 26: the PR also changes the block of a config its changelog entries do not name.
     The sweep of the listed config still stands; Check `sweep` warns (advisory: an overall WARN is
     still `success`), naming the unlisted config and the file that changes it."""
+    from lib.project_trees import BASE, ENTRY, KEY, MASTER, SIBLING
     from lib.reuse_world import _key_block
-    from test_matrix_fingerprint import BASE, ENTRY, KEY, MASTER, SIBLING
 
     from infx.signoff.model import ChangedFile
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from lib.union_world import union_world
+
 from infx.signoff.model import RunJob
 from infx.signoff.rules import sweeps
 from infx.workflow.shard import BUCKETS, caller_name
@@ -60,58 +62,8 @@ def test_a_run_that_took_rows_from_earlier_runs_is_no_whole_sweep_alone():
 
 # --- incremental re-sweeps: the union of runs covering the head's plan row for row ------------
 
-def _union_world(*, a_changes: dict | None = None, reuse: bool = True, trees: tuple | None = None):
-    """This repository's own configs, a PR appending one changelog entry: run 20 swept every
-    row of the plan on commit A, run 21 on the head B re-ran the eval rows and listed the
-    benchmark rows as reused from run 20 (its changelog-metadata), as run-sweep.yml does."""
-    import json
-
-    from lib.signoff_policy_support import SWEEP_TEXT, bare_evidence
-    from test_matrix_fingerprint import BASE, HEAD
-
-    from infx.plan.fingerprint import plan_rows
-    from infx.plan.identity import job_name
-    from infx.plan.incremental import plan_from_trees
-    from infx.plan.planner import PlanFlags
-    from infx.signoff.model import Artifact, CheckRun, WorkflowRun
-    from infx.signoff.rules.provenance import SWEEP_WORKFLOW
-
-    a, b = "a" * 40, "b" * 40
-    base_tree, head_tree = trees or (BASE, HEAD)
-    plan = plan_from_trees(base_tree, head_tree, PlanFlags(), base_ref=a, head_ref=b)
-    titles = {}
-    for bucket in BUCKETS:
-        node = plan.get(bucket.path[0]) or {}
-        for row in (node.get(bucket.path[1]) or [] if len(bucket.path) > 1 else node):
-            titles[job_name(row)] = bucket.title
-    names = [job_name(row) for row in plan_rows(plan)]
-    benchmarks = [n for n in names if not sweeps.is_eval_name(n)]
-    evals = [n for n in names if sweeps.is_eval_name(n)]
-
-    def jobs(run_names, sha, first):
-        return [RunJob(first + i, f"{titles[n]} / {n}", "completed", "success", head_sha=sha)
-                for i, n in enumerate(run_names)]
-
-    run_jobs = {20: jobs(names, a, 2000), 21: jobs(evals, b, 2100)}
-    check_runs = {sha: [CheckRun(j.id, j.name, j.status, j.conclusion,
-                                 f"https://github.com/o/r/actions/runs/{rid}/job/{j.id}")
-                        for rid, js in run_jobs.items() for j in js if j.head_sha == sha] for sha in (a, b)}
-    head = head_tree | {SWEEP_WORKFLOW: SWEEP_TEXT}
-    runs = {rid: WorkflowRun(rid, "Run Sweep", SWEEP_WORKFLOW, "pull_request", "completed", "success", sha,
-                             created_at=f"2026-09-29T1{rid - 20}:00:00Z", head_repo="o/r")
-            for rid, sha in ((20, a), (21, b))}
-    ev = bare_evidence(head_sha=b, commits=[a, b], check_runs=check_runs, run_jobs=run_jobs,
-                       workflow_runs=runs, head_files=head, base_files=dict(base_tree),
-                       commit_files={a: head | (a_changes or {})})
-    meta = {"entries": [], "reused-rows": {n: 20 for n in benchmarks}} if reuse else {"entries": []}
-    ev.artifacts[21] = [Artifact("changelog-metadata", False,
-                                 {"changelog_metadata.json": json.dumps(meta).encode()})]
-    ev.artifacts[20] = [Artifact("changelog-metadata", False, {"changelog_metadata.json": b'{"entries": []}'})]
-    return ev, benchmarks, evals
-
-
 def test_an_incremental_resweep_is_green_as_the_union_of_its_runs() -> None:
-    ev, benchmarks, evals = _union_world()
+    ev, benchmarks, evals = union_world()
     assert sweeps.took_rows(ev, 21) and not sweeps.took_rows(ev, 20)
     assert sweeps.green_run(ev, 21) is None  # on its own it is not a whole sweep
     green = sweeps.find_green_run(ev)
@@ -129,23 +81,23 @@ def test_a_union_row_needs_a_green_job_with_the_heads_fingerprint() -> None:
     """A launcher changed between run 20's commit and the head: the benchmark rows run 20
     ran no longer have the head's fingerprint, so nothing covers them (what is left is run 20
     as one whole sweep on A, whose drift to the head Check `sweep` judges)."""
-    stale, _, _ = _union_world(a_changes={"runners/launch_mi355x-amds.sh": "# older launcher\n"})
+    stale, _, _ = union_world(a_changes={"runners/launch_mi355x-amds.sh": "# older launcher\n"})
     assert sweeps.green_union(stale) is None
     assert (sweeps.find_green_run(stale).run_id, sweeps.find_green_run(stale).rows_by_run) == (20, ())
-    unread, _, _ = _union_world()
+    unread, _, _ = union_world()
     unread.commit_files["a" * 40][sweeps.DEFAULT_CHANGELOG] = "- [\n"  # run 20's tree cannot be indexed
     assert sweeps.green_union(unread) is None
-    red, benchmarks, _ = _union_world()
+    red, benchmarks, _ = union_world()
     red.run_jobs[20][0] = RunJob(2000, red.run_jobs[20][0].name, "completed", "failure", head_sha="a" * 40)
     assert sweeps.green_union(red) is None
-    unread_tree, _, _ = _union_world()
+    unread_tree, _, _ = union_world()
     del unread_tree.commit_files["a" * 40]  # run 20's tree was never read: it covers nothing
     assert sweeps.green_union(unread_tree) is None
 
 
 def test_only_runs_of_ours_on_this_pr_with_read_jobs_join_the_union() -> None:
     for spoil in ("provenance", "jobs", "commit"):
-        ev, _, _ = _union_world()
+        ev, _, _ = union_world()
         if spoil == "provenance":
             ev.workflow_runs[20] = replace(ev.workflow_runs[20], head_repo="mallory/r")
         elif spoil == "jobs":
@@ -154,7 +106,7 @@ def test_only_runs_of_ours_on_this_pr_with_read_jobs_join_the_union() -> None:
             ev.commits = ["b" * 40]
         assert sweeps.union_candidates(ev) == [21], spoil
         assert sweeps.green_union(ev) is None, spoil
-    ev, _, _ = _union_world()
+    ev, _, _ = union_world()
     ev.workflow_runs[21] = replace(ev.workflow_runs[21], created_at=None)  # newest by id then
     ev.workflow_runs[20] = replace(ev.workflow_runs[20], created_at="2026-09-29T12:00:00Z")
     assert sweeps.union_candidates(ev) == [20, 21]
@@ -162,32 +114,32 @@ def test_only_runs_of_ours_on_this_pr_with_read_jobs_join_the_union() -> None:
 
 def test_a_union_needs_the_plan_inputs() -> None:
     for tree in ("head_files", "base_files"):
-        ev, _, _ = _union_world()
+        ev, _, _ = union_world()
         setattr(ev, tree, {})
         assert sweeps.green_union(ev) is None, tree
     # an unread base tree would make every changelog entry the PR's own: never a union
-    from test_matrix_fingerprint import BASE, ENTRY
+    from lib.project_trees import BASE, ENTRY
 
     alone = BASE | {"perf-changelog.yaml": ENTRY.lstrip()}
-    ev, _, _ = _union_world(trees=({}, alone))
+    ev, _, _ = union_world(trees=({}, alone))
     assert sweeps.green_union(ev) is None
-    ev, _, _ = _union_world(trees=({}, alone))
+    ev, _, _ = union_world(trees=({}, alone))
     ev.base_files = {"README.md": "base\n"}
     assert sweeps.green_union(ev) is not None  # the same world with a base tree read
-    ev, _, _ = _union_world()
+    ev, _, _ = union_world()
     ev.head_files = ev.head_files | {"configs/runners.yaml": "[\n"}
     assert sweeps.green_union(ev) is None
 
 
 def test_without_reused_rows_the_newest_green_run_alone_counts() -> None:
-    ev, _, _ = _union_world(reuse=False)
+    ev, _, _ = union_world(reuse=False)
     green = sweeps.find_green_run(ev)
     assert green is not None and green.run_id == 20 and green.rows_by_run == ()
     assert green.runs == (20,) and green.takes(20, {}) and not green.takes(21, {})
 
 
 def test_a_run_that_took_rows_is_never_green_on_its_own_even_with_every_job() -> None:
-    ev, benchmarks, evals = _union_world()
+    ev, benchmarks, evals = union_world()
     titles = {j.name.split(" / ", 1)[1]: j.name for j in ev.run_jobs[20]}
     ev.run_jobs[21] = [RunJob(2100 + i, titles[n], "completed", "success", head_sha="b" * 40)
                        for i, n in enumerate(benchmarks + evals)]
@@ -201,7 +153,7 @@ def test_the_metadata_artifact_is_found_by_name_among_the_runs_artifacts() -> No
 
     from infx.signoff.model import Artifact
 
-    ev, _, _ = _union_world()
+    ev, _, _ = union_world()
     meta = ev.artifacts[21][0]
     results = Artifact("results_bmk", False, {"agg_bmk.json": json.dumps([{"job_name": "x"}]).encode()})
     ev.artifacts[21] = [results, meta]
@@ -232,12 +184,12 @@ def test_without_a_run_record_the_jobs_name_the_commit() -> None:
 
 
 def test_one_run_may_give_both_benchmark_and_eval_rows_and_its_attempt_is_reported() -> None:
-    ev, benchmarks, evals = _union_world()
+    ev, benchmarks, evals = union_world()
     ev.run_jobs[21] = []
     ev.check_runs["b" * 40] = []
     green = sweeps.find_green_run(ev)
     assert green.rows_by_run == ((20, frozenset(benchmarks + evals)),)
     assert green.contributes(20, evals=True) and green.contributes(20, evals=False)
-    ev, _, _ = _union_world()
+    ev, _, _ = union_world()
     ev.workflow_runs[21] = replace(ev.workflow_runs[21], run_attempt=3)
     assert sweeps.find_green_run(ev).attempt == 3
