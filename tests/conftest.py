@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,15 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 TEST_DATA = Path(__file__).resolve().parent / "data"
 SHARED = REPO_ROOT.parent / "shared"
 UPSTREAM = SHARED / "fixtures" / "upstream-inferencex"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_code_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """One compiled-code cache for every process the local workflow runner starts in this
+    session (tests/lib/code_cache), beside the xdist workers' temporary folders."""
+    root = tmp_path_factory.getbasetemp()
+    shared = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
+    os.environ["INFX_TEST_CODE_CACHE"] = str(shared / "code-cache")
 
 
 @pytest.fixture

@@ -455,10 +455,11 @@ class LocalRunner:
         script_file = home / "temp" / f"step_{id(step)}.sh"
         script_file.write_text(script, encoding="utf-8")
         github = ctx.values["github"]
+        cache_path, cache_env = _code_cache_env()
         full_env = {
             "HOME": str(home), "LANG": "C.UTF-8", "CI": "true", "GITHUB_ACTIONS": "true",
             "PATH": os.pathsep.join([*extra_path, str(self._shims), os.environ.get("PATH", "/usr/bin:/bin")]),
-            "PYTHONPATH": str(workspace), "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONPATH": os.pathsep.join([str(workspace), *cache_path]), "PYTHONDONTWRITEBYTECODE": "1",
             "GITHUB_EVENT_NAME": self.event.name, "GITHUB_EVENT_PATH": str(self.event_path),
             "GITHUB_SHA": self.event.sha, "GITHUB_REF": self.event.ref, "GITHUB_HEAD_REF": self.event.head_ref,
             "GITHUB_BASE_REF": self.event.base_ref, "GITHUB_REPOSITORY": self.repository,
@@ -468,7 +469,7 @@ class LocalRunner:
             "GITHUB_WORKSPACE": str(workspace), "GITHUB_SERVER_URL": "https://github.com",
             "GITHUB_API_URL": self.api_url, "RUNNER_NAME": runner_name, "RUNNER_OS": "Linux",
             "RUNNER_ARCH": "X64", "RUNNER_TEMP": str(home / "temp"),
-        } | {k: str(v) for k, v in files.items()} | env
+        } | cache_env | {k: str(v) for k, v in files.items()} | env
         cwd = workspace / str(step["working-directory"]) if step.get("working-directory") else workspace
         proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script_file)],
                               cwd=cwd, env=full_env, capture_output=True, text=True, check=False, timeout=600)
@@ -571,6 +572,15 @@ class LocalRunner:
 
 
 # ---- helpers ----------------------------------------------------------------------------------------
+
+def _code_cache_env() -> tuple[list[str], dict[str, str]]:
+    """The shared compiled-code cache (tests/lib/code_cache) when the session made one."""
+    cache = os.environ.get("INFX_TEST_CODE_CACHE", "")
+    if not cache:
+        return [], {}
+    Path(cache).mkdir(parents=True, exist_ok=True)
+    return [str(Path(__file__).resolve().parent / "code_cache")], {"INFX_TEST_CODE_CACHE": cache}
+
 
 def _git(cwd: Path, *args: str) -> str:
     proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
