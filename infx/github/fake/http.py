@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +25,12 @@ class Request:
 
 @dataclass
 class Response:
-    """A JSON body (or raw bytes), or a list to paginate (`items`, optionally under `list_key`)."""
+    """A JSON body (or raw bytes), or a list to paginate (`items`, optionally under `list_key`).
+
+    `items` are the world's records; `shape` turns one into its JSON, and is applied only to
+    the page served (so a page costs its own size, not the list's). `cap`: GitHub serves at
+    most this many results of the list (later pages are empty; `total_count` still counts all).
+    """
 
     status: int = 200
     body: Any = None
@@ -32,6 +38,8 @@ class Response:
     content_type: str = "application/json; charset=utf-8"
     items: list | None = None
     list_key: str | None = None
+    shape: Callable[[Any], Any] | None = None
+    cap: int | None = None
 
 
 class HttpError(Exception):

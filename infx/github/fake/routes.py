@@ -28,6 +28,11 @@ CONTENTS_RAW_LIMIT = 100 * 1024 * 1024
 MAX_STATUS_DESCRIPTION = 140
 MAX_PULL_FILES = 3000  # GitHub stops listing a pull request's files here
 MAX_PULL_COMMITS = 250  # ... and its commits here
+# listings GitHub documents to stop at 1,000 results (total_count still counts them all):
+# check runs for a ref, and workflow runs searched by these filters
+MAX_LISTED_RESULTS = 1000
+RUN_SEARCH_FILTERS = frozenset({"actor", "branch", "check_suite_id", "created", "event",
+                                "head_sha", "status"})
 REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
 STATUS_STATES = ("error", "failure", "pending", "success")
 T = TypeVar("T")
@@ -283,7 +288,7 @@ def list_pulls(state: State, req: Request, owner: str, name: str) -> Response:
         pulls = [p for p in pulls if p["base"]["ref"] == req.query["base"]]
     pulls = sorted(pulls, key=lambda p: p["number"], reverse=req.query.get("direction") != "asc")
     shapes = state.shapes(req)
-    return Response(items=[shapes.pull_simple(p) for p in pulls])
+    return Response(items=pulls, shape=shapes.pull_simple)
 
 
 @route("GET", "{R}/pulls/(?P<number>\\d+)")
@@ -306,22 +311,22 @@ def list_pull_files(state: State, req: Request, owner: str, name: str, number: s
     shapes = state.shapes(req)
     head_sha = pull["head"]["sha"]
     tree = state.tree(head_sha)
-    changes = state.changes(pull)[:MAX_PULL_FILES]
-    return Response(items=[shapes.file_change(c, head_sha, tree) for c in changes])
+    return Response(items=state.changes(pull), cap=MAX_PULL_FILES,
+                    shape=lambda change: shapes.file_change(change, head_sha, tree))
 
 
 @route("GET", "{R}/pulls/(?P<number>\\d+)/commits")
 def list_pull_commits(state: State, req: Request, owner: str, name: str, number: str) -> Response:
     pull = _pull(state, owner, name, number)
     shapes = state.shapes(req)
-    return Response(items=[shapes.commit(sha) for sha in pull["commits"][:MAX_PULL_COMMITS]])
+    return Response(items=pull["commits"], shape=shapes.commit, cap=MAX_PULL_COMMITS)
 
 
 @route("GET", "{R}/pulls/(?P<number>\\d+)/reviews")
 def list_reviews(state: State, req: Request, owner: str, name: str, number: str) -> Response:
     pull = _pull(state, owner, name, number)
     shapes = state.shapes(req)
-    return Response(items=[shapes.review(pull, r) for r in pull["reviews"]])
+    return Response(items=pull["reviews"], shape=lambda review: shapes.review(pull, review))
 
 
 @route("GET", "{R}/issues/(?P<number>\\d+)/timeline")
@@ -333,14 +338,16 @@ def list_timeline(state: State, req: Request, owner: str, name: str, number: str
     events = pull.get("timeline")
     if events is None:
         events = [{"event": "committed", "sha": sha} for sha in pull["commits"]]
-    return Response(items=[shapes.timeline_event(pull, e, i) for i, e in enumerate(events)])
+    return Response(items=list(enumerate(events)),
+                    shape=lambda pair: shapes.timeline_event(pull, pair[1], pair[0]))
 
 
 @route("GET", "{R}/pulls/(?P<number>\\d+)/comments")
 def list_review_comments(state: State, req: Request, owner: str, name: str, number: str) -> Response:
     pull = _pull(state, owner, name, number)
     shapes = state.shapes(req)
-    return Response(items=[shapes.review_comment(pull, c) for c in pull["review_comments"]])
+    return Response(items=pull["review_comments"],
+                    shape=lambda comment: shapes.review_comment(pull, comment))
 
 
 @route("GET", "{R}/pulls/(?P<number>\\d+)/reviews/(?P<rid>\\d+)")
@@ -369,7 +376,7 @@ def pulls_for_commit(state: State, req: Request, owner: str, name: str, ref: str
     shapes = state.shapes(req)
     found = [p for p in state.world["pulls"]
              if sha in p["commits"] or sha == p["head"]["sha"] or sha == p.get("merge_commit_sha")]
-    return Response(items=[shapes.pull_simple(p) for p in found])
+    return Response(items=found, shape=shapes.pull_simple)
 
 
 def _external_pull(state: State, req: Request, full_name: str, number: int) -> Response:
@@ -420,7 +427,7 @@ def list_comments(state: State, req: Request, owner: str, name: str, number: str
     comments = pull["comments"]
     if "since" in req.query:
         comments = [c for c in comments if c["updated_at"] >= req.query["since"]]
-    return Response(items=[shapes.issue_comment(pull, c) for c in comments])
+    return Response(items=comments, shape=lambda comment: shapes.issue_comment(pull, comment))
 
 
 @route("POST", "{R}/issues/(?P<number>\\d+)/comments")
@@ -474,8 +481,8 @@ def list_reactions(state: State, req: Request, owner: str, name: str, cid: str) 
     _, comment = _comment(state, owner, name, cid)
     wanted = req.query.get("content")
     shapes = state.shapes(req)
-    return Response(items=[shapes.reaction(r) for r in comment["reactions"]
-                           if wanted in (None, r["content"])])
+    return Response(items=[r for r in comment["reactions"] if wanted in (None, r["content"])],
+                    shape=shapes.reaction)
 
 
 @route("POST", "{R}/issues/comments/(?P<cid>\\d+)/reactions")
@@ -527,7 +534,7 @@ def assign_reaction_ids(world: dict) -> None:
 def list_issue_labels(state: State, req: Request, owner: str, name: str, number: str) -> Response:
     pull = _pull(state, owner, name, number)
     shapes = state.shapes(req)
-    return Response(items=[shapes.label(n) for n in pull["labels"]])
+    return Response(items=pull["labels"], shape=shapes.label)
 
 
 @route("POST", "{R}/issues/(?P<number>\\d+)/labels")
@@ -562,7 +569,7 @@ def list_labels(state: State, req: Request, owner: str, name: str) -> Response:
     names = sorted({n for p in state.world["pulls"] for n in p["labels"]}
                    | set(state.world.get("labels", [])))
     shapes = state.shapes(req)
-    return Response(items=[shapes.label(n) for n in names])
+    return Response(items=names, shape=shapes.label)
 
 
 # --- commits, statuses, checks -----------------------------------------------------------------
@@ -687,7 +694,8 @@ def list_statuses(state: State, req: Request, owner: str, name: str, ref: str) -
     _own_repo(state, owner, name)
     sha = _sha(state, ref)
     shapes = state.shapes(req)
-    return Response(items=[shapes.status(sha, s) for s in _statuses_newest_first(state, sha)])
+    return Response(items=_statuses_newest_first(state, sha),
+                    shape=lambda entry: shapes.status(sha, entry))
 
 
 @route("GET", "{R}/commits/(?P<ref>[^/]+)/status")
@@ -725,7 +733,32 @@ def list_check_runs(state: State, req: Request, owner: str, name: str, ref: str)
     if "status" in req.query:
         runs = [r for r in runs if r["status"] == req.query["status"]]
     shapes = state.shapes(req)
-    return Response(items=[shapes.check_run(sha, r) for r in runs], list_key="check_runs")
+    return Response(items=runs, list_key="check_runs", cap=MAX_LISTED_RESULTS,
+                    shape=lambda run: shapes.check_run(sha, run))
+
+
+@route("GET", "{R}/check-suites/(?P<suite_id>\\d+)/check-runs")
+def list_suite_check_runs(state: State, req: Request, owner: str, name: str,
+                          suite_id: str) -> Response:
+    """The check runs of one check suite (a workflow run's jobs, or a commit's other checks):
+    GitHub's way past the ref listing's 1,000 results. Same filters as the ref listing."""
+    _own_repo(state, owner, name)
+    shapes = state.shapes(req)
+    wanted = int(suite_id)
+    found = [(sha, run) for sha, runs in state.world["check_runs"].items() for run in runs
+             if shapes.check_suite_id(sha, run) == wanted]
+    if req.query.get("filter", "latest") == "latest":
+        by_sha: dict[str, list[dict]] = {}
+        for sha, run in found:
+            by_sha.setdefault(sha, []).append(run)
+        keep = {id(run) for sha, runs in by_sha.items() for run in latest_per_suite(sha, runs)}
+        found = [(sha, run) for sha, run in found if id(run) in keep]
+    if "check_name" in req.query:
+        found = [(sha, run) for sha, run in found if run["name"] == req.query["check_name"]]
+    if "status" in req.query:
+        found = [(sha, run) for sha, run in found if run["status"] == req.query["status"]]
+    return Response(items=found, list_key="check_runs",
+                    shape=lambda pair: shapes.check_run(pair[0], pair[1]))
 
 
 @route("GET", "{R}/check-runs/(?P<cid>\\d+)")
@@ -950,7 +983,8 @@ def list_runs(state: State, req: Request, owner: str, name: str) -> Response:
     if "status" in q:
         runs = [r for r in runs if q["status"] in (r.get("status", "completed"), r.get("conclusion"))]
     shapes = state.shapes(req)
-    return Response(items=[shapes.workflow_run(r) for r in runs], list_key="workflow_runs")
+    return Response(items=runs, list_key="workflow_runs", shape=shapes.workflow_run,
+                    cap=MAX_LISTED_RESULTS if set(q) & RUN_SEARCH_FILTERS else None)
 
 
 def _run(state: State, owner: str, name: str, run_id: str) -> dict:
@@ -982,8 +1016,8 @@ def list_run_jobs(state: State, req: Request, owner: str, name: str, run_id: str
         keep = {id(job) for job, _ in best.values()}
         jobs = [(job, attempt) for job, attempt in jobs if id(job) in keep]
     shapes = state.shapes(req)
-    return Response(items=[shapes.job(run, job, attempt) for job, attempt in jobs],
-                    list_key="jobs")
+    return Response(items=jobs, list_key="jobs",
+                    shape=lambda pair: shapes.job(run, pair[0], pair[1]))
 
 
 @route("POST", "{R}/actions/runs/(?P<run_id>\\d+)/rerun-failed-jobs")
@@ -1006,8 +1040,8 @@ def list_attempt_jobs(state: State, req: Request, owner: str, name: str, run_id:
     if not 1 <= int(attempt) <= int(run.get("run_attempt", 1)):
         raise not_found()
     shapes = state.shapes(req)
-    return Response(items=[shapes.job(run, job, n) for job, n in W.run_jobs(state.world, run)
-                           if n == int(attempt)], list_key="jobs")
+    return Response(items=[(job, n) for job, n in W.run_jobs(state.world, run) if n == int(attempt)],
+                    list_key="jobs", shape=lambda pair: shapes.job(run, pair[0], pair[1]))
 
 
 @route("GET", "{R}/actions/runs/(?P<run_id>\\d+)/attempts/(?P<attempt>\\d+)")
@@ -1032,17 +1066,18 @@ def get_job(state: State, req: Request, owner: str, name: str, job_id: str) -> R
 @route("GET", "{R}/actions/runs/(?P<run_id>\\d+)/artifacts")
 def list_run_artifacts(state: State, req: Request, owner: str, name: str, run_id: str) -> Response:
     run = _run(state, owner, name, run_id)
-    items = [_artifact_shape(state, req, run, a) for a in run.get("artifacts", [])
-             if req.query.get("name") in (None, a["name"])]
-    return Response(items=items, list_key="artifacts")
+    items = [a for a in run.get("artifacts", []) if req.query.get("name") in (None, a["name"])]
+    return Response(items=items, list_key="artifacts",
+                    shape=lambda artifact: _artifact_shape(state, req, run, artifact))
 
 
 @route("GET", "{R}/actions/artifacts")
 def list_artifacts(state: State, req: Request, owner: str, name: str) -> Response:
     _own_repo(state, owner, name)
-    items = [_artifact_shape(state, req, run, a) for run in _runs(state)
+    items = [(run, a) for run in _runs(state)
              for a in run.get("artifacts", []) if req.query.get("name") in (None, a["name"])]
-    return Response(items=items, list_key="artifacts")
+    return Response(items=items, list_key="artifacts",
+                    shape=lambda pair: _artifact_shape(state, req, pair[0], pair[1]))
 
 
 def _find_artifact(state: State, owner: str, name: str, artifact_id: str) -> tuple[dict, dict]:

@@ -25,6 +25,7 @@ from infx.github.fake.world import load_world
 
 MAX_PER_PAGE = 100
 DEFAULT_PER_PAGE = 30
+MAX_KEPT_LISTINGS = 8
 FAKE_TOKEN = "fake-token"  # noqa: S105 - the fake server accepts any token
 
 
@@ -106,6 +107,10 @@ class FakeGitHub:
         routes.assign_reaction_ids(self.state.world)
         self.faults = [Fault.from_world(f) for f in self.state.world["faults"]]
         self.requests: list[dict[str, Any]] = []
+        # the listing each paginated GET derived on its first page, for its later pages: a
+        # page then costs its own size (slice, shape, encode), not the whole list's; any
+        # write, and every first page, derives afresh
+        self._listings: dict[tuple, Response] = {}
         try:
             self._server = ThreadingHTTPServer((host, port), _handler_for(self, "api"))
         except OSError as exc:
@@ -255,6 +260,9 @@ class FakeGitHub:
         return status, headers, json.dumps(fault.error_body(status)).encode()
 
     def _answer(self, req: Request, truncate: bool) -> tuple[int, dict[str, str], bytes]:
+        if req.method != "GET":
+            self._listings.clear()
+        key = _listing_key(req)
         found = routes.match(req.method, req.path, req.origin)
         try:
             if isinstance(req.body, str):
@@ -263,7 +271,13 @@ class FakeGitHub:
                 raise HttpError(404, "Not Found")
             handler, params = found
             params = {k: unquote(v) if v is not None else None for k, v in params.items()}
-            response = handler(self.state, req, **params)
+            response = self._listings.get(key) if key is not None and _page(req) > 1 else None
+            if response is None:
+                response = handler(self.state, req, **params)
+                if key is not None and response.items is not None:
+                    if len(self._listings) >= MAX_KEPT_LISTINGS:
+                        self._listings.pop(next(iter(self._listings)))
+                    self._listings[key] = response
         except HttpError as exc:
             return _error(exc)
         except Exception as exc:  # noqa: BLE001 - a bug in a route must still answer
@@ -274,21 +288,43 @@ class FakeGitHub:
         return encode(response)
 
 
+def _listing_key(req: Request) -> tuple | None:
+    """What identifies one listing across its pages (None: not a GET)."""
+    if req.method != "GET":
+        return None
+    query = tuple(sorted((k, v) for k, v in req.query.items() if k not in ("page", "per_page")))
+    return req.origin, req.path, query, req.headers.get("accept", "")
+
+
+def _page(req: Request) -> int:
+    try:
+        return int(req.query.get("page", 1))
+    except ValueError:
+        return 1
+
+
 def _error(exc: HttpError) -> tuple[int, dict[str, str], bytes]:
     return exc.status, {"Content-Type": "application/json; charset=utf-8"}, \
         json.dumps(exc.body()).encode()
 
 
 def paginate(req: Request, response: Response, truncate: bool) -> Response:
-    """Slice `items` by per_page/page and add GitHub's Link header."""
+    """Slice `items` by per_page/page, shape only that page, and add GitHub's Link header.
+
+    A list with a `cap` is served like GitHub's capped listings: the results past the cap are
+    never served (no page links to them), while `total_count` still counts every one."""
     try:
         per_page = min(max(int(req.query.get("per_page", DEFAULT_PER_PAGE)), 1), MAX_PER_PAGE)
         page = max(int(req.query.get("page", 1)), 1)
     except ValueError:
         per_page, page = DEFAULT_PER_PAGE, 1
     items = response.items or []
-    last = max((len(items) + per_page - 1) // per_page, 1)
-    chunk = items[(page - 1) * per_page: page * per_page]
+    served = len(items) if response.cap is None else min(len(items), response.cap)
+    last = max((served + per_page - 1) // per_page, 1)
+    start = min((page - 1) * per_page, served)
+    chunk = items[start:min(page * per_page, served)]
+    if response.shape is not None:
+        chunk = [response.shape(item) for item in chunk]
     links = []
 
     def link(number: int, rel: str) -> str:

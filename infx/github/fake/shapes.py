@@ -424,7 +424,7 @@ class Shapes:
             "url": url, "html_url": f"{WEB}/{self.world['repo']}/actions/runs/{rid}",
             "jobs_url": f"{url}/jobs", "logs_url": f"{url}/logs",
             "artifacts_url": f"{url}/artifacts", "cancel_url": f"{url}/cancel",
-            "rerun_url": f"{url}/rerun", "check_suite_url": f"{self.repo_url()}/check-suites/1",
+            "rerun_url": f"{url}/rerun", "check_suite_url": f"{self.repo_url()}/check-suites/{stable_id(f'suite:{rid}')}",
             "workflow_url": f"{self.repo_url()}/actions/workflows/{stable_id(run.get('path', 'ci'))}",
             "created_at": created, "updated_at": run.get("updated_at", created),
             "run_started_at": run.get("run_started_at", created),

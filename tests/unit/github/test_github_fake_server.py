@@ -454,6 +454,68 @@ def test_pull_commits_stop_at_250_like_github(fake_github, world):
     assert len(list(pr.get_commits())) == 250
 
 
+def _many_check_runs(world, count, run_id=RUN):
+    world = copy.deepcopy(world)
+    world["check_runs"][HEAD] = [
+        {"id": 100_000 + i, "name": f"job {i}", "status": "completed", "conclusion": "success",
+         "completed_at": "2026-09-29T08:00:00Z", "run_id": run_id} for i in range(count)]
+    return world
+
+
+def _listing(fake, path, params=None):
+    """Every page of a listing, followed by its next links, and the first page's total."""
+    session, url, params = requests.Session(), fake.url + path, {"per_page": 100} | (params or {})
+    items, total = [], None
+    while url:
+        answer = session.get(url, params=params, timeout=10)
+        body = answer.json()
+        total = body.get("total_count") if total is None and isinstance(body, dict) else total
+        items += body[next(k for k in body if k != "total_count")] if isinstance(body, dict) else body
+        url, params = answer.links.get("next", {}).get("url"), None
+    return items, total
+
+
+def test_check_runs_of_a_ref_stop_at_1000_results_and_a_suite_lists_them_all(fake_github, world):
+    fake = fake_github(_many_check_runs(world, 1_234))
+    cut, total = _listing(fake, f"/repos/{REPO}/commits/{HEAD}/check-runs")
+    assert (len(cut), total) == (1000, 1_234)  # GitHub's documented cap; the count is all
+    suite = fake.github().get_repo(REPO).get_workflow_run(RUN).raw_data["check_suite_id"]
+    whole, total = _listing(fake, f"/repos/{REPO}/check-suites/{suite}/check-runs")
+    assert (len(whole), total) == (1_234, 1_234)
+    assert {r["id"] for r in whole} == {100_000 + i for i in range(1_234)}
+    assert _listing(fake, f"/repos/{REPO}/check-suites/{suite}/check-runs",
+                    {"check_name": "job 7"})[1] == 1
+
+
+def test_workflow_runs_searched_by_a_filter_stop_at_1000_results(fake_github, world):
+    world = copy.deepcopy(world)
+    template = world["workflow_runs"][0]
+    world["workflow_runs"] = [template | {"id": 1_000_000 + i, "artifacts": []} for i in range(1_050)]
+    fake = fake_github(world)
+    cut, total = _listing(fake, f"/repos/{REPO}/actions/runs", {"branch": "carol/bump"})
+    assert (len(cut), total) == (1000, 1_050)
+    whole, total = _listing(fake, f"/repos/{REPO}/actions/runs")
+    assert (len(whole), total) == (1_050, 1_050)  # no search filter: no cap
+
+
+def test_the_pages_of_one_listing_come_from_one_derivation(fake_github, world):
+    fake = fake_github(_many_check_runs(world, 150))
+    suite = fake.github().get_repo(REPO).get_workflow_run(RUN).raw_data["check_suite_id"]
+    path = f"{fake.url}/repos/{REPO}/check-suites/{suite}/check-runs"
+    first = requests.get(path, params={"per_page": 100}, timeout=10).json()
+    fake.world["check_runs"][HEAD].pop(0)  # the world changes between two pages
+    second = requests.get(path, params={"per_page": 100, "page": 2}, timeout=10).json()
+    ids = [r["id"] for r in first["check_runs"] + second["check_runs"]]
+    assert ids == [100_000 + i for i in range(150)] and second["total_count"] == 150
+    again = requests.get(path, params={"per_page": 100}, timeout=10).json()
+    assert again["total_count"] == 149  # a first page derives the listing afresh
+    requests.post(f"{fake.url}/repos/{REPO}/issues/12/comments", json={"body": "x"},
+                  headers={"Authorization": "token x"}, timeout=10)
+    fake.world["check_runs"][HEAD].pop(0)
+    after_write = requests.get(path, params={"per_page": 100, "page": 2}, timeout=10).json()
+    assert after_write["total_count"] == 148  # a write makes every listing derive afresh
+
+
 
 def _walk(items, per_page, list_key):
     """Follow rel="next" links from page 1 and collect what every page served."""
