@@ -146,7 +146,8 @@ class Reader:
                        created_at=data.get("created_at") or data.get("submitted_at"),
                        pr_number=comment_pr_number(data, self.repo),
                        commit_id=data.get("commit_id") if ref.kind == "review"
-                       and isinstance(data.get("commit_id"), str) else None)
+                       and isinstance(data.get("commit_id"), str) else None,
+                       state=str(data.get("state") or "") if ref.kind == "review" else "")
 
     def compare(self, base: str, head: str) -> list[ChangedFile]:
         """The changes of `head` since its merge base with `base` (GitHub's three-dot compare)."""
@@ -369,7 +370,8 @@ def comment(item: dict, kind: str) -> Comment:
                    body=item.get("body") or "", author_association=item.get("author_association") or "",
                    created_at=item.get("created_at") or item.get("submitted_at") or "",
                    updated_at=item.get("updated_at"), kind=kind, html_url=item.get("html_url"),
-                   user_type=(item.get("user") or {}).get("type") or "")
+                   user_type=(item.get("user") or {}).get("type") or "",
+                   state=str(item.get("state") or "") if kind == "review" else "")
 
 
 # --- gathering --------------------------------------------------------------------------------

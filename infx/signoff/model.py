@@ -78,6 +78,7 @@ class Comment:
     kind: str = "issue_comment"  # issue_comment | review | review_comment
     html_url: str | None = None
     user_type: str = ""  # User | Bot | Organization, as GitHub reports the author
+    state: str = ""  # a review's state (APPROVED, COMMENTED, DISMISSED, ...); "" for comments
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,8 @@ class SignOff:
     pr_number: int | None = None
     # a review's `commit_id`: GitHub's record of the head it was submitted on (binding)
     commit_id: str | None = None
+    # a review's state as GitHub reports it now (DISMISSED once a maintainer dismissed it)
+    state: str = ""
 
 
 @dataclass(frozen=True)

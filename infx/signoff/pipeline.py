@@ -142,6 +142,10 @@ class _Session:
             return self._skip("the text does not contain the sign-off phrase")
         if gating.is_bot(signoff.author):
             return self._skip("sign-offs posted by bots are ignored")
+        withdrawn = gating.withdrawn_problem(signoff.kind, signoff.state,
+                                             f"the sign-off {signoff.kind} {signoff.source_id}")
+        if withdrawn:
+            return self._skip(f"{withdrawn}; a dismissed review is not verified")
         if self.options.body_override is None:
             # a sign-off speaks only for the PR it is on: never a status for another PR's head
             problem = binding.belongs_problem(signoff.pr_number, pr.number,
@@ -235,6 +239,9 @@ class _Session:
             return f"the sign-off {kind} {source_id} judged on {verified[:12]} was deleted"
         if binding.belongs_problem(signoff.pr_number, pr.number, f"the sign-off {kind} {source_id}"):
             return f"the sign-off {kind} {source_id} is not on PR #{pr.number}"
+        withdrawn = gating.withdrawn_problem(signoff.kind, signoff.state, f"the sign-off {kind} {source_id}")
+        if withdrawn:
+            return f"{withdrawn} after its verdict on {verified[:12]}"
         if binding.signoff_record(signoff.kind, signoff.source_id, signoff.body) != record:
             return (f"the sign-off {kind} {source_id} was edited after its verdict on "
                     f"{verified[:12]}; a new verification is needed")
@@ -498,7 +505,8 @@ def newer_owner_signoff(evidence: Evidence, table: CheckTable) -> Comment | None
     for item in [*(evidence.comments or []), *(evidence.reviews or [])]:
         when = _when(item.created_at)
         if (item.id == evidence.signoff.source_id or when is None or when <= mine
-                or gating.is_bot(item.user, item.user_type) or not has_trigger(item.body)):
+                or gating.is_bot(item.user, item.user_type) or not has_trigger(item.body)
+                or gating.withdrawn_problem(item.kind, item.state, "")):
             continue
         other = replace(evidence, signoff=replace(evidence.signoff, author=item.user))
         owner = run_check_by_id(table, "codeowner", other)

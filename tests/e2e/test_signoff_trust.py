@@ -618,6 +618,51 @@ def test_a_signoff_edited_after_its_pass_resets_its_head(request, fake_github) -
     assert publish.head_status(client, repo, 3412).status == "success"
 
 
+def _as_review(world: dict, rid: int = 7002) -> dict:
+    """The world's sign-off comment 5003 posted as a review of the head instead."""
+    pull = world["pulls"][0]
+    signoff = next(c for c in pull["comments"] if c["id"] == 5003)
+    pull["comments"].remove(signoff)
+    pull["reviews"] = [{"id": rid, "user": signoff["user"], "state": "COMMENTED", "body": signoff["body"],
+                        "commit_id": pull["head"]["sha"], "submitted_at": signoff["created_at"]}]
+    return world
+
+
+def test_a_review_signoff_dismissed_after_its_pass_resets_its_head_and_is_not_verified_again(
+        request, fake_github) -> None:
+    fake = fake_github(_as_review(load(request, "trust_head_moves.yaml")))
+    client, repo = fake.client(), fake.world["repo"]
+    assert verify(fake, comment_id=7002, kind="review").verdict.overall.value == "PASS"
+    assert statuses(fake)[-1] == "success"
+    fake.world["pulls"][0]["reviews"][0]["state"] = "DISMISSED"  # a maintainer dismissed it
+    result = publish.head_status(client, repo, 3412)
+    assert result.status == "pending" and statuses(fake)[-1] == "pending"
+    assert "the sign-off review 7002 was dismissed after its verdict" in result.reason, result.reason
+    again = verify(fake, comment_id=7002, kind="review", dispatched=True, actor="chunfangamd")
+    assert again.kind == "skipped" and "was dismissed" in again.reason
+    assert statuses(fake)[-1] == "pending"
+    move_head(fake, MERGED)
+    assert publish.head_status(client, repo, 3412).status == "pending"
+
+
+@pytest.mark.parametrize("state", ["COMMENTED", "DISMISSED"])
+def test_only_a_standing_later_review_outranks_an_earlier_signoff(request, fake_github, state) -> None:
+    """The newest owner sign-off decides the status; a later review by the owner that was
+    dismissed is withdrawn, so the earlier review's verification still sets it."""
+    from datetime import datetime, timedelta
+
+    world = _as_review(load(request, "trust_head_moves.yaml"))
+    pull = world["pulls"][0]
+    signoff = pull["reviews"][0]
+    posted = datetime.fromisoformat(signoff["submitted_at"].replace("Z", "+00:00"))
+    later = (posted + timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    pull["reviews"].append({**signoff, "id": 7003, "state": state, "submitted_at": later})
+    fake = fake_github(world)
+    result = verify(fake, comment_id=7002, kind="review")
+    assert (result.kind == "skipped") is (state == "COMMENTED"), result.reason
+    assert (statuses(fake)[-1:] == ["success"]) is (state == "DISMISSED"), (state, statuses(fake))
+
+
 def test_a_signer_dropped_from_codeowners_is_not_carried_to_the_next_head(request, fake_github) -> None:
     fake = fake_github(load(request, "trust_owner_removed.yaml"))
     client, repo = fake.client(), fake.world["repo"]

@@ -69,9 +69,9 @@ def test_triggers_are_new_or_changed_signoffs_and_dispatch(workflow) -> None:
     record = workflow["jobs"]["record-head"]
     assert record["permissions"] == {} and record["if"] == "github.event_name == 'pull_request'"
     assert all("uses" not in step for step in record["steps"])
-    # created: job `verify`; edited / deleted: job `reset` decides the head again
+    # created: job `verify`; edited / deleted / dismissed: job `reset` decides the head again
     assert on["issue_comment"]["types"] == ["created", "edited", "deleted"]
-    assert on["pull_request_review"]["types"] == ["submitted", "edited"]
+    assert on["pull_request_review"]["types"] == ["submitted", "edited", "dismissed"]
     assert on["pull_request_review_comment"]["types"] == ["created", "edited", "deleted"]
     assert set(on["workflow_dispatch"]["inputs"]) == {"pr-number", "comment_url"}
 
@@ -80,7 +80,7 @@ def expected_reset(event: str, action: str, on_pr: bool, bot: bool, phrase: bool
                    had_phrase: bool) -> bool:
     """Independent truth table: which events decide the head's status again (a sign-off, or
     what was one before the edit, changed by a human)."""
-    changed = {"issue_comment": {"edited", "deleted"}, "pull_request_review": {"edited"},
+    changed = {"issue_comment": {"edited", "deleted"}, "pull_request_review": {"edited", "dismissed"},
                "pull_request_review_comment": {"edited", "deleted"}}
     if action not in changed.get(event, set()) or bot or not (phrase or had_phrase):
         return False

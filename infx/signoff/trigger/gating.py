@@ -16,6 +16,14 @@ _URL = re.compile(
     r"#(?:issuecomment-(?P<issue>\d+)|pullrequestreview-(?P<review>\d+)|discussion_r(?P<inline>\d+))$")
 
 
+def withdrawn_problem(kind: str, state: str, what: str) -> str | None:
+    """Why a sign-off no longer speaks (None: it does): a review a maintainer dismissed is
+    withdrawn, whatever its text says; it neither starts, carries nor outranks a verdict."""
+    if kind == "review" and state.upper() == "DISMISSED":
+        return f"{what} was dismissed"
+    return None
+
+
 @dataclass(frozen=True)
 class SignoffRef:
     """Where the sign-off lives: which API object kind, and its id."""
