@@ -12,6 +12,7 @@ a code span, or a link into this repository's own pages.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 CODE_OPEN, CODE_CLOSE = "\ue000", "\ue001"
 LINK_OPEN, LINK_MID, LINK_CLOSE = "\ue002", "\ue003", "\ue004"
@@ -109,3 +110,25 @@ def unwrap(text: str) -> str:
         return f"[{match.group(2)}]({match.group(3)})"
 
     return _strip(_PIECE.sub(source, text))
+
+
+# what a mermaid quoted string may hold as itself: nothing that ends the string (`"`), starts an
+# entity code (`#`), a directive or comment (`%`), a markdown string (`` ` ``) or HTML that
+# mermaid's sanitizer would escape into a visible `&lt;` (`<`, `>`, `&`)
+_MERMAID_PLAIN = re.compile(r"[A-Za-z0-9 ./:=+,()_-]")
+MERMAID_TEXT_LIMIT = 80
+
+
+def mermaid_text(text: object) -> str:
+    """Untrusted text as the inside of a quoted mermaid string (a chart or axis title), shown
+    exactly as written: one line, at most MERMAID_TEXT_LIMIT characters, and every character
+    outside a small plain alphabet written as mermaid's numeric entity code (`<` as `#60;`),
+    which the rendered chart shows as the character itself."""
+    flat = " ".join(_strip(str(text)).split())[:MERMAID_TEXT_LIMIT]
+    return "".join(ch if _MERMAID_PLAIN.fullmatch(ch) else f"#{_shown_code(ch)};" for ch in flat)
+
+
+def _shown_code(ch: str) -> int:
+    """The code point a chart shows for `ch`: control, format (bidi overrides), surrogate,
+    private-use and unassigned characters as U+FFFD, never as themselves."""
+    return 0xFFFD if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") else ord(ch)

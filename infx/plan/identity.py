@@ -105,6 +105,20 @@ def _layout(parts: Mapping[str, Any], worker: bool = False) -> str:
     return text
 
 
+def result_layout(result: Mapping[str, Any]) -> str:
+    """The parallel layout of a benchmark result row (infx.results), written as the row's job name
+    writes it: `TP8/EP8/DPA`, or `P1xTP8 D2xTP8/EP8` for a disaggregated row."""
+    def parts(prefix: str) -> dict[str, Any]:
+        return {"tp": result.get(prefix + "tp"), "pp": result.get(prefix + "pp"),
+                "dcp-size": result.get(prefix + "dcp_size"), "pcp-size": result.get(prefix + "pcp_size"),
+                "ep": result.get(prefix + "ep"), "dp-attn": result.get(prefix + "dp_attention"),
+                "num-worker": result.get(prefix + "num_workers")}
+
+    if result.get("is_multinode") is True:
+        return f"P{_layout(parts('prefill_'), worker=True)} D{_layout(parts('decode_'), worker=True)}"
+    return _layout(parts(""))
+
+
 def _conc(value: Any) -> str:
     if isinstance(value, list):
         text = "x".join(_token(v) for v in value)

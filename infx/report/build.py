@@ -5,16 +5,13 @@ aggregates `collect` wrote, the eval floors, the check outcomes) into markdown u
 65,536-character limit. Reused rows are re-derived by the sign-off's own coverage rule
 (`reused_rows`); the list the PR's plan job uploaded (PR code ran there) is only compared
 with them, never counted. Every text that comes from the PR (job names, config keys, images,
-tasks, check reasons) is rendered inert (infx.inert); the mermaid charts carry only
-numbers and a label cut down to a safe alphabet. Too much to show ends the comment with a link
+tasks, check reasons) is rendered inert (infx.inert); the mermaid charts
+(infx.report.chart) carry only numbers and titles written with mermaid's entity codes. Too much to show ends the comment with a link
 to the run instead of a cut-off table or chart.
 """
 
 from __future__ import annotations
 
-import math
-import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +21,7 @@ from infx.errors import InfxError
 from infx.inert import cell, code, link, render_inert
 from infx.plan.coverage import row_name
 from infx.plan.identity import matches_legacy_name, parse_job_name
+from infx.report import chart
 from infx.signoff.model import Evidence, Outcome
 from infx.signoff.rules import configs_at
 from infx.signoff.rules.eval_jobs import (
@@ -39,8 +37,6 @@ LIMIT = 65_536  # GitHub's comment limit, in characters
 _RESERVE = 600  # the marker line and the truncation note always fit
 FAILED = frozenset({"failure", "timed_out", "startup_failure", "action_required"})
 MAX_LINKS_PER_KEY = 5
-MAX_CHART_POINTS = 40
-_CHART_TEXT = re.compile(r"[^A-Za-z0-9 ./:=+_-]")
 OTHER = "(no changelog config key)"
 CHANGELOG = "perf-changelog.yaml"
 
@@ -273,12 +269,9 @@ def evals_section(report: Report) -> list[str]:
 # --- Pareto charts ------------------------------------------------------------------------------
 
 
-def _chart_text(text: str) -> str:
-    return _CHART_TEXT.sub("-", text)[:80].strip() or "curve"
-
-
 def _num(value: float, digits: int) -> str:
-    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    text = f"{value:.{digits}f}"
+    text = text.rstrip("0").rstrip(".") if "." in text else text  # 2800 stays 2800
     return text if text not in ("", "-0") else "0"
 
 
@@ -319,44 +312,33 @@ def _valid(points: Sequence[Mapping[str, Any]], x_key: str) -> list[tuple[float,
 
 
 def mermaid(curve: Curve) -> str:
-    """An xychart-beta block: measured points as bars at their latency, the frontier (the best
-    throughput reachable at that latency or less, from frontier points) as a line."""
-    points = list(curve.points)
-    if len(points) > MAX_CHART_POINTS:  # every frontier point first, then others evenly
-        keep = {id(p) for p in curve.frontier}
-        front = [p for p in points if id(p) in keep]
-        rest = [p for p in points if id(p) not in keep]
-        room = MAX_CHART_POINTS - len(front)
-        if room <= 0:
-            points = front[::math.ceil(len(front) / MAX_CHART_POINTS)]
-        else:
-            points = sorted(front + rest[::math.ceil(len(rest) / room)], key=lambda t: (t[0], -t[1]))
-    front = sorted((x, y) for x, y, _ in curve.frontier)
-    envelope, best = [], 0.0
-    for x, _y, _ in points:
-        best = max([y for fx, y in front if fx <= x] or [0.0])
-        envelope.append(best)
-    top = min(max([y for _, y, _ in points] or [1.0]) * 1.1, sys.float_info.max)  # never inf
+    """The curve's chart (infx.report.chart): a line per parallel layout and the frontier, the
+    latency axis to scale."""
     x_title = "P90 e2e latency (s)" if curve.x_key == X_AGENTIC else "median e2e latency (s)"
-    return "\n".join([
-        "```mermaid", "xychart-beta",
-        f'    title "{_chart_text(curve.series.label())}"',
-        f'    x-axis "{x_title}" [' + ", ".join(f'"{_num(x, 3)}"' for x, _, _ in points) + "]",
-        f'    y-axis "{_chart_text(Y_KEY)} (tok/s/GPU)" 0 --> {_num(math.ceil(top), 0)}',
-        "    bar [" + ", ".join(_num(y, 1) for _, y, _ in points) + "]",
-        "    line [" + ", ".join(_num(y, 1) for y in envelope) + "]",
-        "```"])
+    return chart.block(curve.series.label(), x_title, f"{Y_KEY} (tok/s/GPU)", curve.points, curve.frontier)
+
+
+def _lanes_table(curve: Curve, repo: str) -> list[str]:
+    lines = ["| line | layout | points | best tok/s/GPU | at latency (s) |", "|---|---|---:|---:|---:|"]
+    for colour, layout, count, best in chart.lane_rows(curve.points, curve.frontier):
+        shown = ("—", "—") if best is None else (_num(best[1], 1), _num(best[0], 3))
+        lines.append(f"| {colour} | {cell(layout, raw=True)} | {count} | {shown[0]} | {shown[1]} |")
+    return lines
 
 
 def pareto_blocks(report: Report) -> list[list[str]]:
-    """One block per curve (heading, chart, frontier points); each is kept or dropped whole."""
+    """One block per curve (heading, chart, lanes, frontier points); each is kept or dropped whole."""
     if report.benchmark_rows is None:
         return [["### Pareto frontiers", "", "No benchmark results were collected in this run.", ""]]
     blocks = [["### Pareto frontiers", "",
-               f"Throughput per GPU ({Y_KEY}) against end-to-end latency, per curve: bars are the "
-               "measured points, the line the frontier.", ""]]
+               f"Throughput per GPU ({Y_KEY}) against end-to-end latency, per curve, the latency axis "
+               f"to scale ({chart.SAMPLES - 1} equal steps from 0): each line is the best throughput "
+               "a parallel layout reaches at that latency or less (0 before its first point), the red "
+               "line the same over the frontier points of every layout. The lanes table names the "
+               "lines; the frontier points are listed below it.", ""]]
     for curve in curves(report.benchmark_rows):
         lines = [f"#### {render_inert(code(curve.series.label()), report.repo)}", "", mermaid(curve), "",
+                 *_lanes_table(curve, report.repo), "",
                  f"{len(curve.points)} measured point(s), {curve.invalid} invalid, "
                  f"{len(curve.frontier)} on the frontier:", "",
                  "| latency (s) | tok/s/GPU | conc | job |", "|---:|---:|---:|---|"]

@@ -154,28 +154,68 @@ def post(fake, collected, attempt: int = 1, run_id: int = RUN) -> str:
     return post_report(fake.client(), REPO, data)
 
 
-_NUMBER = r"-?\d+(?:\.\d+)?"
+_NUMBER = r"\d+(?:\.\d+)?"  # what the report writes: no sign, no exponent
+_CHARTS_SEEN: list[str] = []  # every block parse_xychart read, for mermaid_reads_every_chart
+
+
+def mermaid_source(block: str) -> str:
+    """The diagram text inside a ```mermaid fence."""
+    assert block.startswith("```mermaid\n") and block.endswith("\n```"), block[:40]
+    return block[len("```mermaid\n"):-len("```")]
+
+
+def chart_blocks(body: str) -> list[str]:
+    """Every ```mermaid block of a comment body, fences included."""
+    return [match.group(0) for match in re.finditer(r"^```mermaid\n.*?\n```$", body, re.M | re.S)]
 
 
 def parse_xychart(block: str) -> dict:
-    """The structure of one xychart-beta block, checked line by line."""
+    """The structure of one chart block of the report, checked line by line: front matter with
+    the line colours, then an xychart with a numeric latency axis and only lines. Mermaid's own
+    parser reads every block seen here at the end of the test module (mermaid_reads_every_chart)."""
+    _CHARTS_SEEN.append(block)
     lines = block.split("\n")
-    assert lines[0] == "```mermaid" and lines[1] == "xychart-beta" and lines[-1] == "```"
-    found: dict = {"series": []}
-    for line in lines[2:-1]:
-        title = re.fullmatch(r'    title "([^"`]*)"', line)
-        x_axis = re.fullmatch(r'    x-axis "([^"`]*)" \[((?:"' + _NUMBER + r'"(?:, )?)+)\]', line)
-        y_axis = re.fullmatch(r'    y-axis "([^"`]*)" (' + _NUMBER + r') --> (' + _NUMBER + r')', line)
-        series = re.fullmatch(r"    (bar|line) \[((?:" + _NUMBER + r"(?:, )?)+)\]", line)
+    assert lines[:5] == ["```mermaid", "---", "config:", "  themeVariables:", "    xyChart:"], lines[:5]
+    palette = re.fullmatch(r'      plotColorPalette: "((?:#[0-9a-f]{6}(?:, )?)+)"', lines[5])
+    assert palette and lines[6:8] == ["---", "xychart-beta"] and lines[-1] == "```", lines[5:8]
+    found: dict = {"palette": palette.group(1).split(", "), "lines": []}
+    for line in lines[8:-1]:
+        title = re.fullmatch(r'    title "([^"`%<>&]*)"', line)
+        axis = re.fullmatch(r'    ([xy])-axis "([^"`%<>&]*)" (' + _NUMBER + r') --> (' + _NUMBER + r')', line)
+        series = re.fullmatch(r"    line \[((?:" + _NUMBER + r"(?:, )?)+)\]", line)
         if title:
             found["title"] = title.group(1)
-        elif x_axis:
-            found["x"] = [float(v.strip('"')) for v in x_axis.group(2).split(", ")]
-        elif y_axis:
-            found["y"] = (float(y_axis.group(2)), float(y_axis.group(3)))
+        elif axis:
+            found[axis.group(1) + "_title"] = axis.group(2)
+            found[axis.group(1)] = (float(axis.group(3)), float(axis.group(4)))
+            found[axis.group(1) + "_top"] = axis.group(4)
         elif series:
-            found["series"].append((series.group(1), [float(v) for v in series.group(2).split(", ")]))
+            found["lines"].append([float(v) for v in series.group(1).split(", ")])
         else:
-            raise AssertionError(f"not an xychart-beta line: {line!r}")
+            raise AssertionError(f"not a line of the report's xychart: {line!r}")
+    assert {"title", "x", "y"} <= set(found) and found["lines"], block
+    assert len(found["palette"]) == len(found["lines"])
     return found
 
+
+@pytest.fixture(autouse=True, scope="module")
+def mermaid_reads_every_chart():
+    """Every chart block a test module gave parse_xychart is also read by mermaid's own parser
+    (npm mermaid, tests/lib/mermaid_oracle.mjs) when the module ends: one it rejects fails."""
+    start = len(_CHARTS_SEEN)
+    yield
+    blocks = list(dict.fromkeys(_CHARTS_SEEN[start:]))
+    del _CHARTS_SEEN[start:]
+    if not blocks:
+        return
+    from lib import tools
+
+    try:
+        answers = tools.mermaid([mermaid_source(block) for block in blocks])
+    except tools.ToolMissing as exc:
+        if tools.required():
+            pytest.fail(f"required tool missing: {exc}")
+        return
+    rejected = [(block, answer["error"]) for block, answer in zip(blocks, answers, strict=True)
+                if not answer["ok"]]
+    assert not rejected, f"mermaid rejects {len(rejected)} of {len(blocks)} chart(s); first: {rejected[0]}"

@@ -28,6 +28,7 @@ NODE_MANIFESTS = ("package.json", "package-lock.json")
 MIN_NODE_MAJOR = 20
 ACTIONLINT_SCRIPT = Path(__file__).resolve().parent / "actionlint.js"
 ORACLE_SCRIPT = Path(__file__).resolve().parent / "expressions_oracle.mjs"
+MERMAID_SCRIPT = Path(__file__).resolve().parent / "mermaid_oracle.mjs"
 T = TypeVar("T")
 
 
@@ -148,6 +149,16 @@ def github_expressions(expressions: list[dict], contexts: list[dict]) -> list[li
     if done.returncode != 0:
         raise RuntimeError(f"the expression oracle did not run (exit {done.returncode}):\n"
                            f"{done.stderr}")
+    return json.loads(done.stdout)
+
+
+def mermaid(texts: list[str]) -> list[dict]:
+    """Each mermaid diagram text (the inside of a ```mermaid fence) as mermaid's own parser reads
+    it (npm mermaid); see mermaid_oracle.mjs for the shape of each answer."""
+    done = subprocess.run([node(), str(MERMAID_SCRIPT), str(node_modules())], input=json.dumps(texts),
+                          capture_output=True, text=True, check=False, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"the mermaid parser did not run (exit {done.returncode}):\n{done.stderr}")
     return json.loads(done.stdout)
 
 

@@ -12,12 +12,15 @@ import re
 
 import cmarkgfm
 import pytest
+from lib import tools
 from lib.report_charts import (
     HEAD_SHA,
     KEY,
     REPO,
     RUN,
     THRESHOLDS,
+    chart_blocks,
+    mermaid_source,
     parse_xychart,
     post,
     report_comments,
@@ -28,7 +31,6 @@ from infx.config.thresholds import load_thresholds_text
 from infx.github.fake import FakeGitHub
 from infx.report.build import (
     LIMIT,
-    MAX_CHART_POINTS,
     CheckResult,
     Report,
     SweepJob,
@@ -38,6 +40,7 @@ from infx.report.build import (
     render,
     reused_rows,
 )
+from infx.report.chart import SAMPLES
 from infx.report.publish import post_report, read_report
 from infx.signoff.model import Outcome, Status
 
@@ -143,14 +146,27 @@ def test_the_mermaid_block_parses(collected):
     (curve,) = curves(rows)
     chart = parse_xychart(mermaid(curve))
     assert chart["title"] == "dsr1 / 8192/1024 / MI355X sglang spec=none / fp8"
-    assert len(chart["x"]) == 5 and chart["x"] == sorted(chart["x"])
-    assert [kind for kind, _ in chart["series"]] == ["bar", "line"]
-    bars, line = chart["series"][0][1], chart["series"][1][1]
-    assert len(bars) == len(line) == len(chart["x"])
-    assert chart["y"][0] == 0 and chart["y"][1] >= max(bars)
-    # the line is the frontier: never below a frontier point, never decreasing with latency
-    assert line == sorted(line) and all(b <= max(line[: i + 1]) + 0.05 for i, b in enumerate(bars))
-    assert {(round(x, 3), round(y, 1)) for x, y, _ in curve.frontier} <= set(zip(chart["x"], bars, strict=True))
+    assert chart["x_title"] == "median e2e latency (s)" and chart["x"][0] == 0
+    assert chart["x"][1] >= max(x for x, _, _ in curve.points)
+    assert chart["y"][0] == 0 and chart["y"][1] >= max(y for _, y, _ in curve.points)
+    # one layout (TP8) and the frontier; both reach the curve's best point by the axis end
+    assert len(chart["lines"]) == 2 and all(len(line) == SAMPLES for line in chart["lines"])
+    lane, front = chart["lines"]
+    assert lane == sorted(lane) and front == sorted(front) and lane[0] == 0
+    assert abs(front[-1] - max(y for _, y, _ in curve.points)) < 1
+
+
+def test_the_report_lists_the_lanes_under_each_chart(collected):
+    rows = json.loads(collected[0].read_text())
+    report = Report(REPO, 12, RUN, 1, HEAD_SHA, jobs=(), benchmark_rows=rows, eval_rows=None)
+    body = render(report)
+    (block,) = chart_blocks(body)
+    after = body[body.index(block) + len(block):].split("\n")
+    table = [line for line in after[:8] if line.startswith("| ")]
+    assert table[0] == "| line | layout | points | best tok/s/GPU | at latency (s) |"
+    assert table[1].startswith("| 🟥 red | frontier (every layout) | ")
+    assert table[2].startswith("| 🟦 blue | TP8 | 5 | ")
+    assert "to scale" in body and "bars" not in body
 
 
 def test_hostile_row_text_never_reaches_the_chart_or_breaks_the_comment():
@@ -210,30 +226,31 @@ def test_the_report_and_check_2_judge_the_same_eval_row_alike(scores):
         assert verdict == expected
 
 
-def test_a_chart_keeps_at_most_its_point_budget_however_long_the_frontier():
+def test_a_long_frontier_is_drawn_at_the_same_sample_count():
+    """Every point counts on its lane's line (none is dropped to fit a point budget): the line
+    reaches the best throughput of the curve however many points it has."""
     good = {"infmax_model_prefix": "dsr1", "hw": "mi355x", "framework": "sglang", "precision": "fp8",
-            "isl": 8192, "osl": 1024, "conc": 4}
+            "isl": 8192, "osl": 1024, "conc": 4, "tp": 8}
     for on_front in (39, 40, 41, 90):
         rows = [good | {"tput_per_gpu": 10.0 + i, "median_e2el": 1.0 + i} for i in range(on_front)]
         rows += [good | {"tput_per_gpu": 1.0, "median_e2el": 500.0 + i} for i in range(7)]  # dominated
         (curve,) = curves(rows)
         assert len(curve.frontier) == on_front
         chart = parse_xychart(mermaid(curve))
-        assert 0 < len(chart["x"]) <= MAX_CHART_POINTS and chart["x"] == sorted(chart["x"])
-        shown = set(zip(chart["x"], chart["series"][0][1], strict=True))
-        front = {(round(x, 3), round(y, 1)) for x, y, _ in curve.frontier}
-        assert front <= shown if on_front < MAX_CHART_POINTS else len(shown & front) == len(shown)
+        assert [len(line) for line in chart["lines"]] == [SAMPLES, SAMPLES]
+        assert chart["lines"][-1][-1] == 10.0 + on_front - 1 and chart["x"][1] >= 506
 
 
 def test_a_700_row_plan_stays_under_the_limit_and_links_the_run():
     jobs, bmk, evals = [], [], []
     for i in range(700):
-        name = f"dsr1 fp8 mi355x sglang 8k1k TP{1 + i % 8} c{i} #{i:08x}"
+        tp = 1 + (i // 12) % 8  # every curve (model prefix m0..m11) has 8 layouts
+        name = f"dsr1 fp8 mi355x sglang 8k1k TP{tp} c{i} #{i:08x}"
         jobs.append(SweepJob(f"single-node 8k1k / {name}", "failure" if i % 3 == 0 else "success",
                              url=f"https://github.com/{REPO}/actions/runs/{RUN}/job/{100000 + i}"))
         bmk.append({"infmax_model_prefix": f"m{i % 12}", "hw": "mi355x", "framework": "sglang",
                     "precision": "fp8", "isl": 8192, "osl": 1024, "tput_per_gpu": 100.0 + (i * 37) % 900,
-                    "median_e2el": 1.0 + (i * 13) % 97 / 7, "conc": i, "job_name": name})
+                    "median_e2el": 1.0 + (i * 13) % 97 / 7, "conc": i, "job_name": name, "tp": tp})
         evals.append({"model_prefix": "dsr1", "hw": "mi355x", "framework": "sglang", "precision": "fp8",
                       "conc": i, "task": "gsm8k", "score": 0.5 if i % 2 else 0.95, "infrastructure_success": True,
                       "integration_error": None, "job_name": name})
@@ -249,6 +266,13 @@ def test_a_700_row_plan_stays_under_the_limit_and_links_the_run():
     assert f"[run {RUN}](https://github.com/{REPO}/actions/runs/{RUN})" in body.split("\n")[-2]
     fences = [line for line in body.split("\n") if line.startswith("```")]
     assert fences == ["```mermaid", "```"] * (len(fences) // 2)  # no chart is cut in half
+    # every chart of the plan's 12 curves (the comment has room for none of them here)
+    blocks = chart_blocks(body) + [mermaid(curve) for curve in curves(bmk)]
+    assert len(blocks) == len(fences) // 2 + 12
+    for block in blocks:
+        assert len(parse_xychart(block)["lines"]) == 7  # 6 of the 8 layouts, and the frontier
+    answers = tools.need(tools.mermaid, [mermaid_source(block) for block in blocks])
+    assert [answer.get("error") for answer in answers if not answer["ok"]] == []
     with FakeGitHub(copy.deepcopy(world())) as fake:
         assert post_report(fake.client(), REPO, report) == "created"
         (comment,) = report_comments(fake)
