@@ -45,7 +45,7 @@ COMMANDS: dict[str, Command] = {
     "plan": Command("infx.cli.changelog:plan_command",
                     "Plan the sweep for changelog entries appended between refs.", batch=True),
     "reuse": Command("infx.cli.reuse:reuse",
-                     "The /reuse-sweep-run command: resolve, acknowledge, parse."),
+                     "Slash commands: resolve and acknowledge reuse, retest, answer /help, parse."),
     "signoff": Command("infx.cli.signoff:signoff",
                        "Verify CODEOWNER sign-offs (the deterministic sign-off bot)."),
     "workflow": Command("infx.cli.workflow:workflow",

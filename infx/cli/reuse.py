@@ -1,4 +1,4 @@
-"""`infx reuse …`: resolve sweep reuse for a workflow event, acknowledge commands, parse them."""
+"""`infx reuse …`: resolve sweep reuse for a workflow event, acknowledge, retest and answer slash commands, parse them."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from infx.reuse.sources import DEFAULT_WORKFLOW, INCOMPATIBLE_LABELS
 
 @click.group()
 def reuse() -> None:
-    """The /reuse-sweep-run command: resolve, acknowledge, parse."""
+    """The slash commands: resolve and acknowledge reuse, retest, answer /help, parse."""
 
 
 @reuse.command("resolve")
@@ -68,7 +68,8 @@ def ack_command(repo: str, event_path: Path, workflow_id: str, world: Path | Non
     from infx.reuse.gateway import GitHubGateway
 
     outcome = _answer_comment(event_path, world, "Reuse acknowledgement", lambda client, event:
-                              acknowledge(GitHubGateway(client, repo), event, workflow=workflow_id))
+                              acknowledge(GitHubGateway(client, repo), event, workflow=workflow_id),
+                              repo=repo, kind="reuse")
     click.echo(json.dumps({"reaction": outcome.reaction, "summary": outcome.summary}))
 
 
@@ -79,17 +80,34 @@ def ack_command(repo: str, event_path: Path, workflow_id: str, world: Path | Non
 @click.option("--workflow-id", default=DEFAULT_WORKFLOW, show_default=True)
 @world_option
 def retest_command(repo: str, event_path: Path, workflow_id: str, world: Path | None) -> None:
-    """`/retest-failed`: re-run the failed rows of the PR's latest sweep (triage or above)."""
+    """`/retest-failed` or `/retest`: re-run the failed rows of the PR's latest sweep (triage or above)."""
     from infx.retest.failed import retest
 
     outcome = _answer_comment(event_path, world, "Retest", lambda client, event:
-                              retest(client, repo, event, workflow=workflow_id))
+                              retest(client, repo, event, workflow=workflow_id), repo=repo, kind="retest")
     click.echo(json.dumps({"reaction": outcome.reaction, "run": outcome.run_id, "summary": outcome.summary}))
 
 
-def _answer_comment(event_path: Path, world: Path | None, what: str, act):
+@reuse.command("answer")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True, help="owner/name")
+@click.option("--event-path", envvar="GITHUB_EVENT_PATH", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@world_option
+def answer_command(repo: str, event_path: Path, world: Path | None) -> None:
+    """Answer `/help` with the help comment and a near-miss of a command with 😕 and the suggestion."""
+    from infx.commands.answer import answer
+
+    outcome = _answer_comment(event_path, world, "Command answer", lambda client, event:
+                              answer(client, repo, event))
+    click.echo(json.dumps({"reaction": outcome.reaction, "help": outcome.help, "summary": outcome.summary}))
+
+
+def _answer_comment(event_path: Path, world: Path | None, what: str, act, *, repo: str = "",
+                    kind: str | None = None):
     """Answer one issue_comment event with `act(client, event)` and say what happened in the
-    step summary: GitHub unreadable (or refusing) and a refused command both end in an error."""
+    step summary (and, for a command `kind`, in its status comment on the PR: a 👎's reason
+    there too). GitHub unreadable (or refusing) and a refused command both end in an error."""
+    from infx.commands.status import post_status
     from infx.github.events import load_event
     from infx.reuse.ack import CommentEvent
     from infx.workflow.actions import append_summary
@@ -98,11 +116,14 @@ def _answer_comment(event_path: Path, world: Path | None, what: str, act):
     try:
         with open_client(world) as client:
             outcome = act(client, event)
+            if kind is not None:
+                post_status(client, repo, event.issue_number, kind, outcome.reaction, outcome.summary,
+                            event.html_url)
     except InfxError as exc:  # GitHub could not be read or refused the write: no answer, say why
         append_summary(f"**{what} failed:** " + "; ".join(p.message for p in exc.problems))
         raise
     append_summary(outcome.summary)
-    if outcome.failed:
+    if getattr(outcome, "failed", False):
         raise InfxError(Problem(outcome.summary, key=f"comment {event.comment_id}"))
     return outcome
 

@@ -1,4 +1,4 @@
-"""Grammar of the reuse command lines (`/reuse-sweep-run [id]`, `/use <id>`); who may issue them is authorization's."""
+"""Grammar of the slash-command lines (`/reuse-sweep-run [id]`, `/use <id>`, `/retest-failed`, ...); who may issue them is authorization's."""
 
 from __future__ import annotations
 
@@ -127,8 +127,15 @@ def commands_newest_first(comments: Iterable[CommentLike | Mapping[str, Any]]
 # ---- the other slash commands, read by the same rendered-text rules ----------------------------
 
 RETEST_COMMAND = "/retest-failed"
+RETEST_ALIAS = "/retest"  # Prow's spelling, which most CI users know: the same command
 PARETO_BYPASS_COMMAND = "/pareto-bypass"
-_RETEST_LINE = re.compile(r"[ \t]*/retest-failed[ \t]*")
+HELP_COMMAND = "/help"
+_RETEST_LINE = re.compile(r"[ \t]*/retest(?:-failed)?[ \t]*")
+_HELP_LINE = re.compile(r"[ \t]*/help[ \t]*")
+_BYPASS_LINE = re.compile(rf"[ \t]*{re.escape(PARETO_BYPASS_COMMAND)}[ \t]+[0-9a-f]{{40}}[ \t]*")
+# a line that starts like a slash command: `/word` then whitespace or the end (a path such as
+# `/usr/bin` is not one); the word is what a near-miss is measured by
+_SLASH_WORD = re.compile(r"[ \t]*(/[A-Za-z][A-Za-z0-9_-]*)(?:[ \t][^\n]*)?")
 
 
 def _typed_and_shown(body: str | None, parse: Any) -> list[Any]:
@@ -140,9 +147,39 @@ def _typed_and_shown(body: str | None, parse: Any) -> list[Any]:
     return [found for line in plain_lines(body or "") if (found := parse(line)) is not None and found in typed]
 
 
+def is_retest_line(line: str) -> bool:
+    """`/retest-failed` or `/retest`, alone on the line."""
+    return _RETEST_LINE.fullmatch(line.removesuffix("\r")) is not None
+
+
+def is_help_line(line: str) -> bool:
+    """`/help`, alone on the line."""
+    return _HELP_LINE.fullmatch(line.removesuffix("\r")) is not None
+
+
+def is_bypass_line(line: str) -> bool:
+    """`/pareto-bypass <40-hex sha>`, alone on the line."""
+    return _BYPASS_LINE.fullmatch(line.removesuffix("\r")) is not None
+
+
 def has_retest(body: str | None) -> bool:
-    """`/retest-failed` on a line of its own, as shown."""
-    return bool(_typed_and_shown(body, lambda line: True if _RETEST_LINE.fullmatch(line) else None))
+    """`/retest-failed` (or its alias `/retest`) on a line of its own, as shown."""
+    return bool(_typed_and_shown(body, lambda line: True if is_retest_line(line) else None))
+
+
+def has_help(body: str | None) -> bool:
+    """`/help` on a line of its own, as shown."""
+    return bool(_typed_and_shown(body, lambda line: True if is_help_line(line) else None))
+
+
+def slash_lines(body: str | None) -> list[tuple[str, str]]:
+    """(the `/word`, the whole line stripped) of every line that starts like a slash command,
+    both typed as a line of its own and shown as plain text, in rendered order."""
+    def parse(line: str) -> tuple[str, str] | None:
+        match = _SLASH_WORD.fullmatch(line)
+        return (match.group(1), line.strip()) if match else None
+
+    return _typed_and_shown(body, parse)
 
 
 def bypass_shas(body: str | None, command: str = PARETO_BYPASS_COMMAND) -> list[str]:

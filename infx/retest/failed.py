@@ -1,4 +1,4 @@
-"""`/retest-failed`: re-run only the failed rows of a PR's latest sweep, for triage or above.
+"""`/retest-failed` (or Prow's `/retest`): re-run only the failed rows of a PR's latest sweep, for triage or above.
 
 The command counts only as a line of the comment as GitHub renders it, by the same rules as
 `/reuse-sweep-run` (infx.commands.rendered: never inside an HTML comment, code or a quote, and a
@@ -20,6 +20,7 @@ from typing import Any
 from infx import trust
 from infx.commands.authorization import Authority, is_bot
 from infx.commands.grammar import RETEST_COMMAND, has_retest
+from infx.commands.registry import RETEST_ROLES
 from infx.inert import code, render_inert
 from infx.plan.coverage import JobFacts, swept_any
 from infx.reuse.facts import RunFacts
@@ -28,13 +29,13 @@ from infx.reuse.sources import DEFAULT_WORKFLOW, workflow_path
 from infx.workflow.shard import bucket_of_job
 
 COMMAND = RETEST_COMMAND
-ALLOWED_ROLES = frozenset({"triage", "write", "maintain", "admin"})
+ALLOWED_ROLES = RETEST_ROLES
 RETESTABLE = frozenset({"failure", "cancelled", "timed_out", "startup_failure"})
 
 
 @lru_cache(maxsize=256)
 def has_command(body: str | None) -> bool:
-    """The comment holds `/retest-failed` as a whole source line that a reader also sees as a
+    """The comment holds `/retest-failed` (or `/retest`) as a whole source line that a reader also sees as a
     plain-text line (the slash-command grammar, infx.commands.grammar)."""
     return has_retest(body)
 

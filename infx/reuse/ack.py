@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from infx.commands.authorization import authority_of, rejection_reason
+from infx.commands.grammar import parse_command
+from infx.commands.registry import near_misses
 from infx.inert import render_inert
 from infx.reuse.facts import ReuseError
 from infx.reuse.gateway import GitHubGateway
@@ -26,6 +28,7 @@ class CommentEvent:
     comment_id: int
     body: str
     updated_at: str
+    html_url: str = ""
 
     @classmethod
     def from_event(cls, event: Any) -> CommentEvent:
@@ -33,7 +36,8 @@ class CommentEvent:
         comment = event.comment
         return cls(action=event.action or "", issue_number=event.issue_number,
                    is_pull_request=event.is_pull_request, comment_id=comment.id if comment else 0,
-                   body=comment.body if comment else "", updated_at=comment.updated_at if comment else "")
+                   body=comment.body if comment else "", updated_at=comment.updated_at if comment else "",
+                   html_url=comment.html_url if comment else "")
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,9 @@ def acknowledge(gateway: GitHubGateway, event: CommentEvent, *, workflow: str = 
     gateway.clear_reactions(current.id)
     if not looks_like_command(current.body):
         return AckOutcome(None, "The comment no longer holds a reuse command; cleared the bot's reactions.")
+    if parse_command(current.body) is None and near_misses(current.body):
+        return AckOutcome(None, "The comment nearly spells a command but holds none; slash-commands.yml "
+                                "answers it with 😕 and the suggestion.")
     pr = event.issue_number
     newest = find_request(gateway, pr)
     newest_id = newest.comment.id if newest is not None else None

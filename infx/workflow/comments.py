@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from infx.commands.registry import RULE, RULE_ZH, welcome_lines
 from infx.plan.labels import MODIFIER_LABELS
 
 WELCOME_MARKER_NAME = "infx-welcome"
@@ -14,7 +15,9 @@ def welcome_body(repo: str, default_branch: str = "main") -> str:
     """Welcome comment: English first, then Chinese, same content."""
     checklist = f"https://github.com/{repo}/blob/{default_branch}/PR_REVIEW_CHECKLIST.md"
     modifiers = ", ".join(f"`{m}`" for m in MODIFIER_LABELS)
-    english = f"""Thanks for opening this PR! Three things to know:
+    commands = "\n".join(welcome_lines())
+    commands_zh = "\n".join(welcome_lines(chinese=True))
+    english = f"""Thanks for opening this PR! Four things to know:
 
 - **Requesting a sweep:** GPU sweeps run only on labeled PRs and only for the entries you append \
 to `perf-changelog.yaml`. Add exactly one of these labels: `full-sweep-fail-fast` (recommended; \
@@ -26,11 +29,12 @@ The changelog is validated on every push, labeled or not.
 - **Sign-off:** a CODEOWNER of the changed files reviews the PR and posts the [review \
 checklist]({checklist}) as a PR comment. The comment must start with the exact phrase \
 `{SIGNOFF_PHRASE}` so that the sign-off bot verifies it; the bot then posts its verdict and sets \
-the `codeowner-signoff-verify` status. Maintainers can reuse a green sweep with \
-`/reuse-sweep-run [run_id]` or `/use <run_id>`.
+the `codeowner-signoff-verify` status.
+- **Commands** in a PR comment ({RULE[0].lower()}{RULE[1:-1]}; `/help` lists them in a comment):
+{commands}
 - **After merging:** the author is responsible for the post-merge CI on `{default_branch}` \
 being green. Flaky jobs usually pass when re-run; please re-run them and make sure they pass."""
-    chinese = f"""感谢提交 PR！请注意以下三点：
+    chinese = f"""感谢提交 PR！请注意以下四点：
 
 - **申请扫描：** GPU 扫描只在带标签的 PR 上运行，并且只针对你追加到 `perf-changelog.yaml` 的条目。\
 请只添加以下标签中的一个：`full-sweep-fail-fast`（推荐；一个任务失败会取消同一任务组的其余任务）、\
@@ -40,8 +44,9 @@ being green. Flaky jobs usually pass when re-run; please re-run them and make su
 可选修饰标签：{modifiers}。无论是否有标签，每次推送都会校验 changelog。
 - **签核：** 由被修改文件的 CODEOWNER 审阅 PR，并以 PR 评论的形式提交[审阅清单]({checklist})。\
 评论必须以原文短语 `{SIGNOFF_PHRASE}` 开头，签核机器人才会进行验证；随后机器人会发布结论并设置 \
-`codeowner-signoff-verify` 状态。维护者可以用 `/reuse-sweep-run [run_id]` 或 `/use <run_id>` \
-复用一次已通过的扫描。
+`codeowner-signoff-verify` 状态。
+- **命令**（写在 PR 评论中；{RULE_ZH.rstrip("。")}；`/help` 会用一条评论列出全部命令）：
+{commands_zh}
 - **合并之后：** PR 作者需要确保 `{default_branch}` 上合并后的 CI 全部通过。偶发失败通常重新运行即可通过；\
 请重新运行失败的任务并确认其通过。"""
     return f"{english}\n\n---\n\n{chinese}\n"

@@ -137,7 +137,8 @@ LABELS = ("full-sweep-fail-fast", "full-sweep-enabled", "sweep-enabled", "all-ev
           "documentation", "Full-Sweep-Enabled")
 BODIES = ("", "+1", "LGTM", "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] a",
           "as a pr reviewer and codeowner, i have reviewed", "/reuse-sweep-run",
-          "/reuse-sweep-run 123456", "/use 42", "please /usefully review", None)
+          "/reuse-sweep-run 123456", "/use 42", "please /usefully review", None,
+          "/help", "/retest", "flaky\n/retest-all", "see a/b\r\n/reuse", "x /y")
 USERS = ("alice", "github-actions[bot]", "dependabot[bot]", "bot-lover", "BOT[BOT]")
 RESULTS = ("success", "failure", "skipped", "cancelled")
 

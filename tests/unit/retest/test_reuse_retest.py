@@ -30,6 +30,16 @@ WHEN = "2026-09-30T10:00:00Z"
     ("**/retest-failed**", False),
     ("&#47;retest-failed", False),  # a character reference shows the command but is not typed
     ("/retest-failedx", False),
+    # Prow's spelling is the same command, by the same rules; its near-misses are not it
+    ("/retest", True),
+    ("  /retest \r", True),
+    ("Node 3 again.\n\n/retest", True),
+    ("/retest please", False),
+    ("> /retest", False),
+    ("`/retest`", False),
+    ("/retest-all", False),
+    ("/retests", False),
+    ("/RETEST", False),
 ])
 def test_the_command_counts_only_as_a_rendered_line_of_its_own(body, counts):
     assert has_command(body) is counts
@@ -111,10 +121,11 @@ def _reactions(fake, comment_id: int) -> list[str]:
             for r in c.get("reactions", [])]
 
 
-def test_a_triager_reruns_only_the_failed_rows_of_the_latest_sweep(fake_github):
+@pytest.mark.parametrize("spelling", ["/retest-failed", "/retest"])
+def test_a_triager_reruns_only_the_failed_rows_of_the_latest_sweep(fake_github, spelling):
     world = _with_failed_jobs(base_world())
     world["collaborators"]["tina"] = {"permission": "read", "role_name": "triage"}
-    comment = add_comment(world, "tina", "MEMBER", "Node 3 was flaky.\n\n/retest-failed", WHEN)
+    comment = add_comment(world, "tina", "MEMBER", f"Node 3 was flaky.\n\n{spelling}", WHEN)
     fake = fake_github(world)
     outcome = retest(fake.client(), REPO, _event(world, comment))
     assert outcome.reaction == "+1" and outcome.run_id == 109
@@ -128,7 +139,9 @@ def test_a_triager_reruns_only_the_failed_rows_of_the_latest_sweep(fake_github):
 
 @pytest.mark.parametrize(("user", "body", "why"), [
     ("bob", "/retest-failed", "needs the triage, write, maintain or admin role"),
+    ("bob", "/retest", "needs the triage, write, maintain or admin role"),
     ("alice", "> /retest-failed", None),  # quoted: not a command, nothing happens
+    ("alice", "/retest-all", None),  # a near-miss: slash-commands.yml answers it, nothing re-runs
 ])
 def test_refusals(fake_github, user, body, why):
     world = _with_failed_jobs(base_world())

@@ -53,7 +53,6 @@ def test_accepted_command_gets_thumbs_up_and_a_reason(fake_github):
 @pytest.mark.parametrize(("user", "association", "body", "message"), [
     ("carol", "CONTRIBUTOR", "/reuse-sweep-run 101", "Reuse requires write, maintain or admin permission"),
     ("bob", "COLLABORATOR", "/use 101", "Reuse requires write, maintain or admin permission"),
-    ("alice", "MEMBER", "/use nope", "Usage: /use <run_id> or /reuse-sweep-run [run_id]"),
     ("alice", "MEMBER", "/use 103", "is not in PR #12's commit list"),
     ("alice", "MEMBER", "/use 105", "no benchmark, eval, or agentic result artifact"),
     ("alice", "MEMBER", "/use 102", "pinning a run that did not succeed needs a request from a maintain"),
@@ -69,6 +68,17 @@ def test_rejected_command_gets_thumbs_down_and_the_reason(fake_github, user, ass
     assert outcome.summary.startswith("Reuse rejected for PR #12: ")
     assert message in outcome.summary
     assert _reactions(fake, cid) == [(BOT, "-1")]
+
+
+@pytest.mark.parametrize("body", ["/use nope", "/use", "/reuse-sweep-run 12x"])
+def test_a_near_miss_is_left_to_the_command_answer(fake_github, body):
+    """A line that nearly spells a reuse command gets the 😕 and the suggestion from
+    slash-commands.yml (infx.commands.answer), not a 👎 from the acknowledgement."""
+    world = base_world()
+    cid = add_comment(world, "alice", "MEMBER", body, T1)
+    fake, outcome = _ack(fake_github, world, cid)
+    assert outcome.reaction is None and not outcome.failed and "slash-commands.yml" in outcome.summary
+    assert _reactions(fake, cid) == []
 
 
 def test_superseded_request_is_rejected(fake_github):
