@@ -33,7 +33,7 @@ HISTORY = ("- config-keys:\n    - alpha-fp8-h100-vllm\n  description:\n    - \"H
            "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/900\n")
 APPENDED = HISTORY + "\n" + HISTORY.replace("900", "XXX").replace("History", "Bump")
 WORLD = ROOT / "tests" / "data" / "worlds" / "signoff_seed000.yaml"  # PR 3412, sign-off 5003
-BOMB_MIB = 300  # past the 256 MiB expanded cap and the 16 MiB member cap
+BOMB_MIB = 300  # past the 256 MiB expanded cap and the 32 MiB member cap
 # The fake GitHub's archive builders swapped for a prepared bomb, then the real CLI: the
 # bomb reaches the client through the storage redirect and the streaming download.
 SERVE_BOMB = """

@@ -4,14 +4,20 @@ Every YAML text (configs, changelog, world files, files read from a PR head) goe
 through ``decode`` (for bytes) and ``load_text``. Hostile input ends in one located
 InfxError, never a traceback or unbounded time and memory:
 
-- size: at most ``max_yaml_bytes()`` (``INFX_MAX_YAML_BYTES``, default 2 MiB) (a clear size-limit error naming the limit beyond);
+- size: at most ``max_yaml_bytes()`` bytes (the ``yaml_limits.file_bytes`` setting of
+  infx/limits.yaml, or ``INFX_MAX_YAML_BYTES``);
 - bytes: UTF-8 only; byte-order marks, UTF-16/32 and NUL bytes are named with their
   byte offset and line; undecodable bytes likewise;
 - aliases: every ``*alias`` counts the nodes of the subtree it repeats; more than
   ``ALIAS_BUDGET`` repeated nodes in one document (a "billion laughs" bomb) is refused;
 - nesting: deeper than ``MAX_DEPTH`` collections is refused (libyaml's recursive composer
   would crash the interpreter near 100,000 levels);
-- nodes: more than ``MAX_NODES`` in one document is refused before it is built.
+- nodes: more than ``max_yaml_nodes()`` in one document (``yaml_limits.document_nodes``, or
+  ``INFX_MAX_YAML_NODES``) is refused before it is built.
+
+The alias budget and the nesting depth stop bombs and are fixed; the size and node caps
+grow with legitimate files, so they are settings, and going over one is a
+``YamlLimitError`` naming the cap and the setting to raise (not a YAML syntax problem).
 
 The checks cost nothing extra: one pass over libyaml's event stream counts and builds the
 data at once; only documents using features that pass leaves to PyYAML (merge keys, rarer
@@ -26,8 +32,9 @@ import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 
@@ -64,35 +71,91 @@ class _FastLoader(_CLoader):  # type: ignore[misc, valid-type]
                 return self.DEFAULT_MAPPING_TAG
         return super().resolve(kind, value, implicit)
 
-# 5x the largest reference file (the 395 KB changelog); a dense file this size still loads
-# in a few seconds. Operators with larger files raise it with INFX_MAX_YAML_BYTES.
-DEFAULT_MAX_YAML_BYTES = 2 * 1024 * 1024
+# infx/limits.yaml: the one file of input caps (its comment shows why the defaults are
+# what they are). Read once, under small fixed caps of its own.
+LIMITS_FILE = "infx/limits.yaml"
+_YAML_SETTINGS = {"file_bytes": "INFX_MAX_YAML_BYTES", "document_nodes": "INFX_MAX_YAML_NODES"}
+
+ALIAS_BUDGET = 10_000
+MAX_DEPTH = 200
 
 
-def max_yaml_bytes() -> int:
-    """The YAML size limit: ``INFX_MAX_YAML_BYTES`` (a positive number of bytes) or 2 MiB.
+class YamlLimitError(InfxError):
+    """A YAML input over a size or node cap: a setting to raise, not a file to fix."""
+
+    def __init__(self, problem: Problem, cap: str) -> None:
+        super().__init__(problem)
+        self.cap = cap
+
+
+@lru_cache(maxsize=1)
+def limits_file() -> dict[str, Any]:
+    """The sections of infx/limits.yaml (``yaml_limits``, ``archive_limits``)."""
+    path = Path(__file__).with_name("limits.yaml")
+    data = load_text(read_text(path, what="limits file", limit=1 << 16), LIMITS_FILE,
+                     unique_keys=True, limit=1 << 16, nodes=1_000)
+    if not isinstance(data, dict):
+        raise InfxError(Problem("the limits file must be a mapping of sections",
+                                file=LIMITS_FILE, fix="restore `yaml_limits:` and `archive_limits:`"))
+    return data
+
+
+@lru_cache(maxsize=1)
+def _yaml_defaults() -> dict[str, int]:
+    section = limits_file().get("yaml_limits")
+    if not isinstance(section, dict):
+        raise InfxError(Problem("missing `yaml_limits:` mapping", file=LIMITS_FILE,
+                                fix="add `yaml_limits:` with " + " and ".join(_YAML_SETTINGS)))
+    problems = [Problem(f"unknown YAML limit {key!r}", file=LIMITS_FILE, key=f"yaml_limits.{key}",
+                        fix="one of: " + ", ".join(_YAML_SETTINGS))
+                for key in section if key not in _YAML_SETTINGS]
+    problems += [Problem(f"YAML limit {key} must be a positive integer, not {section.get(key)!r}",
+                         file=LIMITS_FILE, key=f"yaml_limits.{key}",
+                         fix="write a number (of bytes, or of nodes)")
+                 for key in _YAML_SETTINGS
+                 if type(section.get(key)) is not int or section[key] <= 0]
+    if problems:
+        raise InfxError(problems)
+    return dict(section)
+
+
+def _setting(name: str) -> int:
+    """A YAML cap: its environment variable (a positive whole number) or infx/limits.yaml.
 
     Read when a file is read, so a bad value is a located error of the command that reads
     YAML (never an import failure)."""
-    raw = os.environ.get("INFX_MAX_YAML_BYTES", "").strip()
+    variable = _YAML_SETTINGS[name]
+    raw = os.environ.get(variable, "").strip()
     if not raw:
-        return DEFAULT_MAX_YAML_BYTES
+        return _yaml_defaults()[name]
     try:
         value = int(raw.replace("_", ""))
     except ValueError:
         value = 0
     if value <= 0:
+        default = _yaml_defaults()[name]
+        unit = "bytes" if name == "file_bytes" else "nodes"
         raise InfxError(Problem(
-            f"INFX_MAX_YAML_BYTES={raw!r} is not a positive whole number of bytes",
-            fix=f"set it to a byte count such as {DEFAULT_MAX_YAML_BYTES * 3} (6 MiB), or unset it "
-                f"for the default {DEFAULT_MAX_YAML_BYTES:,}"))
+            f"{variable}={raw!r} is not a positive whole number of {unit}",
+            fix=f"set it to a number such as {default * 2}, or unset it for the default "
+                f"{default:,} (yaml_limits.{name} in {LIMITS_FILE})"))
     return value
 
 
-ALIAS_BUDGET = 10_000
-# Nodes (scalars and collections) in one document; the reference files have ~30,000.
-MAX_NODES = 300_000
-MAX_DEPTH = 200
+def max_yaml_bytes() -> int:
+    """The size cap on one YAML file: ``INFX_MAX_YAML_BYTES`` or ``yaml_limits.file_bytes``."""
+    return _setting("file_bytes")
+
+
+def max_yaml_nodes() -> int:
+    """The node cap on one YAML document: ``INFX_MAX_YAML_NODES`` or ``yaml_limits.document_nodes``."""
+    return _setting("document_nodes")
+
+
+def _raise_it(cap: str) -> str:
+    return (f"if the file is legitimate, raise `{cap}` under `yaml_limits:` in {LIMITS_FILE} "
+            f"(or set {_YAML_SETTINGS[cap]})")
+
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "a UTF-32 byte-order mark (the file is UTF-32)"),
@@ -160,9 +223,10 @@ def check_size(size: int, filename: str, limit: int | None = None) -> None:
     """A clear error when a YAML input is larger than ``limit`` bytes."""
     limit = max_yaml_bytes() if limit is None else limit
     if size > limit:
-        raise InfxError(Problem(
-            f"file is {size:,} bytes; YAML inputs are limited to {limit:,} bytes",
-            file=filename, fix="shrink the file (operators may raise the limit with INFX_MAX_YAML_BYTES)"))
+        raise YamlLimitError(Problem(
+            f"file is {size:,} bytes; YAML inputs are limited to {limit:,} bytes (the "
+            "yaml_limits.file_bytes cap)", file=filename, fix=_raise_it("file_bytes")),
+            "file_bytes")
 
 
 def decode(raw: bytes, filename: str, limit: int | None = None) -> str:
@@ -207,10 +271,10 @@ def read_text(path: str | Path, *, what: str = "file", missing: str | None = Non
 
 # --- text -> data --------------------------------------------------------------------------
 
-def _scan_events(text: str, filename: str) -> None:
+def _scan_events(text: str, filename: str, limit: int) -> None:
     """Exact nesting, node-count and alias-expansion check of the event stream.
 
-    Stops at the first excess, so a hostile file costs at most MAX_NODES events. The loop
+    Stops at the first excess, so a hostile file costs at most ``limit`` events. The loop
     dispatches on the event's exact class (the C parser makes exactly these classes): it
     runs once per node of large files, so it is kept to a few operations per event.
     """
@@ -220,7 +284,6 @@ def _scan_events(text: str, filename: str) -> None:
     open_anchors: list[tuple[str | None, int]] = []  # per open collection: (anchor, start)
     total = 0  # nodes so far, every alias expanded
     repeated = 0
-    limit = MAX_NODES
     try:
         while True:
             event = next_event()
@@ -230,11 +293,11 @@ def _scan_events(text: str, filename: str) -> None:
                 if event.anchor is not None:
                     sizes[event.anchor] = 1
                 if total - repeated > limit:
-                    _too_many_nodes(filename, event)
+                    _too_many_nodes(filename, event, limit)
             elif kind is _MAPPING_START or kind is _SEQUENCE_START:
                 total += 1
                 if total - repeated > limit:
-                    _too_many_nodes(filename, event)
+                    _too_many_nodes(filename, event, limit)
                 open_anchors.append((event.anchor, total))
                 if len(open_anchors) > MAX_DEPTH:
                     raise _too_deep(filename, event.start_mark)
@@ -295,23 +358,26 @@ _MAPPING_END, _SEQUENCE_END = yaml.MappingEndEvent, yaml.SequenceEndEvent
 _STREAM_END, _DOCUMENT_START = yaml.StreamEndEvent, yaml.DocumentStartEvent
 
 
-def _too_many_nodes(filename: str, event: yaml.Event) -> None:
-    raise InfxError(Problem(f"YAML document has more than {MAX_NODES:,} nodes", file=filename,
-                            line=event.start_mark.line + 1,
-                            fix="split the data; a config file this large is not expected"))
+def _too_many_nodes(filename: str, event: yaml.Event, limit: int) -> NoReturn:
+    raise YamlLimitError(Problem(
+        f"YAML document has more than {limit:,} nodes (the yaml_limits.document_nodes cap)",
+        file=filename, line=event.start_mark.line + 1, fix=_raise_it("document_nodes")),
+        "document_nodes")
 
 
 def load_text(text: str, filename: str, *, unique_keys: bool = False,
-              limit: int | None = None) -> Any:
+              limit: int | None = None, nodes: int | None = None) -> Any:
     """Parse YAML text safely; every failure is an InfxError naming file and line.
 
     One pass over libyaml's event stream checks the bounds (nesting, nodes, alias
     expansion) and builds the data at once (``_build``). A document that pass does not
     build itself (merge keys, tags beyond str/int/float/bool/null/timestamp, composer or
     constructor errors) is scanned and then loaded by PyYAML's own composer and
-    constructor, whose results and messages the fast pass reproduces.
+    constructor, whose results and messages the fast pass reproduces. ``limit`` (bytes) and
+    ``nodes`` default to the settings (``max_yaml_bytes``, ``max_yaml_nodes``).
     """
     limit = max_yaml_bytes() if limit is None else limit
+    nodes = max_yaml_nodes() if nodes is None else nodes
     if len(text) > limit // 4:  # characters; the exact byte count only when it matters
         check_size(len(text.encode("utf-8", "surrogatepass")), filename, limit)
     if text.startswith("\ufeff"):
@@ -325,10 +391,10 @@ def load_text(text: str, filename: str, *, unique_keys: bool = False,
     gc.disable()  # the loaded data holds no cycles; collecting while building it is pure cost
     try:
         with _yaml_errors(filename):
-            data = _build(text, filename, unique_keys)
+            data = _build(text, filename, unique_keys, nodes)
             if data is not _FALLBACK:
                 return data
-            _scan_events(text, filename)
+            _scan_events(text, filename, nodes)
             loader = (_UniqueKeyLoader if unique_keys else _FastLoader)(text)
             try:
                 return loader.get_single_data()
@@ -407,7 +473,7 @@ _IN_SEQUENCE = object()  # the "pending key" of an open sequence (None is a vali
 _VALUES: dict[tuple[str, str], Any] = {}  # value of a _VALUE_SCALARS scalar by (tag, text)
 
 
-def _build(text: str, filename: str, unique_keys: bool) -> Any:
+def _build(text: str, filename: str, unique_keys: bool, limit: int) -> Any:
     """The data of a one-document YAML text, checking the bounds event by event.
 
     Raises the bound errors of ``_scan_events`` and libyaml's syntax errors; returns
@@ -425,7 +491,6 @@ def _build(text: str, filename: str, unique_keys: bool) -> Any:
     anchors: dict[str, tuple[Any, int]] = {}  # anchor -> (value, nodes in its subtree)
     open_anchors: set[str] = set()
     total = repeated = 0  # nodes so far (aliases expanded) and nodes repeated by aliases
-    limit = MAX_NODES
     root: Any = _FALLBACK
     documents = 0
     try:
@@ -435,7 +500,7 @@ def _build(text: str, filename: str, unique_keys: bool) -> Any:
             if kind is _SCALAR:
                 total += 1
                 if total - repeated > limit:
-                    _too_many_nodes(filename, event)
+                    _too_many_nodes(filename, event, limit)
                 value = event.value
                 tag = event.tag
                 if tag is None or tag == "!":
@@ -464,7 +529,7 @@ def _build(text: str, filename: str, unique_keys: bool) -> Any:
             elif kind is _MAPPING_START or kind is _SEQUENCE_START:
                 total += 1
                 if total - repeated > limit:
-                    _too_many_nodes(filename, event)
+                    _too_many_nodes(filename, event, limit)
                 if len(stack) >= MAX_DEPTH:
                     raise _too_deep(filename, event.start_mark)
                 tag = event.tag

@@ -15,7 +15,7 @@ from infx.changelog.entry import (
     yaml_problem,
 )
 from infx.errors import InfxError, Problem
-from infx.yamlio import decode, load_text
+from infx.yamlio import YamlLimitError, decode, load_text
 
 DEFAULT_REPO = "SemiAnalysisAI/InferenceX"
 ENTRY_PREFIX = "- config-keys:"
@@ -155,6 +155,8 @@ def _load_unique(text: str, path: str, label: str) -> Any:
 
     try:
         return load_text(text, path, unique_keys=True)
+    except YamlLimitError:
+        raise  # a cap to raise, named as such: the file itself may be valid
     except InfxError as exc:
         problem = exc.problems[0]
         raise InfxError(yaml_problem(problem.message, path, problem.line)) from None

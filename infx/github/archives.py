@@ -9,13 +9,12 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from importlib import resources
 from typing import IO, Any
 
 from infx.errors import InfxError, Problem
+from infx.yamlio import LIMITS_FILE, limits_file
 
 CHUNK = 256 * 1024  # read size: large enough to keep per-call overhead off inflating
-LIMITS_FILE = "limits.yaml"
 # tar header records (pax / GNU long names) are read whole by tarfile: keep them small
 MAX_HEADER_RECORD = 1024 * 1024
 
@@ -28,7 +27,7 @@ class ArchiveLimitError(InfxError):
                                  if limit != "members" else
                                  f"{what}: {detail} exceeds the cap of {value:,} members",
                                  key=f"archive_limits.{limit}",
-                                 fix=f"raise `{limit}` in infx/github/{LIMITS_FILE} if the "
+                                 fix=f"raise `{limit}` in {LIMITS_FILE} if the "
                                      "archive is legitimate"))
         self.limit = limit
 
@@ -69,14 +68,11 @@ class ArchiveLimits:
 
 @lru_cache(maxsize=1)
 def default_limits() -> ArchiveLimits:
-    """The caps shipped in infx/github/limits.yaml."""
-    from infx.yamlio import load_text
-
-    text = resources.files("infx.github").joinpath(LIMITS_FILE).read_text(encoding="utf-8")
-    data = load_text(text, LIMITS_FILE) or {}
-    if not isinstance(data, dict) or not isinstance(data.get("archive_limits"), dict):
+    """The caps shipped in infx/limits.yaml (section `archive_limits:`)."""
+    section = limits_file().get("archive_limits")
+    if not isinstance(section, dict):
         raise InfxError(Problem("missing `archive_limits:` mapping", file=LIMITS_FILE))
-    return ArchiveLimits.from_mapping(data["archive_limits"])
+    return ArchiveLimits.from_mapping(section)
 
 
 Wanted = Callable[[str], bool]

@@ -42,7 +42,7 @@ from infx.plan.shaping import (
     serialise_row,
     trim_rows,
 )
-from infx.yamlio import decode, find_line, load_file, load_text
+from infx.yamlio import YamlLimitError, decode, find_line, load_file, load_text
 
 DEFAULT_CHANGELOG = "perf-changelog.yaml"
 DEFAULT_RUNNER_CONFIG = "configs/runners.yaml"
@@ -99,6 +99,10 @@ def parse_additions(added: str | Additions, path: str = DEFAULT_CHANGELOG
     try:
         # duplicate fields are an error, as in `changelog validate` (never last-one-wins)
         data = load_text(added.text, path, unique_keys=True)
+    except YamlLimitError as exc:  # a cap to raise, named as such: the file may be valid
+        problem = exc.problems[0]
+        raise YamlLimitError(replace(problem, line=added.file_line(problem.line)),
+                             exc.cap) from None
     except InfxError as exc:
         problem = exc.problems[0]
         raise InfxError(yaml_problem(problem.message, path, added.file_line(problem.line))) from None

@@ -65,3 +65,18 @@ def test_the_reference_timing_dependency_is_a_declared_extra():
         "project"]["optional-dependencies"]
     assert any(req.startswith("pydantic") for req in extras["bench"])
     assert ".[bench]" in (ROOT / "benchmarks" / "bench_matrix.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("figures, code", [((4.5, 120.0), 1), ((1.0, 320.0), 1), ((1.0, 120.0), 0)])
+def test_bench_changelog_scale_exits_1_when_a_figure_is_over_its_bar(monkeypatch, capsys, figures,
+                                                                     code):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    bench = _load_script("bench_changelog_scale.py")
+    monkeypatch.setattr(bench, "synthetic", lambda repo, entries: ("a", "b", 7_200_000))
+    monkeypatch.setattr(bench, "reference_ten_years", lambda repo: None)
+    monkeypatch.setattr(bench, "best", lambda command, cwd, repeat: (*figures, 0, "")
+                        if "validate" in command else (0.5, 50.0, 0, ""))
+    monkeypatch.setattr("sys.argv", ["bench_changelog_scale.py", "--repeat", "1"])
+    assert bench.main() == code
+    out = capsys.readouterr().out
+    assert ("OVER" in out) == (code == 1) and "80,000 appended entries" in out

@@ -412,3 +412,23 @@ def test_a_single_space_line_inside_an_appended_entry_is_located():
     padded = B.replace(b"  pr-link", b" \n  pr-link")
     with pytest.raises(InfxError, match="line 11 adds a whitespace-only line"):
         check(A, A + b"\n" + padded)
+
+
+def test_a_valid_changelog_over_the_node_cap_names_the_cap_not_the_yaml(monkeypatch):
+    monkeypatch.setenv("INFX_MAX_YAML_NODES", "20")
+    with pytest.raises(InfxError) as caught:
+        parse_changelog(A + b"\n" + B + b"\n" + B.replace(b'"B"', b'"C"'), "perf-changelog.yaml")
+    (problem,) = caught.value.problems
+    assert problem.file == "perf-changelog.yaml"
+    assert "not valid YAML" not in problem.message and "fix the YAML" not in problem.fix
+    assert problem.message == "YAML document has more than 20 nodes (the yaml_limits.document_nodes cap)"
+    assert "`document_nodes` under `yaml_limits:` in infx/limits.yaml" in problem.fix
+
+
+def test_a_changelog_over_the_size_cap_names_the_cap(monkeypatch):
+    monkeypatch.setenv("INFX_MAX_YAML_BYTES", "100")
+    with pytest.raises(InfxError) as caught:
+        parse_changelog(A + b"\n" + B, "perf-changelog.yaml")
+    (problem,) = caught.value.problems
+    assert "limited to 100 bytes (the yaml_limits.file_bytes cap)" in problem.message
+    assert "`file_bytes` under `yaml_limits:` in infx/limits.yaml" in problem.fix

@@ -39,7 +39,7 @@ def error_of(raw: bytes, name: str = "f.yaml") -> InfxError:
     ("utf-8-bom", "starts with a UTF-8 byte-order mark", 1),
     ("nul", "contains a NUL byte at byte offset 82", 4),
     ("unhashable-key", "found unhashable key", 1),
-    ("huge-20mb", "YAML inputs are limited to 2,097,152 bytes", None),
+    ("huge-20mb", "more than 1,000,000 nodes (the yaml_limits.document_nodes cap)", 411_767),
 ])
 def test_hostile_inputs_end_in_one_located_error(case, fragment, line):
     error = error_of(hostile.CONFIG_CASES[case]())
@@ -49,8 +49,8 @@ def test_hostile_inputs_end_in_one_located_error(case, fragment, line):
 
 
 def test_a_dense_document_is_refused_by_node_count_before_it_is_built():
-    raw = b"k: [" + b"1," * 400_000 + b"1]\n"
-    assert "more than 300,000 nodes" in str(error_of(raw))
+    raw = b"k: [" + b"1," * 1_200_000 + b"1]\n"
+    assert "more than 1,000,000 nodes" in str(error_of(raw))
 
 
 def test_small_alias_use_and_merge_keys_still_load():
@@ -60,7 +60,9 @@ def test_small_alias_use_and_merge_keys_still_load():
 
 
 def test_the_single_pass_leaves_only_rarer_features_to_pyyaml():
-    build = yamlio._build
+    def build(text, name, unique):
+        return yamlio._build(text, name, unique, 1_000)
+
     assert build("a: &x [1, {k: v}]\nb: *x\nc: 2026-12-01\n", "f", True) == {
         "a": [1, {"k": "v"}], "b": [1, {"k": "v"}], "c": datetime.date(2026, 12, 1)}
     for text in ("a: {<<: {x: 1}}\n", "a: !!set {x}\n", "a: !!binary aGk=\n", "a: *nope\n",
@@ -171,8 +173,8 @@ def test_the_direct_constructor_builds_what_pyyaml_builds():
     rare = ("set:", "omap:", "binary:", "merged:", "  <<:", "  n: 3")
     single_pass = "".join(line for line in TRICKY.splitlines(keepends=True)
                           if not line.startswith(rare)) + SINGLE_PASS_EXTRA
-    assert yamlio._build(single_pass, "f.yaml", True) is not yamlio._FALLBACK
-    assert yamlio._build(TRICKY, "f.yaml", True) is yamlio._FALLBACK
+    assert yamlio._build(single_pass, "f.yaml", True, 1_000) is not yamlio._FALLBACK
+    assert yamlio._build(TRICKY, "f.yaml", True, 1_000) is yamlio._FALLBACK
     for text in (TRICKY, single_pass):
         expected = yaml.load(text, Loader=yaml.CSafeLoader)
         for unique in (False, True):
@@ -245,3 +247,80 @@ def test_the_single_pass_loads_what_pyyaml_loads(data, flow, cut, insert):
             assert "recursive YAML alias" in str(exc)
             continue
         assert repr(loaded) == repr(expected)
+
+
+# --- the size and node caps are settings; the bomb caps are not -----------------------------
+
+def test_the_shipped_caps_hold_ten_years_of_the_reference_changelog():
+    """infx/limits.yaml's arithmetic: the reference grew 317 -> 396 KB in 18 days."""
+    yearly = (396_000 - 317_000) / 18 * 365.25
+    ten_years = 396_000 + 10 * yearly
+    assert yamlio.max_yaml_bytes() >= ten_years
+    assert yamlio.max_yaml_nodes() >= ten_years * 8_749 / 395_528  # the reference's density
+    from infx.github.archives import default_limits
+
+    assert default_limits().member_bytes >= yamlio.max_yaml_bytes()  # readable from a tarball
+
+
+def test_the_node_cap_error_names_the_cap_and_the_setting(monkeypatch):
+    monkeypatch.setenv("INFX_MAX_YAML_NODES", "50")
+    with pytest.raises(yamlio.YamlLimitError) as caught:
+        yamlio.load_text("- [" + "1, " * 60 + "1]\n", "f.yaml")
+    problem = caught.value.problems[0]
+    assert caught.value.cap == "document_nodes" and problem.line == 1
+    assert "more than 50 nodes (the yaml_limits.document_nodes cap)" in problem.message
+    assert "raise `document_nodes` under `yaml_limits:` in infx/limits.yaml" in problem.fix
+    assert "INFX_MAX_YAML_NODES" in problem.fix
+    monkeypatch.setenv("INFX_MAX_YAML_NODES", "63")  # 61 scalars in 2 lists
+    assert len(yamlio.load_text("- [" + "1, " * 60 + "1]\n", "f.yaml")[0]) == 61
+
+
+def test_the_size_cap_error_names_the_cap_and_the_setting(tmp_path, monkeypatch):
+    monkeypatch.setenv("INFX_MAX_YAML_BYTES", "1_000")
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"a: 1\n" * 201)
+    with pytest.raises(yamlio.YamlLimitError) as caught:
+        yamlio.load_file(big)
+    problem = caught.value.problems[0]
+    assert caught.value.cap == "file_bytes"
+    assert problem.message == ("file is 1,005 bytes; YAML inputs are limited to 1,000 bytes "
+                               "(the yaml_limits.file_bytes cap)")
+    assert "raise `file_bytes` under `yaml_limits:` in infx/limits.yaml" in problem.fix
+    assert "INFX_MAX_YAML_BYTES" in problem.fix
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "many"])
+def test_a_bad_node_cap_setting_is_one_error(monkeypatch, value):
+    monkeypatch.setenv("INFX_MAX_YAML_NODES", value)
+    with pytest.raises(InfxError, match=f"INFX_MAX_YAML_NODES='{value}' is not a positive whole "
+                                        "number of nodes"):
+        yamlio.load_text("a: 1\n", "f.yaml")
+
+
+@pytest.mark.parametrize(("case", "fragment"), [
+    ("alias-bomb", "aliases repeat more than 10,000 nodes"),
+    ("alias-in-field", "aliases repeat more than 10,000 nodes"),
+    ("recursive-alias", "recursive YAML alias"),
+    ("deep-flow", "nesting is deeper than 200 levels"),
+    ("deep-block", "nesting is deeper than 200 levels"),
+])
+def test_bombs_are_stopped_however_high_the_caps_are_raised(monkeypatch, case, fragment):
+    monkeypatch.setenv("INFX_MAX_YAML_NODES", str(10**12))
+    monkeypatch.setenv("INFX_MAX_YAML_BYTES", str(10**12))
+    error = error_of(hostile.CONFIG_CASES[case]())
+    assert not isinstance(error, yamlio.YamlLimitError)
+    assert fragment in error.problems[0].message
+
+
+def test_the_limits_file_is_checked(monkeypatch):
+    monkeypatch.setattr(yamlio, "limits_file", lambda: {"yaml_limits": {
+        "file_bytes": 0, "document_nodes": True, "nodes": 5}})
+    yamlio._yaml_defaults.cache_clear()
+    try:
+        with pytest.raises(InfxError) as caught:
+            yamlio.max_yaml_bytes()
+    finally:
+        yamlio._yaml_defaults.cache_clear()
+    assert [p.key for p in caught.value.problems] == [
+        "yaml_limits.nodes", "yaml_limits.file_bytes", "yaml_limits.document_nodes"]
+    assert all(p.file == "infx/limits.yaml" for p in caught.value.problems)

@@ -103,7 +103,7 @@ def peak_while(fn, *args, **kwargs):
 
 def test_shipped_limits_load_from_config():
     limits = default_limits()
-    assert limits.member_bytes == 16 * MB and limits.download_bytes == 100 * MB
+    assert limits.member_bytes == 32 * MB and limits.download_bytes == 100 * MB
     assert limits.members == 20_000
 
 
