@@ -96,9 +96,17 @@ def _cached_document(schema: str, text: str, filename: str) -> dict:
 
 
 def load_golden_curve(text: str | None, filename: str) -> dict[str, dict[str, dict[int, float]]]:
-    """A golden AL curve file: model key -> thinking mode -> draft length -> AL."""
+    """A golden AL curve file: model key -> thinking mode -> draft length -> AL.
+
+    Curves are cached by text and shared (every config of a verdict that uses one reads
+    the same file): treat them as read-only."""
     if text is None:
         raise InfxError(Problem("golden AL curve could not be read", file=filename))
+    return _cached_curve(text, filename)
+
+
+@lru_cache(maxsize=64)
+def _cached_curve(text: str, filename: str) -> dict[str, dict[str, dict[int, float]]]:
     data = validate_document("policy-golden-curve", text, filename)
     return {model: {mode: {int(k): float(v) for k, v in curve.items()}
                     for mode, curve in modes.items()}

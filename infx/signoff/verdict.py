@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from infx.inert import unwrap
+from infx.signoff import per_verdict
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.table import CheckSpec, CheckTable, Settings, load_check
 
@@ -76,7 +77,8 @@ def _closed(spec: CheckSpec, reason: str, details: tuple[str, ...] = ()) -> Outc
 
 
 def decide(table: CheckTable, evidence: Evidence) -> Verdict:
-    rows = tuple(Row(spec, run_check(spec, evidence, table.settings)) for spec in table.checks)
+    with per_verdict.shared(evidence):  # what several checks read from the evidence is worked out once
+        rows = tuple(Row(spec, run_check(spec, evidence, table.settings)) for spec in table.checks)
     return Verdict(overall_of([row.status for row in rows]), rows)
 
 

@@ -63,11 +63,12 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
         return Outcome(Status.NA, "no spec-decode benchmark is added, changed or re-enabled, and no "
                        "changed benchmark file sets a prohibited draft flag or environment")
     problems: list[str] = []
+    scanned_lines: dict[Line, list[str]] = {}  # configs launched through one file share its lines
     for config, lines in configs:
         if not lines:
             problems.append(f"{config_where(evidence, config)}: the effective launch (recipe, launcher "
                             "or script) could not be found, so the draft's environment could not be verified")
-        problems += [f"{config.key}: {p}" for p in _launch_problems(lines, rules)]
+        problems += [f"{config.key}: {p}" for p in _launch_problems(lines, rules, scanned_lines)]
         problems += _atom_exclude_problems(config, lines, rules["atom-draft-modules"])
         problems += _checkpoint_problems(config, lines, rules["approved-drafts"])
     problems += [p for p in _launch_problems(shared, rules) if not any(p in q for q in problems)]
@@ -87,26 +88,39 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                    f"effective precision (\"{effective}\")", tuple(scanned))
 
 
-def _launch_problems(lines: list[Line], rules: dict) -> list[str]:
+def _launch_problems(lines: list[Line], rules: dict, scanned: dict[Line, list[str]] | None = None) -> list[str]:
+    """The prohibited draft settings of the lines, in line order (``scanned`` remembers each
+    line's findings for the next config launched through the same lines)."""
+    scanned = {} if scanned is None else scanned
     problems = []
     for line in lines:
-        for name, value in env_settings(line.text):
-            if name in rules["prohibited-env"] and is_enabled(value):
-                problems.append(f"{line.where()}: {name}={value} lowers draft precision (prohibited)")
-        for flag in _distinct_flags(rules["prohibited-flags"]):
-            if mentions_flag(line.text, flag):
-                value = (flag_values(line.text, flag) or [""])[0]
-                problems.append(f"{line.where()}: {flag} {value}".rstrip() + " changes draft precision")
-        for conf in flag_values(line.text, "--speculative-config") + flag_values(line.text, "speculative_config"):
-            keys = _json_keys(conf) & set(rules["speculative-config-keys"])
-            if keys:
-                problems.append(f"{line.where()}: --speculative-config sets {', '.join(sorted(keys))} "
-                                "for the draft")
-            pruned = _json_keys(conf, nested=True) & rules["pruning-keys"]
-            if pruned:
-                problems.append(f"{line.where()}: --speculative-config sets {', '.join(sorted(pruned))} for "
-                                "the draft, which prunes its layers/experts/heads below the shipped draft")
-        problems += _override_problems(line, rules)
+        found = scanned.get(line)
+        if found is None:
+            found = scanned[line] = _line_problems(line, rules)
+        problems += found
+    return problems
+
+
+def _line_problems(line: Line, rules: dict) -> list[str]:
+    """The prohibited draft settings of one launch line."""
+    problems = []
+    for name, value in env_settings(line.text):
+        if name in rules["prohibited-env"] and is_enabled(value):
+            problems.append(f"{line.where()}: {name}={value} lowers draft precision (prohibited)")
+    for flag in rules["distinct-flags"]["prohibited-flags"]:
+        if mentions_flag(line.text, flag):
+            value = (flag_values(line.text, flag) or [""])[0]
+            problems.append(f"{line.where()}: {flag} {value}".rstrip() + " changes draft precision")
+    for conf in flag_values(line.text, "--speculative-config") + flag_values(line.text, "speculative_config"):
+        keys = _json_keys(conf) & set(rules["speculative-config-keys"])
+        if keys:
+            problems.append(f"{line.where()}: --speculative-config sets {', '.join(sorted(keys))} "
+                            "for the draft")
+        pruned = _json_keys(conf, nested=True) & rules["pruning-keys"]
+        if pruned:
+            problems.append(f"{line.where()}: --speculative-config sets {', '.join(sorted(pruned))} for "
+                            "the draft, which prunes its layers/experts/heads below the shipped draft")
+    problems += _override_problems(line, rules)
     return problems
 
 
@@ -114,20 +128,22 @@ def _rules(draft: dict, overrides: dict) -> dict:
     """draft.yaml plus what the draft checks borrow from Check `arch`'s overrides.yaml."""
     architecture = set(draft["draft-architecture-keys"])
     # deny-listed architecture keys set for the draft prune it (fewer layers/experts than shipped)
-    return {**draft, "architecture-keys": architecture,
-            "pruning-keys": set(overrides["flop-reducing-keys"]) | architecture,
-            "target-override-flags": overrides["override-flags"]}
+    rules = {**draft, "architecture-keys": architecture,
+             "pruning-keys": set(overrides["flop-reducing-keys"]) | architecture,
+             "target-override-flags": overrides["override-flags"]}
+    flags = ("prohibited-flags", "draft-cheapening-flags", "draft-override-flags", "target-override-flags")
+    return rules | {"distinct-flags": {name: _distinct_flags(rules[name]) for name in flags}}
 
 
 def _override_problems(line: Line, rules: dict) -> list[str]:
     """Draft pruning or cheapening through flags other than --speculative-config."""
     problems = []
-    for flag in _distinct_flags(rules["draft-cheapening-flags"]):
+    for flag in rules["distinct-flags"]["draft-cheapening-flags"]:
         if mentions_flag(line.text, flag):
             value = (flag_values(line.text, flag) or [""])[0]
             problems.append(f"{line.where()}: {flag} {value}".rstrip() + " makes the draft cheaper than "
                             "shipped (a pruned draft vocabulary/head)")
-    for flag in _distinct_flags(rules["draft-override-flags"]):
+    for flag in rules["distinct-flags"]["draft-override-flags"]:
         for value in flag_values(line.text, flag):
             if value.startswith("$"):
                 problems.append(f"{line.where()}: {flag} {value} overrides the draft's model config with a "
@@ -137,7 +153,7 @@ def _override_problems(line: Line, rules: dict) -> list[str]:
             if pruned:
                 problems.append(f"{line.where()}: {flag} sets {', '.join(sorted(pruned))} for the draft, which "
                                 "prunes its layers/experts/heads below the shipped draft")
-    for flag in _distinct_flags(rules["target-override-flags"]):
+    for flag in rules["distinct-flags"]["target-override-flags"]:
         for value in flag_values(line.text, flag):
             pruned = _json_keys(value, nested=True) & rules["architecture-keys"]
             if pruned:

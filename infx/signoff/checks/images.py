@@ -40,7 +40,8 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
         return Outcome(Status.NA, "no master-config entry is added, changed or re-enabled")
     reader = policy(evidence)
     engines, established = reader.doc("engines"), set(reader.doc("hardware")["established-skus"])
-    head = head_master_entries(evidence)
+    peers = _Peers(head_master_entries(evidence), engines["open-source-frameworks"],
+                   engines.get("recipe-engines") or {})
     problems, notes, mismatched = [], [], []  # mismatches are not excused by an exception
     for config in configs:
         where = config_where(evidence, config)
@@ -52,9 +53,9 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                          "preview hardware, exempt from the image and ordering rules")
             continue
         problems += _image_problem(where, config, engines["upstream-images"])
-        found = _ordering(where, config, engines["open-source-frameworks"], head)
+        found = _ordering(where, config, engines["open-source-frameworks"], peers)
         if found.startswith("ok:vendor:"):
-            found = _strict_mapping(where, config, engines, head, found.removeprefix("ok:vendor:"))
+            found = _strict_mapping(where, config, engines, peers, found.removeprefix("ok:vendor:"))
         (notes if found.startswith("ok:") else problems).append(found.removeprefix("ok:"))
     problems = [p for p in problems if p]
     if mismatched:
@@ -82,37 +83,60 @@ def _image_problem(where: str, config: AffectedConfig, upstream: dict[str, list[
             "new-hardware / new-architecture exception)"]
 
 
-def _ordering(where: str, config: AffectedConfig, open_source: list[str],
-              head: dict[str, tuple[str, dict]]) -> str:
+class _Peers:
+    """The head's entries by (model-prefix, runner SKU), grouped once per check run: what a
+    config's engine-ordering rules compare it with (every other entry of its model and SKU)."""
+
+    def __init__(self, head: dict[str, tuple[str, dict]], open_source: list[str],
+                 family: dict[str, str]) -> None:
+        self._open: dict[tuple[str, str], list[tuple[str, dict]]] = {}
+        self._families: dict[tuple[str, str], dict[str | None, set[str]]] = {}
+        for key in sorted(head):
+            entry = head[key][1]
+            prefix = entry.get("model-prefix")
+            if not isinstance(prefix, str):
+                continue  # a config's own prefix is text: no other value can equal it
+            group = (prefix, runner_sku(str(entry.get("runner", ""))))
+            if entry.get("framework") in open_source:
+                self._open.setdefault(group, []).append((key, entry))
+            engines = self._families.setdefault(group, {})
+            engines.setdefault(family.get(str(entry.get("framework"))), set()).add(key)
+
+    def first_open_source(self, config: AffectedConfig) -> tuple[str, dict] | None:
+        """The other entry of the config's model and SKU with an open-source framework, first by key."""
+        return next((found for found in self._open.get((config.prefix, config.sku), ())
+                     if found[0] != config.key), None)
+
+    def engines(self, config: AffectedConfig) -> set[str | None]:
+        """The engine families of the other entries of the config's model and SKU."""
+        groups = self._families.get((config.prefix, config.sku), {})
+        return {engine for engine, keys in groups.items() if keys - {config.key}}
+
+
+def _ordering(where: str, config: AffectedConfig, open_source: list[str], peers: _Peers) -> str:
     image = str(config.entry.get("image", ""))
     vendor_image = re.search(r"rocm/atom|tensorrt-llm", image, re.IGNORECASE) is not None
     if config.framework in open_source and not vendor_image:
         return f"ok:{where}: {config.framework} image {image} is an open-source engine entry"
-    matches = sorted(key for key, (_, entry) in head.items()
-                     if key != config.key and entry.get("framework") in open_source
-                     and entry.get("model-prefix") == config.prefix
-                     and runner_sku(str(entry.get("runner", ""))) == config.sku)
-    if matches:
-        _, entry = head[matches[0]]
+    match = peers.first_open_source(config)
+    if match:
+        first, entry = match
         return (f"ok:vendor:{where}: vendor framework {config.framework}; engine-first satisfied by "
-                f"{matches[0]} ({entry.get('framework')}, {entry.get('runner')}, {entry.get('image')})")
+                f"{first} ({entry.get('framework')}, {entry.get('runner')}, {entry.get('image')})")
     return (f"{where}: vendor framework {config.framework} for {config.prefix} on {config.sku} "
             "has no vLLM/SGLang entry with the same model-prefix and runner SKU "
             "(fix: submit the open-source engine first, or document an exception)")
 
 
-def _strict_mapping(where: str, config: AffectedConfig, engines: dict,
-                    head: dict[str, tuple[str, dict]], satisfied: str) -> str:
+def _strict_mapping(where: str, config: AffectedConfig, engines: dict, peers: _Peers,
+                    satisfied: str) -> str:
     """Optional stricter rule (MODELS.md engine mapping): a vendor entry needs an entry of every
     first-class engine of its model on the same SKU, not just any vLLM/SGLang entry.
     ``ok:``-prefixed when satisfied (or not enabled), else the problem."""
     wanted = (engines.get("first-class-engines") or {}).get(config.prefix)
     if not engines.get("strict-engine-mapping") or not wanted:
         return "ok:" + satisfied
-    family = engines["recipe-engines"]
-    present = {family.get(str(entry.get("framework"))) for key, (_, entry) in head.items()
-               if key != config.key and entry.get("model-prefix") == config.prefix
-               and runner_sku(str(entry.get("runner", ""))) == config.sku}
+    present = peers.engines(config)
     missing = [engine for engine in wanted if engine not in present]
     if not missing:
         return "ok:" + satisfied + f"; every first-class engine of {config.prefix} ({', '.join(wanted)}) is present"

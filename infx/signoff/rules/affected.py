@@ -29,6 +29,7 @@ from infx.plan.launch_graph import (
     lanes,
     launch_graph,
 )
+from infx.signoff import per_verdict
 from infx.signoff.model import Evidence
 from infx.signoff.rules.configs_at import MASTER_PATH, master_files, runner_sku
 from infx.signoff.rules.policy_reads import EvidenceGap, base_text, changed_files, head_text, policy
@@ -172,7 +173,12 @@ def config_graph(evidence: Evidence, config: AffectedConfig) -> LaunchGraph | No
 
 
 def affected_configs(evidence: Evidence) -> list[AffectedConfig]:
-    """Entries the PR adds, changes or re-enables, or whose recipe/launch files it changes."""
+    """Entries the PR adds, changes or re-enables, or whose recipe/launch files it changes
+    (worked out once per verdict: infx.signoff.per_verdict)."""
+    return list(per_verdict.once(evidence, "affected configs", lambda: _affected_configs(evidence)))
+
+
+def _affected_configs(evidence: Evidence) -> list[AffectedConfig]:
     head = head_master_entries(evidence)
     base = _base_master_entries(evidence)
     found: dict[str, AffectedConfig] = {}
@@ -212,7 +218,16 @@ def launch_lines(evidence: Evidence, config: AffectedConfig, eval_only: bool = F
     recipes, launcher and helpers, the lines of the branch its throughput rows take, or its
     eval-only rows with ``eval_only``; launcher and helper lines are marked shared). On a
     trimmed tree without the runner's launcher, launch files whose path names this config
-    stand in for the graph."""
+    stand in for the graph. Worked out once per config and verdict (infx.signoff.per_verdict)."""
+    first, lines = per_verdict.once(evidence, ("launch lines", config.key, eval_only),
+                              lambda: (config, _launch_lines(evidence, config, eval_only)))
+    if first.entry is not config.entry or first.recipe is not config.recipe \
+            or first.master_path != config.master_path:
+        return _launch_lines(evidence, config, eval_only)  # another config under this key
+    return list(lines)
+
+
+def _launch_lines(evidence: Evidence, config: AffectedConfig, eval_only: bool) -> list[Line]:
     graph = config_graph(evidence, config)
     if graph is None:
         return _named_launch_lines(evidence, config)
@@ -233,7 +248,7 @@ def settings_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
     """The ``additional-settings`` of the config's lanes (workers included), each at its line
     of the master config: the launch exports them, so an acceptance length or a serving
     setting may be pinned there."""
-    text = (evidence.head_files.get(config.master_path) or "").splitlines()
+    text = _lines_of(evidence.head_files.get(config.master_path) or "")
     start = (config_line(evidence, config) or 1) - 1
     found: list[Line] = []
     for setting in dict.fromkeys(s for _, lane in lanes(config.entry) for s in lane_settings(lane)):
@@ -352,10 +367,36 @@ def is_spec_decode(config: AffectedConfig, lines: list[Line] | None = None) -> b
 
 
 def config_line(evidence: Evidence, config: AffectedConfig) -> int | None:
-    """Line of the config key in its master file at head (a fast text search)."""
+    """Line of the config key in its master file at head: the first line that starts with
+    the key followed by optional whitespace and a colon (one index per master text)."""
     text = evidence.head_files.get(config.master_path) or ""
-    match = re.search(rf"^{re.escape(config.key)}\s*:", text, re.MULTILINE)
-    return text.count("\n", 0, match.start()) + 1 if match else None
+    key = config.key
+    if not key or key[0].isspace() or key[-1].isspace() or "\n" in key:
+        match = re.search(rf"^{re.escape(key)}\s*:", text, re.MULTILINE)
+        return text.count("\n", 0, match.start()) + 1 if match else None
+    return _key_lines(text).get(key)
+
+
+@lru_cache(maxsize=16)
+def _key_lines(text: str) -> dict[str, int]:
+    """Every ``key:`` a line of ``text`` starts with -> the first line it is on (1-based).
+
+    A line yields a candidate for each colon in it (``a:b: x`` starts with both ``a`` and
+    ``a:b``). Shared by every config of a verdict: treat it as read-only."""
+    found: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line or line[0].isspace():
+            continue
+        colon = line.find(":")
+        while colon != -1:
+            found.setdefault(line[:colon].rstrip(), number)
+            colon = line.find(":", colon + 1)
+    return found
+
+
+@lru_cache(maxsize=16)
+def _lines_of(text: str) -> tuple[str, ...]:
+    return tuple(text.splitlines())
 
 
 def config_where(evidence: Evidence, config: AffectedConfig) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _ENV_NAME = r"[A-Z][A-Z0-9_]*"
@@ -58,15 +59,27 @@ def hunks(patch: str | None) -> list[list[HunkLine]]:
 
 def added_lines(path: str, patch: str | None) -> list[Line]:
     """The added lines of one file's diff, comments stripped, blank ones dropped."""
+    return list(_added_lines(path, patch))
+
+
+@lru_cache(maxsize=64)
+def _added_lines(path: str, patch: str | None) -> tuple[Line, ...]:
+    # several checks scan the same diffs
     lines = [Line(path, hl.number, strip_comment(hl.text))
              for hunk in hunks(patch) for hl in hunk if hl.kind == "+"]
-    return [line for line in lines if line.text.strip()]
+    return tuple(line for line in lines if line.text.strip())
 
 
 def text_lines(path: str, text: str | None) -> list[Line]:
     """Every non-comment, non-blank line of a whole file."""
+    return list(_text_lines(path, text))
+
+
+@lru_cache(maxsize=256)
+def _text_lines(path: str, text: str | None) -> tuple[Line, ...]:
+    # every config launched through one file, in every check, reads the same lines
     lines = [Line(path, no, strip_comment(raw)) for no, raw in enumerate((text or "").splitlines(), 1)]
-    return [line for line in lines if line.text.strip()]
+    return tuple(line for line in lines if line.text.strip())
 
 
 def strip_comment(text: str) -> str:
@@ -92,17 +105,33 @@ def flag_values(text: str, flag: str) -> list[str]:
 
     Hyphens and underscores are equivalent; quotes around the value are removed.
     """
+    return list(_flag_values(text, flag))
+
+
+@lru_cache(maxsize=32768)
+def _flag_values(text: str, flag: str) -> tuple[str, ...]:
+    # every config launched through one file scans the same lines for the same flags
+    return tuple(_unquote(m.group(1)) for m in _value_pattern(flag).finditer(text))
+
+
+@lru_cache(maxsize=1024)
+def _value_pattern(flag: str) -> re.Pattern[str]:
     name = re.escape(_norm_flag(flag)).replace(r"\-", "[-_]")
-    pattern = re.compile(
+    return re.compile(
         rf"(?:^|[\s\"'{{,\[])(?:--)?[\"']?{name}[\"']?(?:\s*[=:]\s*|\s+)"
         rf"(\"[^\"]*\"|'[^']*'|\{{[^}}]*\}}|[^\s,}}\]\"']+)", re.IGNORECASE)
-    return [_unquote(m.group(1)) for m in pattern.finditer(text)]
 
 
+@lru_cache(maxsize=32768)
 def mentions_flag(text: str, flag: str) -> bool:
     """Whether the flag (or YAML key) appears as a word in the line."""
+    return _mention_pattern(flag).search(text) is not None
+
+
+@lru_cache(maxsize=1024)
+def _mention_pattern(flag: str) -> re.Pattern[str]:
     name = re.escape(_norm_flag(flag)).replace(r"\-", "[-_]")
-    return re.search(rf"(?:^|[\s\"'{{,\[])(?:--)?{name}(?![\w-])", text, re.IGNORECASE) is not None
+    return re.compile(rf"(?:^|[\s\"'{{,\[])(?:--)?{name}(?![\w-])", re.IGNORECASE)
 
 
 def env_settings(text: str) -> list[tuple[str, str]]:

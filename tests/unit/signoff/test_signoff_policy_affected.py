@@ -10,6 +10,7 @@ from lib.signoff_policy_support import with_head_file, world_evidence
 from infx.signoff.rules.affected import (
     AffectedConfig,
     affected_configs,
+    config_line,
     config_where,
     is_spec_decode,
     launch_lines,
@@ -137,3 +138,18 @@ def test_multi_node_launch_lines_include_the_policy_helpers_marked_shared():
                        "benchmarks/multi_node/amd_utils/models_atom.yaml"}
     single = next(c for c in affected_configs(world_evidence("seed000")))
     assert not any(ln.shared for ln in launch_lines(world_evidence("seed000"), single))
+
+
+@pytest.mark.parametrize("text, key, line", [
+    ("a:\n  x: 1\nb :\n  y: 2\n", "b", 3),
+    ("a:b: 1\n", "a:b", 1),
+    ("a:b: 1\n", "a", 1),
+    ("  b: 1\nb: 2\n", "b", 2),  # indented: a nested key, not the config's
+    ("bb: 1\nb: 2\nb: 3\n", "b", 2),  # the first line that starts with it
+    ("b-x: 1\n", "b", None),
+    ("b\t: 1\r\n", "b", 1),
+    ("x: 1\n", " x", None),  # a key YAML could not give a config: searched as before
+])
+def test_a_config_key_is_found_at_the_first_line_that_starts_with_it(text, key, line):
+    evidence = replace(world_evidence("seed000"), head_files={"configs/x-master.yaml": text})
+    assert config_line(evidence, AffectedConfig(key, {}, "added", "configs/x-master.yaml")) == line
