@@ -1,4 +1,4 @@
-"""Markdown summary of a plan: job counts per bucket, per config key and per runner."""
+"""Markdown summary of a plan for the step summary: jobs and GPUs per bucket, per config key and per runner."""
 
 from __future__ import annotations
 
@@ -7,33 +7,50 @@ import sys
 from typing import Any
 
 from infx.config.keys import KeyResolutionError, Wildcards, resolve_config_keys
+from infx.inert import cell, code
+from infx.plan.gpus import row_gpus
 from infx.plan.shaping import EVAL_BUCKETS
+
+COLLAPSE_AFTER = 10  # a table of more rows is folded into <details>
 
 
 def summary_markdown(plan: dict, configs: Any = None) -> str:
-    """Counts per bucket, per config key and per runner, as markdown."""
+    """Jobs and GPUs per bucket, per config key and per runner, as markdown: each table sorted by
+    jobs (most first), tables of more than COLLAPSE_AFTER rows folded in <details>."""
     buckets: list[tuple[str, list[dict]]] = []
     for node in ("single_node", "multi_node"):
         buckets += [(f"{node}.{name}", rows) for name, rows in plan[node].items()]
     buckets += [(name, plan[name]) for name in EVAL_BUCKETS]
-    lines = ["### Sweep plan", "", "| bucket | jobs |", "|---|---|"]
-    lines += [f"| `{name}` | {len(rows)} |" for name, rows in buckets if rows]
-    total = sum(len(rows) for _, rows in buckets)
-    lines += [f"| **total** | {total} |", ""]
     every_row = [row for _, rows in buckets for row in rows]
+    total_gpus = sum(row_gpus(row) for row in every_row)
+    lines = ["### Sweep plan", "",
+             f"{len(every_row)} job(s) on {total_gpus} GPU(s) in all (a job's GPUs: tp x pp x pcp-size, "
+             "for a disaggregated row over every prefill and decode worker).", ""]
+    tagged = [(name, row) for name, rows in buckets for row in rows]
+    lines += _count_table("bucket", tagged, total=True)
     candidates = _planned_keys(plan, configs) if configs is not None else []
-    lines += _count_table("config key",
-                          [_key_of(row, configs, candidates) for row in every_row])
-    lines += _count_table("runner", [str(row.get("runner")) for row in every_row])
+    lines += _count_table("config key", [(_key_of(row, configs, candidates), row) for row in every_row])
+    lines += _count_table("runner", [(str(row.get("runner")), row) for row in every_row])
     return "\n".join(lines) + "\n"
 
 
-def _count_table(title: str, values: list[str]) -> list[str]:
-    counts: dict[str, int] = {}
-    for value in values:
-        counts[value] = counts.get(value, 0) + 1
-    rows = [f"| `{name}` | {count} |" for name, count in sorted(counts.items())]
-    return [f"| {title} | jobs |", "|---|---|", *rows, ""]
+def _count_table(title: str, tagged: list[tuple[str, dict]], total: bool = False) -> list[str]:
+    """Jobs and GPUs per name, most jobs first (ties by name); folded when long."""
+    jobs: dict[str, int] = {}
+    gpus: dict[str, int] = {}
+    for name, row in tagged:
+        jobs[name] = jobs.get(name, 0) + 1
+        gpus[name] = gpus.get(name, 0) + row_gpus(row)
+    order = sorted(jobs, key=lambda name: (-jobs[name], name))
+    table = [f"| {title} | jobs | GPUs |", "|---|---:|---:|"]
+    table += [f"| {cell(code(name))} | {jobs[name]} | {gpus[name]} |" for name in order]
+    if total:
+        table.append(f"| **total** | {sum(jobs.values())} | {sum(gpus.values())} |")
+    if len(order) <= COLLAPSE_AFTER:
+        return [*table, ""]
+    # the summary line is raw HTML, where markdown escapes do not hold: numbers only, no names
+    head = f"{len(order)} {title}s, most jobs first: {sum(jobs.values())} jobs, {sum(gpus.values())} GPUs"
+    return [f"<details><summary>{head}</summary>", "", *table, "", "</details>", ""]
 
 
 _IDENTITY = ("image", "model", "model-prefix", "precision", "framework", "runner")

@@ -18,6 +18,7 @@ from importlib import resources
 from typing import Any
 
 from infx.plan import identity
+from infx.plan.gpus import row_gpus, worker_gpus
 from infx.schemas import schema_problems
 
 BENCHMARK, EVAL = "benchmark", "eval"
@@ -64,11 +65,6 @@ def _int(value: Any, default: int = 1) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-def _gpus(parts: Mapping[str, Any], workers: bool = False) -> int:
-    count = _int(parts.get("tp")) * _int(parts.get("pp")) * _int(parts.get("pcp-size"))
-    return count * (_int(parts.get("num-worker")) if workers else 1)
-
-
 def _identity_fields(row: Mapping[str, Any], runner_name: str, result_name: str) -> dict[str, Any]:
     agentic = row.get("scenario-type") == "agentic-coding"
     out: dict[str, Any] = {
@@ -100,15 +96,15 @@ def _identity_fields(row: Mapping[str, Any], runner_name: str, result_name: str)
                         f"{side}_num_workers": _int(parts.get("num-worker"))})
             if parts.get("hardware"):
                 out[f"{side}_hw"] = parts["hardware"]
-        out["num_prefill_gpu"] = _gpus(prefill, workers=True)
-        out["num_decode_gpu"] = _gpus(decode, workers=True)
+        out["num_prefill_gpu"] = worker_gpus(prefill, workers=True)
+        out["num_decode_gpu"] = worker_gpus(decode, workers=True)
         out["num_gpus"] = out["num_prefill_gpu"] + out["num_decode_gpu"]
     else:
         out["is_multinode"] = False
         out.update({"tp": _int(row.get("tp")), "pp": _int(row.get("pp")),
                     "dcp_size": _int(row.get("dcp-size")), "pcp_size": _int(row.get("pcp-size")),
                     "ep": _int(row.get("ep")), "dp_attention": row.get("dp-attn") is True})
-        out["num_gpus"] = _gpus(row)
+        out["num_gpus"] = row_gpus(row)
     return out
 
 

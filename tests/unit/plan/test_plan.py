@@ -574,11 +574,16 @@ def test_failure_in_a_later_generator_call_prints_nothing(repo, capsys, monkeypa
 def test_summary_goes_to_step_summary(repo, capsys, monkeypatch, tmp_path_factory):
     target = tmp_path_factory.mktemp("gh") / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(target))
-    ok(repo, capsys, entry("alpha-*"), flags=["--summary"])
+    planned = ok(repo, capsys, entry("alpha-*"), flags=["--summary"])
     text = target.read_text()
-    assert "| `single_node.8k1k` | 6 |" in text
-    assert "| `alpha-fp8-h100-vllm` | 8 |" in text
-    assert "| `h100` | 8 |" in text
+    assert "| `single_node.8k1k` | 6 | 40 |" in text  # jobs, then GPUs: 4 at TP8 (h100), 2 at TP4 (b200)
+    assert "| `alpha-fp8-h100-vllm` | 8 | 64 |" in text
+    assert "| `h100` | 8 | 64 |" in text
+    # the plan on stdout (the drop-in output) is the same with or without the summary
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY")
+    base, head = git(repo, "rev-parse", "HEAD~1"), git(repo, "rev-parse", "HEAD")
+    assert infx_main(["plan", "--base-ref", base, "--head-ref", head]) == 0
+    assert json.loads(capsys.readouterr().out) == planned
 
 
 def test_config_files_accept_space_separated_list(repo, capsys):
