@@ -230,21 +230,9 @@ class _Session:
         record = render.read_signed(verdict.body, self.settings.marker)
         if record is None:
             return f"the verdict on {verified[:12]} does not record which sign-off it judged"
-        kind, source_id, _ = record.split(":")
-        try:
-            signoff = self.reader.signoff(gating.SignoffRef(kind, int(source_id)), pr.number)
-        except InfxError as exc:
-            if getattr(exc, "status", None) not in ev.ABSENT_STATUSES:
-                raise
-            return f"the sign-off {kind} {source_id} judged on {verified[:12]} was deleted"
-        if binding.belongs_problem(signoff.pr_number, pr.number, f"the sign-off {kind} {source_id}"):
-            return f"the sign-off {kind} {source_id} is not on PR #{pr.number}"
-        withdrawn = gating.withdrawn_problem(signoff.kind, signoff.state, f"the sign-off {kind} {source_id}")
-        if withdrawn:
-            return f"{withdrawn} after its verdict on {verified[:12]}"
-        if binding.signoff_record(signoff.kind, signoff.source_id, signoff.body) != record:
-            return (f"the sign-off {kind} {source_id} was edited after its verdict on "
-                    f"{verified[:12]}; a new verification is needed")
+        problem, signoff = self._signoff_changed(record, pr.number, f"its verdict on {verified[:12]}")
+        if problem or signoff is None:
+            return problem
         evidence.signoff = signoff
         ev.team_evidence(self.reader, evidence, self.settings.codeowners_paths)
         owner = run_check_by_id(self.table, "codeowner", evidence)
@@ -253,6 +241,27 @@ class _Session:
             return (f"@{signoff.author} is no longer a CODEOWNER of this PR on "
                     f"{evidence.default_branch}: {why}")
         return None
+
+    def _signoff_changed(self, record: str, pr_number: int, since: str) -> tuple[str | None, SignOff | None]:
+        """Read the sign-off a verdict judged (`record`: binding.signoff_record) as it stands now:
+        why it no longer stands (deleted, on another PR, dismissed, edited since `since`), or
+        None with the sign-off as read."""
+        kind, source_id, _ = record.split(":")
+        what = f"the sign-off {kind} {source_id}"
+        try:
+            signoff = self.reader.signoff(gating.SignoffRef(kind, int(source_id)), pr_number)
+        except InfxError as exc:
+            if getattr(exc, "status", None) not in ev.ABSENT_STATUSES:
+                raise
+            return f"{what} was deleted after {since}", None
+        if binding.belongs_problem(signoff.pr_number, pr_number, what):
+            return f"{what} is not on PR #{pr_number}", None
+        withdrawn = gating.withdrawn_problem(signoff.kind, signoff.state, what)
+        if withdrawn:
+            return f"{withdrawn} after {since}", None
+        if binding.signoff_record(signoff.kind, signoff.source_id, signoff.body) != record:
+            return f"{what} was edited after {since}; a new verification is needed", None
+        return None, signoff
 
     def _head_result(self, state: str, description: str, reason: str) -> Result:
         self.status(state, description)
@@ -469,8 +478,24 @@ class _Session:
                 result.posted = upsert.action != "unchanged"
                 result.comment_url = upsert.comment.html_url or None
             self.status(state, description, result.comment_url)
+            if state == "success":
+                self._recheck_after_success(evidence, result)
         result.api_calls = self.reader.calls
         return result
+
+    def _recheck_after_success(self, evidence: Evidence, result: Result) -> None:
+        """Read the sign-off again once `success` is set: an edit, deletion or dismissal while
+        it was being verified started a `reset` run that may have finished first, so this run,
+        not that one, must take the status back to `pending` (the reset's decision then
+        stands whichever of the two finishes last)."""
+        record = self._signed(evidence)
+        if not record:
+            return
+        problem, _ = self._signoff_changed(record, evidence.pr.number, "this verification began")
+        if problem:
+            self.status("pending", NOT_VERIFIED, result.comment_url)
+            result.status = "pending"
+            result.reason = f"{NOT_VERIFIED} ({problem})"
 
 
 def _marker(name: str, context: render.Context) -> Marker:

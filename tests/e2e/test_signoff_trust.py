@@ -663,6 +663,33 @@ def test_only_a_standing_later_review_outranks_an_earlier_signoff(request, fake_
     assert (statuses(fake)[-1:] == ["success"]) is (state == "DISMISSED"), (state, statuses(fake))
 
 
+@pytest.mark.parametrize("change", ["edit", "delete"])
+def test_a_signoff_changed_while_it_is_verified_ends_pending_whoever_finishes_last(
+        request, fake_github, change) -> None:
+    """The reset run for an edit made during the verification may finish before the verify
+    run sets `success`; the verify run reads the sign-off again after setting it and takes
+    the status back to `pending`."""
+    fake = fake_github(load(request, "trust_head_moves.yaml"))
+    pull = fake.world["pulls"][0]
+
+    def meanwhile(state: str, sha: str) -> None:
+        if state != "success":
+            return
+        signoff = next(c for c in pull["comments"] if c["id"] == 5003)
+        if change == "edit":
+            signoff["body"] = signoff["body"].replace("- [x]", "- [ ]", 1)
+        else:
+            pull["comments"].remove(signoff)
+
+    trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
+    result = publish.verify(fake.client(), fake.world["repo"], trigger, publish.Options(on_status=meanwhile))
+    assert result.verdict.overall.value == "PASS" and statuses(fake)[-2:] == ["success", "pending"]
+    assert result.status == "pending" and "after this verification began" in result.reason, result.reason
+    # nothing changed during a verification: one success, and no further status
+    plain = fake_github(load(request, "trust_head_moves.yaml"))
+    assert verify(plain).status == "success" and statuses(plain)[-1] == "success"
+
+
 def test_a_signer_dropped_from_codeowners_is_not_carried_to_the_next_head(request, fake_github) -> None:
     fake = fake_github(load(request, "trust_owner_removed.yaml"))
     client, repo = fake.client(), fake.world["repo"]
