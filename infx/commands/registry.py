@@ -53,6 +53,9 @@ class SlashCommand:
     help_zh: str
     examples: tuple[str, ...]
     workflow: str | None  # the workflow that listens for it (None: read when a sign-off is verified)
+    # whether a 👎 is also followed by its reason in the kind's status comment (infx.commands.status);
+    # the reuse acknowledgement never posts reply comments (PRODUCT §4.6): reaction and step summary
+    replies: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -96,6 +99,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
         help_zh="只重新运行本 PR 最新一次扫描中失败或被取消的行（该扫描须在当前 head 上运行；通过的行保留）。",
         examples=(RETEST_COMMAND, RETEST_ALIAS),
         workflow="retest-command.yml",
+        replies=True,
     ),
     SlashCommand(
         kind="bypass",

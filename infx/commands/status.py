@@ -1,5 +1,8 @@
 """One status comment per PR and command kind: a 👎 is followed by its reason there, not only in a step summary.
 
+Only for kinds whose registry entry `replies`: the reuse acknowledgement answers with its
+reaction and step summary alone (PRODUCT §4.6: it never posts reply comments).
+
 The comment is upserted (found by its marker, edited in place, never repeated): a refusal
 creates or updates it; a later acceptance updates it only when it exists, so an accepted
 command on a PR that never had a refusal still gets no reply comment. The reason is the
@@ -35,7 +38,7 @@ def status_body(kind: str, reaction: str, summary: str, comment_url: str) -> str
 def post_status(client: Any, repo: str, pr_number: int, kind: str, reaction: str | None,
                 summary: str, comment_url: str) -> str | None:
     """Upsert the kind's status comment after a reaction; returns what was done, or None."""
-    if reaction not in _ANSWER:
+    if reaction not in _ANSWER or not command(kind).replies:
         return None
     marker = status_marker(kind)
     if reaction == "+1" and client.find_comment(repo, pr_number, marker) is None:

@@ -103,16 +103,17 @@ def test_the_status_comment_is_one_per_kind_created_on_a_refusal_only(fake_githu
     fake = fake_github(base_world())
     client = fake.client()
     url = f"https://github.com/{REPO}/pull/12#issuecomment-1"
-    assert post_status(client, REPO, 12, "reuse", "+1", "Reuse accepted.", url) is None  # no reply on success
-    assert post_status(client, REPO, 12, "reuse", None, "nothing to do", url) is None
-    assert post_status(client, REPO, 12, "reuse", "-1", "Reuse rejected: first.", url) == "created"
-    assert post_status(client, REPO, 12, "retest", "-1", "refused: x.", url) == "created"
-    assert post_status(client, REPO, 12, "reuse", "-1", "Reuse rejected: second.", url) == "updated"
-    assert post_status(client, REPO, 12, "reuse", "+1", "Reuse accepted for PR #12.", url) == "updated"
-    (reuse,) = _comments(fake, f"<!-- {STATUS_MARKER_NAME} command=reuse -->")
-    assert reuse["body"].endswith(status_body("reuse", "+1", "Reuse accepted for PR #12.", url))
-    assert "👍 accepted" in reuse["body"] and "second" not in reuse["body"]
-    assert len(_comments(fake, STATUS_MARKER_NAME)) == 2
+    assert post_status(client, REPO, 12, "retest", "+1", "Retest accepted.", url) is None  # no reply on success
+    assert post_status(client, REPO, 12, "retest", None, "nothing to do", url) is None
+    assert post_status(client, REPO, 12, "retest", "-1", "refused: first.", url) == "created"
+    assert post_status(client, REPO, 12, "retest", "-1", "refused: second.", url) == "updated"
+    assert post_status(client, REPO, 12, "retest", "+1", "Re-running 2 failed jobs.", url) == "updated"
+    (retest,) = _comments(fake, f"<!-- {STATUS_MARKER_NAME} command=retest -->")
+    assert retest["body"].endswith(status_body("retest", "+1", "Re-running 2 failed jobs.", url))
+    assert "👍 accepted" in retest["body"] and "second" not in retest["body"]
+    # the reuse acknowledgement never posts reply comments (PRODUCT §4.6)
+    assert post_status(client, REPO, 12, "reuse", "-1", "Reuse rejected: first.", url) is None
+    assert len(_comments(fake, STATUS_MARKER_NAME)) == 1
 
 
 def _write_event(tmp_path, world, cid: int) -> str:
@@ -143,9 +144,13 @@ def test_a_refusal_is_followed_by_its_reason_in_the_status_comment(
     code = main(["reuse", command, "--repo", REPO, "--event-path", _write_event(tmp_path, world, cid)])
     assert code == 1 and reason in capsys.readouterr().err
     assert _reactions(fake, cid) == [(BOT, "-1")]
-    (status,) = _comments(fake, f"<!-- {STATUS_MARKER_NAME} command={kind} -->")
-    assert "👎 refused" in status["body"] and reason in status["body"].replace("\\", "")
-    assert f"#issuecomment-{cid})" in status["body"]
+    statuses = _comments(fake, f"<!-- {STATUS_MARKER_NAME} command={kind} -->")
+    if kind == "reuse":  # reaction and step summary only (PRODUCT §4.6)
+        assert statuses == []
+    else:
+        (status,) = statuses
+        assert "👎 refused" in status["body"] and reason in status["body"].replace("\\", "")
+        assert f"#issuecomment-{cid})" in status["body"]
     assert reason in (tmp_path / "summary").read_text().replace("\\", "")
 
 
