@@ -80,3 +80,16 @@ def test_bench_changelog_scale_exits_1_when_a_figure_is_over_its_bar(monkeypatch
     assert bench.main() == code
     out = capsys.readouterr().out
     assert ("OVER" in out) == (code == 1) and "80,000 appended entries" in out
+
+
+@pytest.mark.parametrize("verify_cpu, code", [(0.55, 1), (0.30, 0)])
+def test_bench_startup_exits_1_when_the_verdict_is_over_its_bar(monkeypatch, capsys, verify_cpu,
+                                                                 code):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    bench = _load_script("bench_startup.py")
+    monkeypatch.setattr(bench, "cpu_seconds", lambda command, env, cwd: verify_cpu
+                        if "verify" in command else 0.04)
+    monkeypatch.setattr("sys.argv", ["bench_startup.py", "--repeat", "1"])
+    assert bench.main() == code
+    out = capsys.readouterr().out
+    assert ("OVER BAR" in out) == (code == 1) and "shipped world signoff_seed000.yaml" in out

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from infx.errors import InfxError, Problem
+from infx.schemas import quick_valid
 from infx.yamlio import find_line, load_json_text, load_text, read_text
 
 DEFAULT_NOW = "2026-01-01T00:00:00Z"
@@ -18,11 +19,16 @@ DEFAULT_LOGIN = "github-actions[bot]"
 
 
 @lru_cache(maxsize=1)
-def _validator():
-    from jsonschema import Draft202012Validator
-
+def _schema() -> dict:
     text = resources.files("infx.github.fake").joinpath("schemas/world.schema.json").read_text()
-    return Draft202012Validator(json.loads(text))
+    return json.loads(text)
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    from jsonschema import Draft202012Validator  # deferred: only to explain an invalid world
+
+    return Draft202012Validator(_schema())
 
 
 def load_world(source: str | Path | dict, *, filename: str | None = None) -> dict:
@@ -57,7 +63,7 @@ def validate_world(data: Any, *, filename: str, text: str | None) -> dict:
     if not isinstance(data, dict):
         raise InfxError(Problem("a world must be a mapping", file=filename, line=1,
                                 fix="start the file with `repo: owner/name`"))
-    problems = [
+    problems = [] if quick_valid(_schema(), data) else [
         _schema_problem(err, filename, text)
         for err in sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
     ]
