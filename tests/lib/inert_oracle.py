@@ -121,7 +121,7 @@ def report_tables(text: str) -> str:
              {"task": "gsm8k", "job_name": f"{text} 2", "model_prefix": text, "conc": 4, "score": 0.9,
               "infrastructure_success": True}]
     bench = [{"model_prefix": text, "hw": text, "framework": text, "precision": text, "isl": text, "osl": 1,
-              "job_name": text, "conc": text, "median_e2el": 1.0 + i, "tput_per_gpu": 10.0 + i} for i in range(2)]
+              "job_name": text, "conc": text, "tp": text, "median_e2el": 1.0 + i, "tput_per_gpu": 10.0 + i} for i in range(2)]
     reason = composed(text)
     checks = (sweep_report.CheckResult(1, text, Outcome(Status.FAIL, reason, (reason, reason))),)
     report = sweep_report.Report(

@@ -49,10 +49,10 @@ def cache_root() -> Path:
     return Path(base) / "infx"
 
 
-def lock_digest() -> str:
+def lock_digest(source: Path = NODE_TOOLS) -> str:
     digest = hashlib.sha256()
     for name in NODE_MANIFESTS:
-        digest.update((NODE_TOOLS / name).read_bytes())
+        digest.update((source / name).read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -69,20 +69,21 @@ def node() -> str:
     return path
 
 
-def node_modules(install: bool = True) -> Path:
-    """The `node_modules` folder holding the pinned Node.js tools, installing it if asked."""
-    target = cache_root() / f"node-tools-{lock_digest()}"
+def node_modules(install: bool = True, source: Path = NODE_TOOLS) -> Path:
+    """The `node_modules` folder holding the Node.js tools pinned by `source` (a folder with
+    package.json and package-lock.json; the test suite's by default), installing it if asked."""
+    target = cache_root() / f"node-tools-{lock_digest(source)}"
     modules = target / "node_modules"
     if (target / ".complete").is_file():
         return modules
     if not install:
         raise ToolMissing(f"the pinned Node.js tools are not installed in {target}; "
                           "run `python tests/lib/tools.py install`")
-    _npm_ci(target)
+    _npm_ci(target, source)
     return modules
 
 
-def _npm_ci(target: Path) -> None:
+def _npm_ci(target: Path, source: Path = NODE_TOOLS) -> None:
     npm = shutil.which("npm")
     if npm is None:
         raise ToolMissing("npm is not on PATH; install Node.js 20 or later with npm")
@@ -91,15 +92,15 @@ def _npm_ci(target: Path) -> None:
     staging = Path(tempfile.mkdtemp(prefix=".node-tools-", dir=target.parent))
     try:
         for name in NODE_MANIFESTS:
-            shutil.copyfile(NODE_TOOLS / name, staging / name)
+            shutil.copyfile(source / name, staging / name)
         # `npm ci` installs exactly the lock file's versions and checks their integrity hashes;
         # no install scripts run.
         done = subprocess.run(
             [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
             cwd=staging, capture_output=True, text=True, check=False, timeout=600)
         if done.returncode != 0:
-            raise ToolMissing(f"`npm ci` of .ci/node-tools failed:\n{done.stdout}{done.stderr}")
-        (staging / ".complete").write_text(lock_digest() + "\n", encoding="utf-8")
+            raise ToolMissing(f"`npm ci` of {source} failed:\n{done.stdout}{done.stderr}")
+        (staging / ".complete").write_text(lock_digest(source) + "\n", encoding="utf-8")
         try:
             staging.rename(target)
         except OSError:
