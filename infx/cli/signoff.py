@@ -87,14 +87,14 @@ def _emit(result: Result, fmt: str, dump_evidence: str | None) -> None:
     if dump_evidence and result.evidence is not None:
         Path(dump_evidence).write_text(json.dumps(to_json(result.evidence), indent=2, sort_keys=True),
                                        encoding="utf-8")
+    append_summary(f"CODEOWNER sign-off: **{result.kind}** — {result.reason}\n")
     if result.kind == "error":
-        pass  # failures go to stderr only: no partial machine output
-    elif fmt == "json":
+        return  # stderr gets the caller's one error line (the reason once); no partial output
+    if fmt == "json":
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     elif result.body is not None:
         click.echo(result.body, nl=not result.body.endswith("\n"))
     click.echo(f"signoff: {result.kind}: {result.reason} ({result.api_calls} API calls)", err=True)
-    append_summary(f"CODEOWNER sign-off: **{result.kind}** — {result.reason}\n")
 
 
 @signoff.command()

@@ -115,6 +115,18 @@ def test_verification_error_exits_non_zero_without_stdout(capsys, tmp_path) -> N
     assert out == "" and "not found" in err
 
 
+@pytest.mark.parametrize("command,first", [
+    (["verify", "--comment-id", "999"], "verification failed: [github]: reading the sign-off"),
+    (["preview", "--body-file", "/dev/null", "--signer", "chunfangamd"], "preview failed: "),
+])
+def test_a_failed_run_says_its_reason_once(capsys, command, first) -> None:
+    """Issue 24: a 404 was printed twice (a 'signoff: error' line, then the error line)."""
+    assert main(["signoff", *command[:1], "--world", SEED000, "--pr", "3412", *command[1:]]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [err.rstrip("\n")]
+    assert err.startswith(f"error: [signoff]: {first}")
+
+
 def test_verify_records_the_final_status_for_the_workflow_guard(capsys, tmp_path) -> None:
     record = tmp_path / "signoff-status"
     assert main(["signoff", "verify", "--world", SEED000, "--pr", "3412", "--comment-id", "5003",
