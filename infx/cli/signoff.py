@@ -224,6 +224,44 @@ def head_status(world, repo, pr, event_file, state_file) -> None:
         raise InfxError(Problem("the head status could not be decided", key="signoff"))
 
 
+@signoff.command("relay")
+@click.option("--world", type=click.Path(dir_okay=False), help="Replay against a world file.")
+@click.option("--repo", help="owner/name (default: $GITHUB_REPOSITORY, or the world's repo).")
+@click.option("--event", "event_file", type=click.Path(dir_okay=False),
+              help="The workflow_run of a finished signoff-verify run for a review or inline "
+                   "comment event (default: $GITHUB_EVENT_PATH).")
+@click.option("--state-file", type=click.Path(dir_okay=False),
+              help="Record '<state> <sha>' after each commit status (read by the workflow's guard step).")
+def relay_command(world, repo, event_file, state_file) -> None:
+    """Verify the newest unjudged review sign-off of a relayed review event, or decide the head again."""
+    from infx.github.events import load_event
+    from infx.signoff import pipeline as publish
+    from infx.workflow.posting import pulls_for_run_head, run_head
+
+    event_file = event_file or os.environ.get("GITHUB_EVENT_PATH")
+    if not event_file:
+        raise InfxError(Problem("say which event", key="--event",
+                                fix="pass --event FILE or set GITHUB_EVENT_PATH"))
+    run = load_event(Path(event_file), "workflow_run").workflow_run
+    if run is None or run.event not in publish.RELAYED_EVENTS:
+        click.echo(f"signoff: relay: skipped: the run was for {run.event if run else 'no'} event, "
+                   "not a review or inline comment", err=True)
+        return
+    with _github(world, repo) as (client, world_repo, now):
+        repo = _repo(repo, world_repo)
+        numbers = pulls_for_run_head(client, repo, run_head(run))
+        if not numbers:
+            click.echo("signoff: relay: no open pull request for this run's head", err=True)
+            return
+        options = publish.Options(now=now, on_status=_recorder(state_file))
+        results = [publish.relay(client, repo, number, run.created_at, options) for number in numbers]
+    for number, result in zip(numbers, results, strict=True):
+        click.echo(f"signoff: relay #{number}: {result.kind}: {result.status or 'none'}: {result.reason} "
+                   f"({result.api_calls} API calls)", err=True)
+    if any(r.kind == "error" for r in results):
+        raise InfxError(Problem("the relayed review event could not be decided", key="signoff"))
+
+
 def _event_pulls(client: Any, repo: str, path: Path) -> list[int]:
     """The PR numbers an event names: a pull_request's own number, or the open PRs of this
     repository whose head is a finished pull_request run's head (never the run's own list)."""

@@ -88,6 +88,7 @@ class WorkflowRun:
     run_attempt: int
     pull_requests: tuple[int, ...]  # empty for runs from forks (GitHub leaves them out)
     head_repo: str | None = None  # full name of the repository the run's commit came from
+    created_at: str | None = None  # when GitHub created the run (ISO 8601), from GitHub itself
 
 
 @dataclass(frozen=True)
@@ -284,6 +285,7 @@ def _workflow_run_event(name: str, p: _Payload) -> Event:
         run_attempt=int(r.get("run_attempt") or 1),
         pull_requests=tuple(pr["number"] for pr in r.get("pull_requests") or []),
         head_repo=(r.get("head_repository") or {}).get("full_name"),
+        created_at=r.get("created_at"),
     )
     return WorkflowRunEvent(**_common(name, p), workflow_run=run)
 

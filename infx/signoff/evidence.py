@@ -227,6 +227,11 @@ class Reader:
                            f"listing the reviews of PR #{number}")
         return [comment(item, "review") for item in items]
 
+    def review_comments(self, number: int) -> list[Comment]:
+        items = self.pages(f"/repos/{self.repo}/pulls/{number}/comments",
+                           f"listing the inline review comments of PR #{number}")
+        return [comment(item, "review_comment") for item in items]
+
     def team_member(self, team: str, user: str, *, prove: bool = True) -> bool | None:
         """Whether `user` is an active member of `org/slug`.
 

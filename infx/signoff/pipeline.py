@@ -109,6 +109,34 @@ def head_status(client: SignoffClient, repo: str, number: int, options: Options 
                        crashed="head status crashed", failed="Head status could not be decided")
 
 
+RELAYED_EVENTS = frozenset({"pull_request_review", "pull_request_review_comment"})
+
+
+def relay(client: SignoffClient, repo: str, number: int, run_created_at: str | None,
+          options: Options | None = None, table: CheckTable | None = None) -> Result:
+    """A recorded review event, relayed from default-branch code (trigger.relay): verify the
+    newest review sign-off no verdict has judged yet; otherwise decide the head's status
+    again (an edited, deleted or dismissed review sign-off no longer carries its verdict)."""
+    from infx.signoff.trigger.relay import relayed_signoff
+
+    options = options or Options()
+    table = table or load_table()
+    reader = ev.Reader(client, repo, table.settings.max_api_calls)
+    identity = client.identity
+    judged: set[tuple[str, int]] = set()
+    for item in reader.comments(number):
+        record = render.read_signed(item.body, table.settings.marker) \
+            if ev.is_verdict(item, table.settings.marker, identity) else None
+        if record and record.count(":") == 2 and record.split(":")[1].isdigit():
+            kind, source_id, _ = record.split(":")
+            judged.add((kind, int(source_id)))
+    ref = relayed_signoff([*reader.reviews(number), *reader.review_comments(number)], judged,
+                          run_created_at)
+    if ref is None:
+        return head_status(client, repo, number, options, table)
+    return verify(client, repo, gating.Trigger(True, "relayed review event", number, ref), options, table)
+
+
 class _Session:
     def __init__(self, client: SignoffClient, reader: ev.Reader, repo: str, table: CheckTable,
                  options: Options, head_sha: str) -> None:

@@ -690,6 +690,58 @@ def test_a_signoff_changed_while_it_is_verified_ends_pending_whoever_finishes_la
     assert verify(plain).status == "success" and statuses(plain)[-1] == "success"
 
 
+def _review_run_event(world: dict, event: str, created_at: str) -> dict:
+    """The workflow_run payload of a finished signoff-verify run recorded for a review event."""
+    pull = world["pulls"][0]
+    return {"action": "completed", "repository": {"full_name": world["repo"], "default_branch": "main"},
+            "sender": {"login": "someone"},
+            "workflow_run": {"id": 4242, "name": "codeowner-signoff-verify",
+                             "path": ".github/workflows/signoff-verify.yml", "event": event,
+                             "status": "completed", "conclusion": "success", "run_attempt": 1,
+                             "head_sha": pull["head"]["sha"], "head_branch": pull["head"]["ref"],
+                             "head_repository": {"full_name": pull["head"]["repo"]},
+                             "created_at": created_at, "pull_requests": []}}
+
+
+def test_a_review_signoff_is_verified_through_the_relay_and_its_dismissal_resets_the_head(
+        request, fake_github, tmp_path, monkeypatch) -> None:
+    """Review events only get a run without privileges; its completion relays to default-branch
+    code that finds the review through the API (never the event's text) and verifies it."""
+    import json
+
+    from infx.cli import main
+
+    world = _as_review(load(request, "trust_head_moves.yaml"))
+    submitted = world["pulls"][0]["reviews"][0]["submitted_at"]
+    fake = fake_github(world)
+    client, repo = fake.client(), fake.world["repo"]
+    first = publish.relay(client, repo, 3412, submitted)
+    assert first.verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+    # the same run relayed again (a re-run): the review was judged, the head is decided again
+    again = publish.relay(client, repo, 3412, submitted)
+    assert again.kind == "head-status" and again.status == "success" and again.verdict is None
+    # dismissed: the relay of the dismissal event decides the head again: pending
+    fake.world["pulls"][0]["reviews"][0]["state"] = "DISMISSED"
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(_review_run_event(fake.world, "pull_request_review", submitted)))
+    for key, value in fake.env().items():
+        monkeypatch.setenv(key, value)
+    assert main(["signoff", "relay", "--repo", repo, "--event", str(event)]) == 0
+    assert statuses(fake)[-1] == "pending"
+
+
+def test_the_relay_ignores_runs_for_other_events(tmp_path, capsys) -> None:
+    import json
+
+    from infx.cli import main
+
+    world = {"repo": "o/r", "pulls": [{"head": {"sha": "a" * 40, "ref": "b", "repo": "o/r"}}]}
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(_review_run_event(world, "pull_request", "2026-09-24T10:00:00Z")))
+    assert main(["signoff", "relay", "--repo", "o/r", "--event", str(event)]) == 0
+    assert "not a review or inline comment" in capsys.readouterr().err
+
+
 def test_a_signer_dropped_from_codeowners_is_not_carried_to_the_next_head(request, fake_github) -> None:
     fake = fake_github(load(request, "trust_owner_removed.yaml"))
     client, repo = fake.client(), fake.world["repo"]
