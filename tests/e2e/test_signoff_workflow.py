@@ -24,14 +24,11 @@ def workflow(request) -> dict:
 
 
 def expected(event: str, action: str, on_pr: bool, bot: bool, phrase: bool) -> bool:
-    """Independent truth table: which events may start a verification job."""
+    """Independent truth table: which events may start a verification job (conversation
+    sign-offs and dispatches; review events are only recorded, job `record-review`)."""
     if event == "workflow_dispatch":
         return True
-    wanted = {"issue_comment": "created", "pull_request_review": "submitted",
-              "pull_request_review_comment": "created"}
-    if wanted.get(event) != action or bot or not phrase:
-        return False
-    return on_pr or event != "issue_comment"
+    return event == "issue_comment" and action == "created" and on_pr and not bot and phrase
 
 
 def event_payload(event: str, action: str, on_pr: bool, bot: bool, phrase: bool) -> dict:
@@ -78,13 +75,41 @@ def test_triggers_are_new_or_changed_signoffs_and_dispatch(workflow) -> None:
 
 def expected_reset(event: str, action: str, on_pr: bool, bot: bool, phrase: bool,
                    had_phrase: bool) -> bool:
-    """Independent truth table: which events decide the head's status again (a sign-off, or
-    what was one before the edit, changed by a human)."""
-    changed = {"issue_comment": {"edited", "deleted"}, "pull_request_review": {"edited", "dismissed"},
-               "pull_request_review_comment": {"edited", "deleted"}}
-    if action not in changed.get(event, set()) or bot or not (phrase or had_phrase):
+    """Independent truth table: which events decide the head's status again here (a
+    conversation sign-off, or what was one before the edit, changed by a human)."""
+    if event != "issue_comment" or action not in ("edited", "deleted") or bot:
         return False
-    return on_pr or event != "issue_comment"
+    return on_pr and (phrase or had_phrase)
+
+
+def expected_record(event: str, bot: bool, phrase: bool, had_phrase: bool) -> bool:
+    """Independent truth table: which review events are recorded for the relay (any action
+    GitHub sends, by a human, on what carries or carried the sign-off phrase)."""
+    return event in ("pull_request_review", "pull_request_review_comment") and not bot \
+        and (phrase or had_phrase)
+
+
+@pytest.mark.parametrize("event,action,on_pr,bot,phrase", CASES)
+@pytest.mark.parametrize("had_phrase", [True, False])
+def test_record_review_job_if_matches_the_truth_table(workflow, event, action, on_pr, bot, phrase,
+                                                      had_phrase) -> None:
+    payload = event_payload(event, action, on_pr, bot, phrase)
+    if event != "workflow_dispatch":
+        payload["changes"] = {"body": {"from": PHRASE if had_phrase else "LGTM"}}
+    context = Context({"github": {"event_name": event, "event": payload},
+                       "inputs": payload.get("inputs", {})})
+    assert evaluate_if(workflow["jobs"]["record-review"]["if"], context) is expected_record(
+        event, bot, phrase, had_phrase)
+
+
+def test_record_review_has_no_permissions_and_runs_nothing(workflow) -> None:
+    job = workflow["jobs"]["record-review"]
+    assert job["permissions"] == {} and "environment" not in job
+    assert all("uses" not in step and "infx" not in step.get("run", "") for step in job["steps"])
+    # only jobs that run on the default branch's ref use the App's environment
+    for name, other in workflow["jobs"].items():
+        if other.get("environment"):
+            assert "pull_request_review" not in str(other.get("if")), name
 
 
 @pytest.mark.parametrize("event,action,on_pr,bot,phrase", CASES)

@@ -37,6 +37,8 @@ PER_PR_WORKFLOW_LEVEL = {
                           "cancel-in-progress": False},
 }
 JOB = {"signoff-verify.yml": "verify", "reuse-command.yml": "acknowledge"}
+# review events are only recorded by signoff-verify.yml (the relay in signoff-head-status.yml verifies)
+REVIEW_JOB = {"pull_request_review": "record-review", "pull_request_review_comment": "record-review"}
 
 
 @functools.cache
@@ -119,8 +121,6 @@ def replay(workflow: dict, name: str, stream_kind: str, seed: int, job_level: bo
     """Replay one random stream; return what happened to every wanted item."""
     rng = random.Random(seed)
     stream = Stream(rng)
-    job = workflow["jobs"][JOB[name]]
-    setting = job.get("concurrency") if job_level else PER_PR_WORKFLOW_LEVEL[name]
     queue = ConcurrencyQueue()
     wanted_by_run: dict[str, str] = {}
     arrived_at: dict[str, int] = {}
@@ -132,6 +132,8 @@ def replay(workflow: dict, name: str, stream_kind: str, seed: int, job_level: bo
                                   else stream.reuse_event())
         run = f"run{step}"
         context = _context(event, payload)
+        job = workflow["jobs"][REVIEW_JOB.get(event, JOB[name]) if name == "signoff-verify.yml" else JOB[name]]
+        setting = job.get("concurrency") if job_level else PER_PR_WORKFLOW_LEVEL[name]
         runs_job = evaluate_if(job["if"], context)
         if wanted is not None:
             assert runs_job, f"{name}: the job skips a real request: {event} {payload.get('comment')}"
@@ -190,11 +192,16 @@ def test_a_plus_one_cancelled_a_queued_signoff_under_the_previous_setting():
                                    "pull_request_review_comment"])
 def test_signoff_groups_are_per_signoff_and_match_a_dispatch_for_it(event):
     workflow = load_file(WORKFLOWS / "signoff-verify.yml")
-    setting = workflow["jobs"]["verify"]["concurrency"]
-    assert setting["cancel-in-progress"] is False
     action = {"pull_request_review": "submitted"}.get(event, "created")
     payload = _payload(event, action)
     url = (payload.get("review") or payload["comment"])["html_url"]
+    if event in REVIEW_JOB:  # only recorded here, one group per review or inline comment
+        setting = workflow["jobs"][REVIEW_JOB[event]]["concurrency"]
+        assert setting["cancel-in-progress"] is False
+        assert interpolate(setting["group"], _context(event, payload)) == f"codeowner-signoff-record-{url}"
+        return
+    setting = workflow["jobs"]["verify"]["concurrency"]
+    assert setting["cancel-in-progress"] is False
     group = interpolate(setting["group"], _context(event, payload))
     assert group == f"codeowner-signoff-{url}"
     dispatch = {"inputs": {"pr-number": "2", "comment_url": url}}

@@ -170,14 +170,20 @@ def test_head_status_follow_up_trusts_nothing_from_the_pr():
     assert triggers == {"workflow_run": {"workflows": [load_file(WORKFLOWS / "signoff-verify.yml")["name"]],
                                          "types": ["completed"]}}
     assert workflow["permissions"] == {}
-    (job,) = workflow["jobs"].values()
-    assert job["if"] == "github.event.workflow_run.event == 'pull_request'"
-    assert job["permissions"] == {"contents": "read", "issues": "read", "pull-requests": "read",
-                                  "statuses": "write"}
-    uses = [str(step.get("uses", "")) for step in job["steps"]]
-    assert not any(u.startswith(("actions/download-artifact@", "actions/cache@")) for u in uses)
-    checkout = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
-    assert checkout["with"] == {"ref": "${{ github.event.repository.default_branch }}",
-                                "persist-credentials": False}
-    # the run's data reaches Python only through the event file, never through expressions
-    assert "workflow_run" not in str(job["steps"])
+    jobs = workflow["jobs"]
+    assert set(jobs) == {"head-status", "review-signoff"}
+    assert jobs["head-status"]["if"] == "github.event.workflow_run.event == 'pull_request'"
+    assert jobs["head-status"]["permissions"] == {"contents": "read", "issues": "read",
+                                                  "pull-requests": "read", "statuses": "write"}
+    assert "'pull_request_review'" in jobs["review-signoff"]["if"]
+    assert "conclusion == 'success'" in jobs["review-signoff"]["if"]
+    assert jobs["review-signoff"]["permissions"] == \
+        load_file(WORKFLOWS / "signoff-verify.yml")["jobs"]["verify"]["permissions"]
+    for job in jobs.values():
+        uses = [str(step.get("uses", "")) for step in job["steps"]]
+        assert not any(u.startswith(("actions/download-artifact@", "actions/cache@")) for u in uses)
+        checkout = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
+        assert checkout["with"] == {"ref": "${{ github.event.repository.default_branch }}",
+                                    "persist-credentials": False}
+        # the run's data reaches Python only through the event file, never through expressions
+        assert "workflow_run" not in str(job["steps"])
