@@ -201,6 +201,21 @@ def _without_link(entry: dict) -> dict:
     return {k: v for k, v in entry.items() if k != "pr-link"}
 
 
+def only_link_corrections(base_raw: bytes, head_raw: bytes, path: str) -> bool:
+    """Whether the head rewrites nothing but the pr-link of some historical entries (no entry
+    added, removed or otherwise changed): the change `changelog validate` counts as pr-link
+    corrections alone. False when either side does not parse under the strict contract."""
+    try:
+        base = parse_changelog(base_raw, path)
+        head = parse_changelog(head_raw, path)
+    except InfxError:
+        return False
+    pairs = list(zip(base.entries, head.entries, strict=False))
+    return (len(base.entries) == len(head.entries)
+            and all(_without_link(old) == _without_link(new) for old, new in pairs)
+            and any(_link(old) != _link(new) for old, new in pairs))
+
+
 @dataclass(frozen=True)
 class Change:
     """What a head changelog adds to its base."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
+from infx.changelog.strict import DEFAULT_REPO
 from infx.cli.options import FastCommand, Opt
 from infx.plan.planner import (
     DEFAULT_CHANGELOG,
@@ -35,7 +37,9 @@ def plan(base_ref: str, head_ref: str, changelog_file: str, trim_conc: bool, all
     flags = PlanFlags(trim=trim_conc, all_evals=all_evals, evals_only=evals_only)
     files = list(config_files) if config_files else default_config_files()
     sources = file_sources(files, runner_config, base_ref)
-    planned = plan_from_git(base_ref, head_ref, changelog_file, flags, sources)
+    # the repository of canonical pr-links, as `changelog validate --repo` defaults it
+    repo = os.environ.get("GITHUB_REPOSITORY") or DEFAULT_REPO
+    planned = plan_from_git(base_ref, head_ref, changelog_file, flags, sources, repo)
     text = dump_plan(planned)
     if summary:
         from infx.plan.summary import summary_markdown, write_summary  # --summary only

@@ -24,7 +24,12 @@ from infx.changelog.gitio import (
     read_following_nesting,
     toplevel,
 )
-from infx.changelog.strict import check_bytes
+from infx.changelog.strict import (
+    DEFAULT_REPO,
+    check_bytes,
+    only_link_corrections,
+    validate_change,
+)
 from infx.config.master import load_master_configs, load_master_configs_from_texts
 from infx.config.runners import load_runners, load_runners_from_text
 from infx.config.scenarios import SCENARIO_TYPES
@@ -392,23 +397,48 @@ def _load_base(base_ref: str, config_files: Sequence[str], runner_config: str
     return configs, runners, base_raw, head_raw
 
 
+def link_corrections(base_raw: bytes | None, head_raw: bytes | None, path: str,
+                     repo: str | None) -> bool:
+    """Whether a diff's deleted lines are pr-link-only corrections, which append nothing to
+    plan. Judged as `changelog validate` judges them (strict.only_link_corrections; with a
+    repo, also validate_change, whose located error a broken correction raises, as there)."""
+    if base_raw is None or head_raw is None or not only_link_corrections(base_raw, head_raw, path):
+        return False
+    if repo is not None:
+        validate_change(base_raw, head_raw, path, None, repo)
+    return True
+
+
+def no_plan(base_ref: str, head_ref: str) -> dict:
+    """The plan of a change that appends no entry (pr-link corrections): every bucket empty."""
+    return _assemble([], [], [], base_ref, head_ref)
+
+
 def appended_entries(base_text: str | None, head_text: str, path: str = DEFAULT_CHANGELOG
                      ) -> list[ChangelogEntry]:
     """The entries a head changelog appends to a base one, read exactly as the planner reads
-    them (a deleted line or an invalid entry is a located InfxError); none when unchanged."""
+    them (a deleted line or an invalid entry is a located InfxError); none when unchanged or
+    when the change only corrects pr-links (strictly checked by its callers' own validation)."""
     old, new = (base_text or "").split("\n"), head_text.split("\n")
     import difflib  # the bot's path only; `infx plan` diffs with git
 
     diff = "\n".join(difflib.unified_diff(old, new, path, path, n=0, lineterm=""))
-    added = additions(diff, path)
+    try:
+        added = additions(diff, path)
+    except InfxError:
+        if link_corrections(None if base_text is None else base_text.encode("utf-8"),
+                            head_text.encode("utf-8"), path, None):
+            return []
+        raise
     if not added.text.strip():
         return []
     return parse_additions(added, path)
 
 
 def plan_from_git(base_ref: str, head_ref: str, changelog_file: str, flags: PlanFlags,
-                  sources: Sources) -> dict:
-    """Diff the changelog between two refs and plan the appended entries.
+                  sources: Sources, repo: str = DEFAULT_REPO) -> dict:
+    """Diff the changelog between two refs and plan the appended entries (none for a change
+    that only corrects pr-links, judged as `changelog validate` judges it, for ``repo``).
 
     The git reads run in a thread while this one parses the configs (git waits on its own
     process, the parse on the CPU). Errors keep their order: a config that fails to load is
@@ -423,6 +453,7 @@ def plan_from_git(base_ref: str, head_ref: str, changelog_file: str, flags: Plan
             head_raw = read_following_nesting(head_ref, changelog_file)
             if head_raw is not None:  # the same byte rules as `changelog validate`
                 check_bytes(head_raw, changelog_file, f"{changelog_file} at {head_ref}")
+            read["head"] = head_raw
             read["diff"] = diff_following_nesting(base_ref, head_ref, changelog_file)
         except BaseException as exc:  # noqa: BLE001 - re-raised below, in this thread
             read["error"] = exc
@@ -436,7 +467,13 @@ def plan_from_git(base_ref: str, head_ref: str, changelog_file: str, flags: Plan
     reader.join()
     if "error" in read:
         raise read["error"]
-    added = additions(read["diff"], changelog_file)
+    try:
+        added = additions(read["diff"], changelog_file)
+    except InfxError:
+        base_raw = read_following_nesting(base_ref, changelog_file)
+        if link_corrections(base_raw, read.get("head"), changelog_file, repo):
+            return no_plan(base_ref, head_ref)
+        raise
     entries = parse_additions(added, changelog_file)
     return build_plan(entries, base_ref=base_ref, head_ref=head_ref, flags=flags,
                       sources=sources, changelog_path=changelog_file)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from lib.changelog_support import fixture_f_repo, git
+from lib.changelog_support import URL, fixture_f_repo, git
 
 from infx.changelog.entry import did_you_mean, edit_distance
 from infx.cli import main
+from infx.plan.planner import appended_entries
 
 GOOD = "- config-keys:\n    - alpha-fp8-h100-vllm\n  description:\n    - \"x\"\n  pr-link: XXX\n"
 MISTAKES = {
@@ -27,6 +30,7 @@ def repo(tmp_path, test_data, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     monkeypatch.delenv("GITHUB_OUTPUT", raising=False)
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
     return tmp_path
 
 
@@ -87,3 +91,50 @@ def test_suggestions_come_from_edit_distance():
     assert edit_distance("kitten", "sitting") == 3
     assert did_you_mean("evals-onyl", ["evals-only", "all-evals"]) == "evals-only"
     assert did_you_mean("zzz", ["evals-only", "all-evals"]) is None
+
+
+def _correct_link(repo, link: str) -> tuple[str, str]:
+    """Rewrite the historical entry's pr-link (line 5) and commit: base and head refs."""
+    base = git(repo, "rev-parse", "HEAD")
+    path = repo / "perf-changelog.yaml"
+    path.write_text(path.read_text().replace(f"{URL}900", link))
+    git(repo, "commit", "-qam", "correct the link")
+    return base, git(repo, "rev-parse", "HEAD")
+
+
+def test_a_pr_link_only_correction_is_accepted_by_plan_as_by_validate(repo, capsys):
+    """Issue 24: validate accepted it, plan refused it ('Deletions are not allowed'), and a
+    push to main plans every merge: it plans nothing now (no entry is appended)."""
+    base, head = _correct_link(repo, f"{URL}901")
+    refs = ["--base-ref", base, "--head-ref", head]
+    assert main(["changelog", "validate", *refs, "--pr-number", "5"]) == 0
+    assert "0 appended entries, 1 pr-link correction" in capsys.readouterr().out
+    assert main(["plan", *refs]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan.pop("changelog_metadata")["entries"] == []
+    assert plan.pop("single_node") == {} and plan.pop("multi_node") == {}
+    assert set(plan) and all(rows == [] for rows in plan.values())
+    base_text = git(repo, "show", f"{base}:perf-changelog.yaml") + "\n"
+    head_text = git(repo, "show", f"{head}:perf-changelog.yaml") + "\n"
+    assert appended_entries(base_text, head_text) == []  # the bot's reading of the same diff
+
+
+def test_a_broken_correction_gets_the_same_message_from_both(repo, capsys):
+    base, head = _correct_link(repo, "https://example.com/pull/901")
+    refs = ["--base-ref", base, "--head-ref", head]
+    plan = _errors(["plan", *refs], capsys)
+    validate = _errors(["changelog", "validate", *refs, "--pr-number", "5"], capsys)
+    assert plan[:2] == (1, "") and validate[:2] == (1, "")
+    assert plan[2] == validate[2] and len(plan[2]) == 1
+    assert plan[2][0].startswith("error: perf-changelog.yaml:5")
+    assert "pr-link correction is not canonical" in plan[2][0]
+
+
+def test_a_correction_elsewhere_in_an_entry_is_still_a_deletion_for_plan(repo, capsys):
+    """History edits other than a pr-link keep the reference planner's message."""
+    base = git(repo, "rev-parse", "HEAD")
+    path = repo / "perf-changelog.yaml"
+    path.write_text(path.read_text().replace("History", "Rewritten"))
+    git(repo, "commit", "-qam", "rewrite")
+    code, out, errors = _errors(["plan", "--base-ref", base, "--head-ref", "HEAD"], capsys)
+    assert (code, out) == (1, "") and "Deletions are not allowed" in errors[0]
