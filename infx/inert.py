@@ -28,7 +28,7 @@ _BLOCK_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
 # GitHub's filters that run after markdown: mentions, issue references, emoji shortcodes
 # (after every `@`, not only before a word character: cmark-gfm's e-mail autolink reads `@` too)
 # (and a shortcode is looked for in the rendered text, where an escaped `\_` is a plain `_`)
-_FILTERED = re.compile(r"(?<=@)|(?<=#)(?=\w)|(?<=:)(?=(?:\\?[\w+-])+:)")
+_FILTERED = re.compile(r"@|#(?=\w)|:(?=(?:\\?[\w+-])+:)")  # a ZWSP goes after the match
 # every `www.`: GitHub autolinks it after a word boundary and also after `_`, `*`, `~` and `(`,
 # escaped or not, and the link then swallows the backslash that escaped the next character
 _WWW = re.compile(r"(?i)www\.")
@@ -52,17 +52,19 @@ _NO_SENTINELS = dict.fromkeys(map(ord, SENTINELS))
 
 
 def _strip(text: str) -> str:
-    return text.translate(_NO_SENTINELS)
+    if any(sentinel in text for sentinel in SENTINELS):
+        return text.translate(_NO_SENTINELS)
+    return text
 
 
 def plain(text: str) -> str:
     """Untrusted text as inert markdown: one line, every structure escaped."""
     text = _strip(re.sub(r"\s+", " ", str(text)))
-    text = _ESCAPE.sub(lambda m: "".join("\\" + ch for ch in m.group(0)), text)
+    text = _ESCAPE.sub(lambda m: "\\" + "\\".join(m.group(0)), text)  # a backslash before each
     text = _BLOCK_START.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], text)
     text = _SCHEME.sub(":" + ZWSP, text)
     text = _WWW.sub(lambda m: m.group(0)[:-1] + "\\.", text)
-    return _FILTERED.sub(ZWSP, text)
+    return _FILTERED.sub("\\g<0>" + ZWSP, text)
 
 
 def _code_span(text: str) -> str:

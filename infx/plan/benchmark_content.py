@@ -59,10 +59,15 @@ def code_differences(before: Tree, after: Tree, base: Tree) -> list[str]:
     return sorted(p for p in paths if before.get(p) not in (after.get(p), base.get(p)))
 
 
-@lru_cache(maxsize=16)
-def _load(path: str, text: str) -> Any:
-    """One file parsed once per process (the trees compared share most of their files)."""
+@lru_cache(maxsize=32)
+def load_tree_file(path: str, text: str) -> Any:
+    """One YAML file of a tree parsed once per process (the trees compared share most of
+    their files, and the sign-off's checks read the same master configs): raises InfxError
+    on bad YAML. Treat the result as read-only."""
     return yamlio.load_text(text, path)
+
+
+
 
 
 def _blocks(tree: Tree) -> dict[str, tuple[str, Any]]:
@@ -73,7 +78,7 @@ def _blocks(tree: Tree) -> dict[str, tuple[str, Any]]:
         if text is None or not MASTER_PATH.match(path):
             continue
         try:
-            data = _load(path, text)
+            data = load_tree_file(path, text)
         except InfxError as exc:
             raise Unreadable(f"{path} cannot be parsed: {str(exc).splitlines()[0]}") from exc
         if not isinstance(data, dict):
@@ -93,7 +98,7 @@ def _entries(tree: Tree) -> list[dict]:
     if text is None:
         return []
     try:
-        data = _load(CHANGELOG, text)
+        data = load_tree_file(CHANGELOG, text)
     except InfxError as exc:
         raise Unreadable(f"{CHANGELOG} cannot be parsed: {str(exc).splitlines()[0]}") from exc
     if data is None:
@@ -116,6 +121,11 @@ def named_keys(entries: Iterable[dict], keys: list[str]) -> set[str]:
     named: set[str] = set()
     for entry in entries:
         patterns = [str(p) for p in entry.get("config-keys") or [] if isinstance(p, str)]
+        try:  # a list resolves to the union of its patterns' keys when each names some
+            named.update(resolve_config_keys(patterns, keys, Wildcards.STAR))
+            continue
+        except KeyResolutionError:
+            pass
         for pattern in patterns:
             try:
                 named.update(resolve_config_keys([pattern], keys, Wildcards.STAR))

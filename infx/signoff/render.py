@@ -90,7 +90,9 @@ def _inert(text: str, repo: str) -> str:
 def row_line(row: Row, repo: str = "") -> str:
     reason = _inert(row.outcome.reason, repo) or "no reason given."
     shown = clean(row.outcome.reason)
-    details = [_inert(d, repo) for d in row.outcome.details if (said := clean(d)) and said not in shown]
+    pieces = set(shown.split("; "))  # a detail the reason lists as one of its parts is in it
+    details = [_inert(d, repo) for d in row.outcome.details
+               if (said := clean(d)) and said not in pieces and said not in shown]
     if details:
         reason += " Also: " + "; ".join(details)
     return f"{EMOJI[row.status]} Check {row.spec.number} ({row.spec.name}): {row.status.value} — {reason}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.rules.affected import AffectedConfig, affected_configs, config_where, launch_lines
@@ -67,16 +68,25 @@ def _override_problems(lines: list[Line], rules: dict, prefixes: set[str]) -> li
     allowed = {(r["prefix"], r["key"], str(r["value"])) for r in rules["native-support"]}
     problems = []
     editors = _config_editing_files(lines)
+    payloads: dict[tuple[str, bool], list[tuple[str, object]]] = {}  # a copied block repeats lines
     for line in lines:
-        values = [v for flag in rules["override-flags"] for v in flag_values(line.text, flag)]
-        if "config.json" in line.text and re.search(r"\b(sed|jq|python3?|perl)\b", line.text) \
-                or line.path in editors:
-            values.append(line.text)
-        for key, value in (kv for v in values for kv in _keys(v)):
+        slot = (line.text, line.path in editors)
+        if slot not in payloads:
+            payloads[slot] = _override_payload(line.text, rules["override-flags"], slot[1])
+        for key, value in payloads[slot]:
             if key in denied and not any((p, key, str(value)) in allowed for p in prefixes):
                 problems.append(f"{line.where()}: overrides {key}={value}, which removes "
                                 "architectural FLOPs the model does not natively support")
     return list(dict.fromkeys(problems))  # one flag has several spellings; report a line once
+
+
+def _override_payload(text: str, flags: list[str], edits_config: bool) -> list[tuple[str, object]]:
+    """(key, value) pairs a line sets through an override flag, or by editing a model's
+    config.json (a line of a file that edits one, or an editor command naming it)."""
+    values = [v for flag in flags for v in flag_values(text, flag)]
+    if "config.json" in text and re.search(r"\b(sed|jq|python3?|perl)\b", text) or edits_config:
+        values.append(text)
+    return [kv for v in values for kv in _keys(v)]
 
 
 def _config_editing_files(lines: list[Line]) -> set[str]:
@@ -142,6 +152,12 @@ def publication_values(text: str, setting: str) -> list[str]:
     """Each value a line gives the setting: ``true``, ``false``, or the raw text when it is
     not a literal (an unexpanded variable, say). A bare ``--flag`` switch means true and
     ``--no-flag`` means false."""
+    return list(_publication_values(text, setting))
+
+
+@lru_cache(maxsize=16384)
+def _publication_values(text: str, setting: str) -> tuple[str, ...]:
+    # the added lines and every config's launch lines are read, and copied blocks repeat them
     flag = "--" + setting.replace("_", "-")
     values = []
     for raw in flag_values(text, setting):
@@ -152,4 +168,4 @@ def publication_values(text: str, setting: str) -> list[str]:
         values.append("true")
     if mentions_flag(text, "--no-" + setting.replace("_", "-")):
         values.append("false")
-    return values
+    return tuple(values)

@@ -63,7 +63,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
         return Outcome(Status.NA, "no spec-decode benchmark is added, changed or re-enabled, and no "
                        "changed benchmark file sets a prohibited draft flag or environment")
     problems: list[str] = []
-    scanned_lines: dict[Line, list[str]] = {}  # configs launched through one file share its lines
+    scanned_lines: dict[str, list[str]] = {}  # configs launched through one file share its lines
     for config, lines in configs:
         if not lines:
             problems.append(f"{config_where(evidence, config)}: the effective launch (recipe, launcher "
@@ -88,39 +88,39 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                    f"effective precision (\"{effective}\")", tuple(scanned))
 
 
-def _launch_problems(lines: list[Line], rules: dict, scanned: dict[Line, list[str]] | None = None) -> list[str]:
-    """The prohibited draft settings of the lines, in line order (``scanned`` remembers each
-    line's findings for the next config launched through the same lines)."""
+def _launch_problems(lines: list[Line], rules: dict, scanned: dict[str, list[str]] | None = None) -> list[str]:
+    """The prohibited draft settings of the lines, in line order, each at its line
+    (``scanned`` remembers what each text sets, for the next line or config that repeats it)."""
     scanned = {} if scanned is None else scanned
     problems = []
     for line in lines:
-        found = scanned.get(line)
+        found = scanned.get(line.text)
         if found is None:
-            found = scanned[line] = _line_problems(line, rules)
-        problems += found
+            found = scanned[line.text] = _text_problems(line.text, rules)
+        problems += [f"{line.where()}: {p}" for p in found]
     return problems
 
 
-def _line_problems(line: Line, rules: dict) -> list[str]:
-    """The prohibited draft settings of one launch line."""
+def _text_problems(text: str, rules: dict) -> list[str]:
+    """The prohibited draft settings one launch line's text makes."""
     problems = []
-    for name, value in env_settings(line.text):
+    for name, value in env_settings(text):
         if name in rules["prohibited-env"] and is_enabled(value):
-            problems.append(f"{line.where()}: {name}={value} lowers draft precision (prohibited)")
+            problems.append(f"{name}={value} lowers draft precision (prohibited)")
     for flag in rules["distinct-flags"]["prohibited-flags"]:
-        if mentions_flag(line.text, flag):
-            value = (flag_values(line.text, flag) or [""])[0]
-            problems.append(f"{line.where()}: {flag} {value}".rstrip() + " changes draft precision")
-    for conf in flag_values(line.text, "--speculative-config") + flag_values(line.text, "speculative_config"):
+        if mentions_flag(text, flag):
+            value = (flag_values(text, flag) or [""])[0]
+            problems.append(f"{flag} {value}".rstrip() + " changes draft precision")
+    for conf in flag_values(text, "--speculative-config") + flag_values(text, "speculative_config"):
         keys = _json_keys(conf) & set(rules["speculative-config-keys"])
         if keys:
-            problems.append(f"{line.where()}: --speculative-config sets {', '.join(sorted(keys))} "
+            problems.append(f"--speculative-config sets {', '.join(sorted(keys))} "
                             "for the draft")
         pruned = _json_keys(conf, nested=True) & rules["pruning-keys"]
         if pruned:
-            problems.append(f"{line.where()}: --speculative-config sets {', '.join(sorted(pruned))} for "
+            problems.append(f"--speculative-config sets {', '.join(sorted(pruned))} for "
                             "the draft, which prunes its layers/experts/heads below the shipped draft")
-    problems += _override_problems(line, rules)
+    problems += _override_problems(text, rules)
     return problems
 
 
@@ -135,29 +135,29 @@ def _rules(draft: dict, overrides: dict) -> dict:
     return rules | {"distinct-flags": {name: _distinct_flags(rules[name]) for name in flags}}
 
 
-def _override_problems(line: Line, rules: dict) -> list[str]:
+def _override_problems(text: str, rules: dict) -> list[str]:
     """Draft pruning or cheapening through flags other than --speculative-config."""
     problems = []
     for flag in rules["distinct-flags"]["draft-cheapening-flags"]:
-        if mentions_flag(line.text, flag):
-            value = (flag_values(line.text, flag) or [""])[0]
-            problems.append(f"{line.where()}: {flag} {value}".rstrip() + " makes the draft cheaper than "
+        if mentions_flag(text, flag):
+            value = (flag_values(text, flag) or [""])[0]
+            problems.append(f"{flag} {value}".rstrip() + " makes the draft cheaper than "
                             "shipped (a pruned draft vocabulary/head)")
     for flag in rules["distinct-flags"]["draft-override-flags"]:
-        for value in flag_values(line.text, flag):
+        for value in flag_values(text, flag):
             if value.startswith("$"):
-                problems.append(f"{line.where()}: {flag} {value} overrides the draft's model config with a "
+                problems.append(f"{flag} {value} overrides the draft's model config with a "
                                 "value that is not a literal, so the draft's architecture could not be verified")
                 continue
             pruned = _json_keys(value, nested=True) & rules["pruning-keys"]
             if pruned:
-                problems.append(f"{line.where()}: {flag} sets {', '.join(sorted(pruned))} for the draft, which "
+                problems.append(f"{flag} sets {', '.join(sorted(pruned))} for the draft, which "
                                 "prunes its layers/experts/heads below the shipped draft")
     for flag in rules["distinct-flags"]["target-override-flags"]:
-        for value in flag_values(line.text, flag):
+        for value in flag_values(text, flag):
             pruned = _json_keys(value, nested=True) & rules["architecture-keys"]
             if pruned:
-                problems.append(f"{line.where()}: {flag} sets {', '.join(sorted(pruned))}, the draft's own "
+                problems.append(f"{flag} sets {', '.join(sorted(pruned))}, the draft's own "
                                 "MTP/NextN/EAGLE architecture, so the draft does not run as shipped")
     return problems
 

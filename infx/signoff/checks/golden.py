@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
 from infx.config.policy import GOLDEN_DIR, GoldenCurveRef, PolicyReader, draft_kind, golden_refs
 from infx.signoff.model import Evidence, Outcome, Status
@@ -37,13 +39,15 @@ from infx.signoff.table import Settings
 @fail_closed("Golden acceptance length")
 def run(evidence: Evidence, settings: Settings) -> Outcome:
     reader = policy(evidence)
+    # the golden curves golden.yaml lists, read once per run, where the first config needs them
+    refs = functools.cache(lambda: golden_refs(reader.doc("golden")))
     failures, judged = [], []
     for config in judged_configs(evidence, affected_configs(evidence)):  # what the plan sweeps
         lines = launch_lines(evidence, config)
         if not is_spec_decode(config, lines):
             continue
         if config.agentic:
-            verdict = _judge_agentic(evidence, reader, config, lines)
+            verdict = _judge_agentic(evidence, reader, config, lines, refs)
         else:
             verdict = _judge_fixed(evidence, config, lines)
         if verdict:
@@ -69,7 +73,8 @@ def _judge_fixed(evidence: Evidence, config: AffectedConfig, lines) -> str | Non
             "non-agentic spec-decode config (only agentic throughput runs may force acceptance)")
 
 
-def _judge_agentic(evidence: Evidence, reader: PolicyReader, config: AffectedConfig, lines) -> str:
+def _judge_agentic(evidence: Evidence, reader: PolicyReader, config: AffectedConfig, lines,
+                   refs: Callable[[], list[GoldenCurveRef]]) -> str:
     where = config_where(evidence, config)
     engine = engine_family(config)
     k = draft_length(engine, lines)
@@ -94,8 +99,7 @@ def _judge_agentic(evidence: Evidence, reader: PolicyReader, config: AffectedCon
     method, variant = draft_kind(reader.doc("golden"), config.prefix, draft_method(config, lines),
                                  draft_variant(config, lines))
     mode = thinking_mode(config, lines)
-    ref = choose_curve(golden_refs(reader.doc("golden")), config.prefix, method, variant,
-                       config.precision)
+    ref = choose_curve(refs(), config.prefix, method, variant, config.precision)
     golden = None
     if ref is not None:
         curve = reader.golden_curve(ref.file).get(ref.model_key, {})

@@ -13,11 +13,10 @@ from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
-from infx import yamlio
 from infx.config.recipe import Recipe, parse_recipe, recipe_path, render
 from infx.config.scenarios import AGENTIC, AGENTIC_ID, scenario_id
 from infx.errors import InfxError
-from infx.plan.benchmark_content import LAUNCH_PATH, RECIPE_PATH
+from infx.plan.benchmark_content import LAUNCH_PATH, RECIPE_PATH, load_tree_file
 from infx.plan.launch_graph import (
     HELPER,
     LAUNCHER,
@@ -156,7 +155,7 @@ def config_graph(evidence: Evidence, config: AffectedConfig) -> LaunchGraph | No
     text = tree.get(RUNNERS_PATH)
     if text is not None:
         try:
-            runners = yamlio.load_text(text, RUNNERS_PATH)
+            runners = load_tree_file(RUNNERS_PATH, text)  # parsed once, not once per config
         except InfxError as exc:
             raise EvidenceGap(f"{RUNNERS_PATH} at the assessed head cannot be parsed: "
                               f"{str(exc).splitlines()[0]}") from exc
@@ -276,16 +275,22 @@ def _named_launch_lines(evidence: Evidence, config: AffectedConfig) -> list[Line
     """Launch lines of a tree without the config's launcher (see launch_lines)."""
     lines = _recipe_lines(evidence, config)
     files: list[str] = list(config.recipe.files) if config.recipe else []
-    paths = {f.filename for f in changed_files(evidence) if f.status != "removed"}
-    paths |= {p for p, text in evidence.head_files.items() if text is not None and LAUNCH_PATH.match(p)}
-    files += [p for p in sorted(paths) if _names_config(p, config)
-              and not MASTER_PATH.match(p) and not RECIPE_PATH.match(p)]
+    files += [p for p in per_verdict.once(evidence, "named launch candidates", lambda: _candidates(evidence))
+              if _names_config(p, config)]
     for path in dict.fromkeys(files):
         lines += text_lines(path, head_text(evidence, path))
     for path in helper_files(evidence, config):
         if path not in files:
             lines += [replace(line, shared=True) for line in text_lines(path, head_text(evidence, path))]
     return list(join_continuations(lines))
+
+
+def _candidates(evidence: Evidence) -> list[str]:
+    """Files that may be named after a config (changed ones and launch files at head), in
+    path order, master configs and recipes excepted."""
+    paths = {f.filename for f in changed_files(evidence) if f.status != "removed"}
+    paths |= {p for p, text in evidence.head_files.items() if text is not None and LAUNCH_PATH.match(p)}
+    return [p for p in sorted(paths) if not MASTER_PATH.match(p) and not RECIPE_PATH.match(p)]
 
 
 def helper_files(evidence: Evidence, config: AffectedConfig) -> list[str]:
@@ -317,16 +322,20 @@ def _recipe_line(source: str, rendered: str) -> int | None:
 def _names_config(path: str, config: AffectedConfig) -> bool:
     """A launch file named after this config: the key, or prefix + engine + SKU (and no
     other precision, and agentic files only for agentic configs)."""
-    lowered = path.lower()
-    if config.key.lower() in lowered:
-        return True
-    framework = config.framework.lower()
+    return config.key.lower() in path.lower() or _names_family(
+        path, config.framework, config.prefix, config.sku, config.precision, config.agentic)
+
+
+@lru_cache(maxsize=8192)
+def _names_family(path: str, framework: str, prefix: str, sku: str, precision: str, agentic: bool) -> bool:
+    # configs of one model, engine and SKU (however many keys) ask the same of each file
+    lowered, framework = path.lower(), framework.lower()
     engine = framework.split("-")[1] if framework.startswith("dynamo-") else framework.split("-")[0]
-    prefix_forms = {config.prefix.lower(), config.prefix.lower().replace(".", "")}
+    prefix_forms = {prefix.lower(), prefix.lower().replace(".", "")}
     precisions = set(re.findall(r"(?<![a-z0-9])(fp4|fp8|bf16|int4|mxfp4|nvfp4)(?![a-z0-9])", lowered))
     return (any(p and p in lowered for p in prefix_forms) and engine in lowered
-            and config.sku in lowered and precisions <= {config.precision.lower()}
-            and ("agentic" in lowered) == config.agentic)
+            and sku in lowered and precisions <= {precision.lower()}
+            and ("agentic" in lowered) == agentic)
 
 
 def draft_size_zero(config: AffectedConfig) -> bool:

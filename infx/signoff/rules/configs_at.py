@@ -5,9 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from infx import yamlio
 from infx.errors import InfxError, Problem
-from infx.plan.benchmark_content import MASTER_PATH
+from infx.plan.benchmark_content import MASTER_PATH, load_tree_file
 
 
 def master_files(tree: dict[str, str | None]) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -34,11 +33,11 @@ def master_entries(tree: dict[str, str | None]) -> dict[str, dict[str, Any]] | N
         return None
 
 
-@lru_cache(maxsize=32)
 def load_master(path: str, text: str) -> Any:
-    """One master-config text parsed once per process (the checks and the scope all read the
-    same files); raises InfxError on bad YAML. Treat the result as read-only."""
-    return yamlio.load_text(text, path)
+    """One master-config text parsed once per process (the checks, the scope and the drift
+    comparison all read the same files: infx.plan.benchmark_content.load_tree_file); raises
+    InfxError on bad YAML. Treat the result as read-only."""
+    return load_tree_file(path, text)
 
 
 @lru_cache(maxsize=32)

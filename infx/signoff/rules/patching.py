@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
+from infx.signoff import per_verdict
 from infx.signoff.model import ChangedFile, Evidence
 from infx.signoff.rules.policy_reads import diffed_files, policy
 from infx.signoff.rules.scan import Line, added_lines, join_continuations
@@ -88,13 +90,18 @@ def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: lis
     found: list[Patching] = []
     file_locates_engine = _touches_engine("\n".join(ln.text for ln in lines), paths)
     index, folder, clones = 0, "", {}
+    read: dict[str, _LineFacts] = {}  # copied blocks repeat their lines: read each text once
     while index < len(lines):
         line = lines[index]
-        folder = _folder_after(line.text, folder, clones)
+        facts = read.get(line.text)
+        if facts is None:
+            facts = read[line.text] = _LineFacts(line.text, paths, packages, allowed)
+        if facts.enters:
+            folder = _folder_after(line.text, folder, clones)
         if components and non_engine_component(line.text, folder, components):
             index += 1
             continue
-        heredoc = _HEREDOC.search(line.text)
+        heredoc = facts.heredoc
         if heredoc:
             body, index = _heredoc_body(lines, index, heredoc.group(1))
             text = line.text + "\n" + "\n".join(body)
@@ -102,11 +109,25 @@ def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: lis
                 found.append(Patching(line.where(), f"heredoc rewrites engine files: {line.text.strip()}",
                                       line.path, tuple(body)))
             continue
-        lead = _line_lead(line.text, paths, packages, allowed)
+        lead = facts.lead
         if lead:
             found.append(Patching(line.where(), f"{lead}: {line.text.strip()}", line.path, (line.text,)))
         index += 1
     return found
+
+
+class _LineFacts:
+    """What one line's text says to the scan, whatever the lines around it: whether it may
+    change folder, the heredoc it opens, its patching lead (read when asked)."""
+
+    def __init__(self, text: str, paths: list[str], packages: list[str], allowed: list[str]) -> None:
+        self._text, self._rules = text, (paths, packages, allowed)
+        self.enters = _ENTER.search(text) is not None
+        self.heredoc = _HEREDOC.search(text)
+
+    @cached_property
+    def lead(self) -> str | None:
+        return _line_lead(self._text, *self._rules)
 
 
 def _heredoc_body(lines: list[Line], start: int, marker: str) -> tuple[list[str], int]:
@@ -160,7 +181,11 @@ def _engine_install(args: str, packages: list[str], allowed: list[str]) -> str |
 
 
 def patching_in(evidence: Evidence) -> list[Patching]:
-    """Patching leads in the PR's added lines, per the trusted patching policy."""
-    rules = policy(evidence).doc("patching")
-    return find_patching(diffed_files(evidence), rules["engine-paths"], rules["engine-packages"],
-                         rules["allowed-packages"], rules.get("non-engine-components"))
+    """Patching leads in the PR's added lines, per the trusted patching policy (worked out
+    once per verdict: Checks `patch` and `draft` both read them)."""
+    def find() -> list[Patching]:
+        rules = policy(evidence).doc("patching")
+        return find_patching(diffed_files(evidence), rules["engine-paths"], rules["engine-packages"],
+                             rules["allowed-packages"], rules.get("non-engine-components"))
+
+    return list(per_verdict.once(evidence, "patching", find))

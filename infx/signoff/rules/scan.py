@@ -136,13 +136,18 @@ def _mention_pattern(flag: str) -> re.Pattern[str]:
 
 def env_settings(text: str) -> list[tuple[str, str]]:
     """Environment assignments in a line: shell, ``NAME: value`` YAML, os.environ."""
+    return list(_env_settings(text))
+
+
+@lru_cache(maxsize=16384)
+def _env_settings(text: str) -> tuple[tuple[str, str], ...]:
     found: list[tuple[str, str]] = []
     for pattern in _ENV_PATTERNS:
         for match in pattern.finditer(text):
             pair = (match.group(1), _unquote(match.group(2)))
             if pair not in found:
                 found.append(pair)
-    return found
+    return tuple(found)
 
 
 def is_enabled(value: str) -> bool:
@@ -191,13 +196,19 @@ class Guard:
 def shell_guards(text: str, number: int) -> list[Guard]:
     """The ``if``/``elif`` conditions (outermost first) that enclose line ``number`` of a shell
     script; one-line ``if …; then …; fi`` forms guard only themselves."""
+    return list(_shell_guards(text, number))
+
+
+@lru_cache(maxsize=1024)
+def _shell_guards(text: str, number: int) -> tuple[Guard, ...]:
+    # every config launched through one script asks for the same lines' guards
     stack: list[Guard] = []
     for current, raw in enumerate(text.splitlines(), 1):
         line = strip_comment(raw)
         word = line.strip().rstrip(";")
         inline = re.match(r"^\s*if\s+(.*?);\s*then\s+.*\bfi\s*;?\s*$", line)
         if current == number:
-            return stack + ([Guard(inline.group(1), False)] if inline else [])
+            return tuple(stack + ([Guard(inline.group(1), False)] if inline else []))
         match = _SHELL_IF.match(line)
         if inline:
             continue
@@ -209,4 +220,4 @@ def shell_guards(text: str, number: int) -> list[Guard]:
             stack[-1] = Guard(stack[-1].predicate, True)
         elif word == "fi" and stack:
             stack.pop()
-    return stack
+    return tuple(stack)
