@@ -214,6 +214,11 @@ class _Session:
             return self._skip(f"the PR is {pr.state}")
         out_of_scope = scope_mod.target_problem(pr.base_ref, ev.default_branch_of(raw), "get this status")
         if out_of_scope:
+            # retargeted away: a `success` the bot left on this head would still speak for the
+            # commit in a PR into the default branch, so it is withdrawn (PRODUCT §4.8)
+            ours = self._our_newest_status(pr.head_sha)
+            if ours is not None and ours.get("state") == "success":
+                return self._head_result("pending", NOT_VERIFIED, out_of_scope)
             return self._skip(out_of_scope)
         nobody = SignOff(author="", body="", url=None, source_id=None, kind="issue_comment")
         evidence = self._scope(pr, raw, nobody, {})
@@ -249,12 +254,12 @@ class _Session:
         PR unchanged, and its author is still an owner (Check `codeowner`) on the default branch's
         CODEOWNERS. The binding rule is decided by the caller."""
         context = self.settings.status_context
-        ours = [s for s in self.reader.statuses(verified) if s.get("context") == context]
-        if not ours or not our_status(self.identity, ours[0]):
+        ours = self._our_newest_status(verified)
+        if ours is None:
             return (f"the newest {context} status on {verified[:12]} was not set by the bot "
                     f"itself ({self.identity.login})")
-        if ours[0].get("state") != "success":
-            return f"the bot's newest status on {verified[:12]} is {ours[0].get('state')}, not success"
+        if ours.get("state") != "success":
+            return f"the bot's newest status on {verified[:12]} is {ours.get('state')}, not success"
         record = render.read_signed(verdict.body, self.settings.marker)
         if record is None:
             return f"the verdict on {verified[:12]} does not record which sign-off it judged"
@@ -269,6 +274,12 @@ class _Session:
             return (f"@{signoff.author} is no longer a CODEOWNER of this PR on "
                     f"{evidence.default_branch}: {why}")
         return None
+
+    def _our_newest_status(self, sha: str) -> dict | None:
+        """The newest status of our context on `sha` when the bot itself created it (trust.our_status), else None."""
+        context = self.settings.status_context
+        ours = [s for s in self.reader.statuses(sha) if s.get("context") == context]
+        return ours[0] if ours and our_status(self.identity, ours[0]) else None
 
     def _signoff_changed(self, record: str, pr_number: int, since: str) -> tuple[str | None, SignOff | None]:
         """Read the sign-off a verdict judged (`record`: binding.signoff_record) as it stands now:

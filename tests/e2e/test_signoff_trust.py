@@ -742,6 +742,19 @@ def test_the_relay_ignores_runs_for_other_events(tmp_path, capsys) -> None:
     assert "not a review or inline comment" in capsys.readouterr().err
 
 
+def test_a_pr_retargeted_away_from_the_default_branch_withdraws_its_success(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_head_moves.yaml"))
+    client, repo = fake.client(), fake.world["repo"]
+    assert verify(fake).status == "success"
+    fake.world["pulls"][0]["base"]["ref"] = "release"  # pull_request edited, changes.base
+    result = publish.head_status(client, repo, 3412)
+    assert result.status == "pending" and statuses(fake)[-1] == "pending"
+    assert "targets release, not the default branch main" in result.reason
+    # nothing of ours left to withdraw: no further status
+    again = publish.head_status(client, repo, 3412)
+    assert again.kind == "skipped" and statuses(fake)[-1] == "pending"
+
+
 def test_a_signer_dropped_from_codeowners_is_not_carried_to_the_next_head(request, fake_github) -> None:
     fake = fake_github(load(request, "trust_owner_removed.yaml"))
     client, repo = fake.client(), fake.world["repo"]

@@ -62,10 +62,20 @@ def test_triggers_are_new_or_changed_signoffs_and_dispatch(workflow) -> None:
     assert set(on) == {"issue_comment", "pull_request_review", "pull_request_review_comment",
                        "pull_request", "workflow_dispatch"}
     # a push to a PR only records the head (no permissions, nothing checked out or run)
-    assert on["pull_request"]["types"] == ["opened", "synchronize", "reopened", "ready_for_review"]
+    assert on["pull_request"]["types"] == ["opened", "synchronize", "reopened", "ready_for_review", "edited"]
     record = workflow["jobs"]["record-head"]
-    assert record["permissions"] == {} and record["if"] == "github.event_name == 'pull_request'"
+    assert record["permissions"] == {}
     assert all("uses" not in step for step in record["steps"])
+    # a push or a retarget (the base changed) is recorded; a title or body edit is not
+    for action, changes, recorded in [("synchronize", None, True), ("opened", None, True),
+                                      ("edited", {"base": {"ref": {"from": "release"}}}, True),
+                                      ("edited", {"title": {"from": "old"}}, False),
+                                      ("edited", None, False)]:
+        payload = {"action": action} | ({"changes": changes} if changes else {})
+        context = Context({"github": {"event_name": "pull_request", "event": payload}})
+        assert evaluate_if(record["if"], context) is recorded, (action, changes)
+    assert evaluate_if(record["if"], Context({"github": {"event_name": "issue_comment",
+                                                         "event": {"action": "edited"}}})) is False
     # created: job `verify`; edited / deleted / dismissed: job `reset` decides the head again
     assert on["issue_comment"]["types"] == ["created", "edited", "deleted"]
     assert on["pull_request_review"]["types"] == ["submitted", "edited", "dismissed"]
