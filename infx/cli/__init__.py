@@ -66,8 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     code = _run_fast(args)
     if code is not None:
         return code
-    from infx.cli.router import cli, run
+    from infx.loading import loading
 
+    with loading():
+        from infx.cli.router import cli, run
     entry = COMMANDS.get(args[0]) if args else None
     return run(cli, argv, "infx", batch=entry is not None and entry.batch)
 

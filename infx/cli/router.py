@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
-
 import click
 
 from infx import __version__
 from infx.cli import COMMANDS, guarded, paused_gc
 from infx.errors import InfxError, Problem, report
+from infx.loading import load
 
 HELP_OPTIONS = ["-h", "--help"]
 
@@ -25,7 +24,7 @@ class LazyGroup(click.Group):
             return None
         module_name, attr = entry.target.split(":")
         try:
-            command = getattr(importlib.import_module(module_name), attr)
+            command = getattr(load(module_name), attr)
         except Exception as exc:  # noqa: BLE001 - a broken command is an error, never a missing one
             raise InfxError(Problem(f"command {name!r} could not be loaded from {entry.target}: "
                                     f"{type(exc).__name__}: {exc}",

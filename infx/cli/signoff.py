@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from infx.errors import InfxError, Problem
+from infx.loading import load, loading
 from infx.signoff.trigger import gating
 
 if TYPE_CHECKING:
@@ -29,15 +30,19 @@ def _github(world: str | None, repo: str | None = None) -> Iterator[tuple[Any, s
     """(client, repo from the world, review time) — a live client (a GitHub App finds its
     installation on ``repo``, else on $GITHUB_REPOSITORY), or a fake server for --world."""
     if world is None:
-        from infx.github.client import GitHubClient
+        with loading():  # the first client imports PyGithub
+            from infx.github.client import GitHubClient
 
-        yield GitHubClient.from_env(repo=repo), None, None
+            client = GitHubClient.from_env(repo=repo)
+        yield client, None, None
         return
-    from infx.github.fake import FakeGitHub
-
+    with loading():
+        from infx.github.fake import FakeGitHub
     with FakeGitHub(world) as fake:
         now = datetime.fromisoformat(str(fake.world["now"]).replace("Z", "+00:00"))
-        yield fake.client(), fake.world["repo"], now
+        with loading():
+            client = fake.client()
+        yield client, fake.world["repo"], now
 
 
 def _trigger(pr: int | None, comment_id: int | None, comment_url: str | None, actor: str | None,
@@ -115,7 +120,7 @@ def verify(world, repo, pr, comment_id, comment_url, actor, dispatch, event_file
            dump_evidence, state_file) -> None:
     """Verify a sign-off and publish the verdict comment and commit status."""
     # deferred: the pipeline is heavy and `infx --help` needs none of it
-    from infx.signoff import pipeline as publish
+    publish = load("infx.signoff.pipeline")
 
     event_file = event_file or (None if (pr or comment_url) else os.environ.get("GITHUB_EVENT_PATH"))
     if event_file:
@@ -145,7 +150,7 @@ def verify(world, repo, pr, comment_id, comment_url, actor, dispatch, event_file
 @click.option("--dump-evidence", type=click.Path(dir_okay=False), help="Write the gathered evidence as JSON.")
 def preview(pr, body_file, signer, world, repo, fmt, dump_evidence) -> None:
     """Show the verdict a draft sign-off would get, without posting anything."""
-    from infx.signoff import pipeline as publish
+    publish = load("infx.signoff.pipeline")
 
     body = Path(body_file).read_text(encoding="utf-8")
     trigger = gating.Trigger(True, "preview", pr, None, dispatched=True)

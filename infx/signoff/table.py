@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,6 +11,7 @@ from typing import Any
 
 from infx import yamlio
 from infx.errors import InfxError, Problem
+from infx.loading import load
 from infx.schemas import check_schema
 from infx.signoff.model import Evidence, Outcome, Status
 
@@ -117,7 +117,7 @@ def load_table() -> CheckTable:
 def load_check(spec: CheckSpec) -> Callable[[Evidence, Settings], Outcome] | None:
     """The check's ``run`` function, or None when its module cannot be imported."""
     try:
-        module = importlib.import_module(spec.module)
+        module = load(spec.module)
     except Exception:  # noqa: BLE001 - any import failure makes the check unavailable
         return None
     run = getattr(module, "run", None)
