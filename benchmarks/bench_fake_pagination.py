@@ -112,7 +112,34 @@ def measure(world_file: str, mode: str) -> list[tuple[str, int, float, float]]:
         child.wait(timeout=10)
 
 
+def verdicts() -> list[tuple[str, str, int, int, float]]:
+    """(world, verdict, requests counted by the budget, requests the fake served, CPU s)."""
+    from datetime import datetime
+
+    from lib import listing_worlds as worlds
+
+    from infx.github.fake import FakeGitHub
+    from infx.signoff import pipeline as publish
+    from infx.signoff.trigger.gating import SignoffRef, Trigger
+
+    cases = [(f"{n:,} check runs on the swept commit", worlds.truncation(n)) for n in (1_000, 5_000)]
+    cases += [(f"{n} commits, failed sweep", worlds.many_commits(n)) for n in (2, 60, 240)]
+    out = []
+    for label, world in cases:
+        with FakeGitHub(world) as fake:
+            now = datetime.fromisoformat(world["now"].replace("Z", "+00:00"))
+            trigger = Trigger(True, "bench", worlds.PR, SignoffRef("issue_comment", worlds.SIGNOFF))
+            start = time.process_time()
+            result = publish.verify(fake.client(), world["repo"], trigger, publish.Options(now=now))
+            cpu = time.process_time() - start
+            overall = result.verdict.overall.value if result.verdict else result.kind
+            out.append((label, overall, result.api_calls, len(fake.requests), cpu))
+    return out
+
+
 def main() -> int:
+    from infx.signoff.table import load_table
+
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "world.json"
         path.write_text(json.dumps(world()))
@@ -128,7 +155,15 @@ def main() -> int:
         assert count == count_after == ITEMS, (label, count, count_after)
     print(f"bar: server <= 2x client at {ITEMS:,} items: {'met' if worst <= 2 else 'NOT met'} "
           f"(worst {worst:.2f}x)")
-    return 0 if worst <= 2 else 1
+    cap = load_table().settings.max_api_calls
+    print(f"\nrequests per verdict (budget {cap} HTTP requests; in-process, server and client CPU)")
+    print(f"{'world':38} {'verdict':>9} {'budget used':>12} {'served':>7} {'CPU s':>6}")
+    ok = True
+    for label, overall, used, served, cpu in verdicts():
+        print(f"{label:38} {overall:>9} {used:>12} {served:>7} {cpu:>6.2f}")
+        ok = ok and used == served <= cap and overall in ("PASS", "REJECTED")
+    print(f"every verdict within budget, counted as served: {'yes' if ok else 'NO'}")
+    return 0 if worst <= 2 and ok else 1
 
 
 if __name__ == "__main__":

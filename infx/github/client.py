@@ -41,6 +41,7 @@ from infx.github.archives import (
     read_tarball,
     read_zip,
 )
+from infx.github.budget import RequestBudget
 from infx.github.markers import Marker, as_marker, has_marker, with_marker
 from infx.trust import Identity, our_comment
 
@@ -60,6 +61,12 @@ REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes
 SPOOL_IN_MEMORY = 4 * 1024 * 1024  # downloads beyond this are spooled to a temporary file
 MAX_ERROR_BODY = 64 * 1024
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"})
+# GitHub's documented listing caps: a pull request's commits and files (its `commits` and
+# `changed_files` count them all), and the 1,000 results of the check runs of a ref and of
+# workflow runs searched by a filter (their `total_count` counts them all)
+PULL_COMMITS_CAP = 250
+PULL_FILES_CAP = 3000
+LISTING_CAP = 1000
 T = TypeVar("T")
 
 
@@ -206,6 +213,20 @@ class GitHubError(InfxError):
         super().__init__(Problem(message, key="github", fix=fix))
         self.status = status
         self.action = action
+
+
+class ListingCapped(GitHubError):
+    """A listing GitHub stops at a documented cap (`cap`) while it holds `total` items: the
+    list read is not the whole. Callers with a narrower query (per check suite, per workflow
+    run, filtered by name) use it instead; the others fail with this, which names the cap."""
+
+    def __init__(self, action: str, cap: int, total: int, fix: str | None = None) -> None:
+        super().__init__(f"GitHub lists at most {cap:,} results while {action}, and there are "
+                         f"{total:,}: the listing is cut at GitHub's cap", status=None,
+                         action=action, fix=fix or "narrow the query (GitHub serves no more "
+                         "of this listing; re-running cannot help)")
+        self.cap = cap
+        self.total = total
 
 
 def _message_of(data: Any) -> str:
@@ -445,6 +466,8 @@ class GitHubClient:
         self._storage = None
         self._depth = 0
         self._shared_budget = False
+        self.budget: RequestBudget | None = None  # counts (and caps) every HTTP request
+        self._action = ""
         throttle = None if _is_loopback(self.base_url) else 0.25
         self.gh = Github(
             base_url=self.base_url, auth=auth or (Auth.Token(token) if token else None), timeout=timeout,
@@ -492,6 +515,16 @@ class GitHubClient:
             self._storage = session
         return self._storage
 
+    def use_budget(self, budget: RequestBudget | None) -> None:
+        """Count every HTTP request from now on against `budget` (every page, redirect,
+        download and retry; None: stop counting). One budget is shared by all the readers of
+        one piece of work: the request past its cap is refused with BudgetExceeded."""
+        self.budget = budget
+
+    def _charge(self) -> None:
+        if self.budget is not None:
+            self.budget.charge(self._action or "a GitHub request")
+
     def repo(self, full_name: str):
         """A lazy PyGithub Repository (no request until used), for calls without a helper."""
         return self.gh.get_repo(full_name)
@@ -506,7 +539,9 @@ class GitHubClient:
         One wait budget (`policy.max_wait`) covers the whole call, urllib3 retries included.
         """
         saved = None
+        outer_action = self._action
         if self._depth == 0:
+            self._action = action
             # a write always gets its own budget (a run's final status must still be set);
             # reads share the run's budget once `share_wait_budget()` was called
             if post or not self._shared_budget:
@@ -517,6 +552,7 @@ class GitHubClient:
             return self._call(fn, action, permission, already_done, post or retry_failures)
         finally:
             self._depth -= 1
+            self._action = outer_action
             if saved is not None and self._shared_budget:
                 self._tally.retries, self._tally.waited = saved
 
@@ -538,6 +574,7 @@ class GitHubClient:
                 done = already_done()
                 if done is not None:
                     return done
+            sent_retries = tally.retries
             try:
                 return fn()
             except GithubException as exc:
@@ -560,6 +597,8 @@ class GitHubClient:
                 raise GitHubError(f"unusable answer from GitHub while {action}: "
                                   f"{type(exc).__name__}: {exc}", status=None, action=action,
                                   fix="retry later; report it if it persists") from None
+            finally:
+                self._count_retries(sent_retries)
             wait = self._retry_decision(status, data, headers, attempt, post)
             if (wait is None or tally.waited + wait > self.policy.max_wait
                     or attempt == self.policy.retries):
@@ -571,6 +610,11 @@ class GitHubClient:
                 self.policy.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def _count_retries(self, since: int) -> None:
+        """Requests urllib3 re-sent inside one attempt (its retries) count as sent."""
+        if self.budget is not None:
+            self.budget.sent(self._tally.retries - since)
+
     def _retry_decision(self, status: int | None, data: Any, headers: dict, attempt: int,
                         post: bool) -> float | None:
         if is_rate_limited(status, data, headers) or (post and (status is None or status >= 500)):
@@ -579,6 +623,7 @@ class GitHubClient:
 
     def _json(self, verb: str, path: str, *, params: dict | None = None, body: Any = None,
               headers: dict | None = None) -> tuple[dict, Any]:
+        self._charge()
         answer_headers, data = self.gh.requester.requestJsonAndCheck(
             verb, path, parameters=params, headers=headers, input=body)
         self.server_date = _header(answer_headers, "date") or self.server_date
@@ -613,10 +658,13 @@ class GitHubClient:
 
     def paginate(self, path: str, *, action: str, permission: str, params: dict | None = None,
                  list_key: str | None = None, expected: int | None = None) -> list[dict]:
-        """Every item of a paginated list (following Link headers, 100 per page).
+        """Every item of a paginated list (following Link headers, 100 per page), complete or
+        an error: never a part taken for the whole.
 
-        With `expected` (e.g. the PR's `changed_files`), a short listing is an error
-        instead of silently missing evidence.
+        A wrapped list (`list_key`) is complete only when it holds `total_count` distinct
+        items on every page's count; one cut at GitHub's 1,000-result cap raises
+        ListingCapped (callers with a narrower query use that instead). With `expected`
+        (e.g. the PR's `changed_files`), a shorter plain list is an error too.
         """
         totals: list[int] = []
 
@@ -625,13 +673,26 @@ class GitHubClient:
             return list(self._pages(path, params or {}, list_key, totals))
 
         items = self.call(fetch, action=action, permission=permission)
-        if expected is None and totals:
-            # wrapped lists carry their own total_count (searches stop at 1,000 results)
-            expected = min(totals[0], 1000)
+        if totals:
+            items = _distinct(items)
+            total = totals[-1]
+            if len(set(totals)) == 1 and len(items) == total:
+                return items
+            if len(set(totals)) > 1:
+                raise GitHubError(f"incomplete listing while {action}: the list changed while "
+                                  f"it was read (GitHub counted {totals[0]} items, then "
+                                  f"{total})", status=None, action=action,
+                                  fix="retry the command; the list will be read whole again")
+            if LISTING_CAP <= len(items) < total:
+                raise ListingCapped(action, LISTING_CAP, total)
+            raise GitHubError(f"incomplete listing while {action}: got {len(items)} of "
+                              f"{total} items (GitHub ended the pages early)", status=None,
+                              action=action,
+                              fix="retry the command; the list will be read whole again")
         if expected is not None and len(items) < expected:
             raise GitHubError(f"incomplete listing while {action}: got {len(items)} of {expected} "
-                              "items (pagination ended early)", status=None, action=action,
-                              fix="re-run; GitHub returned a truncated page sequence")
+                              "items (GitHub ended the pages early)", status=None, action=action,
+                              fix="retry the command; the list will be read whole again")
         return items
 
     def _pages(self, path: str, params: dict, list_key: str | None,
@@ -669,6 +730,7 @@ class GitHubClient:
         return self.call(fetch, action=action, permission=permission, retry_failures=True)
 
     def _storage_location(self, path: str, action: str) -> str:
+        self._charge()
         status, headers, output = self.gh.requester.requestJson("GET", path)
         if status >= 400:
             raise self.gh.requester.createException(status, headers, _structured(output))
@@ -683,6 +745,7 @@ class GitHubClient:
         if not location.startswith(("https://", "http://")):
             raise GitHubError(f"refusing a download location that is not HTTP(S) while {action}",
                               status=None, action=action)
+        self._charge()
         with self.storage.get(location, stream=True, timeout=self.timeout,
                               allow_redirects=True) as response:
             if response.status_code >= 400:
@@ -1025,6 +1088,7 @@ class GitHubClient:
         return raw.decode("utf-8", "replace")
 
     def _raw(self, path: str, params: dict) -> bytes:
+        self._charge()
         status, headers, output = self.gh.requester.requestJson(
             "GET", path, parameters=params, headers={"Accept": "application/vnd.github.raw+json"})
         if status >= 400:
@@ -1074,6 +1138,18 @@ class GitHubClient:
                     raise GitHubError(f"artifact {artifact_id} member {member} is not valid JSON: "
                                       f"{exc}", status=None, action="reading artifact JSON") from None
         return parsed
+
+
+def _distinct(items: list[dict]) -> list[dict]:
+    """Items in listing order, each id once (a page boundary that moved repeats one)."""
+    seen: set = set()
+    out = []
+    for item in items:
+        key = item.get("id", id(item))
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
 
 
 def _json_or_text(response: Any) -> Any:

@@ -6,7 +6,8 @@ import base64
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any
@@ -16,6 +17,8 @@ from infx.commands.authorization import newest_request
 from infx.config.policy import load_policy_document
 from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
+from infx.github.budget import BudgetExceeded, RequestBudget
+from infx.github.client import PULL_COMMITS_CAP, PULL_FILES_CAP, ListingCapped
 from infx.plan.benchmark_content import is_benchmark_path
 from infx.plan.coverage import METADATA_ARTIFACT
 from infx.plan.incremental import plan_tree_path
@@ -72,12 +75,11 @@ MAX_BYPASS_LOOKUPS = 2
 MAX_REUSE_LOOKUPS = 3  # authors of reuse commands whose permission Check `reuse` may need
 MAX_EXTERNAL_PULLS = 3
 MAX_EXTERNAL_PAGES = 3  # published recipe pages whose upstream source file is read
-MAX_LISTED_COMMITS = 250
 # answers that say "this does not exist" (a finding a check may judge), not "could not read"
 ABSENT_STATUSES = frozenset({404, 410})
 # reads the verdict does not depend on: the re-read before publishing only adds a note, and
 # the branch's run listing only orders which commits are read first
-NOT_EVIDENCE = frozenset({"live head", "workflow runs", "timeline"})  # GitHub's pull request commit listing stops here
+NOT_EVIDENCE = frozenset({"live head", "workflow runs", "timeline"})
 # sweep runs of ours on one commit whose jobs are read, newest first (and run records read
 # one by one, for runs the branch listing did not return)
 MAX_RUNS_PER_COMMIT = 3
@@ -86,32 +88,49 @@ MAX_UNION_TREES = 4  # commit trees read for it (the head's is already read)
 _PR_LINK = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)")
 
 
-class BudgetExceeded(InfxError):
-    """The hard cap on API calls for one verification was reached."""
-
-
 class Reader:
-    """Every GitHub read of a verification, counted against a hard cap."""
+    """Every GitHub read of a verification, counted against a hard cap on HTTP requests.
+
+    The budget is the client's (`use_budget`): every page, redirect, download and retry of
+    every reader of this verification counts, the bot's own lookups and writes included. A
+    client that cannot count requests is charged one per read instead."""
 
     def __init__(self, client: SignoffClient, repo: str, cap: int) -> None:
         self.client = client
         self.repo = repo
         self.cap = cap
-        self.calls = 0
+        self.budget = RequestBudget(cap)
+        attach = getattr(client, "use_budget", None)
+        self._metered = callable(attach)
+        if self._metered:
+            client.use_budget(self.budget)
         # PR number -> the commit and comment counts of the latest read, so a listing that
         # ends early (truncated pagination) is an error instead of silently missing evidence
         self.counts: dict[int, dict[str, int]] = {}
+        # workflow run id -> its check suite id (GitHub's record), for the per-suite listing
+        self.suites: dict[int, int] = {}
+
+    @property
+    def calls(self) -> int:
+        """HTTP requests sent so far (reads and writes)."""
+        return self.budget.used
 
     def spend(self, what: str) -> None:
-        if self.calls >= self.cap:
-            raise BudgetExceeded(f"API call budget of {self.cap} reached before {what}; "
-                                 "evidence is incomplete")
-        self.calls += 1
+        """Refuse a read once the budget is spent (its requests are counted as they are sent)."""
+        if not self._metered:
+            self.budget.charge(what)
+        elif self.budget.used >= self.cap:
+            raise BudgetExceeded(f"API request budget of {self.cap} HTTP requests reached before "
+                                 f"{what}; evidence is incomplete")
 
-    def count_write(self) -> None:
-        """Count a publishing call. Writes are not capped: a run whose reads ran out of budget
-        must still post its (fail-closed) verdict and a final commit status."""
-        self.calls += 1
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Publish: requests are counted but never refused, so a run whose reads ran out of
+        budget still posts its (fail-closed) verdict and a final commit status."""
+        with self.budget.uncapped():
+            if not self._metered:
+                self.budget.sent(1)
+            yield
 
     def get(self, path: str, what: str, params: dict | None = None) -> Any:
         self.spend(what)
@@ -131,9 +150,8 @@ class Reader:
                                if isinstance(data.get(key), int)}
         return pull_info(data), data
 
-    def _expected(self, number: int, key: str, cap: int | None = None) -> int | None:
-        count = self.counts.get(number, {}).get(key)
-        return count if count is None or cap is None else min(count, cap)
+    def _expected(self, number: int, key: str) -> int | None:
+        return self.counts.get(number, {}).get(key)
 
     def signoff(self, ref: SignoffRef, pr_number: int) -> SignOff:
         base = f"/repos/{self.repo}"
@@ -182,6 +200,11 @@ class Reader:
         return list(data.get("errors") or [])
 
     def files(self, number: int, expected: int) -> list[ChangedFile]:
+        if expected > PULL_FILES_CAP:
+            raise InfxError(f"PR #{number} changes {expected:,} files and GitHub lists at most "
+                            f"{PULL_FILES_CAP:,} files of a pull request, so its changes cannot "
+                            f"be read whole (fix: split the PR into PRs of at most "
+                            f"{PULL_FILES_CAP:,} changed files each)")
         items = self.pages(f"/repos/{self.repo}/pulls/{number}/files",
                            f"listing the files of PR #{number}", expected=expected)
         if len(items) != expected:
@@ -190,15 +213,34 @@ class Reader:
         return [changed_file(item) for item in items]
 
     def commits(self, number: int) -> list[str]:
+        count = self._expected(number, "commits")
+        if count is not None and count > PULL_COMMITS_CAP:
+            raise InfxError(f"PR #{number} has {count:,} commits and GitHub lists at most "
+                            f"{PULL_COMMITS_CAP} commits of a pull request, so the commits its "
+                            f"sweeps ran on cannot be read whole (fix: squash the PR's branch to "
+                            f"at most {PULL_COMMITS_CAP} commits; a sweep of the new head "
+                            "then counts)")
         items = self.pages(f"/repos/{self.repo}/pulls/{number}/commits",
-                           f"listing the commits of PR #{number}",
-                           expected=self._expected(number, "commits", MAX_LISTED_COMMITS))
+                           f"listing the commits of PR #{number}", expected=count)
         return [item["sha"] for item in items]
 
     def check_runs(self, sha: str) -> list[CheckRun]:
+        """The check runs of a commit (`filter=latest`); ListingCapped when GitHub's listing
+        stops at its 1,000-result cap (the caller narrows to the sweep's check suites)."""
         items = self.pages(f"/repos/{self.repo}/commits/{sha}/check-runs",
                            f"listing check runs of {sha[:12]}", list_key="check_runs",
                            params={"filter": "latest"})
+        return [check_run(item) for item in items]
+
+    def suite_check_runs(self, run_id: int) -> list[CheckRun]:
+        """The check runs of one workflow run's check suite (`filter=latest`): the narrower
+        query past the commit listing's cap (GitHub's record of the run names the suite)."""
+        suite = self.suites.get(run_id)
+        if suite is None:
+            raise InfxError(f"GitHub's record of run {run_id} names no check suite")
+        items = self.pages(f"/repos/{self.repo}/check-suites/{suite}/check-runs",
+                           f"listing check runs of run {run_id}'s check suite",
+                           list_key="check_runs", params={"filter": "latest"})
         return [check_run(item) for item in items]
 
     def run_jobs(self, run_id: int) -> list[RunJob]:
@@ -273,7 +315,13 @@ class Reader:
 
     def workflow_run(self, run_id: int) -> WorkflowRun:
         data = self.get(f"/repos/{self.repo}/actions/runs/{run_id}", f"reading run {run_id}")
+        self._note_suite(data)
         return workflow_run(data)
+
+    def _note_suite(self, data: Any) -> None:
+        if isinstance(data, dict) and isinstance(data.get("id"), int) \
+                and isinstance(data.get("check_suite_id"), int):
+            self.suites[data["id"]] = data["check_suite_id"]
 
     def timeline(self, number: int, head: str) -> list[dict]:
         """The PR's timeline events (committed, head_ref_force_pushed, …), as GitHub lists them;
@@ -291,6 +339,8 @@ class Reader:
     def branch_runs(self, branch: str) -> list[WorkflowRun]:
         items = self.pages(f"/repos/{self.repo}/actions/runs", f"listing workflow runs on {branch}",
                            list_key="workflow_runs", params={"branch": branch})
+        for item in items:
+            self._note_suite(item)
         return [workflow_run(item) for item in items]
 
     def artifacts(self, run_id: int) -> list[Artifact]:
@@ -483,8 +533,10 @@ def _bypass_evidence(reader: Reader, evidence: Evidence, command: str) -> None:
 def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> None:
     """Check runs of in-PR commits, newest first, stopping at the first green sweep of ours.
 
-    Commits that have a workflow run on the PR branch are read first (one listing call
-    instead of one call per commit); the others only if none of those is green. A run the
+    Only the commits the PR branch's workflow-run listing shows a sweep run on are read (one
+    listing instead of one read per commit: a PR's other commits cost nothing); when that
+    listing is unreadable, every commit is. A commit whose check-run listing GitHub cuts at
+    1,000 results is read per check suite of its listed sweep runs instead. A run the
     check runs point at is judged from GitHub's record of it first (provenance: workflow
     file, event, head repository; nothing more is read for one set aside), then from its
     own jobs, then from the sweep workflow files at its commit, whose tree also serves the
@@ -493,9 +545,12 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
     evidence.check_runs = {}
     runs = optional(evidence, "workflow runs", lambda: reader.branch_runs(evidence.pr.head_ref))
     evidence.branch_runs = runs
-    # only sweep runs say where a green sweep may be (other workflows, e.g. the sign-off's own
-    # head-status runs, run on every push)
-    with_runs = {run.head_sha for run in runs or [] if trust.is_sweep_run(run)}
+    # only runs of the sweep workflow, or named like it (so that a look-alike is set aside by
+    # name in the verdict), say where a green sweep may be: other workflows (the sign-off's
+    # own head-status runs, CI) run on every push, and their commits are not read
+    name = sweep_workflow_name(evidence.default_branch_files)
+    with_runs = {run.head_sha for run in runs or []
+                 if trust.is_sweep_run(run) or (name is not None and run.name == name)}
     for run in runs or []:
         if run.head_sha in commits:
             evidence.workflow_runs[run.id] = run
@@ -503,10 +558,12 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
                 run, evidence.repo, evidence.default_branch) is None:
             evidence.orphan_runs.append(run)  # a sweep of ours on a commit rebased away
     ordered = list(reversed(commits))
-    ordered = [s for s in ordered if s in with_runs] + [s for s in ordered if s not in with_runs]
+    if runs is not None:
+        ordered = [s for s in ordered if s in with_runs]
     incremental = False
     for sha in ordered:
-        runs_here = optional(evidence, f"check-runs:{sha}", lambda sha=sha: reader.check_runs(sha))
+        runs_here = optional(evidence, f"check-runs:{sha}",
+                             lambda sha=sha: _commit_check_runs(reader, runs, sha))
         evidence.check_runs[sha] = runs_here
         # the check runs only point at the sweep runs; each run is judged from its own record
         run_ids = {run_id_of(c) for c in runs_here or [] if family(c.name)} - {None}
@@ -543,6 +600,39 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
             return
     if incremental:
         _union_evidence(reader, evidence, commits)
+
+
+_WORKFLOW_NAME = re.compile(r"^name:[ \t]*(?P<q>[\"']?)(?P<name>[^\"'#\n]*?)(?P=q)[ \t]*(?:#.*)?$",
+                            re.MULTILINE)
+
+
+def sweep_workflow_name(default_files: dict[str, str | None]) -> str | None:
+    """The `name:` the default branch's sweep workflow gives its runs (None: unreadable)."""
+    text = default_files.get(trust.SWEEP_WORKFLOW)
+    found = _WORKFLOW_NAME.search(text) if isinstance(text, str) else None
+    return found.group("name").strip() or None if found else None
+
+
+def _commit_check_runs(reader: Reader, runs: list[WorkflowRun] | None, sha: str) -> list[CheckRun]:
+    """The check runs of a commit; past GitHub's 1,000-result cap on that listing, the ones it
+    served plus the check runs of the check suites of the sweep runs the branch listing shows
+    on the commit (newest first, at most MAX_RUNS_PER_COMMIT), never the cut list alone."""
+    try:
+        return reader.check_runs(sha)
+    except ListingCapped as cut:
+        if runs is None:
+            raise InfxError(f"{cut.problems[0].message}, and the PR branch's workflow runs, which "
+                            "name the sweep's check suite to list instead, could not be read "
+                            "(fix: retry the verification)") from None
+        sweeps = sorted((r.id for r in runs if r.head_sha == sha and trust.is_sweep_run(r)),
+                        reverse=True)[:MAX_RUNS_PER_COMMIT]
+        if not sweeps:
+            raise  # nothing narrower to list: the cut stands, naming GitHub's cap
+        found: dict[int, CheckRun] = {}
+        for run_id in sweeps:
+            for item in reader.suite_check_runs(run_id):
+                found.setdefault(item.id, item)
+        return list(found.values())
 
 
 def _ran_rows(evidence: Evidence, run_id: int) -> bool:

@@ -152,9 +152,9 @@ class _Session:
         self.last_status = state
         if not self.options.post:
             return
-        self.reader.count_write()
-        self.client.create_status(self.repo, self.head_sha, state, self.settings.status_context,
-                                  description, target_url)
+        with self.reader.writing():
+            self.client.create_status(self.repo, self.head_sha, state, self.settings.status_context,
+                                      description, target_url)
         if self.options.on_status is not None:
             self.options.on_status(state, self.head_sha)
 
@@ -366,10 +366,10 @@ class _Session:
                         "the status is unchanged", body=body, evidence=evidence)
         if self.options.post:
             marker = _marker(self.settings.marker, context)
-            self.reader.count_write()
             listed = self.reader.counts.get(evidence.pr.number, {}).get("comments")
-            upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker, body,
-                                                expected=listed)
+            with self.reader.writing():
+                upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker, body,
+                                                    expected=listed)
             result.posted = upsert.action != "unchanged"
             result.comment_url = upsert.comment.html_url or None
         result.api_calls = self.reader.calls
@@ -449,7 +449,8 @@ class _Session:
     def identity(self) -> Identity:
         """Who the bot is: what its own verdict comments and statuses are recognised by."""
         if self._identity is None:
-            self._identity = self.client.identity
+            with self.reader.writing():  # needed to publish, so never refused by the budget
+                self._identity = self.client.identity
         return self._identity
 
     def _context(self, evidence: Evidence, fingerprint: str, previous: str | None = None,
@@ -510,10 +511,10 @@ class _Session:
                 result.comment_url = existing.html_url
             else:
                 marker = _marker(self.settings.marker, self._context(evidence, fingerprint))
-                self.reader.count_write()
                 listed = self.reader.counts.get(evidence.pr.number, {}).get("comments")
-                upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker, body,
-                                                    expected=listed)
+                with self.reader.writing():
+                    upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker,
+                                                        body, expected=listed)
                 result.posted = upsert.action != "unchanged"
                 result.comment_url = upsert.comment.html_url or None
             self.status(state, description, result.comment_url)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:  # types only: importing the client would load PyGithub
     from collections.abc import Callable
 
+    from infx.github.budget import RequestBudget
     from infx.github.client import Artifact, Comment, Job, Permission, Upsert
     from infx.github.markers import Marker
     from infx.trust import Identity
@@ -17,6 +18,8 @@ class SignoffClient(Protocol):
 
     @property
     def identity(self) -> Identity: ...
+
+    def use_budget(self, budget: RequestBudget | None) -> None: ...
 
     def get(self, path: str, *, action: str, permission: str, params: dict | None = None) -> Any: ...
 

@@ -80,7 +80,9 @@ def _judge(evidence: Evidence) -> Outcome:
     if green is not None:
         return _drift(evidence, green, aside)
     details = list(aside)
-    unread = [c[:8] for c in evidence.commits if evidence.check_runs.get(c) is None]
+    # read and failed (None); commits the branch shows no sweep run on are not read at all
+    unread = [c[:8] for c in evidence.commits
+              if c in evidence.check_runs and evidence.check_runs[c] is None]
     if unread:
         why = next((evidence.read_errors[f"check-runs:{c}"] for c in evidence.commits
                     if f"check-runs:{c}" in evidence.read_errors), None)

@@ -4,12 +4,15 @@ import copy
 from datetime import datetime, timezone
 
 import pytest
+import requests
 
 from infx.errors import InfxError
+from infx.github.budget import BudgetExceeded, RequestBudget
 from infx.github.client import (
     MAX_COMMENT_CHARS,
     GitHubClient,
     GitHubError,
+    ListingCapped,
     RetryPolicy,
     explain,
     retry_wait,
@@ -493,6 +496,62 @@ def test_truncated_wrapped_list_is_detected_from_total_count(fake_github, world)
     world["faults"] = [{"method": "GET", "path": "/check-runs$", "truncate": True}]
     with pytest.raises(GitHubError, match="got 100 of 120"):
         fake_github(world).client().check_runs(REPO, HEAD)
+
+
+def test_a_listing_cut_at_githubs_1000_results_is_never_taken_for_the_whole(fake_github, world):
+    world = copy.deepcopy(world)
+    world["check_runs"][HEAD] = [{"id": 100 + i, "name": f"job {i}", "status": "completed",
+                                  "conclusion": "success"} for i in range(1_200)]
+    with pytest.raises(ListingCapped, match="at most 1,000 results .* there are 1,200") as cut:
+        fake_github(world).client().check_runs(REPO, HEAD)
+    assert (cut.value.cap, cut.value.total) == (1000, 1_200)
+    assert "re-running cannot help" in str(cut.value)
+
+
+def test_a_wrapped_list_whose_count_moves_between_pages_is_incomplete(fake_github, world):
+    world = copy.deepcopy(world)
+    world["check_runs"][HEAD] = [{"id": 100 + i, "name": f"job {i}", "status": "completed",
+                                  "conclusion": "success"} for i in range(150)]
+    fake = fake_github(world)
+    client = fake.client()
+    real = client._json
+
+    def growing(verb, path, **kwargs):  # a check run arrives while the pages are read
+        answer = real(verb, path, **kwargs)
+        if "page=2" not in path:
+            fake.world["check_runs"][HEAD].append({"id": 999, "name": "late", "status": "queued"})
+            requests.post(f"{fake.url}/repos/{REPO}/statuses/{HEAD}", json={"state": "pending"},
+                          headers={"Authorization": "token x"}, timeout=10)  # page 2 derives afresh
+        return answer
+
+    client._json = growing
+    with pytest.raises(GitHubError, match="the list changed while it was read .*150 items, then 151"):
+        client.check_runs(REPO, HEAD)
+
+
+def test_the_request_budget_counts_every_page_download_and_retry(fake_github, world, sleeps):
+    fake = fake_github(with_faults(world, {"method": "GET", "path": "/issues/12/comments$",
+                                           "status": 502, "times": 2}))
+    client = fake.client(sleep=sleeps)
+    budget = RequestBudget(cap=None)
+    client.use_budget(budget)
+    client.list_comments(REPO, 12)  # two 502s retried by urllib3, then the page
+    client.tree_at(REPO, HEAD)  # the API's redirect, then the storage host's tarball
+    assert budget.used == len(fake.requests) == 5
+
+
+def test_the_request_past_the_budget_is_never_sent_and_writes_may_pass_it(fake_github, world):
+    fake = fake_github(world)
+    client = fake.client()
+    budget = RequestBudget(cap=1)
+    client.use_budget(budget)
+    client.get_pull(REPO, 12)
+    with pytest.raises(BudgetExceeded, match="budget of 1 HTTP requests reached before listing"):
+        client.pull_files(REPO, 12)
+    assert len(fake.requests) == 1
+    with budget.uncapped():
+        client.create_status(REPO, HEAD, "error", "ctx", "budget spent")
+    assert budget.used == len(fake.requests) == 2
 
 
 def test_pr_files_truncation_against_changed_files(fake_github, world):

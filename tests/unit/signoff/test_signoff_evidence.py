@@ -45,6 +45,44 @@ def test_budget_is_a_hard_cap(fake_github, seed000) -> None:
     assert len(fake.requests) == 2
 
 
+def test_the_budget_counts_the_http_requests_of_every_reader(fake_github, seed000) -> None:
+    """Pages, tarball redirects and downloads, the bot's own lookups and its writes: the
+    count a verification reports is what GitHub served (issue 21: 22 "calls" were 126)."""
+    from infx.signoff import pipeline as publish
+    from infx.signoff.trigger.gating import Trigger
+
+    fake = fake_github(copy.deepcopy(seed000))
+    now = datetime.fromisoformat(seed000["now"].replace("Z", "+00:00"))
+    trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
+    result = publish.verify(fake.client(), seed000["repo"], trigger, publish.Options(now=now))
+    assert result.verdict.overall.value == "PASS"
+    assert result.api_calls == len(fake.requests)
+    assert fake.count("GET", "^/repos/.*/tarball/") == fake.count("GET", "^/_fake/tarball/") >= 2
+
+
+def test_a_client_that_cannot_count_requests_is_charged_one_per_read(fake_github, seed000) -> None:
+    client = fake_github(seed000).client()
+    reader = ev.Reader(client, seed000["repo"], cap=3)
+    client.use_budget(None)  # as a client without `use_budget` would leave it
+    reader._metered = False
+    reader.pull(3412)
+    reader.commits(3412)
+    with reader.writing():
+        pass
+    assert reader.calls == 3
+    with pytest.raises(ev.BudgetExceeded, match="budget of 3 HTTP requests reached before listing"):
+        reader.comments(3412)
+
+
+def test_past_githubs_3000_files_scope_names_the_cap_and_a_remedy_that_works(fake_github, seed000) -> None:
+    fake = fake_github(seed000)
+    reader = ev.Reader(fake.client(), seed000["repo"], cap=30)
+    with pytest.raises(ev.InfxError, match="changes 3,001 files .* at most 3,000 files") as cut:
+        reader.files(3412, 3_001)
+    assert "split the PR" in str(cut.value) and "re-run" not in str(cut.value)
+    assert fake.count("GET", "/files$") == 0
+
+
 def test_optional_reads_record_failures(fake_github, seed000) -> None:
     world = copy.deepcopy(seed000)
     world["faults"] = [{"method": "GET", "path": "/pulls/3412/commits", "status": 500}]
