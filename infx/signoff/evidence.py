@@ -78,7 +78,7 @@ MAX_EXTERNAL_PAGES = 3  # published recipe pages whose upstream source file is r
 # answers that say "this does not exist" (a finding a check may judge), not "could not read"
 ABSENT_STATUSES = frozenset({404, 410})
 # reads the verdict does not depend on: the re-read before publishing only adds a note, and
-# the branch's run listing only orders which commits are read first
+# the branch's run listing only narrows which commits are read (every one, when it is unread)
 NOT_EVIDENCE = frozenset({"live head", "workflow runs", "timeline"})
 # sweep runs of ours on one commit whose jobs are read, newest first (and run records read
 # one by one, for runs the branch listing did not return)

@@ -531,7 +531,9 @@ class _Session:
         record = self._signed(evidence)
         if not record:
             return
-        problem, _ = self._signoff_changed(record, evidence.pr.number, "this verification began")
+        with self.reader.writing():  # part of publishing: never refused by the read budget
+            problem, _ = self._signoff_changed(record, evidence.pr.number,
+                                               "this verification began")
         if problem:
             self.status("pending", NOT_VERIFIED, result.comment_url)
             result.status = "pending"

@@ -633,7 +633,9 @@ def test_per_job_eval_artifacts_replace_a_missing_aggregate(fake_github, seed000
     fake = fake_github(world)
     result = run(fake, 3412, 5003, table=core_table())
     assert rows(result)["evals"] is Status.PASS and result.status == "success"
-    assert "per-job eval artifact" in result.body and result.api_calls <= 30
+    # HTTP requests, as served (an artifact download is two: the API's redirect, the storage host)
+    assert "per-job eval artifact" in result.body
+    assert result.api_calls == len(fake.requests) <= 40
 
 
 def test_a_failed_batched_eval_conc_rejects_through_the_server(fake_github, seed000) -> None:
