@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,10 +28,29 @@ from infx.workflow.shard_summary import shard_summary
 DEFAULT_DATA = Path(__file__).resolve().parent / "demodata"
 DEFAULT_CONFIGS = DEFAULT_DATA / "amd-master.yaml"
 DEFAULT_RUNNERS = DEFAULT_DATA / "runners.yaml"
-# A real reviewed PR rebuilt as a world: a stale checklist is REJECTED, the current one PASSES.
+# A real reviewed PR rebuilt as a world, twice: before the owner's second sign-off (the stale
+# checklist 2003 alone is REJECTED) and after it (the current one, 2004, PASSES).
 DEFAULT_SIGNOFF_WORLD = DEFAULT_DATA / "signoff_seed003.yaml"
-SIGNOFF_PR, SIGNOFF_COMMENTS = 1902, (2003, 2004)
+DEFAULT_STALE_WORLD = DEFAULT_DATA / "signoff_seed003_stale.yaml"
+SIGNOFF_PR, STALE_SIGNOFF, CURRENT_SIGNOFF = 1902, 2003, 2004
 PR_NUMBER = 42
+EVENTS = "comment-{id}.json"  # the issue_comment payload of each command comment of the PR
+
+
+def shown(path: Path) -> str:
+    """A path as a command line should name it: relative to the working folder when inside it."""
+    try:
+        text = str(path.absolute().relative_to(Path.cwd()))
+    except ValueError:
+        text = str(path.absolute())
+    return shlex.quote(text)
+
+
+def _reproduce(echo: Callable[[str], None], lines: list[str], where: str = "") -> None:
+    """The command lines that reproduce a step, each on its own '  $ ' line."""
+    echo(f"reproduce{f' ({where})' if where else ''}:")
+    for line in lines:
+        echo("  $ " + line)
 
 
 def _section(echo: Callable[[str], None], title: str) -> None:
@@ -73,7 +93,23 @@ def plan_step(entry_file: Path, configs: Path, runners: Path, labels: list[str],
     echo(shard_summary(shards["matrix"]).rstrip())
     echo("")
     echo(f"matrix jobs that would start: {', '.join('sweep-' + s for s in shards['shards']) or 'none'}")
+    echo("")
+    _reproduce(echo, plan_commands(entry_file, configs, runners, flags),
+               "in a clone of the repository, on a scratch branch")
     return plan
+
+
+def plan_commands(entry_file: Path, configs: Path, runners: Path, flags: Any) -> list[str]:
+    """Append the entry in a commit, plan it against the commit before, split it into jobs."""
+    options = [name for name, on in (("--trim-conc", flags.trim_conc), ("--all-evals", flags.all_evals),
+                                      ("--evals-only", flags.evals_only)) if on]
+    if (configs, runners) != (DEFAULT_CONFIGS, DEFAULT_RUNNERS):
+        options += ["--config-files", shown(configs), "--runner-config", shown(runners)]
+    return [f"{{ echo; cat {shown(entry_file)}; }} >> perf-changelog.yaml",
+            "git commit -qam 'Append the demo entry'",
+            " ".join(["infx plan --base-ref HEAD~1 --head-ref HEAD", *options,
+                      "--summary > plan.json"]),
+            "infx workflow shard --plan plan.json"]
 
 
 def _require_files(*paths: Path) -> None:
@@ -94,12 +130,15 @@ def _first_lines(body: str, count: int = 4) -> str:
     return shown + (f"\n    … ({len(lines) - count} more lines)" if len(lines) > count else "")
 
 
-def replay_step(world: dict, echo: Callable[[str], None]) -> dict:
-    """Post the welcome and results-link comments and acknowledge reuse commands on the fake server."""
+def replay_step(world: dict, echo: Callable[[str], None], world_path: Path | None = None) -> dict:
+    """Post the welcome and results-link comments and acknowledge reuse commands on the fake
+    server; with the world's file, also the commands that replay each post on their own."""
     from infx.github.fake import FakeGitHub
 
     repo = world["repo"]
     before = _snapshot(world)
+    on_world = f"--world {shown(world_path)} --repo {shlex.quote(repo)}" if world_path else ""
+    commands = [f"infx workflow welcome {on_world} --pr {PR_NUMBER}"]
     with FakeGitHub(world) as fake:
         client = fake.client()
         welcome = post_welcome(client, repo, PR_NUMBER)
@@ -108,6 +147,7 @@ def replay_step(world: dict, echo: Callable[[str], None]) -> dict:
         if green:
             run_id = max(r["id"] for r in green)
             echo(f"results-link comment for run {run_id}: {post_results_link(client, repo, PR_NUMBER, run_id)}")
+            commands.append(f"infx workflow results-link {on_world} --pr {PR_NUMBER} --run-id {run_id}")
         gateway = GitHubGateway(client, repo)
         for comment in sorted(before.values(), key=lambda c: c["created_at"]):
             if not looks_like_command(comment["body"]):
@@ -117,6 +157,10 @@ def replay_step(world: dict, echo: Callable[[str], None]) -> dict:
             outcome = acknowledge(gateway, event)
             echo(f"comment {comment['id']} by {comment['user']} ({comment['author_association']}): "
                  f"{outcome.reaction or 'no reaction'} — {outcome.summary}")
+            payload = world_path.parent / EVENTS.format(id=comment["id"]) if world_path else None
+            if payload is not None and payload.is_file():
+                refused = "  # a refused command fails its job: exit 1" if outcome.reaction == "-1" else ""
+                commands.append(f"infx reuse ack {on_world} --event-path {shown(payload)}{refused}")
         after = copy.deepcopy(fake.world)
         requests = len(fake.requests)
     _section(echo, "What the bots posted")
@@ -128,37 +172,68 @@ def replay_step(world: dict, echo: Callable[[str], None]) -> dict:
         for reaction in added:
             echo(f"reaction {reaction['content']} by {reaction['user']} on comment {cid}")
     echo(f"({requests} API requests served by the fake GitHub server)")
+    if world_path is not None:
+        echo("")
+        _reproduce(echo, commands, "each command on the unchanged world")
     return after
 
 
-def signoff_step(world_path: Path, echo: Callable[[str], None]) -> None:
-    """Verify two sign-offs of a real reviewed PR: a stale checklist, then the current one."""
+def signoff_step(stale_world: Path, world: Path, echo: Callable[[str], None]) -> None:
+    """Verify the two sign-offs of a real reviewed PR, each on the world as it stood when it was
+    posted (the stale checklist alone; then the current one after it), and show the PR's sweep
+    report; every step also as the command that replays it."""
+    _require_files(stale_world, world)
+    commands = []
+    for path, comment_id in ((stale_world, STALE_SIGNOFF), (world, CURRENT_SIGNOFF)):
+        _verify(path, comment_id, echo)
+        commands.append(f"infx signoff verify --world {shown(path)} --pr {SIGNOFF_PR} "
+                        f"--comment-id {comment_id}")
+    commands.append(_report(world, echo))
+    echo("")
+    _reproduce(echo, commands)
+
+
+def _verify(world_path: Path, comment_id: int, echo: Callable[[str], None]) -> None:
     from datetime import datetime
 
     from infx.github.fake import FakeGitHub
 
-    _require_files(world_path)
     with FakeGitHub(world_path) as fake:
         now = datetime.fromisoformat(str(fake.world["now"]).replace("Z", "+00:00"))
-        # replayed as it happened: each sign-off is verified before the next one is posted
-        # (a verification never overrides a newer owner's sign-off)
-        conversation = next(p for p in fake.world["pulls"] if p["number"] == SIGNOFF_PR)["comments"]
-        later = [c for c in conversation if c["id"] in SIGNOFF_COMMENTS[1:]]
-        conversation[:] = [c for c in conversation if c not in later]
-        for comment_id in SIGNOFF_COMMENTS:
-            conversation.extend(c for c in later if c["id"] == comment_id)
-            trigger = gating.Trigger(True, "manual", SIGNOFF_PR,
-                                     gating.SignoffRef("issue_comment", comment_id))
-            result = publish.verify(fake.client(), fake.world["repo"], trigger,
-                                    publish.Options(now=now))
-            echo(f"sign-off comment {comment_id}: status {result.status} — {result.reason} "
-                 f"({result.api_calls} API calls)")
-            for line in (result.body or "").splitlines():
-                if line.startswith(("## ", "❌", "⚠️")):
-                    echo("    " + line)
-        statuses = fake.world["statuses"].get(fake.world["pulls"][0]["head"]["sha"], [])
-        echo("commit statuses set: " + " → ".join(s["state"] for s in statuses
-                                                  if s["context"] == "codeowner-signoff-verify"))
+        trigger = gating.Trigger(True, "manual", SIGNOFF_PR,
+                                 gating.SignoffRef("issue_comment", comment_id))
+        result = publish.verify(fake.client(), fake.world["repo"], trigger, publish.Options(now=now))
+        echo(f"sign-off comment {comment_id} ({world_path.name}): status {result.status} — "
+             f"{result.reason} ({result.api_calls} API calls)")
+        for line in (result.body or "").splitlines():
+            if line.startswith(("## ", "❌", "⚠️")):
+                echo("    " + line)
+        head = next(p for p in fake.world["pulls"] if p["number"] == SIGNOFF_PR)["head"]["sha"]
+        states = [s["state"] for s in fake.world["statuses"].get(head, [])
+                  if s["context"] == "codeowner-signoff-verify"]
+        echo("    commit statuses set: " + " → ".join(states))
+
+
+def _report(world_path: Path, echo: Callable[[str], None]) -> str:
+    """The PR's sweep report comment for its newest sweep run: its per-key table; the command."""
+    from infx.github.fake import FakeGitHub
+    from infx.report.publish import post_report, read_report, report_body
+
+    with FakeGitHub(world_path) as fake:
+        repo = fake.world["repo"]
+        run = max((r for r in fake.world["workflow_runs"]
+                   if r.get("path", "").endswith("run-sweep.yml")), key=lambda r: r["created_at"])
+        data = read_report(fake.client(), repo, SIGNOFF_PR, run["id"], run.get("run_attempt", 1),
+                           run["head_sha"], results=None, evals=None, reused=None)
+        action = post_report(fake.client(), repo, data)
+    body = report_body(data).splitlines()
+    echo(f"sweep report comment for run {run['id']}: {action}")
+    table = body.index("### Jobs per config key") if "### Jobs per config key" in body else None
+    if table is not None:
+        rows = body[table + 2:]
+        echo("\n".join("    " + line for line in rows[:rows.index("") if "" in rows else None]))
+    return (f"infx signoff report --world {shown(world_path)} --repo {shlex.quote(repo)} "
+            f"--pr {SIGNOFF_PR} --run-id {run['id']} --head-sha {run['head_sha']} --format markdown")
 
 
 @click.command()
@@ -170,18 +245,24 @@ def signoff_step(world_path: Path, echo: Callable[[str], None]) -> None:
               show_default=True)
 @click.option("--signoff-world", type=click.Path(dir_okay=False, path_type=Path),
               default=DEFAULT_SIGNOFF_WORLD, show_default=True,
-              help=f"World with PR #{SIGNOFF_PR} and sign-off comments {SIGNOFF_COMMENTS}.")
-def demo(data_dir: Path, configs: Path, runners: Path, signoff_world: Path) -> None:
+              help=f"World with PR #{SIGNOFF_PR}, its sweep and sign-off comment {CURRENT_SIGNOFF}.")
+@click.option("--stale-signoff-world", type=click.Path(dir_okay=False, path_type=Path),
+              default=DEFAULT_STALE_WORLD, show_default=True,
+              help=f"PR #{SIGNOFF_PR} before comment {CURRENT_SIGNOFF}: the stale sign-off "
+                   f"{STALE_SIGNOFF} alone.")
+def demo(data_dir: Path, configs: Path, runners: Path, signoff_world: Path,
+         stale_signoff_world: Path) -> None:
     """Plan a bundled example PR and replay the PR bots on a local fake GitHub (no network)."""
     echo = click.echo
     world_path = data_dir / "world.yaml"
     # every input checked before the first line is printed: a failing demo prints nothing
-    _require_files(world_path, data_dir / "pr-entry.yaml", configs, runners, signoff_world)
+    _require_files(world_path, data_dir / "pr-entry.yaml", configs, runners, signoff_world,
+                   stale_signoff_world)
     world = _load_world(world_path)
     labels: list[Any] = list(_pr(world).get("labels", []))
     _section(echo, "1. Plan the PR's changelog entry")
     plan_step(data_dir / "pr-entry.yaml", configs, runners, labels, echo)
     _section(echo, "2. Replay the PR bots on the fake GitHub server")
-    replay_step(world, echo)
+    replay_step(world, echo, world_path)
     _section(echo, "3. Verify CODEOWNER sign-offs of a real PR (rebuilt as a world)")
-    signoff_step(signoff_world, echo)
+    signoff_step(stale_signoff_world, signoff_world, echo)

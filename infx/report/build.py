@@ -183,6 +183,8 @@ def jobs_section(report: Report) -> list[str]:
               "|---|---:|---:|---:|---:|---|"]
     for key in sorted(table, key=lambda k: (k == OTHER, k)):
         counts = table[key]
+        if key == OTHER and counts.passed + counts.failed + counts.cancelled + counts.reused == 0:
+            continue  # only skipped or unfinished jobs of no swept key: nothing to show
         shown = [_job_link(job, report.repo) for job in counts.failing[:MAX_LINKS_PER_KEY]]
         more = len(counts.failing) - len(shown)
         failing = ", ".join(cell(s, report.repo) for s in shown) + (f" and {more} more" if more else "")

@@ -8,7 +8,7 @@ import pytest
 
 from infx import yamlio
 
-WORLDS = ("signoff_seed000.yaml", "signoff_seed003.yaml")
+WORLDS = ("signoff_seed000.yaml", "signoff_seed003.yaml", "signoff_seed003_stale.yaml")
 
 
 @pytest.fixture(scope="module")

@@ -319,7 +319,7 @@ def test_the_per_key_table_agrees_with_check_1_on_a_real_prs_world(repo_root, ca
     check_1 = re.search(r"has (\d+) benchmark and (\d+) eval check-runs at success", body)
     assert check_1 is not None
     rows = dict(re.findall(r"^\| `([^`]+)` \| (\d+) \| \d+ \| \d+ \| \d+ \|", body, re.MULTILINE))
-    assert rows.pop("(no changelog config key)", "0") == "0"
+    assert "(no changelog config key)" not in body  # its two skipped jobs have no column
     assert set(rows) == {"minimaxm3-fp4-mi355x-atom-disagg-mtp", "minimaxm3-fp8-mi355x-atom-disagg-mtp"}
     assert all(int(passed) > 0 for passed in rows.values())
     assert sum(int(p) for p in rows.values()) == int(check_1.group(1)) + int(check_1.group(2))
