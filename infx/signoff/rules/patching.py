@@ -41,7 +41,8 @@ class Patching:
 def find_patching(files: list[ChangedFile], engine_paths: list[str], engine_packages: list[str],
                   allowed_packages: list[str], components: list[dict] | None = None) -> list[Patching]:
     """Every patching lead in the changed files (docs excluded); work on a non-engine component
-    (``components``: the patching policy's ``non-engine-components``) is none."""
+    (``components``: the patching policy's ``non-engine-components``) is none, unless the line
+    itself names an engine path (a harness file copied into the engine's site-packages)."""
     found: list[Patching] = []
     for f in files:
         if f.status == "removed" or _DOC.search(f.filename):
@@ -98,7 +99,7 @@ def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: lis
             facts = read[line.text] = _LineFacts(line.text, paths, packages, allowed)
         if facts.enters:
             folder = _folder_after(line.text, folder, clones)
-        if components and non_engine_component(line.text, folder, components):
+        if components and not facts.names_engine and non_engine_component(line.text, folder, components):
             index += 1
             continue
         heredoc = facts.heredoc
@@ -124,6 +125,10 @@ class _LineFacts:
         self._text, self._rules = text, (paths, packages, allowed)
         self.enters = _ENTER.search(text) is not None
         self.heredoc = _HEREDOC.search(text)
+
+    @cached_property
+    def names_engine(self) -> bool:
+        return _touches_engine(self._text, self._rules[0])
 
     @cached_property
     def lead(self) -> str | None:
