@@ -98,6 +98,8 @@ def _identity_fields(row: Mapping[str, Any], runner_name: str, result_name: str)
                 out[f"{side}_hw"] = parts["hardware"]
         out["num_prefill_gpu"] = worker_gpus(prefill, workers=True)
         out["num_decode_gpu"] = worker_gpus(decode, workers=True)
+        if not out["num_decode_gpu"]:  # a prefill-only layout: no decode parallelism, as the reference writes it
+            out.update(decode_tp=0, decode_ep=0, decode_pp=1, decode_dcp_size=1, decode_pcp_size=1)
         out["num_gpus"] = out["num_prefill_gpu"] + out["num_decode_gpu"]
     else:
         out["is_multinode"] = False
@@ -256,6 +258,53 @@ class EvalJob:
         return self.name
 
 
+def result_conc(path: str) -> int | None:
+    """The concurrency of a batched lm-eval result file (`results*_conc<N>.json`), else None."""
+    match = _CONC.search(path) if _RESULTS.search(path) else None
+    return int(match.group(1)) if match else None
+
+
+BATCH_LISTS = ("eval_concs", "completed_eval_concs", "failed_eval_concs")
+
+
+def batch_manifest(requested: list[int], file_concs: frozenset[int]) -> dict[str, list[int]]:
+    """The manifest of a batched eval job from what it left: a requested concurrency with a
+    `*_conc<N>.json` result completed, one without failed (`meta_env.json`'s three lists)."""
+    return {"eval_concs": list(requested),
+            "completed_eval_concs": sorted({c for c in requested if c in file_concs}),
+            "failed_eval_concs": sorted({c for c in requested if c not in file_concs})}
+
+
+def collected_rows(job: EvalJob) -> list[dict[str, Any]] | str:
+    """The rows of a job that belong in the sweep's eval aggregate, or why the job is refused.
+
+    As the reference collects them: a batched job (`eval_concs` in its manifest) contributes only
+    its completed concurrencies (`completed_eval_concs`, the requested ones when absent). Unlike
+    the reference, a batch that says a point failed is refused (its results are incomplete), as is
+    a manifest whose lists are not concurrencies or that completes a point it did not request or
+    that has no `*_conc<N>.json` result.
+    """
+    if not job.batched:
+        return list(job.rows)
+    lists: dict[str, Any] = {name: job.meta.get(name, job.meta.get("eval_concs") if name == BATCH_LISTS[1] else [])
+                             for name in BATCH_LISTS}
+    for name, value in lists.items():
+        if not isinstance(value, list) or not all(isinstance(c, int) and not isinstance(c, bool) and c > 0
+                                                  for c in value):
+            return f"{job.artifact}/{META_FILE}: {name} is not a list of positive integer concurrencies."
+    if lists["failed_eval_concs"]:
+        return (f"{job.artifact}: the batch says eval concurrencies {sorted(set(lists['failed_eval_concs']))} "
+                "failed; its results are incomplete, re-run the evals.")
+    completed = set(lists["completed_eval_concs"])
+    unrequested = sorted(completed - set(lists["eval_concs"]))
+    if unrequested:
+        return f"{job.artifact}: completed eval concurrencies {unrequested} were not requested ({lists['eval_concs']})."
+    without_file = sorted(completed - job.file_concs)
+    if without_file:
+        return f"{job.artifact}: completed eval concurrencies {without_file} have no *_conc<N>.json result."
+    return [row for row in job.rows if row.get("conc") in completed]
+
+
 def _json(raw: bytes | None) -> Any:
     if raw is None:
         return None
@@ -278,8 +327,7 @@ def eval_job(name: str, files: Mapping[str, bytes]) -> EvalJob | str:
         data = _json(files[path])
         if not isinstance(data, dict):
             return f"{name}/{path} is not a JSON object of lm-eval results."
-        match = _CONC.search(path)
-        conc = int(match.group(1)) if match else None
+        conc = result_conc(path)
         if conc is not None:
             concs.add(conc)
         rows += eval_rows(data, meta, f"{name}/{path}", conc)

@@ -77,7 +77,11 @@ def eval_rows(directory: Path) -> list[dict[str, Any]]:
         job = normalise.eval_job(artifact.name, _files(artifact))
         if isinstance(job, str):
             raise InfxError(Problem(job, file=str(artifact), fix="check the eval job's Launch step"))
-        for row in job.rows:
+        kept = normalise.collected_rows(job)
+        if isinstance(kept, str):
+            raise InfxError(Problem(kept, file=str(artifact), fix="re-run the eval job; only completed "
+                                                                 "concurrencies of a complete batch are collected"))
+        for row in kept:
             problem = normalise.row_problem(row, normalise.EVAL)
             if problem:
                 raise InfxError(Problem(f"{row['source']} gives an invalid eval row: {problem}",

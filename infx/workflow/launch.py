@@ -302,6 +302,16 @@ def _finish_eval(row: Mapping[str, Any], runner_name: str, raw: Path, results_di
                 or path.name.startswith("samples") and path.suffix == ".jsonl"):
             files[path.relative_to(raw).as_posix()] = path.read_bytes()
     meta = normalise.eval_meta(row, runner_name)
+    failed: list[int] = []
+    if "eval_concs" in meta:
+        concs = frozenset(c for path in files if (c := normalise.result_conc(path)) is not None)
+        unrequested = sorted(concs - set(meta["eval_concs"]))
+        if unrequested:
+            raise InfxError(Problem(f"the batched eval wrote results for concurrencies {unrequested} it was "
+                                    f"not asked for ({meta['eval_concs']})", file=str(raw),
+                                    fix="check the recipe's eval concurrencies"))
+        meta |= normalise.batch_manifest(meta["eval_concs"], concs)
+        failed = meta["failed_eval_concs"]
     files[normalise.META_FILE] = json.dumps(meta, indent=1, sort_keys=True).encode() + b"\n"
     job = normalise.eval_job("eval_" + name, files)
     if isinstance(job, str):
@@ -316,4 +326,8 @@ def _finish_eval(row: Mapping[str, Any], runner_name: str, raw: Path, results_di
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         written.append(target)
+    if failed:
+        raise InfxError(Problem(f"the batched eval has no result for concurrencies {failed} (the manifest "
+                                f"{normalise.META_FILE} records them as failed)", file=str(raw),
+                                fix="check the lm-eval output and server log of those concurrencies"))
     return written

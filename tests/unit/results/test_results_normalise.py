@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from lib.fake_results import bench_serving, lm_eval
@@ -172,9 +173,50 @@ def test_prefill_only_row_decode_workers_zero_is_written():
     raw = bench_serving(8)
     (out,) = normalise.benchmark_rows(row, {"benchmark.json": raw}, "n_1", "r")
     assert out["decode_num_workers"] == 0 and out["num_decode_gpu"] == 0 and out["num_gpus"] == 8
+    # the decode side as the reference writes it: no tensor/expert parallelism, sizes 1
+    assert (out["decode_tp"], out["decode_ep"], out["decode_pp"], out["decode_pcp_size"]) == (0, 0, 1, 1)
     # the prefill workers produced the output tokens too: divided by the row's GPUs, never by 0
     assert out["output_tput_per_gpu"] == pytest.approx(raw["output_throughput"] / 8)
     assert out["input_tput_per_gpu"] == pytest.approx(raw["input_throughput"] / 8)
     assert normalise.row_problem(out, normalise.BENCHMARK) is None
     assert normalise.row_problem(out | {"prefill_num_workers": 0}, normalise.BENCHMARK)
     assert normalise.row_problem(out | {"decode_num_workers": -1}, normalise.BENCHMARK)
+
+
+# --- batched eval manifests (issue 22 point 1) ---------------------------------------------------
+
+def _batch(meta: dict, *concs: int) -> normalise.EvalJob:
+    row = MULTI | {"eval-only": True, "eval-all-concs": True}
+    files = _eval_files(row, *((f"results_conc{c}.json", lm_eval()) for c in concs))
+    files["meta_env.json"] = json.dumps(normalise.eval_meta(row, "n") | meta).encode()
+    job = normalise.eval_job("eval_m", files)
+    assert isinstance(job, normalise.EvalJob)
+    return job
+
+
+def test_batch_manifest_from_the_result_files():
+    assert normalise.batch_manifest([8, 16, 32], frozenset({16, 8})) == {
+        "eval_concs": [8, 16, 32], "completed_eval_concs": [8, 16], "failed_eval_concs": [32]}
+    assert normalise.result_conc("gsm8k/results_2026_conc16.json") == 16
+    assert normalise.result_conc("samples_conc16.json") is None and normalise.result_conc("results.json") is None
+
+
+def test_collected_rows_keep_only_completed_concurrencies():
+    job = _batch({"completed_eval_concs": [8], "failed_eval_concs": []}, 8, 16)
+    assert [r["conc"] for r in normalise.collected_rows(job)] == [8]
+    # the reference's default: a manifest without the completed list completes what it requested
+    legacy = _batch({}, 8, 16)
+    assert sorted(r["conc"] for r in normalise.collected_rows(legacy)) == [8, 16]
+
+
+@pytest.mark.parametrize(("meta", "concs", "message"), [
+    ({"completed_eval_concs": [8], "failed_eval_concs": [16]}, (8,), r"concurrencies \[16\] failed"),
+    ({"completed_eval_concs": [8, 32], "failed_eval_concs": []}, (8,), r"\[32\] were not requested"),
+    ({"completed_eval_concs": [8, 16], "failed_eval_concs": []}, (8,), r"\[16\] have no \*_conc<N>.json"),
+    ({"completed_eval_concs": "8", "failed_eval_concs": []}, (8,), "completed_eval_concs is not a list"),
+    ({"completed_eval_concs": [8], "failed_eval_concs": [True]}, (8,), "failed_eval_concs is not a list"),
+])
+def test_collected_rows_refuse_a_failed_or_inconsistent_batch(meta, concs, message):
+    problem = normalise.collected_rows(_batch(meta, *concs))
+    assert isinstance(problem, str)
+    assert re.search(message, problem), problem

@@ -178,3 +178,67 @@ def test_cli_errors_leave_no_output(tmp_path, capsys):
     out = tmp_path / "agg.json"
     assert main(["collect", "--kind", "eval", "--input", str(tmp_path), "--output", str(out)]) == 1
     assert not out.exists() and "no eval_* artifact" in capsys.readouterr().err
+
+
+# --- batched evals: the launcher's manifest and what collect keeps (issue 22 point 1) -------------
+
+BATCH_ROW = {"image": "img:2", "model": "m/M", "model-prefix": "dsv4", "precision": "fp4",
+             "framework": "sglang-disagg", "runner": "mi355x-disagg", "isl": 8192, "osl": 1024,
+             "spec-decoding": "none", "conc": [8, 16], "disagg": True, "exp-name": "dsv4_8k1k",
+             "prefill": {"num-worker": 1, "tp": 8, "ep": 8, "dp-attn": True},
+             "decode": {"num-worker": 1, "tp": 8, "ep": 8, "dp-attn": True},
+             "run-eval": True, "eval-only": True, "eval-all-concs": True}
+
+
+def _batch_job(tmp_path: Path, drop: tuple[int, ...] = ()) -> tuple[Path, Path]:
+    """A batched eval job finished by the launcher; `drop` removes those points' results first."""
+    results = tmp_path / "job" / "results"
+    for path in write_raw(raw_dir(results), BATCH_ROW):
+        if any(path.name.endswith(f"_conc{c}.json") for c in drop):
+            path.unlink()
+    results.mkdir(parents=True)
+    downloaded = tmp_path / "downloaded"
+    return results, downloaded / (artifact_prefix(BATCH_ROW) + result_name(BATCH_ROW, "mi355x-amds_01"))
+
+
+def test_a_batched_eval_job_writes_the_complete_manifest(tmp_path):
+    results, artifact = _batch_job(tmp_path)
+    finish(BATCH_ROW, "mi355x-amds_01", results)
+    meta = json.loads((results / normalise.META_FILE).read_text())
+    assert (meta["eval_concs"], meta["completed_eval_concs"], meta["failed_eval_concs"]) == ([8, 16], [8, 16], [])
+    shutil.copytree(results, artifact)
+    # the sign-off's manifest rule reads the launcher's manifest as a complete batch
+    from infx.signoff.rules.eval_jobs import manifest_problem
+    job = normalise.eval_job(artifact.name, {p.relative_to(artifact).as_posix(): p.read_bytes()
+                                             for p in artifact.rglob("*") if p.is_file()})
+    assert manifest_problem(job) is None
+    assert sorted(r["conc"] for r in collect(artifact.parent, "eval")) == [8, 16]
+
+
+def test_a_batch_with_a_failed_point_is_refused(tmp_path):
+    results, artifact = _batch_job(tmp_path, drop=(16,))
+    with pytest.raises(InfxError, match=r"no result for concurrencies \[16\]"):
+        finish(BATCH_ROW, "mi355x-amds_01", results)
+    meta = json.loads((results / normalise.META_FILE).read_text())
+    assert (meta["completed_eval_concs"], meta["failed_eval_concs"]) == ([8], [16])
+    shutil.copytree(results, artifact)
+    with pytest.raises(InfxError, match=r"eval concurrencies \[16\] failed"):
+        collect(artifact.parent, "eval")
+
+
+def test_collect_keeps_only_the_completed_concurrencies_of_a_batch(tmp_path):
+    results, artifact = _batch_job(tmp_path)
+    finish(BATCH_ROW, "mi355x-amds_01", results)
+    meta_file = results / normalise.META_FILE
+    meta = json.loads(meta_file.read_text())
+    meta_file.write_text(json.dumps(meta | {"completed_eval_concs": [16]}))  # as the reference prunes a rerun
+    shutil.copytree(results, artifact)
+    assert [r["conc"] for r in collect(artifact.parent, "eval")] == [16]
+
+
+def test_a_batch_with_results_it_did_not_request_is_an_error(tmp_path):
+    results, _ = _batch_job(tmp_path)
+    extra = raw_dir(results) / "gsm8k" / "results_2026-09-29T10-15-00_conc64.json"
+    extra.write_text(next(raw_dir(results).rglob("*_conc8.json")).read_text())
+    with pytest.raises(InfxError, match=r"concurrencies \[64\] it was not asked for"):
+        finish(BATCH_ROW, "mi355x-amds_01", results)
