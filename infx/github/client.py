@@ -220,13 +220,35 @@ class ListingCapped(GitHubError):
     list read is not the whole. Callers with a narrower query (per check suite, per workflow
     run, filtered by name) use it instead; the others fail with this, which names the cap."""
 
-    def __init__(self, action: str, cap: int, total: int, fix: str | None = None) -> None:
-        super().__init__(f"GitHub lists at most {cap:,} results while {action}, and there are "
-                         f"{total:,}: the listing is cut at GitHub's cap", status=None,
+    def __init__(self, action: str, cap: int, total: int, fix: str | None = None,
+                 message: str | None = None) -> None:
+        super().__init__(message or f"GitHub lists at most {cap:,} results while {action}, and "
+                         f"there are {total:,}: the listing is cut at GitHub's cap", status=None,
                          action=action, fix=fix or "narrow the query (GitHub serves no more "
                          "of this listing; re-running cannot help)")
         self.cap = cap
         self.total = total
+
+
+_PULL_CAPS = {
+    "commits": (PULL_COMMITS_CAP, "the commits its sweeps ran on",
+                f"squash the PR's branch to at most {PULL_COMMITS_CAP} commits; a sweep of the "
+                "new head then counts"),
+    "files": (PULL_FILES_CAP, "its changes",
+              f"split the PR into PRs of at most {PULL_FILES_CAP:,} changed files each"),
+}
+
+
+def pull_cap_error(kind: str, number: int, count: int | None) -> ListingCapped | None:
+    """The error for a pull request whose `count` commits or files (`kind`) pass what GitHub
+    lists of a pull request (250 commits, 3,000 files), with a remedy that works; None
+    within the cap. Known from the PR's own counts, before anything is listed."""
+    cap, what, fix = _PULL_CAPS[kind]
+    if count is None or count <= cap:
+        return None
+    return ListingCapped(f"listing the {kind} of PR #{number}", cap, count, fix=fix,
+                         message=f"PR #{number} has {count:,} {kind} and GitHub lists at most "
+                                 f"{cap:,} {kind} of a pull request, so {what} cannot be read whole")
 
 
 def _message_of(data: Any) -> str:
@@ -902,13 +924,23 @@ class GitHubClient:
                         permission="pull-requests: read")
 
     def pull_files(self, repo: Any, number: int, *, expected: int | None = None) -> list[dict]:
+        """The PR's changed files; `expected` (its `changed_files`) past GitHub's 3,000 is an
+        error naming the cap, before anything is listed."""
         name = _repo_name(repo)
+        capped = pull_cap_error("files", number, expected)
+        if capped is not None:
+            raise capped
         return self.paginate(f"/repos/{name}/pulls/{number}/files", expected=expected,
                              action=f"listing files of {name}#{number}",
                              permission="pull-requests: read")
 
     def pull_commits(self, repo: Any, number: int, *, expected: int | None = None) -> list[dict]:
+        """The PR's commits, oldest first; `expected` (its `commits`) past GitHub's 250 is an
+        error naming the cap, before anything is listed."""
         name = _repo_name(repo)
+        capped = pull_cap_error("commits", number, expected)
+        if capped is not None:
+            raise capped
         return self.paginate(f"/repos/{name}/pulls/{number}/commits", expected=expected,
                              action=f"listing commits of {name}#{number}",
                              permission="pull-requests: read")

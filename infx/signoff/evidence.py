@@ -18,7 +18,7 @@ from infx.config.policy import load_policy_document
 from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
 from infx.github.budget import BudgetExceeded, RequestBudget
-from infx.github.client import PULL_COMMITS_CAP, PULL_FILES_CAP, ListingCapped
+from infx.github.client import ListingCapped, pull_cap_error
 from infx.plan.benchmark_content import is_benchmark_path
 from infx.plan.coverage import METADATA_ARTIFACT
 from infx.plan.incremental import plan_tree_path
@@ -200,11 +200,9 @@ class Reader:
         return list(data.get("errors") or [])
 
     def files(self, number: int, expected: int) -> list[ChangedFile]:
-        if expected > PULL_FILES_CAP:
-            raise InfxError(f"PR #{number} changes {expected:,} files and GitHub lists at most "
-                            f"{PULL_FILES_CAP:,} files of a pull request, so its changes cannot "
-                            f"be read whole (fix: split the PR into PRs of at most "
-                            f"{PULL_FILES_CAP:,} changed files each)")
+        capped = pull_cap_error("files", number, expected)
+        if capped is not None:
+            raise capped
         items = self.pages(f"/repos/{self.repo}/pulls/{number}/files",
                            f"listing the files of PR #{number}", expected=expected)
         if len(items) != expected:
@@ -214,12 +212,9 @@ class Reader:
 
     def commits(self, number: int) -> list[str]:
         count = self._expected(number, "commits")
-        if count is not None and count > PULL_COMMITS_CAP:
-            raise InfxError(f"PR #{number} has {count:,} commits and GitHub lists at most "
-                            f"{PULL_COMMITS_CAP} commits of a pull request, so the commits its "
-                            f"sweeps ran on cannot be read whole (fix: squash the PR's branch to "
-                            f"at most {PULL_COMMITS_CAP} commits; a sweep of the new head "
-                            "then counts)")
+        capped = pull_cap_error("commits", number, count)
+        if capped is not None:
+            raise capped
         items = self.pages(f"/repos/{self.repo}/pulls/{number}/commits",
                            f"listing the commits of PR #{number}", expected=count)
         return [item["sha"] for item in items]
@@ -337,8 +332,17 @@ class Reader:
         return [{k: item[k] for k in keep if k in item} for item in items if isinstance(item, dict)]
 
     def branch_runs(self, branch: str) -> list[WorkflowRun]:
-        items = self.pages(f"/repos/{self.repo}/actions/runs", f"listing workflow runs on {branch}",
-                           list_key="workflow_runs", params={"branch": branch})
+        """The PR branch's workflow runs, newest first; past GitHub's 1,000-result cap on
+        runs searched by branch, ListingCapped with a remedy that works (a new branch)."""
+        what = f"listing workflow runs on {branch}"
+        try:
+            items = self.pages(f"/repos/{self.repo}/actions/runs", what,
+                               list_key="workflow_runs", params={"branch": branch})
+        except ListingCapped as cut:
+            raise ListingCapped(what, cut.cap, cut.total,
+                                fix="open the PR again from a new branch: GitHub searches at "
+                                    "most 1,000 workflow runs of a branch, and a new branch's "
+                                    "runs start from none") from None
         for item in items:
             self._note_suite(item)
         return [workflow_run(item) for item in items]

@@ -554,6 +554,18 @@ def test_the_request_past_the_budget_is_never_sent_and_writes_may_pass_it(fake_g
     assert budget.used == len(fake.requests) == 2
 
 
+def test_past_githubs_pull_request_caps_the_error_names_the_cap_before_listing(fake_github, world):
+    fake = fake_github(world)
+    client = fake.client()
+    with pytest.raises(ListingCapped, match="has 260 commits .* at most 250 commits") as cut:
+        client.pull_commits(REPO, 12, expected=260)
+    assert "squash" in str(cut.value)
+    with pytest.raises(ListingCapped, match="has 3,001 files .* at most 3,000 files .*split"):
+        client.pull_files(REPO, 12, expected=3_001)
+    assert fake.requests == []
+    assert len(client.pull_commits(REPO, 12, expected=2)) == 2
+
+
 def test_pr_files_truncation_against_changed_files(fake_github, world):
     world = copy.deepcopy(world)
     many = {f"configs/f{i:03}.yaml": f"v: {i}\n" for i in range(130)}

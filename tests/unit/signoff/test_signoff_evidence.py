@@ -77,10 +77,20 @@ def test_a_client_that_cannot_count_requests_is_charged_one_per_read(fake_github
 def test_past_githubs_3000_files_scope_names_the_cap_and_a_remedy_that_works(fake_github, seed000) -> None:
     fake = fake_github(seed000)
     reader = ev.Reader(fake.client(), seed000["repo"], cap=30)
-    with pytest.raises(ev.InfxError, match="changes 3,001 files .* at most 3,000 files") as cut:
+    with pytest.raises(ev.ListingCapped, match="has 3,001 files .* at most 3,000 files") as cut:
         reader.files(3412, 3_001)
     assert "split the PR" in str(cut.value) and "re-run" not in str(cut.value)
     assert fake.count("GET", "/files$") == 0
+
+
+def test_a_branch_past_githubs_1000_searched_runs_names_the_cap_and_a_remedy(fake_github, seed000) -> None:
+    world = copy.deepcopy(seed000)
+    template = world["workflow_runs"][1]  # the sign-off's own runs, one per push
+    world["workflow_runs"] += [template | {"id": 40_000_000 + i} for i in range(1_000)]
+    reader = ev.Reader(fake_github(world).client(), world["repo"], cap=30)
+    with pytest.raises(ev.ListingCapped, match="at most 1,000 results .* there are 1,002") as cut:
+        reader.branch_runs("yhl-amd/minimaxm3-flydsl")
+    assert "new branch" in str(cut.value) and "re-run" not in str(cut.value)
 
 
 def test_optional_reads_record_failures(fake_github, seed000) -> None:
