@@ -9,8 +9,9 @@ importing PyGithub (the client's HTTP layer, which every verdict needs). Bar: 0.
 
 infx runs from a bytecode-compiled copy, as after `pip install`; `--no-bytecode` compiles
 every infx module on every run instead (PYTHONDONTWRITEBYTECODE from a source folder).
-`--importtime` prints the slowest imports of one run (python -X importtime).
-Run: python benchmarks/bench_startup.py [--repeat N] [--no-bytecode] [--importtime]
+`--baseline REF` runs the same verdicts with infx as of a git ref too, interleaved, and
+prints both columns. `--importtime` prints the slowest imports of one run.
+Run: python benchmarks/bench_startup.py [--repeat N] [--no-bytecode] [--baseline REF] [--importtime]
 """
 
 from __future__ import annotations
@@ -59,10 +60,26 @@ def slowest_imports(command: list[str], env: dict[str, str], cwd: Path, count: i
     return "\n".join(f"  {us / 1e6:6.3f}s  {name}" for us, name in rows[:count])
 
 
+def install(site: Path, ref: str | None, compiled: bool) -> None:
+    """A copy of infx (the working tree's, or ``ref``'s) in ``site``, compiled unless asked."""
+    if ref is None:
+        shutil.copytree(ROOT / "infx", site / "infx", ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        site.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "infx"],
+                                 capture_output=True, check=False)
+        if archive.returncode != 0:
+            sys.exit(f"git archive {ref} failed: {archive.stderr.decode(errors='replace')}")
+        subprocess.run(["tar", "-x", "-C", str(site)], input=archive.stdout, check=True)
+    if compiled and not compileall.compile_dir(site / "infx", quiet=1):
+        sys.exit("compiling the copy of infx failed")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--no-bytecode", action="store_true")
+    parser.add_argument("--baseline", metavar="REF", help="also time infx as of this git ref")
     parser.add_argument("--importtime", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
@@ -71,15 +88,16 @@ def main() -> int:
     env = {**os.environ, "INFX_BOT_LOGIN": "github-actions[bot]"}  # as the workflows set it
     for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "PYTHONDONTWRITEBYTECODE"):
         env.pop(name, None)
-    with tempfile.TemporaryDirectory() as site, tempfile.TemporaryDirectory() as work:
-        shutil.copytree(ROOT / "infx", Path(site) / "infx",
-                        ignore=shutil.ignore_patterns("__pycache__"))
-        env["PYTHONPATH"] = site
-        if args.no_bytecode:
-            env["PYTHONDONTWRITEBYTECODE"] = "1"
-        elif not compileall.compile_dir(Path(site) / "infx", quiet=1):
-            sys.exit("compiling the copy of infx failed")
-        typical = Path(work) / "typical.yaml"
+    if args.no_bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    sites = {"infx": None, "baseline": args.baseline} if args.baseline else {"infx": None}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        envs = {}
+        for column, ref in sites.items():
+            install(work / column, ref, not args.no_bytecode)
+            envs[column] = {**env, "PYTHONPATH": str(work / column)}
+        typical = work / "typical.yaml"
         typical.write_text(yaml.safe_dump(typical_world(), sort_keys=False), encoding="utf-8")
         python = sys.executable
         commands = {
@@ -88,26 +106,34 @@ def main() -> int:
             "verify, shipped world signoff_seed000.yaml": [python, *VERIFY, str(SEED)],
             "verify, typical PR (bench_signoff.py)": [python, *VERIFY, str(typical)],
         }
-        best = dict.fromkeys(commands, float("inf"))
+        best = {(label, column): float("inf") for label in commands for column in sites
+                if column == "infx" or label.startswith("verify")}
         for round_ in range(args.repeat + 1):  # round 0 warms the caches and is not counted
-            for label, command in commands.items():
-                seconds = cpu_seconds(command, env, Path(work))
+            for label, column in best:
+                seconds = cpu_seconds(commands[label], envs[column], work)
                 if round_:
-                    best[label] = min(best[label], seconds)
+                    best[label, column] = min(best[label, column], seconds)
         if args.importtime:
             print("slowest imports of one verify (shipped world), cumulative:")
-            print(slowest_imports(commands["verify, shipped world signoff_seed000.yaml"], env,
-                                  Path(work)))
+            print(slowest_imports(commands["verify, shipped world signoff_seed000.yaml"],
+                                  envs["infx"], work))
     mode = "compiled on every run" if args.no_bytecode else "compiled copy"
+    baseline = f"{'baseline':>9}" if args.baseline else ""
     print(f"{'whole-process CPU (best of ' + str(args.repeat) + ', ' + mode + ')':50} "
-          f"{'cpu':>7} {'bar':>6}")
+          f"{'infx':>7}{baseline} {'bar':>6}")
     over = []
-    for label, seconds in best.items():
+    for label in commands:
+        seconds = best[label, "infx"]
         bar = label.startswith("verify")
         verdict = ("ok" if seconds <= BAR else "OVER BAR") if bar else ""
-        print(f"{label:50} {seconds:6.3f}s {(f'{BAR:.2f}s' if bar else ''):>6}  {verdict}")
+        then = ""
+        if args.baseline:
+            then = f"{best[label, 'baseline']:8.3f}s" if bar else f"{'':9}"
+        print(f"{label:50} {seconds:6.3f}s{then} {(f'{BAR:.2f}s' if bar else ''):>6}  {verdict}")
         if verdict == "OVER BAR":
             over.append(label)
+    if args.baseline:
+        print(f"baseline: infx as of {args.baseline}")
     return 1 if over else 0
 
 
