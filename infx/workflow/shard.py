@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from infx.errors import InfxError, Problem
-from infx.plan import identity
+from infx.plan import contract, identity
 
 MAX_MATRIX_JOBS = 256  # GitHub's hard limit per matrix
 
@@ -144,6 +144,7 @@ def name_rows(rows: list[Any], bucket: Bucket, seen: dict[str, tuple[str, Mappin
     for index, row in enumerate(rows):
         if not isinstance(row, Mapping):
             raise InfxError(Problem(f"row {index} of bucket {bucket.id} is not a JSON object", key=bucket.id))
+        row = contract.with_defaults(dict(row))  # a row from another tool runs as its complete form
         name = identity.job_name(row)
         slug = identity.result_slug(row)
         if slug in seen:

@@ -10,7 +10,7 @@ import pytest
 from infx.config.master import load_master_configs
 from infx.config.runners import load_runners
 from infx.errors import InfxError
-from infx.plan.contract import check_rows, row_problems
+from infx.plan.contract import check_rows, row_problems, with_defaults
 from infx.plan.generate import full_sweep_tagged
 
 WORKER = {"num-worker": 1, "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1, "ep": 1,
@@ -104,3 +104,59 @@ def test_generated_rows_satisfy_the_row_contract(masters, evals):
     runners = load_runners(UPSTREAM_DATA / "runners.yaml")
     rows = [row for _, row in full_sweep_tagged(configs, runners, evals=evals)]
     assert rows and row_problems(rows) == []
+
+    # infx's own rows carry every field the reference's row models default: filling changes nothing
+    assert [with_defaults(row) for row in rows] == rows
+
+
+# --- rows from other tools: what the reference's row models accept (issue 22 point 6) ------------
+
+def _without(row: dict, *fields: str, worker: bool = False) -> dict:
+    out = copy.deepcopy(row)
+    for field in fields:
+        for part in ([out["prefill"], out["decode"]] if worker else [out]):
+            part.pop(field)
+    return out
+
+
+@pytest.mark.parametrize("row", [
+    _without(MULTI, "pp", "dcp-size", "pcp-size", worker=True),
+    _without(MN_AGENTIC, "pp", "pcp-size", worker=True),
+    _without(AGENTIC, "spec-decoding"),
+    SINGLE | {"conc": [4, 8]},
+    SINGLE | {"require-power": True},
+    MULTI | {"require-power": False},
+], ids=["multi-node workers without pp/dcp/pcp", "multi-node agentic workers without pp/pcp",
+        "single-node agentic without spec-decoding", "single-node conc list", "require-power",
+        "multi-node require-power"])
+def test_rows_the_reference_row_models_accept_pass(row):
+    assert row_problems([row]) == []
+
+
+def test_defaults_are_filled_as_the_reference_fills_them():
+    filled = with_defaults(_without(MULTI, "pp", "dcp-size", "pcp-size", worker=True))
+    assert filled == MULTI
+    assert with_defaults(_without(AGENTIC, "spec-decoding")) == AGENTIC
+    assert with_defaults(_without(MULTI, "pp", worker=True) | {"prefill": MULTI["prefill"] | {"pp": 2}})["prefill"]["pp"] == 2
+    assert with_defaults(SINGLE) == SINGLE and with_defaults("x") == "x"
+
+
+@pytest.mark.parametrize("base, change, needle", [
+    (SINGLE, lambda r: r.update({"conc": []}), "conc"),
+    (SINGLE, lambda r: r.update({"conc": [4, 0]}), "conc"),
+    (SINGLE, lambda r: r.pop("spec-decoding"), "missing required field 'spec-decoding'"),
+    (MULTI, lambda r: r["prefill"].update({"pp": 0}), "must be greater than 0"),
+    (SINGLE, lambda r: r.update({"require-power": "yes"}), "boolean"),
+])
+def test_what_the_reference_refuses_is_still_refused(base, change, needle):
+    assert needle in messages(broken(base, change))
+
+
+def test_a_row_from_another_tool_is_sharded_as_its_complete_form():
+    from infx.plan.identity import job_name
+    from infx.workflow.shard import shard_plan
+
+    partial = _without(MULTI, "pp", "dcp-size", "pcp-size", worker=True)
+    plan = {"single_node": {}, "multi_node": {"8k1k": [partial]}}
+    (row,) = shard_plan(plan)["multi-node-8k1k-1"]
+    assert row["prefill"] == MULTI["prefill"] and row["job-name"] == job_name(MULTI)
