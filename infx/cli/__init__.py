@@ -40,6 +40,8 @@ COMMANDS: dict[str, Command] = {
                     "Plan a bundled PR, replay the bots on a local fake GitHub."),
     "fake-github": Command("infx.cli.fake_github:fake_github",
                            "Serve a world file as a local GitHub REST API."),
+    "init": Command("infx.cli.adopt:init",
+                    "Set up a repository to run infx by reference (workflows, policy, App manifest)."),
     "matrix": Command("infx.cli.matrix:matrix",
                       "Generate benchmark job matrices from master configs.", batch=True),
     "plan": Command("infx.cli.changelog:plan_command",

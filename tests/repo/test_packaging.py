@@ -52,6 +52,10 @@ def test_the_wheel_carries_the_licence_and_the_version(repo_root, tmp_path):
         dist_info = f"infx-{__version__}.dist-info"
         licence = archive.read(f"{dist_info}/licenses/LICENSE")
         metadata = archive.read(f"{dist_info}/METADATA").decode("utf-8")
+        starter = sorted(n.removeprefix("infx/adopt/starter/") for n in archive.namelist()
+                         if n.startswith("infx/adopt/starter/"))
+    # what `infx init` writes ships in the wheel
+    assert starter == sorted(p.name for p in (repo_root / "infx/adopt/starter").iterdir() if p.is_file())
     assert licence == (repo_root / "LICENSE").read_bytes()
     assert f"Version: {__version__}\n" in metadata
     assert "License-Expression: Apache-2.0\n" in metadata

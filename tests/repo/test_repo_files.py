@@ -70,7 +70,8 @@ def test_dependabot_updates_the_pinned_actions_and_every_python_lock_weekly(repo
     updates = {u["package-ecosystem"]: u for u in config["updates"]}
     assert set(updates) == {"github-actions", "pip"}
     assert all(u["schedule"]["interval"] == "weekly" for u in updates.values())
-    assert updates["github-actions"]["directory"] == "/"
+    actions = {"/" + a.parent.relative_to(repo_root).as_posix() for a in repo_root.glob(".github/actions/*/action.yml")}
+    assert actions and set(updates["github-actions"]["directories"]) == actions | {"/"}
     locks = {"/" + lock.parent.relative_to(repo_root).as_posix()
              for lock in repo_root.glob(".*/requirements-*.txt")}
     assert locks and set(updates["pip"]["directories"]) == locks | {"/"}

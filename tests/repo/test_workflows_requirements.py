@@ -159,6 +159,8 @@ def test_every_pip_install_is_hash_locked(path):
             assert (REPO / locked.group(1)).is_file(), f"{path.name}: {job_id}: no {locked.group(1)}"
             expected = ".ci/requirements-tools.txt" if path.name == "ci.yml" \
                 else ".github/requirements-workflows.txt"
+            if (path.name, job_id) == ("ci.yml", "lowest"):  # test_lowest_versions.py checks it
+                expected = ".ci/requirements-lowest.txt"
             assert locked.group(1) == expected, f"{path.name}: {job_id}: {line}"
         else:
             lines = str(step["run"]).splitlines()

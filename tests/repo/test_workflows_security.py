@@ -45,6 +45,9 @@ def test_every_uses_is_pinned_to_a_commit_with_a_version_comment(path):
         target, comment = match.group(1), match.group(2) or ""
         if target.startswith("./.github/workflows/"):
             continue  # this repository's own reusable workflow, at the caller's commit
+        if target.startswith("./.infx/.github/actions/"):
+            assert path.name.startswith("infx-"), f"{path.name}: {line}"
+            continue  # a reusable workflow's checkout of infx at the pinned SHA (audited below)
         assert PINNED.match(target), f"{path.name}: not pinned to a full SHA: {line}"
         assert re.search(r"#\s*v\d+(\.\d+){0,2}\b", comment), f"{path.name}: no version comment: {line}"
 
@@ -118,11 +121,32 @@ def test_only_comment_jobs_write_and_they_run_trusted_code():
             writes = {k for k, v in (job.get("permissions") or {}).items() if v == "write"}
             if not writes:
                 continue
-            checkouts = [s for s in job.get("steps", []) if str(s.get("uses", "")).startswith("actions/checkout@")]
+            steps = job.get("steps", [])
+            checkouts = [s for s in steps if str(s.get("uses", "")).startswith("actions/checkout@")]
             for step in checkouts:
                 ref = (step.get("with") or {}).get("ref", "")
+                if ref == INFX_REF:
+                    _assert_infx_checkout(path, job_id, steps, steps.index(step))
+                    continue
                 assert ref in ("${{ github.event.repository.default_branch }}",
                                "${{ github.event.pull_request.base.sha }}"), f"{path.name}:{job_id} ref={ref!r}"
+
+
+INFX_REF = "${{ inputs.infx-ref }}"
+
+
+def _assert_infx_checkout(path: Path, job_id: str, steps: list[dict], index: int) -> None:
+    """A reusable workflow (infx-*.yml, called by another repository) runs infx at the commit its
+    caller pins: the step before refuses anything but a full SHA, the checkout goes to .infx
+    without credentials, and the next step installs infx from there."""
+    where = f"{path.name}:{job_id}"
+    assert path.name.startswith("infx-"), where
+    guard, checkout, install = steps[index - 1], steps[index], steps[index + 1]
+    assert guard["env"] == {"INFX_REF": INFX_REF} and '=~ ^[0-9a-f]{40}$ ]]' in guard["run"], where
+    assert "exit 1" in guard["run"], where
+    assert checkout["with"] == {"repository": "${{ inputs.infx-repository }}", "ref": INFX_REF,
+                                "path": ".infx", "persist-credentials": False}, where
+    assert install["uses"] == "./.infx/.github/actions/install-infx", where
 
 
 def test_comment_workflow_checks_out_the_default_branch_only():

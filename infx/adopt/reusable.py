@@ -1,0 +1,230 @@
+"""Reusable (workflow_call) bot workflows and the adopter's callers, generated from this repository's own workflows.
+
+Our workflow files stay the one place where triggers, `if:` gates, concurrency and permissions are
+decided. For each bot workflow this module derives (pure text functions, comments kept):
+
+- a reusable workflow `.github/workflows/infx-<stem>.yml`: the same jobs, but infx is installed
+  from the infx repository at the commit the caller names (`infx-repository`, `infx-ref`, a full
+  SHA or the job fails) instead of from the caller's default branch;
+- the adopter's caller, shipped as `infx/adopt/starter/<stem>.yml`: our `name:` and `on:` block
+  verbatim and one job that calls the reusable workflow pinned to that commit, with the union of
+  the called jobs' permissions (a caller caps what the called jobs may have).
+
+It also copies the policy files and the checklist template into the starter (`COPIED`).
+
+`python -m infx.adopt.reusable --check` (a test runs it) or `--write` to refresh.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from infx.config.policy import POLICY_NAMES, policy_path
+
+WORKFLOWS = Path(".github/workflows")
+STARTER = Path(__file__).resolve().parent / "starter"
+# placeholders `infx init` fills in (never `${{ }}`: they must not look like expressions)
+REPOSITORY, REF, VERSION = "@@INFX_REPOSITORY@@", "@@INFX_REF@@", "@@INFX_VERSION@@"
+
+
+@dataclass(frozen=True)
+class Bot:
+    """One of our workflows that an adopter calls by reference."""
+
+    stem: str  # our workflow file's stem; the caller keeps it, the reusable is infx-<stem>.yml
+    caller_job: str  # the job id of the caller's one job
+
+    @property
+    def ours(self) -> Path:
+        return WORKFLOWS / f"{self.stem}.yml"
+
+    @property
+    def reusable(self) -> Path:
+        return WORKFLOWS / f"infx-{self.stem}.yml"
+
+    @property
+    def caller(self) -> Path:
+        return STARTER / f"{self.stem}.yml"
+
+
+BOTS = (Bot("signoff-verify", "signoff"), Bot("signoff-head-status", "head-status"),
+        Bot("reuse-command", "reuse"))
+
+# the trusted install every bot job opens with: our default branch's code, then infx from it
+_INSTALL = re.compile(
+    r"(?P<i> +)- uses: (?P<checkout>actions/checkout@[0-9a-f]{40} # v[\d.]+)\n"
+    r"(?P=i)  with:\n"
+    r"(?P=i)    ref: \$\{\{ github\.event\.repository\.default_branch \}\}\n"
+    r"(?P=i)    persist-credentials: false\n"
+    r"(?P=i)- uses: actions/setup-python@[0-9a-f]{40} # v[\d.]+\n"
+    r"(?P=i)  with:\n"
+    r"(?P=i)    python-version: \"(?P<python>[\d.]+)\"\n"
+    r"(?P=i)- name: Install infx\n"
+    r"(?P=i)  run: \|\n"
+    r"(?P=i)    python -m pip install [^\n]*-r \.github/requirements-workflows\.txt\n"
+    r"(?P=i)    python -m pip install [^\n]* \.\n")
+
+_INSTALL_FROM_INFX = """\
+{i}- name: Refuse an infx version that is not a full commit SHA
+{i}  env:
+{i}    INFX_REF: ${{{{ inputs.infx-ref }}}}
+{i}  run: |
+{i}    if ! [[ "$INFX_REF" =~ ^[0-9a-f]{{40}}$ ]]; then
+{i}      echo "::error::infx-ref must be the full commit SHA of the infx version to run, not '$INFX_REF'"
+{i}      exit 1
+{i}    fi
+{i}- name: Check out infx at the caller's pinned commit
+{i}  uses: {checkout}
+{i}  with:
+{i}    repository: ${{{{ inputs.infx-repository }}}}
+{i}    ref: ${{{{ inputs.infx-ref }}}}
+{i}    path: .infx
+{i}    persist-credentials: false
+{i}- uses: ./.infx/.github/actions/install-infx  # zizmor: ignore[self-repository] the infx checkout above
+{i}  with:
+{i}    python-version: "{python}"
+"""
+
+_CALL_INPUTS = """\
+on:
+  workflow_call:
+    inputs:
+      infx-repository:
+        description: The infx repository (owner/name) whose code runs
+        required: true
+        type: string
+      infx-ref:
+        description: Full commit SHA of infx to run (the same commit the caller's `uses:` pins)
+        required: true
+        type: string
+"""
+
+
+class GenerationError(Exception):
+    """Our workflow no longer has the shape the generator rewrites (fail loudly, never guess)."""
+
+
+def _top_level_block(text: str, key: str) -> str:
+    """The text of a top-level `key:` block: its line and the indented or blank lines after it."""
+    lines = text.splitlines(keepends=True)
+    try:
+        start = next(i for i, line in enumerate(lines) if line.startswith(f"{key}:"))
+    except StopIteration:
+        raise GenerationError(f"no top-level `{key}:` block") from None
+    end = start + 1
+    while end < len(lines) and (lines[end].startswith(" ") or not lines[end].strip()):
+        end += 1
+    return "".join(lines[start:end]).rstrip("\n") + "\n"
+
+
+def _dispatch_inputs(workflow: dict) -> list[str]:
+    triggers = workflow.get("on", workflow.get(True)) or {}
+    dispatch = triggers.get("workflow_dispatch") if isinstance(triggers, dict) else None
+    return sorted((dispatch or {}).get("inputs") or {})
+
+
+def reusable_text(bot: Bot, ours: str) -> str:
+    """The reusable workflow for one of our workflow files' text."""
+    workflow = yaml.safe_load(ours)
+    jobs = ours[ours.index("\njobs:\n") + 1:]
+    installs = len(_INSTALL.findall(jobs))
+    steps_jobs = sum(1 for job in workflow["jobs"].values() if job.get("steps") and any(
+        "run" in s and "infx " in str(s["run"]) for s in job["steps"]))
+    if installs != steps_jobs:
+        raise GenerationError(f"{bot.ours}: {steps_jobs} jobs run infx but {installs} open with "
+                              "the trusted install block")
+    jobs = _INSTALL.sub(lambda m: _INSTALL_FROM_INFX.format(**m.groupdict()), jobs)
+    # a dispatch's inputs are the caller's: the called workflow reads them from the event
+    for name in _dispatch_inputs(workflow):
+        jobs = re.sub(rf"(?<![\w.-])inputs\.{re.escape(name)}\b", f"github.event.inputs.{name}", jobs)
+    header = (f"# GENERATED from {bot.ours} by `python -m infx.adopt.reusable --write`: edit that file.\n"
+              f"# The reusable form of {bot.ours.name} for other repositories (README: Adopting infx):\n"
+              "# the same jobs, running the infx version the caller pins. `infx init` writes the caller.\n")
+    return f"{header}name: {workflow['name']} (reusable)\n\n{_CALL_INPUTS}\npermissions: {{}}\n\n{jobs}"
+
+
+def _union_permissions(workflow: dict) -> dict[str, str]:
+    rank = {"none": 0, "read": 1, "write": 2}
+    union: dict[str, str] = {}
+    for job in workflow["jobs"].values():
+        for scope, level in (job.get("permissions") or {}).items():
+            if rank[level] > rank.get(union.get(scope, "none"), 0):
+                union[scope] = level
+    return dict(sorted(union.items()))
+
+
+def _permission_reason(ours: str, scope: str, level: str) -> str:
+    """The comment our workflow gives the first job granting `scope: level`."""
+    match = re.search(rf"^ +{re.escape(scope)}: {level} +# (.+)$", ours, re.MULTILINE)
+    if not match:
+        raise GenerationError(f"`{scope}: {level}` has no explanatory comment in our workflow")
+    return match.group(1).strip()
+
+
+def caller_text(bot: Bot, ours: str) -> str:
+    """The adopter's workflow that calls the reusable one (placeholders for `infx init`)."""
+    workflow = yaml.safe_load(ours)
+    perms = _union_permissions(workflow)
+    lines = "".join(f"      {scope}: {level}  # {_permission_reason(ours, scope, level)}\n"
+                    for scope, level in perms.items())
+    permissions = f"    permissions:\n{lines}" if lines else "    permissions: {}\n"
+    on_block = _top_level_block(ours, "on")
+    # the comment lines right above `on:` say why a privileged trigger is safe: keep them
+    preamble = re.search(r"((?:^#.*\n)*)^on:", ours, re.MULTILINE).group(1)
+    return (f"# Written by `infx init` (infx {VERSION}): calls {bot.reusable.name} of {REPOSITORY}\n"
+            f"# at a pinned commit. Upgrade with `infx init --force` from a newer infx.\n"
+            f"name: {workflow['name']}\n\n{preamble}{on_block}\npermissions: {{}}\n\n"
+            f"jobs:\n  {bot.caller_job}:\n"
+            f"    uses: {REPOSITORY}/{bot.reusable.as_posix()}@{REF} # {VERSION}\n"
+            f"{permissions}"
+            f"    with:\n      infx-repository: {REPOSITORY}\n      infx-ref: {REF}\n")
+
+
+# our own files an adopter starts from, copied as they are (repository path -> starter file name)
+COPIED = {"PR_REVIEW_CHECKLIST.md": "PR_REVIEW_CHECKLIST.md"} | {
+    policy_path(name): f"policy-{name}.yaml" for name in POLICY_NAMES}
+
+
+def generated(root: Path) -> dict[Path, str]:
+    """Every generated file: the reusable workflows under `root`, the starter files in the package."""
+    out: dict[Path, str] = {}
+    for bot in BOTS:
+        ours = (root / bot.ours).read_text(encoding="utf-8")
+        out[root / bot.reusable] = reusable_text(bot, ours)
+        out[bot.caller] = caller_text(bot, ours)
+    for source, name in COPIED.items():
+        out[STARTER / name] = (root / source).read_text(encoding="utf-8")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m infx.adopt.reusable", description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--check", action="store_true", help="fail if a generated file is out of date")
+    mode.add_argument("--write", action="store_true", help="rewrite the generated files")
+    args = parser.parse_args(argv)
+    try:
+        files = generated(Path.cwd())
+    except (GenerationError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    stale = [path for path, text in files.items()
+             if not path.is_file() or path.read_text(encoding="utf-8") != text]
+    if args.write:
+        for path in stale:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(files[path], encoding="utf-8")
+        return 0
+    for path in stale:
+        print(f"error: {path} is out of date: run python -m infx.adopt.reusable --write", file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

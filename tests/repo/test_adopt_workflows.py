@@ -1,0 +1,133 @@
+"""Adoption by reference: the generated reusable workflows, the composite action, the App manifest."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from lib import tools
+
+from infx.adopt import app, reusable
+from infx.yamlio import load_file
+
+REPO = Path(__file__).resolve().parents[2]
+WORKFLOWS = REPO / ".github" / "workflows"
+ACTION = REPO / ".github" / "actions" / "install-infx" / "action.yml"
+# the steps a reusable job has in place of our trusted install (guard, infx checkout, action)
+INSTALL_STEPS = 3
+
+
+def test_the_generated_files_are_up_to_date():
+    stale = [str(path) for path, text in reusable.generated(REPO).items()
+             if not path.is_file() or path.read_text(encoding="utf-8") != text]
+    assert stale == [], "run: python -m infx.adopt.reusable --write"
+
+
+def test_the_generator_refuses_a_bot_job_without_the_trusted_install():
+    bot = reusable.BOTS[0]
+    ours = (REPO / bot.ours).read_text(encoding="utf-8")
+    broken = ours.replace("--no-build-isolation .\n", "--no-build-isolation ./other\n", 1)
+    with pytest.raises(reusable.GenerationError, match="open with the trusted install block"):
+        reusable.reusable_text(bot, broken)
+
+
+def _triggers(workflow: dict) -> dict:
+    return workflow.get("on", workflow.get(True))
+
+
+@pytest.mark.parametrize("bot", reusable.BOTS, ids=lambda b: b.stem)
+def test_a_reusable_workflow_runs_our_jobs_with_infx_from_the_pinned_commit(bot):
+    ours, theirs = load_file(REPO / bot.ours), load_file(REPO / bot.reusable)
+    assert set(_triggers(theirs)) == {"workflow_call"}
+    assert theirs["permissions"] == {} and list(theirs["jobs"]) == list(ours["jobs"])
+    dispatch = sorted((_triggers(ours).get("workflow_dispatch") or {}).get("inputs") or {})
+    for job_id, job in ours["jobs"].items():
+        mine = theirs["jobs"][job_id]
+        text = json.dumps(job)
+        for name in dispatch:  # the caller's dispatch inputs, read from its event
+            text = re.sub(rf"(?<![\w.-])inputs\.{re.escape(name)}\b", f"github.event.inputs.{name}", text)
+        expected = json.loads(text)
+        steps, my_steps = expected.pop("steps", []), mine.pop("steps", [])
+        assert mine == expected, f"{bot.reusable.name}:{job_id}"
+        if not any("infx " in str(s.get("run", "")) for s in steps):
+            assert my_steps == steps
+            continue
+        assert str(steps[0]["uses"]).startswith("actions/checkout@")
+        assert my_steps[INSTALL_STEPS:] == steps[3:], f"{bot.reusable.name}:{job_id}"
+        assert my_steps[2] == {"uses": "./.infx/.github/actions/install-infx",
+                               "with": {"python-version": steps[1]["with"]["python-version"]}}
+
+
+def test_the_composite_action_installs_infx_from_its_own_repository_hash_locked():
+    action = load_file(ACTION)
+    assert action["runs"]["using"] == "composite"
+    (setup, install) = action["runs"]["steps"]
+    assert re.fullmatch(r"actions/setup-python@[0-9a-f]{40}", setup["uses"])
+    run = install["run"]
+    assert '"$GITHUB_ACTION_PATH/../../.."' in run and "${{" not in run
+    assert '--require-hashes -r "$source_dir/.github/requirements-workflows.txt"' in run
+    assert '--no-deps --no-build-isolation "$source_dir"' in run
+    # three levels up from the action is this repository's root
+    root = (ACTION.parent / ".." / ".." / "..").resolve()
+    assert root == REPO and (root / ".github/requirements-workflows.txt").is_file()
+
+
+@pytest.mark.parametrize("persona", ["regular", "auditor"])
+def test_zizmor_reports_nothing_on_the_composite_action(persona):
+    exe = tools.need(tools.zizmor)
+    done = subprocess.run([exe, "--offline", "--color", "never", "--persona", persona, str(ACTION.parent)],
+                          cwd=REPO, capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings to report" in done.stdout + done.stderr
+
+
+# --- the sign-off App -----------------------------------------------------------------------------
+
+def _token_steps():
+    for path in sorted(WORKFLOWS.glob("*.yml")):
+        for job_id, job in (load_file(path).get("jobs") or {}).items():
+            for step in job.get("steps") or []:
+                if str(step.get("uses", "")).startswith("actions/create-github-app-token@"):
+                    yield path, job_id, job, step
+
+
+def _asked(step: dict) -> dict[str, str]:
+    return {k.removeprefix("permission-"): v for k, v in (step.get("with") or {}).items()
+            if k.startswith("permission-")}
+
+
+def test_the_manifest_asks_for_exactly_what_the_bot_jobs_mint():
+    union: dict[str, str] = {}
+    steps = list(_token_steps())
+    assert {p.name for p, *_ in steps} >= {"signoff-verify.yml", "signoff-head-status.yml"}
+    for _path, _job_id, _job, step in steps:
+        for scope, level in _asked(step).items():
+            if union.get(scope) != "write":
+                union[scope] = level
+    wanted = {app.token_input(k).removeprefix("permission-"): v for k, v in app.PERMISSIONS.items()
+              if k != "metadata"}  # metadata: every App has it; a token cannot ask for it
+    assert union == wanted
+    manifest = app.manifest("x", "https://github.com/o/r")
+    assert manifest["default_permissions"] == app.PERMISSIONS
+    assert manifest["default_events"] == [] and manifest["hook_attributes"]["active"] is False
+
+
+def test_each_app_token_is_no_wider_than_its_job_token():
+    # the App token stands in for the job's GITHUB_TOKEN: same scopes, plus the organization
+    # read the workflow token cannot have (members)
+    for path, job_id, job, step in _token_steps():
+        asked = _asked(step)
+        assert asked.pop("members") == "read", f"{path.name}:{job_id}"
+        assert asked == job["permissions"], f"{path.name}:{job_id}"
+
+
+def test_the_readme_table_is_the_manifest():
+    section = (REPO / "README.md").read_text(encoding="utf-8").split("## Sign-off GitHub App", 1)[1]
+    rows = re.findall(r"^\| (Repository|Organization) › ([\w ]+?) \| (read|write) \|", section, re.MULTILINE)
+    names = {"Actions": "actions", "Checks": "checks", "Contents": "contents", "Issues": "issues",
+             "Pull requests": "pull_requests", "Commit statuses": "statuses", "Metadata": "metadata",
+             "Members": "members"}
+    assert {names[name]: level for _, name, level in rows} == app.PERMISSIONS

@@ -1,0 +1,85 @@
+"""The declared lower bounds are what the lowest-versions CI job installs, on the oldest declared Python."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from infx.yamlio import load_file
+
+REPO = Path(__file__).resolve().parents[2]
+LOCK = REPO / ".ci" / "requirements-lowest.txt"
+PIN = re.compile(r"^([A-Za-z0-9._-]+)==(\S+)(?: ;[^\\]*)? \\$", re.MULTILINE)
+
+
+def _pyproject() -> dict:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the lock pins tomli for pytest
+        import tomli as tomllib
+    return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _pins() -> dict[str, Version]:
+    return {canonicalize_name(name): Version(version) for name, version in PIN.findall(LOCK.read_text(encoding="utf-8"))}
+
+
+def _direct() -> list[Requirement]:
+    project = _pyproject()["project"]
+    return [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["test"]]
+
+
+def test_every_direct_dependency_is_locked_at_its_lower_bound():
+    pins = _pins()
+    for req in _direct():
+        (lower,) = [s.version for s in req.specifier if s.operator == ">="]
+        assert pins.get(canonicalize_name(req.name)) == Version(lower), (
+            f"{req}: the lowest-versions lock has {pins.get(canonicalize_name(req.name))}; regenerate it "
+            "(command in .ci/requirements-lowest.in)")
+
+
+def test_the_build_backend_is_locked_at_the_build_systems_bound():
+    (setuptools,) = [Requirement(r) for r in _pyproject()["build-system"]["requires"] if r.startswith("setuptools")]
+    pinned = _pins()["setuptools"]
+    assert pinned in setuptools.specifier and pinned.release[0] == Version(
+        next(s.version for s in setuptools.specifier if s.operator == ">=")).release[0]
+
+
+def test_every_locked_package_is_hash_checked():
+    text = LOCK.read_text(encoding="utf-8")
+    blocks = re.split(r"\n(?=\S)", text.strip())
+    pinned = [b for b in blocks if not b.startswith("#")]
+    assert len(pinned) == len(_pins()) > 20
+    assert all("--hash=sha256:" in b for b in pinned)
+
+
+def _ci_jobs() -> dict:
+    return load_file(REPO / ".github" / "workflows" / "ci.yml")["jobs"]
+
+
+def _python(job: dict) -> str:
+    setup = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/setup-python@"))
+    return str(setup["with"]["python-version"])
+
+
+def test_ci_runs_the_unit_tests_on_the_lowest_versions_and_the_oldest_python():
+    job = _ci_jobs()["lowest"]
+    oldest = _pyproject()["project"]["requires-python"].removeprefix(">=")
+    assert _python(job) == oldest
+    runs = "\n".join(str(s.get("run", "")) for s in job["steps"])
+    assert "--require-hashes -r .ci/requirements-lowest.txt" in runs
+    assert "python -m pytest -n auto tests/unit" in runs
+    assert "requirements-tools" not in runs and "requirements-workflows" not in runs
+
+
+def test_ci_runs_the_unit_tests_on_a_newer_python_than_the_main_job():
+    jobs = _ci_jobs()
+    newest, main = Version(_python(jobs["newest-python"])), Version(_python(jobs["test"]))
+    assert newest > main
+    assert "tests/unit" in str(jobs["newest-python"]["steps"][-1]["run"])
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f"Python {newest}" in readme and "requirements-lowest.txt" in readme
