@@ -152,3 +152,35 @@ def test_a_valid_world_is_loaded_without_importing_jsonschema():
                          timeout=60, check=False)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("InfxError") and "invalid world" in run.stdout
+
+
+def _vocabulary(schema) -> tuple[list[str], list]:
+    """Property names and enum/const values used anywhere in a schema."""
+    names, values = set(), []
+    todo = [schema]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            names.update(k for k in node.get("properties", {}) if isinstance(k, str))
+            names.update(node.get("required", []))
+            values.extend(node.get("enum", []))
+            if "const" in node:
+                values.append(node["const"])
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    return sorted(names), values
+
+
+@pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_the_quick_pass_never_accepts_what_jsonschema_rejects(path, data):
+    schema = load(path)
+    names, values = _vocabulary(schema)
+    leaves = st.one_of(VALUES, *([st.sampled_from(values)] if values else []))
+    keys = st.one_of(st.sampled_from(names or ["k"]), st.text(max_size=3))
+    documents = st.recursive(leaves, lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=5)), max_leaves=12)
+    instance = data.draw(st.dictionaries(keys, documents, max_size=6))
+    assert schemas.quick_valid(schema, instance) == full_valid(schema, instance)
