@@ -27,7 +27,6 @@ from typing import Any, Protocol
 
 from infx import yamlio
 from infx.errors import InfxError
-from infx.plan.benchmark_content import SWEEP_CODE
 
 # the login every workflow's GITHUB_TOKEN writes as: never the identity of a GitHub App
 SHARED_ACTIONS_LOGIN = "github-actions[bot]"
@@ -213,11 +212,13 @@ def is_sweep_file_candidate(path: str) -> bool:
 
 
 def files_problem(run_tree: Files, default_tree: Files, commit: str,
-                  files: Sequence[str] | None = None, base_tree: Files | None = None) -> str | None:
+                  files: Sequence[str] | None = None) -> str | None:
     """Which sweep workflow files at the run's commit differ from the default branch's
-    (`files`: the file set to compare, default `sweep_files(default_tree)`), or which sweep
-    code (infx.plan.benchmark_content.SWEEP_CODE) differs from both the default branch's and the
-    PR base's (`base_tree`)."""
+    (`files`: the file set to compare, default `sweep_files(default_tree)`). Identical files
+    are enough: the default branch's sweep workflows run the default branch's infx, installed
+    from its own checkout, and take the PR's checkout as data (tests/repo/
+    test_workflows_trusted_code.py holds them to it), so the PR's `infx/`, build files and lock
+    at the run's commit wrote nothing the run produced."""
     if files is None:
         try:
             files = sweep_files(default_tree)
@@ -227,14 +228,6 @@ def files_problem(run_tree: Files, default_tree: Files, commit: str,
     if changed:
         return (f"its commit {commit[:8]} has sweep workflow files that differ from the default "
                 f"branch's ({', '.join(changed)})")
-    code = sorted(path for path in set(run_tree) | set(default_tree) if SWEEP_CODE.match(path)
-                  and run_tree.get(path) != default_tree.get(path)
-                  and (base_tree is None or run_tree.get(path) != base_tree.get(path)))
-    if code:
-        shown = ", ".join(code[:5]) + (f" and {len(code) - 5} more" if len(code) > 5 else "")
-        return (f"its commit {commit[:8]} ran sweep code (the infx package, build files or "
-                f"requirements lock its jobs install from the checkout) that differs from the "
-                f"default branch's ({shown}), so its results were not made by our code")
     return None
 
 
@@ -263,14 +256,13 @@ _UNSET: Any = object()
 
 def our_run(run: RunRecord | None, *, repo: str, default_branch: str,
             run_tree: Files | None, default_tree: Files | None,
-            files: Sequence[str] | None = None, base_tree: Files | None = None,
-            artifacts: Any = _UNSET, workflow: str = SWEEP_WORKFLOW) -> str | None:
+            files: Sequence[str] | None = None, artifacts: Any = _UNSET,
+            workflow: str = SWEEP_WORKFLOW) -> str | None:
     """Why a run is not our sweep, or None when it is (PRODUCT §4.8 provenance).
 
     `run_tree`: the files at the run's head commit (None: unread, so not shown to be ours);
     `default_tree`: the default branch's; `files`: the sweep file set (default derived from
-    `default_tree`); `base_tree`: the PR base's files (sweep code equal to the base's is a
-    plain merge, not the PR's own code). `artifacts`: pass the run's artifact listing (None when it could not be
+    `default_tree`). `artifacts`: pass the run's artifact listing (None when it could not be
     read) when its results are needed — a run whose result artifacts all expired is then
     not usable; leave it out where only the run's jobs count.
     """
@@ -283,7 +275,7 @@ def our_run(run: RunRecord | None, *, repo: str, default_branch: str,
         return "the default branch's sweep workflow files could not be read"
     if run_tree is None:
         return f"the sweep workflow files at its commit {run.head_sha[:8]} could not be read"
-    problem = files_problem(run_tree, default_tree, run.head_sha, files, base_tree)
+    problem = files_problem(run_tree, default_tree, run.head_sha, files)
     if problem is not None:
         return problem
     if artifacts is not _UNSET:

@@ -2,12 +2,12 @@
 
 What a sweep's results depend on: the PR's own changelog entries, the master-config blocks
 the PR affects (images and every serving setting live there), those configs' recipe files,
-the launchers (everything under `benchmarks/` and `runners/`), and the code a sweep job
-installs and runs from the checkout (`SWEEP_CODE`: the `infx` package that labels, plans,
-shards, names, launches, normalises and collects, its build files and the workflows'
-requirements lock). Code counts as the PR's own change only where the compared commit's
-file is neither the head's nor the base's: a commit that patched `infx/` and a head that
-reverted it differ, a plain merge of the default branch does not. Two trees of the same PR
+and everything a sweep job executes from the PR's checkout (`PR_EXECUTED`: the launchers and
+recipe scripts under `runners/` and `benchmarks/`, which run on the GPU node). Nothing else of
+the checkout runs: the sweep workflows (which provenance holds to the default branch's) install
+and run the default branch's `infx` — labels, plan, shard, row identity, launch, normalisation,
+collection, report — from a checkout of the default branch, so the PR's own `infx/`, build files
+and requirements lock are data no job executes, benchmark-neutral. Two trees of the same PR
 (the swept or reused commit and the head, or the head a reuse command was posted on and the
 head now) are compared against the PR's base tree, so a plain merge of the default branch
 (other PRs' changelog entries and configs) and `pr-link` canonicalisation are neutral.
@@ -35,10 +35,10 @@ CHANGELOG = "perf-changelog.yaml"
 # a master config, at the root or one folder down (a monorepo's e.g. inferencex-e2e/)
 MASTER_PATH = re.compile(r"^(?:[^/]+/)?configs/[^/]+-master\.yaml$")
 RECIPE_PATH = re.compile(r"^(?:[^/]+/)?configs/recipes/([^/]+)\.yaml$")
-LAUNCH_PATH = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners)/")
-# what every sweep job executes from its checkout besides the launchers: the package it
-# installs (and runs as `infx` / `python -m infx…`), the build files pip reads, the lock
-SWEEP_CODE = re.compile(r"^(?:infx/.*|pyproject\.toml|setup\.py|setup\.cfg|\.github/requirements-[^/]*\.txt)$")
+# everything a sweep job executes from the PR's checkout: the launcher `infx.workflow.launch`
+# runs (runners/launch_<runner>.sh) and the recipe scripts it runs in the row's image
+PR_EXECUTED = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners)/")
+LAUNCH_PATH = PR_EXECUTED
 CHANGELOG_LABEL = f"{CHANGELOG} (this PR's entries)"
 
 
@@ -49,14 +49,7 @@ class Unreadable(ValueError):
 def is_benchmark_path(path: str) -> bool:
     """Could a change to this path change what the PR's benchmarks measure?"""
     return bool(path == CHANGELOG or MASTER_PATH.match(path) or RECIPE_PATH.match(path)
-                or LAUNCH_PATH.match(path) or SWEEP_CODE.match(path))
-
-
-def code_differences(before: Tree, after: Tree, base: Tree) -> list[str]:
-    """The sweep-code files (SWEEP_CODE) whose text at `before` is neither `after`'s nor the
-    base's: code `before` ran that is neither what the head has nor what the PR started from."""
-    paths = {p for p in set(before) | set(after) if SWEEP_CODE.match(p)}
-    return sorted(p for p in paths if before.get(p) not in (after.get(p), base.get(p)))
+                or PR_EXECUTED.match(path))
 
 
 @lru_cache(maxsize=32)
@@ -169,6 +162,6 @@ def differences(before: Tree, after: Tree, base: Tree) -> list[str]:
             found.append(f"{path} [{key}]")
         recipes |= {p for p in set(before) | set(after)
                     if (m := RECIPE_PATH.match(p)) and m.group(1) == key}
-    launch = {p for p in set(before) | set(after) if LAUNCH_PATH.match(p)}
-    found += sorted(p for p in recipes | launch if before.get(p) != after.get(p))
-    return found + code_differences(before, after, base)
+    executed = {p for p in set(before) | set(after) if PR_EXECUTED.match(p)}
+    found += sorted(p for p in recipes | executed if before.get(p) != after.get(p))
+    return found

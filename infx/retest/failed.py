@@ -139,8 +139,7 @@ def retest(client: ReuseClient, repo: str, event: Any, *, workflow: str = DEFAUL
     if why is None:
         pull = gateway.pull(pr)
         run, passed = latest(gateway.pull_runs(pull.head_ref), jobs_of=gateway.run_jobs, workflow=workflow,
-                     ours=lambda r: gateway.run_problem(r, pull.default_branch, base=pull.base_sha or None,
-                                                        workflow=workflow_path(workflow)))
+                     ours=lambda r: gateway.run_problem(r, pull.default_branch, workflow=workflow_path(workflow)))
         failed = failed_rows(client.run_jobs(repo, run.id)) if run is not None and run.status == "completed" \
             and run.head_sha == pull.head_sha and run.conclusion in RETESTABLE else ()
         decision = decide(run, pull.head_sha, failed, passed)

@@ -126,21 +126,18 @@ class GitHubGateway:
             return None  # unread: the run cannot be shown to be ours
 
     def run_problem(self, run: RunFacts, default_branch: str, *, results: bool = False,
-                    workflow: str = trust.SWEEP_WORKFLOW, reference: str | None = None,
-                    base: str | None = None) -> str | None:
+                    workflow: str = trust.SWEEP_WORKFLOW, reference: str | None = None) -> str | None:
         """Why a run is not our sweep (infx.trust.our_run on what GitHub says of it); with
         `results`, also when none of its result artifacts is still there to take rows from.
         `reference`: the commit whose sweep files are ours (default: the default branch's tip;
         at a merge, the default branch as it was before it, so a PR's own edit of the sweep
-        workflow never vouches for the runs it made); `base`: the PR's base commit (sweep code
-        equal to the base's is a plain merge of the default branch, not the PR's code)."""
+        workflow never vouches for the runs it made)."""
         if not default_branch:
             return "the repository's default branch is not known, so no run can be shown to be ours"
         extra = {"artifacts": self.artifacts(run.id)} if results else {}
         return trust.our_run(run, repo=self.repo, default_branch=default_branch,
                              run_tree=self._tree_or_none(run.head_sha),
                              default_tree=self._tree_or_none(reference or default_branch),
-                             base_tree=self._tree_or_none(base) if base else None,
                              workflow=workflow, **extra)
 
     def run_jobs(self, run_id: int) -> list[JobFacts]:

@@ -73,7 +73,7 @@ def ours_by(gateway: GitHubGateway, pull: PullFacts, workflow: str = DEFAULT_WOR
     """The trust decision (infx.trust.our_run) for the PR's runs, read through the gateway
     (`reference`: the commit whose sweep files are ours; default the default branch's tip)."""
     return lambda run: gateway.run_problem(run, pull.default_branch, workflow=workflow_path(workflow),
-                                           reference=reference, base=pull.base_sha or None)
+                                           reference=reference)
 
 
 def results_problem(gateway: GitHubGateway, run_ids: list[int]) -> ReuseError | None:

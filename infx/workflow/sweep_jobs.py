@@ -22,7 +22,7 @@ _JOB = """\
       && contains(fromJSON('["success","skipped"]'), needs.canary.result)
       && needs.plan.outputs.reuse-enabled != 'true' && contains(fromJSON(needs.plan.outputs.shards), '{sid}')
     permissions:
-      contents: read  # check out the repository
+      contents: read  # the template checks out the PR (data) and the default branch (its infx)
     strategy:
       fail-fast: ${{{{ needs.plan.outputs.fail-fast == 'true' }}}}
       matrix:

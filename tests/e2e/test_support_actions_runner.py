@@ -277,3 +277,72 @@ def test_unpinned_actions_fail_the_step(tmp_path):
         """})
     assert record.job("j").conclusion == "failure"
     assert "full commit SHA" in record.job("j").log
+
+
+def test_checkouts_by_path_and_ref_and_pip_installs_what_a_folder_holds(tmp_path):
+    """Two checkouts side by side; `pip install .` copies that folder's infx into the job's own
+    site folder (recorded), the only infx a step imports; before it, importing infx fails."""
+    record = run(tmp_path, {
+        "pyproject.toml": "[project]\nname = 'infx'\n",
+        "lock.txt": "pyyaml==6.0.2\n",
+        "infx/__init__.py": "WHERE = 'main'\n",
+        ".github/workflows/main.yml": f"""
+        on: push
+        env:
+          FROM_WORKFLOW: "1"
+        jobs:
+          j:
+            runs-on: ubuntu-latest
+            outputs:
+              before: ${{{{ steps.before.outputs.seen }}}}
+              seen: ${{{{ steps.after.outputs.seen }}}}
+            steps:
+              - uses: {CHECKOUT}
+                with:
+                  path: data
+              - uses: {CHECKOUT}
+                with:
+                  ref: main
+                  path: code
+              - id: before
+                run: echo "seen=$(python -c 'import infx' 2>&1 | tail -1)" >> "$GITHUB_OUTPUT"
+              - working-directory: code
+                run: |
+                  python -m pip install --require-hashes -r lock.txt
+                  python -m pip install --no-deps --no-build-isolation .
+              - id: after
+                working-directory: data
+                run: |
+                  echo "WHERE = 'edited later'" > ../code/infx/__init__.py
+                  echo "seen=$(python -c 'import infx; print(infx.WHERE)') $FROM_WORKFLOW" >> "$GITHUB_OUTPUT"
+        """})
+    job = record.job("j")
+    assert job.conclusion == "success", job.log
+    assert "infx is not installed in this job" in job.outputs["before"]
+    assert job.outputs["seen"] == "main 1"  # the installed copy, and the workflow's env
+    package, = [i for i in job.installs if i["kind"] == "package"]
+    lock, = [i for i in job.installs if i["kind"] == "requirements"]
+    assert package["source"] == "code" and package["clean"] and len(package["commit"]) == 40
+    assert lock["file"] == "code/lock.txt"
+    assert [s.outcome for s in job.steps[:2]] == ["success", "success"]
+
+
+def test_a_checkout_outside_the_workspace_and_an_uninstallable_folder_fail(tmp_path):
+    record = run(tmp_path, {".github/workflows/main.yml": f"""
+        on: push
+        jobs:
+          outside:
+            runs-on: ubuntu-latest
+            steps:
+              - uses: {CHECKOUT}
+                with:
+                  path: ../elsewhere
+          nothing:
+            runs-on: ubuntu-latest
+            steps:
+              - uses: {CHECKOUT}
+              - run: python -m pip install --no-deps .
+        """})
+    assert "is not under" in record.job("outside").log
+    assert "is not installable" in record.job("nothing").log
+    assert {j.conclusion for j in record.jobs} == {"failure"}

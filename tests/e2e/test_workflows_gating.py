@@ -323,7 +323,7 @@ def test_report_after_collection_on_prs_without_reuse(sweep, canary, collect):
     assert job["concurrency"] == {"group": "sweep-report-${{ github.event.pull_request.number }}",
                                   "cancel-in-progress": False}
     checkout = job["steps"][0]
-    assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"  # never PR code
+    assert checkout["with"]["ref"] == "${{ github.event.repository.default_branch }}"  # never PR code
 
 
 @pytest.mark.parametrize("fork", [False, True])

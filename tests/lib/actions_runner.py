@@ -6,9 +6,12 @@ order with their real `if:`, `strategy.matrix` (including `fromJSON` of earlier 
 (their jobs are named `<caller job name> / <called job name>`, as GitHub names the check runs);
 every real `run:` script executed by bash in a fresh checkout with `GITHUB_OUTPUT`, `GITHUB_ENV`,
 `GITHUB_PATH`, `GITHUB_STEP_SUMMARY` and `GITHUB_EVENT_PATH`. Actions (`uses:` steps) are local
-stand-ins: checkout clones the test repository at the event's ref, setup-python puts the host
-interpreter on PATH, upload/download-artifact use an in-memory store that refuses a second
-artifact of the same name in a run (GitHub answers 409 Conflict). Nothing here talks to the
+stand-ins: checkout clones the test repository at the event's ref (or its `ref:`) into the
+workspace (or its `path:`), setup-python puts the host interpreter on PATH, upload/download-artifact
+use an in-memory store that refuses a second artifact of the same name in a run (GitHub answers
+409 Conflict). `python -m pip install` is tests/lib/fake_pip.py: nothing is downloaded, and
+installing a folder copies its `infx` into the job's own site folder, the only infx on the job's
+PYTHONPATH (before an install, importing infx fails), recorded in `JobRecord.installs`. Nothing here talks to the
 internet; the GitHub API the scripts use is whatever `api_url` points at (the fake server), and
 `on_progress` lets the caller show that server the running run (its finished jobs and artifacts).
 """
@@ -35,6 +38,7 @@ from lib.expressions import Context, evaluate_if, evaluate_text, interpolate, to
 
 WHOLE_EXPRESSION = re.compile(r"^\s*\$\{\{(.*)\}\}\s*$", re.S)
 _MULTILINE_VALUE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)<<(.+)$")
+FAKE_PIP = Path(__file__).resolve().parent / "fake_pip.py"
 _KNOWN_ACTIONS = ("actions/checkout", "actions/setup-python", "actions/upload-artifact",
                   "actions/download-artifact")
 
@@ -105,6 +109,7 @@ class JobRecord:
     summary: str = ""
     concurrency: str | None = None
     matrix: Any = None
+    installs: list[dict[str, Any]] = field(default_factory=list)  # what `pip install` read (fake_pip)
 
     @property
     def log(self) -> str:
@@ -260,6 +265,8 @@ class LocalRunner:
             ctx = Context({"github": github, "needs": needs, "inputs": inputs, "vars": self.vars,
                            "secrets": dict(secrets if secrets is not None else self.secrets)},
                           job_status=_status_of(needs, results, jobs, job_id))
+            # the workflow's own `env:` reaches its jobs' steps (a caller's never reaches a called workflow)
+            ctx.values["env"] = {k: to_string(_value(v, ctx)) for k, v in (workflow.get("env") or {}).items()}
             display = self._display_name(job_id, job, ctx)
             full_name = f"{caller_name} / {display}" if caller_name else display
             if not evaluate_if(job.get("if"), ctx):
@@ -372,13 +379,14 @@ class LocalRunner:
         home = workspace.parent / f"job{self._job_counter:03d}-runner"
         workspace.mkdir(parents=True)
         (home / "temp").mkdir(parents=True)
+        _not_installed(home / "site")
         github = dict(ctx.values["github"]) | {"job": job_id, "workspace": str(workspace)}
         values = dict(ctx.values) | {"github": github, "steps": {}, "runner": {
             "name": runner_name, "os": "Linux", "arch": "X64", "temp": str(home / "temp")}, "job": {"status": "success"}}
         jctx = Context(values, job_status="success")
         concurrency = self._concurrency(job.get("concurrency"), jctx)
         self_hosted = labels != ["ubuntu-latest"]
-        job_env = (dict(self.self_hosted_env) if self_hosted else {}) | {
+        job_env = (dict(self.self_hosted_env) if self_hosted else {}) | dict(ctx.values.get("env") or {}) | {
             k: to_string(_value(v, jctx)) for k, v in (job.get("env") or {}).items()}
         env_file_vars: dict[str, str] = {}
         extra_path: list[str] = list(self.self_hosted_path) if self_hosted else []
@@ -422,8 +430,11 @@ class LocalRunner:
         outputs = {}
         if conclusion == "success":
             outputs = {k: interpolate(str(v), jctx) for k, v in (job.get("outputs") or {}).items()}
+        installs = home / "pip-installs.jsonl"
         record.jobs.append(JobRecord(prefix + job_id, name, conclusion, labels, runner_name, steps, outputs,
-                                     started, self.clock.tick(), "\n".join(summary_parts), concurrency, matrix))
+                                     started, self.clock.tick(), "\n".join(summary_parts), concurrency, matrix,
+                                     [json.loads(line) for line in installs.read_text(encoding="utf-8").splitlines()]
+                                     if installs.exists() else []))
         return conclusion, outputs
 
     def _runner_name(self, labels: list[str]) -> str:
@@ -459,7 +470,8 @@ class LocalRunner:
         full_env = {
             "HOME": str(home), "LANG": "C.UTF-8", "CI": "true", "GITHUB_ACTIONS": "true",
             "PATH": os.pathsep.join([*extra_path, str(self._shims), os.environ.get("PATH", "/usr/bin:/bin")]),
-            "PYTHONPATH": os.pathsep.join([str(workspace), *cache_path]), "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONPATH": os.pathsep.join([str(home / "site"), *cache_path]), "PYTHONDONTWRITEBYTECODE": "1",
+            "LOCAL_RUNNER_SITE": str(home / "site"), "LOCAL_RUNNER_INSTALLS": str(home / "pip-installs.jsonl"),
             "GITHUB_EVENT_NAME": self.event.name, "GITHUB_EVENT_PATH": str(self.event_path),
             "GITHUB_SHA": self.event.sha, "GITHUB_REF": self.event.ref, "GITHUB_HEAD_REF": self.event.head_ref,
             "GITHUB_BASE_REF": self.event.base_ref, "GITHUB_REPOSITORY": self.repository,
@@ -493,8 +505,10 @@ class LocalRunner:
         with_ = {k: _value(v, ctx) for k, v in (step.get("with") or {}).items()}
         if action == "actions/checkout":
             ref = str(with_.get("ref") or self.event.sha)
-            self._checkout_into(workspace, ref)
-            return {}, f"checked out {ref} into {workspace}"
+            target = _inside(workspace, str(with_.get("path") or ""))
+            self._checkout_into(target, ref)
+            sha = _git(target, "rev-parse", "HEAD").strip()
+            return {"ref": ref, "commit": sha}, f"checked out {ref} ({sha}) into {target}"
         if action == "actions/setup-python":
             return {"python-version": sys.version.split()[0]}, f"using the host interpreter {sys.executable}"
         if action == "actions/upload-artifact":
@@ -548,24 +562,19 @@ class LocalRunner:
         _git(path, "checkout", "--quiet", "--detach", ref)
 
     def _make_shims(self) -> Path:
-        """`python` is the host interpreter except that `pip install` is a no-op (the host has
-        the packages and PYTHONPATH points at the checkout; a named requirements file must
-        exist); `infx` runs the checkout's package."""
+        """`python` is the host interpreter except that `python -m pip install` is
+        tests/lib/fake_pip.py; `infx` runs the installed package as its console script does
+        (the current folder is not on its path, `-P`)."""
         shims = self.work_dir / "shims"
         shims.mkdir(parents=True, exist_ok=True)
         python = shlex.quote(sys.executable)
         (shims / "python").write_text(
             "#!/usr/bin/env bash\n"
             'if [ "${1:-}" = -m ] && [ "${2:-}" = pip ] && [ "${3:-}" = install ]; then\n'
-            '  prev=""; for arg in "$@"; do\n'
-            '    if [ "$prev" = -r ] && [ ! -f "$arg" ]; then\n'
-            '      echo "ERROR: Could not open requirements file: $arg" >&2; exit 1; fi\n'
-            '    prev="$arg"; done\n'
-            '  echo "local runner: skipped pip install (the host has the packages; the checkout is on PYTHONPATH)"\n'
-            '  exit 0\nfi\n'
+            f'  shift 3; exec {python} -P {shlex.quote(str(FAKE_PIP))} "$@"\nfi\n'
             f'exec {python} "$@"\n', encoding="utf-8")
         (shims / "python3").write_text(f'#!/usr/bin/env bash\nexec {shims / "python"} "$@"\n', encoding="utf-8")
-        (shims / "infx").write_text(f'#!/usr/bin/env bash\nexec {python} -m infx "$@"\n', encoding="utf-8")
+        (shims / "infx").write_text(f'#!/usr/bin/env bash\nexec {python} -P -m infx "$@"\n', encoding="utf-8")
         for shim in shims.iterdir():
             shim.chmod(0o755)
         return shims
@@ -580,6 +589,24 @@ def _code_cache_env() -> tuple[list[str], dict[str, str]]:
         return [], {}
     Path(cache).mkdir(parents=True, exist_ok=True)
     return [str(Path(__file__).resolve().parent / "code_cache")], {"INFX_TEST_CODE_CACHE": cache}
+
+
+def _inside(workspace: Path, rel: str) -> Path:
+    """A checkout's `path:` inside the workspace (actions/checkout refuses one outside it)."""
+    target = (workspace / rel).resolve() if rel else workspace
+    if target != workspace.resolve() and workspace.resolve() not in target.parents:
+        raise StepFailure(f"Repository path '{target}' is not under '{workspace}'")
+    return target
+
+
+def _not_installed(site: Path) -> None:
+    """The job's site folder before any `pip install`: importing infx fails, so a step that
+    runs infx without installing it (or imports another copy) cannot pass unnoticed."""
+    package = site / "infx"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        'raise ImportError("infx is not installed in this job (local runner: pip install a folder first)")\n',
+        encoding="utf-8")
 
 
 def _git(cwd: Path, *args: str) -> str:

@@ -4,10 +4,11 @@ A run counts only when GitHub's own run record says it is a run of our sweep wor
 (`run-sweep.yml`) for a `pull_request` (or the merge-time `push` to the default branch) whose
 head commit lives in this repository, and when the sweep workflow files at the run's commit
 (run-sweep.yml and every local workflow or action it calls, found from the default branch's
-copy) are byte-identical to the default branch's, and so is the code the sweep's jobs install
-and run from their checkout (`infx.plan.benchmark_content.SWEEP_CODE`: `infx/`, the build files,
-the workflows' requirements lock), the default branch's or the PR base's (a commit of the
-default branch as well). Everything a PR controls — check-run names,
+copy) are byte-identical to the default branch's. Those workflows install and run the default
+branch's infx from its own checkout and take the PR's checkout as data (PRODUCT §4.8, "Evidence
+comes from trusted code"), so the PR's `infx/`, build files and lock never wrote a counted run's
+results; what they do run from the PR (launchers, recipes) is benchmark-affecting content that
+drift holds to the assessed head (infx.plan.benchmark_content.PR_EXECUTED). Everything a PR controls — check-run names,
 details URLs, a workflow it adds or edits, a fork's head — is therefore never enough.
 
 Pure: reads the evidence only (run records, trees); the gatherer reads what this needs.
@@ -56,5 +57,4 @@ def run_problem(evidence: Evidence, run_id: int) -> str | None:
     run = evidence.workflow_runs.get(run_id)
     return trust.our_run(run, repo=evidence.repo, default_branch=evidence.default_branch,
                          run_tree=None if run is None else tree_of(evidence, run.head_sha),
-                         default_tree=evidence.default_branch_files,
-                         base_tree=evidence.base_files or None)
+                         default_tree=evidence.default_branch_files)

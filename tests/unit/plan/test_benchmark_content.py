@@ -90,10 +90,9 @@ def test_an_unparsable_tree_fails_closed():
     ("a/b/configs/amd-master.yaml", False), ("configs/amd-master.yaml.orig", False),
     ("configs/-master.yaml", False), ("configs/recipes/.yaml", False), ("configs/recipes/k.yaml.bak", False),
     ("configs/recipes/a/k.yaml", False), ("docs/old/runners/x.sh", False), ("runners", False),
-    # the code a sweep job installs and runs from its checkout
-    ("infx/workflow/collect.py", True), ("infx/results/normalise.py", True), ("pyproject.toml", True),
-    ("setup.py", True), (".github/requirements-workflows.txt", True), ("e2e/infx/x.py", False),
-    ("infx", False), ("tests/test_x.py", False), (".github/requirements-workflows.in", False)])
+    # the PR's own infx, build files and lock: data no sweep job runs (the default branch's infx runs)
+    ("infx/workflow/collect.py", False), ("infx/results/normalise.py", False), ("pyproject.toml", False),
+    ("setup.py", False), (".github/requirements-workflows.txt", False), ("tests/test_x.py", False)])
 def test_benchmark_paths(path, yes):
     assert is_benchmark_path(path) is yes
 
@@ -187,20 +186,20 @@ CODE = {COLLECT: "def collect(): ...\n", NORMALISE: "def normalise(): ...\n", "p
 
 
 @pytest.mark.parametrize("path", [COLLECT, NORMALISE, "pyproject.toml", LOCK])
-def test_sweep_code_an_earlier_commit_patched_and_the_head_reverted_is_a_difference(path):
-    """The swept commit ran a patched collector (or normaliser, build file, lock); the head
-    reverted it to the base's: the results were written by code nobody signs off (issue 20)."""
+def test_the_prs_own_sweep_code_patched_then_reverted_is_no_difference(path):
+    """Issue 20: the swept commit patched the collector (or normaliser, build file, lock) and the
+    head reverted it. The sweep's jobs ran the default branch's infx, so the patch wrote nothing."""
     base, head = BASE | CODE, HEAD | CODE
     swept = head | {path: CODE[path] + "# patched: scores 0.99\n"}
-    assert differences(swept, head, base) == [path]
-    # added by the swept commit only (absent from head and base) counts as well
-    assert differences(head | {"infx/sitecustomize.py": "x\n"}, head, base) == ["infx/sitecustomize.py"]
+    assert differences(swept, head, base) == []
+    assert differences(head | {"infx/sitecustomize.py": "x\n"}, head, base) == []
 
 
-def test_sweep_code_the_head_also_has_or_the_base_had_is_not_a_difference():
-    base, head = BASE | CODE, HEAD | CODE
-    patched = {COLLECT: CODE[COLLECT] + "# the PR's own change\n"}
-    # swept with the head's code (the PR changes infx and swept that): what is reviewed
-    assert differences(head | patched, head | patched, base) == []
-    # swept with the base's code, the head changed it since: the sweep ran trusted code
-    assert differences(head, head | patched, base) == []
+@pytest.mark.parametrize("path", ["runners/launch_mi355x-amds.sh", "benchmarks/single_node/x.sh",
+                                  "benchmarks/benchmark_lib.sh"])
+def test_what_a_sweep_job_runs_from_the_pr_patched_then_reverted_is_a_difference(path):
+    """The launcher and the recipe scripts do run from the PR's checkout on the GPU node: a
+    patch the head reverted (even to the base's text) is named."""
+    base, head = BASE | {path: "serve\n"}, HEAD | {path: "serve\n"}
+    assert differences(head | {path: "serve --fake-scores\n"}, head, base) == [path]
+    assert differences(head | {path: "serve --fake-scores\n"}, head | {path: "serve --fake-scores\n"}, base) == []

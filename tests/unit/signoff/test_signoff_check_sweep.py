@@ -531,21 +531,23 @@ def test_an_incremental_resweep_passes_naming_every_run_of_the_union() -> None:
         "on content whose row fingerprints equal the head's (incremental re-sweep).")
 
 
-def test_a_sweep_made_by_code_the_head_reverted_never_passes() -> None:
-    """Issue 20: an earlier commit patched the collector (it wrote the scores), the sweep ran
-    on it, the head reverted the patch. The head's tree is the base's; the swept one is not."""
+def test_a_sweep_of_a_commit_that_patched_infx_is_judged_on_what_it_ran() -> None:
+    """Issue 20: an earlier commit patched the collector, the sweep ran on it, the head reverted
+    the patch. The sweep's jobs ran the default branch's infx (the PR's is data), so the run
+    counts and the patch is no drift (infx/ is not even read at the swept commit); the launcher, which
+    does run from the PR's checkout, patched and reverted the same way, fails."""
     collect = "infx/workflow/collect.py"
     ev = swept_on_a(TREE | {collect: "def collect(): ...\n"})
     ev.commit_files[A] |= {collect: "def collect(): return 0.99\n"}
     ev.base_files |= {collect: "def collect(): ...\n"}
     outcome = sweep.run(ev, SETTINGS)
-    assert outcome.status is Status.FAIL  # provenance: the run ran code the default branch lacks
-    assert any(f"differs from the default branch's ({collect})" in d for d in outcome.details)
-    # drift names it too, when provenance alone would not (the default branch had the patch)
-    ev.default_branch_files = {**ev.default_branch_files, collect: "def collect(): return 0.99\n"}
+    assert outcome.status is Status.PASS, outcome.reason
+    assert outcome.reason.endswith("has the same benchmark-affecting and sweep workflow files (the only "
+                                   "ones read at the swept commit).")
+    ev.commit_files[A] |= {LAUNCHER: "sglang serve --fake-scores\n"}
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.FAIL
-    assert f"differs from the swept commit aaaaaaaa in {collect}" in outcome.reason
+    assert f"differs from the swept commit aaaaaaaa in {LAUNCHER}" in outcome.reason
 
 
 # ---- coverage per planned row (issue 19 problem 4, issue 26 Check `sweep`) ---------------------------

@@ -142,17 +142,13 @@ CODE = {"infx/workflow/collect.py": "def collect(): ...\n", "pyproject.toml": "[
 
 
 @pytest.mark.parametrize("path", [*CODE, "infx/added.py"])
-def test_a_run_whose_commit_ran_other_sweep_code_does_not_count(path) -> None:
-    """Every sweep job installs and runs infx from its checkout: a run whose commit has other
-    code than the default branch (and the PR base) wrote its own evidence (issue 20)."""
+def test_a_run_whose_commit_has_other_infx_code_counts_when_its_workflows_are_ours(path) -> None:
+    """Our sweep workflows install the default branch's infx from its own checkout (issue 20):
+    the PR's `infx/`, build files and lock at the run's commit are data its jobs never ran, so
+    only the workflow files decide."""
     default = DEFAULT | CODE
-    assert workflow_files_problem(dict(default), default, SHA) is None
     patched = default | {path: (CODE.get(path) or "") + "# scores 0.99\n"}
-    problem = workflow_files_problem(patched, default, SHA)
-    assert problem is not None and "ran sweep code" in problem and path in problem
-    # the PR base's code is the default branch's too (the default branch moved on since)
-    assert workflow_files_problem(patched, default, SHA, base_tree=dict(patched)) is None
-    assert path in workflow_files_problem(patched, default, SHA, base_tree=dict(default))
-    deleted = {k: v for k, v in default.items() if k != path}
-    if path in CODE:
-        assert path in workflow_files_problem(deleted, default, SHA)
+    assert workflow_files_problem(patched, default, SHA) is None
+    assert workflow_files_problem({k: v for k, v in default.items() if k != path}, default, SHA) is None
+    edited = patched | {SWEEP_WORKFLOW: SWEEP + "# installs from the PR's checkout\n"}
+    assert SWEEP_WORKFLOW in workflow_files_problem(edited, default, SHA)
