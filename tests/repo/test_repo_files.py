@@ -91,3 +91,21 @@ def test_the_changelog_keeps_a_changelog_with_an_unreleased_section(repo_root):
     assert releases and releases[0] == "Unreleased"
     kinds = set(re.findall(r"^### (.+)$", text, re.MULTILINE))
     assert kinds and kinds <= {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
+
+
+def test_ci_run_calls_pip_through_the_python_on_path(repo_root):
+    """Issue 24: .ci/run called a bare `pip`, which needs an active virtualenv."""
+    import re
+
+    script = (repo_root / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line.strip() for line in script.splitlines() if not line.lstrip().startswith("#")]
+    assert any(line.startswith("python -m pip install") for line in commands)
+    assert not [line for line in commands if re.search(r"(^|[;&|]\s*)pip3?\s", line)]
+
+
+def test_the_checklist_says_what_signoff_preview_needs(repo_root):
+    """Issue 24: `infx signoff preview` needs a repository and a token nobody documented."""
+    rules = " ".join((repo_root / "PR_REVIEW_CHECKLIST.md").read_text(encoding="utf-8")
+                     .split("```")[0].split())
+    assert "infx signoff preview --repo" in rules and "$GITHUB_REPOSITORY" in rules
+    assert "GITHUB_TOKEN" in rules and "read access" in rules

@@ -25,6 +25,7 @@ def test_verify_replay_prints_the_verdict(capsys) -> None:
     assert main(["signoff", "verify", "--world", SEED000, "--pr", "3412", "--comment-id", "5003"]) == 0
     out, err = capsys.readouterr()
     assert out.startswith("<!-- codeowner-signoff-verify sha=296a93ad")
+    assert out.endswith("\n") and not out.endswith("\n\n")  # issue 24: no final newline
     assert "✅ Check 0 (CODEOWNER): PASS" in out and "API calls" in err
 
 
