@@ -27,8 +27,8 @@ def schema_problems(schema: dict, data: Any, *, file: str, fix: str, text: str |
     if _quick_valid_text(schema_text, data):
         return []
     validator = _validator(schema_text)
-    errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
-    return [_problem(error, file, fix, text, describe) for error in errors]
+    found = sorted(explained(validator.iter_errors(data)), key=lambda item: [str(p) for p in item[1]])
+    return [_problem(error, path, message, file, fix, text, describe) for error, path, message in found]
 
 
 def check_schema(schema: dict, data: Any, **where: Any) -> None:
@@ -38,12 +38,36 @@ def check_schema(schema: dict, data: Any, **where: Any) -> None:
         raise InfxError(problems)
 
 
-def _problem(error: Any, file: str, fix: str, text: str | None,
+def _problem(error: Any, path: list, message: str, file: str, fix: str, text: str | None,
              describe: Callable[[Any], str] | None) -> Problem:
-    path = list(error.absolute_path)
     line = find_line(text, path) if text is not None and path else None
-    return Problem(describe(error) if describe else error.message, file=file, line=line,
+    return Problem(describe(error) if describe else message, file=file, line=line,
                    key=".".join(map(str, path)) or None, fix=fix)
+
+
+def explained(errors: Any) -> list[tuple[Any, list, str]]:
+    """(error, path, message) for the most specific violation of each jsonschema error, in
+    plain words (``describe``). A required field reported missing where an unknown field of
+    the same mapping is its near spelling is left out: one mistake, one message (the unknown
+    field's, which says "did you mean")."""
+    from difflib import get_close_matches
+
+    leaves = [leaf for error in errors for leaf in _leaves(error)]
+    misspelt: set[tuple[tuple, str]] = set()
+    for leaf in leaves:
+        if leaf.validator == "additionalProperties" and isinstance(leaf.instance, dict):
+            known = list(leaf.schema.get("properties", {}))
+            for extra in set(leaf.instance) - set(known):
+                for near in get_close_matches(str(extra), known, n=1):
+                    misspelt.add((tuple(leaf.absolute_path), near))
+    out = []
+    for leaf in leaves:
+        if leaf.validator == "required":
+            missing = re.findall(r"'([^']+)' is a required property", leaf.message)
+            if missing and (tuple(leaf.absolute_path), missing[0]) in misspelt:
+                continue
+        out.append((leaf, _problem_path(leaf), describe(leaf)))
+    return out
 
 
 @lru_cache(maxsize=32)
@@ -275,3 +299,84 @@ def _compare(keyword: str, number: float, bound: float) -> bool:
     if keyword == "exclusiveMinimum":
         return number > bound
     return number >= bound if keyword == "minimum" else number <= bound
+
+
+# --- plain-words messages for jsonschema errors (shared by every schema check) ---------------
+
+def _problem_path(error: Any) -> list:
+    """Where the problem is; for unknown fields, the first unknown field itself (its line)."""
+    path = list(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})), key=str)
+        if extra:
+            path.append(extra[0])
+    return path
+
+
+def describe(error: Any) -> str:
+    """A short, human message for one jsonschema error."""
+    field = _field_name(error.absolute_path)
+    kind = error.validator
+    value = error.validator_value
+    if kind == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})), key=str)
+        names = ", ".join(f"'{name}'" for name in extra)
+        known = sorted(error.schema.get("properties", {}))
+        allowed = ", ".join(known)
+        from difflib import get_close_matches
+
+        near = get_close_matches(str(extra[0]), known, n=1) if extra else []
+        hint = f"did you mean '{near[0]}'? " if near else ""
+        return f"unknown field {names} ({hint}allowed: {allowed})"
+    if kind == "required":
+        missing = re.findall(r"'([^']+)' is a required property", error.message)
+        return f"missing required field '{missing[0] if missing else error.message}'" + (
+            f" in {field}" if field else "")
+    if kind == "type":
+        return f"{field or 'value'} must be of type {value}, got {_type_name(error.instance)}"
+    if kind in ("const", "enum"):
+        options = [value] if kind == "const" else value
+        shown = ", ".join(json.dumps(option) for option in options)
+        return f"{field or 'value'} must be {'one of ' if kind == 'enum' else ''}{shown}, got {json.dumps(error.instance, default=str)}"
+    if kind == "exclusiveMinimum":
+        return f"{field or 'value'} must be greater than {value}, got {error.instance}"
+    if kind == "minimum":
+        return f"{field or 'value'} must be >= {value}, got {error.instance}"
+    if kind == "maximum":
+        return f"{field or 'value'} must be <= {value}, got {error.instance}"
+    if kind == "minItems":
+        return f"{field or 'list'} cannot be an empty list"
+    if kind == "pattern":
+        return f"{field or 'value'} must match {value}, got {error.instance!r}"
+    if kind == "minLength":
+        return f"{field or 'value'} must be a non-empty string"
+    if kind == "not":
+        return (f"{field or 'value'} must be the component's own release, package version or "
+                f"commit, not an image reference (got {error.instance!r})")
+    return f"{field or 'value'}: {error.message}"
+
+
+
+def _leaves(error: Any) -> list:
+    """The most specific sub-errors (jsonschema nests errors under if/then/else)."""
+    if not error.context:
+        return [error]
+    leaves = []
+    for sub in error.context:
+        leaves.extend(_leaves(sub))
+    return leaves
+
+
+def _field_name(path: Any) -> str:
+    steps = list(path)
+    for step in reversed(steps):
+        if isinstance(step, str):
+            return f"'{step}'"
+    return ""
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string",
+            list: "array", dict: "object"}.get(type(value), type(value).__name__)

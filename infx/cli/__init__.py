@@ -36,6 +36,8 @@ class Command:
 COMMANDS: dict[str, Command] = {
     "changelog": Command("infx.cli.changelog:changelog",
                          "Validate perf-changelog.yaml changes; prepare them for merging.", batch=True),
+    "config": Command("infx.cli.config:config",
+                      "Validate configuration files: master configs, runners, thresholds, policy."),
     "demo": Command("infx.cli.demo:demo",
                     "Plan a bundled PR, replay the bots on a local fake GitHub."),
     "fake-github": Command("infx.cli.fake_github:fake_github",

@@ -218,7 +218,7 @@ def _schema_fix(message: str) -> str | None:
         return "remove the field or correct its spelling (field names are kebab-case)"
     if message.startswith("missing required field"):
         return "add the field"
-    if "must be of type" in message:
+    if "must be of type" in message or " must be " in message:
         return "write a value of the stated type"
     return None
 

@@ -50,7 +50,8 @@ def _problems(name: str, text: str, data: dict) -> list[Problem]:
         text_message = _runner_message(path, message)
         problems.append(Problem(f"Runner config failed validation at {format_path(path) or 'top level'}: "
                                 f"{text_message}", file=name, line=line_of(text, path),
-                                key=str(path[1]) if len(path) > 1 else None))
+                                key=str(path[1]) if len(path) > 1 else None,
+                                fix="list each label's runner names: '<label>:' then '- <runner>' lines"))
     return problems
 
 
@@ -63,6 +64,25 @@ def _runner_message(path: list, message: str) -> str:
     if len(path) == 3 and path[0] == "labels" and "must be of type string" in message:
         return f"Runner config entry '{path[1]}' must contain only strings"
     return message
+
+
+def unknown_label_problems(configs, runners: Runners) -> list[Problem]:
+    """One warning per runner label the runners file lacks, at its first config, naming every
+    config that uses it (PRODUCT §4.1: unknown labels warn, they never block)."""
+    users: dict[str, list[str]] = {}
+    for key in configs:
+        label = configs[key]["runner"]
+        if label not in runners.labels:
+            users.setdefault(label, []).append(key)
+    problems = []
+    for label, keys in users.items():
+        shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+        problem = configs.locate(keys[0], ["runner"], (
+            f"runner label '{label}' is not defined in {runners.name}; no runner will pick up the "
+            f"jobs of {len(keys)} config(s): {shown}"), fix=f"add '{label}' under 'labels'")
+        problem.level = "warning"
+        problems.append(problem)
+    return problems
 
 
 def unknown_runner_problems(configs, runners: Runners, keys=None) -> list[Problem]:

@@ -9,11 +9,11 @@ interpreter of the keywords our schemas use, far cheaper than importing and runn
 from __future__ import annotations
 
 import json
-import re
 from functools import cache
 from importlib import resources
 from typing import Any
 
+from infx.schemas import describe, explained
 from infx.schemas import quick_valid as quick_valid_for
 
 _SCHEMA_PACKAGE = "infx.config.schemas"
@@ -33,64 +33,13 @@ def quick_valid(schema_name: str, instance: Any) -> bool:
 
 def schema_errors(schema_name: str, instance: Any) -> list[tuple[list, str]]:
     """(path, message) for every violation, from the real Draft 2020-12 validator."""
-    found = []
-    for error in _full_validator(schema_name).iter_errors(instance):
-        for leaf in _leaves(error):
-            found.append((_problem_path(leaf), describe(leaf)))
+    found = [(path, message) for _, path, message in explained(_full_validator(schema_name).iter_errors(instance))]
     found.sort(key=lambda item: [str(step) for step in item[0]])
     unique: list[tuple[list, str]] = []
     for item in found:
         if item not in unique:
             unique.append(item)
     return unique
-
-
-def _problem_path(error: Any) -> list:
-    """Where the problem is; for unknown fields, the first unknown field itself (its line)."""
-    path = list(error.absolute_path)
-    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})), key=str)
-        if extra:
-            path.append(extra[0])
-    return path
-
-
-def describe(error: Any) -> str:
-    """A short, human message for one jsonschema error."""
-    field = _field_name(error.absolute_path)
-    kind = error.validator
-    value = error.validator_value
-    if kind == "additionalProperties":
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})), key=str)
-        names = ", ".join(f"'{name}'" for name in extra)
-        allowed = ", ".join(sorted(error.schema.get("properties", {})))
-        return f"unknown field {names} (allowed: {allowed})"
-    if kind == "required":
-        missing = re.findall(r"'([^']+)' is a required property", error.message)
-        return f"missing required field '{missing[0] if missing else error.message}'" + (
-            f" in {field}" if field else "")
-    if kind == "type":
-        return f"{field or 'value'} must be of type {value}, got {_type_name(error.instance)}"
-    if kind in ("const", "enum"):
-        options = [value] if kind == "const" else value
-        shown = ", ".join(json.dumps(option) for option in options)
-        return f"{field or 'value'} must be {'one of ' if kind == 'enum' else ''}{shown}, got {json.dumps(error.instance, default=str)}"
-    if kind == "exclusiveMinimum":
-        return f"{field or 'value'} must be greater than {value}, got {error.instance}"
-    if kind == "minimum":
-        return f"{field or 'value'} must be >= {value}, got {error.instance}"
-    if kind == "maximum":
-        return f"{field or 'value'} must be <= {value}, got {error.instance}"
-    if kind == "minItems":
-        return f"{field or 'list'} cannot be an empty list"
-    if kind == "pattern":
-        return f"{field or 'value'} must match {value}, got {error.instance!r}"
-    if kind == "minLength":
-        return f"{field or 'value'} must be a non-empty string"
-    if kind == "not":
-        return (f"{field or 'value'} must be the component's own release, package version or "
-                f"commit, not an image reference (got {error.instance!r})")
-    return f"{field or 'value'}: {error.message}"
 
 
 @cache
@@ -102,26 +51,4 @@ def _full_validator(schema_name: str) -> Any:
     return jsonschema.Draft202012Validator(schema)
 
 
-def _leaves(error: Any) -> list:
-    """The most specific sub-errors (jsonschema nests errors under if/then/else)."""
-    if not error.context:
-        return [error]
-    leaves = []
-    for sub in error.context:
-        leaves.extend(_leaves(sub))
-    return leaves
-
-
-def _field_name(path: Any) -> str:
-    steps = list(path)
-    for step in reversed(steps):
-        if isinstance(step, str):
-            return f"'{step}'"
-    return ""
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "boolean", int: "integer", float: "number", str: "string",
-            list: "array", dict: "object"}.get(type(value), type(value).__name__)
+__all__ = ["describe", "load_schema", "quick_valid", "schema_errors"]

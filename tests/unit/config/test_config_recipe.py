@@ -161,4 +161,4 @@ def test_disagg_block_rejects_unknown_roles():
     text = BASE.format(engine="sglang", method="mtp", draft="embedded") + "disagg:\n  encode:\n    args: [--x]\n"
     with pytest.raises(InfxError) as info:
         parse_recipe(text, recipe_path("k-fp8-mi355x-sglang-agentic-mtp"))
-    assert info.value.problems[0].key == "disagg"
+    assert info.value.problems[0].key == "disagg.encode"  # the unknown role itself, at its line

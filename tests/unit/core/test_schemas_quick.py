@@ -138,7 +138,7 @@ def test_an_uninterpreted_keyword_leaves_the_judgement_to_jsonschema():
     assert not schemas.quick_valid(schema, "x@example.com")
     assert schemas.schema_problems(schema, "x@example.com", file="f", fix="") == []
     assert schemas.schema_problems({"type": "string"}, 1, file="f", fix="")[0].message == \
-        "1 is not of type 'string'"
+        "value must be of type string, got integer"
 
 
 def test_a_valid_world_is_loaded_without_importing_jsonschema():
