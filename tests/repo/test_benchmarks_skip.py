@@ -74,8 +74,8 @@ def test_bench_changelog_scale_exits_1_when_a_figure_is_over_its_bar(monkeypatch
     bench = _load_script("bench_changelog_scale.py")
     monkeypatch.setattr(bench, "synthetic", lambda repo, entries: ("a", "b", 7_200_000))
     monkeypatch.setattr(bench, "reference_ten_years", lambda repo: None)
-    monkeypatch.setattr(bench, "best", lambda command, cwd, repeat: (*figures, 0, "")
-                        if "validate" in command else (0.5, 50.0, 0, ""))
+    monkeypatch.setattr(bench, "best", lambda command, cwd, repeat: (
+        figures[0], 9.0, figures[1], 0, "") if "validate" in command else (0.5, 0.6, 50.0, 0, ""))
     monkeypatch.setattr("sys.argv", ["bench_changelog_scale.py", "--repeat", "1"])
     assert bench.main() == code
     out = capsys.readouterr().out
