@@ -39,23 +39,34 @@ model_cache="${INFX_MODEL_CACHE:-}"
 limit="${INFX_TIMEOUT:-470m}"
 [[ "$limit" =~ ^[1-9][0-9]*[smh]?$ ]] || die "INFX_TIMEOUT must be a duration like 470m, 8h or 90s"
 
-# The recipe script (the reference's layout): single-node rows
+# The recipe script (the reference's naming rule, the one infx.plan.launch_graph follows; the
+# first existing candidate wins): single-node rows
 # benchmarks/single_node/<fixed_seq_len|agentic>/<model-prefix>_<precision>_mi355x_<framework>[_mtp].sh,
-# multi-node rows benchmarks/multi_node/[agentic/]<model-prefix>_<precision>_mi355x_<framework>.sh;
-# the _mtp variant when the row decodes speculatively with MTP and the script exists.
+# then the historical name without _<framework> (_trt for trt) [_mtp], and for an MTP row the
+# same two without _mtp; multi-node rows
+# benchmarks/multi_node/[agentic/]<model-prefix>_<precision>_mi355x_<framework>.sh (or …-disagg.sh).
 node=single_node
 [ -n "${PREFILL_TP:-}" ] && node=multi_node
+stem="${MODEL_PREFIX}_${PRECISION}_mi355x"
 if [ "$node" = single_node ]; then
   folder=benchmarks/single_node/fixed_seq_len
   [ "${SCENARIO_TYPE:-}" = agentic-coding ] && folder=benchmarks/single_node/agentic
+  legacy=""
+  [ "$FRAMEWORK" = trt ] && legacy=_trt
+  mtp=""
+  [ "${SPEC_DECODING:-none}" = mtp ] && mtp=_mtp
+  candidates=("${folder}/${stem}_${FRAMEWORK}${mtp}.sh" "${folder}/${stem}${legacy}${mtp}.sh")
+  [ -n "$mtp" ] && candidates+=("${folder}/${stem}_${FRAMEWORK}.sh" "${folder}/${stem}${legacy}.sh")
 else
   folder=benchmarks/multi_node
   [ "${SCENARIO_TYPE:-}" = agentic-coding ] && folder=benchmarks/multi_node/agentic
+  candidates=("${folder}/${stem}_${FRAMEWORK}.sh" "${folder}/${stem}_${FRAMEWORK}-disagg.sh")
 fi
-base="${folder}/${MODEL_PREFIX}_${PRECISION}_mi355x_${FRAMEWORK}"
-recipe="${base}.sh"
-if [ "${SPEC_DECODING:-none}" = mtp ] && [ -f "${base}_mtp.sh" ]; then recipe="${base}_mtp.sh"; fi
-[ -f "$recipe" ] || die "no recipe script for this row: add $recipe (or ${base}_mtp.sh)"
+recipe=""
+for candidate in "${candidates[@]}"; do
+  if [ -f "$candidate" ]; then recipe="$candidate"; break; fi
+done
+[ -n "$recipe" ] || die "no recipe script for this row: add ${folder}/${stem}_${FRAMEWORK}.sh (looked for ${candidates[*]})"
 
 run_id="${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-1}"
 runner="${INFX_RUNNER:-${RUNNER_NAME:-$(hostname)}}"

@@ -138,6 +138,38 @@ def test_a_row_without_a_recipe_script_fails_before_docker_runs(node):
     assert not stub_docker.calls(node["log"])
 
 
+@pytest.mark.parametrize(("scripts", "row"), [
+    # the historical single-node name (no _<framework>), as the reference's trees have it
+    (["qwen3.5_fp8_mi355x.sh"], {"framework": "sglang", "spec-decoding": "none", "model-prefix": "qwen3.5",
+                                 "precision": "fp8"}),
+    # an MTP row: framework-tagged _mtp first, then the historical _mtp, then the base scripts
+    (["dsr1_fp4_mi355x_mtp.sh", "dsr1_fp4_mi355x_sglang.sh"], {}),
+    (["dsr1_fp4_mi355x.sh", "dsr1_fp4_mi355x_sglang.sh"], {}),
+    (["dsr1_fp4_mi355x.sh"], {}),
+])
+def test_the_launcher_runs_the_script_the_launch_graph_names(node, scripts, row):
+    """runners/launch_mi355x-amds.sh and infx.plan.launch_graph follow one naming rule: on the
+    reference's real trees (qwen3.5_fp8_mi355x.sh for an SGLang key) the launcher used to find
+    nothing while the sign-off followed the historical script."""
+    from infx.plan.launch_graph import SCRIPT, launch_graph
+
+    folder = node["repo"] / "benchmarks" / "single_node" / "fixed_seq_len"
+    for old in folder.iterdir():
+        old.unlink()
+    for name in scripts:
+        (folder / name).write_text("python3 -m sglang.launch_server\n")
+    row = ROW | row
+    tree = {p.relative_to(node["repo"]).as_posix(): p.read_text() for p in node["repo"].rglob("*.sh")}
+    entry = {k: row[k] for k in ("model-prefix", "precision", "framework", "runner", "model")}
+    lane = {"tp": 8, "conc-list": [64], "spec-decoding": row["spec-decoding"]}
+    entry |= {"multinode": False, "scenarios": {"fixed-seq-len": [{"isl": 8192, "osl": 1024, "search-space": [lane]}]}}
+    (named,) = launch_graph(tree, "key", entry, {"labels": load_runners(ROOT / "configs" / "runners.yaml").labels}).paths(SCRIPT)
+    done = _launch(node, row)
+    assert done.returncode == 0, done.stderr
+    run = next(c for c in stub_docker.calls(node["log"]) if c["argv"][0] == "run")
+    assert run["command"][-1] == f"/workspace/{named}"
+
+
 def test_the_model_cache_must_be_provided(node):
     done = _launch(node, ROW, INFX_MODEL_CACHE="")
     assert done.returncode == 1 and "INFX_MODEL_CACHE is not set" in done.stderr
