@@ -1,0 +1,92 @@
+"""Replays of real reference PRs (tests/data/realprs) through the sweep loop (tests only).
+
+A corpus PR's trimmed base tree (the reference's master config, changelog slice and the launch
+files of its MI355X keys) replaces this project's sample configs, changelog and recipes in the
+loop's test repository; the PR's head files are its one commit. The sweep, the world and the
+verdict are the loop's own (tests/lib/sweep_loop.py): the real run-sweep.yml on a fake MI355X
+node, a CODEOWNER's fully checked sign-off, `infx signoff verify`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from lib.sweep_loop import ROOT, PullRequest, SweepRepo, git, project_files
+
+CORPUS = ROOT / "tests" / "data" / "realprs"
+# this project's sample data the reference's trees replace
+REPLACED = ("configs/amd-master.yaml", "perf-changelog.yaml", "configs/recipes/")
+
+
+@dataclass(frozen=True)
+class CorpusPR:
+    number: int
+    title: str
+    merged_at: datetime
+    base: dict[str, str]
+    head: dict[str, str | None]  # changed files (None: deleted)
+
+    def at(self, days: float) -> str:
+        """An ISO time ``days`` after the merge (negative: before it)."""
+        when = self.merged_at + timedelta(days=days)
+        return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _files(folder: Path) -> dict[str, str]:
+    if not folder.is_dir():
+        return {}
+    return {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def corpus_numbers() -> list[int]:
+    return sorted(int(p.name) for p in CORPUS.iterdir() if p.is_dir() and p.name.isdigit())
+
+
+def load(number: int) -> CorpusPR:
+    folder = CORPUS / str(number)
+    meta = json.loads((folder / "pr.json").read_text(encoding="utf-8"))
+    head: dict[str, str | None] = dict(_files(folder / "head"))
+    head |= {p: None for p in meta["deleted"]}
+    return CorpusPR(number, meta["title"], datetime.fromisoformat(meta["merged_at"]),
+                    _files(folder / "base"), head)
+
+
+def make_repo(pr: CorpusPR, path: Path) -> Path:
+    """A repository whose `main` is this project's files with the PR's base tree in place of
+    the sample configs, changelog and recipes."""
+    path.mkdir(parents=True)
+    git(path, "init", "--quiet", "--initial-branch=main")
+    files = {rel: data for rel, data in project_files().items() if not rel.startswith(REPLACED)}
+    files |= {rel: text.encode("utf-8") for rel, text in pr.base.items()}
+    for rel, data in files.items():
+        target = path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        if rel.endswith(".sh"):
+            target.chmod(0o755)
+    git(path, "add", "--all")
+    git(path, "commit", "--quiet", "-m", "main: the control plane and the reference's MI355X configs",
+        date=pr.at(-3))
+    return path
+
+
+class RealRepo(SweepRepo):
+    """A scenario repository whose commits are dated in the days before the real merge."""
+
+    def __init__(self, base: Path, path: Path, pr: CorpusPR) -> None:
+        super().__init__(base, path)
+        self._pr, self._step = pr, 0
+
+    def _date(self) -> str:
+        self._step += 1
+        return self._pr.at(-3 + self._step / 24)
+
+
+def open_pr(repo: SweepRepo, pr: CorpusPR, labels: list[str]) -> PullRequest:
+    main = repo.sha("main")
+    head = repo.commit(f"realpr/{pr.number}", "main", dict(pr.head), pr.title)
+    return PullRequest(pr.number, pr.title, f"realpr/{pr.number}", main, head, [head], labels)
