@@ -112,7 +112,7 @@ def changelog_slice(base_text: str, head_text: str) -> tuple[str, str]:
     """Both changelogs from the KEPT_ENTRIES-th entry before the PR's first change on (the PR's
     own text byte for byte, wherever it is), the links of the lines it adds pointing at our test
     repository."""
-    first = next((i for i, (a, b) in enumerate(zip(base_text, head_text)) if a != b),
+    first = next((i for i, (a, b) in enumerate(zip(base_text, head_text, strict=False)) if a != b),
                  min(len(base_text), len(head_text)))
     starts = [i for i in range(first) if base_text.startswith("- config-keys:", i)
               and (i == 0 or base_text[i - 1] == "\n")]
