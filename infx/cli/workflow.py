@@ -102,6 +102,107 @@ def shard_command(plan_path: Path, metadata_out: Path | None, runner_config: str
                              "canary": [row["job-name"] for row in outputs["canary"]]}))
 
 
+def _labels_arg(text: str) -> list[str]:
+    """LABELS_JSON as a list of names; `null` (a push has no PR labels) is no labels."""
+    labels = _load_json(text or "[]", "LABELS_JSON")
+    if labels is None:
+        return []
+    if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+        raise InfxError(Problem("LABELS_JSON must be a JSON list of strings", key="LABELS_JSON"))
+    return labels
+
+
+def _actor_elevated(repo: str, actor: str, world: Path | None) -> tuple[bool, str]:
+    """(maintain or admin?, what the summary says) for the actor of the run; fail closed."""
+    from infx.commands.authorization import Authority, is_bot
+
+    if not actor or is_bot(actor):
+        return False, f"the run's actor {actor or '(unknown)'} is not a person"
+    if not repo:
+        return False, "GITHUB_REPOSITORY is not set"
+    try:
+        with open_client(world) as client:
+            authority = Authority.of(client.collaborator_permission(repo, actor))
+    except InfxError as exc:
+        return False, f"{actor}'s permission could not be read ({exc.problems[0].message})"
+    return authority.elevated, f"{actor} has the role {authority.role_name}"
+
+
+@workflow.command("annotate")
+@click.option("--plan", "plan_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The plan `infx plan` wrote; rewritten with the annotations.")
+@click.option("--event-name", envvar="EVENT_NAME", default="", help="github.event_name (env EVENT_NAME).")
+@click.option("--labels-json", envvar="LABELS_JSON", default="[]", help="The PR's label names (env LABELS_JSON).")
+@click.option("--pr-number", envvar="PR_NUMBER", default="", help="The PR (env PR_NUMBER; empty on a push).")
+@click.option("--actor", envvar="ACTOR", default="", help="github.triggering_actor (env ACTOR).")
+@click.option("--agentx-fast", envvar="AGENTX_FAST", type=click.Choice(["true", "false", ""]), default="",
+              help="true: AgentX throughput rows run the short profile (env AGENTX_FAST).")
+@click.option("--policy-ref", envvar="POLICY_REF", default="",
+              help="git ref whose configs/ci-priority.yaml scores the rows (a PR's base, never its head); "
+                   "default: the file in the working tree.")
+@click.option("--run-id", envvar="GITHUB_RUN_ID", default="local")
+@click.option("--run-attempt", envvar="GITHUB_RUN_ATTEMPT", default="1")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", default="", help="owner/name")
+@world_option
+def annotate_command(plan_path: Path, event_name: str, labels_json: str, pr_number: str, actor: str,
+                     agentx_fast: str, policy_ref: str, run_id: str, run_attempt: str, repo: str,
+                     world: Path | None) -> None:
+    """After planning: mark agentx-fast rows, then give every row its queue priority and queue
+    token (and skip-queue-pr when a maintainer's run honours the skip_queue label)."""
+    from infx.changelog.gitio import show_file
+    from infx.config.ci_priority import POLICY_PATH, load_priority_policy
+    from infx.plan.agentx_fast import mark_fast
+    from infx.plan.fingerprint import plan_rows
+    from infx.plan.priority import (
+        PriorityContext,
+        annotate,
+        honoured_skip_queue,
+        skip_queue_requested,
+    )
+    from infx.workflow.actions import append_summary
+
+    try:
+        plan = _load_json(plan_path.read_text(encoding="utf-8"), str(plan_path))
+    except OSError as exc:
+        raise InfxError(Problem(f"cannot read the plan: {exc.strerror}", file=str(plan_path),
+                                fix="pass the JSON written by `infx plan`")) from None
+    if not isinstance(plan, dict):
+        raise InfxError(Problem("the plan is not a JSON object", file=str(plan_path)))
+    labels = _labels_arg(labels_json)
+    if policy_ref:
+        try:
+            text: str | None = show_file(policy_ref, POLICY_PATH).decode("utf-8")
+        except (InfxError, UnicodeDecodeError):
+            text = None
+        where = f"{policy_ref}:{POLICY_PATH}"
+    else:
+        path = Path(POLICY_PATH)
+        text, where = (path.read_text(encoding="utf-8") if path.is_file() else None), POLICY_PATH
+    policy = load_priority_policy(text, where)
+    number = int(pr_number) if pr_number.strip().isdigit() else None
+    note = ""
+    elevated = False
+    if event_name == "pull_request" and number is not None and skip_queue_requested(policy, labels):
+        elevated, why = _actor_elevated(repo, actor, world)
+        note = (f"`{policy.skip_queue_label}`: honoured ({why})" if elevated else
+                f"`{policy.skip_queue_label}`: ignored, it needs a run by a maintain or admin user ({why})")
+    if agentx_fast == "true":
+        plan = mark_fast(plan)
+    context = PriorityContext(event_name, frozenset(labels), f"{run_id}:{run_attempt}",
+                              honoured_skip_queue(policy, labels, event_name, number, elevated))
+    plan = annotate(plan, policy, context)
+    plan_path.write_text(json.dumps(plan, separators=(",", ":"), ensure_ascii=False) + "\n", encoding="utf-8")
+    scores = sorted({row["priority"] for row in plan_rows(plan) if "priority" in row}, key=float)
+    lines = [f"**Queue priority** ({where}): " + (", ".join(f"`{s}`" for s in scores) or "no rows")]
+    if agentx_fast == "true":
+        lines.append("`agentx-fast`: AgentX throughput rows run the short profile (not reuse-eligible)")
+    if note:
+        lines.append(note)
+    summary = "\n\n".join(lines) + "\n"
+    if not append_summary(summary):
+        click.echo(summary, err=True)
+
+
 @workflow.command("row-info")
 @click.option("--config-json", envvar="CONFIG_JSON", required=True)
 @click.option("--runner-name", envvar="RUNNER_NAME", required=True)

@@ -162,6 +162,8 @@ def readable_tokens(row: Mapping[str, Any]) -> list[str]:
         tokens.append(_token(spec))
     tokens += [t for t in (_kv(row),) if t]
     tokens.append(_conc(row.get("conc")))
+    if row.get("agentx-fast") is True:  # the short AgentX profile (infx.plan.agentx_fast)
+        tokens.append("fast")
     tokens += [t for t in (_eval(row),) if t]
     return tokens
 

@@ -9,14 +9,21 @@ from infx.errors import InfxError, Problem
 
 PRIMARY_LABELS: tuple[str, ...] = ("full-sweep-fail-fast", "full-sweep-enabled", "sweep-enabled",
                                    "full-sweep-fail-fast-no-canary", "non-canary-full-sweep-enabled")
-MODIFIER_LABELS: tuple[str, ...] = ("all-evals", "evals-only")
-RELEVANT_LABELS: tuple[str, ...] = PRIMARY_LABELS + MODIFIER_LABELS
+AGENTX_FAST_LABEL = "agentx-fast"
+MODIFIER_LABELS: tuple[str, ...] = ("all-evals", "evals-only", AGENTX_FAST_LABEL)
+# the queue-priority request (configs/ci-priority.yaml labels.skip-queue.name, infx.plan.priority)
+SKIP_QUEUE_LABEL = "skip_queue"
+# adding or removing one of these restarts the PR's sweep; every other label (the priority
+# policy's checklist and patchwork labels included) never starts, restarts or skips one
+RELEVANT_LABELS: tuple[str, ...] = PRIMARY_LABELS + MODIFIER_LABELS + (SKIP_QUEUE_LABEL,)
 FAIL_FAST_LABELS = frozenset({"full-sweep-fail-fast", "full-sweep-fail-fast-no-canary"})
 # a PR sweep with one of these runs its lowest-concurrency non-eval row first, alone
 # (infx.workflow.canary); the `-no-canary` / `non-canary-` spellings opt out
 CANARY_LABELS = frozenset({"full-sweep-fail-fast", "full-sweep-enabled"})
 TRIM_LABELS = frozenset({"sweep-enabled"})
-REUSE_INCOMPATIBLE_LABELS: tuple[str, ...] = ("evals-only",)
+# a PR carrying one of these never reuses a sweep (its reuse gate is skipped, a reuse command is
+# refused); `agentx-fast` rows are also other rows than the canonical ones (infx.plan.agentx_fast)
+REUSE_INCOMPATIBLE_LABELS: tuple[str, ...] = ("evals-only", AGENTX_FAST_LABEL)
 SKIP_SWEEP_TAG = "[skip-sweep]"
 
 
@@ -30,6 +37,7 @@ class SweepFlags:
     all_evals: bool
     evals_only: bool
     canary: bool = False
+    agentx_fast: bool = False
 
     def planner_args(self) -> list[str]:
         args = []
@@ -49,6 +57,7 @@ class SweepFlags:
             "all-evals": _flag(self.all_evals),
             "evals-only": _flag(self.evals_only),
             "canary": _flag(self.canary),
+            "agentx-fast": _flag(self.agentx_fast),
             "planner-args": " ".join(self.planner_args()),
         }
 
@@ -75,6 +84,7 @@ def sweep_flags(labels: Iterable[str]) -> SweepFlags:
         all_evals="all-evals" in names,
         evals_only="evals-only" in names,
         canary=primary in CANARY_LABELS,
+        agentx_fast=AGENTX_FAST_LABEL in names,
     )
 
 

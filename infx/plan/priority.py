@@ -118,3 +118,13 @@ def annotate(value: Any, policy: PriorityPolicy, context: PriorityContext,
         if context.skip_queue_pr is not None:
             out[SKIP_QUEUE_FIELD] = context.skip_queue_pr
     return out
+
+
+def honoured_skip_queue(policy: PriorityPolicy, labels: Iterable[str], event_name: str,
+                        pr_number: int | None, actor_elevated: bool) -> int | None:
+    """The PR number to put in `skip-queue-pr`, or None. The request counts only on a PR's own
+    run, when the PR carries the label and the actor of the run (who labelled, pushed or re-ran)
+    has maintain or admin on the repository; anyone else's request is ignored (fail closed)."""
+    if event_name != "pull_request" or pr_number is None or not skip_queue_requested(policy, labels):
+        return None
+    return pr_number if actor_elevated else None

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from infx import trust
 from infx.commands.grammar import ReuseCommand
+from infx.plan.labels import REUSE_INCOMPATIBLE_LABELS
 from infx.reuse.facts import ArtifactFacts, ReuseError, RunFacts
 
 DEFAULT_WORKFLOW = "run-sweep.yml"
@@ -13,7 +14,7 @@ PINNED_CONCLUSIONS = ("success", "failure", "cancelled")  # a maintainer's expli
 UNPINNED_CONCLUSIONS = ("success",)
 REUSABLE_ARTIFACTS = trust.RESULT_ARTIFACTS
 REUSABLE_PREFIX = trust.RESULT_PREFIX
-INCOMPATIBLE_LABELS = ("evals-only",)
+INCOMPATIBLE_LABELS = REUSE_INCOMPATIBLE_LABELS
 # why a run is not our sweep (infx.trust.our_run, read through the gateway), or None
 Trust = Callable[[RunFacts], "str | None"]
 

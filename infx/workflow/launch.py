@@ -73,6 +73,8 @@ def row_env(row: Mapping[str, Any]) -> dict[str, str]:
             raise InfxError(Problem(f"row field {name} contains a NUL byte", key=name))
     env.setdefault("ISL", "0")  # agentic rows have no fixed sequence lengths
     env.setdefault("OSL", "0")
+    # the reference's benchmark library shortens AgentX profiles when this is 1 (agentx-fast)
+    env["AIPERF_EXPERIMENTAL_FAST"] = "1" if row.get("agentx-fast") is True else "0"
     env["CONFIG_JSON"] = json.dumps(row, separators=(",", ":"), sort_keys=True)
     return env
 

@@ -16,7 +16,9 @@ from lib.workflow_gating import (
     CANARY_PLANS,
     CANARY_PRIMARIES,
     FAIL,
+    HEAD_ACTIONS,
     LABEL_POOL,
+    MODIFIER_POOL,
     OPT_OUT_POOL,
     PLANS,
     REPO,
@@ -42,12 +44,15 @@ from lib.workflow_gating import (
     triggers,
 )
 
-from infx.plan.labels import sweep_flags
+from infx.plan.labels import PRIMARY_LABELS, sweep_flags
 from infx.workflow.shard import all_shard_ids, shard_outputs
 from infx.yamlio import load_file
 
+PRIMARY_SET = frozenset(PRIMARY_LABELS)
 
-@pytest.mark.parametrize(("pool", "least"), [(LABEL_POOL, 20_000), (OPT_OUT_POOL, 4_000)])
+
+@pytest.mark.parametrize(("pool", "least"), [(LABEL_POOL, 20_000), (OPT_OUT_POOL, 4_000),
+                                             (MODIFIER_POOL, 20_000)])
 def test_every_pr_combination_matches_the_truth_table(sweep, pool, least):
     mismatches, count = [], 0
     for case in itertools.chain(all_pr_cases(pool), push_cases()):
@@ -75,7 +80,17 @@ def test_every_pr_combination_matches_the_truth_table(sweep, pool, least):
     (Case("pull_request", "synchronize", frozenset({"full-sweep-enabled", "evals-only"}), None,
           False, False, "valid", False, True), (RUN, SKIP, RUN)),
     (Case("pull_request", "synchronize", frozenset({"full-sweep-enabled"}), None, False, True,
-          "none", False, True), (SKIP, SKIP, SKIP)),  # forks never run anything
+          "valid", False, True), (RUN, SKIP, SKIP)),  # forks are validated, never swept here
+    (Case("pull_request", "opened", frozenset({"full-sweep-enabled"}), None, False, False,
+          "none", False, True), (RUN, SKIP, SKIP)),  # opening validates; the label event sweeps
+    (Case("pull_request", "reopened", frozenset({"full-sweep-enabled"}), None, True, True,
+          "none", False, False), (FAIL, SKIP, SKIP)),
+    (Case("pull_request", "synchronize", frozenset({"full-sweep-enabled", "agentx-fast"}), None,
+          False, False, "valid", False, True), (RUN, SKIP, RUN)),  # agentx-fast never reuses
+    (Case("pull_request", "labeled", frozenset({"full-sweep-enabled", "skip_queue"}), "skip_queue",
+          False, False, "none", False, True), (RUN, SKIP, RUN)),  # skip_queue restarts the sweep
+    (Case("pull_request", "labeled", frozenset({"full-sweep-enabled", "ci-patchwork"}), "ci-patchwork",
+          False, False, "none", False, True), (SKIP, SKIP, SKIP)),  # other labels never restart
     (Case("pull_request", "synchronize", frozenset({"full-sweep-enabled"}), None, True, False,
           "none", False, True), (RUN, SKIP, SKIP)),  # drafts validate but never sweep
     (Case("pull_request", "ready_for_review", frozenset({"full-sweep-enabled"}), None, False, False,
@@ -96,8 +111,8 @@ def test_named_cases(sweep, case, want):
 def test_triggers(sweep):
     on = triggers(sweep)
     assert set(on) == {"pull_request", "push"}
-    assert set(on["pull_request"]["types"]) == {"synchronize", "labeled", "unlabeled", "ready_for_review"}
-    assert "opened" not in on["pull_request"]["types"] and "reopened" not in on["pull_request"]["types"]
+    assert set(on["pull_request"]["types"]) == {"opened", "reopened", "synchronize", "labeled", "unlabeled",
+                                                "ready_for_review"}
     assert on["pull_request"]["paths"] == ["perf-changelog.yaml"]
     assert on["push"] == {"branches": ["main"], "paths": ["perf-changelog.yaml"]}
 
@@ -420,3 +435,136 @@ def test_push_resolver_step_gets_the_previous_tip_and_publish_gets_the_run_ids(s
     assert publish["permissions"] == {"contents": "write"}
     assert "infx reuse publish" in publish["steps"][-1]["run"]
 
+
+
+# --- PRODUCT §4.4 gating decisions, one test each, over every simulated case --------------------
+
+def _all_cases():
+    return itertools.chain(all_pr_cases(LABEL_POOL), all_pr_cases(MODIFIER_POOL), push_cases())
+
+
+def test_decision_every_head_of_every_pr_is_validated_drafts_and_forks_included(sweep):
+    """The changelog is validated on every head of every PR (opened, reopened, synchronize)."""
+    seen = set()
+    for case in _all_cases():
+        if case.event == "pull_request" and case.action in HEAD_ACTIONS:
+            validate, _, _ = simulate(sweep, case)
+            assert validate == (RUN if case.valid and len(case.labels & PRIMARY_SET) <= 1 else FAIL), case
+            seen.add((case.action, case.draft, case.fork))
+    assert seen == set(itertools.product(HEAD_ACTIONS, (False, True), (False, True)))
+
+
+def test_decision_drafts_never_sweep(sweep):
+    drafts = [c for c in _all_cases() if c.event == "pull_request" and c.draft]
+    assert drafts and all(simulate(sweep, c)[2] == SKIP for c in drafts)
+
+
+def test_decision_forks_never_run_gpu_jobs_from_their_own_run(sweep):
+    """No plan job, so no shard job (each needs plan success) and no canary."""
+    forks = [c for c in _all_cases() if c.event == "pull_request" and c.fork]
+    assert forks and all(simulate(sweep, c)[1:] == (SKIP, SKIP) for c in forks)
+    for job_id in ["canary", *(f"sweep-{s}" for s in all_shard_ids())]:
+        assert "plan" in _needs_of(sweep["jobs"][job_id])
+        assert "needs.plan" in str(sweep["jobs"][job_id]["if"])
+
+
+@pytest.mark.parametrize("primary", sorted(PRIMARY_SET))
+def test_decision_an_authorized_covering_reuse_skips_the_sweep_whatever_the_primary(sweep, primary):
+    for modifiers in (set(), {"all-evals"}, {"skip_queue"}, {"documentation"}):
+        case = pr_case("synchronize", {primary} | modifiers, auth="valid")
+        assert simulate(sweep, case) == (RUN, RUN, SKIP), case
+        assert simulate(sweep, pr_case("synchronize", {primary} | modifiers)) == (RUN, RUN, RUN)
+
+
+@pytest.mark.parametrize("modifier", ["evals-only", "agentx-fast"])
+def test_reuse_incompatible_modifiers_always_sweep_fresh(sweep, modifier):
+    from infx.plan.labels import REUSE_INCOMPATIBLE_LABELS
+
+    assert modifier in REUSE_INCOMPATIBLE_LABELS
+    case = pr_case("synchronize", {"full-sweep-enabled", modifier}, auth="valid")
+    assert simulate(sweep, case) == (RUN, SKIP, RUN)
+
+
+def test_decision_a_push_to_the_default_branch_never_runs_gpu_jobs(sweep):
+    """A push's plan job either reuses (the resolver's push path returns enabled or raises:
+    tests/unit/reuse) or fails naming the command; in neither case does a GPU job start."""
+    github = github_context(next(push_cases()))
+    for plan_result, reuse in ((RUN, "true"), (FAIL, ""), ("cancelled", "")):
+        needs = _push_needs(plan_result, reuse)
+        assert not run_job(sweep, "canary", github, needs)
+        for shard in all_shard_ids():
+            assert not run_job(sweep, f"sweep-{shard}", github, needs), (shard, plan_result, reuse)
+
+
+def test_decision_merge_time_reuse_reads_no_labels(sweep):
+    """On a push the plan job's resolver gets no label input: what it reuses is decided by the
+    merged PR's runs covering the merge commit's plan (infx reuse resolve, push mode)."""
+    step = next(s for s in sweep["jobs"]["plan"]["steps"] if s.get("id") == "reuse")
+    assert step["if"] == "github.event_name == 'push'"
+    assert "label" not in json.dumps(step).lower()
+    for case in push_cases():
+        assert simulate(sweep, case) == (SKIP, SKIP, RUN)
+
+
+# --- agentx-fast and skip_queue ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("case", "want", "fast"), [
+    (pr_case("synchronize", {"agentx-fast"}), (RUN, SKIP, SKIP), "true"),  # a modifier alone
+    (pr_case("synchronize", {"full-sweep-fail-fast", "agentx-fast"}), (RUN, SKIP, RUN), "true"),
+    (pr_case("synchronize", {"full-sweep-fail-fast", "agentx-fast"}, auth="valid"), (RUN, SKIP, RUN), "true"),
+    (pr_case("synchronize", {"full-sweep-fail-fast", "agentx-fast", "evals-only"}, auth="valid"),
+     (RUN, SKIP, RUN), "true"),
+    (pr_case("labeled", {"full-sweep-fail-fast", "agentx-fast"}, "agentx-fast"), (RUN, SKIP, RUN), "true"),
+    (pr_case("unlabeled", {"full-sweep-fail-fast"}, "agentx-fast"), (RUN, SKIP, RUN), "false"),
+    (pr_case("labeled", {"agentx-fast"}, "agentx-fast"), (RUN, SKIP, SKIP), "true"),
+    (pr_case("synchronize", {"full-sweep-fail-fast", "agentx-fast"}, draft=True), (RUN, SKIP, SKIP), "true"),
+    (pr_case("synchronize", {"full-sweep-fail-fast", "agentx-fast"}, fork=True), (RUN, SKIP, SKIP), "true"),
+    (pr_case("synchronize", {"full-sweep-fail-fast"}, auth="valid"), (RUN, RUN, SKIP), "false"),
+])
+def test_agentx_fast_truth_table(sweep, case, want, fast):
+    """research/workflows.md §1.2, §6: a modifier (alone it sweeps nothing), adding or removing it
+    restarts the sweep (same concurrency group as a push), never reuse-eligible; the plan job's
+    annotate step gets the flag from the label step."""
+    assert expected(case) == want
+    assert simulate(sweep, case) == want
+    assert sweep_flags(case.labels).outputs()["agentx-fast"] == fast
+    assert concurrency_group(sweep, case) == "sweep-12-active"
+    step = next(s for s in sweep["jobs"]["plan"]["steps"] if s.get("name", "").startswith("Annotate"))
+    validate = {"outputs": sweep_flags(case.labels).outputs()}
+    ctx = Context({"github": github_context(case), "needs": {"validate": validate}})
+    assert interpolate(step["env"]["AGENTX_FAST"], ctx) == fast
+
+
+def test_the_annotate_step_runs_between_planning_and_fingerprinting(sweep):
+    names = [s.get("name") for s in sweep["jobs"]["plan"]["steps"]]
+    at = names.index("Annotate the rows (agentx-fast, queue priority)")
+    assert names[at - 1] == "Plan the sweep" and names[at + 1].startswith("Fingerprint the rows")
+    step = sweep["jobs"]["plan"]["steps"][at]
+    assert step["run"] == "python -m infx.workflow annotate --plan plan.json"
+    pr = Context({"github": github_context(pr_case("synchronize", {"full-sweep-enabled"}))})
+    push = Context({"github": github_context(next(push_cases()))})
+    assert interpolate(step["env"]["POLICY_REF"], pr) == "origin/main"  # the base's policy, never the PR's
+    assert interpolate(step["env"]["POLICY_REF"], push) == "c" * 40
+    assert step["env"]["ACTOR"] == "${{ github.triggering_actor }}"
+
+
+@pytest.mark.parametrize("scheduler", ["true", "false", None])
+@pytest.mark.parametrize("skip_queue_pr", [12, None])
+def test_benchmark_runner_labels(scheduler, skip_queue_pr):
+    """research/matrix.md §4: [runner], or with the priority scheduler on self-hosted, the runner,
+    ci-job-<priority>-<queue-token>, ci-attempt-<run attempt>(, ci-skip-queue-pr-<n>)."""
+    from lib.expressions import evaluate_text, strip_braces
+
+    template = load_file(WORKFLOWS / "benchmark-tmpl.yml")
+    row = {"runner": "cluster:mi355x-amds", "framework": "vllm", "priority": "4.750",
+           "queue-token": "0123456789abcdef" * 2}
+    if skip_queue_pr is not None:
+        row["skip-queue-pr"] = skip_queue_pr
+    variables = {} if scheduler is None else {"PRIORITY_SCHEDULER_ENABLED": scheduler}
+    ctx = Context({"inputs": {"config": json.dumps(row)}, "vars": variables, "github": {"run_attempt": "2"}})
+    got = evaluate_text(strip_braces(template["jobs"]["benchmark"]["runs-on"]), ctx)
+    if scheduler != "true":
+        assert got == "cluster:mi355x-amds"
+        return
+    want = ["self-hosted", "cluster:mi355x-amds", "ci-job-4.750-" + "0123456789abcdef" * 2, "ci-attempt-2"]
+    assert got == want + ([f"ci-skip-queue-pr-{skip_queue_pr}"] if skip_queue_pr else [])

@@ -33,7 +33,16 @@ OPT_OUT_POOL = ("full-sweep-fail-fast-no-canary", "non-canary-full-sweep-enabled
                 "documentation")
 
 
-RELEVANT = PRIMARY | {"all-evals", "evals-only"}
+# the agentx-fast modifier, the skip_queue request and a priority-policy label (which, like any
+# other label, never starts, restarts or skips a sweep: PRODUCT §4.4)
+MODIFIER_POOL = ("full-sweep-fail-fast", "sweep-enabled", "agentx-fast", "skip_queue", "evals-only",
+                 "ci-patchwork")
+
+
+RELEVANT = PRIMARY | {"all-evals", "evals-only", "agentx-fast", "skip_queue"}
+REUSE_INCOMPATIBLE = {"evals-only", "agentx-fast"}
+# every head of a PR: the actions that validate whatever the labels (PRODUCT §4.4)
+HEAD_ACTIONS = ("opened", "reopened", "synchronize")
 
 
 RUN, SKIP, FAIL = "success", "skipped", "failure"
@@ -65,7 +74,7 @@ def all_pr_cases(pool: tuple[str, ...] = LABEL_POOL):
     label_sets = [frozenset(c) for n in range(len(pool) + 1)
                   for c in itertools.combinations(pool, n)]
     for labels in label_sets:
-        events = [("synchronize", None), ("ready_for_review", None)]
+        events = [("synchronize", None), ("ready_for_review", None), ("opened", None), ("reopened", None)]
         events += [("labeled", name) for name in sorted(labels)]
         events += [("unlabeled", name) for name in pool if name not in labels]
         for (action, label), draft, fork, auth, skip, valid in itertools.product(
@@ -84,16 +93,17 @@ def expected(case: Case) -> tuple[str, str, str]:
     if case.event == "push":
         return SKIP, SKIP, RUN  # main always plans (reuse is resolved inside the plan job)
     label_event = case.action in ("labeled", "unlabeled")
-    if case.fork or (label_event and case.label not in RELEVANT):
-        return SKIP, SKIP, SKIP
+    if label_event and case.label not in RELEVANT:
+        return SKIP, SKIP, SKIP  # label noise (policy labels included) runs nothing
     primaries = case.labels & PRIMARY
     if not case.valid or len(primaries) > 1:
-        return FAIL, SKIP, SKIP
-    gate_runs = case.action == "synchronize" and not case.draft and "evals-only" not in case.labels
+        return FAIL, SKIP, SKIP  # forks and drafts are validated too
+    gate_runs = (case.action == "synchronize" and not case.draft and not case.fork
+                 and not case.labels & REUSE_INCOMPATIBLE)
     gate = SKIP if not gate_runs else (FAIL if case.auth == "invalid" else RUN)
     reused = gate_runs and case.auth == "valid"
-    sweep_wanted = (len(primaries) == 1 and not case.draft and not case.skip_sweep
-                    and gate != FAIL and not reused)
+    sweep_wanted = (len(primaries) == 1 and not case.draft and not case.fork and not case.skip_sweep
+                    and case.action not in ("opened", "reopened") and gate != FAIL and not reused)
     return RUN, gate, RUN if sweep_wanted else SKIP
 
 

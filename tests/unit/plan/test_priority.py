@@ -175,7 +175,7 @@ def test_annotating_twice_is_annotating_once_and_skip_queue_is_withdrawn():
     (("version: 1", "version: 2"), 5, "version"),
     (("  agentic: 1.0", "  agentic: lots"), 13, "adjustments.agentic"),
     (("    fp4: 0.75", "    fp4: [0.75]"), 16, "adjustments.precision.fp4"),
-    (("  agentic: 1.0", "  agentic: 1.0\n  runner: 2.0"), None, "adjustments"),
+    (("  agentic: 1.0", "  agentic: 1.0\n  runner: 2.0"), 14, "adjustments.runner"),
     (("    name: skip_queue", "    name: ''"), None, "labels.skip-queue.name"),
     (("    score: 0.0", "    score: true"), None, "labels.patchwork.score"),
 ])

@@ -15,7 +15,8 @@ from infx.plan.labels import PRIMARY_LABELS, RELEVANT_LABELS, has_skip_sweep, sw
 def test_flags_per_primary():
     assert sweep_flags(["full-sweep-fail-fast"]).outputs() == {
         "primary": "full-sweep-fail-fast", "fail-fast": "true", "trim-conc": "false",
-        "all-evals": "false", "evals-only": "false", "canary": "true", "planner-args": ""}
+        "all-evals": "false", "evals-only": "false", "canary": "true", "planner-args": "",
+        "agentx-fast": "false"}
     trimmed = sweep_flags(["sweep-enabled", "all-evals", "evals-only", "documentation"])
     assert trimmed.trim_conc and not trimmed.fail_fast
     assert trimmed.planner_args() == ["--trim-conc", "--all-evals", "--evals-only"]
