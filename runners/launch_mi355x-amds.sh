@@ -3,8 +3,9 @@
 # cluster:mi355x-amds in configs/runners.yaml). `python -m infx.workflow launch` runs it with
 # the matrix row as UPPER_SNAKE variables (INFX_ROW_VARS lists their names), RESULT_NAME,
 # INFX_RAW_DIR (empty; the benchmark's raw output goes there and is normalised after this
-# script succeeds) and, for a multi-node row, INFX_NODES, INFX_PREFILL_NODES and
-# INFX_DECODE_NODES (the nodes the row's prefill and decode workers need).
+# script succeeds), INFX_POWER_DIR (empty; GPU power samples, see below) and, for a multi-node
+# row, INFX_NODES, INFX_PREFILL_NODES and INFX_DECODE_NODES (the nodes the row's prefill and
+# decode workers need).
 #
 # A single-node row runs the row's image with the row's recipe script on this node's GPUs.
 # A multi-node row (prefill/decode workers) runs across INFX_NODES Slurm nodes: this runner is
@@ -15,6 +16,13 @@
 # Every exit (success, failure, timeout, cancellation) removes the job's own containers and
 # its Slurm job.
 #
+# While a node's container runs, this script samples the node's GPU power every
+# INFX_POWER_INTERVAL seconds into INFX_POWER_DIR/power_node<rank>.samples: per tick a line
+# "# sample <unix time> <tool> <exit status>" and the output of `amd-smi metric --power --csv`
+# (`rocm-smi --showpower --csv` when amd-smi is missing); "# tool none" when neither is on PATH.
+# One last tick follows the container's exit so that the samples bracket the benchmark's
+# measurement window. infx.results.power turns them into the rows' power and energy fields.
+#
 # Provided by the runner's maintainer (runner .env file or service environment, never by a row):
 #   INFX_MODEL_CACHE      host folder with the Hugging Face model cache (required; on every
 #                         Slurm node too, at the same path)
@@ -23,6 +31,7 @@
 #   INFX_SHM_SIZE         shared memory of the container (default 64g)
 #   INFX_SLURM_PARTITION  Slurm partition of the MI355X nodes (multi-node rows; default: the
 #                         cluster's default partition)
+#   INFX_POWER_INTERVAL   seconds between GPU power samples (default 1; amd-smi, else rocm-smi)
 #   HF_TOKEN              from the workflow's HF_TOKEN secret, for gated models
 set -euo pipefail
 
@@ -100,10 +109,53 @@ remove_stale_containers() {
   fi
 }
 
+# GPU power sampling of this node (best effort: a sampling problem never fails the job).
+sampler=""
+power_file=""
+power_tick() {
+  local when out status=0
+  when="$(date +%s.%N)"
+  if [ "$power_tool" = amd-smi ]; then
+    out="$(amd-smi metric --power --csv 2>/dev/null)" || status=$?
+  else
+    out="$(rocm-smi --showpower --csv 2>/dev/null)" || status=$?
+  fi
+  printf '# sample %s %s %s\n%s\n' "$when" "$power_tool" "$status" "$out" >> "$power_file"
+}
+start_power_sampler() {
+  local interval="${INFX_POWER_INTERVAL:-1}"
+  [[ "$interval" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "INFX_POWER_INTERVAL must be a number of seconds"
+  [ -n "${INFX_POWER_DIR:-}" ] && [ -d "$INFX_POWER_DIR" ] || return 0
+  power_file="${INFX_POWER_DIR}/power_node${1}.samples"
+  power_stop="${power_file}.stop"
+  rm -f "$power_stop"
+  if command -v amd-smi >/dev/null; then power_tool=amd-smi
+  elif command -v rocm-smi >/dev/null; then power_tool=rocm-smi
+  else
+    echo "# tool none" > "$power_file"
+    echo "::warning::launch_mi355x-amds: neither amd-smi nor rocm-smi is on PATH of $(hostname); the rows' power is invalid" >&2
+    power_file=""
+    return 0
+  fi
+  echo "# tool ${power_tool}" > "$power_file"
+  ( trap - EXIT INT TERM HUP
+    while [ ! -e "$power_stop" ]; do power_tick; sleep "$interval"; done ) &
+  sampler=$!
+}
+stop_power_sampler() {
+  [ -n "$sampler" ] || return 0
+  : > "$power_stop"
+  wait "$sampler" 2>/dev/null || true  # lets the current tick finish: no partial sample
+  sampler=""
+  power_tick  # the tick after the benchmark's end
+  rm -f "$power_stop"
+}
+
 child=""
 container=""
 slurm_job=""
 cleanup() {
+  stop_power_sampler
   if [ -n "$container" ]; then docker rm --force "$container" >/dev/null 2>&1 || true; fi
   if [ -n "${slurm_job:-}" ]; then scancel --quiet --name "$slurm_job" --user "$(id -un)" >/dev/null 2>&1 || true; fi
 }
@@ -136,6 +188,7 @@ finish() {
   local status=0
   wait "$child" || status=$?
   child=""
+  stop_power_sampler
   if [ "$status" -eq 124 ]; then
     echo "::error::launch_mi355x-amds: the benchmark exceeded its time limit (${limit}) and was stopped" >&2
   fi
@@ -153,6 +206,7 @@ if [ "$mode" = --node ]; then
   container="${INFX_CONTAINER}-n${rank}"
   remove_stale_containers
   echo "launch_mi355x-amds: node ${rank}/${INFX_NODES} ($(hostname)): ${recipe} in ${IMAGE}"
+  start_power_sampler "$rank"
   run_container --device /dev/infiniband --cap-add IPC_LOCK \
     --env "NODE_RANK=${rank}" --env "NUM_NODES=${INFX_NODES}" --env "HEAD_NODE=${INFX_HEAD_NODE}" \
     --env "PREFILL_NODE_COUNT=${INFX_PREFILL_NODES}" --env "DECODE_NODE_COUNT=${INFX_DECODE_NODES}"
@@ -188,5 +242,6 @@ fi
 container="$INFX_CONTAINER"
 remove_stale_containers
 echo "launch_mi355x-amds: ${recipe} in ${IMAGE} (container ${container}, limit ${limit})"
+start_power_sampler 0
 run_container
 finish

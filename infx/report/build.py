@@ -22,6 +22,7 @@ from infx.inert import cell, code, link, render_inert
 from infx.plan.coverage import row_name
 from infx.plan.identity import matches_legacy_name, parse_job_name
 from infx.report import chart
+from infx.results import power
 from infx.signoff.model import Evidence, Outcome
 from infx.signoff.rules import configs_at
 from infx.signoff.rules.eval_jobs import (
@@ -328,6 +329,18 @@ def _lanes_table(curve: Curve, repo: str) -> list[str]:
     return lines
 
 
+def power_note(rows: Sequence[Mapping[str, Any]], repo: str) -> str:
+    """How many points of a curve have a valid GPU power measurement (tok/J is total tokens per
+    joule of the GPUs, infx.results.power), and why the others have none."""
+    valid = sum(1 for row in rows if power.tokens_per_joule(row) is not None)
+    reasons = sorted({str(r) for row in rows if row.get("power_valid") != 1
+                      for r in (row.get("power_invalid_reasons") or ["not measured"])[:6]})
+    text = f"GPU power: {valid} of {len(rows)} point(s) measured (tok/J: tokens per joule of GPU energy)"
+    if reasons:
+        text += "; no valid measurement: " + ", ".join(code(r[:60]) for r in reasons[:6])
+    return render_inert(text + ".", repo)
+
+
 def pareto_blocks(report: Report) -> list[list[str]]:
     """One block per curve (heading, chart, lanes, frontier points); each is kept or dropped whole."""
     if report.benchmark_rows is None:
@@ -343,12 +356,14 @@ def pareto_blocks(report: Report) -> list[list[str]]:
                  *_lanes_table(curve, report.repo), "",
                  f"{len(curve.points)} measured point(s), {curve.invalid} invalid, "
                  f"{len(curve.frontier)} on the frontier:", "",
-                 "| latency (s) | tok/s/GPU | conc | job |", "|---:|---:|---:|---|"]
+                 "| latency (s) | tok/s/GPU | tok/J | conc | job |", "|---:|---:|---:|---:|---|"]
         for x, y, row in curve.frontier:
             job = _find_job(report.jobs, row.get("job_name"))
             name = _job_link(job, report.repo) if job else code(str(row.get("job_name") or ""))
-            lines.append(f"| {_num(x, 3)} | {_num(y, 1)} | {cell(row.get('conc'), raw=True)} "
-                         f"| {cell(name, report.repo)} |")
+            per_joule = power.tokens_per_joule(row)
+            lines.append(f"| {_num(x, 3)} | {_num(y, 1)} | {'—' if per_joule is None else _num(per_joule, 2)} "
+                         f"| {cell(row.get('conc'), raw=True)} | {cell(name, report.repo)} |")
+        lines += ["", power_note([row for _, _, row in curve.points], report.repo)]
         blocks.append(lines + [""])
     if len(blocks) == 1:
         blocks[0].append("No benchmark row was collected.")

@@ -19,6 +19,7 @@ from typing import Any
 
 from infx.plan import identity
 from infx.plan.gpus import row_gpus, worker_gpus
+from infx.results import power
 from infx.schemas import schema_problems
 
 BENCHMARK, EVAL = "benchmark", "eval"
@@ -166,13 +167,16 @@ def _metrics(raw: Mapping[str, Any], gpus: tuple[int, int, int], source: str) ->
 
 
 def benchmark_rows(row: Mapping[str, Any], runs: Mapping[str, Any], runner_name: str,
-                   result_name: str) -> list[dict[str, Any]]:
+                   result_name: str, power_nodes: list[power.NodeSamples] | None = None,
+                   prefill_nodes: int = 0) -> list[dict[str, Any]]:
     """One schema row per concurrency of the job's plan row.
 
     ``runs`` maps a raw result file name to its parsed JSON (the benchmark client's output,
     one file per concurrency; the concurrency is the file's `max_concurrency`, else the
     `_conc<N>` in its name, else the row's only concurrency). Every planned concurrency
-    must have exactly one result and no other may appear.
+    must have exactly one result and no other may appear. With ``power_nodes`` (the job's GPU
+    power samples per node; ``prefill_nodes`` of them serve prefill on a multi-node row) each
+    row gets the power fields of its measurement window (infx.results.power).
     """
     planned = row.get("conc") if isinstance(row.get("conc"), list) else [row.get("conc")]
     if not planned or not all(isinstance(c, int) and not isinstance(c, bool) for c in planned):
@@ -192,6 +196,10 @@ def benchmark_rows(row: Mapping[str, Any], runs: Mapping[str, Any], runner_name:
         if conc in found:
             raise ResultError(f"{name}: a second result for concurrency {conc}")
         found[conc] = {**base, "conc": conc, **_metrics(raw, _denominators(base), name)}
+        if power_nodes is not None:
+            roles = ((prefill_nodes, base["num_prefill_gpu"], base["num_decode_gpu"])
+                     if base["is_multinode"] else None)
+            found[conc] |= power.power_fields(raw, power_nodes, base["num_gpus"], roles)
     missing = sorted(set(planned) - set(found))
     if missing:
         raise ResultError(f"no benchmark result for concurrency {missing} of {base['job_name']}")

@@ -13,7 +13,7 @@ from typing import Any
 
 from infx.errors import InfxError, Problem
 from infx.plan import identity
-from infx.results import normalise
+from infx.results import normalise, power
 
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 # Names a row can never set: the runner's and the job's own variables, the launcher's settings
@@ -172,17 +172,19 @@ def run_launch(row: Mapping[str, Any], runner_name: str, root: Path, base_env: M
 
     The script gets, besides the row's variables (which can never override these):
     RESULT_NAME, RESULTS_DIR (normalised rows go here, then into the artifact),
-    INFX_RAW_DIR (empty; the benchmark writes its raw output here, see ``finish``) and, for a
+    INFX_RAW_DIR (empty; the benchmark writes its raw output here, see ``finish``),
+    INFX_POWER_DIR (empty; the GPU power samples go here, the job's `power_*` artifact) and, for a
     multi-node row, INFX_NODES, INFX_PREFILL_NODES and INFX_DECODE_NODES (``node_counts``).
     """
     script = launch_script(runner_name, root)
     variables = row_env(row)
     results = _fresh_dir(results_dir if results_dir is not None else root / "results")
     raw = _fresh_dir(raw_dir(results))
+    samples = _fresh_dir(power_dir(results))
     env = dict(base_env)
     env.update(variables)
     env.update(RESULT_NAME=result_name(row, runner_name), RESULTS_DIR=str(results), INFX_RAW_DIR=str(raw),
-               INFX_ROW_VARS=" ".join(sorted(variables)))
+               INFX_POWER_DIR=str(samples), INFX_ROW_VARS=" ".join(sorted(variables)))
     nodes = node_counts(row, _gpus_per_node(base_env))
     if nodes is not None:
         env.update(INFX_NODES=str(sum(nodes)), INFX_PREFILL_NODES=str(nodes[0]), INFX_DECODE_NODES=str(nodes[1]))
@@ -264,6 +266,38 @@ def raw_dir(results_dir: Path) -> Path:
     return results_dir.parent / (results_dir.name + "-raw")
 
 
+def power_dir(results_dir: Path) -> Path:
+    """Where the launcher writes a job's GPU power samples (infx.results.power), next to RESULTS_DIR."""
+    return results_dir.parent / (results_dir.name + "-power")
+
+
+def read_power(row: Mapping[str, Any], samples: Path) -> tuple[list[power.NodeSamples], int]:
+    """Every node's power samples of the job (none when the launcher wrote none) and how many of
+    the nodes serve prefill (multi-node rows; node ranks below it)."""
+    nodes = []
+    for path in sorted(samples.glob(f"{power.SAMPLES_PREFIX}*{power.SAMPLES_SUFFIX}")) if samples.is_dir() else []:
+        rank = path.name.removeprefix(power.SAMPLES_PREFIX).removesuffix(power.SAMPLES_SUFFIX)
+        if rank.isdigit() and not path.is_symlink():
+            nodes.append(power.parse_samples(path.read_text(encoding="utf-8", errors="replace"), int(rank)))
+    counts = node_counts(row)
+    return nodes, counts[0] if counts else 0
+
+
+def _power_report(rows: list[dict[str, Any]], samples: Path, row: Mapping[str, Any]) -> None:
+    """Write power_validation.json next to the samples, and fail a row that requires power
+    (`require-power: true`) when a measurement is invalid; otherwise power is best effort."""
+    checked = [{"conc": r["conc"], "power_valid": r.get("power_valid"),
+                "reasons": power.explain(r.get("power_invalid_reasons", []))} for r in rows]
+    if samples.is_dir():
+        (samples / "power_validation.json").write_text(json.dumps(checked, indent=1) + "\n", encoding="utf-8")
+    invalid = [r for r in rows if r.get("power_valid") != 1]
+    if row.get("require-power") is True and invalid:
+        raise InfxError(Problem(
+            f"the row requires power, but the measurement at concurrency {invalid[0]['conc']} is invalid: "
+            + power.explain(invalid[0].get("power_invalid_reasons", [])), key="require-power",
+            fix="check amd-smi on the runner's nodes (the job's power_* artifact has the samples)"))
+
+
 def finish(row: Mapping[str, Any], runner_name: str, results_dir: Path) -> list[Path]:
     """Normalise the job's raw output into RESULTS_DIR; returns the files written.
 
@@ -286,12 +320,14 @@ def finish(row: Mapping[str, Any], runner_name: str, results_dir: Path) -> list[
     if not runs:
         raise InfxError(Problem(f"the benchmark wrote no result (no benchmark*.json in {raw})",
                                 file=str(raw), fix="check the launcher and recipe logs"))
+    nodes, prefill_nodes = read_power(row, power_dir(results_dir))
     try:
-        rows = normalise.benchmark_rows(row, runs, runner_name, name)
+        rows = normalise.benchmark_rows(row, runs, runner_name, name, nodes, prefill_nodes)
     except normalise.ResultError as exc:
         raise InfxError(Problem(str(exc), file=str(raw), fix="check the benchmark client's output")) from None
     out = results_dir / f"{name}.json"
     out.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    _power_report(rows, power_dir(results_dir), row)
     return [out]
 
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from lib import stub_docker, stub_slurm
+from lib import fake_amd_smi, stub_docker, stub_slurm
 
 from infx.config.master import load_master_configs
 from infx.config.runners import load_runners
@@ -321,3 +321,64 @@ def test_an_unknown_runner_label_warns_and_shards(tmp_path, monkeypatch, capsys,
     assert err.startswith(f"warning: configs/runners.yaml [{label}]: runner label '{label}'")
     assert "error" not in err and '"jobs"' not in err
     assert "matrix=" in (tmp_path / "out").read_text()
+
+
+# --- GPU power sampling (issue 22 point 3) ---------------------------------------------------------
+
+def _rows(node: dict) -> list[dict]:
+    (out,) = (node["repo"] / "results").iterdir()
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("tool", ["amd-smi", "rocm-smi"])
+def test_the_launcher_samples_gpu_power_for_the_measurement_window(node, tool):
+    fake_amd_smi.install(node["bin"], (tool,))
+    done = _launch(node, ROW, STUB_DOCKER_SLEEP="1.2", INFX_POWER_INTERVAL="0.1")
+    assert done.returncode == 0, done.stderr
+    samples = (node["repo"] / "results-power" / "power_node0.samples").read_text()
+    assert samples.startswith(f"# tool {tool}\n") and samples.count("# sample ") >= 5
+    (row,) = _rows(node)
+    assert row["power_valid"] == 1, row.get("power_invalid_reasons")
+    assert row["avg_power_w"] == pytest.approx(635, abs=10) and row["joules_per_total_token"] > 0
+    assert normalise.row_problem(row, "benchmark") is None
+    report = json.loads((node["repo"] / "results-power" / "power_validation.json").read_text())
+    assert report == [{"conc": 64, "power_valid": 1, "reasons": ""}]
+
+
+def test_without_amd_smi_the_rows_say_power_is_invalid_and_why_and_the_job_passes(node):
+    done = _launch(node, ROW, STUB_DOCKER_SLEEP="0.4")
+    assert done.returncode == 0, done.stderr
+    assert "neither amd-smi nor rocm-smi" in done.stderr
+    (row,) = _rows(node)
+    assert (row["power_valid"], row["power_invalid_reasons"]) == (0, ["power_tool_missing"])
+    assert "avg_power_w" not in row and normalise.row_problem(row, "benchmark") is None
+
+
+@pytest.mark.parametrize("mode", ["garbled", "partial", "fail"])
+def test_a_broken_amd_smi_makes_power_invalid_not_the_job(node, mode):
+    fake_amd_smi.install(node["bin"])
+    done = _launch(node, ROW, STUB_DOCKER_SLEEP="0.6", INFX_POWER_INTERVAL="0.1", FAKE_AMD_SMI_MODE=mode)
+    assert done.returncode == 0, done.stderr
+    (row,) = _rows(node)
+    assert row["power_valid"] == 0 and row["power_invalid_reasons"]
+
+
+def test_a_row_that_requires_power_fails_without_a_valid_measurement(node):
+    done = _launch(node, ROW | {"require-power": True}, STUB_DOCKER_SLEEP="0.4")
+    assert done.returncode != 0 and "requires power" in done.stderr and "power_tool_missing" in done.stderr
+    (row,) = _rows(node)  # the rows are still written, for the record
+    assert row["power_valid"] == 0
+
+
+def test_a_multi_node_row_samples_every_node_and_gets_energy_per_role(node):
+    stub_slurm.install(node["bin"])
+    fake_amd_smi.install(node["bin"])
+    done = _launch(node, MULTI, STUB_DOCKER_SLEEP="1.2", INFX_POWER_INTERVAL="0.1")
+    assert done.returncode == 0, done.stderr
+    files = sorted(p.name for p in (node["repo"] / "results-power").glob("*.samples"))
+    assert files == ["power_node0.samples", "power_node1.samples", "power_node2.samples"]
+    for row in _rows(node):
+        assert row["power_valid"] == 1, row.get("power_invalid_reasons")
+        assert row["prefill_gpu_energy_j"] == pytest.approx(2 * row["decode_gpu_energy_j"], rel=0.05)
+        assert row["prefill_avg_power_w"] == pytest.approx(row["decode_avg_power_w"], rel=0.05)
+        assert normalise.row_problem(row, "benchmark") is None

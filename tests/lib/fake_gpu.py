@@ -17,7 +17,9 @@ the launcher mounts (on a multi-node row only the head node, NODE_RANK 0, writes
 
 The recipe script the launcher chose must exist in the checkout mounted at /workspace.
 A plan (JSON file named by $FAKE_GPU_PLAN) can make a row fail (non-zero exit after writing a
-partial log, like a crashed server) or score an eval low. Rows are selected by a subset of
+partial log, like a crashed server) or score an eval low. Each benchmark point lasts
+$FAKE_GPU_SECONDS (default 0) and its result carries that measurement window's unix times; a
+worker node keeps serving until the head node is done (its power samples cover the window). Rows are selected by a subset of
 their fields, e.g. ``{"conc": 8, "tp": 4}``. Every call is appended to $FAKE_GPU_LOG as a JSON
 line (argv, container env, mounts).
 """
@@ -28,6 +30,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -63,8 +66,10 @@ def gpus(row: dict[str, Any]) -> int:
     return int(row.get("tp") or 1) * int(row.get("pp") or 1)
 
 
-def throughput_result(row: dict[str, Any], name: str) -> dict[str, Any]:
-    """The serving benchmark's own result file (milliseconds, whole-server throughput)."""
+def throughput_result(row: dict[str, Any], name: str, window: tuple[float, float] | None = None
+                      ) -> dict[str, Any]:
+    """The serving benchmark's own result file (milliseconds, whole-server throughput); with
+    ``window``, the measurement window's unix times as the reference's client writes them."""
     conc = _conc(row)
     isl, osl = int(row.get("isl") or 1024), int(row.get("osl") or 1024)
     prompts = conc * 10
@@ -82,6 +87,8 @@ def throughput_result(row: dict[str, Any], name: str) -> dict[str, Any]:
         "total_token_throughput": (in_tokens + out_tokens) / duration,
         "num_gpus": gpus(row), "result_name": name,
     }
+    if window is not None:
+        result |= {"benchmark_start_time_unix": window[0], "benchmark_end_time_unix": window[1]}
     for metric, base in (("ttft", ttft), ("tpot", tpot), ("itl", tpot * 0.97), ("e2el", ttft + tpot * osl)):
         result[f"mean_{metric}_ms"] = base
         result[f"median_{metric}_ms"] = base * 0.98
@@ -145,8 +152,20 @@ def _container(argv: list[str]) -> int:
     log.write_text(f"serving {row.get('model')} with {command[0]} on {env.get('INFX_RUNNER_NAME')} "
                    f"(node {rank} of {env.get('NUM_NODES', '1')})\nrecipe {command[2]} sha256 {digest}\n",
                    encoding="utf-8")
-    if rank != "0":
-        return 0  # a prefill or decode worker node: the head node runs the benchmark client
+    done = raw / ".fake-benchmark-done"
+    if rank != "0":  # a prefill or decode worker node serves until the head node's client is done
+        deadline = time.time() + 60
+        while not done.exists() and time.time() < deadline:
+            time.sleep(0.05)
+        return 0
+    try:
+        return _head(row, name, raw, log)
+    finally:
+        done.touch()
+
+
+def _head(row: dict[str, Any], name: str, raw: Path, log: Path) -> int:
+    """The head node (or the only one): the server and the benchmark client."""
     plan_file = os.environ.get("FAKE_GPU_PLAN")
     plan = json.loads(Path(plan_file).read_text(encoding="utf-8")) if plan_file else {}
     if any(matches(row, s) for s in plan.get("fail", [])):
@@ -164,8 +183,10 @@ def _container(argv: list[str]) -> int:
         concs = row["conc"] if isinstance(row.get("conc"), list) else [row.get("conc")]
         for conc in concs:
             point = dict(row, conc=conc)
+            start = time.time()
+            time.sleep(float(os.environ.get("FAKE_GPU_SECONDS", "0")))  # the measurement window
             result = (agentic_result(point, name) if row.get("scenario-type") == "agentic-coding"
-                      else throughput_result(point, name))
+                      else throughput_result(point, name, (start, time.time())))
             (raw / f"benchmark_conc{conc}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
     print(f"fake node: wrote the raw results of {name}")
     return 0

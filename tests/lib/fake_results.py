@@ -14,7 +14,7 @@ from typing import Any
 
 
 def bench_serving(conc: int, *, gpus: int = 8, tok_per_gpu: float = 1500.0, isl: int = 8192,
-                  osl: int = 1024) -> dict[str, Any]:
+                  osl: int = 1024, window: tuple[float, float] | None = None) -> dict[str, Any]:
     total = tok_per_gpu * gpus
     output = total * osl / (isl + osl)
     tpot = 1000.0 * conc / max(output, 1.0)
@@ -27,6 +27,9 @@ def bench_serving(conc: int, *, gpus: int = 8, tok_per_gpu: float = 1500.0, isl:
         "output_throughput": output, "total_token_throughput": total,
         "input_throughput": total - output,
     }
+    if window is not None:  # the measurement window's unix times, as the reference's client writes them
+        data |= {"benchmark_start_time_unix": window[0], "benchmark_end_time_unix": window[1],
+                 "duration": window[1] - window[0]}
     for metric, base in (("ttft", 250.0), ("tpot", tpot), ("itl", tpot), ("e2el", e2el)):
         data.update({f"mean_{metric}_ms": base, f"median_{metric}_ms": base * 0.98,
                      f"std_{metric}_ms": base * 0.05, f"p75_{metric}_ms": base * 1.05,
@@ -50,7 +53,8 @@ def lm_eval(task: str = "gsm8k", score: float = 0.95, n: int = 1319, *,
     return data
 
 
-def write_raw(raw_dir: Path, row: dict[str, Any], *, score: float = 0.95) -> list[Path]:
+def write_raw(raw_dir: Path, row: dict[str, Any], *, score: float = 0.95,
+              window: tuple[float, float] | None = None) -> list[Path]:
     """What the container leaves for a plan row: one client JSON per concurrency, or lm-eval files."""
     raw_dir.mkdir(parents=True, exist_ok=True)
     if row.get("eval-only"):
@@ -68,6 +72,7 @@ def write_raw(raw_dir: Path, row: dict[str, Any], *, score: float = 0.95) -> lis
     paths = []
     for conc in concs:
         path = raw_dir / f"benchmark_conc{conc}.json"
-        path.write_text(json.dumps(bench_serving(conc, isl=row.get("isl") or 8192, osl=row.get("osl") or 1024)))
+        path.write_text(json.dumps(bench_serving(conc, isl=row.get("isl") or 8192, osl=row.get("osl") or 1024,
+                                                 window=window)))
         paths.append(path)
     return paths

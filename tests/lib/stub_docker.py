@@ -5,7 +5,7 @@ Every call is appended to $STUB_DOCKER_LOG as one JSON line {"argv": [...], "env
 then plays the benchmark: it writes realistic raw results into the folder mounted at /results
 (client JSON per concurrency, or lm-eval files for eval rows; on a multi-node row only the
 head node, NODE_RANK 0, does), after sleeping
-$STUB_DOCKER_SLEEP seconds, and exits with $STUB_DOCKER_EXIT (default 0). `docker ps` prints
+$STUB_DOCKER_SLEEP seconds (the client's measurement window is the middle half of them), and exits with $STUB_DOCKER_EXIT (default 0). `docker ps` prints
 $STUB_DOCKER_STALE; `docker rm` succeeds.
 """
 
@@ -80,11 +80,15 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[0] != "run":
         return 0
-    time.sleep(float(os.environ.get("STUB_DOCKER_SLEEP", "0")))
+    started, sleep = time.time(), float(os.environ.get("STUB_DOCKER_SLEEP", "0"))
+    time.sleep(sleep)
     code = int(os.environ.get("STUB_DOCKER_EXIT", "0"))
     if code == 0 and record["env"].get("NODE_RANK", "0") == "0":  # on a multi-node row, the head node
         row = json.loads(record["env"]["CONFIG_JSON"])
-        write_raw(Path(record["mounts"]["/results"]), row, score=float(os.environ.get("STUB_DOCKER_SCORE", "0.95")))
+        # the client measured in the middle of the server's life
+        window = (started + sleep / 4, started + sleep * 3 / 4) if sleep else None
+        write_raw(Path(record["mounts"]["/results"]), row, score=float(os.environ.get("STUB_DOCKER_SCORE", "0.95")),
+                  window=window)
     return code
 
 

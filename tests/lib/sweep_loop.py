@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lib import stub_slurm
+from lib import fake_amd_smi, stub_slurm
 from lib.actions_runner import Clock, Event, LocalRunner, ProgressHook, RunRecord
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -239,6 +239,9 @@ class GpuPlan:
 
     fail: list[dict[str, Any]] = field(default_factory=list)
     low_eval: list[dict[str, Any]] = field(default_factory=list)
+    # GPU power tool on the nodes (tests/lib/fake_amd_smi.py): None (neither amd-smi nor
+    # rocm-smi), "amd-smi", "rocm-smi", or "amd-smi:<mode>" (garbled, partial, fail)
+    power: str | None = None
 
 
 def runner_labels() -> dict[str, list[str]]:
@@ -272,6 +275,11 @@ class FakeNode:
         stub_slurm.install(self.bin)
         self.env = {"INFX_MODEL_CACHE": str(cache), "FAKE_GPU_PLAN": str(plan_file),
                     "FAKE_GPU_LOG": str(self.docker_log), "STUB_SLURM_LOG": str(self.slurm_log)}
+        if self.plan.power:
+            tool, _, mode = self.plan.power.partition(":")
+            fake_amd_smi.install(self.bin, (tool,))
+            self.env |= {"FAKE_AMD_SMI_MODE": mode or "ok", "INFX_POWER_INTERVAL": "0.1",
+                         "FAKE_GPU_SECONDS": "0.3"}
 
     def containers(self) -> list[dict[str, Any]]:
         """Every `docker run` of the sweep: container env (no token) and mounts."""
