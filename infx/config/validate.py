@@ -118,12 +118,20 @@ def _policy(root: Path, paths: list[Path]) -> list[Problem]:
     return found
 
 
+def _queue_priority(root: Path, paths: list[Path]) -> list[Problem]:
+    from infx.config.ci_priority import load_priority_policy
+
+    return [p for path in paths for p in _collect(
+        lambda path=path: load_priority_policy(path.read_text(encoding="utf-8"), _rel(root, path)))]
+
+
 AREAS: tuple[Area, ...] = (
     Area("master configs", (MASTER_GLOB,), _masters, required=True),
     Area("runners", (RUNNERS,), _runners, required=True),
     Area("eval thresholds", (THRESHOLDS,), _thresholds),
     Area("golden AL curves", ("configs/golden_al_distribution/*.yaml",), _golden),
     Area("sign-off policy", ("configs/policy/*.yaml",), _policy),
+    Area("CI queue priority", ("configs/ci-priority.yaml",), _queue_priority),
 )
 
 

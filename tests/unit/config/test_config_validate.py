@@ -31,7 +31,7 @@ def test_this_repositorys_configs_are_valid() -> None:
     outcome = validate_repository(ROOT)
     assert outcome.problems == [] and "configs/amd-master.yaml" in outcome.files
     assert {"configs/runners.yaml", "configs/evals/thresholds.yaml", "configs/policy/engines.yaml",
-            "configs/golden_al_distribution/dsv4_mtp.yaml"} <= set(outcome.files)
+            "configs/golden_al_distribution/dsv4_mtp.yaml", "configs/ci-priority.yaml"} <= set(outcome.files)
 
 
 def test_the_reference_configs_have_no_error_and_one_warning_per_unknown_runner_label(upstream_dir) -> None:
@@ -63,6 +63,8 @@ MISTAKES = [
      "did you mean 'open-source-frameworks'", ""),
     ("configs/policy/engines.yaml", "open-source-frameworks: [vllm,", "open-source-frameworks: [7,",
      "configs/policy/engines.yaml", "", "policy schema"),
+    ("configs/ci-priority.yaml", "  agentic: 1.0", "  agentic: lots", "configs/ci-priority.yaml",
+     "agentic", "policy schema"),
 ]
 
 
