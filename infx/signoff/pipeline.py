@@ -527,7 +527,8 @@ class _Session:
         """Read the sign-off again once `success` is set: an edit, deletion or dismissal while
         it was being verified started a `reset` run that may have finished first, so this run,
         not that one, must take the status back to `pending` (the reset's decision then
-        stands whichever of the two finishes last)."""
+        stands whichever of the two finishes last). A verify run never ends `pending` (its
+        workflow's guard reads that as a run that died), so it ends in `error`, saying why."""
         record = self._signed(evidence)
         if not record:
             return
@@ -535,9 +536,10 @@ class _Session:
             problem, _ = self._signoff_changed(record, evidence.pr.number,
                                                "this verification began")
         if problem:
-            self.status("pending", NOT_VERIFIED, result.comment_url)
-            result.status = "pending"
-            result.reason = f"{NOT_VERIFIED} ({problem})"
+            description = "Not verified: the sign-off changed while it was verified; verify it again."
+            self.status("error", description, result.comment_url)
+            result.status = "error"
+            result.reason = f"{description} ({problem})"
 
 
 def _marker(name: str, context: render.Context) -> Marker:

@@ -634,6 +634,8 @@ SIGNOFF_REPEATED = {
     ("GET", "/repos/{owner}/{repo}/tarball/{sha}"): 3,
     ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 3,
     ("GET", _CONVERSATION): 2,  # evidence, then the look for an earlier verdict before posting
+    # the sign-off, then read again once `success` is set (a change meanwhile resets it)
+    ("GET", "/repos/{owner}/{repo}/issues/comments/{n}"): 2,
     ("GET", "/repos/{owner}/{repo}/actions/artifacts/{n}/zip"): 2,
     ("GET", "/_fake/artifacts/{owner}/{repo}/{n}.zip"): 2,
     _STATUS: 2,  # pending, then the final state
@@ -651,6 +653,9 @@ REUSE_REPEATED = {
 }
 SIGNOFF_LATER_SAME: dict[tuple[str, int, str], str] = {}
 LIVE_HEAD_RECHECK = (_PULL, 2)  # the third PR read: see assert_unconfirmed_head
+# the sign-off read again once `success` is set: a 404/410 there is the sign-off deleted after
+# the verdict was posted, so the status is taken back (see assert_withdrawn_after_success)
+SIGNOFF_RECHECK = ("/repos/{owner}/{repo}/issues/comments/{n}", 1)
 REUSE_LATER_SAME = {("/repos/{owner}/{repo}/issues/comments/{n}/reactions", 1, "truncated"):
                     "the comment has no reactions yet: nothing to cut"}
 
@@ -710,8 +715,18 @@ def test_signoff_later_read_fault(fake_github, seed000, signoff_baseline, monkey
     assert isinstance(result, publish.Result), "the head was known: a status must say why"
     if (case.endpoint, case.after) == LIVE_HEAD_RECHECK:
         assert_unconfirmed_head(fake, result, signoff_baseline[0])
+    elif (case.endpoint, case.after) == SIGNOFF_RECHECK and case.kind in ("404", "410"):
+        assert_withdrawn_after_success(fake, result, signoff_baseline[0])
     else:
         assert_signoff_invariants(fake, case.same, result, signoff_baseline[0])
+
+
+def assert_withdrawn_after_success(fake, result: publish.Result, baseline: publish.Result) -> None:
+    """The verdict judged the sign-off as it was and stays posted once; the sign-off is gone
+    by the time `success` is set, so the run takes the status back to `error`, saying so."""
+    assert statuses(fake) == ["pending", "success", "error"] and result.status == "error"
+    assert "was deleted after this verification began" in result.reason, result.reason
+    assert len(verdicts(fake)) == 1 and result.body == baseline.body
 
 
 def assert_unconfirmed_head(fake, result: publish.Result, baseline: publish.Result) -> None:

@@ -668,7 +668,8 @@ def test_a_signoff_changed_while_it_is_verified_ends_pending_whoever_finishes_la
         request, fake_github, change) -> None:
     """The reset run for an edit made during the verification may finish before the verify
     run sets `success`; the verify run reads the sign-off again after setting it and takes
-    the status back to `pending`."""
+    the status back (to `error`: a verify run never ends `pending`, which its guard reads as
+    a run that died)."""
     fake = fake_github(load(request, "trust_head_moves.yaml"))
     pull = fake.world["pulls"][0]
 
@@ -683,8 +684,8 @@ def test_a_signoff_changed_while_it_is_verified_ends_pending_whoever_finishes_la
 
     trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
     result = publish.verify(fake.client(), fake.world["repo"], trigger, publish.Options(on_status=meanwhile))
-    assert result.verdict.overall.value == "PASS" and statuses(fake)[-2:] == ["success", "pending"]
-    assert result.status == "pending" and "after this verification began" in result.reason, result.reason
+    assert result.verdict.overall.value == "PASS" and statuses(fake)[-2:] == ["success", "error"]
+    assert result.status == "error" and "after this verification began" in result.reason, result.reason
     # nothing changed during a verification: one success, and no further status
     plain = fake_github(load(request, "trust_head_moves.yaml"))
     assert verify(plain).status == "success" and statuses(plain)[-1] == "success"
