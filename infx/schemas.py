@@ -57,7 +57,7 @@ def explained(errors: Any) -> list[tuple[Any, list, str]]:
     for leaf in leaves:
         if leaf.validator == "additionalProperties" and isinstance(leaf.instance, dict):
             known = list(leaf.schema.get("properties", {}))
-            for extra in set(leaf.instance) - set(known):
+            for extra in _unknown_fields(leaf):
                 for near in get_close_matches(str(extra), known, n=1):
                     misspelt.add((tuple(leaf.absolute_path), near))
     out = []
@@ -303,11 +303,20 @@ def _compare(keyword: str, number: float, bound: float) -> bool:
 
 # --- plain-words messages for jsonschema errors (shared by every schema check) ---------------
 
+def _unknown_fields(error: Any) -> list:
+    """The fields an additionalProperties error is about: neither named in `properties` nor
+    matched by a `patternProperties` pattern (as the validator itself decides)."""
+    named = set(error.schema.get("properties", {}))
+    patterns = [re.compile(p) for p in error.schema.get("patternProperties", {})]
+    return sorted((k for k in error.instance if k not in named
+                   and not any(p.search(str(k)) for p in patterns)), key=str)
+
+
 def _problem_path(error: Any) -> list:
     """Where the problem is; for unknown fields, the first unknown field itself (its line)."""
     path = list(error.absolute_path)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})), key=str)
+        extra = _unknown_fields(error)
         if extra:
             path.append(extra[0])
     return path
@@ -319,7 +328,7 @@ def describe(error: Any) -> str:
     kind = error.validator
     value = error.validator_value
     if kind == "additionalProperties":
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})), key=str)
+        extra = _unknown_fields(error)
         names = ", ".join(f"'{name}'" for name in extra)
         known = sorted(error.schema.get("properties", {}))
         allowed = ", ".join(known)

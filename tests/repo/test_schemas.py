@@ -17,7 +17,7 @@ def test_problems_carry_file_line_key_and_fix_in_document_order():
                                fix="repair it")
     assert [(p.line, p.key) for p in problems] == [(1, "a"), (4, "b.1")]
     assert problems[0].file == "f.yaml" and problems[0].fix == "repair it"
-    assert "'x' is not of type 'integer'" in problems[0].message
+    assert "'a' must be of type integer, got string" in problems[0].message  # plain words, never the library's
 
 
 def test_without_text_there_is_no_line_and_describe_rewords():

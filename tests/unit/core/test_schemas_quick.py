@@ -184,3 +184,12 @@ def test_the_quick_pass_never_accepts_what_jsonschema_rejects(path, data):
         st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=5)), max_leaves=12)
     instance = data.draw(st.dictionaries(keys, documents, max_size=6))
     assert schemas.quick_valid(schema, instance) == full_valid(schema, instance)
+
+
+def test_fields_a_pattern_allows_are_never_called_unknown():
+    schema = {"type": "object", "properties": {"name": {"type": "string"}},
+              "patternProperties": {"^p\\d+_": {"type": "number"}}, "additionalProperties": False}
+    (problem,) = schemas.schema_problems(schema, {"name": "a", "p50_e2el": 1.0, "nmae": 2},
+                                         file="f", fix="-")
+    assert problem.message.startswith("unknown field 'nmae' (did you mean 'name'? ")
+    assert "p50_e2el" not in problem.message.split("(")[0] and problem.key == "nmae"

@@ -45,8 +45,8 @@ def test_core_team_placeholder() -> None:
     (lambda d: d["checks"][1].update(number=0), "duplicate check number"),
     (lambda d: d["checks"][0]["statuses"].append("WARN"), "allows WARN but is not advisory"),
     (lambda d: d["checks"][4]["statuses"].append("FAIL"), "may not FAIL"),
-    (lambda d: d["checks"][0].update(statuses=["MAYBE"]), "is not one of"),
-    (lambda d: d["settings"].pop("marker"), "'marker' is a required property"),
+    (lambda d: d["checks"][0].update(statuses=["MAYBE"]), "must be one of"),
+    (lambda d: d["settings"].pop("marker"), "missing required field 'marker'"),
 ])
 def test_invalid_tables_are_rejected(repo_root, mutate, message) -> None:
     data = copy.deepcopy(raw_table(repo_root))
