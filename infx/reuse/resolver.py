@@ -61,10 +61,13 @@ def unbound_reason(gateway: GitHubGateway, pr_number: int, request: AuthorizedRe
                            base=pull.base_sha, tree=gateway.tree, unknown=seen.problem)
 
 
-def plan_of(gateway: GitHubGateway, pull: PullFacts, head: str, base: str | None = None) -> Wanted:
-    """The plan of `head` (against `base`, default the PR's base) with its row fingerprints."""
+def plan_of(gateway: GitHubGateway, pull: PullFacts, head: str, base: str | None = None, *,
+            merged: bool = False) -> Wanted:
+    """The plan of `head` (against `base`, default the PR's base) with its row fingerprints:
+    under the PR's labels, or, for a merge (`merged`), as a push to the default branch plans
+    it, with no labels (PRODUCT §4.4: merge-time reuse is decided by coverage, not labels)."""
     base = base or pull.base_sha
-    return plan_at(gateway.tree(base), gateway.tree(head), flags_of(pull.labels),
+    return plan_at(gateway.tree(base), gateway.tree(head), flags_of(() if merged else pull.labels),
                    base_ref=base, head_ref=head)
 
 
@@ -118,14 +121,15 @@ def covering_sources(gateway: GitHubGateway, pr_number: int, request: Authorized
         raise ReuseError(f"PR #{pr_number} is not marked as merged.")
     if require_open and pull.state != "open":
         raise ReuseError(f"PR #{pr_number} is {pull.state}, not open.")
-    check_labels(pr_number, pull.labels, incompatible)
+    if not require_merged:  # at a merge, coverage decides, whatever labels the PR had
+        check_labels(pr_number, pull.labels, incompatible)
     commits = gateway.pull_commits(pr_number)
     head = head or pull.head_sha
     wanted: list[Wanted] = []
 
     def plan() -> Wanted:
         if not wanted:
-            wanted.append(plan_of(gateway, pull, head))
+            wanted.append(plan_of(gateway, pull, head, merged=require_merged))
         return wanted[0]
 
     def drift(run: RunFacts) -> list[str]:
@@ -229,12 +233,11 @@ def _neutral_merge(gateway: GitHubGateway, req: ResolveRequest, number: int,
     pull = gateway.pull(number)
     if not pull.merged:
         raise ReuseError(f"PR #{number} is not marked as merged.")
-    check_labels(number, pull.labels, req.incompatible_labels)
     before = req.before_sha or gateway.first_parent(req.commit_sha)
     commits = gateway.pull_commits(number)
     runs = eligible_runs(gateway.branch_runs(pull.head_ref), commits,
                          ours=ours_by(gateway, pull, req.workflow, before))
-    merged = cover_by(gateway, plan_of(gateway, pull, req.commit_sha, before), runs, before)
+    merged = cover_by(gateway, plan_of(gateway, pull, req.commit_sha, before, merged=True), runs, before)
     why = f" ({unbound})" if unbound else ""
     if merged.complete and merged.runs():
         gone = results_problem(gateway, merged.runs())

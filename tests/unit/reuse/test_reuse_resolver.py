@@ -158,13 +158,37 @@ def test_unmerged_pr_is_an_error(fake_github):
         resolve(gateway, PUSH)
 
 
-def test_scenario_9_incompatible_label_fails_at_merge(fake_github):
+def _evals_only(world: dict, run_id: int) -> None:
+    """The run swept only the eval rows (as under `evals-only`): its benchmark jobs are gone."""
+    from infx.signoff.rules.sweeps import is_eval_name
+
+    for sha, jobs in world["check_runs"].items():
+        world["check_runs"][sha] = [j for j in jobs if f"/runs/{run_id}/" not in j["details_url"]
+                                    or is_eval_name(j["name"].split(" / ", 1)[-1])]
+
+
+def test_scenario_9_merge_reuse_is_decided_by_coverage_not_by_the_prs_labels(fake_github):
+    """PRODUCT §4.4: at a merge the label the PR had decides nothing; the runs' coverage of the
+    merge commit's plan (as a push to main plans it) does."""
     world = base_world()
     pr(world)["labels"] = ["full-sweep-enabled", "evals-only"]
     add_comment(world, "root", "OWNER", "/use 101", T1)
+    _, covered = _run(fake_github, merged(world), PUSH)
+    assert covered.enabled and covered.sources == (101,)
+    _evals_only(world, 101)  # what an evals-only sweep leaves: the benchmark rows are not covered
     fake, gateway = start(fake_github, merged(world))
-    with pytest.raises(ReuseError, match="reuse-incompatible label\\(s\\): evals-only"):
+    with pytest.raises(ReuseError) as info:
         resolve(gateway, PUSH)
+    assert "7 row(s) without a green job" in str(info.value) and "incompatible" not in str(info.value)
+
+
+def test_scenario_9_an_incompatible_label_still_refuses_reuse_on_the_pr(fake_github):
+    world = base_world()
+    pr(world)["labels"] = ["full-sweep-enabled", "evals-only"]
+    add_comment(world, "root", "OWNER", "/use 101", T1)
+    fake, gateway = start(fake_github, world)
+    with pytest.raises(ReuseError, match="reuse-incompatible label\\(s\\): evals-only"):
+        resolve(gateway, SYNC)
 
 
 @pytest.mark.parametrize("labels", [[], ["documentation"], ["sweep-enabled"], ["full-sweep-enabled"]])
@@ -367,9 +391,9 @@ def test_covered_reuse_names_the_rows_a_source_lacks(fake_github):
     world = base_world()
     pr(world)["labels"] = ["full-sweep-enabled", "all-evals"]
     add_comment(world, "root", "OWNER", "/use 101", T1)
-    fake, gateway = start(fake_github, merged(world))
+    fake, gateway = start(fake_github, world)
     with pytest.raises(ReuseError) as info:
-        resolve(gateway, PUSH)
+        resolve(gateway, SYNC)
     text = str(info.value)
     assert "run 101 does not cover the plan of head c22222222222" in text
     assert "row(s) without a green job: `dsr1 fp8 mi355x sglang 8k1k TP8 c4 eval #" in text
