@@ -92,6 +92,9 @@ def test_single_node_fixed_seq_pr_passes(base_repo, tmp_path):
         rows = json.loads(data)
         assert rows and all(normalise.row_problem(row, kind) is None for row in rows), kind
     assert len(json.loads(aggregates["benchmark"])) == 6
+    # no amd-smi on this fake node: every row says its power is invalid and why, nothing else changes
+    assert {(r["power_valid"], tuple(r["power_invalid_reasons"])) for r in json.loads(aggregates["benchmark"])} \
+        == {(0, ("power_tool_missing",))}
     authorize_reuse(world, record.run_id)
     verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
     assert_pass(verdict)
@@ -387,3 +390,26 @@ def test_recipe_only_pr_still_passes_check_2_after_a_merge_of_main(base_repo, tm
     assert verdict.check(2)["status"] == "PASS", verdict.check(2)
     assert_pass(verdict)
 
+
+
+def test_gpu_power_is_measured_with_amd_smi_and_the_report_shows_tokens_per_joule(base_repo, tmp_path):
+    """Issue 22 point 3: a fake amd-smi on the MI355X nodes; the collected rows carry the
+    reference's power fields, the report a tok/J column, and the verdict is the same."""
+    repo = SweepRepo(base_repo, tmp_path / "repo")
+    pr = single_node_pr(repo)
+    record, world = sweep(repo, pr, tmp_path, 9111, gpu=GpuPlan(power="amd-smi"))
+    assert record.conclusion == "success", failed_jobs(record)
+    rows = json.loads(record.artifacts.items["results_bmk"].files["agg_bmk.json"])
+    assert rows and all(normalise.row_problem(row, "benchmark") is None for row in rows)
+    whole_node = [r for r in rows if r["num_gpus"] == 8]
+    assert whole_node and all(r["power_valid"] == 1 and r["joules_per_total_token"] > 0 for r in whole_node)
+    # the fake node has 8 GPUs: a row on fewer cannot be told apart from the idle ones
+    assert all(r["power_invalid_reasons"] == ["expected_gpu_count_mismatch"] for r in rows if r["num_gpus"] != 8)
+    assert any(name.startswith("power_") for name in record.artifacts.items)
+    body = report_comment(world)["body"]
+    assert "| tok/J |" in body and "GPU power: " in body
+    per_joule = [line.split("|")[3].strip() for line in body.splitlines()
+                 if line.startswith("| ") and line.count("|") == 6 and line.split("|")[3].strip() not in ("tok/J", "---:")]
+    assert any(value not in ("—", "") for value in per_joule), per_joule
+    authorize_reuse(world, record.run_id)
+    assert_pass(verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path))
