@@ -130,8 +130,10 @@ RETEST_COMMAND = "/retest-failed"
 RETEST_ALIAS = "/retest"  # Prow's spelling, which most CI users know: the same command
 PARETO_BYPASS_COMMAND = "/pareto-bypass"
 HELP_COMMAND = "/help"
+REVERIFY_COMMAND = "/reverify"
 _RETEST_LINE = re.compile(r"[ \t]*/retest(?:-failed)?[ \t]*")
 _HELP_LINE = re.compile(r"[ \t]*/help[ \t]*")
+_REVERIFY_LINE = re.compile(r"[ \t]*/reverify[ \t]*")
 _BYPASS_LINE = re.compile(rf"[ \t]*{re.escape(PARETO_BYPASS_COMMAND)}[ \t]+[0-9a-f]{{40}}[ \t]*")
 # a line that starts like a slash command: `/word` then whitespace or the end (a path such as
 # `/usr/bin` is not one); the word is what a near-miss is measured by
@@ -155,6 +157,16 @@ def is_retest_line(line: str) -> bool:
 def is_help_line(line: str) -> bool:
     """`/help`, alone on the line."""
     return _HELP_LINE.fullmatch(line.removesuffix("\r")) is not None
+
+
+def is_reverify_line(line: str) -> bool:
+    """`/reverify`, alone on the line."""
+    return _REVERIFY_LINE.fullmatch(line.removesuffix("\r")) is not None
+
+
+def has_reverify(body: str | None) -> bool:
+    """`/reverify` on a line of its own, as shown."""
+    return bool(_typed_and_shown(body, lambda line: True if is_reverify_line(line) else None))
 
 
 def is_bypass_line(line: str) -> bool:

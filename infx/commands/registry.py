@@ -20,10 +20,12 @@ from infx.commands.grammar import (
     RETEST_ALIAS,
     RETEST_COMMAND,
     REUSE_COMMAND,
+    REVERIFY_COMMAND,
     USE_ALIAS,
     is_bypass_line,
     is_help_line,
     is_retest_line,
+    is_reverify_line,
     parse_line,
     slash_lines,
 )
@@ -131,6 +133,22 @@ COMMANDS: tuple[SlashCommand, ...] = (
         help_zh="在 PR 上用一条评论列出这些命令（原地更新，不会重复发布）。",
         examples=(HELP_COMMAND,),
         workflow="slash-commands.yml",
+    ),
+    SlashCommand(
+        kind="reverify",
+        usages=(REVERIFY_COMMAND,),
+        line=is_reverify_line,
+        roles=REVERIFY_ROLES,
+        who="the signer of the newest sign-off, or maintain or admin",
+        who_zh="最新签核的签核人，或 maintain 或 admin 角色",
+        summary="Verify the newest CODEOWNER sign-off again on the current head",
+        summary_zh="在当前 head 上重新验证最新的 CODEOWNER 签核",
+        help="Verify the PR's newest standing sign-off again on the current head, as a dispatch "
+             "of signoff-verify.yml would (after a fix to the evidence, such as a re-run sweep).",
+        help_zh="在当前 head 上重新验证 PR 最新的有效签核，等同于手动触发 signoff-verify.yml"
+                "（例如证据修正后，如重新运行扫描之后）。",
+        examples=(REVERIFY_COMMAND,),
+        workflow="signoff-verify.yml",
     ),
 )
 BY_KIND = {entry.kind: entry for entry in COMMANDS}

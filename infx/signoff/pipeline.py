@@ -162,6 +162,16 @@ class _Session:
         problem = gating.pr_state_problem(pr.state, pr.draft, trigger.dispatched)
         if problem:
             return self._skip(problem)
+        if trigger.ref is None and self.options.body_override is None:  # /reverify
+            from dataclasses import replace
+
+            from infx.signoff.trigger.relay import newest_signoff
+
+            newest = newest_signoff([*self.reader.comments(pr.number), *self.reader.reviews(pr.number),
+                                     *self.reader.review_comments(pr.number)])
+            if newest is None:
+                return self._skip("the PR has no standing sign-off to verify again")
+            trigger = replace(trigger, ref=gating.SignoffRef(newest.kind, newest.id))
         signoff = self._signoff(trigger, pr)
         if not has_trigger(signoff.body):
             if trigger.dispatched:

@@ -756,6 +756,51 @@ def test_a_pr_retargeted_away_from_the_default_branch_withdraws_its_success(requ
     assert again.kind == "skipped" and statuses(fake)[-1] == "pending"
 
 
+def _reverify(fake, login: str, comment_id: int = 6100) -> publish.Result:
+    """A `/reverify` comment by `login`, through the real gating of its webhook payload."""
+    from infx.signoff.trigger.gating import from_event
+
+    pull = fake.world["pulls"][0]
+    pull["comments"].append({"id": comment_id, "user": login, "author_association": "MEMBER",
+                             "body": "Sweep re-run.\n\n/reverify", "created_at": fake.world["now"],
+                             "updated_at": fake.world["now"]})
+    payload = {"action": "created", "issue": {"number": pull["number"], "pull_request": {"url": "u"}},
+               "comment": {"id": comment_id, "body": "Sweep re-run.\n\n/reverify", "user": {"login": login}},
+               "sender": {"login": login}}
+    trigger = from_event("issue_comment", payload)
+    assert trigger.run and trigger.ref is None and trigger.dispatched
+    return publish.verify(fake.client(), fake.world["repo"], trigger, publish.Options())
+
+
+@pytest.mark.parametrize(("who", "role", "verified"), [
+    ("chunfangamd", None, True),  # the signer
+    ("maint", "maintain", True), ("boss", "admin", True),
+    ("writer", "write", False), ("reader", "read", False)])
+def test_reverify_verifies_the_newest_signoff_again_for_its_signer_or_a_maintainer(
+        request, fake_github, who, role, verified) -> None:
+    world = load(request, "trust_head_moves.yaml")
+    if role:
+        world["collaborators"][who] = {"permission": {"read": "read", "admin": "admin"}.get(role, "write"),
+                                       "role_name": role}
+    fake = fake_github(world)
+    result = _reverify(fake, who)
+    if verified:
+        assert result.verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+        assert "issue_comment:5003:" in fake.world["pulls"][0]["comments"][-1]["body"].split("\n")[0]
+    else:
+        assert result.kind == "skipped" and statuses(fake) == []
+        assert ("is not the signer" if role == "write" else "needs write access") in result.reason
+
+
+def test_reverify_without_a_standing_signoff_says_so(request, fake_github) -> None:
+    world = load(request, "trust_head_moves.yaml")
+    pull = world["pulls"][0]
+    pull["comments"] = [c for c in pull["comments"] if c["id"] != 5003]
+    fake = fake_github(world)
+    result = _reverify(fake, "chunfangamd")
+    assert result.kind == "skipped" and "no standing sign-off" in result.reason and statuses(fake) == []
+
+
 def test_a_signer_dropped_from_codeowners_is_not_carried_to_the_next_head(request, fake_github) -> None:
     fake = fake_github(load(request, "trust_owner_removed.yaml"))
     client, repo = fake.client(), fake.world["repo"]

@@ -57,6 +57,19 @@ def test_job_if_matches_the_truth_table(workflow, event, action, on_pr, bot, phr
     assert evaluate_if(workflow["jobs"]["verify"]["if"], context) is expected(event, action, on_pr, bot, phrase)
 
 
+@pytest.mark.parametrize("event,action,on_pr,bot,_", CASES)
+def test_a_reverify_command_starts_the_verify_job(workflow, event, action, on_pr, bot, _) -> None:
+    """`/reverify` in a new human comment on a PR starts the job (infx decides who may)."""
+    payload = event_payload(event, action, on_pr, bot, False)
+    for key in ("comment", "review"):
+        if key in payload:
+            payload[key]["body"] = "Sweep re-run.\n\n/reverify"
+    context = Context({"github": {"event_name": event, "event": payload}, "inputs": payload.get("inputs", {})})
+    wanted = event == "workflow_dispatch" or (event == "issue_comment" and action == "created"
+                                              and on_pr and not bot)
+    assert evaluate_if(workflow["jobs"]["verify"]["if"], context) is wanted
+
+
 def test_triggers_are_new_or_changed_signoffs_and_dispatch(workflow) -> None:
     on = workflow["on"]
     assert set(on) == {"issue_comment", "pull_request_review", "pull_request_review_comment",

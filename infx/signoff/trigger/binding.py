@@ -26,10 +26,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from infx.commands.authorization import ELEVATED_ROLES
 from infx.reuse.posted_head import head_seen
 from infx.signoff.model import ChangedFile
 
-DISPATCH_ROLES = frozenset({"maintain", "admin"})
+DISPATCH_ROLES = ELEVATED_ROLES  # besides the signer, who may re-verify a sign-off
 COMPARE_FILE_LIMIT = 300  # GitHub's compare lists at most this many files
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
 NEW_SIGNOFF = "a CODEOWNER must sign off the current head"

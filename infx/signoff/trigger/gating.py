@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from infx.commands.grammar import has_reverify
 from infx.signoff.trigger.checklist import has_trigger
 
 WRITE_PERMISSIONS = frozenset({"admin", "write"})
@@ -87,7 +88,21 @@ def _issue_comment(payload: dict[str, Any], sender: dict[str, Any]) -> Trigger:
                     "ask a maintainer to dispatch a re-verification")
     if not issue.get("pull_request"):
         return skip("the comment is on an issue, not a pull request")
+    if not has_trigger(comment.get("body")) and has_reverify(comment.get("body")):
+        return _reverify_trigger(comment, sender, issue.get("number"))
     return _comment_trigger(comment, sender, issue.get("number"), "issue_comment")
+
+
+def _reverify_trigger(comment: dict[str, Any], sender: dict[str, Any], number: Any) -> Trigger:
+    """`/reverify`: the newest sign-off of the PR is verified again, with a dispatch's
+    semantics (its signer, or maintain/admin, may ask; binding.dispatch_problem decides)."""
+    user = comment.get("user") or {}
+    if is_bot(user.get("login"), user.get("type")):
+        return skip("commands posted by bots are ignored")
+    if not isinstance(number, int):
+        return skip("the event has no pull request number")
+    return Trigger(True, "/reverify", number, None, actor=user.get("login") or sender.get("login"),
+                   dispatched=True)
 
 
 def _review(payload: dict[str, Any], sender: dict[str, Any]) -> Trigger:

@@ -24,6 +24,21 @@ def _when(value: str | None) -> datetime | None:
         return None
 
 
+def newest_signoff(items: Iterable[Comment], *, kinds: tuple[str, ...] = ("issue_comment", "review", "review_comment"),
+                   until: datetime | None = None) -> Comment | None:
+    """The newest human comment, review or inline comment of `kinds` carrying the sign-off
+    phrase and still standing (a dismissed review is withdrawn), posted no later than `until`."""
+    candidates = []
+    for item in items:
+        posted = _when(item.created_at)
+        if (item.kind not in kinds or posted is None or (until is not None and posted > until)
+                or is_bot(item.user, item.user_type) or not has_trigger(item.body)
+                or withdrawn_problem(item.kind, item.state, "the sign-off")):
+            continue
+        candidates.append((posted, item.id, item))
+    return max(candidates)[2] if candidates else None
+
+
 def relayed_signoff(items: Iterable[Comment], judged: set[tuple[str, int]],
                     run_created_at: str | None) -> SignoffRef | None:
     """The newest human review or inline comment carrying the sign-off phrase, standing (not
@@ -34,17 +49,7 @@ def relayed_signoff(items: Iterable[Comment], judged: set[tuple[str, int]],
     limit = _when(run_created_at)
     if limit is None:
         return None  # without GitHub's own time of the event nothing can be attributed to it
-    candidates = []
-    for item in items:
-        posted = _when(item.created_at)
-        if (item.kind not in ("review", "review_comment") or posted is None or posted > limit
-                or is_bot(item.user, item.user_type) or not has_trigger(item.body)
-                or withdrawn_problem(item.kind, item.state, "the review")):
-            continue
-        candidates.append((posted, item.id, item))
-    if not candidates:
-        return None
-    newest = max(candidates)[2]
-    if (newest.kind, newest.id) in judged:
+    newest = newest_signoff(items, kinds=("review", "review_comment"), until=limit)
+    if newest is None or (newest.kind, newest.id) in judged:
         return None
     return SignoffRef(newest.kind, newest.id)

@@ -11,6 +11,7 @@ from infx.commands.registry import COMMANDS, help_body, holds_command, near_miss
 from infx.inert import code, render_inert
 from infx.retest.failed import rejection
 from infx.signoff.rules.bypass import is_admin
+from infx.signoff.trigger.binding import dispatch_problem
 from infx.workflow.comments import welcome_body
 
 ROLES = ("admin", "maintain", "write", "triage", "read", "none")
@@ -68,7 +69,7 @@ def test_every_example_is_its_own_command_and_no_other(entry):
 def test_command_words_are_unique():
     words = [name for entry in COMMANDS for name in entry.names]
     assert len(words) == len(set(words))
-    assert {e.kind for e in COMMANDS} == {"reuse", "retest", "bypass", "help"}
+    assert {e.kind for e in COMMANDS} == {"reuse", "retest", "bypass", "help", "reverify"}
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -80,6 +81,8 @@ def test_who_may_use_each_command_is_what_its_handler_decides(role):
         "retest": rejection("someone", "User", record) is None,
         "bypass": is_admin(record),
         "help": True,
+        # besides the signer (who may always re-verify their own sign-off)
+        "reverify": dispatch_problem("someone", "the-signer", record) is None,
     }
     listed = {e.kind: (not e.roles or role in e.roles) for e in COMMANDS}
     assert listed == decided
