@@ -283,17 +283,20 @@ def batch_manifest(requested: list[int], file_concs: frozenset[int]) -> dict[str
             "failed_eval_concs": sorted({c for c in requested if c not in file_concs})}
 
 
-def collected_rows(job: EvalJob) -> list[dict[str, Any]] | str:
-    """The rows of a job that belong in the sweep's eval aggregate, or why the job is refused.
+def batch_problem(job: EvalJob, *, complete: bool = False,
+                  narrowed: frozenset[int] | None = None) -> str | None:
+    """Why a batched job's manifest is refused, or None: the one batch rule of collection and
+    the sign-off (a job without `eval_concs` is not batched and has none).
 
-    As the reference collects them: a batched job (`eval_concs` in its manifest) contributes only
-    its completed concurrencies (`completed_eval_concs`, the requested ones when absent). Unlike
-    the reference, a batch that says a point failed is refused (its results are incomplete), as is
-    a manifest whose lists are not concurrencies or that completes a point it did not request or
-    that has no `*_conc<N>.json` result.
+    Always: the three lists are positive integer concurrencies (`completed_eval_concs` defaults
+    to the requested ones, as the reference reads a manifest without it), no point failed, and
+    every completed point was requested and has its `*_conc<N>.json` result. With `complete`
+    (the sign-off) the batch must also be whole: every expected point (the request, or
+    `narrowed`, the changelog's `eval-concs` that replace it) completed with its result, and no
+    completed point or result file beyond them.
     """
     if not job.batched:
-        return list(job.rows)
+        return None
     lists: dict[str, Any] = {name: job.meta.get(name, job.meta.get("eval_concs") if name == BATCH_LISTS[1] else [])
                              for name in BATCH_LISTS}
     for name, value in lists.items():
@@ -303,13 +306,40 @@ def collected_rows(job: EvalJob) -> list[dict[str, Any]] | str:
     if lists["failed_eval_concs"]:
         return (f"{job.artifact}: the batch says eval concurrencies {sorted(set(lists['failed_eval_concs']))} "
                 "failed; its results are incomplete, re-run the evals.")
-    completed = set(lists["completed_eval_concs"])
+    completed = frozenset(lists["completed_eval_concs"])
     unrequested = sorted(completed - set(lists["eval_concs"]))
     if unrequested:
         return f"{job.artifact}: completed eval concurrencies {unrequested} were not requested ({lists['eval_concs']})."
     without_file = sorted(completed - job.file_concs)
     if without_file:
         return f"{job.artifact}: completed eval concurrencies {without_file} have no *_conc<N>.json result."
+    if not complete:
+        return None
+    expected = narrowed if narrowed is not None else frozenset(lists["eval_concs"])
+    missing = sorted(expected - completed)
+    if missing:
+        return (f"{job.artifact}: requested eval concurrencies {missing} have no completed "
+                "*_conc<N>.json result; the batch is incomplete.")
+    extras = sorted((completed | job.file_concs) - expected)
+    if extras:
+        return (f"{job.artifact}: unexpected eval concurrencies {extras} beyond the requested "
+                f"{sorted(expected)}.")
+    return None
+
+
+def collected_rows(job: EvalJob) -> list[dict[str, Any]] | str:
+    """The rows of a job that belong in the sweep's eval aggregate, or why the job is refused.
+
+    As the reference collects them: a batched job contributes only its completed concurrencies
+    (`completed_eval_concs`, the requested ones when absent). Unlike the reference, a job that
+    `batch_problem` refuses (a failed point, an inconsistent manifest) contributes nothing.
+    """
+    if not job.batched:
+        return list(job.rows)
+    problem = batch_problem(job)
+    if problem is not None:
+        return problem
+    completed = set(job.meta.get("completed_eval_concs", job.meta["eval_concs"]))
     return [row for row in job.rows if row.get("conc") in completed]
 
 

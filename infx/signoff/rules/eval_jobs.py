@@ -6,7 +6,6 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from infx.inert import code
 from infx.results import normalise
 from infx.signoff.model import Artifact
 
@@ -27,33 +26,11 @@ def read_job(artifact: Artifact) -> JobEvals | str:
 
 
 def manifest_problem(job: JobEvals, narrowed: frozenset[int] | None = None) -> str | None:
-    """A batched job must complete every requested concurrency, fail none, and add none.
-
-    ``narrowed`` is the changelog's `eval-concs` for this job's config: it replaces the
-    job's own request as the expected set.
-    """
-    if not job.batched:
-        return None
-    lists = {name: job.meta.get(name, []) for name in
-             ("eval_concs", "completed_eval_concs", "failed_eval_concs")}
-    for name, value in lists.items():
-        if not isinstance(value, list) or not all(isinstance(c, int) and not isinstance(c, bool)
-                                                  for c in value):
-            return f"{job.artifact}/{META_FILE}: {name} is not a list of integer concurrencies."
-    if lists["failed_eval_concs"]:
-        return (f"{job.artifact}: batched eval concurrencies {sorted(lists['failed_eval_concs'])} "
-                "failed; re-run the evals.")
-    expected = narrowed if narrowed is not None else frozenset(lists["eval_concs"])
-    completed = frozenset(lists["completed_eval_concs"])
-    missing = sorted(c for c in expected if c not in completed or c not in job.file_concs)
-    if missing:
-        return (f"{job.artifact}: requested eval concurrencies {missing} have no completed "
-                f"{code('*_conc<N>.json')} result; the batch is incomplete.")
-    extras = sorted((completed | job.file_concs) - expected)
-    if extras:
-        return (f"{job.artifact}: unexpected eval concurrencies {extras} beyond the requested "
-                f"{sorted(expected)}.")
-    return None
+    """The batch rule collection uses (`normalise.batch_problem`), with the batch required whole:
+    every requested concurrency completed, none failed, none added. ``narrowed`` is the
+    changelog's `eval-concs` for this job's config: it replaces the job's own request as the
+    expected set."""
+    return normalise.batch_problem(job, complete=True, narrowed=narrowed)
 
 
 def eval_score(row: Mapping[str, Any]) -> float | None:

@@ -151,9 +151,10 @@ def job(meta=None, results=None, name="eval_qwen3.5_tp4_conc64") -> Artifact:
     return Artifact(name, False, files)
 
 
-def batch(concs, completed, failed=()) -> Artifact:
+def batch(concs, completed, failed=(), files=None) -> Artifact:
     meta = {"eval_concs": concs, "completed_eval_concs": completed, "failed_eval_concs": list(failed)}
-    return job(meta, {f"results_2026-09-23T10-00-00_conc{c}.json": lm_eval() for c in completed})
+    return job(meta, {f"results_2026-09-23T10-00-00_conc{c}.json": lm_eval()
+                      for c in (completed if files is None else files)})
 
 
 def test_per_job_artifacts_stand_in_for_a_missing_aggregate() -> None:
@@ -188,7 +189,8 @@ def test_a_job_that_ran_another_image_fails() -> None:
     (batch([32, 64], [32, 64]), None),
     (batch([32, 64], [32], failed=[64]), "[64] failed"),
     (batch([32, 64], [32]), "[64] have no completed"),
-    (batch([32], [32, 64]), "unexpected eval concurrencies [64]"),
+    (batch([32], [32, 64]), "completed eval concurrencies [64] were not requested"),
+    (batch([32], [32], files=[32, 64]), "unexpected eval concurrencies [64]"),
 ])
 def test_batched_job_manifest(artifact, text) -> None:
     outcome = evals.run(evidence([], artifacts=[artifact]), SETTINGS)

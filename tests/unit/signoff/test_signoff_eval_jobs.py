@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from infx.results import normalise
 from infx.signoff.model import Artifact
 from infx.signoff.rules.eval_jobs import is_job_artifact, manifest_problem, read_job
 
@@ -96,8 +97,9 @@ def test_a_non_batched_job_has_no_manifest_rule() -> None:
 @pytest.mark.parametrize("art,narrowed,text", [
     (batched([8, 16], [8], failed=[16]), None, "[16] failed"),
     (batched([8, 16], [8]), None, "[16] have no completed"),
-    (batched([8, 16], [8, 16], files=[8]), None, "[16] have no completed"),
-    (batched([8, 16], [8, 16, 32]), None, "unexpected eval concurrencies [32]"),
+    (batched([8, 16], [8, 16], files=[8]), None, "completed eval concurrencies [16] have no *_conc<N>.json"),
+    (batched([8, 0], [8]), None, "eval_concs is not a list of positive integer"),
+    (batched([8, 16], [8, 16, 32]), None, "completed eval concurrencies [32] were not requested"),
     (batched([8], [8], files=[8, 32]), None, "unexpected eval concurrencies [32]"),
     (batched([8, 16], [8, 16]), frozenset({16}), "unexpected eval concurrencies [8]"),
     (batched([8], [8]), frozenset({8, 64}), "[64] have no completed"),
@@ -130,3 +132,34 @@ def test_manifest_passes_exactly_when_the_batch_matches_the_request(requested, c
         return
     ok = not failed and completed == requested and files == requested
     assert (manifest_problem(job) is None) is ok
+
+
+def test_a_manifest_without_the_completed_list_completes_its_request() -> None:
+    """The reference's reading of an older manifest: no `completed_eval_concs` means every
+    requested point completed; the result files still have to be there."""
+    meta = META | {"eval_concs": [8, 16]}
+    whole = artifact({"meta_env.json": meta} | {f"results_conc{c}.json": lm_eval() for c in (8, 16)})
+    assert manifest_problem(read_job(whole)) is None
+    short = artifact({"meta_env.json": meta, "results_conc8.json": lm_eval()})
+    assert "[16] have no *_conc<N>.json" in manifest_problem(read_job(short))
+
+
+@settings(max_examples=150, deadline=None)
+@given(concs, st.one_of(st.none(), concs), concs, concs)
+def test_the_sign_off_accepts_only_batches_collection_keeps(requested, completed, failed, files) -> None:
+    """One batch rule: the sign-off's manifest rule is collection's, made whole. Whatever the
+    sign-off accepts, collection keeps every row of; whatever collection refuses, the sign-off
+    refuses with the same reason."""
+    meta = META | {"eval_concs": sorted(requested), "failed_eval_concs": sorted(failed)}
+    if completed is not None:
+        meta["completed_eval_concs"] = sorted(completed)
+    job = read_job(artifact({"meta_env.json": meta} | {f"results_conc{c}.json": lm_eval() for c in files}))
+    if isinstance(job, str):
+        assert not files
+        return
+    kept = normalise.collected_rows(job)
+    signed = manifest_problem(job)
+    if isinstance(kept, str):
+        assert signed == kept
+    if signed is None:
+        assert not isinstance(kept, str) and len(kept) == len(job.rows)
