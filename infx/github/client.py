@@ -280,8 +280,12 @@ def explain(status: int | None, data: Any, action: str, permission: str,
                            f"and {waited:g}s of waiting ({status} {message})", status=status,
                            action=action, fix=f"retry later or raise {ENV_MAX_WAIT}")
     if status == 403:
-        hint = (" — fork pull requests get a read-only token"
-                if "not accessible by integration" in message.lower() else "")
+        hint = ""
+        if "not accessible by integration" in message.lower():
+            accepted = _header(headers, "x-accepted-github-permissions")
+            hint = (f": the token lacks `{permission}`"
+                    + (f" (GitHub accepts {accepted})" if accepted else "")
+                    + " — a fork pull request's token is read-only")
         return GitHubError(f"GitHub refused {action} (403 {message}){hint}", status=status,
                            action=action, fix=f"grant the token `{permission}`")
     if status == 404:

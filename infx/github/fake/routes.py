@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import TypeVar
 
+from infx.github.fake import permissions as P
 from infx.github.fake import world as W
 from infx.github.fake.http import HttpError, Request, Response, not_found
 from infx.github.fake.pr_files import FileChange, full_diff, tree_changes
@@ -50,6 +51,8 @@ class State:
         # like GitHub, a comment id is never handed out twice, even after a comment was
         # deleted (or taken out of the live world by a test replaying history)
         self.last_comment_id = W.next_comment_id(world) - 1
+        # installation tokens minted for the world's `app`: token -> the permissions it holds
+        self.tokens: dict[str, dict[str, str]] = {}
 
     def new_comment_id(self) -> int:
         self.last_comment_id = max(self.last_comment_id + 1, W.next_comment_id(self.world))
@@ -87,10 +90,17 @@ def route(method: str, pattern: str, origin: str = "api") -> Callable[[Handler],
 
 
 def match(method: str, path: str, origin: str = "api") -> tuple[Handler, dict[str, str]] | None:
+    found = matched_route(method, path, origin)
+    return None if found is None else (found[1], found[2])
+
+
+def matched_route(method: str, path: str,
+                  origin: str = "api") -> tuple[str, Handler, dict[str, str]] | None:
+    """The first route serving a request: its registered regex, handler and path parameters."""
     for verb, pattern, handler, where in ROUTES:
         found = pattern.match(path)
         if found and verb == method and where == origin:
-            return handler, found.groupdict()
+            return pattern.pattern, handler, found.groupdict()
     return None
 
 
@@ -207,15 +217,22 @@ def repo_installation(state: State, req: Request, owner: str, name: str) -> Resp
 
 @route("POST", "/app/installations/(?P<iid>\\d+)/access_tokens")
 def installation_token(state: State, req: Request, iid: str) -> Response:
-    """An installation token for the world's `app` (its `permissions`), for an hour."""
+    """An installation token for the world's `app`, for an hour: it holds the `permissions`
+    the request asks for (all the installation's when it names none); asking for more is 422."""
     _require_app_jwt(req)
     app = state.world.get("app") or {}
     if int(iid) != int(app.get("installation_id", -1)):
         raise not_found()
+    asked = req.body.get("permissions") if isinstance(req.body, dict) else None
+    held = P.narrowed(app.get("permissions", {}), asked if isinstance(asked, dict) else None)
+    if held is None:
+        raise HttpError(422, "The permissions requested are not granted to this installation.")
+    token = f"ghs_fake{iid}_{len(state.tokens) + 1}"
+    state.tokens[token] = held
     expires = datetime.fromtimestamp(_epoch(state.world) + 3600, tz=timezone.utc)
     return Response(status=201, body={
-        "token": f"ghs_fake{iid}", "expires_at": expires.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "permissions": app.get("permissions", {}), "repository_selection": "selected"})
+        "token": token, "expires_at": expires.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "permissions": held, "repository_selection": "selected"})
 
 
 def _require_app_jwt(req: Request) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from infx.errors import InfxError, Problem
-from infx.github.fake import routes
+from infx.github.fake import permissions, routes
 from infx.github.fake.http import HttpError, Request, Response
 from infx.github.fake.world import load_world
 
@@ -263,13 +263,16 @@ class FakeGitHub:
         if req.method != "GET":
             self._listings.clear()
         key = _listing_key(req)
-        found = routes.match(req.method, req.path, req.origin)
+        found = routes.matched_route(req.method, req.path, req.origin)
         try:
             if isinstance(req.body, str):
                 raise HttpError(400, "Problems parsing JSON")
             if found is None:
                 raise HttpError(404, "Not Found")
-            handler, params = found
+            pattern, handler, params = found
+            refused = self._refusal(req, pattern)
+            if refused is not None:
+                return refused
             params = {k: unquote(v) if v is not None else None for k, v in params.items()}
             response = self._listings.get(key) if key is not None and _page(req) > 1 else None
             if response is None:
@@ -286,6 +289,25 @@ class FakeGitHub:
         if response.items is not None:
             response = paginate(req, response, truncate)
         return encode(response)
+
+
+    def _refusal(self, req: Request, pattern: str) -> tuple[int, dict[str, str], bytes] | None:
+        """GitHub's 403 when the token lacks the permission the route needs (storage links
+        are signed and carry no token; a world without `token_permissions` grants all)."""
+        if req.origin != "api":
+            return None
+        header = req.headers.get("authorization", "")
+        token = header.split(" ", 1)[1].strip() if " " in header else header
+        held = self.state.tokens.get(token, self.state.world.get("token_permissions"))
+        if held is None:
+            return None
+        need = permissions.need_of(req.method, pattern, routes.REPO)
+        if need is not None and permissions.allows(permissions.grant(held), need):
+            return None  # a route the table does not list is refused (fail closed)
+        status, headers, body = _error(HttpError(403, permissions.DENIED))
+        if need:
+            headers["X-Accepted-GitHub-Permissions"] = permissions.accepted_header(need)
+        return status, headers, body
 
 
 def _listing_key(req: Request) -> tuple | None:
