@@ -111,14 +111,19 @@ def _timestamp(value: Any) -> datetime:
     return _EPOCH
 
 
+def newest_first(comments: Iterable[Any]) -> list[Any]:
+    """The comments newest first, by created_at; ties put the later position in the input first
+    (GitHub lists comments oldest first)."""
+    indexed = list(enumerate(comments))
+    indexed.sort(key=lambda pair: (_timestamp(_field(pair[1], "created_at")), pair[0]))
+    return [comment for _, comment in reversed(indexed)]
+
+
 def commands_newest_first(comments: Iterable[CommentLike | Mapping[str, Any]]
                           ) -> Iterator[AuthorizedRequest]:
     """Every comment (newest first, by created_at) that holds a command, with the command; who
-    may issue it is infx.commands.authorization's decision. Ties on created_at put the later
-    position in the input first (GitHub lists comments oldest first)."""
-    indexed = list(enumerate(comments))
-    indexed.sort(key=lambda pair: (_timestamp(_field(pair[1], "created_at")), pair[0]))
-    for _, comment in reversed(indexed):
+    may issue it is infx.commands.authorization's decision."""
+    for comment in newest_first(comments):
         command = parse_command(_field(comment, "body"))
         if command is not None:
             yield AuthorizedRequest(comment, command)
@@ -131,6 +136,7 @@ RETEST_ALIAS = "/retest"  # Prow's spelling, which most CI users know: the same 
 PARETO_BYPASS_COMMAND = "/pareto-bypass"
 HELP_COMMAND = "/help"
 REVERIFY_COMMAND = "/reverify"
+APPROVE_SWEEP_COMMAND = "/approve-sweep"  # a fork PR's head, approved for a sweep (infx.commands.fork_approval)
 _RETEST_LINE = re.compile(r"[ \t]*/retest(?:-failed)?[ \t]*")
 _HELP_LINE = re.compile(r"[ \t]*/help[ \t]*")
 _REVERIFY_LINE = re.compile(r"[ \t]*/reverify[ \t]*")
@@ -203,3 +209,8 @@ def bypass_shas(body: str | None, command: str = PARETO_BYPASS_COMMAND) -> list[
         return match.group(1) if match else None
 
     return _typed_and_shown(body, parse)
+
+
+def approve_sweep_shas(body: str | None) -> list[str]:
+    """The commits of every `/approve-sweep <40-hex sha>` line of its own, as shown."""
+    return bypass_shas(body, APPROVE_SWEEP_COMMAND)
