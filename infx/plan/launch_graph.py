@@ -28,6 +28,7 @@ Pure: trees are path -> text mappings (None = deleted), as in infx.plan.benchmar
 from __future__ import annotations
 
 import fnmatch
+import operator
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
@@ -347,7 +348,10 @@ _IF = re.compile(r"^\s*(?:if|elif)\s+(.*?);?\s*then\s*(?:#.*)?$")
 _ELSE = re.compile(r"^\s*else\s*(?:#.*)?$")
 _FI = re.compile(r"^\s*fi\s*(?:[;#].*)?$")
 _OPEN = re.compile(r"^\s*if\s")
-_ATOM = re.compile(r"^!?\s*\"?\$\{?(\w+)(?::-([^}]*))?\}?\"?\s*(==|=|!=)\s*(\"[^\"]*\"|'[^']*'|[^\s\"']+)$")
+_ATOM = re.compile(r"^!?\s*\"?\$\{?(\w+)(?::-([^}]*))?\}?\"?\s*(==|=|!=|-eq|-ne|-lt|-le|-gt|-ge)\s*"
+                   r"(\"[^\"]*\"|'[^']*'|[^\s\"']+)$")
+_NUMERIC = {"-eq": operator.eq, "-ne": operator.ne, "-lt": operator.lt, "-le": operator.le,
+            "-gt": operator.gt, "-ge": operator.ge}
 _JOIN = re.compile(r"\s*(&&|\|\||\s-a\s|\s-o\s)\s*")
 
 
@@ -355,7 +359,7 @@ def decide(condition: str, branch: Branch) -> bool | None:
     """The value of an ``if`` condition on ``branch``, or None when it tests anything else.
 
     Decided: ``[ … ]`` / ``[[ … ]]`` string tests (``=``, ``==``, ``!=``; globs inside
-    ``[[ ]]``) of EVAL_ONLY, IS_MTP, SPEC_DECODING and the row's own variables
+    ``[[ ]]``) and integer tests (``-eq`` … ``-ge``, integers on both sides) of EVAL_ONLY, IS_MTP, SPEC_DECODING and the row's own variables
     (``Branch.row``: MODEL_PREFIX, PRECISION, FRAMEWORK, …), joined by ``&&`` / ``||``
     (left to right, as bash does); a chain is decided as soon as its known parts decide it."""
     glob = "[[" in condition
@@ -390,6 +394,11 @@ def _test(text: str, branch: Branch, glob: bool) -> bool | None:
     if actual is None:
         return None
     value = value.strip("\"'") if value[:1] in "\"'" else value
+    if op in _NUMERIC:
+        if not (re.fullmatch(r"-?\d+", actual.strip()) and re.fullmatch(r"-?\d+", value.strip())):
+            return None
+        result = _NUMERIC[op](int(actual), int(value))
+        return not result if negated else result
     quoted = match.group(4)[:1] in "\"'"
     equal = fnmatch.fnmatchcase(actual, value) if glob and not quoted else actual == value
     result = equal == (op != "!=")

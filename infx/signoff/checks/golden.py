@@ -23,6 +23,7 @@ from infx.signoff.rules.policy_reads import (
     policy,
 )
 from infx.signoff.rules.scan import flag_values
+from infx.signoff.rules.shell_values import Variant, variants
 from infx.signoff.rules.spec_decoding import (
     Reading,
     acceptance_readings,
@@ -60,22 +61,51 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
     return Outcome(Status.PASS, "; ".join(judged), tuple(judged))
 
 
+def _variants(evidence: Evidence, config: AffectedConfig, lines) -> list[Variant]:
+    """The launch as each group of the config's rows runs it, shell variables followed."""
+    return variants(lines, evidence.head_files, config.entry)
+
+
+def _at(variant: Variant, reading: Reading) -> str:
+    """``path:n`` of a reading, with where a value it takes from a variable is set."""
+    source = variant.source(reading.line)
+    return reading.line.where() + (f" ({source})" if source else "")
+
+
 def _judge_fixed(evidence: Evidence, config: AffectedConfig, lines) -> str | None:
-    readings = acceptance_readings(lines, draft_length(engine_family(config), lines))
-    if not readings:
+    engine = engine_family(config)
+    found = [(v, r) for v in _variants(evidence, config, lines)
+             for r in acceptance_readings(list(v.lines), draft_length(engine, list(v.lines)))]
+    if not found:
         return None
-    first = readings[0]
+    variant, first = found[0]
     where = config_where(evidence, config)
     excused = [ln for ln in exception_lines(evidence.signoff.body) if config.key in ln]
     if excused:
         return f"ok:{where}: synthetic acceptance on a non-agentic config, documented exception \"{excused[0]}\""
-    return (f"{where}: synthetic acceptance {first.spelling} at {first.line.where()} on a "
+    return (f"{where}: synthetic acceptance {first.spelling} at {_at(variant, first)} on a "
             "non-agentic spec-decode config (only agentic throughput runs may force acceptance)")
 
 
 def _judge_agentic(evidence: Evidence, reader: PolicyReader, config: AffectedConfig, lines,
                    refs: Callable[[], list[GoldenCurveRef]]) -> str:
+    """Each group of rows (a shell variable may pin another AL per concurrency) must pin its
+    golden AL; the first group that does not is the finding."""
     where = config_where(evidence, config)
+    found = _variants(evidence, config, lines)
+    verdicts = []
+    for variant in found:
+        verdict = _judge_variant(reader, config, variant, where, refs, evidence)
+        rows = f" ({variant.label()})" if len(found) > 1 else ""
+        if not verdict.startswith("ok:"):
+            return verdict.replace(f"{where}: ", f"{where}{rows}: ", 1)
+        verdicts.append(verdict.removeprefix("ok:").replace(f"{where}: ", "", 1) + rows)
+    return f"ok:{where}: " + "; ".join(verdicts)
+
+
+def _judge_variant(reader: PolicyReader, config: AffectedConfig, variant: Variant, where: str,
+                   refs: Callable[[], list[GoldenCurveRef]], evidence: Evidence) -> str:
+    lines = list(variant.lines)
     engine = engine_family(config)
     k = draft_length(engine, lines)
     readings = [r for r in acceptance_readings(lines, k) if _effective(r)]
@@ -87,33 +117,33 @@ def _judge_agentic(evidence: Evidence, reader: PolicyReader, config: AffectedCon
     spellings = {r.spelling.split(" ")[0] for r in readings}
     if {"--spec-decode-acceptance-length", "--spec-decode-acceptance-rate"} <= spellings:
         return (f"{where}: ATOM sets both --spec-decode-acceptance-length and --spec-decode-acceptance-rate "
-                f"({readings[0].line.where()}), which are mutually exclusive")
+                f"({_at(variant, readings[0])}), which are mutually exclusive")
     outside = next((r for r in readings if not 1 - 1e-9 <= r.al <= k + 1 + 1e-9), None)
     if outside:
-        return (f"{where}: {outside.spelling} at {outside.line.where()} means AL {outside.al:.2f}, outside "
+        return (f"{where}: {outside.spelling} at {_at(variant, outside)} means AL {outside.al:.2f}, outside "
                 f"the valid range [1, {k + 1}] for {k} draft tokens")
     adaptive = next((ln for ln in lines if re.search(r"confidence_schedule[\"']?\s*[:=]\s*true", ln.text, re.I)), None)
     if engine == "atom" and adaptive:
         return (f"{where}: {adaptive.where()} turns on the DSpark confidence scheduler, which ATOM "
                 "rejects together with forced acceptance (the golden curves were collected without it)")
-    method, variant = draft_kind(reader.doc("golden"), config.prefix, draft_method(config, lines),
-                                 draft_variant(config, lines))
+    method, variant_name = draft_kind(reader.doc("golden"), config.prefix, draft_method(config, lines),
+                                      draft_variant(config, lines))
     mode = thinking_mode(config, lines)
-    ref = choose_curve(refs(), config.prefix, method, variant, config.precision)
+    ref = choose_curve(refs(), config.prefix, method, variant_name, config.precision)
     golden = None
     if ref is not None:
         curve = reader.golden_curve(ref.file).get(ref.model_key, {})
         golden = curve.get(f"thinking_{mode}", {}).get(k)
     if golden is None:
-        return _no_golden(evidence, config, where, method, variant, mode, k, readings[0])
+        return _no_golden(evidence, config, where, method, variant_name, mode, k, readings[0])
     tolerance = reader.doc("golden")["tolerance"]
     label = f"{GOLDEN_DIR}/{ref.file} {ref.model_key}.thinking_{mode}[{k}] = {golden:.2f}"
     wrong = [r for r in readings if abs(r.al - golden) > tolerance + 1e-9]
     if wrong:
         bad = wrong[0]
-        return (f"{where}: {bad.spelling} at {bad.line.where()} pins AL {bad.al:.2f}, but the golden "
+        return (f"{where}: {bad.spelling} at {_at(variant, bad)} pins AL {bad.al:.2f}, but the golden "
                 f"value is {label}" + (" (TRT counts draft tokens only: set AL - 1)" if engine == "trt" else ""))
-    return f"ok:{where}: {readings[0].spelling} at {readings[0].line.where()} matches {label}"
+    return f"ok:{where}: {readings[0].spelling} at {_at(variant, readings[0])} matches {label}"
 
 
 def choose_curve(refs: list[GoldenCurveRef], prefix: str, method: str | None, variant: str | None,

@@ -131,3 +131,61 @@ def test_acceptance_length_outside_the_valid_range_fails():
                        "--spec-decode-acceptance-length 4.50"), SETTINGS)
     assert outcome.status == Status.FAIL
     assert "outside the valid range [1, 4] for 3 draft tokens" in outcome.reason
+
+
+PER_CONC = """#!/usr/bin/env bash
+set -euo pipefail
+if [ "$CONC" = 1 ]; then
+    SPEC_AL={al1}
+    NUM_SPEC=4
+else
+    SPEC_AL={al}
+    NUM_SPEC=3
+fi
+python -m atom.entrypoints.openai_server --model "$MODEL" -tp 8 \\
+  --kv_cache_dtype fp8 --method mtp --num-speculative-tokens "$NUM_SPEC" \\
+  --spec-decode-acceptance-length "$SPEC_AL" &
+aiperf profile --endpoint /v1/chat/completions --endpoint-type chat \\
+  --apply-chat-template --extra-inputs '{{"chat_template_kwargs": {{"enable_thinking": true}}}}'
+"""
+
+
+def _per_conc(al1: str, al: str):
+    evidence = world_evidence("scenario5")
+    return with_head_file(evidence, GLM_SCRIPT, PER_CONC.format(al1=al1, al=al))
+
+
+def test_acceptance_length_through_a_variable_set_per_concurrency_passes():
+    # conc 1 runs 4 draft tokens (golden 3.33), conc 4 and 8 run 3 (golden 2.99)
+    outcome = run(_per_conc("3.33", "2.99"), SETTINGS)
+    assert outcome.status == Status.PASS, outcome.reason
+    assert "thinking_on[4] = 3.33 (rows with CONC=1)" in outcome.reason
+    assert "thinking_on[3] = 2.99 (rows with CONC=4 or CONC=8)" in outcome.reason
+    assert f"SPEC_AL=3.33 at {GLM_SCRIPT}:4" in outcome.reason
+
+
+def test_a_variable_branch_with_a_wrong_value_fails_naming_its_rows():
+    outcome = run(_per_conc("3.33", "2.50"), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "(rows with CONC=4 or CONC=8)" in outcome.reason
+    assert "pins AL 2.50" in outcome.reason and "thinking_on[3] = 2.99" in outcome.reason
+    assert f"SPEC_AL=2.50 at {GLM_SCRIPT}:7" in outcome.reason
+
+
+def test_a_branch_no_row_decides_must_pass_both_ways():
+    # the condition tests something no row sets: each side is a variant on its own
+    evidence = _per_conc("3.33", "2.99")
+    text = evidence.head_files[GLM_SCRIPT].replace('[ "$CONC" = 1 ]', '[ -n "$FAST_PATH" ]')
+    assert run(with_head_file(evidence, GLM_SCRIPT, text), SETTINGS).status == Status.PASS
+    wrong = text.replace("SPEC_AL=3.33", "SPEC_AL=3.20")
+    outcome = run(with_head_file(evidence, GLM_SCRIPT, wrong), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert '[ -n "$FAST_PATH" ] holds' in outcome.reason and "pins AL 3.20" in outcome.reason
+
+
+def test_an_unset_variable_is_not_a_pinned_value():
+    evidence = _per_conc("3.33", "2.99")
+    text = evidence.head_files[GLM_SCRIPT].replace('"$SPEC_AL"', '"$UNSET_AL"')
+    outcome = run(with_head_file(evidence, GLM_SCRIPT, text), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "synthetic acceptance is not enabled" in outcome.reason

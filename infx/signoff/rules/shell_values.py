@@ -1,0 +1,238 @@
+"""The values shell variables take in a config's launch, per row: simple assignments followed.
+
+A launch line may pass ``--flag "$NAME"`` where ``NAME=value`` is set earlier in the same
+script, possibly inside ``if … else … fi`` (e.g. one acceptance length at concurrency 1,
+another elsewhere). ``variants`` gives the launch lines as each group of the config's rows
+runs them, with every such reference replaced by its value:
+
+- a row's own variables (``CONC``, ``TP``, its lane's scalar fields and ``NAME=value``
+  additional settings, EVAL_ONLY=false for throughput rows) decide the conditions they can
+  (``infx.plan.launch_graph.decide``);
+- a condition the row cannot decide is taken both ways (at most ``MAX_UNDECIDED`` per row),
+  so every branch's value is a variant the rules must accept;
+- the last assignment before the reference, in the same file, whose conditions hold wins; a
+  name the file never sets takes the lane's ``NAME=value`` setting, else ``${NAME:-default}``'s
+  default; a name with no value stays as written (the rules then read no number from it: fail
+  closed). The row's fields (``CONC``, ``TP``) decide conditions but are not substituted, so
+  rows that run the same lines share one variant.
+
+Only straight assignments are followed (``NAME=value``, ``export``/``local``/``readonly``);
+``case`` arms, loops, functions and command substitutions are not, and read as written.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from infx.plan.expand import listed_or_range
+from infx.plan.launch_graph import Branch, decide, lane_settings, lanes
+from infx.signoff.rules.scan import Guard, Line, shell_guards, strip_comment
+from infx.workflow.launch import env_name
+
+MAX_UNDECIDED = 4  # conditions a row cannot decide, taken both ways (2**4 variants at most)
+_ASSIGN = re.compile(r"^\s*(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)="
+                     r"(\"[^\"`]*\"|'[^']*'|[^\s;&|()`'\"]*)\s*;?\s*$")
+_REF = re.compile(r"\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)")
+_SETTING = re.compile(r"^\s*([A-Za-z_]\w*)=(.*)$")
+_SHELL_FILE = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """``NAME=value`` at a shell line, under the conditions that enclose it."""
+
+    name: str
+    value: str
+    line: Line
+    guards: tuple[Guard, ...]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The launch lines as some of the config's rows run them."""
+
+    rows: tuple[str, ...]  # the rows, as their deciding variables ("CONC=1")
+    lines: tuple[Line, ...]
+    used: tuple[Assignment, ...]  # assignments whose values replaced a reference
+    assumed: tuple[tuple[str, bool], ...] = ()  # undecided conditions, as taken here
+    origins: tuple[tuple[str, int | None, str], ...] = ()  # (path, line, where its values are set)
+
+    def label(self) -> str:
+        """``rows with CONC=1`` (+ ``when … holds`` for conditions taken one way)."""
+        text = "rows with " + " or ".join(self.rows) if self.rows else "every row"
+        for predicate, value in self.assumed:
+            text += f", when {predicate} {'holds' if value else 'does not hold'}"
+        return text
+
+    def source(self, line: Line) -> str:
+        """Where the values substituted into ``line`` are set (``NAME=v at path:n``), or ""."""
+        return next((text for path, number, text in self.origins if (path, number) == (line.path, line.number)), "")
+
+
+def row_variables(entry: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The variables each of an entry's throughput rows runs with (one dict per lane and
+    concurrency): its lane's scalar fields as the launch step names them (``tp`` -> ``TP``),
+    ``CONC``, the lane's ``NAME=value`` settings and ``EVAL_ONLY=false``."""
+    rows: list[dict[str, str]] = []
+    for _, lane in lanes(entry):
+        base = {env_name((str(k),)): _scalar(v) for k, v in lane.items()
+                if isinstance(v, (str, int, float, bool)) and not str(k).startswith("conc")}
+        for setting in lane_settings(lane):
+            match = _SETTING.match(str(setting))
+            if match:
+                base[match.group(1)] = match.group(2).strip().strip("\"'")
+        base["EVAL_ONLY"] = "false"
+        try:
+            concs = listed_or_range(dict(lane), 2) if "conc-list" in lane or "conc-start" in lane else []
+        except (KeyError, TypeError, ValueError):
+            concs = []
+        rows += [base | {"CONC": str(c)} for c in concs] or [base]
+    return rows
+
+
+def _scalar(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def assignments(lines: Iterable[Line], texts: Mapping[str, str | None]) -> list[Assignment]:
+    """The simple assignments among shell launch lines, each with its enclosing conditions."""
+    found = []
+    for line in lines:
+        if line.number is None or not _SHELL_FILE.search(line.path):
+            continue
+        match = _ASSIGN.match(line.text)
+        if match and line.number not in _case_lines(texts.get(line.path) or ""):
+            value = match.group(2)
+            value = value[1:-1] if value[:1] in "\"'" else value
+            guards = tuple(shell_guards(texts.get(line.path) or "", line.number))
+            found.append(Assignment(match.group(1), value, line, guards))
+    return found
+
+
+_CASE = re.compile(r"^\s*case\s.*\bin\s*$")
+_ESAC = re.compile(r"^\s*esac\b")
+
+
+@lru_cache(maxsize=256)
+def _case_lines(text: str) -> frozenset[int]:
+    """Line numbers inside ``case … esac`` blocks (whose arms are not followed)."""
+    inside, depth = set(), 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = strip_comment(raw)
+        if _CASE.match(line):
+            depth += 1
+        elif _ESAC.match(line) and depth:
+            depth -= 1
+        elif depth:
+            inside.add(number)
+    return frozenset(inside)
+
+
+def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[str, Any],
+             branch: Branch | None = None) -> list[Variant]:
+    """The launch lines per group of rows, references replaced (see the module docstring);
+    one variant per distinct result, rows that run the same lines grouped."""
+    sets = assignments(lines, texts)
+    referenced = {m.group(1) or m.group(3) for ln in lines for m in _REF.finditer(ln.text)}
+    # an assignment matters when its value is a literal and a later line of its file uses it
+    relevant = [a for a in sets if a.name in referenced and "$" not in a.value and any(
+        ln.path == a.line.path and (ln.number or 0) > (a.line.number or 0) and _uses(ln.text, a.name)
+        for ln in lines)]
+    base = branch or Branch(eval_only=False, spec=True)
+    settings = {m.group(1) for _, lane in lanes(entry) for s in lane_settings(lane) if (m := _SETTING.match(str(s)))}
+    out: dict[tuple[tuple[Line, ...], tuple[tuple[str, bool], ...]],
+              tuple[list[str], tuple[Assignment, ...], tuple[tuple[str, int | None, str], ...]]] = {}
+    predicates = list(dict.fromkeys(g.predicate for a in relevant for g in a.guards))
+    names = {a.name for a in relevant} | settings
+    # only lines that use a followed name or a default are rewritten
+    candidates = [i for i, ln in enumerate(lines) if "$" in ln.text and any(
+        (m.group(1) or m.group(3)) in names or m.group(2) is not None for m in _REF.finditer(ln.text))]
+    seen: dict[tuple, tuple] = {}
+    for row in row_variables(entry) or [{"EVAL_ONLY": "false"}]:
+        row_branch = replace(base, row=tuple(sorted((dict(base.row) | row).items())))
+        decided = tuple(decide(p, row_branch) for p in predicates)
+        undecided = [p for p, value in zip(predicates, decided, strict=True) if value is None]
+        if len(undecided) > MAX_UNDECIDED:
+            undecided = []  # too many to take both ways: conditioned values stay unresolved
+            choices: Iterable[tuple[bool, ...]] = [()]
+        else:
+            choices = itertools.product((True, False), repeat=len(undecided))
+        for choice in choices:
+            assumed = dict(zip(undecided, choice, strict=True))
+            slot = (decided, tuple(assumed.items()), tuple(row.get(n) for n in sorted(settings)))
+            if slot not in seen:  # rows deciding every condition alike resolve alike
+                seen[slot] = _resolve(lines, candidates, relevant, row, row_branch, assumed, settings)
+            resolved, used, origins = seen[slot]
+            deciding = _deciding(relevant, row, row_branch, referenced & settings)
+            key = (resolved, tuple(assumed.items()))
+            rows, _, _ = out.setdefault(key, ([], used, origins))
+            if deciding not in rows:
+                rows.append(deciding)
+    return [Variant(tuple(r for r in rows if r), resolved, used, assumed, origins)
+            for (resolved, assumed), (rows, used, origins) in out.items()]
+
+
+def _uses(text: str, name: str) -> bool:
+    return any((m.group(1) or m.group(3)) == name for m in _REF.finditer(text))
+
+
+def _deciding(relevant: list[Assignment], row: dict[str, str], branch: Branch, used: set[str]) -> str:
+    """The row's variables that make its variant (how the variant names its rows): those its
+    conditions test and the lane settings the lines take."""
+    names = [n for a in relevant for g in a.guards for n in re.findall(r"\$\{?(\w+)", g.predicate)
+             if n in row and n != "EVAL_ONLY" and decide(g.predicate, branch) is not None]
+    found = [f"{n}={row[n]}" for n in dict.fromkeys(names)]
+    return " ".join(found + [f"{n}={row[n]}" if n in row else f"{n} unset" for n in sorted(used)])
+
+
+def _holds(assignment: Assignment, branch: Branch, assumed: dict[str, bool]) -> bool:
+    for guard in assignment.guards:
+        value = decide(guard.predicate, branch)
+        if value is None:
+            value = assumed.get(guard.predicate)
+        if value is None or value == guard.negated:
+            return False
+    return True
+
+
+def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], row: dict[str, str],
+             branch: Branch, assumed: dict[str, bool], settings: set[str]):
+    used: list[Assignment] = []
+    origins: list[tuple[str, int | None, str]] = []
+    out = list(lines)
+    by_name: dict[str, list[Assignment]] = {}
+    for a in sets:
+        if _holds(a, branch, assumed):
+            by_name.setdefault(a.name, []).append(a)
+    for index in candidates:
+        line = lines[index]
+
+        here: list[str] = []
+
+        def value(match: re.Match[str], line: Line = line, here: list[str] = here) -> str:
+            name, default = match.group(1) or match.group(3), match.group(2)
+            shell = line.number is not None and _SHELL_FILE.search(line.path)
+            earlier = [a for a in by_name.get(name, ()) if shell and a.line.path == line.path
+                       and (a.line.number or 0) < (line.number or 0)]
+            if earlier:
+                chosen = earlier[-1]
+                if chosen not in used:
+                    used.append(chosen)
+                if "$" not in chosen.value:
+                    here.append(f"{name}={chosen.value} at {chosen.line.where()}")
+                    return chosen.value
+            elif name in row:  # a row field stays as written; a lane setting is its value
+                return row[name] if name in settings else match.group(0)
+            elif default is not None and "$" not in default:
+                return default
+            return match.group(0)
+
+        out[index] = replace(line, text=_REF.sub(value, line.text))
+        if here:
+            origins.append((line.path, line.number, ", ".join(dict.fromkeys(here))))
+    return tuple(out), tuple(used), tuple(origins)

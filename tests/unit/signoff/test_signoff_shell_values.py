@@ -1,0 +1,76 @@
+"""Shell variables in launch lines followed per row (infx.signoff.rules.shell_values)."""
+
+from __future__ import annotations
+
+from infx.plan.launch_graph import Branch, decide
+from infx.signoff.rules.scan import text_lines
+from infx.signoff.rules.shell_values import row_variables, variants
+
+PATH = "benchmarks/single_node/agentic/x_fp4_mi355x_atom_mtp.sh"
+ENTRY = {"scenarios": {"agentic-coding": [{"search-space": [
+    {"tp": 8, "conc-list": [1, 4], "spec-decoding": "mtp"},
+    {"tp": 8, "conc-start": 8, "conc-end": 16, "spec-decoding": "mtp",
+     "additional-settings": ["EXTRA=yes"]}]}]}}
+
+
+def _variants(text: str, entry=ENTRY):
+    return variants(text_lines(PATH, text), {PATH: text}, entry)
+
+
+def _values(found, number: int) -> dict[tuple[str, ...], str]:
+    return {v.rows: next(ln.text for ln in v.lines if ln.number == number).strip() for v in found}
+
+
+def test_row_variables_name_fields_as_the_launch_step_does():
+    rows = row_variables(ENTRY)
+    assert [r["CONC"] for r in rows] == ["1", "4", "8", "16"]
+    assert rows[0]["TP"] == "8" and rows[0]["SPEC_DECODING"] == "mtp" and rows[0]["EVAL_ONLY"] == "false"
+    assert rows[2]["EXTRA"] == "yes" and "EXTRA" not in rows[0]
+
+
+def test_the_branch_each_row_takes_gives_its_value():
+    text = 'if [ "$CONC" -le 4 ]; then\n  AL=3.5\nelse\n  AL=2.5\nfi\nrun --al "$AL"\n'
+    assert _values(_variants(text), 6) == {("CONC=1", "CONC=4"): 'run --al "3.5"',
+                                           ("CONC=8", "CONC=16"): 'run --al "2.5"'}
+
+
+def test_a_later_unconditional_assignment_wins_and_export_counts():
+    text = 'export AL=3.5\nAL="2.5"\nrun --al ${AL}\n'
+    found = _variants(text)
+    assert _values(found, 3) == {(): "run --al 2.5"}
+    assert found[0].source(found[0].lines[2]) == f"AL=2.5 at {PATH}:2"
+
+
+def test_an_undecided_condition_is_taken_both_ways():
+    text = 'AL=2.5\nif [[ -n "$FAST" ]]; then\n  AL=3.5\nfi\nrun --al "$AL"\n'
+    found = _variants(text)
+    assert sorted(next(ln.text for ln in v.lines if ln.number == 5) for v in found) == \
+        ['run --al "2.5"', 'run --al "3.5"']
+    assert {v.assumed for v in found} == {(('[[ -n "$FAST" ]]', True),), (('[[ -n "$FAST" ]]', False),)}
+
+
+def test_lane_settings_defaults_and_unknown_names():
+    # the row's fields decide conditions only; a lane's NAME=value setting is a value
+    text = 'run --tp "$TP" --e "$EXTRA" --x "${NOPE:-7}" --y "$UNKNOWN" --z "$(cmd)"\n'
+    assert _values(_variants(text), 1) == {
+        ("EXTRA unset",): 'run --tp "$TP" --e "$EXTRA" --x "7" --y "$UNKNOWN" --z "$(cmd)"',
+        ("EXTRA=yes",): 'run --tp "$TP" --e "yes" --x "7" --y "$UNKNOWN" --z "$(cmd)"'}
+
+
+def test_case_arms_and_later_lines_are_not_followed():
+    text = 'case "$CONC" in\n  1) AL=3.5 ;;\n  *) AL=2.5 ;;\nesac\nrun --al "$AL"\nAL=9\n'
+    text = text.replace("  1) AL=3.5 ;;", "  1)\n    AL=3.5\n    ;;")
+    found = _variants(text)
+    assert {next(ln.text for ln in v.lines if ln.text.startswith("run")) for v in found} == {'run --al "$AL"'}
+
+
+def test_decide_reads_integer_tests_of_row_variables():
+    branch = Branch(row=(("CONC", "8"),))
+    assert decide('[ "$CONC" -ge 8 ]', branch) is True
+    assert decide('[[ $CONC -lt 8 ]]', branch) is False
+    assert decide('[ "$CONC" -eq x ]', branch) is None
+    assert decide('[ "$TP" -eq 8 ]', branch) is None
+
+
+def test_a_default_never_overrides_a_row_field():
+    assert _values(_variants('run --c "${CONC:-1}"\n'), 1) == {(): 'run --c "${CONC:-1}"'}
