@@ -840,20 +840,32 @@ class GitHubClient:
 
     # --- comments ------------------------------------------------------------------------------
 
+    def issue_comments(self, repo: Any, issue_number: int, *, expected: int | None = None,
+                       action: str | None = None, permission: str | None = None) -> list[dict]:
+        """The conversation comments of an issue / pull request, oldest first (GitHub's JSON)."""
+        name = _repo_name(repo)
+        return self.paginate(f"/repos/{name}/issues/{issue_number}/comments",
+                             action=action or f"listing comments on {name}#{issue_number}",
+                             permission=permission or "pull-requests: read", expected=expected)
+
     def list_comments(self, repo: Any, issue_number: int, *, expected: int | None = None
                       ) -> list[Comment]:
         name = _repo_name(repo)
-        items = self.paginate(f"/repos/{name}/issues/{issue_number}/comments",
-                              action=f"listing comments on {name}#{issue_number}",
-                              permission="pull-requests: read", expected=expected)
+        items = self.issue_comments(name, issue_number, expected=expected)
         return [parsed(Comment.from_json, c, f"listing comments on {name}#{issue_number}")
                 for c in items]
 
+    def issue_comment(self, repo: Any, comment_id: int, *, action: str | None = None,
+                      permission: str | None = None) -> dict:
+        """One conversation comment (GitHub's JSON: its `issue_url` names the PR it is on)."""
+        name = _repo_name(repo)
+        return self.get(f"/repos/{name}/issues/comments/{comment_id}",
+                        action=action or f"reading comment {comment_id} in {name}",
+                        permission=permission or "pull-requests: read")
+
     def get_comment(self, repo: Any, comment_id: int) -> Comment:
         name = _repo_name(repo)
-        data = self.get(f"/repos/{name}/issues/comments/{comment_id}",
-                        action=f"reading comment {comment_id} in {name}",
-                        permission="pull-requests: read")
+        data = self.issue_comment(name, comment_id)
         return parsed(Comment.from_json, data, f"reading comment {comment_id} in {name}")
 
     def comment_count(self, repo: Any, issue_number: int) -> int | None:
@@ -920,14 +932,28 @@ class GitHubClient:
 
     # --- pull requests, checks, runs (raw GitHub JSON) --------------------------------------
 
-    def get_pull(self, repo: Any, number: int) -> dict:
+    # Each endpoint says what it does and which permission it needs; a caller with its own
+    # wording for the error messages (the sign-off's "read access") passes `action` /
+    # `permission`, which change nothing else of the request.
+
+    def get_pull(self, repo: Any, number: int, *, action: str | None = None,
+                 permission: str | None = None) -> dict:
         """The pull request JSON (its `changed_files`, `commits`, `comments` counts let the
         listings below detect truncated pagination)."""
         name = _repo_name(repo)
-        return self.get(f"/repos/{name}/pulls/{number}", action=f"reading {name}#{number}",
-                        permission="pull-requests: read")
+        return self.get(f"/repos/{name}/pulls/{number}", action=action or f"reading {name}#{number}",
+                        permission=permission or "pull-requests: read")
 
-    def pull_files(self, repo: Any, number: int, *, expected: int | None = None) -> list[dict]:
+    def list_pulls(self, repo: Any, *, action: str | None = None, permission: str | None = None,
+                   **filters: str) -> list[dict]:
+        """The repository's pull requests; filters as GitHub's (state, head, base)."""
+        name = _repo_name(repo)
+        return self.paginate(f"/repos/{name}/pulls", params=filters,
+                             action=action or f"listing pull requests of {name}",
+                             permission=permission or "pull-requests: read")
+
+    def pull_files(self, repo: Any, number: int, *, expected: int | None = None,
+                   action: str | None = None, permission: str | None = None) -> list[dict]:
         """The PR's changed files; `expected` (its `changed_files`) past GitHub's 3,000 is an
         error naming the cap, before anything is listed."""
         name = _repo_name(repo)
@@ -935,10 +961,11 @@ class GitHubClient:
         if capped is not None:
             raise capped
         return self.paginate(f"/repos/{name}/pulls/{number}/files", expected=expected,
-                             action=f"listing files of {name}#{number}",
-                             permission="pull-requests: read")
+                             action=action or f"listing files of {name}#{number}",
+                             permission=permission or "pull-requests: read")
 
-    def pull_commits(self, repo: Any, number: int, *, expected: int | None = None) -> list[dict]:
+    def pull_commits(self, repo: Any, number: int, *, expected: int | None = None,
+                     action: str | None = None, permission: str | None = None) -> list[dict]:
         """The PR's commits, oldest first; `expected` (its `commits`) past GitHub's 250 is an
         error naming the cap, before anything is listed."""
         name = _repo_name(repo)
@@ -946,39 +973,120 @@ class GitHubClient:
         if capped is not None:
             raise capped
         return self.paginate(f"/repos/{name}/pulls/{number}/commits", expected=expected,
-                             action=f"listing commits of {name}#{number}",
-                             permission="pull-requests: read")
+                             action=action or f"listing commits of {name}#{number}",
+                             permission=permission or "pull-requests: read")
 
-    def pull_reviews(self, repo: Any, number: int) -> list[dict]:
+    def pull_reviews(self, repo: Any, number: int, *, action: str | None = None,
+                     permission: str | None = None) -> list[dict]:
         name = _repo_name(repo)
         return self.paginate(f"/repos/{name}/pulls/{number}/reviews",
-                             action=f"listing reviews of {name}#{number}",
-                             permission="pull-requests: read")
+                             action=action or f"listing reviews of {name}#{number}",
+                             permission=permission or "pull-requests: read")
 
-    def check_runs(self, repo: Any, sha: str, *, latest: bool = True) -> list[dict]:
+    def pull_review(self, repo: Any, number: int, review_id: int, *, action: str | None = None,
+                    permission: str | None = None) -> dict:
+        """One review of a PR (its `commit_id`, `state`, `submitted_at`, `pull_request_url`)."""
+        name = _repo_name(repo)
+        return self.get(f"/repos/{name}/pulls/{number}/reviews/{review_id}",
+                        action=action or f"reading review {review_id} of {name}#{number}",
+                        permission=permission or "pull-requests: read")
+
+    def pull_review_comments(self, repo: Any, number: int, *, action: str | None = None,
+                             permission: str | None = None) -> list[dict]:
+        """The PR's inline review comments."""
+        name = _repo_name(repo)
+        return self.paginate(f"/repos/{name}/pulls/{number}/comments",
+                             action=action or f"listing review comments of {name}#{number}",
+                             permission=permission or "pull-requests: read")
+
+    def pull_review_comment(self, repo: Any, comment_id: int, *, action: str | None = None,
+                            permission: str | None = None) -> dict:
+        """One inline review comment (its `pull_request_url` names the PR it is on)."""
+        name = _repo_name(repo)
+        return self.get(f"/repos/{name}/pulls/comments/{comment_id}",
+                        action=action or f"reading review comment {comment_id} in {name}",
+                        permission=permission or "pull-requests: read")
+
+    def timeline(self, repo: Any, number: int, *, action: str | None = None,
+                 permission: str | None = None) -> list[dict]:
+        """An issue / pull request's timeline events (committed, head_ref_force_pushed, …)."""
+        name = _repo_name(repo)
+        return self.paginate(f"/repos/{name}/issues/{number}/timeline",
+                             action=action or f"listing the timeline of {name}#{number}",
+                             permission=permission or "pull-requests: read")
+
+    def compare(self, repo: Any, base: str, head: str, *, action: str | None = None,
+                permission: str | None = None) -> Any:
+        """GitHub's three-dot compare of `head` with its merge base with `base` (its JSON)."""
+        name = _repo_name(repo)
+        return self.get(f"/repos/{name}/compare/{base}...{head}",
+                        action=action or f"comparing {head[:12]} with {base}",
+                        permission=permission or "contents: read")
+
+    def get_branch(self, repo: Any, branch: str, *, action: str | None = None,
+                   permission: str | None = None) -> dict:
+        """A branch (its `commit.sha` is the tip)."""
+        name = _repo_name(repo)
+        return self.get(f"/repos/{name}/branches/{branch}",
+                        action=action or f"reading branch {branch} of {name}",
+                        permission=permission or "contents: read")
+
+    def get_commit(self, repo: Any, sha: str, *, action: str | None = None,
+                   permission: str | None = None) -> Any:
+        """A commit (its `parents`, files and stats)."""
+        name = _repo_name(repo)
+        return self.get(f"/repos/{name}/commits/{sha}", action=action or f"reading commit {sha[:12]}",
+                        permission=permission or "contents: read")
+
+    def commit_pulls(self, repo: Any, sha: str, *, action: str | None = None,
+                     permission: str | None = None) -> list[dict]:
+        """The pull requests a commit belongs to (GitHub's own association)."""
+        name = _repo_name(repo)
+        return self.paginate(f"/repos/{name}/commits/{sha}/pulls",
+                             action=action or f"listing the pull requests of commit {sha[:12]}",
+                             permission=permission or "pull-requests: read")
+
+    def check_runs(self, repo: Any, sha: str, *, latest: bool = True, action: str | None = None,
+                   permission: str | None = None) -> list[dict]:
         """Check runs on a commit (`latest`: the newest run per name, GitHub's default)."""
         name = _repo_name(repo)
         return self.paginate(f"/repos/{name}/commits/{sha}/check-runs", list_key="check_runs",
                              params={"filter": "latest" if latest else "all"},
-                             action=f"listing check runs of {sha[:12]}", permission="checks: read")
+                             action=action or f"listing check runs of {sha[:12]}",
+                             permission=permission or "checks: read")
 
-    def statuses(self, repo: Any, sha: str) -> list[dict]:
+    def suite_check_runs(self, repo: Any, suite_id: int, *, latest: bool = True,
+                         action: str | None = None, permission: str | None = None) -> list[dict]:
+        """Check runs of one check suite (a workflow run's): narrower than a commit's listing."""
+        name = _repo_name(repo)
+        return self.paginate(f"/repos/{name}/check-suites/{suite_id}/check-runs",
+                             list_key="check_runs",
+                             params={"filter": "latest" if latest else "all"},
+                             action=action or f"listing check runs of check suite {suite_id}",
+                             permission=permission or "checks: read")
+
+    def statuses(self, repo: Any, sha: str, *, action: str | None = None,
+                 permission: str | None = None) -> list[dict]:
         """Commit statuses, newest first."""
         name = _repo_name(repo)
         return self.paginate(f"/repos/{name}/commits/{sha}/statuses",
-                             action=f"listing statuses of {sha[:12]}", permission="statuses: read")
+                             action=action or f"listing statuses of {sha[:12]}",
+                             permission=permission or "statuses: read")
 
-    def workflow_runs(self, repo: Any, **filters: str) -> list[dict]:
+    def workflow_runs(self, repo: Any, *, action: str | None = None, permission: str | None = None,
+                      **filters: str) -> list[dict]:
         """Workflow runs, newest first; filters as GitHub's (head_sha, event, status, branch)."""
         name = _repo_name(repo)
         return self.paginate(f"/repos/{name}/actions/runs", list_key="workflow_runs",
-                             params=filters, action=f"listing workflow runs of {name}",
-                             permission="actions: read")
+                             params=filters, action=action or f"listing workflow runs of {name}",
+                             permission=permission or "actions: read")
 
-    def get_run(self, repo: Any, run_id: int) -> dict:
+    def get_run(self, repo: Any, run_id: int, *, action: str | None = None,
+                permission: str | None = None) -> dict:
         name = _repo_name(repo)
         return self.get(f"/repos/{name}/actions/runs/{run_id}",
-                        action=f"reading workflow run {run_id}", permission="actions: read")
+                        action=action or f"reading workflow run {run_id}",
+                        permission=permission or "actions: read")
 
     def run_jobs(self, repo: Any, run_id: int, *, attempt: int | None = None,
                  latest: bool = True) -> list[Job]:
@@ -1007,11 +1115,13 @@ class GitHubClient:
                   action=f"re-running the failed jobs of run {run_id}", permission="actions: write",
                   post=True)
 
-    def codeowners_errors(self, repo: Any, ref: str | None = None) -> list[dict]:
+    def codeowners_errors(self, repo: Any, ref: str | None = None, *, action: str | None = None,
+                          permission: str | None = None) -> list[dict]:
         """GitHub's own CODEOWNERS syntax errors at a ref."""
         name = _repo_name(repo)
         data = self.get(f"/repos/{name}/codeowners/errors", params={"ref": ref} if ref else None,
-                        action=f"reading CODEOWNERS errors of {name}", permission="contents: read")
+                        action=action or f"reading CODEOWNERS errors of {name}",
+                        permission=permission or "contents: read")
         if not isinstance(data, dict) or not isinstance(data.get("errors", []), list):
             raise GitHubError(f"unusable answer from GitHub while reading CODEOWNERS errors of "
                               f"{name}", status=None, action="reading CODEOWNERS errors")

@@ -27,7 +27,6 @@ class GitHubGateway:
     def __init__(self, client: ReuseClient, repo: str) -> None:
         self.client = client
         self.repo = repo
-        self._api = f"/repos/{repo}"
         self.permission = lru_cache(maxsize=None)(self._permission)
         self.artifacts = lru_cache(maxsize=None)(self._artifacts)
         self.tree = lru_cache(maxsize=16)(self._tree)
@@ -41,8 +40,8 @@ class GitHubGateway:
                                          expected=self._count(pr_number, "comments"))
 
     def _pull_json(self, pr_number: int) -> dict[str, Any]:
-        data = self.client.get(f"{self._api}/pulls/{pr_number}", action=f"reading PR #{pr_number}",
-                               permission="pull-requests: read")
+        data = self.client.get_pull(self.repo, pr_number, action=f"reading PR #{pr_number}",
+                                    permission="pull-requests: read")
         self._pulls[pr_number] = data
         return data
 
@@ -73,32 +72,34 @@ class GitHubGateway:
 
     def _read_commits(self, pr_number: int) -> tuple[str, ...]:
         count = self._count(pr_number, "commits")
-        items = self.client.paginate(f"{self._api}/pulls/{pr_number}/commits",
-                                     action=f"listing the commits of PR #{pr_number}",
-                                     permission="pull-requests: read",
-                                     expected=None if count is None else min(count, MAX_LISTED_COMMITS))
+        items = self.client.pull_commits(self.repo, pr_number,
+                                         action=f"listing the commits of PR #{pr_number}",
+                                         permission="pull-requests: read",
+                                         expected=None if count is None else min(count, MAX_LISTED_COMMITS))
         return tuple(item["sha"] for item in items)
 
     def run(self, run_id: int) -> RunFacts | None:
-        data = self.client.get_or_none(f"{self._api}/actions/runs/{run_id}",
-                                       action=f"reading workflow run {run_id}",
+        try:
+            data = self.client.get_run(self.repo, run_id, action=f"reading workflow run {run_id}",
                                        permission="actions: read")
-        return None if data is None else RunFacts.from_json(data)
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return RunFacts.from_json(data)
 
     def branch_runs(self, branch: str) -> list[RunFacts]:
         """Completed pull_request runs on a branch, newest first."""
-        items = self.client.paginate(
-            f"{self._api}/actions/runs", list_key="workflow_runs",
-            params={"event": "pull_request", "branch": branch, "status": "completed"},
+        items = self.client.workflow_runs(
+            self.repo, event="pull_request", branch=branch, status="completed",
             action=f"listing workflow runs on {branch}", permission="actions: read")
         runs = [RunFacts.from_json(item) for item in items]
         return sorted(runs, key=lambda r: (r.created_at, r.id), reverse=True)
 
     def pull_runs(self, branch: str) -> list[RunFacts]:
         """Every pull_request run on a branch, whatever its state (GitHub's record of its heads)."""
-        items = self.client.paginate(
-            f"{self._api}/actions/runs", list_key="workflow_runs",
-            params={"event": "pull_request", "branch": branch},
+        items = self.client.workflow_runs(
+            self.repo, event="pull_request", branch=branch,
             action=f"listing workflow runs on {branch}", permission="actions: read")
         return [RunFacts.from_json(item) for item in items]
 
@@ -106,7 +107,7 @@ class GitHubGateway:
         """The PR's timeline events (GitHub's record of pushes and force-pushes), or None when
         it cannot be read whole (the binding then fails closed, saying so)."""
         try:
-            items = self.client.paginate(f"{self._api}/issues/{pr_number}/timeline",
+            items = self.client.timeline(self.repo, pr_number,
                                          action=f"listing the timeline of PR #{pr_number}",
                                          permission="pull-requests: read")
         except GitHubError:
@@ -149,14 +150,14 @@ class GitHubGateway:
         return tuple(ArtifactFacts(a.name, a.expired) for a in self.client.run_artifacts(self.repo, run_id))
 
     def pulls_for_commit(self, sha: str) -> list[dict[str, Any]]:
-        return self.client.paginate(f"{self._api}/commits/{sha}/pulls",
-                                    action=f"listing the pull requests of commit {sha[:12]}",
-                                    permission="pull-requests: read")
+        return self.client.commit_pulls(self.repo, sha,
+                                        action=f"listing the pull requests of commit {sha[:12]}",
+                                        permission="pull-requests: read")
 
     def first_parent(self, sha: str) -> str:
         """The commit's first parent (what a push to the default branch moved from)."""
-        data = self.client.get(f"{self._api}/commits/{sha}", action=f"reading commit {sha[:12]}",
-                               permission="contents: read")
+        data = self.client.get_commit(self.repo, sha, action=f"reading commit {sha[:12]}",
+                                      permission="contents: read")
         parents = data.get("parents") or [] if isinstance(data, dict) else []
         if not parents or not isinstance(parents[0], dict) or not parents[0].get("sha"):
             raise ReuseError(f"commit {sha[:12]} has no parent to plan it against")

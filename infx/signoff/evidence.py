@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 from infx import trust
 from infx.commands.authorization import newest_request
@@ -66,6 +66,8 @@ def is_result_member(path: str) -> bool:
 
 
 MAX_TEAM_LOOKUPS = 3
+READ_ACCESS = "read access"  # the permission every read of a verification names when refused
+T = TypeVar("T")
 TEAM_READ_FIX = ("an admin must install the sign-off GitHub App (Organization permission "
                  "Members: read) and give the workflow its APP_ID and APP_PRIVATE_KEY "
                  "(README: Sign-off GitHub App); the workflow's own token cannot read teams")
@@ -132,20 +134,15 @@ class Reader:
                 self.budget.sent(1)
             yield
 
-    def get(self, path: str, what: str, params: dict | None = None) -> Any:
+    def read(self, what: str, endpoint: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """One endpoint of the client, within the budget; `what` names the read in errors."""
         self.spend(what)
-        return self.client.get(path, action=what, permission="read access", params=params)
-
-    def pages(self, path: str, what: str, *, list_key: str | None = None,
-              expected: int | None = None, params: dict | None = None) -> list[dict]:
-        self.spend(what)
-        return self.client.paginate(path, action=what, permission="read access",
-                                    list_key=list_key, expected=expected, params=params)
+        return endpoint(*args, action=what, permission=READ_ACCESS, **kwargs)
 
     # --- the reads ----------------------------------------------------------------------
 
     def pull(self, number: int) -> tuple[PullInfo, dict]:
-        data = self.get(f"/repos/{self.repo}/pulls/{number}", f"reading PR #{number}")
+        data = self.read(f"reading PR #{number}", self.client.get_pull, self.repo, number)
         self.counts[number] = {key: int(data[key]) for key in ("commits", "comments")
                                if isinstance(data.get(key), int)}
         return pull_info(data), data
@@ -154,11 +151,13 @@ class Reader:
         return self.counts.get(number, {}).get(key)
 
     def signoff(self, ref: SignoffRef, pr_number: int) -> SignOff:
-        base = f"/repos/{self.repo}"
-        path = {"issue_comment": f"{base}/issues/comments/{ref.id}",
-                "review": f"{base}/pulls/{pr_number}/reviews/{ref.id}",
-                "review_comment": f"{base}/pulls/comments/{ref.id}"}[ref.kind]
-        data = self.get(path, f"reading the sign-off {ref.kind} {ref.id}")
+        what = f"reading the sign-off {ref.kind} {ref.id}"
+        if ref.kind == "review":
+            data = self.read(what, self.client.pull_review, self.repo, pr_number, ref.id)
+        else:
+            endpoint = {"issue_comment": self.client.issue_comment,
+                        "review_comment": self.client.pull_review_comment}[ref.kind]
+            data = self.read(what, endpoint, self.repo, ref.id)
         return SignOff(author=(data.get("user") or {}).get("login", ""), body=data.get("body") or "",
                        url=data.get("html_url"), source_id=data.get("id"), kind=ref.kind,
                        created_at=data.get("created_at") or data.get("submitted_at"),
@@ -169,8 +168,8 @@ class Reader:
 
     def compare(self, base: str, head: str) -> list[ChangedFile]:
         """The changes of `head` since its merge base with `base` (GitHub's three-dot compare)."""
-        data = self.get(f"/repos/{self.repo}/compare/{base}...{head}",
-                        f"comparing {head[:12]} with {base}")
+        data = self.read(f"comparing {head[:12]} with {base}", self.client.compare, self.repo,
+                         base, head)
         files = data.get("files") if isinstance(data, dict) else None
         if not isinstance(files, list):
             raise InfxError(f"unusable answer from GitHub while comparing {head[:12]} with {base}: "
@@ -185,7 +184,7 @@ class Reader:
         return {"permission": record.permission, "role_name": record.role_name}
 
     def branch_sha(self, branch: str) -> str:
-        data = self.get(f"/repos/{self.repo}/branches/{branch}", f"reading branch {branch}")
+        data = self.read(f"reading branch {branch}", self.client.get_branch, self.repo, branch)
         return data["commit"]["sha"]
 
     def tree(self, ref: str, wanted: Callable[[str], bool] | None = None) -> dict[str, str | None]:
@@ -195,16 +194,14 @@ class Reader:
         return dict(self.client.tree_at(self.repo, ref, wanted=wanted))
 
     def codeowners_errors(self, sha: str) -> list[dict]:
-        data = self.get(f"/repos/{self.repo}/codeowners/errors", "reading CODEOWNERS errors",
-                        params={"ref": sha})
-        return list(data.get("errors") or [])
+        return self.read("reading CODEOWNERS errors", self.client.codeowners_errors, self.repo, sha)
 
     def files(self, number: int, expected: int) -> list[ChangedFile]:
         capped = pull_cap_error("files", number, expected)
         if capped is not None:
             raise capped
-        items = self.pages(f"/repos/{self.repo}/pulls/{number}/files",
-                           f"listing the files of PR #{number}", expected=expected)
+        items = self.read(f"listing the files of PR #{number}", self.client.pull_files,
+                          self.repo, number, expected=expected)
         if len(items) != expected:
             raise InfxError(f"PR #{number} reports {expected} changed files but the listing "
                             f"returned {len(items)}; the file list is incomplete")
@@ -215,16 +212,15 @@ class Reader:
         capped = pull_cap_error("commits", number, count)
         if capped is not None:
             raise capped
-        items = self.pages(f"/repos/{self.repo}/pulls/{number}/commits",
-                           f"listing the commits of PR #{number}", expected=count)
+        items = self.read(f"listing the commits of PR #{number}", self.client.pull_commits,
+                          self.repo, number, expected=count)
         return [item["sha"] for item in items]
 
     def check_runs(self, sha: str) -> list[CheckRun]:
         """The check runs of a commit (`filter=latest`); ListingCapped when GitHub's listing
         stops at its 1,000-result cap (the caller narrows to the sweep's check suites)."""
-        items = self.pages(f"/repos/{self.repo}/commits/{sha}/check-runs",
-                           f"listing check runs of {sha[:12]}", list_key="check_runs",
-                           params={"filter": "latest"})
+        items = self.read(f"listing check runs of {sha[:12]}", self.client.check_runs,
+                          self.repo, sha, latest=True)
         return [check_run(item) for item in items]
 
     def suite_check_runs(self, run_id: int) -> list[CheckRun]:
@@ -233,9 +229,8 @@ class Reader:
         suite = self.suites.get(run_id)
         if suite is None:
             raise InfxError(f"GitHub's record of run {run_id} names no check suite")
-        items = self.pages(f"/repos/{self.repo}/check-suites/{suite}/check-runs",
-                           f"listing check runs of run {run_id}'s check suite",
-                           list_key="check_runs", params={"filter": "latest"})
+        items = self.read(f"listing check runs of run {run_id}'s check suite",
+                          self.client.suite_check_runs, self.repo, suite, latest=True)
         return [check_run(item) for item in items]
 
     def run_jobs(self, run_id: int) -> list[RunJob]:
@@ -248,25 +243,23 @@ class Reader:
                 for job in self.client.run_jobs(self.repo, run_id, latest=False)]
 
     def comments(self, number: int) -> list[Comment]:
-        items = self.pages(f"/repos/{self.repo}/issues/{number}/comments",
-                           f"listing the comments of PR #{number}",
-                           expected=self._expected(number, "comments"))
+        items = self.read(f"listing the comments of PR #{number}", self.client.issue_comments,
+                          self.repo, number, expected=self._expected(number, "comments"))
         return [comment(item, "issue_comment") for item in items]
 
     def statuses(self, sha: str) -> list[dict]:
         """The commit statuses of `sha`, newest first, as GitHub's JSON (trust.our_status
         reads who created each)."""
-        return self.pages(f"/repos/{self.repo}/commits/{sha}/statuses",
-                          f"listing the statuses of {sha[:12]}")
+        return self.read(f"listing the statuses of {sha[:12]}", self.client.statuses, self.repo, sha)
 
     def reviews(self, number: int) -> list[Comment]:
-        items = self.pages(f"/repos/{self.repo}/pulls/{number}/reviews",
-                           f"listing the reviews of PR #{number}")
+        items = self.read(f"listing the reviews of PR #{number}", self.client.pull_reviews,
+                          self.repo, number)
         return [comment(item, "review") for item in items]
 
     def review_comments(self, number: int) -> list[Comment]:
-        items = self.pages(f"/repos/{self.repo}/pulls/{number}/comments",
-                           f"listing the inline review comments of PR #{number}")
+        items = self.read(f"listing the inline review comments of PR #{number}",
+                          self.client.pull_review_comments, self.repo, number)
         return [comment(item, "review_comment") for item in items]
 
     def team_member(self, team: str, user: str, *, prove: bool = True) -> bool | None:
@@ -309,7 +302,7 @@ class Reader:
         return False
 
     def workflow_run(self, run_id: int) -> WorkflowRun:
-        data = self.get(f"/repos/{self.repo}/actions/runs/{run_id}", f"reading run {run_id}")
+        data = self.read(f"reading run {run_id}", self.client.get_run, self.repo, run_id)
         self._note_suite(data)
         return workflow_run(data)
 
@@ -321,8 +314,8 @@ class Reader:
     def timeline(self, number: int, head: str) -> list[dict]:
         """The PR's timeline events (committed, head_ref_force_pushed, …), as GitHub lists them;
         an InfxError when the listing is not the whole record (binding.timeline_gap)."""
-        items = self.pages(f"/repos/{self.repo}/issues/{number}/timeline",
-                           f"listing the timeline of PR #{number}")
+        items = self.read(f"listing the timeline of PR #{number}", self.client.timeline,
+                          self.repo, number)
         gap = timeline_gap(items, head)
         if gap:
             raise InfxError(gap)
@@ -336,8 +329,7 @@ class Reader:
         runs searched by branch, ListingCapped with a remedy that works (a new branch)."""
         what = f"listing workflow runs on {branch}"
         try:
-            items = self.pages(f"/repos/{self.repo}/actions/runs", what,
-                               list_key="workflow_runs", params={"branch": branch})
+            items = self.read(what, self.client.workflow_runs, self.repo, branch=branch)
         except ListingCapped as cut:
             raise ListingCapped(what, cut.cap, cut.total,
                                 fix="open the PR again from a new branch: GitHub searches at "
@@ -378,8 +370,8 @@ class Reader:
 
     def external_pull(self, repo: str, number: int) -> ExternalPull:
         """A linked upstream PR (e.g. a recipe) with its changed files and patches."""
-        data = self.get(f"/repos/{repo}/pulls/{number}", f"reading {repo}#{number}")
-        files = self.pages(f"/repos/{repo}/pulls/{number}/files", f"listing the files of {repo}#{number}")
+        data = self.read(f"reading {repo}#{number}", self.client.get_pull, repo, number)
+        files = self.read(f"listing the files of {repo}#{number}", self.client.pull_files, repo, number)
         return ExternalPull(repo=repo, number=number, state=data.get("state") or "",
                             merged_at=data.get("merged_at"), draft=bool(data.get("draft")),
                             files=tuple(changed_file(item) for item in files))

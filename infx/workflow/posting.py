@@ -87,9 +87,9 @@ def pulls_for_run_head(client: GitHubClient, repo: str, head: RunHead) -> list[i
     The numbers come from our own repository's API, never from the fork's run; PRs whose
     head is exactly the run's commit win when the branch has moved on in several PRs.
     """
-    items = client.paginate(f"/repos/{repo}/pulls", params={"state": "open", "head": f"{head.owner}:{head.branch}"},
-                            action=f"finding the open PR of {head.repo}:{head.branch}",
-                            permission="pull-requests: read")
+    items = client.list_pulls(repo, state="open", head=f"{head.owner}:{head.branch}",
+                              action=f"finding the open PR of {head.repo}:{head.branch}",
+                              permission="pull-requests: read")
     same_head = [p for p in items
                  if ((p.get("head") or {}).get("repo") or {}).get("full_name") == head.repo
                  and (p.get("head") or {}).get("ref") == head.branch]

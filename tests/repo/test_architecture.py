@@ -173,3 +173,34 @@ def test_no_test_module_imports_another_test_module() -> None:
             offenders += [f"{path.relative_to(tests)}:{node.lineno} imports {name}"
                           for name in names if name.split(".")[0].startswith("test_")]
     assert not offenders, "move what they share into tests/lib:\n" + "\n".join(offenders)
+
+
+# GitHub's REST roots: a string starting with one is a request path (or a piece of one)
+REST_ROOTS = ("/repos/", "/user", "/orgs/", "/installation", "/app/", "/search/", "/graphql")
+GITHUB = ROOT / "github"
+
+
+def rest_paths(source: str) -> list[tuple[int, str]]:
+    """Line and text of every string literal, and every literal piece of an f-string, that
+    starts with a REST root."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and node.value.startswith(REST_ROOTS):
+            found.append((node.lineno, node.value))
+    return sorted(found)
+
+
+def test_the_rest_path_finder_sees_literals_and_f_string_pieces() -> None:
+    source = ('a = "/repos/o/r/pulls"\nb = f"/repos/{repo}/issues/{n}"\nc = f"{base}/orgs/{org}"\n'
+              'd = "/user"\ne = "see /repos/ in the docs"\nf = f"{x}/pulls/{n}"\n')
+    assert sorted(line for line, _ in rest_paths(source)) == [1, 2, 3, 4]
+
+
+def test_no_rest_path_outside_the_github_package() -> None:
+    """Only infx/github/ names GitHub's endpoints: everything else calls a typed method of
+    the client, which keeps the budget, the completeness checks and the permission hints."""
+    offenders = [f"{path.relative_to(ROOT.parent)}:{line} {text[:60]!r}"
+                 for path in sorted(ROOT.rglob("*.py")) if GITHUB not in path.parents
+                 for line, text in rest_paths(path.read_text(encoding="utf-8"))]
+    assert not offenders, "add an endpoint method to infx/github/client.py:\n" + "\n".join(offenders)

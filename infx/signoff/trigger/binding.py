@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from infx.commands.authorization import ELEVATED_ROLES
+from infx.github.urls import issue_of
 from infx.reuse.posted_head import head_seen
 from infx.signoff.model import ChangedFile
 
@@ -66,9 +67,9 @@ def comment_pr_number(data: dict[str, Any], repo: str) -> int | None:
         url = data.get(key)
         if not isinstance(url, str):
             continue
-        match = re.search(r"/repos/([^/]+/[^/]+)/(?:issues|pulls)/(\d+)$", url)
-        if match and match[1].lower() == repo.lower():
-            return int(match[2])
+        named = issue_of(url)
+        if named and named[0].lower() == repo.lower():
+            return named[1]
     return None
 
 

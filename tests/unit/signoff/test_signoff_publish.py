@@ -389,12 +389,12 @@ class MovingHead:
     def __getattr__(self, name):
         return getattr(self.inner, name)
 
-    def get(self, path, **kw):
-        if path.endswith("/pulls/3412"):
+    def get_pull(self, repo, number, **kw):
+        if number == 3412:
             self.reads += 1
             if self.reads == self.on_read:
                 pull(self.fake.state.world)["head"]["sha"] = self.new_sha
-        return self.inner.get(path, **kw)
+        return self.inner.get_pull(repo, number, **kw)
 
 
 def moving_world(seed000):
