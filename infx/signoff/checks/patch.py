@@ -67,7 +67,7 @@ def inherited_patching(evidence: Evidence) -> list[Patching]:
         files.append(ChangedFile(path, "unchanged", patch=patch))
     rules = policy(evidence).doc("patching")
     return find_patching(files, rules["engine-paths"], rules["engine-packages"], rules["allowed-packages"],
-                         rules.get("non-engine-components"))
+                         rules.get("non-engine-components"), rules.get("heredoc-files"))
 
 
 def _new_waiver_problems(evidence: Evidence, waiver: str, found: list[Patching]) -> list[str]:

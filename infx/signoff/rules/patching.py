@@ -10,6 +10,7 @@ from infx.signoff import per_verdict
 from infx.signoff.model import ChangedFile, Evidence
 from infx.signoff.rules.policy_reads import diffed_files, policy
 from infx.signoff.rules.scan import Line, added_lines, join_continuations
+from infx.signoff.rules.shell_values import literal_assignments
 
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 _INPLACE = re.compile(r"\bsed\s+(?:-\w*\s+)*-i|\bawk\s+-i\s+inplace|\bperl\s+-\w*i|\bgit\s+apply\b"
@@ -39,10 +40,13 @@ class Patching:
 
 
 def find_patching(files: list[ChangedFile], engine_paths: list[str], engine_packages: list[str],
-                  allowed_packages: list[str], components: list[dict] | None = None) -> list[Patching]:
+                  allowed_packages: list[str], components: list[dict] | None = None,
+                  heredoc_files: dict | None = None) -> list[Patching]:
     """Every patching lead in the changed files (docs excluded); work on a non-engine component
     (``components``: the patching policy's ``non-engine-components``) is none, unless the line
-    itself names an engine path (a harness file copied into the engine's site-packages)."""
+    itself names an engine path (a harness file copied into the engine's site-packages). A
+    heredoc that only writes a file (``heredoc_files``: the policy's ``heredoc-files``) is a
+    lead when that file may be an engine path (``heredoc_target_is_engine``)."""
     found: list[Patching] = []
     for f in files:
         if f.status == "removed" or _DOC.search(f.filename):
@@ -56,7 +60,7 @@ def find_patching(files: list[ChangedFile], engine_paths: list[str], engine_pack
             found += [Patching(ln.where(), f"builds a derived image instead of running the pinned one: "
                                f"{ln.text.strip()}", ln.path, (ln.text,))
                       for ln in lines if re.match(r"\s*FROM\s", ln.text, re.IGNORECASE)]
-        found += _scan(lines, engine_paths, engine_packages, allowed_packages, components or [])
+        found += _scan(lines, engine_paths, engine_packages, allowed_packages, components or [], heredoc_files)
     return found
 
 
@@ -87,7 +91,7 @@ def _folder_after(text: str, folder: str, clones: dict[str, str]) -> str:
 
 
 def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: list[str],
-          components: list[dict]) -> list[Patching]:
+          components: list[dict], heredoc_files: dict | None = None) -> list[Patching]:
     found: list[Patching] = []
     file_locates_engine = _touches_engine("\n".join(ln.text for ln in lines), paths)
     index, folder, clones = 0, "", {}
@@ -106,7 +110,17 @@ def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: lis
         if heredoc:
             body, index = _heredoc_body(lines, index, heredoc.group(1))
             text = line.text + "\n" + "\n".join(body)
-            if _touches_engine(text, paths) or (file_locates_engine and _WRITES.search(text)):
+            target = heredoc_target(line.text, heredoc_files["writers"]) if heredoc_files else None
+            if target is not None:
+                # the heredoc is data written to one file: judge that file (and the body, in
+                # case it is a script run later), not the redirect that writes it
+                engine = heredoc_target_is_engine(target, lines, paths, heredoc_files["path-commands"])
+                body_text = "\n".join(body)
+                patched = engine or _touches_engine(body_text, paths) or (
+                    file_locates_engine and _WRITES.search(body_text) is not None)
+            else:
+                patched = _touches_engine(text, paths) or (file_locates_engine and _WRITES.search(text) is not None)
+            if patched:
                 found.append(Patching(line.where(), f"heredoc rewrites engine files: {line.text.strip()}",
                                       line.path, tuple(body)))
             continue
@@ -133,6 +147,52 @@ class _LineFacts:
     @cached_property
     def lead(self) -> str | None:
         return _line_lead(self._text, *self._rules)
+
+
+_WRITER_WORD = re.compile(r"^\s*(?:sudo\s+(?:-\S+\s+)*)?(\S+)")
+_REDIRECT = re.compile(r"(?<![<>&\d])>>?\s*(\"[^\"]*\"|'[^']*'|[^\s;&|<>]+)")
+_VAR = re.compile(r"\$\{(\w+)(?::?[-=]([^}]*))?\}|\$(\w+)")
+_SUBST = re.compile(r"\$\(\s*([\w./-]+)|`\s*([\w./-]+)")
+_MAX_DEPTH = 4
+
+
+def heredoc_target(text: str, writers: list[str]) -> str | None:
+    """The file a heredoc's opening line writes when its command only copies the heredoc
+    into files (``cat > F <<EOF``, ``cat <<EOF >> F``, ``tee [-a] F <<EOF``), else None."""
+    command = _WRITER_WORD.match(text)
+    if not command or command.group(1).rsplit("/", 1)[-1] not in writers:
+        return None
+    opening = _HEREDOC.sub(" ", text[command.end():], count=1)
+    if command.group(1).endswith("tee"):
+        words = [w for w in opening.split() if not w.startswith(("-", ">")) and w != "/dev/null"]
+        return words[0].strip("\"'") if words and not words[0].startswith(("|", ";", "&")) else None
+    redirect = _REDIRECT.search(opening)
+    return redirect.group(1).strip("\"'") if redirect else None
+
+
+def heredoc_target_is_engine(target: str, lines: list[Line], paths: list[str], commands: list[str],
+                             seen: frozenset[str] = frozenset()) -> bool:
+    """Whether a heredoc's target file may be in the engine install: its text names an engine
+    path, computes a path with a command other than ``commands`` (pwd, mktemp, …), or uses a
+    variable whose value in the file's assignments does (followed ``_MAX_DEPTH`` deep, each
+    name once; a variable the file never sets comes from the job's environment and names no
+    path here)."""
+    if _touches_engine(target, paths) or len(seen) > _MAX_DEPTH:
+        return True
+    for match in _SUBST.finditer(target):
+        word = (match.group(1) or match.group(2)).rsplit("/", 1)[-1]
+        if word not in commands:
+            return True
+    for match in _VAR.finditer(target):
+        name, default = match.group(1) or match.group(3), match.group(2)
+        if name in seen:
+            continue  # NAME="${NAME:-…}": its other values are followed already
+        if default and heredoc_target_is_engine(default, lines, paths, commands, seen | {name}):
+            return True
+        for value in literal_assignments(lines, name):
+            if heredoc_target_is_engine(value, lines, paths, commands, seen | {name}):
+                return True
+    return False
 
 
 def _heredoc_body(lines: list[Line], start: int, marker: str) -> tuple[list[str], int]:
@@ -191,6 +251,7 @@ def patching_in(evidence: Evidence) -> list[Patching]:
     def find() -> list[Patching]:
         rules = policy(evidence).doc("patching")
         return find_patching(diffed_files(evidence), rules["engine-paths"], rules["engine-packages"],
-                             rules["allowed-packages"], rules.get("non-engine-components"))
+                             rules["allowed-packages"], rules.get("non-engine-components"),
+                             rules.get("heredoc-files"))
 
     return list(per_verdict.once(evidence, "patching", find))

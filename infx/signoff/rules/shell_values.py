@@ -114,6 +114,20 @@ def assignments(lines: Iterable[Line], texts: Mapping[str, str | None]) -> list[
     return found
 
 
+def literal_assignments(lines: Iterable[Line], name: str) -> list[str]:
+    """What every ``name=…`` / ``export name=…`` line gives ``name``: the rest of the line,
+    command substitutions included (any file type, any branch; surrounding quotes removed)."""
+    pattern = re.compile(rf"^\s*(?:(?:export|local|readonly|declare(?:\s+-\w+)*)\s+)?{re.escape(name)}=(.*)$")
+    found = []
+    for line in lines:
+        match = pattern.match(line.text)
+        if match:
+            value = match.group(1).strip()
+            quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'"
+            found.append(value[1:-1] if quoted else value)
+    return found
+
+
 _CASE = re.compile(r"^\s*case\s.*\bin\s*$")
 _ESAC = re.compile(r"^\s*esac\b")
 

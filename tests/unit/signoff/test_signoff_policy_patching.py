@@ -99,3 +99,41 @@ def test_without_the_component_rule_the_examples_are_leads():
     leads = find_patching([ChangedFile("benchmarks/single_node/x.sh", "added", patch=patch)],
                           RULES["engine-paths"], RULES["engine-packages"], RULES["allowed-packages"])
     assert leads and "rebuilds the engine" in leads[0].what
+
+
+HEREDOC_FILES = RULES["heredoc-files"]
+
+
+def scan_heredocs(text: str, rule: dict | None = HEREDOC_FILES):
+    lines = text.splitlines()
+    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
+    return find_patching([ChangedFile("benchmarks/multi_node/amd_utils/job.slurm", "added", patch=patch)],
+                         RULES["engine-paths"], RULES["engine-packages"], RULES["allowed-packages"],
+                         COMPONENTS, rule)
+
+
+@pytest.mark.parametrize("example", HEREDOC_FILES["examples"]["non-engine"])
+def test_heredoc_into_a_file_that_is_no_engine_path_is_not_patching(example):
+    """Real PR #2127 writes a settings file with `cat > "$HICACHE_MC_CONFIG" <<EOF` in a file
+    that also names an engine path (configs/policy/patching.yaml heredoc-files)."""
+    assert scan_heredocs(example) == []
+
+
+@pytest.mark.parametrize("example", HEREDOC_FILES["examples"]["engine"])
+def test_heredoc_into_an_engine_path_stays_patching(example):
+    found = scan_heredocs(example)
+    assert found and "heredoc rewrites engine files" in found[0].what
+
+
+def test_without_the_heredoc_rule_a_config_file_heredoc_in_an_engine_locating_file_is_a_lead():
+    example = HEREDOC_FILES["examples"]["non-engine"][0]
+    assert [p.where for p in scan_heredocs(example, None)] == ["benchmarks/multi_node/amd_utils/job.slurm:4"]
+
+
+@pytest.mark.parametrize(("line", "target"), [
+    ('cat > "$F" <<EOF', "$F"), ("cat <<'EOF' >> /tmp/x.env", "/tmp/x.env"), ("cat >out.txt <<-EOF", "out.txt"),
+    ("sudo tee -a /etc/x.conf > /dev/null <<EOF", "/etc/x.conf"), ("python3 - <<EOF > log.txt", None),
+    ("cat <<EOF | python3", None), ("bash <<EOF", None)])
+def test_heredoc_target(line, target):
+    from infx.signoff.rules.patching import heredoc_target
+    assert heredoc_target(line, HEREDOC_FILES["writers"]) == target
