@@ -20,10 +20,13 @@ Baselines, each over the same events:
   label, the merge to main re-sweeps the merge commit's plan);
 - oracle: each (row, fingerprint) the PR's swept heads and its merge commit plan, run once.
 
-Lifecycles: plain label -> merge; a push changing one search-space entry; a flaky row re-run;
-a fail-fast cancellation (the rows after the failed one never start); a second PR on the same
-key (both swept, the first merges, the second merges main in and is swept again); a rebase onto
-a main another PR moved. Exit status 1 when a ratio is over its bar (infx/diligent <= 0.40,
+Lifecycles: plain label -> merge; a push changing one search-space entry; a flaky row re-run
+(the middle row of the plan fails once: a broken node); a fail-fast cancellation (that row
+fails under `full-sweep-fail-fast` and the rows after it in plan order are cancelled before
+they start, costing nothing); a second PR on the same key (both swept, the first merges, the
+second merges main in and is swept again); a rebase of the PR onto a main another PR moved
+(force-pushed). Each lifecycle ends with the merge. After the per-lifecycle lines, the ratios
+per lifecycle kind and per config set. Exit status 1 when a ratio is over its bar (infx/diligent <= 0.40,
 infx/oracle <= 1.15), when a merged plan is not covered by green results of identical
 fingerprints, or when the reference configs are absent.
 """
@@ -539,6 +542,7 @@ def main() -> int:
         print(f"FAILED: {exc}")
         return 1
     totals: dict[str, dict[str, float]] = {}
+    by_kind: dict[str, dict[str, float]] = {}
     intact = True
     head = (f"{'config set: key / lifecycle':62} " + " ".join(f"{p:>9}" for p in POLICIES)
             + " " + " ".join(f"{'/' + b:>9}" for b in BARS))
@@ -556,14 +560,19 @@ def main() -> int:
                     return 1
                 intact &= ledger.covered
                 total = totals.setdefault(set_name, dict.fromkeys(POLICIES, 0.0))
+                kinds = by_kind.setdefault(kind, dict.fromkeys(POLICIES, 0.0))
                 for p in POLICIES:
                     total[p] += ledger.spent[p]
+                    kinds[p] += ledger.spent[p]
                 mark = "" if ledger.covered else "  MERGED PLAN NOT COVERED"
                 print(f"{set_name + ': ' + key + ' / ' + kind:62} "
                       + " ".join(f"{ledger.spent[p]:9.1f}" for p in POLICIES) + " "
                       + " ".join(f"{ratio(ledger.spent['infx'], ledger.spent[b]):9.2f}" for b in BARS) + mark)
                 for note in ledger.notes:
                     print(f"    {note}")
+    print("by lifecycle, both config sets: " + "; ".join(
+        f"{kind} {ratio(t['infx'], t['diligent']):.2f}/{ratio(t['infx'], t['oracle']):.2f}"
+        for kind, t in by_kind.items()) + " (infx/diligent / infx/oracle)")
     over = not intact
     print(f"coverage of every merged plan by green results with matching fingerprints: "
           f"{'intact' if intact else 'BROKEN'}")
