@@ -138,7 +138,7 @@ def _parse_recipe(path: str, text: str) -> Recipe:
     return parse_recipe(text, path)
 
 
-_GRAPHS: dict[tuple[int, str], tuple[object, object, LaunchGraph | None]] = {}
+_GRAPHS: dict[tuple[int, str], tuple[object, object, LaunchGraph | EvidenceGap | None]] = {}
 
 
 def config_graph(evidence: Evidence, config: AffectedConfig) -> LaunchGraph | None:
@@ -146,29 +146,40 @@ def config_graph(evidence: Evidence, config: AffectedConfig) -> LaunchGraph | No
     tree holds no launcher of its runner at all (a trimmed tree: the launch cannot be
     followed from the runner, and the files named after the config stand in). A launcher
     that would find nothing to run is an EvidenceGap naming the file to add."""
+    graph = _graph_or_gap(evidence, config)
+    if isinstance(graph, EvidenceGap):
+        raise graph
+    return graph
+
+
+def _graph_or_gap(evidence: Evidence, config: AffectedConfig) -> LaunchGraph | EvidenceGap | None:
+    """config_graph's answer, its EvidenceGap returned rather than raised (once per tree and key)."""
     tree = evidence.head_files
     slot = (id(tree), config.key)
     cached = _GRAPHS.get(slot)
     if cached and cached[0] is tree and cached[1] is config.entry:
         return cached[2]
-    runners = None
-    text = tree.get(RUNNERS_PATH)
-    if text is not None:
-        try:
-            runners = load_tree_file(RUNNERS_PATH, text)  # parsed once, not once per config
-        except InfxError as exc:
-            raise EvidenceGap(f"{RUNNERS_PATH} at the assessed head cannot be parsed: "
-                              f"{str(exc).splitlines()[0]}") from exc
+    runners = _runners(tree)  # an unreadable runners.yaml is a gap for every PR
+    graph: LaunchGraph | EvidenceGap | None
     try:
         graph = launch_graph(tree, config.key, config.entry, runners, config.master_path)
     except LaunchGraphError as exc:
-        if not exc.no_launcher:
-            raise EvidenceGap(str(exc)) from exc
-        graph = None
+        graph = None if exc.no_launcher else EvidenceGap(str(exc))
     if len(_GRAPHS) > 512:
         _GRAPHS.clear()
     _GRAPHS[slot] = (tree, config.entry, graph)
     return graph
+
+
+def _runners(tree) -> Any:
+    text = tree.get(RUNNERS_PATH)
+    if text is None:
+        return None
+    try:
+        return load_tree_file(RUNNERS_PATH, text)  # parsed once, not once per config
+    except InfxError as exc:
+        raise EvidenceGap(f"{RUNNERS_PATH} at the assessed head cannot be parsed: "
+                          f"{str(exc).splitlines()[0]}") from exc
 
 
 def affected_configs(evidence: Evidence) -> list[AffectedConfig]:
@@ -196,8 +207,11 @@ def _affected_configs(evidence: Evidence) -> list[AffectedConfig]:
             continue
         recipe = head_recipe(evidence, key) if recipe_path(key) in evidence.head_files else None
         config = AffectedConfig(key, entry, "launch file changed", path, recipe)
-        graph = config_graph(evidence, config)
-        if graph is not None:
+        # a key whose launch cannot be resolved at head (its script is missing) is judged by
+        # the files named after it: only a PR that changes one of them is answered with the
+        # gap (by the checks that read its launch); every other PR is not about it
+        graph = _graph_or_gap(evidence, config)
+        if isinstance(graph, LaunchGraph):
             own = {f.path for f in graph.files if f.role not in (LAUNCHER, HELPER)}
             shared = {f.path for f in graph.files if f.role in (LAUNCHER, HELPER)}
         else:

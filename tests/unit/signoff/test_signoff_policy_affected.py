@@ -153,3 +153,34 @@ def test_multi_node_launch_lines_include_the_policy_helpers_marked_shared():
 def test_a_config_key_is_found_at_the_first_line_that_starts_with_it(text, key, line):
     evidence = replace(world_evidence("seed000"), head_files={"configs/x-master.yaml": text})
     assert config_line(evidence, AffectedConfig(key, {}, "added", "configs/x-master.yaml")) == line
+
+
+LAUNCHER = "runners/launch_mi355x-amds.sh"
+VLLM_KEY = "minimaxm3-fp4-mi355x-vllm-agentic-mtp"
+VLLM_SCRIPT = "benchmarks/single_node/agentic/minimaxm3_fp4_mi355x_vllm_mtp.sh"
+
+
+def _with_launcher(evidence, extra_base: dict[str, str] | None = None):
+    """The PR on a tree that holds our MI355X launcher and runners.yaml at base and head (so
+    every MI355X key's launch is followed from its runner)."""
+    from lib.signoff_policy_support import REPO_ROOT, changed
+    shared = {p: (REPO_ROOT / p).read_text() for p in (LAUNCHER, "configs/runners.yaml")}
+    base = {**evidence.base_files, **shared, **(extra_base or {})}
+    head = {**evidence.head_files, **shared}
+    return replace(evidence, base_files=base, head_files=head, files=changed(base, head))
+
+
+def test_a_broken_key_the_pr_does_not_touch_is_no_gap():
+    # the vllm key's script is missing at base and head; the PR changes only the atom key
+    evidence = _with_launcher(world_evidence("seed000"))
+    assert VLLM_SCRIPT not in evidence.head_files
+    assert [(c.key, c.how) for c in affected_configs(evidence)] == [
+        ("minimaxm3-fp4-mi355x-atom-agentic-mtp", "changed")]
+
+
+def test_a_pr_that_removes_a_keys_script_gets_the_gap_for_that_key():
+    evidence = _with_launcher(world_evidence("seed000"), {VLLM_SCRIPT: "#!/bin/bash\nvllm serve x\n"})
+    configs = {c.key: c for c in affected_configs(evidence)}
+    assert configs[VLLM_KEY].files == (VLLM_SCRIPT,)
+    with pytest.raises(EvidenceGap, match=f"finds no benchmark script; add {VLLM_SCRIPT}"):
+        launch_lines(evidence, configs[VLLM_KEY])
