@@ -73,6 +73,24 @@ def _creator(status: Mapping[str, Any]) -> str | None:
     return creator if isinstance(creator, str) and creator else None
 
 
+ACTIONS_APP_SLUG = "github-actions"
+
+
+def app_slug(identity: Identity) -> str:
+    """The app whose check runs the bot writes: its own App's slug (`<slug>[bot]`), else
+    GitHub Actions (a workflow's GITHUB_TOKEN writes check runs as that app)."""
+    login = identity.login
+    return login[: -len("[bot]")] if identity.app and login.lower().endswith("[bot]") \
+        else ACTIONS_APP_SLUG
+
+
+def our_check_run(identity: Identity, slug: str | None) -> bool:
+    """May the bot update this check run in place: was it written by the bot's app (by the
+    check run's `app.slug`)? Without an App that is GitHub Actions, which every workflow
+    writes as: such a check run is the bot's to overwrite, never evidence of anything."""
+    return isinstance(slug, str) and slug.lower() == app_slug(identity).lower()
+
+
 def our_status(identity: Identity, status: Mapping[str, Any]) -> bool:
     """Was this commit status (GitHub's JSON) created by the bot itself, by its `creator`?
     A status without a readable creator is not ours."""

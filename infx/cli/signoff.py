@@ -92,7 +92,7 @@ def _emit(result: Result, fmt: str, dump_evidence: str | None) -> None:
     if dump_evidence and result.evidence is not None:
         Path(dump_evidence).write_text(json.dumps(to_json(result.evidence), indent=2, sort_keys=True),
                                        encoding="utf-8")
-    append_summary(f"CODEOWNER sign-off: **{result.kind}** — {result.reason}\n")
+    append_summary(_summary(result))
     if result.kind == "error":
         return  # stderr gets the caller's one error line (the reason once); no partial output
     if fmt == "json":
@@ -100,6 +100,29 @@ def _emit(result: Result, fmt: str, dump_evidence: str | None) -> None:
     elif result.body is not None:
         click.echo(result.body, nl=not result.body.endswith("\n"))
     click.echo(f"signoff: {result.kind}: {result.reason} ({result.api_calls} API calls)", err=True)
+
+
+def _summary(result: Result) -> str:
+    """The step summary: the outcome, the check table of a verdict, and the check run's fate."""
+    lines = [f"CODEOWNER sign-off: **{result.kind}** — {result.reason}", ""]
+    if result.verdict is not None:
+        from infx.signoff.checkrun import check_table
+
+        repo = result.evidence.repo if result.evidence is not None else ""
+        lines += [check_table(result.verdict, repo)]
+    if result.check_run is not None:
+        where = f" ({result.check_run_url})" if result.check_run_url else ""
+        lines += [f"The check run beside the status: {result.check_run}{where}", ""]
+    if result.target_url:
+        lines += [f"The commit status links to {result.target_url}", ""]
+    return "\n".join(lines)
+
+
+def _run_url() -> str | None:
+    """This workflow run's page (what a status links to when no comment explains it)."""
+    server, repo, run_id = (os.environ.get(k) for k in
+                            ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID"))
+    return f"{server.rstrip('/')}/{repo}/actions/runs/{run_id}" if server and repo and run_id else None
 
 
 @signoff.command()
@@ -132,7 +155,7 @@ def verify(world, repo, pr, comment_id, comment_url, actor, dispatch, event_file
         return
     with _github(world, repo) as (client, world_repo, now):
         repo = _repo(repo, world_repo)
-        options = publish.Options(now=now, on_status=_recorder(state_file))
+        options = publish.Options(now=now, on_status=_recorder(state_file), run_url=_run_url())
         result = publish.verify(client, repo, trigger, options)
     _emit(result, fmt, dump_evidence)
     if result.kind == "error":
@@ -220,7 +243,7 @@ def head_status(world, repo, pr, event_file, state_file) -> None:
         if not numbers:
             click.echo("signoff: head-status: no open pull request for this event", err=True)
             return
-        options = publish.Options(now=now, on_status=_recorder(state_file))
+        options = publish.Options(now=now, on_status=_recorder(state_file), run_url=_run_url())
         results = [publish.head_status(client, repo, number, options) for number in numbers]
     for number, result in zip(numbers, results, strict=True):
         click.echo(f"signoff: head-status #{number}: {result.status or 'none'}: {result.reason} "
@@ -258,7 +281,7 @@ def relay_command(world, repo, event_file, state_file) -> None:
         if not numbers:
             click.echo("signoff: relay: no open pull request for this run's head", err=True)
             return
-        options = publish.Options(now=now, on_status=_recorder(state_file))
+        options = publish.Options(now=now, on_status=_recorder(state_file), run_url=_run_url())
         results = [publish.relay(client, repo, number, run.created_at, options) for number in numbers]
     for number, result in zip(numbers, results, strict=True):
         click.echo(f"signoff: relay #{number}: {result.kind}: {result.status or 'none'}: {result.reason} "

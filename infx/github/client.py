@@ -42,6 +42,13 @@ from infx.github.archives import (
     read_zip,
 )
 from infx.github.budget import RequestBudget
+from infx.github.checks import (
+    CHECK_CONCLUSIONS,
+    MAX_ANNOTATIONS_PER_REQUEST,
+    MAX_CHECK_OUTPUT_CHARS,
+    Annotation,
+    CheckOutput,
+)
 from infx.github.markers import Marker, as_marker, has_marker, with_marker
 from infx.trust import Identity, our_comment
 
@@ -389,6 +396,34 @@ class Job:
                    workflow_name=data.get("workflow_name"),
                    labels=tuple(str(x) for x in data.get("labels") or ()),
                    runner_name=data.get("runner_name"))
+
+
+@dataclass(frozen=True)
+class CheckRunInfo:
+    """A check run as the Checks API answers: who wrote it (its app's slug) and what it says."""
+
+    id: int
+    name: str
+    head_sha: str
+    status: str
+    conclusion: str | None
+    app_slug: str
+    html_url: str
+    external_id: str
+    title: str | None
+    summary: str | None
+    text: str | None
+    annotations_count: int
+
+    @classmethod
+    def from_json(cls, data: dict) -> CheckRunInfo:
+        output = data.get("output") or {}
+        return cls(id=int(data["id"]), name=data.get("name") or "", head_sha=data.get("head_sha") or "",
+                   status=data.get("status") or "", conclusion=data.get("conclusion"),
+                   app_slug=(data.get("app") or {}).get("slug") or "",
+                   html_url=data.get("html_url") or "", external_id=data.get("external_id") or "",
+                   title=output.get("title"), summary=output.get("summary"), text=output.get("text"),
+                   annotations_count=int(output.get("annotations_count") or 0))
 
 
 def truncate_body(body: str, pointer: str = "") -> str:
@@ -1065,6 +1100,66 @@ class GitHubClient:
                              action=action or f"listing check runs of check suite {suite_id}",
                              permission=permission or "checks: read")
 
+    def named_check_runs(self, repo: Any, sha: str, name: str) -> list[CheckRunInfo]:
+        """The check runs of one name on a commit, every app's (GitHub's `check_name` filter)."""
+        repo_name = _repo_name(repo)
+        what = f"listing the {name} check runs of {sha[:12]}"
+        items = self.paginate(f"/repos/{repo_name}/commits/{sha}/check-runs", list_key="check_runs",
+                              params={"check_name": name, "filter": "all"}, action=what,
+                              permission="checks: read")
+        return [parsed(CheckRunInfo.from_json, item, what) for item in items]
+
+    def create_check_run(self, repo: Any, sha: str, name: str, output: CheckOutput, *,
+                         conclusion: str, details_url: str | None = None,
+                         external_id: str = "") -> CheckRunInfo:
+        """Create a completed check run of this token's app with `output`'s first 50
+        annotations (the rest are appended by `update_check_run`). A retried POST never makes
+        a second one: a check run of this name and `external_id` already there is it."""
+        repo_name = _repo_name(repo)
+        body = {"name": name, "head_sha": sha, "status": "completed",
+                "conclusion": _conclusion(conclusion),
+                "output": _output_json(output, output.annotations[:MAX_ANNOTATIONS_PER_REQUEST])}
+        if details_url:
+            body["details_url"] = details_url
+        if external_id:
+            body["external_id"] = external_id
+        what = f"creating the {name} check run on {sha[:12]}"
+
+        def already_done() -> CheckRunInfo | None:
+            if not external_id:
+                return None
+            return next((run for run in self.named_check_runs(repo, sha, name)
+                         if run.external_id == external_id), None)
+
+        data = self.call(lambda: self._json("POST", f"/repos/{repo_name}/check-runs", body=body)[1],
+                         action=what, permission="checks: write", post=True,
+                         already_done=already_done)
+        return data if isinstance(data, CheckRunInfo) else parsed(CheckRunInfo.from_json, data, what)
+
+    def update_check_run(self, repo: Any, check_run_id: int, output: CheckOutput,
+                         annotations: tuple[Annotation, ...] | None = None, *,
+                         conclusion: str | None = None, details_url: str | None = None,
+                         external_id: str | None = None) -> CheckRunInfo:
+        """Update a check run in place (only its own app may): the output's title, summary and
+        text, and `annotations` (at most 50; GitHub appends them to the run's earlier ones;
+        None: the output's first 50)."""
+        repo_name = _repo_name(repo)
+        batch = output.annotations[:MAX_ANNOTATIONS_PER_REQUEST] if annotations is None else annotations
+        if len(batch) > MAX_ANNOTATIONS_PER_REQUEST:
+            raise ValueError(f"at most {MAX_ANNOTATIONS_PER_REQUEST} annotations per request")
+        body: dict[str, Any] = {"output": _output_json(output, batch)}
+        if conclusion is not None:
+            body |= {"status": "completed", "conclusion": _conclusion(conclusion)}
+        if details_url:
+            body["details_url"] = details_url
+        if external_id is not None:
+            body["external_id"] = external_id
+        what = f"updating check run {check_run_id}"
+        data = self.call(lambda: self._json("PATCH", f"/repos/{repo_name}/check-runs/{check_run_id}",
+                                            body=body)[1],
+                         action=what, permission="checks: write", post=True)
+        return parsed(CheckRunInfo.from_json, data, what)
+
     def statuses(self, repo: Any, sha: str, *, action: str | None = None,
                  permission: str | None = None) -> list[dict]:
         """Commit statuses, newest first."""
@@ -1284,6 +1379,28 @@ class GitHubClient:
                     raise GitHubError(f"artifact {artifact_id} member {member} is not valid JSON: "
                                       f"{exc}", status=None, action="reading artifact JSON") from None
         return parsed
+
+
+def _conclusion(value: str) -> str:
+    if value not in CHECK_CONCLUSIONS:
+        raise ValueError(f"check run conclusion must be one of {CHECK_CONCLUSIONS}, not {value!r}")
+    return value
+
+
+def _fit(text: str) -> str:
+    """A summary or text cut to the Checks API's 65,535 characters."""
+    note = "\n\n… (truncated)"
+    return text if len(text) <= MAX_CHECK_OUTPUT_CHARS else \
+        text[: MAX_CHECK_OUTPUT_CHARS - len(note)] + note
+
+
+def _output_json(output: CheckOutput, annotations: tuple[Annotation, ...]) -> dict:
+    # the text is always sent: an update without one would leave the previous verdict's
+    out: dict[str, Any] = {"title": output.title, "summary": _fit(output.summary),
+                           "text": _fit(output.text)}
+    if annotations:
+        out["annotations"] = [a.to_json() for a in annotations]
+    return out
 
 
 def _distinct(items: list[dict]) -> list[dict]:

@@ -458,7 +458,7 @@ def gather(reader: Reader, evidence: Evidence, settings: Settings, *, number: in
         evidence.base_files = optional(evidence, "base tree",
                                        lambda: reader.tree(pr.base_sha, plan_tree_path), {})
     if commits is not None:
-        _sweep_evidence(reader, evidence, commits)
+        _sweep_evidence(reader, evidence, commits, own=settings.status_context)
     # binding (the sign-off's and Check `reuse`'s reuse command): not an `error` when unreadable,
     # the binding then fails closed, saying so
     evidence.timeline = optional(evidence, "timeline", lambda: reader.timeline(number, pr.head_sha))
@@ -526,10 +526,11 @@ def _bypass_evidence(reader: Reader, evidence: Evidence, command: str) -> None:
                                                      lambda login=login: reader.permission(login))
 
 
-def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> None:
+def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str], own: str = "") -> None:
     """Check runs of in-PR commits, newest first, stopping at the first green sweep of ours.
 
-    Only the commits the PR branch's workflow-run listing shows a sweep run on are read (one
+    The bot's own check run (`own`, the status context's name) is left out: a verdict never
+    depends on an earlier verdict. Only the commits the PR branch's workflow-run listing shows a sweep run on are read (one
     listing instead of one read per commit: a PR's other commits cost nothing); when that
     listing is unreadable, every commit is. A commit whose check-run listing GitHub cuts at
     1,000 results is read per check suite of its listed sweep runs instead. A run the
@@ -560,6 +561,9 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
     for sha in ordered:
         runs_here = optional(evidence, f"check-runs:{sha}",
                              lambda sha=sha: _commit_check_runs(reader, runs, sha))
+        if runs_here is not None and own:
+            # the verdict's own check run (named like its status) is its output, never evidence
+            runs_here = [c for c in runs_here if c.name != own]
         evidence.check_runs[sha] = runs_here
         # the check runs only point at the sweep runs; each run is judged from its own record
         run_ids = {run_id_of(c) for c in runs_here or [] if family(c.name)} - {None}

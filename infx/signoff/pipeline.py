@@ -9,8 +9,8 @@ from typing import Any
 
 from infx.errors import InfxError
 from infx.github.markers import Marker, make_marker
+from infx.signoff import checkrun, ownership, render
 from infx.signoff import evidence as ev
-from infx.signoff import ownership, render
 from infx.signoff.model import Comment, Evidence, PullInfo, SignOff, Status
 from infx.signoff.ports import SignoffClient
 from infx.signoff.rules.policy_reads import first_trusted_file
@@ -19,7 +19,7 @@ from infx.signoff.trigger import binding, codeowners, gating
 from infx.signoff.trigger import scope as scope_mod
 from infx.signoff.trigger.checklist import has_trigger
 from infx.signoff.verdict import Overall, Verdict, decide, run_check_by_id
-from infx.trust import Identity, our_status
+from infx.trust import Identity, our_check_run, our_status
 
 DESCRIPTIONS = {
     Overall.PASS: ("success", "CODEOWNER sign-off verified for this commit."),
@@ -41,10 +41,15 @@ class Result:
     status: str | None = None
     evidence: Evidence | None = None
     api_calls: int = 0
+    # the check run beside the status: created | updated | unchanged | not published: <why>
+    check_run: str | None = None
+    check_run_url: str | None = None
+    target_url: str | None = None  # what the last status set links to
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"result": self.kind, "reason": self.reason, "status": self.status,
                                "posted": self.posted, "comment_url": self.comment_url,
+                               "check_run": self.check_run, "check_run_url": self.check_run_url,
                                "api_calls": self.api_calls}
         if self.verdict is not None:
             out |= self.verdict.to_json()
@@ -60,6 +65,9 @@ class Options:
     # told (state, sha) after each commit status is set, so a workflow guard can turn a
     # `pending` left behind by a killed job into `error`
     on_status: Callable[[str, str], None] | None = None
+    # the workflow run doing this: what a status links to when no comment or check run
+    # explains it (None: the pull request's own page)
+    run_url: str | None = None
 
 
 def verify(client: SignoffClient, repo: str, trigger: gating.Trigger, options: Options | None = None,
@@ -82,7 +90,8 @@ def _in_session(client: SignoffClient, repo: str, number: int, options: Options 
         share()  # one retry/wait budget for the whole run, not one per call
     reader = ev.Reader(client, repo, table.settings.max_api_calls)
     pr, raw = reader.pull(number)
-    session = _Session(client, reader, repo, table, options, pr.head_sha)
+    session = _Session(client, reader, repo, table, options, pr.head_sha,
+                       raw.get("html_url") or f"https://github.com/{repo}/pull/{number}")
     try:
         return work(session, pr, raw)
     except Exception as exc:  # noqa: BLE001 - whatever broke, leave a final `error` status
@@ -139,22 +148,28 @@ def relay(client: SignoffClient, repo: str, number: int, run_created_at: str | N
 
 class _Session:
     def __init__(self, client: SignoffClient, reader: ev.Reader, repo: str, table: CheckTable,
-                 options: Options, head_sha: str) -> None:
+                 options: Options, head_sha: str, pr_url: str) -> None:
         self.client, self.reader, self.repo = client, reader, repo
         self.table, self.settings, self.options = table, table.settings, options
         self.head_sha = head_sha
+        # what explains a status no comment or check run does: this run, else the PR
+        self.explained_at = options.run_url or pr_url
+        self.last_target: str | None = None
         self.evidence: Evidence | None = None
         self.last_status: str | None = None
         self.bound: binding.Binding | None = None
         self._identity: Identity | None = None
 
     def status(self, state: str, description: str, target_url: str | None = None) -> None:
+        """Set the required status; it always links to what explains it (PRODUCT §4.8): the
+        verdict comment or check run given, else this run (or the PR)."""
         self.last_status = state
+        self.last_target = target_url or self.explained_at
         if not self.options.post:
             return
         with self.reader.writing():
             self.client.create_status(self.repo, self.head_sha, state, self.settings.status_context,
-                                      description, target_url)
+                                      description, self.last_target)
         if self.options.on_status is not None:
             self.options.on_status(state, self.head_sha)
 
@@ -249,10 +264,11 @@ class _Session:
         if not bound.covered:
             return self._head_result("pending", NOT_VERIFIED, bound.reason)
         if verified == pr.head_sha:
-            return self._head_result("success", DESCRIPTIONS[Overall.PASS][1], bound.reason)
+            return self._head_result("success", DESCRIPTIONS[Overall.PASS][1], bound.reason,
+                                     verdict.html_url)
         return self._head_result(
             "success", f"CODEOWNER sign-off carried from {verified[:12]} (same PR changes).",
-            bound.reason)
+            bound.reason, verdict.html_url)
 
     def _basis_problem(self, verified: str, verdict: Comment, pr: PullInfo,
                        evidence: Evidence) -> str | None:
@@ -312,10 +328,12 @@ class _Session:
             return f"{what} was edited after {since}; a new verification is needed", None
         return None, signoff
 
-    def _head_result(self, state: str, description: str, reason: str) -> Result:
-        self.status(state, description)
+    def _head_result(self, state: str, description: str, reason: str,
+                     target_url: str | None = None) -> Result:
+        self.status(state, description, target_url)
         return Result("head-status", f"{description} ({reason})", status=state,
-                      evidence=self.evidence, api_calls=self.reader.calls)
+                      evidence=self.evidence, api_calls=self.reader.calls,
+                      target_url=self.last_target)
 
     def _hold(self, evidence: Evidence) -> Result | None:
         """Why this verification may not set the status (a Result), or None when it may.
@@ -527,11 +545,60 @@ class _Session:
                                                         body, expected=listed)
                 result.posted = upsert.action != "unchanged"
                 result.comment_url = upsert.comment.html_url or None
-            self.status(state, description, result.comment_url)
+            self._check_run(verdict, state, description, evidence, fingerprint, result)
+            self.status(state, description, result.comment_url or result.check_run_url)
+            result.target_url = self.last_target
             if state == "success":
                 self._recheck_after_success(evidence, result)
         result.api_calls = self.reader.calls
         return result
+
+    def _check_run(self, verdict: Verdict | None, state: str, description: str,
+                   evidence: Evidence, fingerprint: str, result: Result) -> None:
+        """The verdict as a check run of the bot's app beside the status, updated in place on
+        re-verification (the newest check run of the status's name on the head that the bot's
+        app wrote). It is an extra: when it cannot be written (a token without `checks: write`,
+        a GITHUB_TOKEN refused for another app's check run) the status is set all the same and
+        `result.check_run` says why."""
+        name, sha = self.settings.status_context, evidence.pr.head_sha
+        if verdict is not None:
+            output = checkrun.verdict_output(verdict, evidence, description, result.comment_url,
+                                             self.repo)
+        else:
+            output = checkrun.error_output(description, result.comment_url, sha)
+        conclusion = checkrun.CONCLUSIONS[state]
+        external_id = f"{self.settings.marker}:{sha}:{fingerprint}"
+        batches = checkrun.batches(output.annotations)
+        try:
+            with self.reader.writing():  # part of publishing: never refused by the read budget
+                ours = [run for run in self.client.named_check_runs(self.repo, sha, name)
+                        if our_check_run(self.identity, run.app_slug)]
+                current = max(ours, key=lambda run: run.id) if ours else None
+                if current is not None and (current.external_id, current.conclusion,
+                                            current.summary, current.text or "") == \
+                        (external_id, conclusion, output.summary, output.text):
+                    result.check_run, result.check_run_url = "unchanged", current.html_url or None
+                    return
+                if current is None:
+                    run = self.client.create_check_run(
+                        self.repo, sha, name, output, conclusion=conclusion,
+                        details_url=result.comment_url, external_id=external_id)
+                    action = "created"
+                else:
+                    run = self.client.update_check_run(
+                        self.repo, current.id, output, batches[0], conclusion=conclusion,
+                        details_url=result.comment_url, external_id=external_id)
+                    action = "updated"
+                for batch in batches[1:]:
+                    run = self.client.update_check_run(self.repo, run.id, output, batch)
+        except InfxError as exc:
+            why = str(exc).split("\n")[0]
+            if getattr(exc, "status", None) == 403 and "rate limit" not in why.lower():
+                why = (f"{why} (the token may not write check runs: give the sign-off App "
+                       "`checks: write`; the commit status is the required check)")
+            result.check_run = f"not published: {why}"
+            return
+        result.check_run, result.check_run_url = action, run.html_url or None
 
     def _recheck_after_success(self, evidence: Evidence, result: Result) -> None:
         """Read the sign-off again once `success` is set: an edit, deletion or dismissal while

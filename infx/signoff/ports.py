@@ -8,7 +8,8 @@ if TYPE_CHECKING:  # types only: importing the client would load PyGithub
     from collections.abc import Callable
 
     from infx.github.budget import RequestBudget
-    from infx.github.client import Artifact, Comment, Job, Permission, Upsert
+    from infx.github.checks import Annotation, CheckOutput
+    from infx.github.client import Artifact, CheckRunInfo, Comment, Job, Permission, Upsert
     from infx.github.markers import Marker
     from infx.trust import Identity
 
@@ -85,6 +86,17 @@ class SignoffClient(Protocol):
 
     def create_status(self, repo: str, sha: str, state: str, context: str,
                       description: str = "", target_url: str | None = None) -> dict: ...
+
+    def named_check_runs(self, repo: str, sha: str, name: str) -> list[CheckRunInfo]: ...
+
+    def create_check_run(self, repo: str, sha: str, name: str, output: CheckOutput, *,
+                         conclusion: str, details_url: str | None = None,
+                         external_id: str = "") -> CheckRunInfo: ...
+
+    def update_check_run(self, repo: str, check_run_id: int, output: CheckOutput,
+                         annotations: tuple[Annotation, ...] | None = None, *,
+                         conclusion: str | None = None, details_url: str | None = None,
+                         external_id: str | None = None) -> CheckRunInfo: ...
 
     def upsert_comment(self, repo: str, issue_number: int, marker: Marker | str, body: str,
                        *, pointer: str = "", expected: int | None = None) -> Upsert: ...

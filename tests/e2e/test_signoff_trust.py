@@ -889,3 +889,117 @@ def test_a_maintainer_with_private_membership_is_authorized_by_check_4_and_the_r
     result = verify(fake_github(copy.deepcopy(world)))
     assert rows(result)["reuse"] is Status.PASS, reason(result, "reuse")
     assert "quietmaint (CONTRIBUTOR)" in reason(result, "reuse")
+
+
+# --- the verdict as a check run beside the required status (issue 23) -------------------------
+
+INJECTED_SCRIPT = "benchmarks/single_node/agentic/minimaxm3_fp4_mi355x_atom_mtp.sh"
+
+
+def our_check_runs(fake, sha: str = SEED_HEAD) -> list[dict]:
+    return [r for r in fake.world["check_runs"].get(sha, []) if r["name"] == CONTEXT and "app" in r]
+
+
+def as_app(world: dict) -> dict:
+    world = copy.deepcopy(world)
+    world["token_login"] = APP_LOGIN
+    world["app"] = {"id": 77, "slug": APP_LOGIN[: -len("[bot]")], "installation_id": 5,
+                    "permissions": {"checks": "write", "statuses": "write"}}
+    return world
+
+
+@pytest.mark.parametrize("name,located", [
+    ("trust_injection.yaml", [("configs/amd-master.yaml", 15), (INJECTED_SCRIPT, 5)]),
+    ("trust_changelog_tbd.yaml", [("perf-changelog.yaml", 11)]),
+])
+def test_a_verdicts_located_findings_are_annotations_of_its_check_run(request, fake_github, name,
+                                                                      located) -> None:
+    fake = fake_github(as_app(load(request, name)))
+    trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
+    result = publish.verify(fake.client(app_login=APP_LOGIN), fake.world["repo"], trigger,
+                            publish.Options())
+    assert result.verdict.overall.value == "REJECTED" and result.check_run == "created"
+    [run] = our_check_runs(fake)
+    assert run["app"]["slug"] == "infx-signoff" and run["conclusion"] == "failure"
+    assert run["details_url"] == result.comment_url
+    output = run["output"]
+    assert output["summary"].startswith("## ❌❌❌ **REJECTED** ❌❌❌") and result.comment_url in output["summary"]
+    assert output["text"].startswith("| | Check | Status | Reason |")
+    assert len(output["text"].splitlines()) == 2 + len(result.verdict.rows)
+    where = [(a["path"], a["start_line"]) for a in output["annotations"]]
+    assert where == located and {a["annotation_level"] for a in output["annotations"]} == {"failure"}
+    assert all(a["start_line"] == a["end_line"] and "\ue000" not in a["message"]
+               for a in output["annotations"])
+    # the status stays the required context, and links to the verdict comment
+    status = fake.world["statuses"][SEED_HEAD][-1]
+    assert status["state"] == "failure" and status["target_url"] == result.comment_url
+
+
+def test_re_verification_updates_the_check_run_in_place(request, fake_github) -> None:
+    fake = fake_github(as_app(load(request, "trust_injection.yaml")))
+    client = fake.client(app_login=APP_LOGIN)
+    trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
+    first = publish.verify(client, fake.world["repo"], trigger, publish.Options())
+    [created] = our_check_runs(fake)
+    # the same evidence again: nothing is written
+    again = publish.verify(fake.client(app_login=APP_LOGIN), fake.world["repo"], trigger, publish.Options())
+    assert again.check_run == "unchanged" and fake.count("PATCH", "/check-runs/") == 0
+    # new evidence (another conversation comment): the same check run, updated
+    pull = fake.world["pulls"][0]
+    pull["comments"].append({"id": 5090, "user": "someone", "author_association": "NONE",
+                             "body": "a question", "created_at": "2026-09-29T10:00:00Z",
+                             "updated_at": "2026-09-29T10:00:00Z", "reactions": []})
+    later = publish.verify(fake.client(app_login=APP_LOGIN), fake.world["repo"], trigger, publish.Options())
+    assert later.check_run == "updated" and later.check_run_url == first.check_run_url
+    [updated] = our_check_runs(fake)
+    assert updated["id"] == created["id"] and updated["external_id"] != first.evidence.pr.head_sha
+    assert fake.count("POST", "/check-runs$") == 1 and fake.count("PATCH", "/check-runs/") == 1
+    # a check run of that name another app wrote is never the one updated
+    assert all(r["app"]["slug"] == "infx-signoff" for r in our_check_runs(fake))
+
+
+# the verify job's token before `checks: write` was added: everything else the verdict needs
+WITHOUT_CHECKS_WRITE = {"actions": "read", "checks": "read", "contents": "read", "issues": "write",
+                        "members": "read", "pull_requests": "read", "statuses": "write"}
+
+
+def test_a_token_that_cannot_write_check_runs_still_publishes_the_verdict_and_status(
+        request, fake_github) -> None:
+    world = copy.deepcopy(load(request, "trust_injection.yaml"))
+    world["token_permissions"] = WITHOUT_CHECKS_WRITE
+    fake = fake_github(world)
+    result = verify(fake)
+    assert result.kind == "verdict" and result.status == "failure" and result.posted
+    assert result.check_run.startswith("not published:") and "checks: write" in result.check_run
+    assert statuses(fake)[-1] == "failure" and our_check_runs(fake) == []
+    assert fake.world["statuses"][SEED_HEAD][-1]["target_url"] == result.comment_url
+
+
+SHIPPED_WORLDS = tuple(sorted(p.name for p in WORLDS_DIR.glob("*.yaml")))
+
+
+@pytest.mark.parametrize("name", SHIPPED_WORLDS)
+def test_every_status_the_product_creates_links_to_what_explains_it(request, fake_github, name) -> None:
+    """PRODUCT §4.8: every status has a target_url — the verdict comment, the check run or the
+    run (here, without a workflow run, the pull request). Each PR of the world gets its head
+    status, then each sign-off comment and review is verified, then the head status again."""
+    world = load(request, name)
+    fake = fake_github(copy.deepcopy(world))
+    repo = fake.world["repo"]
+    for pull in world.get("pulls", []):
+        number = pull["number"]
+        publish.head_status(fake.client(), repo, number)
+        for kind, items in (("issue_comment", pull.get("comments", [])), ("review", pull.get("reviews", []))):
+            for item in items:
+                if "As a PR reviewer and CODEOWNER" in (item.get("body") or ""):
+                    trigger = Trigger(True, "test", number, SignoffRef(kind, item["id"]),
+                                      actor=item["user"], dispatched=True)
+                    publish.verify(fake.client(), repo, trigger, publish.Options())
+        publish.head_status(fake.client(), repo, number)
+    created = [s for sha, v in fake.world["statuses"].items()
+               for s in v[len(world.get("statuses", {}).get(sha, [])):]]
+    assert created or name.startswith(("policy_", "reuse_")), "the world set no status at all"
+    missing = [(s["state"], s["description"]) for s in created if not s.get("target_url")]
+    assert not missing
+    for s in created:
+        assert s["target_url"].startswith(f"https://github.com/{repo}/pull/"), s

@@ -20,7 +20,7 @@ from infx.github.fake import permissions as P
 from infx.github.fake import world as W
 from infx.github.fake.http import HttpError, Request, Response, not_found
 from infx.github.fake.pr_files import FileChange, full_diff, tree_changes
-from infx.github.fake.shapes import Shapes, node_id, stable_id
+from infx.github.fake.shapes import ACTIONS_APP_ID, Shapes, node_id, stable_id
 
 MAX_COMMENT_CHARS = 65_536
 CODEOWNERS_PATHS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
@@ -786,6 +786,144 @@ def get_check_run(state: State, req: Request, owner: str, name: str, cid: str) -
             if run["id"] == int(cid):
                 return Response(body=state.shapes(req).check_run(sha, run))
     raise not_found()
+
+
+CHECK_STATUSES = ("queued", "in_progress", "completed")
+CHECK_CONCLUSIONS = ("action_required", "cancelled", "failure", "neutral", "success", "skipped",
+                     "timed_out")
+ANNOTATION_LEVELS = ("notice", "warning", "failure")
+MAX_ANNOTATIONS_PER_REQUEST = 50  # GitHub's Checks API limit; more take further updates
+MAX_CHECK_OUTPUT_CHARS = 65_535  # summary and text each
+
+
+def _token_app(state: State) -> dict:
+    """The app a check run written with this token belongs to: the world's sign-off App when
+    the token is its `<slug>[bot]`, else GitHub Actions (a workflow's GITHUB_TOKEN)."""
+    app = state.world.get("app") or {}
+    slug = app.get("slug", "infx-signoff")
+    if app and state.world["token_login"].lower() == f"{slug}[bot]".lower():
+        return {"id": int(app.get("id", 1)), "slug": slug}
+    return {"id": ACTIONS_APP_ID, "slug": "github-actions"}
+
+
+def _check_output(req: Request, old: dict | None) -> dict | None:
+    """The `output` of a create/update request checked like GitHub (title and summary on
+    create, summary on update; at most 50 annotations, each located and levelled); its
+    annotations are appended to those already recorded."""
+    output = req.body.get("output") if isinstance(req.body, dict) else None
+    if output is None:
+        return old
+    if not isinstance(output, dict):
+        raise _validation_failed("CheckRun", "output", "output must be an object")
+    required = ("summary",) if old is not None else ("title", "summary")
+    for key in required:
+        if not isinstance(output.get(key), str):
+            raise _validation_failed("CheckRun", f"output.{key}", f"output.{key} is required")
+    for key in ("summary", "text"):
+        if len(output.get(key) or "") > MAX_CHECK_OUTPUT_CHARS:
+            raise _validation_failed("CheckRun", f"output.{key}",
+                                     f"output.{key} is too long (maximum is {MAX_CHECK_OUTPUT_CHARS} characters)")
+    annotations = output.get("annotations") or []
+    if not isinstance(annotations, list) or len(annotations) > MAX_ANNOTATIONS_PER_REQUEST:
+        raise _validation_failed("CheckRun", "output.annotations",
+                                 f"at most {MAX_ANNOTATIONS_PER_REQUEST} annotations per request")
+    for item in annotations:
+        if not (isinstance(item, dict) and isinstance(item.get("path"), str) and item["path"]
+                and isinstance(item.get("start_line"), int) and isinstance(item.get("end_line"), int)
+                and 1 <= item["start_line"] <= item["end_line"]
+                and item.get("annotation_level") in ANNOTATION_LEVELS
+                and isinstance(item.get("message"), str) and item["message"]):
+            raise _validation_failed("CheckRun", "output.annotations",
+                                     "an annotation needs path, start_line <= end_line, "
+                                     "annotation_level and message")
+    kept = list((old or {}).get("annotations", []))
+    base = old or {}
+    return {"title": output.get("title", base.get("title")),
+            "summary": output.get("summary", base.get("summary")),
+            "text": output.get("text", base.get("text")),
+            "annotations": kept + [dict(item) for item in annotations]}
+
+
+def _check_state(req: Request, run: dict, now: str) -> None:
+    """status / conclusion / times of a create or update: a conclusion completes the run."""
+    body = req.body if isinstance(req.body, dict) else {}
+    status = body.get("status", run.get("status", "queued"))
+    if status not in CHECK_STATUSES:
+        raise _validation_failed("CheckRun", "status", f"status must be one of {', '.join(CHECK_STATUSES)}")
+    conclusion = body.get("conclusion", run.get("conclusion"))
+    if conclusion is not None and conclusion not in CHECK_CONCLUSIONS:
+        raise _validation_failed("CheckRun", "conclusion",
+                                 f"conclusion must be one of {', '.join(CHECK_CONCLUSIONS)}")
+    if "conclusion" in body and conclusion is not None:
+        status = "completed"
+    if status == "completed" and conclusion is None:
+        raise _validation_failed("CheckRun", "conclusion",
+                                 "conclusion is required when status is completed")
+    run["status"], run["conclusion"] = status, conclusion
+    for key in ("details_url", "external_id"):
+        if isinstance(body.get(key), str):
+            run[key] = body[key]
+    run["started_at"] = body.get("started_at") or run.get("started_at") or now
+    if status == "completed":
+        run["completed_at"] = body.get("completed_at") or run.get("completed_at") or now
+
+
+@route("POST", "{R}/check-runs")
+def create_check_run(state: State, req: Request, owner: str, name: str) -> Response:
+    """A check run of the token's app on a commit, recorded under the world's `check_runs`."""
+    _require_auth(req)
+    _own_repo(state, owner, name)
+    run_name = _body_field(req, "name")
+    head_sha = _body_field(req, "head_sha")
+    if head_sha not in state.world["commits"]:
+        raise _validation_failed("CheckRun", "head_sha", f"No commit found for SHA: {head_sha}")
+    ids = [r["id"] for runs in state.world["check_runs"].values() for r in runs]
+    run: dict = {"id": max(ids, default=8_000_000) + 1, "name": run_name, "app": _token_app(state)}
+    _check_state(req, run, state.world["now"])
+    output = _check_output(req, None)
+    if output is not None:
+        run["output"] = output
+    state.world["check_runs"].setdefault(head_sha, []).append(run)
+    shape = state.shapes(req).check_run(head_sha, run)
+    return Response(status=201, body=shape, headers={"Location": shape["url"]})
+
+
+@route("PATCH", "{R}/check-runs/(?P<cid>\\d+)")
+def update_check_run(state: State, req: Request, owner: str, name: str, cid: str) -> Response:
+    """Update a check run in place; only the app that created it may (GitHub's 403 otherwise)."""
+    _require_auth(req)
+    _own_repo(state, owner, name)
+    found = next(((sha, run) for sha, runs in state.world["check_runs"].items() for run in runs
+                  if run["id"] == int(cid)), None)
+    sha, run = _or_404(found)
+    owner_app = (run.get("app") or {}).get("slug", "github-actions")
+    if owner_app != _token_app(state)["slug"]:
+        raise HttpError(403, f"Invalid app_id `{_token_app(state)['id']}` - check run can only be "
+                        "modified by the GitHub App that created it.")
+    if isinstance(req.body, dict) and isinstance(req.body.get("name"), str):
+        run["name"] = req.body["name"]
+    _check_state(req, run, state.world["now"])
+    output = _check_output(req, run.get("output") or {"title": None, "summary": None,
+                                                      "text": None, "annotations": []})
+    if output is not None:
+        run["output"] = output
+    return Response(body=state.shapes(req).check_run(sha, run))
+
+
+@route("GET", "{R}/check-runs/(?P<cid>\\d+)/annotations")
+def list_check_run_annotations(state: State, req: Request, owner: str, name: str,
+                               cid: str) -> Response:
+    """The annotations recorded on a check run, in the order they were added."""
+    _own_repo(state, owner, name)
+    sha, run = _or_404(next(((sha, r) for sha, runs in state.world["check_runs"].items()
+                             for r in runs if r["id"] == int(cid)), None))
+    items = (run.get("output") or {}).get("annotations") or []
+    return Response(items=items, shape=lambda item: {
+        "path": item["path"], "start_line": item["start_line"], "end_line": item["end_line"],
+        "start_column": item.get("start_column"), "end_column": item.get("end_column"),
+        "annotation_level": item["annotation_level"], "title": item.get("title"),
+        "message": item["message"], "raw_details": item.get("raw_details"),
+        "blob_href": f"https://github.com/{state.world['repo']}/blob/{sha}/{item['path']}"})
 
 
 def latest_per_suite(sha: str, runs: list[dict]) -> list[dict]:

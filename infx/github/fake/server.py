@@ -225,7 +225,7 @@ class FakeGitHub:
                 found = routes.match(req.method, req.path, req.origin)
                 exchange = {"method": req.method, "path": req.path, "query": dict(req.query),
                             "origin": req.origin, "status": status, "headers": dict(headers),
-                            "body": body, "faulted": fault is not None,
+                            "body": body, "request_body": req.body, "faulted": fault is not None,
                             "route": found[0].__name__ if found else None}
                 for observer in list(_OBSERVERS):
                     observer(exchange)

@@ -11,6 +11,7 @@ from infx.github.fake import world as W
 from infx.github.fake.pr_files import FileChange
 
 WEB = "https://github.com"
+ACTIONS_APP_ID = 15368  # the GitHub Actions app, owner of workflow jobs' check runs
 
 
 def stable_id(text: str) -> int:
@@ -337,22 +338,51 @@ class Shapes:
         extra = {k: v for k, v in run.items() if k not in _CHECK_RUN_WORLD_KEYS}
         return extra | {
             "id": run["id"], "node_id": node_id("CheckRun", run["id"]), "head_sha": sha,
-            "external_id": str(run["id"]), "url": f"{self.repo_url()}/check-runs/{run['id']}",
-            "html_url": run.get("details_url"), "details_url": run.get("details_url"),
+            "external_id": run.get("external_id", str(run["id"])), "url": f"{self.repo_url()}/check-runs/{run['id']}",
+            # a job's page is its details_url; a check run an app wrote has its own page
+            "html_url": (f"{WEB}/{self.world['repo']}/runs/{run['id']}" if "app" in run
+                         else run.get("details_url")),
+            "details_url": run.get("details_url"),
             "status": run["status"], "conclusion": run.get("conclusion"),
             "started_at": run.get("started_at"), "completed_at": run.get("completed_at"),
             "name": run["name"],
-            "output": run.get("output", {"title": None, "summary": None, "text": None,
-                                         "annotations_count": 0, "annotations_url": ""}),
+            "output": self.check_output(run),
             "check_suite": {"id": self.check_suite_id(sha, run)},
-            "app": self.actions_app(),
+            "app": self.app_of(run),
             "pull_requests": [],
+        }
+
+    def check_output(self, run: dict) -> dict:
+        """A check run's `output`: its annotations are counted and served on their own URL."""
+        output = run.get("output") or {}
+        annotations = output.get("annotations") or []
+        return {"title": output.get("title"), "summary": output.get("summary"),
+                "text": output.get("text"),
+                "annotations_count": output.get("annotations_count", len(annotations)),
+                "annotations_url": f"{self.repo_url()}/check-runs/{run['id']}/annotations"}
+
+    def app_of(self, run: dict) -> dict:
+        """The app that owns a check run: the one that wrote it (the world's `app`), else
+        GitHub Actions (a workflow job, or a check run written with a GITHUB_TOKEN)."""
+        app = run.get("app") or {}
+        if not app or app.get("slug") == "github-actions":
+            return self.actions_app()
+        slug = app["slug"]
+        return {
+            "id": int(app.get("id", 1)), "client_id": f"Iv1.{stable_id(slug):016x}"[:20],
+            "slug": slug, "node_id": node_id("App", slug), "name": slug,
+            "owner": self.user(self.world["repo"].split("/")[0]) | {"type": "Organization"},
+            "description": "", "external_url": f"{WEB}/apps/{slug}",
+            "html_url": f"{WEB}/apps/{slug}",
+            "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+            "permissions": dict((self.world.get("app") or {}).get("permissions", {})),
+            "events": [],
         }
 
     def actions_app(self) -> dict:
         """The GitHub Actions app that owns workflow check runs."""
         return {
-            "id": 15368, "client_id": "Iv1.05c79e9ad1f6bdfa", "slug": "github-actions",
+            "id": ACTIONS_APP_ID, "client_id": "Iv1.05c79e9ad1f6bdfa", "slug": "github-actions",
             "node_id": "MDM6QXBwMTUzNjg=", "name": "GitHub Actions",
             "owner": self.user("github") | {"type": "Organization"},
             "description": "Automate your workflow from idea to production",
@@ -500,7 +530,7 @@ class Shapes:
 _FULL_PULL_ONLY = {"merged", "mergeable", "rebaseable", "mergeable_state", "merged_by",
                    "comments", "review_comments", "maintainer_can_modify", "commits",
                    "additions", "deletions", "changed_files"}
-_CHECK_RUN_WORLD_KEYS = {"output", "run_id", "run_attempt", "labels", "runner_name", "steps"}
+_CHECK_RUN_WORLD_KEYS = {"output", "run_id", "run_attempt", "labels", "runner_name", "steps", "app"}
 _PULL_WORLD_KEYS = {"comments", "reviews", "review_comments", "commits", "labels", "user", "head",
                     "base"}
 

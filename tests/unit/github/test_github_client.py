@@ -849,3 +849,83 @@ def test_an_app_without_its_login_never_takes_the_actions_bots_comments(fake_git
            "INFX_APP_INSTALLATION_ID": "77", "GITHUB_REPOSITORY": "acme/widgets"}
     with pytest.raises(InfxError, match="INFX_BOT_LOGIN"):
         _ = GitHubClient.from_env(env=env).login
+
+
+# --- check runs (the Checks API writes) ------------------------------------------------------
+
+
+def _notes(count: int, start: int = 1):
+    from infx.github.checks import Annotation
+
+    return tuple(Annotation("configs/a.yaml", i, i, "failure", f"finding {i}") for i in range(start, start + count))
+
+
+def test_a_check_run_is_created_and_its_annotations_appended_in_batches_of_fifty(fake_github, world):
+    from infx.github.checks import CheckOutput
+
+    fake = fake_github(world)
+    client = fake.client()
+    notes = _notes(120)
+    output = CheckOutput("Verdict: REJECTED", "summary", "| table |", notes)
+    run = client.create_check_run(REPO, HEAD, "codeowner-signoff-verify", output, conclusion="failure",
+                                  details_url="https://github.com/acme/inferencex/pull/12", external_id="e1")
+    assert run.app_slug == "github-actions" and run.conclusion == "failure" and run.annotations_count == 50
+    for batch in (notes[50:100], notes[100:]):
+        run = client.update_check_run(REPO, run.id, output, batch)
+    recorded = next(r for r in fake.world["check_runs"][HEAD] if r["id"] == run.id)
+    assert [a["start_line"] for a in recorded["output"]["annotations"]] == list(range(1, 121))
+    assert recorded["output"]["summary"] == "summary" and recorded["output"]["text"] == "| table |"
+    assert run.annotations_count == 120 and run.html_url.endswith(f"/runs/{run.id}")
+    assert [r.id for r in client.named_check_runs(REPO, HEAD, "codeowner-signoff-verify")] == [run.id]
+    listed = client.paginate(f"/repos/{REPO}/check-runs/{run.id}/annotations", action="a", permission="p")
+    assert len(listed) == 120 and listed[0]["path"] == "configs/a.yaml"
+    assert fake.count("POST", "/check-runs$") == 1 and fake.count("PATCH", "/check-runs/") == 2
+    with pytest.raises(ValueError):
+        client.update_check_run(REPO, run.id, output, _notes(51))
+
+
+def test_the_fake_checks_check_run_writes_like_github(fake_github, world):
+    fake = fake_github(world)
+    gh = fake.client()
+
+    def post(body):
+        return gh._json("POST", f"/repos/{REPO}/check-runs", body=body)
+
+    base = {"name": "n", "head_sha": HEAD}
+    for bad in ({"name": "n"}, base | {"head_sha": "f" * 40}, base | {"status": "completed"},
+                base | {"conclusion": "great"}, base | {"output": {"summary": "no title"}},
+                base | {"output": {"title": "t", "summary": "s",
+                                   "annotations": [{"path": "a", "start_line": 1, "end_line": 1,
+                                                    "annotation_level": "failure", "message": "m"}] * 51}},
+                base | {"output": {"title": "t", "summary": "s",
+                                   "annotations": [{"path": "a", "start_line": 3, "end_line": 2,
+                                                    "annotation_level": "failure", "message": "m"}]}}):
+        with pytest.raises(Exception) as caught:
+            post(bad)
+        assert getattr(caught.value, "status", None) == 422, bad
+    _, created = post(base | {"conclusion": "success"})
+    assert created["status"] == "completed" and created["app"]["slug"] == "github-actions"
+
+
+def test_only_the_app_that_wrote_a_check_run_may_update_it_and_checks_write_is_needed(fake_github, world):
+    from infx.github.checks import CheckOutput
+
+    world = copy.deepcopy(world)
+    world["app"] = {"id": 77, "slug": "infx-signoff", "installation_id": 5}
+    world["check_runs"].setdefault(HEAD, []).append(
+        {"id": 9100, "name": "codeowner-signoff-verify", "status": "completed", "conclusion": "success",
+         "app": {"id": 77, "slug": "infx-signoff"}})
+    fake = fake_github(world)
+    output = CheckOutput("t", "s")
+    with pytest.raises(GitHubError) as caught:  # a GITHUB_TOKEN writes as GitHub Actions
+        fake.client().update_check_run(REPO, 9100, output, conclusion="failure")
+    assert caught.value.status == 403
+    fake.world["token_login"] = "infx-signoff[bot]"
+    updated = fake.client(app_login="infx-signoff[bot]").update_check_run(REPO, 9100, output,
+                                                                           conclusion="failure")
+    assert updated.app_slug == "infx-signoff" and updated.conclusion == "failure"
+    fake.world["token_permissions"] = {"checks": "read", "statuses": "write"}  # no checks: write
+    with pytest.raises(GitHubError) as caught:
+        fake.client(app_login="infx-signoff[bot]").create_check_run(REPO, HEAD, "x", output,
+                                                                    conclusion="success")
+    assert caught.value.status == 403

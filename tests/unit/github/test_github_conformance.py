@@ -164,6 +164,25 @@ def test_every_response_validates_against_githubs_description(traffic) -> None:
     assert len(validated) >= 20
 
 
+def test_the_bots_check_run_writes_validate_against_githubs_request_schema(traffic) -> None:
+    """POST /check-runs and PATCH /check-runs/{id}: the bot's request bodies are what GitHub's
+    description accepts (the subset keeps those operations' request schemas)."""
+    checked, problems = 0, []
+    for exchange in traffic:
+        key = operation_for(exchange["method"], exchange["path"])
+        request = description()["operations"].get(key, {}).get("request") if key else None
+        if request is None:
+            continue
+        body = exchange["request_body"]
+        for error in Draft7Validator(json_schema(request)).iter_errors(body):
+            where = "/".join(str(p) for p in error.absolute_path)
+            problems.append(f"{key} request at {where or '<root>'}: {error.message[:160]}")
+        checked += 1
+    assert not problems, "\n".join(sorted(set(problems))[:20])
+    writes = {operation_for(e["method"], e["path"]) for e in traffic if e["method"] in ("POST", "PATCH")}
+    assert {"POST /repos/{owner}/{repo}/check-runs"} <= writes and checked > 0
+
+
 def test_the_bots_call_only_routes_the_fake_serves_and_github_describes(traffic) -> None:
     unserved = sorted({f"{e['method']} {e['path']}" for e in traffic if e["route"] is None})
     assert not unserved, f"routes the fake does not serve: {unserved}"

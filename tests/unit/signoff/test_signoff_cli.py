@@ -170,3 +170,44 @@ def test_an_event_of_another_shape_is_one_located_error_and_nothing_is_posted(ca
     assert out == "" and "Traceback" not in err and str(event) in err
     assert (f"`{key}`" if key else "`the payload` is an array") in err
     assert not record.exists()  # no commit status was set
+
+
+# the verify job's token before `checks: write` was added: everything else the verdict needs
+WITHOUT_CHECKS_WRITE = {"actions": "read", "checks": "read", "contents": "read", "issues": "write",
+                        "members": "read", "pull_requests": "read", "statuses": "write"}
+
+
+def test_the_verify_step_summary_shows_the_check_table_and_the_check_run(capsys, tmp_path,
+                                                                          monkeypatch) -> None:
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    world = yamlio.load_file("tests/data/worlds/trust_injection.yaml")
+    world["token_permissions"] = WITHOUT_CHECKS_WRITE
+    path = tmp_path / "no-checks-write.yaml"
+    path.write_text(yaml.safe_dump(world, sort_keys=False), encoding="utf-8")
+    for source, fate in ((SEED000, "The check run beside the status: created (https://github.com/"),
+                         (str(path), "The check run beside the status: not published: ")):
+        summary.write_text("")
+        assert main(["signoff", "verify", "--world", source, "--pr", "3412", "--comment-id", "5003"]) == 0
+        text = summary.read_text()
+        assert "| | Check | Status | Reason |" in text and "| ✅ | 0 (CODEOWNER) | PASS |" in text
+        assert fate in text and "The commit status links to https://github.com/" in text
+    assert "checks: write" in text and "| ❌ | 11 (" in text
+    capsys.readouterr()
+
+
+def test_a_head_status_links_to_the_run_that_set_it(monkeypatch) -> None:
+    from infx.cli.signoff import _run_url
+    from infx.github.fake import FakeGitHub
+    from infx.signoff import pipeline as publish
+
+    assert _run_url() is None  # outside a workflow: the PR's page explains the status
+    for name, value in (("GITHUB_SERVER_URL", "https://github.com"), ("GITHUB_RUN_ID", "4242"),
+                        ("GITHUB_REPOSITORY", "SemiAnalysisAI/InferenceX")):
+        monkeypatch.setenv(name, value)
+    run = "https://github.com/SemiAnalysisAI/InferenceX/actions/runs/4242"
+    assert _run_url() == run
+    with FakeGitHub(SEED000) as fake:
+        result = publish.head_status(fake.client(), fake.world["repo"], 3412, publish.Options(run_url=run))
+        [status] = fake.world["statuses"]["296a93ad6c8fa017e83fb5f404f09f2efc16e1c4"]
+    assert result.status == "pending" and result.target_url == run == status["target_url"]

@@ -58,8 +58,12 @@ def main(source: str) -> None:
                 content = (answer.get("content") or {})
                 media = content.get("application/json") or next(iter(content.values()), None)
                 responses[status] = strip(media["schema"]) if media and "schema" in media else None
-            operations[f"{method.upper()} {template}"] = {"operationId": op["operationId"],
-                                                          "responses": responses}
+            entry = {"operationId": op["operationId"], "responses": responses}
+            request = ((op.get("requestBody") or {}).get("content") or {}).get("application/json")
+            if request and "schema" in request and template.endswith("/check-runs" if method == "post"
+                                                                     else "/check-runs/{check_run_id}"):
+                entry["request"] = strip(request["schema"])  # the bots' check-run writes are validated too
+            operations[f"{method.upper()} {template}"] = entry
     out = {"source": f"{PACKAGE}@{VERSION} generated/api.github.com.deref.json",
            "openapi": spec["openapi"], "operations": operations}
     (HERE / "subset.json").write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")

@@ -1,0 +1,83 @@
+"""The verdict as a check run (infx.signoff.checkrun): located findings, the 50-per-request
+batches, the cap with its "and N more" note, the check table."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from infx.signoff import checkrun
+from infx.signoff.model import ChangedFile, Evidence, Outcome, PullInfo, SignOff, Status
+from infx.signoff.table import load_table
+from infx.signoff.verdict import from_outcomes
+
+HEAD = "ab" * 20
+CONFIG = "configs/amd-master.yaml"
+SCRIPT = "benchmarks/single_node/x_mtp.sh"
+
+
+def evidence(lines: int = 400) -> Evidence:
+    pr = PullInfo(number=7, title="t", body="", author="carol", state="open", draft=False,
+                  base_ref="main", base_sha="cd" * 20, head_ref="b", head_sha=HEAD, head_repo=None)
+    text = "\n".join(f"line {i}" for i in range(1, lines + 1)) + "\n"
+    return Evidence(repo="acme/x", default_branch="main", now=datetime(2026, 9, 30, tzinfo=timezone.utc),
+                    pr=pr, signoff=SignOff(author="alice", body="", url=None, source_id=1,
+                                           kind="issue_comment"),
+                    files=[ChangedFile(CONFIG, "modified"), ChangedFile(SCRIPT, "modified"),
+                           ChangedFile("gone.yaml", "removed")],
+                    head_files={CONFIG: text, SCRIPT: "a\nb\nc\n"})
+
+
+def verdict(**outcomes: Outcome):
+    table = load_table()
+    passing = {spec.id: Outcome(Status.NA if spec.advisory else Status.PASS, "fine.")
+               for spec in table.checks}
+    return from_outcomes(table, passing | outcomes)
+
+
+def test_each_located_finding_of_a_failing_or_warning_row_is_one_annotation() -> None:
+    v = verdict(golden=Outcome(Status.FAIL, f"{CONFIG}:15 [k]: AL 2.50 pinned at {SCRIPT}:2; "
+                                            f"{CONFIG}:40 [j]: AL 3.1 pinned"),
+                reuse=Outcome(Status.WARN, f"{CONFIG}:9: stale command", (f"{SCRIPT}:3: also",)),
+                sweep=Outcome(Status.PASS, f"{CONFIG}:12 is fine"))  # a passing row: no annotation
+    found = checkrun.findings(v, checkrun.known_files(evidence()))
+    where = [(f.path, f.line, f.row.spec.id) for f in found]
+    assert where == [(CONFIG, 9, "reuse"), (SCRIPT, 3, "reuse"), (CONFIG, 15, "golden"),
+                     (SCRIPT, 2, "golden"), (CONFIG, 40, "golden")]
+    notes = checkrun.annotations(found)
+    assert [n.level for n in notes] == ["warning", "warning", "failure", "failure", "failure"]
+    assert notes[2].message == f"{CONFIG}:15 [k]: AL 2.50 pinned at {SCRIPT}:2"
+    assert notes[2].title.startswith("Check ") and notes[2].title.endswith(": FAIL")
+
+
+def test_a_place_outside_the_changed_files_or_past_their_end_is_not_annotated() -> None:
+    # text from the PR that merely looks like a location points nowhere
+    v = verdict(golden=Outcome(Status.FAIL, f"other/file.yaml:3 x; gone.yaml:1 y; {SCRIPT}:4 z; "
+                                            f"{CONFIG}:0 w; x{CONFIG}:5 v; {CONFIG}:2:7 col"))
+    found = checkrun.findings(v, checkrun.known_files(evidence()))
+    assert [(f.path, f.line) for f in found] == [(CONFIG, 2)]
+
+
+def test_annotations_go_in_requests_of_fifty_and_are_capped_with_a_note() -> None:
+    parts = "; ".join(f"{CONFIG}:{i} [k{i}]: wrong" for i in range(1, 201))
+    v = verdict(golden=Outcome(Status.FAIL, parts))
+    out = checkrun.verdict_output(v, evidence(), "rejected.", "https://github.com/acme/x/pull/7#c", "acme/x")
+    assert len(out.annotations) == checkrun.MAX_ANNOTATIONS == 150
+    assert [len(b) for b in checkrun.batches(out.annotations)] == [50, 50, 50]
+    assert "… and 50 more located finding(s), not annotated" in out.summary
+    assert "https://github.com/acme/x/pull/7#c" in out.summary and f"`{HEAD}`" in out.summary
+    few = checkrun.verdict_output(verdict(golden=Outcome(Status.FAIL, f"{CONFIG}:3 bad")), evidence(),
+                                  "rejected.", None)
+    assert [len(b) for b in checkrun.batches(few.annotations)] == [1] and "more located" not in few.summary
+    assert checkrun.batches(()) == [()]
+
+
+def test_the_text_is_the_check_table_and_untrusted_text_stays_inert() -> None:
+    v = verdict(golden=Outcome(Status.FAIL, "see <img src=x> @someone | cell"))
+    out = checkrun.verdict_output(v, evidence(), "rejected.", None)
+    table = out.text.splitlines()
+    assert table[0] == "| | Check | Status | Reason |" and len(table) == 2 + len(v.rows)
+    row = next(line for line in table if "| FAIL |" in line)
+    assert " <img" not in row and "\\<img" in row and "@\u200b" in row and "\\| cell" in row
+    assert out.title.startswith("REJECTED: Check ")
+    assert verdict().overall.value == "PASS"
+    assert checkrun.verdict_output(verdict(), evidence(), "ok.", None).title == "Verdict: PASS"
