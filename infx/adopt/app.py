@@ -9,7 +9,7 @@ import json
 # metadata read every App has. Keys are the manifest's names (`pull_requests`, `members`).
 PERMISSIONS: dict[str, str] = {
     "actions": "read",  # list the sweep's runs and jobs, download their artifacts
-    "checks": "read",  # check runs of the PR's commits
+    "checks": "write",  # read check runs of the PR's commits; write the verdict's check run
     "contents": "read",  # trees at the PR's commits, compare, CODEOWNERS
     "issues": "write",  # the verdict comment on the PR conversation
     "members": "read",  # organization team membership (Check codeowner)
@@ -31,7 +31,7 @@ def manifest(name: str, homepage: str) -> dict:
     return {
         "name": name,
         "url": homepage,
-        "description": "The infx CODEOWNER sign-off bot: verdict comments and the "
+        "description": "The infx CODEOWNER sign-off bot: verdict comments, the verdict check run and the "
                        "codeowner-signoff-verify commit status.",
         "public": False,
         "hook_attributes": {"url": homepage, "active": False},
