@@ -100,6 +100,22 @@ def run_signoffs(world_path: Path) -> None:
             publish.verify(fake.client(), world["repo"], trigger, publish.Options(now=now))
 
 
+def run_reverification() -> None:
+    """A verdict with located findings verified twice, the evidence changed in between: the
+    check run is created, then updated in place (POST and PATCH /check-runs)."""
+    from infx.signoff import pipeline as publish
+    from infx.signoff.trigger.gating import SignoffRef, Trigger
+
+    world = yamlio.load_file(DATA / "worlds" / "trust_injection.yaml")
+    with FakeGitHub(world) as fake:
+        trigger = Trigger(True, "conformance", 3412, SignoffRef("issue_comment", 5003))
+        publish.verify(fake.client(), world["repo"], trigger, publish.Options())
+        fake.world["pulls"][0]["comments"].append(
+            {"id": 5090, "user": "someone", "author_association": "NONE", "body": "a question",
+             "created_at": world["now"], "updated_at": world["now"], "reactions": []})
+        assert publish.verify(fake.client(), world["repo"], trigger, publish.Options()).check_run == "updated"
+
+
 def run_reuse_and_posting() -> None:
     from lib.reuse_world import REPO, add_comment, base_world
 
@@ -132,6 +148,7 @@ def traffic() -> list[dict]:
         run_demo()
         for world_path in sorted((DATA / "worlds").glob("*.yaml")):
             run_signoffs(world_path)
+        run_reverification()
         run_reuse_and_posting()
     assert seen, "no traffic observed"
     return seen
@@ -180,7 +197,8 @@ def test_the_bots_check_run_writes_validate_against_githubs_request_schema(traff
         checked += 1
     assert not problems, "\n".join(sorted(set(problems))[:20])
     writes = {operation_for(e["method"], e["path"]) for e in traffic if e["method"] in ("POST", "PATCH")}
-    assert {"POST /repos/{owner}/{repo}/check-runs"} <= writes and checked > 0
+    assert {"POST /repos/{owner}/{repo}/check-runs",
+            "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"} <= writes and checked > 0
 
 
 def test_the_bots_call_only_routes_the_fake_serves_and_github_describes(traffic) -> None:
