@@ -66,14 +66,24 @@ def corpus():
     return {n: realprs.load(n) for n in realprs.corpus_numbers()}
 
 
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """The project's packed commit every replay's repository starts from; git makes clones
+    without the sample hooks (a dozen files in each of the sweep's checkouts)."""
+    templates = tmp_path_factory.mktemp("git-templates")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GIT_TEMPLATE_DIR", str(templates))
+        yield realprs.make_project_repo(tmp_path_factory.mktemp("realprs") / "project")
+
+
 def test_the_corpus_is_the_replayed_one(corpus):
     assert sorted(corpus) == sorted(c.number for c in CASES)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"pr{c.number}")
-def test_real_pr_replay(corpus, case, tmp_path):
+def test_real_pr_replay(corpus, project, case, tmp_path):
     pr = corpus[case.number]
-    base = realprs.make_repo(pr, tmp_path / "base")
+    base = realprs.make_repo(pr, tmp_path / "base", project)
     repo = realprs.RealRepo(base, tmp_path / "repo", pr)
     opened = realprs.open_pr(repo, pr, [case.label])
     record, world = sweep(repo, opened, tmp_path, 90000 + case.number, start=pr.at(-1.5), now=pr.at(-0.1))

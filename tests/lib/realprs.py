@@ -19,6 +19,7 @@ from lib.sweep_loop import ROOT, PullRequest, SweepRepo, git, project_files
 CORPUS = ROOT / "tests" / "data" / "realprs"
 # this project's sample data the reference's trees replace
 REPLACED = ("configs/amd-master.yaml", "perf-changelog.yaml", "configs/recipes/")
+PROJECT_DATE = "2026-01-05T10:00:00Z"  # before every corpus PR's base commit
 
 
 @dataclass(frozen=True)
@@ -55,22 +56,44 @@ def load(number: int) -> CorpusPR:
                     _files(folder / "base"), head)
 
 
-def make_repo(pr: CorpusPR, path: Path) -> Path:
-    """A repository whose `main` is this project's files with the PR's base tree in place of
-    the sample configs, changelog and recipes."""
-    path.mkdir(parents=True)
-    git(path, "init", "--quiet", "--initial-branch=main")
-    files = {rel: data for rel, data in project_files().items() if not rel.startswith(REPLACED)}
-    files |= {rel: text.encode("utf-8") for rel, text in pr.base.items()}
+def _write(root: Path, files: dict[str, bytes]) -> None:
     for rel, data in files.items():
-        target = path / rel
+        target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         if rel.endswith(".sh"):
             target.chmod(0o755)
+
+
+def pack(repo: Path) -> None:
+    """Put every object of ``repo`` in one pack: each job's checkout clones the repository,
+    and a local clone hard-links every loose object file (a few hundred) where a pack is two."""
+    git(repo, "repack", "-a", "-d", "-q")
+
+
+def make_project_repo(path: Path) -> Path:
+    """One packed commit of this project's files without the sample data a corpus PR's base
+    tree replaces; the replays of a module clone it (make_repo)."""
+    path.mkdir(parents=True)
+    git(path, "init", "--quiet", "--initial-branch=main")
+    _write(path, {rel: data for rel, data in project_files().items() if not rel.startswith(REPLACED)})
     git(path, "add", "--all")
-    git(path, "commit", "--quiet", "-m", "main: the control plane and the reference's MI355X configs",
-        date=pr.at(-3))
+    git(path, "commit", "--quiet", "-m", "main: the control plane", date=PROJECT_DATE)
+    pack(path)
+    return path
+
+
+def make_repo(pr: CorpusPR, path: Path, project: Path) -> Path:
+    """A repository whose `main` is one root commit: the project's files (a clone of
+    make_project_repo's, sharing its pack) with the PR's base tree in place of the sample
+    configs, changelog and recipes (a root, as the world holds no commit before it)."""
+    git(project.parent, "clone", "--quiet", str(project), str(path))
+    _write(path, {rel: text.encode("utf-8") for rel, text in pr.base.items()})
+    git(path, "add", "--all")
+    tree = git(path, "write-tree").strip()
+    root = git(path, "commit-tree", tree, "-m", "main: the control plane and the reference's MI355X configs",
+               date=pr.at(-3)).strip()
+    git(path, "reset", "--quiet", "--soft", root)
     return path
 
 
@@ -84,6 +107,11 @@ class RealRepo(SweepRepo):
     def _date(self) -> str:
         self._step += 1
         return self._pr.at(-3 + self._step / 24)
+
+    def pull_refs(self, number: int, head: str) -> str:
+        merge = super().pull_refs(number, head)
+        pack(self.path)  # the sweep's checkouts clone it next
+        return merge
 
 
 def open_pr(repo: SweepRepo, pr: CorpusPR, labels: list[str]) -> PullRequest:
