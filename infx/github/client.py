@@ -1109,6 +1109,14 @@ class GitHubClient:
                               permission="checks: read")
         return [parsed(CheckRunInfo.from_json, item, what) for item in items]
 
+    def check_run_annotations(self, repo: Any, check_run_id: int) -> list[Annotation]:
+        """The annotations a check run holds, in the order they were added."""
+        repo_name = _repo_name(repo)
+        what = f"listing the annotations of check run {check_run_id}"
+        items = self.paginate(f"/repos/{repo_name}/check-runs/{check_run_id}/annotations",
+                              action=what, permission="checks: read")
+        return [parsed(_annotation, item, what) for item in items]
+
     def create_check_run(self, repo: Any, sha: str, name: str, output: CheckOutput, *,
                          conclusion: str, details_url: str | None = None,
                          external_id: str = "") -> CheckRunInfo:
@@ -1379,6 +1387,12 @@ class GitHubClient:
                     raise GitHubError(f"artifact {artifact_id} member {member} is not valid JSON: "
                                       f"{exc}", status=None, action="reading artifact JSON") from None
         return parsed
+
+
+def _annotation(data: dict) -> Annotation:
+    return Annotation(path=data["path"], start_line=int(data["start_line"]),
+                      end_line=int(data["end_line"]), level=data["annotation_level"],
+                      message=data.get("message") or "", title=data.get("title") or "")
 
 
 def _conclusion(value: str) -> str:

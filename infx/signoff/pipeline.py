@@ -568,7 +568,6 @@ class _Session:
             output = checkrun.error_output(description, result.comment_url, sha)
         conclusion = checkrun.CONCLUSIONS[state]
         external_id = f"{self.settings.marker}:{sha}:{fingerprint}"
-        batches = checkrun.batches(output.annotations)
         try:
             with self.reader.writing():  # part of publishing: never refused by the read budget
                 ours = [run for run in self.client.named_check_runs(self.repo, sha, name)
@@ -580,11 +579,15 @@ class _Session:
                     result.check_run, result.check_run_url = "unchanged", current.html_url or None
                     return
                 if current is None:
+                    batches = checkrun.batches(output.annotations)
                     run = self.client.create_check_run(
                         self.repo, sha, name, output, conclusion=conclusion,
                         details_url=result.comment_url, external_id=external_id)
                     action = "created"
                 else:
+                    # GitHub appends an update's annotations: only the new ones are sent
+                    held = set(self.client.check_run_annotations(self.repo, current.id))
+                    batches = checkrun.batches(tuple(a for a in output.annotations if a not in held))
                     run = self.client.update_check_run(
                         self.repo, current.id, output, batches[0], conclusion=conclusion,
                         details_url=result.comment_url, external_id=external_id)

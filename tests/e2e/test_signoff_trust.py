@@ -940,7 +940,7 @@ def test_re_verification_updates_the_check_run_in_place(request, fake_github) ->
     client = fake.client(app_login=APP_LOGIN)
     trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
     first = publish.verify(client, fake.world["repo"], trigger, publish.Options())
-    [created] = our_check_runs(fake)
+    [created] = copy.deepcopy(our_check_runs(fake))
     # the same evidence again: nothing is written
     again = publish.verify(fake.client(app_login=APP_LOGIN), fake.world["repo"], trigger, publish.Options())
     assert again.check_run == "unchanged" and fake.count("PATCH", "/check-runs/") == 0
@@ -952,7 +952,9 @@ def test_re_verification_updates_the_check_run_in_place(request, fake_github) ->
     later = publish.verify(fake.client(app_login=APP_LOGIN), fake.world["repo"], trigger, publish.Options())
     assert later.check_run == "updated" and later.check_run_url == first.check_run_url
     [updated] = our_check_runs(fake)
-    assert updated["id"] == created["id"] and updated["external_id"] != first.evidence.pr.head_sha
+    assert updated["id"] == created["id"] and updated["external_id"] != created["external_id"]
+    # GitHub appends an update's annotations: the findings already there are not sent again
+    assert len(updated["output"]["annotations"]) == len(created["output"]["annotations"]) == 2
     assert fake.count("POST", "/check-runs$") == 1 and fake.count("PATCH", "/check-runs/") == 1
     # a check run of that name another app wrote is never the one updated
     assert all(r["app"]["slug"] == "infx-signoff" for r in our_check_runs(fake))
