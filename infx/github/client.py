@@ -50,6 +50,7 @@ from infx.github.checks import (
     CheckOutput,
 )
 from infx.github.markers import Marker, as_marker, has_marker, with_marker
+from infx.github.models import Comment
 from infx.trust import Identity, our_comment
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -315,28 +316,6 @@ def explain(status: int | None, data: Any, action: str, permission: str,
 
 
 # --- plain results -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Comment:
-    """An issue / pull request conversation comment."""
-
-    id: int
-    user: str
-    body: str
-    author_association: str
-    created_at: str
-    updated_at: str
-    html_url: str = ""
-    user_type: str = ""  # User | Bot | Organization (bots never authorize anything)
-
-    @classmethod
-    def from_json(cls, data: dict) -> Comment:
-        user = data.get("user") or {}
-        return cls(id=data["id"], user=user.get("login", ""),
-                   body=data.get("body") or "", author_association=data.get("author_association", ""),
-                   created_at=data.get("created_at", ""), updated_at=data.get("updated_at", ""),
-                   html_url=data.get("html_url", ""), user_type=user.get("type") or "")
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from infx.errors import InfxError, Problem
-
-if TYPE_CHECKING:
-    from infx.github.client import Comment
+from infx.github.models import Comment
 
 
 @dataclass(frozen=True)
@@ -212,12 +210,10 @@ def _pull(p: _Payload) -> PullRequest:
 
 
 def _comment(p: _Payload) -> Comment:
-    # the REST comment type, imported on use: the client module drags in urllib3 and friends
-    from infx.github.client import Comment
-
-    return Comment(p["id"].value, _login(p.sub("user")), p.get("body") or "",
-                   p.get("author_association") or "NONE", p.get("created_at") or "",
-                   p.get("updated_at") or "", p.get("html_url") or "")
+    return Comment(id=p["id"].value, user=_login(p.sub("user")), body=p.get("body") or "",
+                   author_association=p.get("author_association") or "NONE",
+                   created_at=p.get("created_at") or "", updated_at=p.get("updated_at") or "",
+                   html_url=p.get("html_url") or "")
 
 
 def _common(name: str, p: _Payload) -> dict[str, Any]:

@@ -245,7 +245,7 @@ class Reader:
     def comments(self, number: int) -> list[Comment]:
         items = self.read(f"listing the comments of PR #{number}", self.client.issue_comments,
                           self.repo, number, expected=self._expected(number, "comments"))
-        return [comment(item, "issue_comment") for item in items]
+        return [Comment.from_json(item, "issue_comment") for item in items]
 
     def statuses(self, sha: str) -> list[dict]:
         """The commit statuses of `sha`, newest first, as GitHub's JSON (trust.our_status
@@ -255,12 +255,12 @@ class Reader:
     def reviews(self, number: int) -> list[Comment]:
         items = self.read(f"listing the reviews of PR #{number}", self.client.pull_reviews,
                           self.repo, number)
-        return [comment(item, "review") for item in items]
+        return [Comment.from_json(item, "review") for item in items]
 
     def review_comments(self, number: int) -> list[Comment]:
         items = self.read(f"listing the inline review comments of PR #{number}",
                           self.client.pull_review_comments, self.repo, number)
-        return [comment(item, "review_comment") for item in items]
+        return [Comment.from_json(item, "review_comment") for item in items]
 
     def team_member(self, team: str, user: str, *, prove: bool = True) -> bool | None:
         """Whether `user` is an active member of `org/slug`.
@@ -414,15 +414,6 @@ def check_run(item: dict) -> CheckRun:
                     conclusion=item.get("conclusion"), details_url=item.get("details_url"),
                     started_at=item.get("started_at"), completed_at=item.get("completed_at"),
                     head_sha=item.get("head_sha"))
-
-
-def comment(item: dict, kind: str) -> Comment:
-    return Comment(id=item["id"], user=(item.get("user") or {}).get("login", ""),
-                   body=item.get("body") or "", author_association=item.get("author_association") or "",
-                   created_at=item.get("created_at") or item.get("submitted_at") or "",
-                   updated_at=item.get("updated_at"), kind=kind, html_url=item.get("html_url"),
-                   user_type=(item.get("user") or {}).get("type") or "",
-                   state=str(item.get("state") or "") if kind == "review" else "")
 
 
 # --- gathering --------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 
+from infx.github.models import Comment  # noqa: F401 - the checks' Comment is GitHub's
+
 
 class Status(str, Enum):
     PASS = "PASS"
@@ -65,20 +67,6 @@ class RunJob:
     run_attempt: int = 1
     head_sha: str | None = None
     completed_at: str | None = None
-
-
-@dataclass(frozen=True)
-class Comment:
-    id: int
-    user: str
-    body: str
-    author_association: str
-    created_at: str
-    updated_at: str | None = None
-    kind: str = "issue_comment"  # issue_comment | review | review_comment
-    html_url: str | None = None
-    user_type: str = ""  # User | Bot | Organization, as GitHub reports the author
-    state: str = ""  # a review's state (APPROVED, COMMENTED, DISMISSED, ...); "" for comments
 
 
 @dataclass(frozen=True)

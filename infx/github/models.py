@@ -1,0 +1,36 @@
+"""One typed model per GitHub object, each built from GitHub's JSON in one place (issue 19)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+COMMENT_KINDS = ("issue_comment", "review", "review_comment")
+
+
+@dataclass(frozen=True)
+class Comment:
+    """A conversation comment, a review, or an inline review comment (`kind`)."""
+
+    id: int
+    user: str
+    body: str
+    author_association: str
+    created_at: str
+    updated_at: str | None = None
+    kind: str = "issue_comment"  # issue_comment | review | review_comment
+    html_url: str | None = None
+    user_type: str = ""  # User | Bot | Organization, as GitHub reports the author
+    state: str = ""  # a review's state (APPROVED, COMMENTED, DISMISSED, ...); "" for comments
+
+    @classmethod
+    def from_json(cls, data: dict, kind: str = "issue_comment") -> Comment:
+        """From GitHub's JSON for a comment of `kind` (a review has `submitted_at` and `state`)."""
+        if kind not in COMMENT_KINDS:
+            raise ValueError(f"comment kind must be one of {COMMENT_KINDS}, not {kind!r}")
+        user = data.get("user") or {}
+        return cls(id=data["id"], user=user.get("login", ""), body=data.get("body") or "",
+                   author_association=data.get("author_association") or "",
+                   created_at=data.get("created_at") or data.get("submitted_at") or "",
+                   updated_at=data.get("updated_at"), kind=kind, html_url=data.get("html_url"),
+                   user_type=user.get("type") or "",
+                   state=str(data.get("state") or "") if kind == "review" else "")
