@@ -9,7 +9,8 @@ runs them, with every such reference replaced by its value:
   additional settings, EVAL_ONLY=false for throughput rows) decide the conditions they can
   (``infx.plan.launch_graph.decide``);
 - a condition the row cannot decide is taken both ways (at most ``MAX_UNDECIDED`` per row),
-  so every branch's value is a variant the rules must accept;
+  so every branch's value is a variant the rules must accept; past that many, a name set
+  under a condition left open stays as written;
 - the last assignment before the reference, in the same file, whose conditions hold wins; a
   name the file never sets takes the lane's ``NAME=value`` setting, else ``${NAME:-default}``'s
   default; a name with no value stays as written (the rules then read no number from it: fail
@@ -172,7 +173,7 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
         decided = tuple(decide(p, row_branch) for p in predicates)
         undecided = [p for p, value in zip(predicates, decided, strict=True) if value is None]
         if len(undecided) > MAX_UNDECIDED:
-            undecided = []  # too many to take both ways: conditioned values stay unresolved
+            undecided = []  # too many to take both ways: values they condition stay as written
             choices: Iterable[tuple[bool, ...]] = [()]
         else:
             choices = itertools.product((True, False), repeat=len(undecided))
@@ -204,14 +205,19 @@ def _deciding(relevant: list[Assignment], row: dict[str, str], branch: Branch, u
     return " ".join(found + [f"{n}={row[n]}" if n in row else f"{n} unset" for n in sorted(used)])
 
 
-def _holds(assignment: Assignment, branch: Branch, assumed: dict[str, bool]) -> bool:
+def _holds(assignment: Assignment, branch: Branch, assumed: dict[str, bool]) -> bool | None:
+    """Whether the assignment runs on this branch (None: a condition is neither decided by
+    the row nor taken either way)."""
+    unknown = False
     for guard in assignment.guards:
         value = decide(guard.predicate, branch)
         if value is None:
             value = assumed.get(guard.predicate)
-        if value is None or value == guard.negated:
+        if value is None:
+            unknown = True
+        elif value == guard.negated:
             return False
-    return True
+    return None if unknown else True
 
 
 def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], row: dict[str, str],
@@ -219,10 +225,11 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
     used: list[Assignment] = []
     origins: list[tuple[str, int | None, str]] = []
     out = list(lines)
-    by_name: dict[str, list[Assignment]] = {}
+    by_name: dict[str, list[tuple[Assignment, bool | None]]] = {}
     for a in sets:
-        if _holds(a, branch, assumed):
-            by_name.setdefault(a.name, []).append(a)
+        holds = _holds(a, branch, assumed)
+        if holds is not False:
+            by_name.setdefault(a.name, []).append((a, holds))
     for index in candidates:
         line = lines[index]
 
@@ -231,10 +238,12 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
         def value(match: re.Match[str], line: Line = line, here: list[str] = here) -> str:
             name, default = match.group(1) or match.group(3), match.group(2)
             shell = line.number is not None and _SHELL_FILE.search(line.path)
-            earlier = [a for a in by_name.get(name, ()) if shell and a.line.path == line.path
+            earlier = [(a, holds) for a, holds in by_name.get(name, ()) if shell and a.line.path == line.path
                        and (a.line.number or 0) < (line.number or 0)]
+            if any(holds is None for _, holds in earlier):
+                return match.group(0)  # a value set under a condition left open: not known
             if earlier:
-                chosen = earlier[-1]
+                chosen = earlier[-1][0]
                 if chosen not in used:
                     used.append(chosen)
                 if "$" not in chosen.value:

@@ -74,3 +74,11 @@ def test_decide_reads_integer_tests_of_row_variables():
 
 def test_a_default_never_overrides_a_row_field():
     assert _values(_variants('run --c "${CONC:-1}"\n'), 1) == {(): 'run --c "${CONC:-1}"'}
+
+
+def test_past_the_cap_a_value_set_under_an_open_condition_stays_as_written():
+    conditions = "".join(f'if [ -n "$F{i}" ]; then\n  X{i}=1\nfi\n' for i in range(5))
+    text = f'AL=2.5\n{conditions}if [ -n "$G" ]; then\n  AL=9\nfi\nrun --al "$AL" ' + \
+        " ".join(f'"$X{i}"' for i in range(5)) + "\n"
+    (found,) = _variants(text)
+    assert found.lines[-1].text.startswith('run --al "$AL"')
