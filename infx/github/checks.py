@@ -9,6 +9,14 @@ MAX_CHECK_OUTPUT_CHARS = 65_535  # a check run's summary and text, each
 CHECK_CONCLUSIONS = ("action_required", "cancelled", "failure", "neutral", "success", "skipped",
                      "timed_out")
 ANNOTATION_LEVELS = ("notice", "warning", "failure")
+TRUNCATED = "\n\n… (truncated)"
+
+
+def fit(text: str) -> str:
+    """A summary or text cut to the Checks API's 65,535 characters."""
+    if len(text) <= MAX_CHECK_OUTPUT_CHARS:
+        return text
+    return text[: MAX_CHECK_OUTPUT_CHARS - len(TRUNCATED)] + TRUNCATED
 
 
 @dataclass(frozen=True)

@@ -45,9 +45,9 @@ from infx.github.budget import RequestBudget
 from infx.github.checks import (
     CHECK_CONCLUSIONS,
     MAX_ANNOTATIONS_PER_REQUEST,
-    MAX_CHECK_OUTPUT_CHARS,
     Annotation,
     CheckOutput,
+    fit,
 )
 from infx.github.markers import Marker, as_marker, has_marker, with_marker
 from infx.github.models import Comment
@@ -1380,17 +1380,10 @@ def _conclusion(value: str) -> str:
     return value
 
 
-def _fit(text: str) -> str:
-    """A summary or text cut to the Checks API's 65,535 characters."""
-    note = "\n\n… (truncated)"
-    return text if len(text) <= MAX_CHECK_OUTPUT_CHARS else \
-        text[: MAX_CHECK_OUTPUT_CHARS - len(note)] + note
-
-
 def _output_json(output: CheckOutput, annotations: tuple[Annotation, ...]) -> dict:
     # the text is always sent: an update without one would leave the previous verdict's
-    out: dict[str, Any] = {"title": output.title, "summary": _fit(output.summary),
-                           "text": _fit(output.text)}
+    out: dict[str, Any] = {"title": output.title, "summary": fit(output.summary),
+                           "text": fit(output.text)}
     if annotations:
         out["annotations"] = [a.to_json() for a in annotations]
     return out

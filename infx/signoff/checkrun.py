@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from infx import inert
-from infx.github.checks import MAX_ANNOTATIONS_PER_REQUEST, Annotation, CheckOutput
+from infx.github.checks import MAX_ANNOTATIONS_PER_REQUEST, Annotation, CheckOutput, fit
 from infx.signoff.model import Evidence, Status
 from infx.signoff.render import EMOJI, HEADERS, blocking_summary, clean
 from infx.signoff.verdict import Overall, Row, Verdict
@@ -98,8 +98,10 @@ def annotations(found: list[Finding]) -> tuple[Annotation, ...]:
 
 
 def title(verdict: Verdict) -> str:
+    """One line of plain text (GitHub shows a check run's title as it is)."""
     if verdict.overall == Overall.REJECTED:
-        return f"REJECTED: {clean(blocking_summary(verdict))}"[:200]
+        names = ", ".join(f"Check {r.spec.number} ({r.spec.name})" for r in verdict.failing())
+        return f"REJECTED: {names} failed"
     return f"Verdict: {verdict.overall.value}"
 
 
@@ -111,7 +113,7 @@ def verdict_output(verdict: Verdict, evidence: Evidence, description: str,
     notes = annotations(found)
     lines = [HEADERS[verdict.overall], "", inert.plain(description)]
     if verdict.overall == Overall.REJECTED:
-        lines += ["", f"Blocking: {inert.plain(clean(blocking_summary(verdict)))}"]
+        lines += ["", f"Blocking: {blocking_summary(verdict)}"]  # already inert markdown
     if notes:
         lines += ["", f"{len(notes)} finding(s) annotated on the changed files."]
     if len(found) > len(notes):
@@ -120,8 +122,8 @@ def verdict_output(verdict: Verdict, evidence: Evidence, description: str,
     if comment_url:
         lines += ["", f"The verdict comment: {comment_url}"]
     lines += ["", f"Assessed commit: `{evidence.pr.head_sha}`."]
-    return CheckOutput(title=title(verdict), summary="\n".join(lines) + "\n",
-                       text=check_table(verdict, repo), annotations=notes)
+    return CheckOutput(title=title(verdict), summary=fit("\n".join(lines) + "\n"),
+                       text=fit(check_table(verdict, repo)), annotations=notes)
 
 
 def error_output(description: str, comment_url: str | None, head_sha: str) -> CheckOutput:
@@ -130,7 +132,7 @@ def error_output(description: str, comment_url: str | None, head_sha: str) -> Ch
     if comment_url:
         lines += ["", f"What could not be read: {comment_url}"]
     lines += ["", f"Assessed commit: `{head_sha}`."]
-    return CheckOutput(title="Not verified", summary="\n".join(lines) + "\n")
+    return CheckOutput(title="Not verified", summary=fit("\n".join(lines) + "\n"))
 
 
 def batches(notes: tuple[Annotation, ...]) -> list[tuple[Annotation, ...]]:

@@ -81,3 +81,16 @@ def test_the_text_is_the_check_table_and_untrusted_text_stays_inert() -> None:
     assert out.title.startswith("REJECTED: Check ")
     assert verdict().overall.value == "PASS"
     assert checkrun.verdict_output(verdict(), evidence(), "ok.", None).title == "Verdict: PASS"
+
+
+def test_an_overlong_table_is_cut_to_what_github_keeps_so_a_rerun_compares_equal() -> None:
+    from infx.github.checks import MAX_CHECK_OUTPUT_CHARS, TRUNCATED
+
+    v = verdict(golden=Outcome(Status.FAIL, "x " * 40_000))
+    out = checkrun.verdict_output(v, evidence(), "rejected.", None)
+    assert len(out.text) == MAX_CHECK_OUTPUT_CHARS and out.text.endswith(TRUNCATED)
+    assert checkrun.verdict_output(v, evidence(), "rejected.", None) == out
+    short = checkrun.verdict_output(verdict(golden=Outcome(Status.FAIL, "key [k] is wrong")), evidence(),
+                                    "rejected.", None)
+    assert "key \\[k\\] is wrong" in short.summary  # the blocking line escaped once, not twice
+    assert out.title == "REJECTED: Check 11 (Agentic golden AL) failed"
