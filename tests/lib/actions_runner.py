@@ -18,6 +18,7 @@ internet; the GitHub API the scripts use is whatever `api_url` points at (the fa
 
 from __future__ import annotations
 
+import atexit
 import fnmatch
 import json
 import os
@@ -26,6 +27,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -39,6 +41,8 @@ from lib.expressions import Context, evaluate_if, evaluate_text, interpolate, to
 WHOLE_EXPRESSION = re.compile(r"^\s*\$\{\{(.*)\}\}\s*$", re.S)
 _MULTILINE_VALUE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)<<(.+)$")
 FAKE_PIP = Path(__file__).resolve().parent / "fake_pip.py"
+FORK_SERVER = Path(__file__).resolve().parent / "fork_server.py"
+FORK_CLIENT = Path(__file__).resolve().parent / "fork_client.py"
 _KNOWN_ACTIONS = ("actions/checkout", "actions/setup-python", "actions/upload-artifact",
                   "actions/download-artifact")
 
@@ -562,12 +566,30 @@ class LocalRunner:
         _git(path, "checkout", "--quiet", "--detach", ref)
 
     def _make_shims(self) -> Path:
-        """`python` is the host interpreter except that `python -m pip install` is
-        tests/lib/fake_pip.py; `infx` runs the installed package as its console script does
-        (the current folder is not on its path, `-P`)."""
         shims = self.work_dir / "shims"
-        shims.mkdir(parents=True, exist_ok=True)
-        python = shlex.quote(sys.executable)
+        write_shims(shims, fork_server_socket())
+        return shims
+
+
+# ---- the shims and the fork server ------------------------------------------------------------------
+
+def write_shims(shims: Path, server: str | None) -> None:
+    """`python` is the host interpreter except that `python -m pip install` is
+    tests/lib/fake_pip.py; `infx` runs the installed package as its console script does
+    (the current folder is not on its path, `-P`). With a fork server (tests/lib/fork_server.py,
+    its socket `server`) the shims are its client, tests/lib/fork_client.py: the server runs
+    infx without a new interpreter's start-up, and execs the interpreter for anything else."""
+    shims.mkdir(parents=True, exist_ok=True)
+    python = shlex.quote(sys.executable)
+    if server is not None:
+        client = FORK_CLIENT.read_text(encoding="utf-8")
+        blank = 'SOCKET, PYTHON, FAKE_PIP = "", "", ""'
+        if blank not in client:
+            raise RunnerError(f"{FORK_CLIENT} lost its settings line")
+        client = client.replace(blank, f"SOCKET, PYTHON, FAKE_PIP = {server!r}, {sys.executable!r}, {str(FAKE_PIP)!r}")
+        for name in ("python", "python3", "infx"):
+            (shims / name).write_text(f"#!{sys.executable} -IS\n" + client, encoding="utf-8")
+    else:
         (shims / "python").write_text(
             "#!/usr/bin/env bash\n"
             'if [ "${1:-}" = -m ] && [ "${2:-}" = pip ] && [ "${3:-}" = install ]; then\n'
@@ -575,9 +597,63 @@ class LocalRunner:
             f'exec {python} "$@"\n', encoding="utf-8")
         (shims / "python3").write_text(f'#!/usr/bin/env bash\nexec {shims / "python"} "$@"\n', encoding="utf-8")
         (shims / "infx").write_text(f'#!/usr/bin/env bash\nexec {python} -P -m infx "$@"\n', encoding="utf-8")
-        for shim in shims.iterdir():
-            shim.chmod(0o755)
-        return shims
+    for shim in shims.iterdir():
+        shim.chmod(0o755)
+
+
+_FORK_SERVER: dict[int, tuple[subprocess.Popen, str] | None] = {}
+
+
+def fork_server_socket() -> str | None:
+    """The socket of this test process's fork server, started on first use and stopped at exit;
+    None (plain shims) when INFX_TEST_FORK_SERVER=0 or the interpreter's path cannot be a
+    shebang line."""
+    if (os.environ.get("INFX_TEST_FORK_SERVER", "1") == "0" or len(sys.executable) > 100
+            or " " in sys.executable):
+        return None
+    if os.getpid() not in _FORK_SERVER or (_FORK_SERVER[os.getpid()] is not None
+                                           and _FORK_SERVER[os.getpid()][0].poll() is not None):
+        _FORK_SERVER[os.getpid()] = start_fork_server(os.environ.get("INFX_TEST_FORK_SERVER_LOG", ""))
+    running = _FORK_SERVER[os.getpid()]
+    return running[1] if running is not None else None
+
+
+def start_fork_server(log: str = "") -> tuple[subprocess.Popen, str] | None:
+    """A fork server (stopped at exit, or by `stop_fork_server`) and its socket, or None when
+    this installation has what a job's interpreter may not (a user site folder, a
+    sitecustomize); `log` gets a line per request saying whether it was forked or exec'd."""
+    folder = tempfile.mkdtemp(prefix="infx-fork-")
+    path = os.path.join(folder, "socket")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
+           "HOME": os.environ.get("HOME", "/"), "FORK_SERVER_LOG": log}
+    # the server ends when its stdin closes: when this process ends, however it ends
+    proc = subprocess.Popen([sys.executable, str(FORK_SERVER), path], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, cwd=folder)
+    assert proc.stdout is not None
+    answer = proc.stdout.readline()
+    if answer != b"ready\n":
+        proc.wait()
+        if answer.startswith(b"unsupported:"):  # this installation needs fresh interpreters
+            return None
+        raise RunnerError(f"the fork server did not start (exit {proc.returncode})")
+    atexit.register(stop_fork_server, proc)
+    return proc, path
+
+
+def stop_fork_server(proc: subprocess.Popen) -> None:
+    """Stop the server once every process it forked has ended (their CPU time is then counted
+    in this process's children, as the plain shims' processes are)."""
+    if proc.poll() is None:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
+    shutil.rmtree(Path(proc.args[-1]).parent, ignore_errors=True)
 
 
 # ---- helpers ----------------------------------------------------------------------------------------
