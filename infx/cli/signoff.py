@@ -85,6 +85,16 @@ def _event_trigger(event_file: str, event_name: str | None) -> gating.Trigger:
         raise InfxError(Problem(str(exc), file=str(path), key="inputs")) from None
 
 
+def _why(result: Result) -> str:
+    """The result's reason, with what could not be read when evidence was unreadable (the
+    status description stays short; the step's log and summary say which call failed and
+    the permission it needs)."""
+    unreadable = result.evidence.unreadable if result.evidence is not None else {}
+    if not unreadable:
+        return result.reason
+    return result.reason + " Unreadable: " + "; ".join(f"{key}: {why}" for key, why in sorted(unreadable.items()))
+
+
 def _emit(result: Result, fmt: str, dump_evidence: str | None) -> None:
     from infx.signoff.evidence import to_json
     from infx.workflow.actions import append_summary
@@ -104,7 +114,7 @@ def _emit(result: Result, fmt: str, dump_evidence: str | None) -> None:
 
 def _summary(result: Result) -> str:
     """The step summary: the outcome, the check table of a verdict, and the check run's fate."""
-    lines = [f"CODEOWNER sign-off: **{result.kind}** — {result.reason}", ""]
+    lines = [f"CODEOWNER sign-off: **{result.kind}** — {_why(result)}", ""]
     if result.verdict is not None:
         from infx.signoff.checkrun import check_table
 
@@ -159,7 +169,7 @@ def verify(world, repo, pr, comment_id, comment_url, actor, dispatch, event_file
         result = publish.verify(client, repo, trigger, options)
     _emit(result, fmt, dump_evidence)
     if result.kind == "error":
-        raise InfxError(Problem(f"verification failed: {result.reason}", key="signoff"))
+        raise InfxError(Problem(f"verification failed: {_why(result)}", key="signoff"))
 
 
 @signoff.command()
@@ -206,6 +216,7 @@ def report(repo, pr_number, run_id, run_attempt, head_sha, results, evals, reuse
            fmt) -> None:
     """Create or edit the PR's sweep report comment (jobs per config key, evals against their
     floors, Pareto charts, Checks `sweep`, `evals` and `pareto` as they stand)."""
+    from infx.report.build import unread
     from infx.report.publish import post_report, read_report, report_body
     from infx.workflow.actions import append_summary
 
@@ -213,7 +224,13 @@ def report(repo, pr_number, run_id, run_attempt, head_sha, results, evals, reuse
         data = read_report(client, repo, pr_number, run_id, run_attempt, head_sha,
                            results=results, evals=evals, reused=reused)
         action = post_report(client, repo, data)
-    append_summary(f"Sweep report comment on #{pr_number}: {action}.\n")
+    # a part GitHub did not return is shown as such in the comment; the step still succeeds
+    # (a report job that failed would spoil the sweep run it reports on), and says what is missing
+    missing = unread(data)
+    for part in missing:
+        click.echo(f"signoff: report: not read: {part}", err=True)
+    append_summary(f"Sweep report comment on #{pr_number}: {action}.\n"
+                   + "".join(f"- not read: {part}\n" for part in missing))
     if fmt == "markdown":
         click.echo(report_body(data))
     else:
@@ -246,7 +263,7 @@ def head_status(world, repo, pr, event_file, state_file) -> None:
         options = publish.Options(now=now, on_status=_recorder(state_file), run_url=_run_url())
         results = [publish.head_status(client, repo, number, options) for number in numbers]
     for number, result in zip(numbers, results, strict=True):
-        click.echo(f"signoff: head-status #{number}: {result.status or 'none'}: {result.reason} "
+        click.echo(f"signoff: head-status #{number}: {result.status or 'none'}: {_why(result)} "
                    f"({result.api_calls} API calls)", err=True)
     if any(r.kind == "error" for r in results):
         raise InfxError(Problem("the head status could not be decided", key="signoff"))
@@ -284,7 +301,7 @@ def relay_command(world, repo, event_file, state_file) -> None:
         options = publish.Options(now=now, on_status=_recorder(state_file), run_url=_run_url())
         results = [publish.relay(client, repo, number, run.created_at, options) for number in numbers]
     for number, result in zip(numbers, results, strict=True):
-        click.echo(f"signoff: relay #{number}: {result.kind}: {result.status or 'none'}: {result.reason} "
+        click.echo(f"signoff: relay #{number}: {result.kind}: {result.status or 'none'}: {_why(result)} "
                    f"({result.api_calls} API calls)", err=True)
     if any(r.kind == "error" for r in results):
         raise InfxError(Problem("the relayed review event could not be decided", key="signoff"))

@@ -860,7 +860,7 @@ class GitHubClient:
         name = _repo_name(repo)
         return self.paginate(f"/repos/{name}/issues/{issue_number}/comments",
                              action=action or f"listing comments on {name}#{issue_number}",
-                             permission=permission or "pull-requests: read", expected=expected)
+                             permission=permission or "pull-requests: read (or issues: read)", expected=expected)
 
     def list_comments(self, repo: Any, issue_number: int, *, expected: int | None = None
                       ) -> list[Comment]:
@@ -875,7 +875,7 @@ class GitHubClient:
         name = _repo_name(repo)
         return self.get(f"/repos/{name}/issues/comments/{comment_id}",
                         action=action or f"reading comment {comment_id} in {name}",
-                        permission=permission or "pull-requests: read")
+                        permission=permission or "pull-requests: read (or issues: read)")
 
     def get_comment(self, repo: Any, comment_id: int) -> Comment:
         name = _repo_name(repo)
@@ -886,7 +886,7 @@ class GitHubClient:
         """How many comments the issue / pull request conversation has (GitHub's own count)."""
         name = _repo_name(repo)
         data = self.get(f"/repos/{name}/issues/{issue_number}",
-                        action=f"reading {name}#{issue_number}", permission="pull-requests: read")
+                        action=f"reading {name}#{issue_number}", permission="pull-requests: read (or issues: read)")
         count = data.get("comments") if isinstance(data, dict) else None
         return count if isinstance(count, int) else None
 
@@ -1027,7 +1027,7 @@ class GitHubClient:
         name = _repo_name(repo)
         return self.paginate(f"/repos/{name}/issues/{number}/timeline",
                              action=action or f"listing the timeline of {name}#{number}",
-                             permission=permission or "pull-requests: read")
+                             permission=permission or "pull-requests: read (or issues: read)")
 
     def compare(self, repo: Any, base: str, head: str, *, action: str | None = None,
                 permission: str | None = None) -> Any:
@@ -1251,7 +1251,7 @@ class GitHubClient:
         base = f"/repos/{name}/issues/comments/{comment_id}/reactions"
         mine = [r for r in self.paginate(base, params={"content": content},
                                          action=f"listing reactions on comment {comment_id}",
-                                         permission="pull-requests: read")
+                                         permission="pull-requests: read (or issues: read)")
                 if (r.get("user") or {}).get("login") == self.login and r.get("content") == content]
         for reaction in mine:
             try:

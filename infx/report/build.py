@@ -86,6 +86,13 @@ class Report:
         return f"https://github.com/{self.repo}/actions/runs/{self.run_id}"
 
 
+def unread(report: Report) -> list[str]:
+    """What GitHub did not return for the report (the comment says so in its section; the
+    step's log repeats it, naming the call and the permission it needs)."""
+    parts = [("jobs", report.jobs), ("checks", report.checks)]
+    return [f"{name}: {why}" for name, why in parts if isinstance(why, str)]
+
+
 # --- what the PR sweeps ---------------------------------------------------------------------------
 
 

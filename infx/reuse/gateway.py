@@ -109,7 +109,7 @@ class GitHubGateway:
         try:
             items = self.client.timeline(self.repo, pr_number,
                                          action=f"listing the timeline of PR #{pr_number}",
-                                         permission="pull-requests: read")
+                                         permission="pull-requests: read (or issues: read)")
         except GitHubError:
             return None
         return None if timeline_gap(items, head) else items

@@ -66,11 +66,11 @@ def is_result_member(path: str) -> bool:
 
 
 MAX_TEAM_LOOKUPS = 3
-READ_ACCESS = "read access"  # the permission every read of a verification names when refused
 T = TypeVar("T")
-TEAM_READ_FIX = ("an admin must install the sign-off GitHub App (Organization permission "
-                 "Members: read) and give the workflow its APP_ID and APP_PRIVATE_KEY "
-                 "(README: Sign-off GitHub App); the workflow's own token cannot read teams")
+TEAM_READ_FIX = ("the token needs the organization permission members: read: an admin must "
+                 "install the sign-off GitHub App with it and give the workflow its APP_ID and "
+                 "APP_PRIVATE_KEY (README: Sign-off GitHub App); the workflow's own token cannot "
+                 "read teams")
 # per-job eval artifacts read when the aggregate is missing; more than this fails Check `evals` closed
 MAX_EVAL_JOBS = 6
 MAX_BYPASS_LOOKUPS = 2
@@ -135,9 +135,10 @@ class Reader:
             yield
 
     def read(self, what: str, endpoint: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """One endpoint of the client, within the budget; `what` names the read in errors."""
+        """One endpoint of the client, within the budget; `what` names the read in errors and
+        the endpoint names the permission it needs (so a refusal says which one is missing)."""
         self.spend(what)
-        return endpoint(*args, action=what, permission=READ_ACCESS, **kwargs)
+        return endpoint(*args, action=what, **kwargs)
 
     # --- the reads ----------------------------------------------------------------------
 

@@ -256,6 +256,11 @@ class _Session:
             return self._head_result("pending", NOT_VERIFIED, "no verified CODEOWNER sign-off yet")
         verified = render.read_marker(verdict.body, self.settings.marker)[0]
         problem = self._basis_problem(verified, verdict, pr, evidence)
+        if problem and evidence.unreadable:  # e.g. the team that makes the signer an owner
+            reason = "Head status could not be decided: " + "; ".join(
+                f"{key}: {why}" for key, why in sorted(evidence.unreadable.items()))
+            self.status("error", reason)
+            return Result("error", reason, status="error", evidence=evidence, api_calls=self.reader.calls)
         if problem:
             return self._head_result("pending", NOT_VERIFIED, problem)
         signed = None if verified == pr.head_sha else \

@@ -360,7 +360,7 @@ def test_a_token_that_cannot_see_teams_is_an_error_telling_admins_what_to_config
     result = attempt(fake)
     assert result.kind == "error" and result.status == "error" and result.verdict is None
     assert "semianalysisai/amd-owners cannot be read with this token" in result.body
-    assert "GitHub App" in result.body and "Members: read" in result.body and "@chunfangamd" not in result.body
+    assert "GitHub App" in result.body and "members: read" in result.body and "@chunfangamd" not in result.body
 
 
 @pytest.mark.parametrize("case", write_cases(SIGNOFF_WRITES), ids=lambda c: c.id)

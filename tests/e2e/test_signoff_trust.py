@@ -185,7 +185,7 @@ def test_without_the_app_unreadable_team_membership_is_an_error_for_admins(reque
     result = verify(fake)
     assert result.kind == "error" and result.verdict is None and statuses(fake)[-1] == "error"
     assert "cannot be read with this token" in result.body
-    assert "install the sign-off GitHub App (Organization permission Members: read)" in result.body
+    assert "organization permission members: read: an admin must install the sign-off GitHub App" in result.body
     assert "run a full sweep" not in result.body and "@chunfangamd" not in result.body
 
 

@@ -150,7 +150,7 @@ def test_reset_job_if_matches_the_truth_table(workflow, event, action, on_pr, bo
 
 def test_reset_job_runs_head_status_with_read_only_access_but_statuses(workflow) -> None:
     job = workflow["jobs"]["reset"]
-    assert job["permissions"] == {"contents": "read", "issues": "read", "pull-requests": "read",
+    assert job["permissions"] == {"contents": "read", "pull-requests": "read",
                                   "statuses": "write"}
     run = job["steps"][-1]["run"]
     assert run.startswith("infx signoff head-status ") and "${{" not in run

@@ -202,7 +202,7 @@ def test_head_status_follow_up_trusts_nothing_from_the_pr():
     jobs = workflow["jobs"]
     assert set(jobs) == {"head-status", "review-signoff"}
     assert jobs["head-status"]["if"] == "github.event.workflow_run.event == 'pull_request'"
-    assert jobs["head-status"]["permissions"] == {"contents": "read", "issues": "read",
+    assert jobs["head-status"]["permissions"] == {"contents": "read",
                                                   "pull-requests": "read", "statuses": "write"}
     assert "'pull_request_review'" in jobs["review-signoff"]["if"]
     assert "conclusion == 'success'" in jobs["review-signoff"]["if"]
