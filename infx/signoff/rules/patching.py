@@ -116,7 +116,7 @@ def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: lis
                 # case it is a script run later), not the redirect that writes it
                 engine = heredoc_target_is_engine(target, lines, paths, heredoc_files["path-commands"])
                 body_text = "\n".join(body)
-                patched = engine or _touches_engine(body_text, paths) or (
+                patched = engine or _touches_engine(line.text + "\n" + body_text, paths) or (
                     file_locates_engine and _WRITES.search(body_text) is not None)
             else:
                 patched = _touches_engine(text, paths) or (file_locates_engine and _WRITES.search(text) is not None)
