@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import fnmatch
+import io
 import json
 import os
 import re
@@ -27,6 +28,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -234,7 +236,7 @@ class LocalRunner:
     # -- entry point --------------------------------------------------------------------------
 
     def run(self, workflow_path: str) -> RunRecord:
-        self._checkout_into(self._tree, self.event.sha)
+        self._workflow_files(self._tree, self.event.sha)
         workflow = load_file(self._tree / workflow_path)
         github = self.github_context() | {"workflow": workflow.get("name", workflow_path)}
         base = Context({"github": github, "vars": self.vars, "inputs": {}, "secrets": self.secrets})
@@ -557,6 +559,18 @@ class LocalRunner:
         return {"download-path": str(target)}, f"downloaded {[a.name for a in found]}"
 
     # -- git --------------------------------------------------------------------------------------
+
+    def _workflow_files(self, path: Path, sha: str) -> None:
+        """The commit's `.github` folder, where GitHub reads a run's workflow files from (a
+        whole checkout is not needed: nothing runs in it)."""
+        if path.exists():
+            shutil.rmtree(path)
+        path.mkdir(parents=True)
+        proc = subprocess.run(["git", "archive", "--format=tar", sha, ".github"], cwd=self.repo_dir,
+                              capture_output=True, check=False)
+        if proc.returncode == 0:  # else no .github at that commit: loading the workflow says so
+            with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as archive:
+                archive.extractall(path, filter="data")
 
     def _checkout_into(self, path: Path, ref: str) -> None:
         if path.exists():

@@ -80,6 +80,9 @@ def make_base_repo(path: Path) -> Path:
             target.chmod(0o755)
     git(path, "add", "--all")
     git(path, "commit", "--quiet", "-m", "main: the control plane and the MI355X configs")
+    # one pack instead of a loose object per file: each job's clone links one file, and its
+    # checkout reads one (about half the CPU of a checkout)
+    git(path, "repack", "-a", "-d", "-q")
     return path
 
 
