@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -147,8 +148,8 @@ MASTERS = ("configs/nvidia-master.yaml", "configs/amd-master.yaml")
 STANDINS = ("docker srun salloc squeue scancel sbatch enroot flock unsquashfs git curl uv srtctl nvidia-smi "
             "sudo sleep bash sh rocm-smi amd-smi scontrol sinfo sbcast timeout").split()
 STANDIN = """#!/bin/sh
-echo "$(basename "$0") $*" >> "$STANDIN_LOG"
-case "$(basename "$0")" in
+echo "${0##*/} $*" >> "$STANDIN_LOG"
+case "${0##*/}" in
   squeue) echo 12345;;
   salloc) echo "salloc: Granted job allocation 12345"; echo "salloc: Granted job allocation 12345" >&2;;
 esac
@@ -193,15 +194,27 @@ def _reference_keys(tree: dict[str, str]):
             yield master, key, block, runners
 
 
-def test_every_reference_key_names_existing_files_only(reference_tree):
+@pytest.fixture(scope="module")
+def reference_graphs(reference_tree) -> list[tuple[str, dict, object]]:
+    """Each reference key with its launch graph, or the LaunchGraphError it raises: built once
+    for the tests below (about 2 s)."""
     _, tree = reference_tree
-    resolved = failed = 0
+    out = []
     for master, key, block, runners in _reference_keys(tree):
         try:
-            graph = launch_graph(tree, key, block, runners, master)
+            out.append((key, block, launch_graph(tree, key, block, runners, master)))
         except LaunchGraphError as exc:
+            out.append((key, block, exc))
+    return out
+
+
+def test_every_reference_key_names_existing_files_only(reference_tree, reference_graphs):
+    _, tree = reference_tree
+    resolved = failed = 0
+    for key, block, graph in reference_graphs:
+        if isinstance(graph, LaunchGraphError):
             failed += 1
-            assert "finds no benchmark script" in str(exc), str(exc)
+            assert "finds no benchmark script" in str(graph), str(graph)
             continue
         resolved += 1
         assert all(p in tree for p in graph.paths()), key
@@ -214,33 +227,31 @@ def test_every_reference_key_names_existing_files_only(reference_tree):
     assert resolved >= 200 and failed <= 1
 
 
-def test_graph_names_the_script_the_real_launcher_runs(reference_tree, tmp_path):
+def test_graph_names_the_script_the_real_launcher_runs(reference_tree, reference_graphs, tmp_path):
     """Each reference launcher runs, under `bash -x`, with every command it would reach the
     cluster with (docker, srun, salloc, srtctl, …) replaced by a stand-in that records its
-    arguments; the benchmark script it hands over must be the one the graph names."""
+    arguments; the benchmark script it hands over must be the one the graph names. One bash
+    driver starts every launcher run (each its own `bash -x`, clean environment and log), so
+    the ~150 runs cost one subprocess from Python."""
     root, tree = reference_tree
     standins = tmp_path / "bin"
     standins.mkdir()
     for name in STANDINS:
         (standins / name).write_text(STANDIN)
         (standins / name).chmod(0o755)
-    log = tmp_path / "log"
-    seen: dict[tuple, str | None] = {}
-    agree, undecided = 0, []
-    for master, key, block, runners in _reference_keys(tree):
-        if block.get("multinode"):
+    runs: dict[tuple, tuple[str, tuple]] = {}  # combo -> (key, what the graph says it runs)
+    driver = []
+    for key, block, graph in reference_graphs:
+        if block.get("multinode") or isinstance(graph, LaunchGraphError):
             continue
-        try:
-            graph = launch_graph(tree, key, block, runners, master)
-        except LaunchGraphError:
-            graph = None
-        for launcher in (graph.paths(LAUNCHER) if graph else ()):
+        for launcher in graph.paths(LAUNCHER):
             for kind, lane in lanes(block):
                 spec = lane_spec(lane)
                 combo = (launcher, block["model-prefix"], block["precision"], block["framework"], kind, spec)
-                if combo in seen:
+                if combo in runs:
                     continue
-                log.write_text("")
+                log = tmp_path / f"log{len(runs)}"
+                runs[combo] = (key, graph.runs_of(launcher, kind, spec))
                 env = {"PATH": f"{standins}:/usr/bin:/bin", "STANDIN_LOG": str(log), "HOME": str(tmp_path),
                        "EXP_NAME": f"{block['model-prefix']}_tp8", "MODEL_PREFIX": block["model-prefix"],
                        "PRECISION": block["precision"], "FRAMEWORK": block["framework"], "SPEC_DECODING": spec,
@@ -250,19 +261,18 @@ def test_graph_names_the_script_the_real_launcher_runs(reference_tree, tmp_path)
                        "IMAGE": str(block["image"]), "MODEL": str(block["model"]), "TP": "8", "EP_SIZE": "1",
                        "CONC": "4", "ISL": "1024", "OSL": "1024", "GITHUB_WORKSPACE": str(root), "HF_TOKEN": "x",
                        "HF_HUB_CACHE": "/hf-cache"}
-                try:
-                    subprocess.run(["/bin/bash", "-x", launcher], cwd=root, env=env, timeout=30,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                except subprocess.TimeoutExpired:
-                    pass
-                ran = RUN_SCRIPT.findall(log.read_text())
-                seen[combo] = ran[0] if ran else None
-                expected = graph.runs_of(launcher, kind, spec)
-                if seen[combo] is None:
-                    undecided.append(combo)
-                    continue
-                assert (seen[combo],) == expected, (key, combo, seen[combo], expected)
-                agree += 1
+                assignments = " ".join(shlex.quote(f"{name}={value}") for name, value in env.items())
+                driver.append(f": > {shlex.quote(str(log))}\n/usr/bin/timeout 30 /usr/bin/env -i {assignments} "
+                              f"/bin/bash -x {shlex.quote(launcher)} </dev/null >/dev/null 2>&1\n")
+    subprocess.run(["/bin/bash", "-c", "".join(driver)], cwd=root, timeout=30 * len(runs) + 60, check=False)
+    agree, undecided = 0, []
+    for index, (combo, (key, expected)) in enumerate(runs.items()):
+        ran = RUN_SCRIPT.findall((tmp_path / f"log{index}").read_text())
+        if not ran:
+            undecided.append(combo)
+            continue
+        assert (ran[0],) == expected, (key, combo, ran[0], expected)
+        agree += 1
     assert not undecided, undecided  # every launcher reached its benchmark script
     assert agree >= 150, agree
 
