@@ -50,7 +50,7 @@ from infx.github.checks import (
     fit,
 )
 from infx.github.markers import Marker, as_marker, has_marker, with_marker
-from infx.github.models import Comment
+from infx.github.models import Artifact, Comment
 from infx.trust import Identity, our_comment
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -330,21 +330,6 @@ class Upsert:
 class Permission:
     permission: str  # admin | maintain | write | triage | read | none
     role_name: str
-
-
-@dataclass(frozen=True)
-class Artifact:
-    id: int
-    name: str
-    expired: bool
-    size_in_bytes: int
-    workflow_run_id: int | None
-
-    @classmethod
-    def from_json(cls, data: dict) -> Artifact:
-        return cls(id=data["id"], name=data["name"], expired=bool(data.get("expired")),
-                   size_in_bytes=int(data.get("size_in_bytes") or 0),
-                   workflow_run_id=(data.get("workflow_run") or {}).get("id"))
 
 
 @dataclass(frozen=True)

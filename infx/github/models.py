@@ -34,3 +34,20 @@ class Comment:
                    updated_at=data.get("updated_at"), kind=kind, html_url=data.get("html_url"),
                    user_type=user.get("type") or "",
                    state=str(data.get("state") or "") if kind == "review" else "")
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A workflow run's artifact as GitHub lists it (its members are downloaded separately)."""
+
+    id: int
+    name: str
+    expired: bool
+    size_in_bytes: int = 0
+    workflow_run_id: int | None = None
+
+    @classmethod
+    def from_json(cls, data: dict) -> Artifact:
+        return cls(id=data["id"], name=data["name"], expired=bool(data.get("expired")),
+                   size_in_bytes=int(data.get("size_in_bytes") or 0),
+                   workflow_run_id=(data.get("workflow_run") or {}).get("id"))

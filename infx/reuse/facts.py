@@ -41,12 +41,6 @@ class RunFacts:
 
 
 @dataclass(frozen=True)
-class ArtifactFacts:
-    name: str
-    expired: bool
-
-
-@dataclass(frozen=True)
 class PullFacts:
     number: int
     state: str

@@ -8,9 +8,10 @@ from typing import Any
 from infx import trust
 from infx.errors import InfxError
 from infx.github.client import Comment, GitHubError, Permission
+from infx.github.models import Artifact
 from infx.plan.coverage import JobFacts
 from infx.plan.incremental import plan_tree_path
-from infx.reuse.facts import ArtifactFacts, PullFacts, ReuseError, RunFacts
+from infx.reuse.facts import PullFacts, ReuseError, RunFacts
 from infx.reuse.ports import ReuseClient
 from infx.reuse.posted_head import timeline_gap
 
@@ -146,8 +147,8 @@ class GitHubGateway:
         return [JobFacts(job.name, job.conclusion, job.status, job.run_attempt)
                 for job in self.client.run_jobs(self.repo, run_id)]
 
-    def _artifacts(self, run_id: int) -> tuple[ArtifactFacts, ...]:
-        return tuple(ArtifactFacts(a.name, a.expired) for a in self.client.run_artifacts(self.repo, run_id))
+    def _artifacts(self, run_id: int) -> tuple[Artifact, ...]:
+        return tuple(self.client.run_artifacts(self.repo, run_id))
 
     def pulls_for_commit(self, sha: str) -> list[dict[str, Any]]:
         return self.client.commit_pulls(self.repo, sha,

@@ -6,8 +6,9 @@ from collections.abc import Callable, Iterable, Sequence
 
 from infx import trust
 from infx.commands.grammar import ReuseCommand
+from infx.github.models import Artifact
 from infx.plan.labels import REUSE_INCOMPATIBLE_LABELS
-from infx.reuse.facts import ArtifactFacts, ReuseError, RunFacts
+from infx.reuse.facts import ReuseError, RunFacts
 
 DEFAULT_WORKFLOW = "run-sweep.yml"
 PINNED_CONCLUSIONS = ("success", "failure", "cancelled")  # a maintainer's explicit choice
@@ -19,7 +20,7 @@ INCOMPATIBLE_LABELS = REUSE_INCOMPATIBLE_LABELS
 Trust = Callable[[RunFacts], "str | None"]
 
 
-def is_reusable_artifact(artifact: ArtifactFacts) -> bool:
+def is_reusable_artifact(artifact: Artifact) -> bool:
     return trust.is_result_artifact(artifact)
 
 
@@ -35,7 +36,7 @@ def check_labels(pr_number: int, labels: Iterable[str],
                          fix="remove the label, or let the PR sweep normally")
 
 
-def validate_source(run: RunFacts, artifacts: Sequence[ArtifactFacts], pr_number: int,
+def validate_source(run: RunFacts, artifacts: Sequence[Artifact], pr_number: int,
                     pr_commits: Sequence[str], *, pinned: bool, ours: Trust,
                     workflow: str = DEFAULT_WORKFLOW, elevated: bool = False) -> None:
     """Every identity and artifact check of a source run; raises ReuseError on the first failure.
@@ -75,7 +76,7 @@ def validate_source(run: RunFacts, artifacts: Sequence[ArtifactFacts], pr_number
 def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[str], *,
                   get_run: Callable[[int], RunFacts | None],
                   branch_runs: Callable[[], Sequence[RunFacts]],
-                  artifacts_of: Callable[[int], Sequence[ArtifactFacts]], ours: Trust,
+                  artifacts_of: Callable[[int], Sequence[Artifact]], ours: Trust,
                   workflow: str = DEFAULT_WORKFLOW, elevated: bool = False,
                   drift: Callable[[RunFacts], Sequence[str]] | None = None,
                   covers: Callable[[RunFacts], None] | None = None) -> RunFacts:

@@ -215,7 +215,7 @@ GITHUB_OBJECTS = {
     "workflow run": {"WorkflowRun", "RunFacts"},
     "job": {"Job", "RunJob", "JobFacts"},
     "check run": {"CheckRun"},
-    "artifact": {"Artifact", "ArtifactFacts"},
+    "artifact": {"Artifact"},
     "changed file": {"ChangedFile"},
     "permission": {"Permission"},
 }
@@ -230,8 +230,8 @@ STILL_DUPLICATED = {
     "workflow run": {"infx.github.events.WorkflowRun", "infx.signoff.model.WorkflowRun",
                      "infx.reuse.facts.RunFacts"},
     "job": {"infx.github.client.Job", "infx.signoff.model.RunJob", "infx.plan.coverage.JobFacts"},
-    "artifact": {"infx.github.client.Artifact", "infx.signoff.model.Artifact",
-                 "infx.reuse.facts.ArtifactFacts"},
+    # the sign-off's Artifact is a listing entry with the members it downloaded
+    "artifact": {"infx.github.models.Artifact", "infx.signoff.model.Artifact"},
 }
 # kinds of one class that model another object too (Comment stands for reviews and review comments)
 ALSO_MODELS = {"review": {"Comment"}, "review comment": {"Comment"}}

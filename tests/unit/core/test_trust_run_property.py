@@ -12,16 +12,17 @@ from lib.signoff_policy_support import SWEEP_TEXT, bare_evidence
 
 from infx import trust
 from infx.commands.grammar import ReuseCommand
+from infx.github.models import Artifact
 from infx.retest.failed import latest
 from infx.reuse.covering import eligible_runs
-from infx.reuse.facts import ArtifactFacts, ReuseError, RunFacts
+from infx.reuse.facts import ReuseError, RunFacts
 from infx.reuse.sources import select_source, validate_source
 from infx.signoff.model import WorkflowRun
 from infx.signoff.rules import provenance
 
 REPO, SHA = "o/r", "a" * 40
 DEFAULT = {trust.SWEEP_WORKFLOW: SWEEP_TEXT}
-RESULTS = [ArtifactFacts("results_bmk", False)]
+RESULTS = [Artifact(1, "results_bmk", False)]
 PATHS = [trust.SWEEP_WORKFLOW, trust.SWEEP_WORKFLOW + "@refs/heads/main", ".github/workflows/ci.yml",
          ".github/workflows/run-sweep.yaml", None, ""]
 REPOS = [REPO, "O/R", "mallory/r", "o/r-fork", None, ""]

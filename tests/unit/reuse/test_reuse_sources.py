@@ -6,7 +6,8 @@ import pytest
 
 from infx import trust
 from infx.commands.grammar import ReuseCommand
-from infx.reuse.facts import ArtifactFacts, ReuseError, RunFacts
+from infx.github.models import Artifact
+from infx.reuse.facts import ReuseError, RunFacts
 from infx.reuse.sources import (
     check_labels,
     is_reusable_artifact,
@@ -17,7 +18,7 @@ from infx.reuse.sources import (
 
 GOOD = RunFacts(id=1, event="pull_request", status="completed", conclusion="success", head_sha="a" * 40,
                 path=".github/workflows/run-sweep.yml", head_repo="acme/bench")
-RESULTS = [ArtifactFacts("results_bmk", False)]
+RESULTS = [Artifact(1, "results_bmk", False)]
 TREE = {trust.SWEEP_WORKFLOW: "on: pull_request\njobs: {}\n"}
 
 
@@ -36,7 +37,7 @@ def _replace(run: RunFacts, **changes) -> RunFacts:
     ("results_bmk_extra", False, False),
 ])
 def test_reusable_artifacts(name, expired, ok):
-    assert is_reusable_artifact(ArtifactFacts(name, expired)) is ok
+    assert is_reusable_artifact(Artifact(1, name, expired)) is ok
 
 
 def test_valid_source_passes():
@@ -73,7 +74,7 @@ def test_pinned_failure_and_cancelled_need_maintain_or_admin():
 
 def test_no_artifacts_fails():
     with pytest.raises(ReuseError, match="no benchmark, eval, or agentic result artifact"):
-        validate_source(GOOD, [ArtifactFacts("results_bmk", True)], 12, ["a" * 40], pinned=True, ours=OURS)
+        validate_source(GOOD, [Artifact(1, "results_bmk", True)], 12, ["a" * 40], pinned=True, ours=OURS)
 
 
 def test_unpinned_selection_skips_bad_runs_in_order():
