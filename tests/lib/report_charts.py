@@ -156,6 +156,18 @@ def post(fake, collected, attempt: int = 1, run_id: int = RUN) -> str:
 
 _NUMBER = r"\d+(?:\.\d+)?"  # what the report writes: no sign, no exponent
 _CHARTS_SEEN: list[str] = []  # every block parse_xychart read, for mermaid_reads_every_chart
+_MERMAID_READ: dict[str, dict] = {}  # diagram text -> mermaid's answer, read once per session
+
+
+def mermaid_reads(texts: list[str]) -> list[dict]:
+    """Mermaid's answer for each diagram text, starting the Node.js parser (about 1 s) once for
+    all the texts it has not read yet in this session; raises tools.ToolMissing without it."""
+    from lib import tools
+
+    new = [text for text in dict.fromkeys(texts) if text not in _MERMAID_READ]
+    if new:
+        _MERMAID_READ.update(zip(new, tools.mermaid(new), strict=True))
+    return [_MERMAID_READ[text] for text in texts]
 
 
 def mermaid_source(block: str) -> str:
@@ -211,7 +223,7 @@ def mermaid_reads_every_chart():
     from lib import tools
 
     try:
-        answers = tools.mermaid([mermaid_source(block) for block in blocks])
+        answers = mermaid_reads([mermaid_source(block) for block in blocks])
     except tools.ToolMissing as exc:
         if tools.required():
             pytest.fail(f"required tool missing: {exc}")

@@ -10,10 +10,11 @@ import math
 import random
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lib import tools
-from lib.report_charts import mermaid_source, parse_xychart
+from lib.report_charts import mermaid_reads, mermaid_source, parse_xychart
 
 from infx.inert import mermaid_text
 from infx.report import chart
@@ -56,7 +57,9 @@ def test_the_axis_top_that_lost_its_zeros():
     assert [chart.axis_top(v) for v in (2545.5, 909.1, 1000.0, 0.0113, 7.0)] == ["3000", "1000", "1000", "0.012", "8"]
 
 
-@settings(max_examples=300, deadline=None)
+# 100 random curves here; benchmarks/bench_chart_curves.py runs the same property on 2,000
+# (and mermaid's parser on every chart drawn)
+@settings(max_examples=100, deadline=None)
 @given(curve_points)
 def test_random_curves_have_a_true_axis_and_samples_at_their_latency(raw):
     points = points_of(raw)
@@ -100,14 +103,30 @@ def random_curves(seed: int, count: int) -> list[tuple[str, list]]:
     return out
 
 
-def test_mermaid_reads_the_charts_as_written(request):
+CURVES = random_curves(23, 40)
+RAW_TITLE = 'xychart-beta\n    title "a < b"\n    x-axis "x" 0 --> 1\n    y-axis "y" 0 --> 1\n    line [0, 1]\n'
+BROKEN = 'xychart-beta\n    x-axis "x" 0 --> 1e3\n    line [1, 2]\n'
+
+
+@pytest.fixture(scope="module")
+def curve_blocks() -> list[str]:
+    return [chart.block(title, "median e2e latency (s)", "tput_per_gpu (tok/s/GPU)", points, pareto(points))
+            for title, points in CURVES]
+
+
+@pytest.fixture(scope="module")
+def oracle(curve_blocks) -> dict[str, dict]:
+    """Mermaid's answers for every text the tests below ask about, from one Node.js process."""
+    texts = [mermaid_source(b) for b in curve_blocks] + [RAW_TITLE, BROKEN]
+    return dict(zip(texts, tools.need(mermaid_reads, texts), strict=True))
+
+
+def test_mermaid_reads_the_charts_as_written(curve_blocks, oracle):
     """Mermaid's own parser: its x-axis is 0..top, it puts every value at the latency the chart
     sampled it at, its y-axis top holds every value, and the title shows the label as written
     (`<` as `<`, not `&lt;`; `#`, `%` and quotes as themselves)."""
-    curves = random_curves(23, 40)
-    blocks = [chart.block(title, "median e2e latency (s)", "tput_per_gpu (tok/s/GPU)", points, pareto(points))
-              for title, points in curves]
-    answers = tools.need(tools.mermaid, [mermaid_source(b) for b in blocks])
+    curves, blocks = CURVES, curve_blocks
+    answers = [oracle[mermaid_source(b)] for b in blocks]
     for (title, points), block, answer in zip(curves, blocks, answers, strict=True):
         assert answer["ok"], answer["error"]
         parsed = parse_xychart(block)
@@ -125,15 +144,14 @@ def test_mermaid_reads_the_charts_as_written(request):
         assert max(x for x, _, _ in points) <= answer["xAxis"]["max"]
 
 
-def test_a_title_written_raw_would_show_an_entity():
+def test_a_title_written_raw_would_show_an_entity(oracle):
     """The oracle sees the bug the entity codes avoid: a raw `<` in a title shows as `&lt;`."""
-    raw = 'xychart-beta\n    title "a < b"\n    x-axis "x" 0 --> 1\n    y-axis "y" 0 --> 1\n    line [0, 1]\n'
-    (answer,) = tools.need(tools.mermaid, [raw])
+    answer = oracle[RAW_TITLE]
     assert answer["ok"] and answer["title"] == "a &lt; b"
 
 
-def test_mermaid_rejects_a_broken_chart():
-    (answer,) = tools.need(tools.mermaid, ['xychart-beta\n    x-axis "x" 0 --> 1e3\n    line [1, 2]\n'])
+def test_mermaid_rejects_a_broken_chart(oracle):
+    answer = oracle[BROKEN]
     assert not answer["ok"] and "Parse error" in answer["error"]
 
 
