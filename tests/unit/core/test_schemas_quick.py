@@ -4,6 +4,7 @@ the shipped documents, so valid input never imports jsonschema."""
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import subprocess
 import sys
@@ -28,8 +29,14 @@ VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-1, 2
                    st.just({}), st.just({"login": "x"}), st.just([1, 1.0]))
 
 
+@functools.cache
+def _schema_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
 def load(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+    """A fresh copy of a packaged schema (its text is read once per module)."""
+    return json.loads(_schema_text(path))
 
 
 def full_valid(schema: dict, instance) -> bool:
@@ -172,17 +179,24 @@ def _vocabulary(schema) -> tuple[list[str], list]:
     return sorted(names), values
 
 
+@functools.cache
+def _instances(path: Path) -> st.SearchStrategy:
+    """Random documents built from a schema's own vocabulary. Built once per schema: Hypothesis
+    validates a strategy the first time it draws from it, which cost more than the checks."""
+    names, values = _vocabulary(load(path))
+    leaves = st.one_of(VALUES, *([st.sampled_from(values)] if values else []))
+    keys = st.one_of(st.sampled_from(names or ["k"]), st.text(max_size=3))
+    documents = st.recursive(leaves, lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=5)), max_leaves=12)
+    return st.dictionaries(keys, documents, max_size=6)
+
+
 @pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_the_quick_pass_never_accepts_what_jsonschema_rejects(path, data):
     schema = load(path)
-    names, values = _vocabulary(schema)
-    leaves = st.one_of(VALUES, *([st.sampled_from(values)] if values else []))
-    keys = st.one_of(st.sampled_from(names or ["k"]), st.text(max_size=3))
-    documents = st.recursive(leaves, lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=5)), max_leaves=12)
-    instance = data.draw(st.dictionaries(keys, documents, max_size=6))
+    instance = data.draw(_instances(path))
     assert schemas.quick_valid(schema, instance) == full_valid(schema, instance)
 
 
