@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import os
 import random
 import subprocess
 import sys
@@ -33,7 +34,9 @@ UPSTREAM = REPO / "tests" / "data" / "upstream"
 CONTEXT_NAMES = ("github", "env", "vars", "job", "jobs", "steps", "runner", "secrets", "strategy",
                  "matrix", "needs", "inputs")
 SEED = 20261201
-SAMPLED_CONTEXTS = 600
+# 200 contexts in the suite (26,600 cases); benchmarks/bench_expressions_differential.py runs
+# the same module on 3,000 (INFX_EXPRESSION_CONTEXTS sets the number; the first 200 are the same)
+SAMPLED_CONTEXTS = int(os.environ.get("INFX_EXPRESSION_CONTEXTS", "200"))
 
 
 # --- the expressions of our workflow files ---------------------------------------------------------
