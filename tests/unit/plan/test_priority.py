@@ -71,14 +71,18 @@ def expected_token(row: dict, namespace: str, path: str) -> str:
 
 
 def jobs_with_paths(value, path=()):
+    """(path, job) for every dict with a runner and a framework, at any depth (a scalar holds
+    none, so the walk does not step into one)."""
     if isinstance(value, list):
         for i, item in enumerate(value):
-            yield from jobs_with_paths(item, (*path, str(i)))
+            if isinstance(item, (list, dict)):
+                yield from jobs_with_paths(item, (*path, str(i)))
     elif isinstance(value, dict):
         if "runner" in value and "framework" in value:
             yield "/".join(path), value
         for key, item in value.items():
-            yield from jobs_with_paths(item, (*path, key))
+            if isinstance(item, (list, dict)):
+                yield from jobs_with_paths(item, (*path, key))
 
 
 @pytest.fixture
@@ -99,16 +103,20 @@ def test_every_row_of_the_reference_cases_gets_the_documented_priority_and_token
     raw = yaml.safe_load(text)
     policy = load_priority_policy(text, str(path))
     checked = 0
+    # each case's rows and their expected tokens (which depend on neither event nor labels), once
+    wanted = {name: dict(jobs_with_paths(case)) for name, case in reference_cases.items()}
+    tokens = {(name, where): expected_token(row, "987:2", where)
+              for name, rows in wanted.items() for where, row in rows.items()}
     for (name, case), event, labels in itertools.product(reference_cases.items(), EVENTS, LABEL_SETS):
         skip = 1321 if "skip_queue" in labels else None
         got = annotate(case, policy, PriorityContext(event, frozenset(labels), "987:2", skip))
         got_jobs = dict(jobs_with_paths(got))
-        want_jobs = dict(jobs_with_paths(case))
+        want_jobs = wanted[name]
         assert got_jobs.keys() == want_jobs.keys()
         for where, row in want_jobs.items():
             out = got_jobs[where]
             assert out["priority"] == expected_priority(row, raw, event, set(labels)), (name, where, event, labels)
-            assert out["queue-token"] == expected_token(row, "987:2", where)
+            assert out["queue-token"] == tokens[name, where]
             assert out.get("skip-queue-pr") == skip
             assert {k: v for k, v in out.items() if k not in ("priority", "queue-token", "skip-queue-pr")} == row
             checked += 1
