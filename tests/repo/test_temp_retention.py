@@ -25,7 +25,9 @@ def run_probe(tmp_path: Path, root: Path, failing: bool, *options: str) -> None:
     probe = tmp_path / "probe" / "test_probe.py"
     probe.parent.mkdir(exist_ok=True)
     probe.write_text(PROBE.format(failing=not failing), encoding="utf-8")
-    env = {**os.environ, "PYTEST_DEBUG_TEMPROOT": str(root)}
+    # retention is pytest's own (tmpdir plugin): the probe loads no installed plugin
+    # (hypothesis, xdist, randomly, benchmark), which halves each run's start-up
+    env = {**os.environ, "PYTEST_DEBUG_TEMPROOT": str(root), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     env.pop("PYTEST_XDIST_WORKER", None)
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:xdist",
                     "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(probe.parent), *options, str(probe)],
