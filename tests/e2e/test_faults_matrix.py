@@ -188,6 +188,10 @@ SIGNOFF_WRITES = [
     ("POST", "/repos/{owner}/{repo}/statuses/{sha}"),
     ("POST", "/repos/{owner}/{repo}/issues/{n}/comments"),
 ]
+# the verdict's check run is an extra beside the required status (ed3f787): finding the bot's
+# own check run on the head and writing it never change the verdict, comment or status
+CHECK_RUN_EXTRAS = [("GET", "/repos/{owner}/{repo}/commits/{sha}/check-runs", 1),
+                    ("POST", "/repos/{owner}/{repo}/check-runs", 0)]
 # the edit path only runs when a stale verdict for the same evidence exists (see stale_world)
 SIGNOFF_EDIT = ("PATCH", "/repos/{owner}/{repo}/issues/comments/{n}")
 
@@ -256,7 +260,24 @@ def test_signoff_baseline_passes_and_the_matrix_covers_every_endpoint(signoff_ba
     result, endpoints, states, posted, _ = signoff_baseline
     assert result.verdict.overall.value == "PASS" and result.status == "success"
     assert states == ["pending", "success"] and posted == 1
-    assert endpoints == {("GET", e) for e in SIGNOFF_READS} | set(SIGNOFF_WRITES)
+    assert endpoints == {("GET", e) for e in SIGNOFF_READS} | set(SIGNOFF_WRITES) \
+        | {(m, e) for m, e, _ in CHECK_RUN_EXTRAS}
+
+
+@pytest.mark.parametrize("kind", sorted({*READ_FAULTS, *WRITE_FAULTS}))
+@pytest.mark.parametrize(("method", "endpoint", "after"), CHECK_RUN_EXTRAS, ids=lambda v: str(v))
+def test_a_fault_on_the_check_run_changes_nothing_else(fake_github, seed000, signoff_baseline,
+                                                        method, endpoint, after, kind) -> None:
+    faults = READ_FAULTS if method == "GET" else WRITE_FAULTS
+    if kind not in faults:
+        pytest.skip(f"{kind} is not a {method} fault")
+    fault = {"method": method, "path": fault_path(endpoint)} | copy.deepcopy(faults[kind])
+    fault |= {"after": after} if after else {}
+    fake = fake_github(copy.deepcopy(seed000) | {"faults": [fault]})
+    result = attempt(fake)
+    baseline = signoff_baseline[0]
+    assert isinstance(result, publish.Result) and summary(result) == summary(baseline)
+    assert statuses(fake) == ["pending", "success"] and len(verdicts(fake)) == 1
 
 
 def assert_signoff_invariants(fake, same: str, result, baseline: publish.Result) -> None:
@@ -327,7 +348,7 @@ def test_team_baseline_passes_through_the_membership_api(team_baseline) -> None:
     result, endpoints = team_baseline
     assert result.verdict.overall.value == "PASS" and result.status == "success"
     assert endpoints == ({("GET", e) for e in {**SIGNOFF_READS, **TEAM_READS}}
-                         | set(SIGNOFF_WRITES))
+                         | set(SIGNOFF_WRITES) | {(m, e) for m, e, _ in CHECK_RUN_EXTRAS})
 
 
 @pytest.mark.parametrize("case", read_cases(TEAM_READS, {}), ids=lambda c: c.id)
@@ -634,6 +655,9 @@ SIGNOFF_REPEATED = {
     ("GET", "/repos/{owner}/{repo}/tarball/{sha}"): 3,
     ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 3,
     ("GET", _CONVERSATION): 2,  # evidence, then the look for an earlier verdict before posting
+    # the swept commit's check runs (evidence), then the head's, for the bot's own check run
+    # (that second read is an extra: CHECK_RUN_EXTRAS)
+    ("GET", "/repos/{owner}/{repo}/commits/{sha}/check-runs"): 2,
     # the sign-off, then read again once `success` is set (a change meanwhile resets it)
     ("GET", "/repos/{owner}/{repo}/issues/comments/{n}"): 2,
     ("GET", "/repos/{owner}/{repo}/actions/artifacts/{n}/zip"): 2,
@@ -651,7 +675,10 @@ REUSE_REPEATED = {
     ("GET", "/repos/{owner}/{repo}/tarball/{sha}"): 3,
     ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 4,
 }
-SIGNOFF_LATER_SAME: dict[tuple[str, int, str], str] = {}
+SIGNOFF_LATER_SAME: dict[tuple[str, int, str], str] = {
+    ("/repos/{owner}/{repo}/commits/{sha}/check-runs", 1, kind): "the head's check runs are read "
+    "only to find the bot's own check run, an extra (test_a_fault_on_the_check_run_changes_nothing_else)"
+    for kind in READ_FAULTS}
 LIVE_HEAD_RECHECK = (_PULL, 2)  # the third PR read: see assert_unconfirmed_head
 # the sign-off read again once `success` is set: a 404/410 there is the sign-off deleted after
 # the verdict was posted, so the status is taken back (see assert_withdrawn_after_success)
