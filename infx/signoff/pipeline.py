@@ -550,7 +550,8 @@ class _Session:
                                                         body, expected=listed)
                 result.posted = upsert.action != "unchanged"
                 result.comment_url = upsert.comment.html_url or None
-            self._check_run(verdict, state, description, evidence, fingerprint, result)
+            self._check_run(verdict, state, description, evidence, fingerprint, result,
+                            verified_before=bool(same_sha))
             self.status(state, description, result.comment_url or result.check_run_url)
             result.target_url = self.last_target
             if state == "success":
@@ -559,12 +560,15 @@ class _Session:
         return result
 
     def _check_run(self, verdict: Verdict | None, state: str, description: str,
-                   evidence: Evidence, fingerprint: str, result: Result) -> None:
+                   evidence: Evidence, fingerprint: str, result: Result, *,
+                   verified_before: bool = True) -> None:
         """The verdict as a check run of the bot's app beside the status, updated in place on
         re-verification (the newest check run of the status's name on the head that the bot's
         app wrote). It is an extra: when it cannot be written (a token without `checks: write`,
         a GITHUB_TOKEN refused for another app's check run) the status is set all the same and
-        `result.check_run` says why."""
+        `result.check_run` says why. The head's check runs are only looked up when the bot has
+        verified this head before (`verified_before`: a verdict comment of ours for it exists;
+        the check run is always written after that comment), so a first verdict costs one write."""
         name, sha = self.settings.status_context, evidence.pr.head_sha
         if verdict is not None:
             output = checkrun.verdict_output(verdict, evidence, description, result.comment_url,
@@ -576,7 +580,7 @@ class _Session:
         try:
             with self.reader.writing():  # part of publishing: never refused by the read budget
                 ours = [run for run in self.client.named_check_runs(self.repo, sha, name)
-                        if our_check_run(self.identity, run.app_slug)]
+                        if our_check_run(self.identity, run.app_slug)] if verified_before else []
                 current = max(ours, key=lambda run: run.id) if ours else None
                 if current is not None and (current.external_id, current.conclusion,
                                             current.summary, current.text or "") == \

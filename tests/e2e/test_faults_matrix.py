@@ -188,10 +188,10 @@ SIGNOFF_WRITES = [
     ("POST", "/repos/{owner}/{repo}/statuses/{sha}"),
     ("POST", "/repos/{owner}/{repo}/issues/{n}/comments"),
 ]
-# the verdict's check run is an extra beside the required status (ed3f787): finding the bot's
-# own check run on the head and writing it never change the verdict, comment or status
-CHECK_RUN_EXTRAS = [("GET", "/repos/{owner}/{repo}/commits/{sha}/check-runs", 1),
-                    ("POST", "/repos/{owner}/{repo}/check-runs", 0)]
+# the verdict's check run is an extra beside the required status (ed3f787): writing it never
+# changes the verdict, comment or status (a first verdict on a head writes it without looking
+# for an earlier one: none can exist before the bot's first verdict comment on that head)
+CHECK_RUN_EXTRAS = [("POST", "/repos/{owner}/{repo}/check-runs", 0)]
 # the edit path only runs when a stale verdict for the same evidence exists (see stale_world)
 SIGNOFF_EDIT = ("PATCH", "/repos/{owner}/{repo}/issues/comments/{n}")
 
@@ -655,9 +655,6 @@ SIGNOFF_REPEATED = {
     ("GET", "/repos/{owner}/{repo}/tarball/{sha}"): 3,
     ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 3,
     ("GET", _CONVERSATION): 2,  # evidence, then the look for an earlier verdict before posting
-    # the swept commit's check runs (evidence), then the head's, for the bot's own check run
-    # (that second read is an extra: CHECK_RUN_EXTRAS)
-    ("GET", "/repos/{owner}/{repo}/commits/{sha}/check-runs"): 2,
     # the sign-off, then read again once `success` is set (a change meanwhile resets it)
     ("GET", "/repos/{owner}/{repo}/issues/comments/{n}"): 2,
     ("GET", "/repos/{owner}/{repo}/actions/artifacts/{n}/zip"): 2,
@@ -675,10 +672,7 @@ REUSE_REPEATED = {
     ("GET", "/repos/{owner}/{repo}/tarball/{sha}"): 3,
     ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 4,
 }
-SIGNOFF_LATER_SAME: dict[tuple[str, int, str], str] = {
-    ("/repos/{owner}/{repo}/commits/{sha}/check-runs", 1, kind): "the head's check runs are read "
-    "only to find the bot's own check run, an extra (test_a_fault_on_the_check_run_changes_nothing_else)"
-    for kind in READ_FAULTS}
+SIGNOFF_LATER_SAME: dict[tuple[str, int, str], str] = {}
 LIVE_HEAD_RECHECK = (_PULL, 2)  # the third PR read: see assert_unconfirmed_head
 # the sign-off read again once `success` is set: a 404/410 there is the sign-off deleted after
 # the verdict was posted, so the status is taken back (see assert_withdrawn_after_success)

@@ -99,6 +99,19 @@ def observe() -> Iterator[list[dict[str, Any]]]:
         _OBSERVERS.remove(seen.append)
 
 
+class _Server(ThreadingHTTPServer):
+    """The HTTP server, quiet when a client goes away mid-answer (a client that stopped waiting,
+    as GitHub's clients do): socketserver would print that as a traceback on stderr, into the
+    output of whatever command is being served. Any other handler failure is still printed."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError, ConnectionAbortedError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class FakeGitHub:
     """A running fake server: `.url`, `.requests` (the log), `.world` (live state), `.github()`."""
 
@@ -112,13 +125,13 @@ class FakeGitHub:
         # write, and every first page, derives afresh
         self._listings: dict[tuple, Response] = {}
         try:
-            self._server = ThreadingHTTPServer((host, port), _handler_for(self, "api"))
+            self._server = _Server((host, port), _handler_for(self, "api"))
         except OSError as exc:
             raise InfxError(Problem(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
                                     key="port", fix="choose another --port, or 0 for any")) from None
         # downloads (artifacts, tarballs, logs) come from a second origin, like GitHub's
         # signed blob storage: another port, addressed by another host name
-        self._storage = ThreadingHTTPServer((host, 0), _handler_for(self, "storage"))
+        self._storage = _Server((host, 0), _handler_for(self, "storage"))
         self._server.daemon_threads = self._storage.daemon_threads = True
         self._threads: list[threading.Thread] = []
 
