@@ -17,7 +17,14 @@ from infx.errors import InfxError, Problem
 from infx.plan.benchmark_content import CHANGELOG, Tree, is_benchmark_path
 from infx.plan.coverage import Coverage
 from infx.plan.identity import job_name
-from infx.plan.planner import PlanFlags, Sources, appended_entries, build_plan
+from infx.plan.planner import (
+    PlanFlags,
+    Sources,
+    appended_entries,
+    build_plan,
+    link_corrections,
+    no_plan,
+)
 from infx.yamlio import load_text
 
 RUNNERS = "configs/runners.yaml"
@@ -47,6 +54,11 @@ def plan_from_trees(base: Tree, head: Tree, flags: PlanFlags, *, base_ref: str, 
     if head_text is None:
         raise InfxError(Problem(f"{CHANGELOG} is missing at {head_ref}", file=CHANGELOG))
     entries = appended_entries(base.get(CHANGELOG), head_text, CHANGELOG)
+    base_text = base.get(CHANGELOG)
+    if not entries and base_text is not None and base_text != head_text and link_corrections(
+            base_text.encode("utf-8"), head_text.encode("utf-8"), CHANGELOG, None):
+        # only pr-link corrections: nothing to plan, as `infx plan` decides (every bucket empty)
+        return no_plan(base_ref, head_ref)
     if not entries:
         raise InfxError(Problem(f"{CHANGELOG} at {head_ref} appends no entry to {base_ref}",
                                 file=CHANGELOG, fix="append an entry at the end of the changelog"))

@@ -237,7 +237,11 @@ def _neutral_merge(gateway: GitHubGateway, req: ResolveRequest, number: int,
     commits = gateway.pull_commits(number)
     runs = eligible_runs(gateway.branch_runs(pull.head_ref), commits,
                          ours=ours_by(gateway, pull, req.workflow, before))
-    merged = cover_by(gateway, plan_of(gateway, pull, req.commit_sha, before, merged=True), runs, before)
+    wanted = plan_of(gateway, pull, req.commit_sha, before, merged=True)
+    if not wanted.rows:  # e.g. a merge that only corrects pr-links: nothing was or is swept
+        return ReuseResult(pr_number=number, reason=f"the merge of PR #{number} plans no rows "
+                           "(it appends no changelog entry): nothing to sweep or publish")
+    merged = cover_by(gateway, wanted, runs, before)
     why = f" ({unbound})" if unbound else ""
     if merged.complete and merged.runs():
         gone = results_problem(gateway, merged.runs())

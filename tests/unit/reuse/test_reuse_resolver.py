@@ -425,3 +425,15 @@ def test_a_merge_whose_content_moved_names_the_command_to_post(fake_github):
     text = str(info.value)
     assert "green only on other benchmark content (stale)" in text
     assert "posts `/reuse-sweep-run` on PR #12 and re-runs this workflow" in text
+
+
+def test_a_merge_that_only_corrects_a_pr_link_plans_nothing_and_publishes_nothing(fake_github):
+    """infx plan plans nothing for a pr-link correction; the merge's resolver agrees instead of
+    failing the push to main ('appends no entry')."""
+    from lib.reuse_world import C0
+
+    world = base_world()
+    base_log = world["commits"][C0]["files"]["perf-changelog.yaml"]
+    world["commits"][C1]["files"]["perf-changelog.yaml"] = base_log.replace("/pull/1\n", "/pull/12\n")
+    _, result = _run(fake_github, merged(world), PUSH)
+    assert not result.enabled and result.sources == () and "plans no rows" in result.reason
