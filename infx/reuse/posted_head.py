@@ -31,12 +31,13 @@ from infx.reuse.facts import RunFacts
 NEW_COMMAND = "post a new /reuse-sweep-run (or /use <run_id>) command for the current head"
 
 
-def _when(value: object) -> datetime | None:
+def github_time(value: object) -> datetime | None:
+    """A GitHub timestamp (ISO 8601, `Z` or offset; a datetime as is) as an aware datetime, or None."""
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
     if isinstance(value, str) and value:
         try:
-            return _when(datetime.fromisoformat(value.replace("Z", "+00:00")))
+            return github_time(datetime.fromisoformat(value.replace("Z", "+00:00")))
         except ValueError:
             return None
     return None
@@ -93,13 +94,13 @@ def head_seen(runs: Sequence[RunFacts] | Sequence[Any], posted_at: object, *, br
     """
     if review_commit:
         return HeadSeen(review_commit)  # GitHub's record of the head the review was submitted on
-    posted = _when(posted_at)
+    posted = github_time(posted_at)
     if posted is None:
         return HeadSeen(None, "when it was posted is not recorded")
     best: tuple[datetime, int, str] | None = None
     heads: set[str] = set()
     for run in runs:
-        created = _when(run.created_at)
+        created = github_time(run.created_at)
         if run.event != "pull_request" or created is None or not run.head_sha:
             continue
         if run.head_branch not in (None, branch):
@@ -119,7 +120,7 @@ def head_seen(runs: Sequence[RunFacts] | Sequence[Any], posted_at: object, *, br
     for event in timeline:
         kind = event.get("event") if isinstance(event, dict) else None
         if kind in HEAD_MOVES:
-            when = _when(event.get("created_at"))
+            when = github_time(event.get("created_at"))
             if when is None or when > since:
                 stamp = event.get("created_at") or "an unrecorded time"
                 return HeadSeen(None, f"the PR's head branch was {HEAD_MOVES[kind]} at {stamp}, after "

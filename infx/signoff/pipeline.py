@@ -9,6 +9,7 @@ from typing import Any
 
 from infx.errors import InfxError
 from infx.github.markers import Marker, make_marker
+from infx.reuse.posted_head import github_time
 from infx.signoff import checkrun, ownership, render
 from infx.signoff import evidence as ev
 from infx.signoff.model import Comment, Evidence, PullInfo, SignOff, Status
@@ -18,6 +19,7 @@ from infx.signoff.table import CheckTable, load_table
 from infx.signoff.trigger import binding, codeowners, gating
 from infx.signoff.trigger import scope as scope_mod
 from infx.signoff.trigger.checklist import has_trigger
+from infx.signoff.trigger.relay import standing_signoff
 from infx.signoff.verdict import Overall, Verdict, decide, run_check_by_id
 from infx.trust import Identity, our_check_run, our_status
 
@@ -134,11 +136,10 @@ def relay(client: SignoffClient, repo: str, number: int, run_created_at: str | N
     identity = client.identity
     judged: set[tuple[str, int]] = set()
     for item in reader.comments(number):
-        record = render.read_signed(item.body, table.settings.marker) \
-            if ev.is_verdict(item, table.settings.marker, identity) else None
-        if record and record.count(":") == 2 and record.split(":")[1].isdigit():
-            kind, source_id, _ = record.split(":")
-            judged.add((kind, int(source_id)))
+        if ev.is_verdict(item, table.settings.marker, identity):
+            named = binding.judged_signoff(render.read_signed(item.body, table.settings.marker))
+            if named is not None:
+                judged.add(named)
     ref = relayed_signoff([*reader.reviews(number), *reader.review_comments(number)], judged,
                           run_created_at)
     if ref is None:
@@ -316,7 +317,10 @@ class _Session:
         """Read the sign-off a verdict judged (`record`: binding.signoff_record) as it stands now:
         why it no longer stands (deleted, on another PR, dismissed, edited since `since`), or
         None with the sign-off as read."""
-        kind, source_id, _ = record.split(":")
+        named = binding.judged_signoff(record)
+        if named is None:
+            return f"the verdict's sign-off record {record!r} is not in the recorded form", None
+        kind, source_id = named
         what = f"the sign-off {kind} {source_id}"
         try:
             signoff = self.reader.signoff(gating.SignoffRef(kind, int(source_id)), pr_number)
@@ -656,15 +660,14 @@ def newer_owner_signoff(evidence: Evidence, table: CheckTable) -> Comment | None
     the other author does not make them an owner here (both runs then set the status)."""
     from dataclasses import replace
 
-    mine = _when(evidence.signoff.created_at)
+    mine = github_time(evidence.signoff.created_at)
     if mine is None:
         return None
     later = []
     for item in [*(evidence.comments or []), *(evidence.reviews or [])]:
-        when = _when(item.created_at)
+        when = github_time(item.created_at)
         if (item.id == evidence.signoff.source_id or when is None or when <= mine
-                or gating.is_bot(item.user, item.user_type) or not has_trigger(item.body)
-                or gating.withdrawn_problem(item.kind, item.state, "")):
+                or not standing_signoff(item)):
             continue
         other = replace(evidence, signoff=replace(evidence.signoff, author=item.user))
         owner = run_check_by_id(table, "codeowner", other)
@@ -686,13 +689,6 @@ def newest_verdict(comments: list[Comment], marker: str, identity: Identity) -> 
         overall = _overall_of(item.body)
         return item if overall in (Overall.PASS.value, Overall.WARN.value) else None
     return None
-
-
-def _when(value: str | None) -> datetime | None:
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
-    except ValueError:
-        return None
 
 
 def _overall_of(body: str) -> str | None:

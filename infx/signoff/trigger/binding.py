@@ -46,6 +46,15 @@ def signoff_record(kind: str, source_id: int | None, body: str) -> str:
     return f"{kind}:{int(source_id or 0)}:{text}"
 
 
+def judged_signoff(record: str | None) -> tuple[str, int] | None:
+    """(kind, id) of the sign-off a verdict's record (signoff_record) names; None when the
+    record is absent or not in that form."""
+    parts = (record or "").split(":")
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    return parts[0], int(parts[1])
+
+
 @dataclass(frozen=True)
 class Binding:
     """Whether the sign-off covers the assessed head; `seen` is the head it was posted on."""

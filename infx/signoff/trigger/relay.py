@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from infx.reuse.posted_head import github_time
 from infx.signoff.model import Comment
 from infx.signoff.trigger.checklist import has_trigger
 from infx.signoff.trigger.gating import SignoffRef, is_bot, withdrawn_problem
 
 
-def _when(value: str | None) -> datetime | None:
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
-    except ValueError:
-        return None
+def standing_signoff(item: Comment) -> bool:
+    """A human's comment, review or inline comment carrying the sign-off phrase that still
+    stands (a dismissed review is withdrawn)."""
+    return (not is_bot(item.user, item.user_type) and has_trigger(item.body)
+            and withdrawn_problem(item.kind, item.state, "the sign-off") is None)
 
 
 def newest_signoff(items: Iterable[Comment], *, kinds: tuple[str, ...] = ("issue_comment", "review", "review_comment"),
@@ -30,10 +31,9 @@ def newest_signoff(items: Iterable[Comment], *, kinds: tuple[str, ...] = ("issue
     phrase and still standing (a dismissed review is withdrawn), posted no later than `until`."""
     candidates = []
     for item in items:
-        posted = _when(item.created_at)
+        posted = github_time(item.created_at)
         if (item.kind not in kinds or posted is None or (until is not None and posted > until)
-                or is_bot(item.user, item.user_type) or not has_trigger(item.body)
-                or withdrawn_problem(item.kind, item.state, "the sign-off")):
+                or not standing_signoff(item)):
             continue
         candidates.append((posted, item.id, item))
     return max(candidates)[2] if candidates else None
@@ -46,7 +46,7 @@ def relayed_signoff(items: Iterable[Comment], judged: set[tuple[str, int]],
     bot has judged it yet (`judged`: the (kind, id) every verdict records, whatever version of
     the text; edits never start a verification, as for conversation comments). None: nothing
     new to verify (the caller decides the head's status again, for an edit or a dismissal)."""
-    limit = _when(run_created_at)
+    limit = github_time(run_created_at)
     if limit is None:
         return None  # without GitHub's own time of the event nothing can be attributed to it
     newest = newest_signoff(items, kinds=("review", "review_comment"), until=limit)
