@@ -211,7 +211,7 @@ class _Session:
         if self.options.post:
             permissions[actor.lower()] = self.reader.permission(actor)
             problem = gating.actor_problem(actor, permissions[actor.lower()])
-            if not problem and trigger.dispatched:
+            if not problem and trigger.asked_again:
                 problem = binding.dispatch_problem(actor, signoff.author, permissions[actor.lower()])
             if problem:
                 return self._skip(problem)

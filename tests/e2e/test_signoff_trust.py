@@ -768,7 +768,7 @@ def _reverify(fake, login: str, comment_id: int = 6100) -> publish.Result:
                "comment": {"id": comment_id, "body": "Sweep re-run.\n\n/reverify", "user": {"login": login}},
                "sender": {"login": login}}
     trigger = from_event("issue_comment", payload)
-    assert trigger.run and trigger.ref is None and trigger.dispatched
+    assert trigger.run and trigger.ref is None and trigger.reverify and not trigger.dispatched
     return publish.verify(fake.client(), fake.world["repo"], trigger, publish.Options())
 
 
@@ -790,6 +790,14 @@ def test_reverify_verifies_the_newest_signoff_again_for_its_signer_or_a_maintain
     else:
         assert result.kind == "skipped" and statuses(fake) == []
         assert ("is not the signer" if role == "write" else "needs write access") in result.reason
+
+
+def test_reverify_never_verifies_a_draft_which_only_a_workflow_dispatch_may(request, fake_github) -> None:
+    world = load(request, "trust_head_moves.yaml")
+    world["pulls"][0]["draft"] = True
+    fake = fake_github(world)
+    result = _reverify(fake, "chunfangamd")
+    assert result.kind == "skipped" and "draft" in result.reason and statuses(fake) == []
 
 
 def test_reverify_without_a_standing_signoff_says_so(request, fake_github) -> None:

@@ -43,6 +43,14 @@ class Trigger:
     ref: SignoffRef | None = None
     actor: str | None = None
     dispatched: bool = False
+    # `/reverify`: a dispatch's rule of who may ask, but the PR must be open and ready, as for
+    # any comment (only a workflow dispatch verifies a draft or closed PR)
+    reverify: bool = False
+
+    @property
+    def asked_again(self) -> bool:
+        """A re-verification someone asked for: the signer or maintain/admin may (binding.dispatch_problem)."""
+        return self.dispatched or self.reverify
 
 
 def skip(reason: str) -> Trigger:
@@ -94,15 +102,15 @@ def _issue_comment(payload: dict[str, Any], sender: dict[str, Any]) -> Trigger:
 
 
 def _reverify_trigger(comment: dict[str, Any], sender: dict[str, Any], number: Any) -> Trigger:
-    """`/reverify`: the newest sign-off of the PR is verified again, with a dispatch's
-    semantics (its signer, or maintain/admin, may ask; binding.dispatch_problem decides)."""
+    """`/reverify`: the newest sign-off of the PR is verified again; its signer, or
+    maintain/admin, may ask (binding.dispatch_problem decides), on an open, ready PR."""
     user = comment.get("user") or {}
     if is_bot(user.get("login"), user.get("type")):
         return skip("commands posted by bots are ignored")
     if not isinstance(number, int):
         return skip("the event has no pull request number")
     return Trigger(True, "/reverify", number, None, actor=user.get("login") or sender.get("login"),
-                   dispatched=True)
+                   reverify=True)
 
 
 def _review(payload: dict[str, Any], sender: dict[str, Any]) -> Trigger:
