@@ -125,7 +125,11 @@ def newest_approval(comments: Iterable[Any], permission_of: Callable[[str], Any]
         user = _field(comment, "user") or ""
         if user not in cache:
             cache[user] = authority_of(comment, permission_of)
-        decided = approval(comment, cache[user], pull, repo=repo, default_branch=default_branch)
+        # a listed comment edited since it was posted is an edit, never a new approval: anyone with
+        # write access may edit another's comment (an old approval re-pointed at a new head)
+        edited = _field(comment, "updated_at") not in (None, _field(comment, "created_at"))
+        decided = approval(comment, cache[user], pull, repo=repo, default_branch=default_branch,
+                           action="edited" if edited else "created")
         if decided.approved:
             return decided
         newest_refusal = newest_refusal or decided

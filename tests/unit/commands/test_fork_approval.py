@@ -29,6 +29,7 @@ class C:
     created_at: str = "2026-12-01T10:00:00Z"
     user_type: str = "User"
     author_association: str = "MEMBER"
+    updated_at: str | None = None
 
 
 def pull(**changes) -> ForkPull:
@@ -209,3 +210,15 @@ def test_permissions_are_read_once_per_author_and_an_unreadable_one_raises():
         newest_approval(comments, unreadable, pull(), repo=REPO, default_branch="main")
     outsider = [C("eve", f"/approve-sweep {HEAD}", author_association="NONE")]
     assert not newest_approval(outsider, unreadable, pull(), repo=REPO, default_branch="main").approved
+
+
+def test_an_approval_edited_to_name_the_new_head_is_no_approval():
+    """Anyone with write access may edit another's comment: a maintainer's old approval edited
+    after a push to name the new head is an edit, never a new approval."""
+    re_pointed = C("dave", f"/approve-sweep {HEAD}", id=1, created_at="2026-12-01T09:00:00Z",
+                   updated_at="2026-12-01T12:00:00Z")
+    decided = newest_approval([re_pointed], ROLES.get, pull(), repo=REPO, default_branch="main")
+    assert not decided.approved
+    unedited = C("dave", f"/approve-sweep {HEAD}", id=1, created_at="2026-12-01T09:00:00Z",
+                 updated_at="2026-12-01T09:00:00Z")
+    assert newest_approval([unedited], ROLES.get, pull(), repo=REPO, default_branch="main").approved
