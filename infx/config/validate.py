@@ -53,6 +53,14 @@ def _collect(read: Callable[[], object]) -> list[Problem]:
     return []
 
 
+def _read(path: Path) -> str:
+    """A file of the checkout as text, through the one capped reader (yamlio.read_text): an
+    oversized, unreadable or non-UTF-8 file is a located problem, never a crash."""
+    from infx.yamlio import read_text
+
+    return read_text(path, what="configuration file")
+
+
 def _rel(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
 
@@ -61,16 +69,15 @@ def _masters(root: Path, paths: list[Path]) -> list[Problem]:
     from infx.config.master import load_master_configs_from_texts
     from infx.config.runners import load_runners_from_text, unknown_label_problems
 
-    texts = [(_rel(root, p), p.read_text(encoding="utf-8")) for p in paths]
     found: list[Problem] = []
     try:
-        configs = load_master_configs_from_texts(texts)
+        configs = load_master_configs_from_texts([(_rel(root, p), _read(p)) for p in paths])
     except InfxError as exc:
         return list(exc.problems)
     runners = root / RUNNERS
     if runners.is_file():
         try:
-            labels = load_runners_from_text(RUNNERS, runners.read_text(encoding="utf-8"))
+            labels = load_runners_from_text(RUNNERS, _read(runners))
         except InfxError:
             return found  # reported by the runners area
         found += unknown_label_problems(configs, labels)
@@ -81,21 +88,21 @@ def _runners(root: Path, paths: list[Path]) -> list[Problem]:
     from infx.config.runners import load_runners_from_text
 
     return [p for path in paths for p in _collect(
-        lambda path=path: load_runners_from_text(_rel(root, path), path.read_text(encoding="utf-8")))]
+        lambda path=path: load_runners_from_text(_rel(root, path), _read(path)))]
 
 
 def _thresholds(root: Path, paths: list[Path]) -> list[Problem]:
     from infx.config.thresholds import load_thresholds_text
 
     return [p for path in paths for p in _collect(
-        lambda path=path: load_thresholds_text(path.read_text(encoding="utf-8"), _rel(root, path)))]
+        lambda path=path: load_thresholds_text(_read(path), _rel(root, path)))]
 
 
 def _golden(root: Path, paths: list[Path]) -> list[Problem]:
     from infx.config.policy import load_golden_curve
 
     return [p for path in paths for p in _collect(
-        lambda path=path: load_golden_curve(path.read_text(encoding="utf-8"), _rel(root, path)))]
+        lambda path=path: load_golden_curve(_read(path), _rel(root, path)))]
 
 
 def _policy(root: Path, paths: list[Path]) -> list[Problem]:
@@ -114,7 +121,7 @@ def _policy(root: Path, paths: list[Path]) -> list[Problem]:
                                  + "policy files are " + ", ".join(f"{n}.yaml" for n in POLICY_NAMES)))
             continue
         found += _collect(lambda path=path, name=name: load_policy_document(
-            name, path.read_text(encoding="utf-8"), _rel(root, path)))
+            name, _read(path), _rel(root, path)))
     return found
 
 
@@ -122,7 +129,7 @@ def _queue_priority(root: Path, paths: list[Path]) -> list[Problem]:
     from infx.config.ci_priority import load_priority_policy
 
     return [p for path in paths for p in _collect(
-        lambda path=path: load_priority_policy(path.read_text(encoding="utf-8"), _rel(root, path)))]
+        lambda path=path: load_priority_policy(_read(path), _rel(root, path)))]
 
 
 AREAS: tuple[Area, ...] = (
@@ -140,7 +147,9 @@ def validate_repository(root: Path) -> Outcome:
     problems: list[Problem] = []
     files: list[str] = []
     for area in AREAS:
-        paths = sorted({p for pattern in area.patterns for p in root.glob(pattern) if p.is_file()})
+        # the checkout is a PR's (data): a link out of it is never followed
+        paths = sorted({p for pattern in area.patterns for p in root.glob(pattern)
+                        if p.is_file() and not p.is_symlink()})
         if not paths:
             if area.required:
                 problems.append(Problem(f"no {area.name} found ({', '.join(area.patterns)})",
@@ -149,4 +158,8 @@ def validate_repository(root: Path) -> Outcome:
             continue
         files += [_rel(root, p) for p in paths]
         problems += area.check(root, paths)
+    prefix = f"{root}/"
+    for problem in problems:  # the capped reader names files by their path on disk
+        if problem.file and problem.file.startswith(prefix):
+            problem.file = problem.file[len(prefix):]
     return Outcome(problems, files)

@@ -114,3 +114,14 @@ def test_the_workflow_validates_the_pr_as_data_with_the_default_branchs_infx() -
     install = next(s for s in job["steps"] if s.get("name") == "Install infx from the default branch")
     assert install["working-directory"] == "trusted"
     assert job["steps"][-1]["run"] == "infx config validate --repo-dir pr"
+
+
+def test_a_file_that_cannot_be_read_as_text_is_a_located_error_and_links_are_not_followed(repo, tmp_path) -> None:
+    (repo / "configs/evals/thresholds.yaml").write_bytes(b"default:\n  gsm8k: \xff\xfe\n")
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("x: [\n", encoding="utf-8")
+    (repo / "configs/policy/draft.yaml").unlink()
+    (repo / "configs/policy/draft.yaml").symlink_to(outside)
+    outcome = validate_repository(repo)
+    (error,) = outcome.errors
+    assert error.file == "configs/evals/thresholds.yaml" and "configs/policy/draft.yaml" not in outcome.files
