@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Callable
 
 from infx.config.policy import GOLDEN_DIR, GoldenCurveRef, PolicyReader, draft_kind, golden_refs
 from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.per_verdict import once
 from infx.signoff.rules.affected import (
     AffectedConfig,
     affected_configs,
@@ -62,8 +64,11 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
 
 
 def _variants(evidence: Evidence, config: AffectedConfig, lines) -> list[Variant]:
-    """The launch as each group of the config's rows runs it, shell variables followed."""
-    return variants(lines, evidence.head_files, config.entry)
+    """The launch as each group of the config's rows runs it, shell variables followed; worked
+    out once per verdict for configs whose entries and launch lines are alike (a PR adding
+    many keys that share a recipe judges each, but follows its shell once)."""
+    fact = ("golden-variants", tuple(lines), json.dumps(config.entry, sort_keys=True, default=str))
+    return once(evidence, fact, lambda: variants(lines, evidence.head_files, config.entry))
 
 
 def _at(variant: Variant, reading: Reading) -> str:

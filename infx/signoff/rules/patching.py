@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from infx.signoff import per_verdict
 from infx.signoff.model import ChangedFile, Evidence
@@ -69,11 +69,16 @@ _ENTER = re.compile(r"(?:^\s*|[;&|]\s*)(?:cd|pushd)\s+(\S+)|\bgit\s+clone\b(?:\s
 
 def non_engine_component(text: str, folder: str, components: list[dict]) -> str | None:
     """The non-engine component a line works on (it names one, or runs in its folder)."""
+    text, folder = text.lower(), folder.lower()
     for component in components:
-        markers = [m.lower() for m in component["markers"]]
-        if any(m in text.lower() or m in folder.lower() for m in markers):
+        if any(m in text or m in folder for m in _lowered(tuple(component["markers"]))):
             return str(component["name"])
     return None
+
+
+@lru_cache(maxsize=64)
+def _lowered(markers: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(m.lower() for m in markers)
 
 
 def _folder_after(text: str, folder: str, clones: dict[str, str]) -> str:

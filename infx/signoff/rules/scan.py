@@ -84,6 +84,8 @@ def _text_lines(path: str, text: str | None) -> tuple[Line, ...]:
 
 def strip_comment(text: str) -> str:
     """Drop a shell/YAML/Python comment: a ``#`` outside quotes at a word start."""
+    if "#" not in text:
+        return text.rstrip()
     quote = None
     for index, char in enumerate(text):
         if quote:
