@@ -9,18 +9,32 @@ merge, the incremental planner, `/retest-failed` and the sweep report — asks `
 before a commit's files are read, its first half `run_origin`), and no other module reads a
 run's workflow path or head repository (tests/repo/test_trust_architecture.py holds this).
 A run is ours when GitHub's own run record says it is a run of our sweep workflow
-(`run-sweep.yml`) for a `pull_request` (or the merge-time `push` to the default branch), its
-head commit lives in this repository (a fork's runs never count), the sweep workflow files at
+(`run-sweep.yml`) for a `pull_request` (or the merge-time `push` to the default branch, or a
+trusted fork sweep: see below), its head commit lives in this repository (a fork's runs never
+count), the sweep workflow files at
 its commit are byte-identical to the default branch's (a run made by a PR's own edited
 workflow is the PR's, not ours), and — where its results are needed — it still holds an
 unexpired result artifact. The set of sweep files is data the decision reads (`sweep_files`
 derives it from the default branch; callers may pass their own).
+
+Trusted fork sweeps (PRODUCT §4.4): a fork PR's own runs never count. A maintainer approves the
+exact head (infx.commands.fork_approval) and fork-sweep.yml dispatches run-sweep.yml on the
+default branch (`workflow_dispatch`, inputs `pr-number` and `head-sha`); the run re-decides the
+approval before anything else and sweeps the pinned head with the PR's files as data. GitHub
+records such a run with the default branch's commit as its head (the code that ran, compared
+with the default branch's like any run's) and, as its `display_title`, the title run-sweep.yml's
+`run-name` renders from the inputs: `Fork sweep - PR #<n> @ <40-hex sha>` (`fork_sweep_title`).
+The title is the pinned head (`pinned_head`, `swept_commit`): only a dispatch on the default
+branch of a byte-identical run-sweep.yml renders it, a PR cannot write it (its own runs are
+`pull_request` runs titled by GitHub from the PR title, never counted as dispatches), and a
+dispatch naming a head no maintainer approved fails its first job, so it has no green job to offer.
 
 Pure: logins, runs, trees and artifact listings come in as plain facts.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -101,6 +115,9 @@ def our_status(identity: Identity, status: Mapping[str, Any]) -> bool:
 
 SWEEP_WORKFLOW = ".github/workflows/run-sweep.yml"
 RUN_EVENTS = ("pull_request", "push")  # push: only the merge-time push to the default branch
+FORK_SWEEP_EVENT = "workflow_dispatch"  # a trusted fork sweep, dispatched on the default branch
+FORK_SWEEP_TITLE = "Fork sweep - PR #{number} @ {sha}"  # run-sweep.yml's run-name for a dispatch
+_PINNED = re.compile(r"Fork sweep - PR #([1-9][0-9]{0,9}) @ ([0-9a-f]{40})")
 MAX_CALLED_FILES = 20  # local workflows/actions followed from run-sweep.yml (a cycle or a fan-out stops here)
 RESULT_ARTIFACTS = ("results_bmk", "eval_results_all")
 RESULT_PREFIX = "bmk_agentic_"
@@ -128,6 +145,31 @@ class ArtifactRecord(Protocol):
     def name(self) -> str: ...
     @property
     def expired(self) -> bool: ...
+
+
+def fork_sweep_title(number: int, sha: str) -> str:
+    """The display title GitHub gives a fork sweep run of PR `number` pinned to `sha`."""
+    return FORK_SWEEP_TITLE.format(number=number, sha=sha)
+
+
+def pinned_head(run: RunRecord) -> tuple[int, str] | None:
+    """(PR number, head sha) a fork sweep run is pinned to, from GitHub's `display_title` of a
+    `workflow_dispatch` run; None for every other run or a title of another shape. Run models
+    without the field pin nothing."""
+    if run.event != FORK_SWEEP_EVENT:
+        return None
+    title = getattr(run, "display_title", None)
+    found = _PINNED.fullmatch(title) if isinstance(title, str) else None
+    return (int(found.group(1)), found.group(2)) if found else None
+
+
+def swept_commit(run: RunRecord) -> str | None:
+    """The commit whose benchmark content a run swept: a fork sweep's pinned head, else the
+    run's head commit (None: a dispatch that pins nothing)."""
+    if run.event == FORK_SWEEP_EVENT:
+        pinned = pinned_head(run)
+        return pinned[1] if pinned else None
+    return run.head_sha or None
 
 
 def head_repo_of(run: RunRecord) -> str:
@@ -163,8 +205,16 @@ def run_origin(run: RunRecord, *, repo: str, default_branch: str,
         if run.head_branch != default_branch:
             return (f"it was started by a push to {run.head_branch or 'an unknown branch'}, not the "
                     f"merge-time push to {default_branch}")
+    elif run.event == FORK_SWEEP_EVENT:
+        if run.head_branch != default_branch:
+            return (f"it was dispatched on {run.head_branch or 'an unknown branch'}, not on "
+                    f"{default_branch} (a fork sweep runs the default branch's workflow)")
+        if pinned_head(run) is None:
+            return ("it is a dispatch whose title pins no PR head (a fork sweep is titled "
+                    f"'{FORK_SWEEP_TITLE.format(number='<n>', sha='<40-hex sha>')}')")
     elif run.event not in RUN_EVENTS:
-        return f"it was started by a {run.event or 'an unknown'} event, not pull_request or push"
+        return (f"it was started by a {run.event or 'an unknown'} event, not pull_request, push "
+                "or a fork sweep's dispatch")
     if not run.head_repo:
         return "its head repository is not recorded, so it cannot be shown to be this repository"
     if not same_head_repo(run, repo):
@@ -278,7 +328,8 @@ def our_run(run: RunRecord | None, *, repo: str, default_branch: str,
             workflow: str = SWEEP_WORKFLOW) -> str | None:
     """Why a run is not our sweep, or None when it is (PRODUCT §4.8 provenance).
 
-    `run_tree`: the files at the run's head commit (None: unread, so not shown to be ours);
+    `run_tree`: the files at the run's head commit (None: unread, so not shown to be ours; for a
+    fork sweep that is the default-branch commit it ran, not the pinned head it swept);
     `default_tree`: the default branch's; `files`: the sweep file set (default derived from
     `default_tree`). `artifacts`: pass the run's artifact listing (None when it could not be
     read) when its results are needed — a run whose result artifacts all expired is then

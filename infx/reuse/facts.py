@@ -29,6 +29,7 @@ class RunFacts:
     html_url: str = ""
     created_at: str = ""
     head_repo: str | None = None  # owner/name the run's commit came from (a fork for fork PRs)
+    display_title: str | None = None  # GitHub's title; a fork sweep's names its pinned head (infx.trust)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunFacts:
@@ -37,7 +38,8 @@ class RunFacts:
                    path=data.get("path"), head_branch=data.get("head_branch"),
                    run_attempt=int(data.get("run_attempt") or 1), html_url=data.get("html_url") or "",
                    created_at=data.get("created_at") or "",
-                   head_repo=(data.get("head_repository") or {}).get("full_name"))
+                   head_repo=(data.get("head_repository") or {}).get("full_name"),
+                   display_title=data.get("display_title"))
 
 
 @dataclass(frozen=True)

@@ -400,7 +400,8 @@ def workflow_run(data: dict) -> WorkflowRun:
                        head_branch=data.get("head_branch"),
                        run_attempt=int(data.get("run_attempt") or 1),
                        created_at=data.get("created_at"),
-                       head_repo=(data.get("head_repository") or {}).get("full_name"))
+                       head_repo=(data.get("head_repository") or {}).get("full_name"),
+                       display_title=data.get("display_title"))
 
 
 def changed_file(item: dict) -> ChangedFile:

@@ -119,6 +119,7 @@ class WorkflowRun:
     run_attempt: int = 1
     created_at: str | None = None
     head_repo: str | None = None  # owner/name the run's head commit came from (a fork's, for fork PRs)
+    display_title: str | None = None  # GitHub's title; a fork sweep's names its pinned head (infx.trust)
 
 
 @dataclass(frozen=True)

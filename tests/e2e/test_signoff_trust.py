@@ -241,7 +241,8 @@ def test_a_fork_prs_forged_sweep_never_counts(request, fake_github) -> None:
     ("same-repo", "has sweep workflow files that differ from the default branch's "
                   "(.github/workflows/run-sweep.yml)"),
     ("other-workflow", "it is a run of .github/workflows/pwn.yml, not .github/workflows/run-sweep.yml"),
-    ("dispatch", "it was started by a workflow_dispatch event, not pull_request or push"),
+    # a dispatch on the PR's branch: not a fork sweep (that runs on the default branch, infx.trust)
+    ("dispatch", "it was dispatched on yhl-amd/minimaxm3-flydsl, not on main"),
     ("push-branch", "started by a push to yhl-amd/minimaxm3-flydsl, not the merge-time push to main"),
     ("template", "(.github/workflows/benchmark-tmpl.yml)"),
 ])
