@@ -52,28 +52,6 @@ class PullRequest:
 
 
 @dataclass(frozen=True)
-class Review:
-    id: int
-    user: str
-    state: str  # upper case, as the REST API spells it (webhooks send lower case)
-    body: str
-    commit_id: str
-    submitted_at: str | None
-    author_association: str
-
-
-@dataclass(frozen=True)
-class ReviewComment:
-    id: int
-    user: str
-    body: str
-    path: str
-    line: int | None
-    commit_id: str
-    author_association: str
-
-
-@dataclass(frozen=True)
 class WorkflowRun:
     id: int
     name: str
@@ -121,13 +99,13 @@ class IssueCommentEvent(Event):
 
 @dataclass(frozen=True)
 class PullRequestReviewEvent(Event):
-    review: Review | None = None
+    review: Comment | None = None  # kind "review"
     pull_request: PullRequest | None = None
 
 
 @dataclass(frozen=True)
 class PullRequestReviewCommentEvent(Event):
-    comment: ReviewComment | None = None
+    comment: Comment | None = None  # kind "review_comment"
     pull_request: PullRequest | None = None
     previous_body: str | None = None
 
@@ -209,11 +187,9 @@ def _pull(p: _Payload) -> PullRequest:
     )
 
 
-def _comment(p: _Payload) -> Comment:
-    return Comment(id=p["id"].value, user=_login(p.sub("user")), body=p.get("body") or "",
-                   author_association=p.get("author_association") or "NONE",
-                   created_at=p.get("created_at") or "", updated_at=p.get("updated_at") or "",
-                   html_url=p.get("html_url") or "")
+def _comment(p: _Payload, kind: str = "issue_comment") -> Comment:
+    p["id"]  # a located error when the payload has none
+    return Comment.from_json(p.value, kind)
 
 
 def _common(name: str, p: _Payload) -> dict[str, Any]:
@@ -242,20 +218,13 @@ def _issue_comment_event(name: str, p: _Payload) -> Event:
 
 
 def _review_event(name: str, p: _Payload) -> Event:
-    r = p["review"]
-    review = Review(r["id"].value, _login(r.sub("user")), (r.get("state") or "").upper(),
-                    r.get("body") or "", r.get("commit_id") or "", r.get("submitted_at"),
-                    r.get("author_association") or "NONE")
-    return PullRequestReviewEvent(**_common(name, p), review=review,
+    return PullRequestReviewEvent(**_common(name, p), review=_comment(p["review"], "review"),
                                   pull_request=_pull(p["pull_request"]))
 
 
 def _review_comment_event(name: str, p: _Payload) -> Event:
-    c = p["comment"]
-    comment = ReviewComment(c["id"].value, _login(c.sub("user")), c.get("body") or "",
-                            c.get("path") or "", c.get("line"), c.get("commit_id") or "",
-                            c.get("author_association") or "NONE")
-    return PullRequestReviewCommentEvent(**_common(name, p), comment=comment,
+    return PullRequestReviewCommentEvent(**_common(name, p),
+                                         comment=_comment(p["comment"], "review_comment"),
                                          pull_request=_pull(p["pull_request"]),
                                          previous_body=_previous_body(p))
 

@@ -20,20 +20,31 @@ class Comment:
     kind: str = "issue_comment"  # issue_comment | review | review_comment
     html_url: str | None = None
     user_type: str = ""  # User | Bot | Organization, as GitHub reports the author
-    state: str = ""  # a review's state (APPROVED, COMMENTED, DISMISSED, ...); "" for comments
+    # a review's state, upper case as the REST API spells it (APPROVED, COMMENTED, DISMISSED,
+    # ...; webhooks send lower case); "" for the other kinds
+    state: str = ""
+    commit_id: str = ""  # the head a review or inline comment was written on; "" for comments
+    path: str = ""  # the file an inline review comment is on; "" for the other kinds
+    line: int | None = None  # its line in that file (None: outdated, or another kind)
 
     @classmethod
     def from_json(cls, data: dict, kind: str = "issue_comment") -> Comment:
-        """From GitHub's JSON for a comment of `kind` (a review has `submitted_at` and `state`)."""
+        """From GitHub's JSON for a comment of `kind`, as the REST API lists it or a webhook
+        payload carries it (a review has `submitted_at` and `state`)."""
         if kind not in COMMENT_KINDS:
             raise ValueError(f"comment kind must be one of {COMMENT_KINDS}, not {kind!r}")
         user = data.get("user") or {}
+        commit = data.get("commit_id")
+        line = data.get("line")
         return cls(id=data["id"], user=user.get("login", ""), body=data.get("body") or "",
                    author_association=data.get("author_association") or "",
                    created_at=data.get("created_at") or data.get("submitted_at") or "",
                    updated_at=data.get("updated_at"), kind=kind, html_url=data.get("html_url"),
                    user_type=user.get("type") or "",
-                   state=str(data.get("state") or "") if kind == "review" else "")
+                   state=str(data.get("state") or "").upper() if kind == "review" else "",
+                   commit_id=commit if kind != "issue_comment" and isinstance(commit, str) else "",
+                   path=str(data.get("path") or "") if kind == "review_comment" else "",
+                   line=line if kind == "review_comment" and isinstance(line, int) else None)
 
 
 @dataclass(frozen=True)

@@ -222,9 +222,6 @@ GITHUB_OBJECTS = {
 # issue 19 (What to build 1): one class per GitHub object. What is still modelled twice or
 # more; merge one, then remove it here (the test fails on a new copy and on a stale entry).
 STILL_DUPLICATED = {
-    # a review and an inline review comment are also a Comment (kind=review / review_comment)
-    "review": {"infx.github.events.Review", "infx.github.models.Comment"},
-    "review comment": {"infx.github.events.ReviewComment", "infx.github.models.Comment"},
     "pull request": {"infx.github.events.PullRequest", "infx.signoff.model.PullInfo",
                      "infx.reuse.facts.PullFacts"},
     "workflow run": {"infx.github.events.WorkflowRun", "infx.signoff.model.WorkflowRun",

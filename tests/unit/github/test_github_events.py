@@ -79,6 +79,10 @@ def test_review_state_is_upper_case_like_rest(hooks):
     event = _load(hooks, "pull_request_review", "submitted.payload.json")
     assert isinstance(event, PullRequestReviewEvent)
     assert event.review.state == "COMMENTED"
+    raw = json.loads((hooks / "pull_request_review" / "submitted.payload.json").read_text())
+    # the review is the one Comment model, kind "review", with the head it was written on
+    assert (event.review.kind, event.review.commit_id) == ("review", raw["review"]["commit_id"])
+    assert event.review.created_at == raw["review"]["submitted_at"]
     assert _load(hooks, "pull_request_review", "dismissed.payload.json").review.state == "DISMISSED"
 
 
@@ -86,6 +90,8 @@ def test_review_comment(hooks):
     event = _load(hooks, "pull_request_review_comment", "created.payload.json")
     assert isinstance(event, PullRequestReviewCommentEvent)
     assert (event.comment.path, event.comment.line) == ("README.md", 265)
+    raw = json.loads((hooks / "pull_request_review_comment" / "created.payload.json").read_text())
+    assert (event.comment.kind, event.comment.commit_id) == ("review_comment", raw["comment"]["commit_id"])
 
 
 def test_push_tag_deletion(hooks):
