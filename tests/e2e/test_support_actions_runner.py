@@ -25,7 +25,7 @@ DOWNLOAD = "actions/download-artifact@37930b1c2abaa49bbe596cd826c3c89aef350131"
 
 def run(tmp_path, files: dict[str, str], event_name: str = "push", payload: dict | None = None, **options):
     repo = tmp_path / "repo"
-    repo.mkdir()
+    repo.mkdir(parents=True)
     git(repo, "init", "--quiet", "--initial-branch=main")
     for rel, text in files.items():
         path = repo / rel
@@ -346,3 +346,177 @@ def test_a_checkout_outside_the_workspace_and_an_uninstallable_folder_fail(tmp_p
     assert "is not under" in record.job("outside").log
     assert "is not installable" in record.job("nothing").log
     assert {j.conclusion for j in record.jobs} == {"failure"}
+
+
+def _tools_repo(path) -> str:
+    """Another repository, `acme/tools`: a reusable workflow with outputs, a composite action."""
+    path.mkdir()
+    git(path, "init", "--quiet", "--initial-branch=main")
+    files = {
+        ".github/workflows/lib.yml": f"""
+            on:
+              workflow_call:
+                inputs:
+                  who:
+                    type: string
+                    required: true
+                secrets:
+                  TOKEN:
+                    required: true
+                outputs:
+                  greeting:
+                    value: ${{{{ jobs.greet.outputs.text }}}}
+                  result:
+                    value: ${{{{ jobs.greet.result }}}}
+            jobs:
+              greet:
+                runs-on: ubuntu-latest
+                outputs:
+                  text: ${{{{ steps.hello.outputs.said }}}}
+                steps:
+                  - uses: {CHECKOUT}
+                    with:
+                      repository: acme/tools
+                      ref: v1
+                      path: tools
+                  - id: hello
+                    uses: ./tools/.github/actions/hello
+                    with:
+                      who: ${{{{ inputs.who }}}}
+                  - env:
+                      TOKEN: ${{{{ secrets.TOKEN }}}}
+                      SAID: ${{{{ steps.hello.outputs.said }}}}
+                    run: test "$TOKEN" = s3cret && test "$SAID" = "hello ${{{{ inputs.who }}}} from tools"
+            """,
+        ".github/actions/hello/action.yml": """
+            name: Hello
+            inputs:
+              who:
+                required: true
+              punctuation:
+                default: "!"
+            outputs:
+              said:
+                value: ${{ steps.say.outputs.said }}
+            runs:
+              using: composite
+              steps:
+                - uses: actions/setup-python@e797f83bcb11b83ae66e0230d6156d7c80228e7c
+                - id: say
+                  shell: bash
+                  env:
+                    WHO: ${{ inputs.who }}
+                  run: |
+                    echo "said=hello $WHO from $(cat "$GITHUB_ACTION_PATH/../../../NAME")" >> "$GITHUB_OUTPUT"
+                    echo "PUNCT=${{ inputs.punctuation }}" >> "$GITHUB_ENV"
+            """,
+        "NAME": "tools\n",
+    }
+    for rel, text in files.items():
+        target = path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text), encoding="utf-8")
+    git(path, "add", "--all")
+    git(path, "commit", "--quiet", "-m", "tools")
+    git(path, "tag", "v1")
+    return git(path, "rev-parse", "HEAD").strip()
+
+
+def test_remote_reusable_workflows_composite_actions_and_other_checkouts(tmp_path):
+    """`owner/name/.github/workflows/f.yml@ref` runs that repository's file with `with:`,
+    `secrets:` and `outputs`; a composite action runs from a checkout (`./path`) or by
+    reference (`owner/name/path@SHA`), its env file reaching the job's later steps."""
+    sha = _tools_repo(tmp_path / "tools")
+    record = run(tmp_path, {".github/workflows/main.yml": f"""
+        on: push
+        jobs:
+          call:
+            uses: acme/tools/.github/workflows/lib.yml@v1
+            with:
+              who: octo
+            secrets:
+              TOKEN: s3cret
+          after:
+            needs: call
+            runs-on: ubuntu-latest
+            steps:
+              - id: direct
+                uses: acme/tools/.github/actions/hello@{sha}
+                with:
+                  who: direct
+              - env:
+                  GREETING: ${{{{ needs.call.outputs.greeting }}}}
+                  RESULT: ${{{{ needs.call.outputs.result }}}}
+                  DIRECT: ${{{{ steps.direct.outputs.said }}}}
+                run: |
+                  test "$GREETING" = "hello octo from tools" && test "$RESULT" = success
+                  test "$DIRECT" = "hello direct from tools" && test "$PUNCT" = "!"
+        """}, repositories={"acme/tools": tmp_path / "tools"})
+    assert record.conclusion == "success", {j.name: j.log for j in record.jobs}
+    assert [j.name for j in record.jobs] == ["call / greet", "after"]
+
+
+def test_remote_calls_fail_closed(tmp_path):
+    """Unknown repositories and refs, unpinned remote actions and a `./` call inside another
+    repository's workflow (GitHub reads it in the calling repository) are refused."""
+    sha = _tools_repo(tmp_path / "tools")
+    tools = {"repositories": {"acme/tools": tmp_path / "tools"}}
+    with pytest.raises(RunnerError, match="unable to find version"):
+        run(tmp_path / "a", {".github/workflows/main.yml": """
+            on: push
+            jobs:
+              call:
+                uses: acme/tools/.github/workflows/lib.yml@v9
+            """}, **tools)
+    with pytest.raises(RunnerError, match="repository not found"):
+        run(tmp_path / "b", {".github/workflows/main.yml": """
+            on: push
+            jobs:
+              call:
+                uses: acme/other/.github/workflows/lib.yml@v1
+            """}, **tools)
+    git(tmp_path / "tools", "checkout", "--quiet", "-b", "nested")
+    (tmp_path / "tools" / ".github" / "workflows" / "nested.yml").write_text(textwrap.dedent("""
+        on: workflow_call
+        jobs:
+          inner:
+            uses: ./.github/workflows/lib.yml
+        """), encoding="utf-8")
+    git(tmp_path / "tools", "add", "--all")
+    git(tmp_path / "tools", "commit", "--quiet", "-m", "nested")
+    with pytest.raises(RunnerError, match="inside a workflow of acme/tools"):
+        run(tmp_path / "c", {".github/workflows/main.yml": """
+            on: push
+            jobs:
+              call:
+                uses: acme/tools/.github/workflows/nested.yml@nested
+            """}, **tools)
+    record = run(tmp_path / "d", {".github/workflows/main.yml": f"""
+        on: push
+        jobs:
+          tag:
+            runs-on: ubuntu-latest
+            steps:
+              - uses: acme/tools/.github/actions/hello@v1
+          elsewhere:
+            runs-on: ubuntu-latest
+            steps:
+              - uses: {CHECKOUT}
+                with:
+                  repository: acme/secret
+          missing:
+            runs-on: ubuntu-latest
+            steps:
+              - uses: ./not-checked-out
+          ok:
+            runs-on: ubuntu-latest
+            steps:
+              - uses: acme/tools/.github/actions/hello@{sha}
+                with:
+                  who: x
+        """}, **tools)
+    logs = {j.name: (j.conclusion, j.log) for j in record.jobs}
+    assert "full commit SHA" in logs["tag"][1]
+    assert "Not Found: the repository 'acme/secret'" in logs["elsewhere"][1]
+    assert "Can't find 'action.yml'" in logs["missing"][1]
+    assert [c for c, _ in logs.values()] == ["failure", "failure", "failure", "success"]

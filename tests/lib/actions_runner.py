@@ -2,12 +2,15 @@
 
 It runs a workflow the way a hosted runner would, as far as our workflows need: jobs in `needs`
 order with their real `if:`, `strategy.matrix` (including `fromJSON` of earlier outputs),
-`strategy.fail-fast`, `concurrency` and `outputs`; reusable workflows called with `uses:`
-(their jobs are named `<caller job name> / <called job name>`, as GitHub names the check runs);
+`strategy.fail-fast`, `concurrency` and `outputs`; reusable workflows called with `uses:`, this
+repository's (`./.github/workflows/…`) or another's (`owner/name/.github/workflows/…@ref`, from the
+`repositories` the runner is given) with `with:`, `secrets:` and `on.workflow_call.outputs` (their
+jobs are named `<caller job name> / <called job name>`, as GitHub names the check runs); composite
+actions from the workspace (`./path`) or by reference (`owner/name/path@SHA`);
 every real `run:` script executed by bash in a fresh checkout with `GITHUB_OUTPUT`, `GITHUB_ENV`,
 `GITHUB_PATH`, `GITHUB_STEP_SUMMARY` and `GITHUB_EVENT_PATH`. Actions (`uses:` steps) are local
-stand-ins: checkout clones the test repository at the event's ref (or its `ref:`) into the
-workspace (or its `path:`), setup-python puts the host interpreter on PATH, upload/download-artifact
+stand-ins: checkout clones the test repository (or its `repository:`) at the event's ref (or
+its `ref:`) into the workspace (or its `path:`), setup-python puts the host interpreter on PATH, upload/download-artifact
 use an in-memory store that refuses a second artifact of the same name in a run (GitHub answers
 409 Conflict). `python -m pip install` is tests/lib/fake_pip.py: nothing is downloaded, and
 installing a folder copies its `infx` into the job's own site folder, the only infx on the job's
@@ -195,7 +198,8 @@ class LocalRunner:
                  runners: Mapping[str, list[str]] | None = None, secrets: Mapping[str, str] | None = None,
                  clock: Clock | None = None, after_checkout: StepHook | None = None,
                  vars_: Mapping[str, str] | None = None, self_hosted_env: Mapping[str, str] | None = None,
-                 self_hosted_path: list[str] | None = None, on_progress: ProgressHook | None = None) -> None:
+                 self_hosted_path: list[str] | None = None, on_progress: ProgressHook | None = None,
+                 repositories: Mapping[str, Path] | None = None) -> None:
         self.repo_dir = repo_dir
         self.repository = repository
         self.event = event
@@ -218,6 +222,11 @@ class LocalRunner:
         self.event_path = work_dir / "event.json"
         self.event_path.write_text(json.dumps(event.payload), encoding="utf-8")
         self._tree = work_dir / "workflow-tree"
+        # other repositories (owner/name -> local git repository) that `uses:` and checkout may name
+        self.repositories = {slug.lower(): Path(path) for slug, path in (repositories or {}).items()}
+        self._source: tuple[str, str] | None = None  # (repository, commit) of a running remote workflow
+        self._called_outputs: dict[str, dict[str, str]] = {}
+        self._snapshots: dict[tuple[str, str], Path] = {}
 
     # -- contexts ---------------------------------------------------------------------------
 
@@ -316,6 +325,7 @@ class LocalRunner:
                 continue
             if "uses" in job:
                 conclusion = self._call_workflow(job_id, job, jctx, record, prefix, display)
+                outputs.update(self._called_outputs.pop(prefix + job_id, {}))
             else:
                 conclusion, job_outputs = self._run_steps_job(job_id, job, jctx, record, prefix, caller_name, matrix)
                 outputs.update(job_outputs)
@@ -336,11 +346,8 @@ class LocalRunner:
     def _call_workflow(self, job_id: str, job: dict, ctx: Context, record: RunRecord, prefix: str,
                        display: str, cancel: bool = False) -> str:
         target = str(job["uses"])
-        local = re.sub(r"^(\$|\.)/", "", target)
-        if local == target or "@" in local:
-            raise RunnerError(f"job {job_id}: only this repository's reusable workflows can run locally: {target}")
-        called = load_file(self._tree / local)
-        declared = ((called.get("on") or called.get(True) or {}).get("workflow_call") or {})
+        called, local, source = self._called_workflow(job_id, target)
+        declared = _workflow_call_trigger(called, job_id, local)
         inputs: dict[str, Any] = {}
         for name, spec in (declared.get("inputs") or {}).items():
             given = (job.get("with") or {}).get(name)
@@ -364,8 +371,13 @@ class LocalRunner:
                 record.jobs.append(JobRecord(f"{prefix}{job_id}/{called_id}", f"{caller} / {name}", "cancelled",
                                              started_at=self.clock.tick(0), completed_at=self.clock.tick(0)))
             return "cancelled"
-        results = self._run_jobs(called, github, inputs, record, prefix=f"{prefix}{job_id}/",
-                                 caller_name=caller, secrets=secrets)
+        outer, self._source = self._source, source
+        try:
+            results = self._run_jobs(called, github, inputs, record, prefix=f"{prefix}{job_id}/",
+                                     caller_name=caller, secrets=secrets)
+        finally:
+            self._source = outer
+        self._called_outputs[prefix + job_id] = _workflow_call_outputs(declared, results, github, inputs, self.vars)
         values = [r["result"] for r in results.values()]
         if "failure" in values:
             return "failure"
@@ -409,7 +421,16 @@ class LocalRunner:
             try:
                 step_env = job_env | env_file_vars | {
                     k: to_string(_value(v, sctx)) for k, v in (step.get("env") or {}).items()}
-                if "uses" in step:
+                composite = self._composite_action(step, workspace) if "uses" in step else None
+                if composite is not None:
+                    outputs, log, new_env, new_path, summary = self._composite(
+                        composite, step, sctx, workspace, home, step_env, extra_path, runner_name, job_id,
+                        record, name)
+                    env_file_vars.update(new_env)
+                    extra_path = new_path + extra_path
+                    if summary:
+                        summary_parts.append(summary)
+                elif "uses" in step:
                     outputs, log = self._action(step, sctx, workspace, record, name, job_id)
                 else:
                     outputs, log, new_env, new_path, summary = self._script(
@@ -510,8 +531,11 @@ class LocalRunner:
             raise StepFailure(f"{uses} is not pinned to a full commit SHA")
         with_ = {k: _value(v, ctx) for k, v in (step.get("with") or {}).items()}
         if action == "actions/checkout":
-            ref = str(with_.get("ref") or self.event.sha)
             target = _inside(workspace, str(with_.get("path") or ""))
+            other = str(with_.get("repository") or "")
+            if other and other.lower() != self.repository.lower():
+                return self._checkout_other(other, str(with_.get("ref") or ""), target)
+            ref = str(with_.get("ref") or self.event.sha)
             self._checkout_into(target, ref)
             sha = _git(target, "rev-parse", "HEAD").strip()
             return {"ref": ref, "commit": sha}, f"checked out {ref} ({sha}) into {target}"
@@ -557,6 +581,159 @@ class LocalRunner:
                 path.write_bytes(data)
         target.mkdir(parents=True, exist_ok=True)
         return {"download-path": str(target)}, f"downloaded {[a.name for a in found]}"
+
+    # -- other repositories: remote reusable workflows, composite actions, checkouts -------------------
+
+    def _called_workflow(self, job_id: str, target: str) -> tuple[dict, str, tuple[str, str] | None]:
+        """The workflow a job's `uses:` calls, a label for messages, and where it comes from:
+        None for `./.github/workflows/…` (the running workflow's commit), else (repository, commit)
+        of `owner/name/.github/workflows/file@ref` (any ref GitHub resolves: SHA, tag, branch)."""
+        local = re.sub(r"^(\$|\.)/", "", target)
+        if local != target:
+            if "@" in local:
+                raise RunnerError(f"job {job_id}: a local reusable workflow takes no @ref: {target}")
+            if self._source is not None:
+                # GitHub reads `./` of a called workflow in the calling repository, not the called one's
+                raise RunnerError(f"job {job_id}: {target} inside a workflow of {self._source[0]}: name "
+                                  "it as owner/name/.github/workflows/file@ref")
+            return load_file(self._tree / local), local, None
+        slug, path, ref = _remote_ref(target)
+        if not re.fullmatch(r"\.github/workflows/[^/]+\.ya?ml", path):
+            raise RunnerError(f"job {job_id}: {target}: a reusable workflow is a file directly in .github/workflows")
+        try:
+            root, sha = self._snapshot(slug, ref)
+        except StepFailure as exc:
+            raise RunnerError(f"job {job_id}: {exc}") from None
+        if not (root / path).is_file():
+            raise RunnerError(f"job {job_id}: {target}: {slug} has no {path} at {ref}")
+        return load_file(root / path), f"{slug}/{path}@{ref}", (slug, sha)
+
+    def _snapshot(self, slug: str, ref: str) -> tuple[Path, str]:
+        """Every file of another repository (or this one) at a ref, as GitHub downloads an action or
+        reads a called workflow; (folder, commit). Unknown repositories and refs fail the step."""
+        repo = self.repo_dir if slug.lower() == self.repository.lower() else self.repositories.get(slug.lower())
+        if repo is None:
+            raise StepFailure(f"Unable to resolve {slug}@{ref}: repository not found (the local runner "
+                              f"knows {sorted(self.repositories) or 'no other repositories'})")
+        proc = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=repo,
+                              capture_output=True, text=True, check=False)
+        if proc.returncode != 0 or not ref:
+            raise StepFailure(f"Unable to resolve {slug}@{ref}: unable to find version {ref!r}")
+        sha = proc.stdout.strip()
+        if (slug.lower(), sha) not in self._snapshots:
+            folder = self.work_dir / "snapshots" / f"{slug.replace('/', '+')}@{sha}"
+            folder.mkdir(parents=True)
+            archive = subprocess.run(["git", "archive", "--format=tar", sha], cwd=repo, capture_output=True,
+                                     check=True).stdout
+            with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+                tar.extractall(folder, filter="data")
+            self._snapshots[(slug.lower(), sha)] = folder
+        return self._snapshots[(slug.lower(), sha)], sha
+
+    def _composite_action(self, step: dict, workspace: Path) -> Path | None:
+        """The folder of the action a `uses:` step names when it is not one of the stand-ins:
+        `./path` in the workspace, or `owner/name[/path]@<full SHA>` of a repository the runner
+        knows (this one included); None for the stand-ins and anything else (refused later)."""
+        uses = str(step["uses"])
+        if uses.startswith("./"):
+            return _inside(workspace, uses[2:])
+        action = uses.split("@", 1)[0]
+        parts = action.split("/")
+        known = set(self.repositories) | {self.repository.lower()}
+        if action in _KNOWN_ACTIONS or len(parts) < 2 or "/".join(parts[:2]).lower() not in known:
+            return None
+        if not re.fullmatch(r"[^@]+@[0-9a-f]{40}", uses):
+            raise StepFailure(f"{uses} is not pinned to a full commit SHA")
+        slug, path, ref = _remote_ref(uses)
+        root, _ = self._snapshot(slug, ref)
+        return root / path if path else root
+
+    def _composite(self, folder: Path, step: dict, ctx: Context, workspace: Path, home: Path, env: dict[str, str],
+                   extra_path: list[str], runner_name: str, job_id: str, record: RunRecord, job_name: str
+                   ) -> tuple[dict[str, str], str, dict[str, str], list[str], str]:
+        """Run a composite action's steps (what `_script` returns, for the whole action): `inputs`
+        from `with:` and the defaults, `github.action_path` and GITHUB_ACTION_PATH, its steps'
+        outputs, env and path files; a failed step fails the action after its `always()` steps."""
+        file = next((folder / n for n in ("action.yml", "action.yaml") if (folder / n).is_file()), None)
+        if file is None:
+            raise StepFailure(f"Can't find 'action.yml' or 'action.yaml' under '{folder}'. Did you forget "
+                              "to run actions/checkout before running your local action?")
+        action = load_file(file)
+        runs = action.get("runs") or {}
+        if runs.get("using") != "composite":
+            raise RunnerError(f"{step['uses']}: only composite actions run locally (using: {runs.get('using')!r})")
+        declared = action.get("inputs") or {}
+        given = {k: _value(v, ctx) for k, v in (step.get("with") or {}).items()}
+        log = []
+        if set(given) - set(declared):
+            log.append(f"##[warning]Unexpected input(s) {sorted(set(given) - set(declared))}, "
+                       f"valid inputs are {sorted(declared)}")
+        inputs = {name: to_string(given[name]) if name in given else to_string(_value((spec or {}).get("default", ""), ctx))
+                  for name, spec in declared.items()}
+        github = dict(ctx.values["github"]) | {"action_path": str(folder)}
+        actx = Context(dict(ctx.values) | {"inputs": inputs, "steps": {}, "github": github}, job_status="success")
+        new_env: dict[str, str] = {}
+        new_path: list[str] = []
+        summaries: list[str] = []
+        for index, sub in enumerate(runs.get("steps") or []):
+            name = str(sub.get("name") or sub.get("uses") or f"Run step {index + 1}")
+            sctx = Context(dict(actx.values), job_status=actx.job_status)
+            if not evaluate_if(sub.get("if"), sctx):
+                log.append(f"-- {name} [skipped]")
+                _set_step(actx, sub, "skipped", "skipped", {})
+                continue
+            sub_env = env | new_env | {k: to_string(_value(v, sctx)) for k, v in (sub.get("env") or {}).items()} \
+                | {"GITHUB_ACTION_PATH": str(folder)}
+            try:
+                inner = self._composite_action(sub, workspace) if "uses" in sub else None
+                if "run" in sub and "shell" not in sub:
+                    raise RunnerError(f"{file}: step {name!r}: a run step of a composite action needs `shell:`")
+                if inner is not None or "run" in sub:
+                    outs, sublog, more_env, more_path, summary = (
+                        self._composite(inner, sub, sctx, workspace, home, sub_env, new_path + extra_path,
+                                        runner_name, job_id, record, job_name) if inner is not None else
+                        self._script(sub, sctx, workspace, home, sub_env, new_path + extra_path, runner_name, job_id))
+                    new_env.update(more_env)
+                    new_path = more_path + new_path
+                    if summary:
+                        summaries.append(summary)
+                else:
+                    outs, sublog = self._action(sub, sctx, workspace, record, job_name, job_id)
+                outcome = "success"
+            except StepFailure as exc:
+                outs, sublog, outcome = {}, str(exc), "failure"
+            conclusion = "success" if outcome == "failure" and truthy(
+                _value(sub.get("continue-on-error", False), sctx)) else outcome
+            log.append(f"-- {name} [{outcome}]\n{sublog}")
+            _set_step(actx, sub, outcome, conclusion, outs)
+            if conclusion == "failure":
+                actx.job_status = "failure"
+        if actx.job_status == "failure":
+            raise StepFailure("\n".join(log))
+        outputs = {k: to_string(_value((spec or {}).get("value", ""), actx))
+                   for k, spec in (action.get("outputs") or {}).items()}
+        return outputs, "\n".join(log), new_env, new_path, "\n".join(summaries)
+
+    def _checkout_other(self, slug: str, ref: str, target: Path) -> tuple[dict[str, str], str]:
+        """actions/checkout of another repository the runner knows, at `ref` (default: its HEAD)."""
+        repo = self.repositories.get(slug.lower())
+        if repo is None:
+            raise StepFailure(f"Not Found: the repository '{slug}' (the local runner knows "
+                              f"{sorted(self.repositories) or 'no other repositories'})")
+        if target.exists():
+            shutil.rmtree(target)
+        _git(self.repo_dir.parent, "clone", "--quiet", "--no-checkout", str(repo), str(target))
+        wanted = ref or "origin/HEAD"
+        found = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}"], cwd=target,
+                               capture_output=True, text=True, check=False)
+        if found.returncode != 0:
+            found = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"origin/{wanted}^{{commit}}"],
+                                   cwd=target, capture_output=True, text=True, check=False)
+        if found.returncode != 0:
+            raise StepFailure(f"A branch or tag with the name '{ref}' could not be found in {slug}")
+        sha = found.stdout.strip()
+        _git(target, "checkout", "--quiet", "--detach", sha)
+        return {"ref": ref, "commit": sha}, f"checked out {slug}@{ref or 'HEAD'} ({sha}) into {target}"
 
     # -- git --------------------------------------------------------------------------------------
 
@@ -679,6 +856,33 @@ def _code_cache_env() -> tuple[list[str], dict[str, str]]:
         return [], {}
     Path(cache).mkdir(parents=True, exist_ok=True)
     return [str(Path(__file__).resolve().parent / "code_cache")], {"INFX_TEST_CODE_CACHE": cache}
+
+
+def _remote_ref(uses: str) -> tuple[str, str, str]:
+    """`owner/name[/path]@ref` -> (owner/name, path, ref)."""
+    action, _, ref = uses.partition("@")
+    parts = action.split("/")
+    if len(parts) < 2 or not all(parts[:2]) or not ref:
+        raise RunnerError(f"{uses} is not owner/name[/path]@ref")
+    return "/".join(parts[:2]), "/".join(parts[2:]), ref
+
+
+def _workflow_call_trigger(called: dict, job_id: str, label: str) -> dict:
+    """The `on.workflow_call` block of a called workflow (`on: workflow_call` alone: {})."""
+    triggers = called.get("on", called.get(True))
+    names = [triggers] if isinstance(triggers, str) else list(triggers or [])
+    if "workflow_call" not in names:
+        raise RunnerError(f"job {job_id}: {label} is not a reusable workflow (no workflow_call trigger)")
+    return (triggers.get("workflow_call") if isinstance(triggers, dict) else None) or {}
+
+
+def _workflow_call_outputs(declared: dict, results: dict[str, dict], github: dict, inputs: dict,
+                           vars_: dict) -> dict[str, str]:
+    """A called workflow's `on.workflow_call.outputs`, each `value` read from its jobs' results."""
+    jobs = {job_id: {"result": r["result"], "outputs": dict(r["outputs"])} for job_id, r in results.items()}
+    ctx = Context({"github": github, "inputs": inputs, "vars": vars_, "jobs": jobs})
+    return {name: to_string(_value((spec or {}).get("value", ""), ctx))
+            for name, spec in (declared.get("outputs") or {}).items()}
 
 
 def _inside(workspace: Path, rel: str) -> Path:
