@@ -51,10 +51,11 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from infx.plan.fingerprint import content_of, plan_rows  # noqa: E402
+from infx.plan.fingerprint import content_of  # noqa: E402
 from infx.plan.gpus import row_gpus  # noqa: E402
 from infx.plan.identity import job_name  # noqa: E402
 from infx.plan.incremental import plan_from_trees  # noqa: E402
+from infx.plan.sweep_plan import Plan  # noqa: E402
 from infx.retest.failed import RETESTABLE  # noqa: E402
 from infx.reuse.covering import flags_of, wanted_rows  # noqa: E402
 
@@ -80,18 +81,15 @@ def durations() -> dict[str, float]:
     return hours
 
 
-def row_hours(plan: dict, hours: dict[str, float]) -> dict[str, float]:
-    """job name -> GPU-hours of each row of a plan (GPUs x its section's duration)."""
+def row_hours(plan: Plan, hours: dict[str, float]) -> dict[str, float]:
+    """job name -> GPU-hours of each row of a plan (GPUs x its section's duration; a section is
+    a node of benchmark buckets or an eval list)."""
     out: dict[str, float] = {}
-    for section, value in plan.items():
-        if section == "changelog_metadata":
-            continue
-        buckets = value.values() if isinstance(value, dict) else [value] if isinstance(value, list) else []
-        for rows in buckets:
-            for row in rows:
-                if section not in hours:
-                    raise BenchError(f"{DURATIONS}: no duration for plan section {section!r}")
-                out[job_name(row)] = row_gpus(row) * hours[section]
+    for (section, *_), rows in plan.buckets():
+        for row in rows:
+            if section not in hours:
+                raise BenchError(f"{DURATIONS}: no duration for plan section {section!r}")
+            out[job_name(row)] = row_gpus(row) * hours[section]
     return out
 
 
@@ -336,11 +334,11 @@ class Ledger:
     covered: bool = True
     notes: list[str] = field(default_factory=list)
 
-    def charge(self, policy: str, plan: dict, names) -> None:
+    def charge(self, policy: str, plan: Plan, names) -> None:
         cost = row_hours(plan, self.hours)
         self.spent[policy] += sum(cost[n] for n in names)
 
-    def oracle(self, plan: dict, base: dict[str, str], head: dict[str, str]) -> None:
+    def oracle(self, plan: Plan, base: dict[str, str], head: dict[str, str]) -> None:
         wanted = wanted_rows(plan, content_of(head, base))
         cost = row_hours(plan, self.hours)
         for name, print_ in wanted.prints.items():
@@ -374,13 +372,13 @@ class Lifecycle:
     def __init__(self, replay: Replay, ledger: Ledger) -> None:
         self.r, self.l = replay, ledger
 
-    def plan(self, base: str, head: str) -> dict:
+    def plan(self, base: str, head: str) -> Plan:
         """`infx plan` as the sweep's plan step runs it for a PR."""
         flags = flags_of(LABELS)
         self.r.checkout(head)
         args = ["plan", "--base-ref", base, "--head-ref", head]
         args += ["--trim-conc"] if flags.trim else []
-        return json.loads(self.r.infx(*args))
+        return Plan.parse(self.r.infx(*args), "infx plan")
 
     def open(self, number: int, head_tree: dict[str, str]) -> Pull:
         pull = Pull(number, f"carol/pr{number}", self.r.main)
@@ -400,15 +398,15 @@ class Lifecycle:
         pull.base = r.main  # the sweep plans against origin/<base branch>, as GitHub's base.sha moves
         base, head = pull.base, pull.head
         plan = self.plan(base, head)
-        everything = [job_name(row) for row in plan_rows(plan)]
+        everything = [job_name(row) for row in plan.rows()]
         with tempfile.TemporaryDirectory() as scratch:
             path = Path(scratch) / "plan.json"
-            path.write_text(json.dumps(plan), encoding="utf-8")
+            path.write_text(plan.dump(), encoding="utf-8")
             run_id = 1000 + len(r.runs)
             r.infx("reuse", "incremental", "--plan", str(path), "--base-ref", base, "--head-ref", head,
                    "--event-action", action, "--pr-number", str(pull.number), "--repo", REPO,
                    "--run-id", str(run_id))
-            todo = [job_name(row) for row in plan_rows(json.loads(path.read_text(encoding="utf-8")))]
+            todo = [job_name(row) for row in Plan.read(path).rows()]
         theirs, result = outcome.conclusions(everything), outcome.conclusions(todo)
         for policy in ("diligent", "worst"):  # a row cancelled before it started costs nothing
             self.l.charge(policy, plan, [n for n, c in theirs.items() if c != "cancelled"])
@@ -417,7 +415,7 @@ class Lifecycle:
         r.runs.append(Run(run_id, head, pull.branch, {n: [c] for n, c in result.items()}))
         self._reference_failures(plan, theirs)
 
-    def _reference_failures(self, plan: dict, result: dict[str, str]) -> None:
+    def _reference_failures(self, plan: Plan, result: dict[str, str]) -> None:
         """The reference's answer to rows that did not pass: "re-run failed jobs" (diligent),
         the whole plan again by re-applying the label (worst)."""
         again = [n for n, c in result.items() if c in RETESTABLE]
@@ -442,8 +440,8 @@ class Lifecycle:
         sha = r.commit(merged, [before], f"#{pull.number}")
         pull.merged_as, r.main = sha, sha
         r.checkout(sha)
-        plan = json.loads(r.infx("plan", "--base-ref", before, "--head-ref", sha))
-        self.l.charge("worst", plan, [job_name(row) for row in plan_rows(plan)])
+        plan = Plan.parse(r.infx("plan", "--base-ref", before, "--head-ref", sha), "infx plan")
+        self.l.charge("worst", plan, [job_name(row) for row in plan.rows()])
         self.l.oracle(plan, r.trees[before], merged)
         try:
             answer = json.loads(r.infx("reuse", "resolve", "--repo", REPO, "--event-name", "push",
@@ -455,14 +453,14 @@ class Lifecycle:
             # no GPU-free merge: the merged plan's rows would have to be swept again
             self.l.covered = False
             self.l.notes.append(f"merge of #{pull.number} not covered: {answer.get('reuse-reason', answer)}")
-            self.l.charge("infx", plan, [job_name(row) for row in plan_rows(plan)])
+            self.l.charge("infx", plan, [job_name(row) for row in plan.rows()])
 
 
 def middle_row(base: dict[str, str], head: dict[str, str]) -> str:
     """The row in the middle of the plan (a broken node fails it; fail-fast then cancels the
     rows after it, which have not started)."""
     plan = plan_from_trees(base, head, flags_of(LABELS), base_ref="base", head_ref="head")
-    names = [job_name(row) for row in plan_rows(plan)]
+    names = [job_name(row) for row in plan.rows()]
     if not names:
         raise BenchError("the key plans no row")
     return names[len(names) // 2]

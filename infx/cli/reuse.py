@@ -180,14 +180,15 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
     on identical content (the step summary lists them with their source run)."""
     from infx.changelog.gitio import read_tree
     from infx.plan.coverage import REUSED_ROWS, Coverage
-    from infx.plan.fingerprint import annotate, content_of, plan_rows
+    from infx.plan.fingerprint import annotate, content_of
     from infx.plan.incremental import plan_tree_path, summary, without
+    from infx.plan.sweep_plan import Plan
     from infx.reuse.covering import coverage, eligible_runs, wanted_rows
     from infx.reuse.gateway import GitHubGateway
     from infx.reuse.resolver import ours_by
     from infx.workflow.actions import append_summary, write_outputs
 
-    plan = json.loads(plan_path.read_text(encoding="utf-8"))
+    plan = Plan.read(plan_path)
     head, base = read_tree(head_ref, plan_tree_path), read_tree(base_ref, plan_tree_path)
     for ref, tree in ((head_ref, head), (base_ref, base)):
         if tree is None:
@@ -214,10 +215,9 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
         plan = without(plan, set(cov.reused))
         # the run's changelog-metadata artifact says which rows it took from earlier runs: a run
         # that reused rows is never a whole sweep on its own (the sign-off reads it)
-        if isinstance(plan.get("changelog_metadata"), dict):
-            plan["changelog_metadata"][REUSED_ROWS] = dict(sorted(cov.reused.items()))
-    planned = len(plan_rows(plan))
-    plan_path.write_text(json.dumps(plan, separators=(",", ":"), ensure_ascii=False) + "\n", encoding="utf-8")
+        plan = plan.with_metadata(REUSED_ROWS, dict(sorted(cov.reused.items())))
+    planned = len(plan.rows())
+    plan_path.write_text(plan.dump() + "\n", encoding="utf-8")
     if reused_out is not None:
         reused_out.write_text(json.dumps(cov.reused, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     write_outputs({"reused-rows": str(len(cov.reused)),

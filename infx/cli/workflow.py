@@ -152,22 +152,16 @@ def annotate_command(plan_path: Path, event_name: str, labels_json: str, pr_numb
     from infx.changelog.gitio import show_file
     from infx.config.ci_priority import POLICY_PATH, load_priority_policy
     from infx.plan.agentx_fast import mark_fast
-    from infx.plan.fingerprint import plan_rows
     from infx.plan.priority import (
         PriorityContext,
         annotate,
         honoured_skip_queue,
         skip_queue_requested,
     )
+    from infx.plan.sweep_plan import Plan
     from infx.workflow.actions import append_summary
 
-    try:
-        plan = _load_json(plan_path.read_text(encoding="utf-8"), str(plan_path))
-    except OSError as exc:
-        raise InfxError(Problem(f"cannot read the plan: {exc.strerror}", file=str(plan_path),
-                                fix="pass the JSON written by `infx plan`")) from None
-    if not isinstance(plan, dict):
-        raise InfxError(Problem("the plan is not a JSON object", file=str(plan_path)))
+    plan = Plan.read(plan_path)
     labels = _labels_arg(labels_json)
     if policy_ref:
         try:
@@ -190,9 +184,9 @@ def annotate_command(plan_path: Path, event_name: str, labels_json: str, pr_numb
         plan = mark_fast(plan)
     context = PriorityContext(event_name, frozenset(labels), f"{run_id}:{run_attempt}",
                               honoured_skip_queue(policy, labels, event_name, number, elevated))
-    plan = annotate(plan, policy, context)
-    plan_path.write_text(json.dumps(plan, separators=(",", ":"), ensure_ascii=False) + "\n", encoding="utf-8")
-    scores = sorted({row["priority"] for row in plan_rows(plan) if "priority" in row}, key=float)
+    plan = plan.map_rows(lambda row, place: annotate(row, policy, context, place.path))
+    plan_path.write_text(plan.dump() + "\n", encoding="utf-8")
+    scores = sorted({row["priority"] for row in plan.rows() if "priority" in row}, key=float)
     lines = [f"**Queue priority** ({where}): " + (", ".join(f"`{s}`" for s in scores) or "no rows")]
     if agentx_fast == "true":
         lines.append("`agentx-fast`: AgentX throughput rows run the short profile (not reuse-eligible)")

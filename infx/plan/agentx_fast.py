@@ -19,8 +19,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from infx.config.scenarios import AGENTIC_ID
+from infx.plan.sweep_plan import MULTI_NODE, SINGLE_NODE, Plan
+
 FAST_FIELD = "agentx-fast"
-FAST_BUCKETS = (("single_node", "agentic"), ("multi_node", "agentic"))
+FAST_BUCKETS = ((SINGLE_NODE, AGENTIC_ID), (MULTI_NODE, AGENTIC_ID))
 
 
 def is_fast_target(row: Any) -> bool:
@@ -29,15 +32,10 @@ def is_fast_target(row: Any) -> bool:
             and row.get("eval-only") is not True)
 
 
-def mark_fast(plan: Mapping[str, Any]) -> dict[str, Any]:
+def mark_fast(plan: Plan) -> Plan:
     """A copy of the plan whose AgentX throughput rows carry `agentx-fast: true`."""
-    out = dict(plan)
-    for node, bucket in FAST_BUCKETS:
-        buckets = out.get(node)
-        if isinstance(buckets, Mapping) and isinstance(buckets.get(bucket), list):
-            out[node] = {**buckets, bucket: [{**row, FAST_FIELD: True} if is_fast_target(row) else row
-                                             for row in buckets[bucket]]}
-    return out
+    return plan.map_rows(lambda row, place: {**row, FAST_FIELD: True}
+                         if place.bucket in FAST_BUCKETS and is_fast_target(row) else row)
 
 
 def is_fast(row: Mapping[str, Any]) -> bool:

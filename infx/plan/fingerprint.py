@@ -39,6 +39,7 @@ from infx.plan.benchmark_content import (
     pr_entries,
 )
 from infx.plan.identity import FINGERPRINT_FIELD, identity_fields, job_name
+from infx.plan.sweep_plan import Plan
 
 LENGTH = 64
 _MATCH_FIELDS = ("model-prefix", "precision", "framework", "image", "model")
@@ -113,36 +114,12 @@ def fingerprint(row: Mapping[str, Any], content: Content) -> str:
                             "configs": {k: content.key_digests[k] for k in keys}}))
 
 
-def plan_rows(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Every job row of a plan object (benchmark buckets, then eval lists), in plan order."""
-    rows: list[dict[str, Any]] = []
-    for node in ("single_node", "multi_node"):
-        for bucket in (plan.get(node) or {}).values():
-            rows.extend(bucket)
-    for name, value in plan.items():
-        if name not in ("single_node", "multi_node", "changelog_metadata") and isinstance(value, list):
-            rows.extend(value)
-    return rows
-
-
 def fingerprints(rows: Iterable[Mapping[str, Any]], content: Content) -> dict[str, str]:
     """job name -> fingerprint for rows of one tree."""
     return {job_name(row): fingerprint(row, content) for row in rows}
 
 
-def annotate(plan: Mapping[str, Any], content: Content) -> dict[str, Any]:
+def annotate(plan: Plan, content: Content) -> Plan:
     """A copy of the plan whose every row carries its fingerprint (the FINGERPRINT_FIELD
     annotation: never part of the identity, kept by the shard step, written to results)."""
-    def mark(rows: list[Any]) -> list[Any]:
-        return [{**row, FINGERPRINT_FIELD: fingerprint(row, content)} if isinstance(row, Mapping) else row
-                for row in rows]
-
-    out: dict[str, Any] = {}
-    for name, value in plan.items():
-        if name in ("single_node", "multi_node") and isinstance(value, Mapping):
-            out[name] = {bucket: mark(list(rows)) for bucket, rows in value.items()}
-        elif name != "changelog_metadata" and isinstance(value, list):
-            out[name] = mark(value)
-        else:
-            out[name] = value
-    return out
+    return plan.map_rows(lambda row, _place: {**row, FINGERPRINT_FIELD: fingerprint(row, content)})

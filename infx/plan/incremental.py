@@ -25,6 +25,7 @@ from infx.plan.planner import (
     link_corrections,
     no_plan,
 )
+from infx.plan.sweep_plan import Plan
 from infx.yamlio import load_text
 
 RUNNERS = "configs/runners.yaml"
@@ -48,7 +49,7 @@ def _runners(tree: Tree, where: str) -> Any:
     return load_runners_from_text(RUNNERS, text)
 
 
-def plan_from_trees(base: Tree, head: Tree, flags: PlanFlags, *, base_ref: str, head_ref: str) -> dict:
+def plan_from_trees(base: Tree, head: Tree, flags: PlanFlags, *, base_ref: str, head_ref: str) -> Plan:
     """The plan `infx plan --base-ref base --head-ref head` prints, from the two trees."""
     head_text = head.get(CHANGELOG)
     if head_text is None:
@@ -77,20 +78,9 @@ def plan_from_trees(base: Tree, head: Tree, flags: PlanFlags, *, base_ref: str, 
     return build_plan(entries, base_ref=base_ref, head_ref=head_ref, flags=flags, sources=sources)
 
 
-def without(plan: Mapping[str, Any], names: set[str] | frozenset[str]) -> dict[str, Any]:
+def without(plan: Plan, names: set[str] | frozenset[str]) -> Plan:
     """A copy of the plan without the rows whose job name is in `names` (empty buckets kept)."""
-    def keep(rows: list[Any]) -> list[Any]:
-        return [row for row in rows if not (isinstance(row, Mapping) and job_name(row) in names)]
-
-    out: dict[str, Any] = {}
-    for key, value in plan.items():
-        if key in ("single_node", "multi_node") and isinstance(value, Mapping):
-            out[key] = {bucket: keep(list(rows)) for bucket, rows in value.items()}
-        elif key != "changelog_metadata" and isinstance(value, list):
-            out[key] = keep(value)
-        else:
-            out[key] = value
-    return out
+    return plan.filter_rows(lambda row, _place: job_name(row) not in names)
 
 
 def summary(coverage: Coverage, planned: int, urls: Mapping[int, str], limit: int = 200) -> str:

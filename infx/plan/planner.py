@@ -36,17 +36,14 @@ from infx.config.scenarios import SCENARIO_TYPES
 from infx.errors import InfxError, Problem
 from infx.plan.contract import check_rows
 from infx.plan.shaping import (
-    EVAL_BUCKETS,
-    bucket_name,
-    eval_bucket,
     eval_concs_of,
     filter_eval_concs,
     filter_min_prefill_ep,
-    is_multi_node,
     recipe_fingerprint,
     serialise_row,
     trim_rows,
 )
+from infx.plan.sweep_plan import Plan, benchmark_bucket, eval_bucket
 from infx.yamlio import YamlLimitError, decode, find_line, load_file, load_text
 
 DEFAULT_CHANGELOG = "perf-changelog.yaml"
@@ -296,8 +293,8 @@ def _check_append_only_scope(entries: Sequence[ChangelogEntry], resolved: list[l
 
 def build_plan(entries: Sequence[ChangelogEntry], *, base_ref: str, head_ref: str,
                flags: PlanFlags, sources: Sources,
-               changelog_path: str = DEFAULT_CHANGELOG) -> dict:
-    """The plan object for already-validated entries (file order)."""
+               changelog_path: str = DEFAULT_CHANGELOG) -> Plan:
+    """The plan for already-validated entries (file order)."""
     if not entries:
         raise _plan_error("No valid YAML entries found in the changelog additions.")
     precheck(entries, flags, changelog_path)
@@ -312,34 +309,21 @@ def build_plan(entries: Sequence[ChangelogEntry], *, base_ref: str, head_ref: st
 
 
 def _assemble(throughput: list[dict], evals: list[dict], entries: Sequence[ChangelogEntry],
-              base_ref: str, head_ref: str) -> dict:
-    single: dict[str, list] = {}
-    multi: dict[str, list] = {}
+              base_ref: str, head_ref: str) -> Plan:
+    placed: list[tuple[tuple[str, ...], dict]] = []
     for row in throughput:
         row = {**row, "recipe-fingerprint": recipe_fingerprint(row)}
-        target = multi if is_multi_node(row) else single
-        target.setdefault(bucket_name(row), []).append(serialise_row(row))
-    plan: dict[str, Any] = {"single_node": single, "multi_node": multi}
-    plan.update({name: [] for name in EVAL_BUCKETS})
-    for row in evals:
-        plan[eval_bucket(row)].append(serialise_row(row))
-    _check_plan_rows(plan)
-    plan["changelog_metadata"] = {"base_ref": base_ref, "head_ref": head_ref,
-                                  "entries": [e.to_metadata() for e in entries]}
+        placed.append((benchmark_bucket(row), serialise_row(row)))
+    placed += [((eval_bucket(row),), serialise_row(row)) for row in evals]
+    plan = Plan.assemble(placed, {"base_ref": base_ref, "head_ref": head_ref,
+                                  "entries": [e.to_metadata() for e in entries]})
+    check_rows(plan.rows(), "plan")  # fail closed if a planned row breaks the workflow row contract
     return plan
 
 
-def _check_plan_rows(plan: dict) -> None:
-    """Fail closed if any planned row breaks the workflow row contract."""
-
-    rows = [row for node in ("single_node", "multi_node") for bucket in plan[node].values()
-            for row in bucket]
-    check_rows(rows + [row for name in EVAL_BUCKETS for row in plan[name]], "plan")
-
-
-def dump_plan(plan: dict) -> str:
+def dump_plan(plan: Plan) -> str:
     """One compact line, as the reference prints it."""
-    return json.dumps(plan, separators=(",", ":"), ensure_ascii=False)
+    return plan.dump()
 
 
 # --- sources from files and git ------------------------------------------------------------
@@ -409,7 +393,7 @@ def link_corrections(base_raw: bytes | None, head_raw: bytes | None, path: str,
     return True
 
 
-def no_plan(base_ref: str, head_ref: str) -> dict:
+def no_plan(base_ref: str, head_ref: str) -> Plan:
     """The plan of a change that appends no entry (pr-link corrections): every bucket empty."""
     return _assemble([], [], [], base_ref, head_ref)
 
@@ -436,7 +420,7 @@ def appended_entries(base_text: str | None, head_text: str, path: str = DEFAULT_
 
 
 def plan_from_git(base_ref: str, head_ref: str, changelog_file: str, flags: PlanFlags,
-                  sources: Sources, repo: str = DEFAULT_REPO) -> dict:
+                  sources: Sources, repo: str = DEFAULT_REPO) -> Plan:
     """Diff the changelog between two refs and plan the appended entries (none for a change
     that only corrects pr-links, judged as `changelog validate` judges it, for ``repo``).
 

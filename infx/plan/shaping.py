@@ -1,4 +1,4 @@
-"""Plan row helpers: eval filters, trim, recipe fingerprints, buckets and field order."""
+"""Plan row helpers: eval filters, trim, recipe fingerprints, bucket names and field order."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import Any
 
 from infx.config.scenarios import AGENTIC, AGENTIC_ID, seq_name
 
-EVAL_BUCKETS = ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals")
 _FINGERPRINT_EXCLUDED = ("conc", "exp-name", "recipe-fingerprint")
 _TRIM_EXCLUDED = ("conc", "exp-name")
 
@@ -58,11 +57,6 @@ def is_agentic(row: dict) -> bool:
 
 def bucket_name(row: dict) -> str:
     return AGENTIC_ID if is_agentic(row) else seq_name(row.get("isl"), row.get("osl"))
-
-
-def eval_bucket(row: dict) -> str:
-    prefix = "multinode_" if is_multi_node(row) else ""
-    return prefix + ("agentic_evals" if is_agentic(row) else "evals")
 
 
 # --- eval filters --------------------------------------------------------------------------

@@ -9,18 +9,15 @@ from typing import Any
 from infx.config.keys import KeyResolutionError, Wildcards, resolve_config_keys
 from infx.inert import cell, code
 from infx.plan.gpus import row_gpus
-from infx.plan.shaping import EVAL_BUCKETS
+from infx.plan.sweep_plan import Plan
 
 COLLAPSE_AFTER = 10  # a table of more rows is folded into <details>
 
 
-def summary_markdown(plan: dict, configs: Any = None) -> str:
+def summary_markdown(plan: Plan, configs: Any = None) -> str:
     """Jobs and GPUs per bucket, per config key and per runner, as markdown: each table sorted by
     jobs (most first), tables of more than COLLAPSE_AFTER rows folded in <details>."""
-    buckets: list[tuple[str, list[dict]]] = []
-    for node in ("single_node", "multi_node"):
-        buckets += [(f"{node}.{name}", rows) for name, rows in plan[node].items()]
-    buckets += [(name, plan[name]) for name in EVAL_BUCKETS]
+    buckets = [(".".join(path), rows) for path, rows in plan.buckets()]
     every_row = [row for _, rows in buckets for row in rows]
     total_gpus = sum(row_gpus(row) for row in every_row)
     lines = ["### Sweep plan", "",
@@ -56,10 +53,10 @@ def _count_table(title: str, tagged: list[tuple[str, dict]], total: bool = False
 _IDENTITY = ("image", "model", "model-prefix", "precision", "framework", "runner")
 
 
-def _planned_keys(plan: dict, configs: Any) -> list[str]:
+def _planned_keys(plan: Plan, configs: Any) -> list[str]:
 
     keys: dict[str, None] = {}
-    for entry in plan["changelog_metadata"]["entries"]:
+    for entry in plan.entries():
         try:
             keys.update(dict.fromkeys(resolve_config_keys(entry["config-keys"], configs, Wildcards.STAR)))
         except KeyResolutionError:

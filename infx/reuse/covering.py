@@ -15,10 +15,11 @@ from typing import Any
 from infx.errors import InfxError
 from infx.plan.benchmark_content import Tree, Unreadable
 from infx.plan.coverage import Coverage, JobFacts, RunRows, cover, green_rows
-from infx.plan.fingerprint import Content, content_of, fingerprint, plan_rows
+from infx.plan.fingerprint import Content, content_of, fingerprint
 from infx.plan.identity import job_name
 from infx.plan.incremental import plan_from_trees
 from infx.plan.planner import PlanFlags
+from infx.plan.sweep_plan import Plan
 from infx.reuse.facts import ReuseError, RunFacts
 from infx.reuse.sources import Trust
 
@@ -37,8 +38,8 @@ class Wanted:
         return len(self.rows)
 
 
-def wanted_rows(plan: Mapping[str, Any], content: Content) -> Wanted:
-    rows = {job_name(row): row for row in plan_rows(plan)}
+def wanted_rows(plan: Plan, content: Content) -> Wanted:
+    rows = {job_name(row): row for row in plan.rows()}
     return Wanted(rows, {name: fingerprint(row, content) for name, row in rows.items()})
 
 

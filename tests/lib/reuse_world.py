@@ -45,7 +45,6 @@ def _row_jobs(world: dict) -> None:
     """Give the world's master config and runners to its first commit, and every sweep run the
     jobs of the PR's plan (one `single-node 8k1k / <row>` job per row, green; the runs that did
     not succeed carry a failed or cancelled job that is not a row)."""
-    from infx.plan.fingerprint import plan_rows
     from infx.plan.identity import job_name
     from infx.plan.incremental import plan_from_trees
     from infx.plan.planner import PlanFlags
@@ -55,8 +54,8 @@ def _row_jobs(world: dict) -> None:
     first["configs/runners.yaml"] = (ROOT / "configs" / "runners.yaml").read_text(encoding="utf-8")
     first.update(sweep_workflow_files())
     head = dict(first) | world["commits"][C1]["files"]
-    names = [job_name(row) for row in plan_rows(plan_from_trees(first, head, PlanFlags(),
-                                                                base_ref=C0, head_ref=C1))]
+    names = [job_name(row) for row in plan_from_trees(first, head, PlanFlags(),
+                                                      base_ref=C0, head_ref=C1).rows()]
     check_runs = world.setdefault("check_runs", {})
     next_id = 90000
     for run in world["workflow_runs"]:

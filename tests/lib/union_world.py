@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from infx.plan.fingerprint import plan_rows
 from infx.plan.identity import job_name
 from infx.plan.incremental import plan_from_trees
 from infx.plan.planner import PlanFlags
@@ -25,10 +24,9 @@ def union_world(*, a_changes: dict | None = None, reuse: bool = True, trees: tup
     plan = plan_from_trees(base_tree, head_tree, PlanFlags(), base_ref=a, head_ref=b)
     titles = {}
     for bucket in BUCKETS:
-        node = plan.get(bucket.path[0]) or {}
-        for row in (node.get(bucket.path[1]) or [] if len(bucket.path) > 1 else node):
+        for row in plan.bucket(bucket.path):
             titles[job_name(row)] = bucket.title
-    names = [job_name(row) for row in plan_rows(plan)]
+    names = [job_name(row) for row in plan.rows()]
     benchmarks = [n for n in names if not sweeps.is_eval_name(n)]
     evals = [n for n in names if sweeps.is_eval_name(n)]
 

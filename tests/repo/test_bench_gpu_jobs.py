@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from infx.plan.sweep_plan import Plan
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -57,10 +59,10 @@ def test_exit_status_follows_the_bars_and_coverage(monkeypatch, capsys, spent, c
 
 def test_gpu_hours_are_rows_times_gpus_times_the_section_duration():
     bench = _load()
-    plan = {"single_node": {"8k1k": [{"tp": 8, "conc": 4, "model": "m"}]},
-            "multi_node": {"8k1k": [{"prefill": {"tp": 8, "num-worker": 2}, "decode": {"tp": 4},
-                                     "model": "n"}]},
-            "evals": [], "changelog_metadata": {}}
+    plan = Plan.from_json({"single_node": {"8k1k": [{"tp": 8, "conc": 4, "model": "m"}]},
+                           "multi_node": {"8k1k": [{"prefill": {"tp": 8, "num-worker": 2}, "decode": {"tp": 4},
+                                                    "model": "n"}]},
+                           "evals": [], "changelog_metadata": {}})
     hours = bench.row_hours(plan, {"single_node": 0.5, "multi_node": 1.5, "evals": 0.75})
     assert sorted(hours.values()) == [4.0, 30.0]
     with pytest.raises(bench.BenchError, match="no duration for plan section 'multi_node'"):

@@ -19,7 +19,7 @@ def test_our_changelog_plans_every_mi355x_key(repo_root):
     sources = file_sources([str(repo_root / "configs" / "amd-master.yaml")],
                            str(repo_root / "configs" / "runners.yaml"))
     plan = build_plan(entries, base_ref="base", head_ref="head", flags=PlanFlags(),
-                      sources=sources)
+                      sources=sources).to_json()
     runners = {row["runner"] for bucket in ("single_node", "multi_node")
                for rows in plan[bucket].values() for row in rows}
     assert runners == {"mi355x", "mi355x-disagg", "cluster:mi355x-amds"}

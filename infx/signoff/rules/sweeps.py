@@ -23,11 +23,12 @@ from infx.plan.coverage import (
     cover,
     green_rows,
 )
-from infx.plan.fingerprint import Content, content_of, fingerprint, plan_rows
+from infx.plan.fingerprint import Content, content_of, fingerprint
 from infx.plan.identity import job_name, parse_job_name
 from infx.plan.incremental import plan_from_trees
 from infx.plan.labels import sweep_flags
 from infx.plan.planner import DEFAULT_CHANGELOG, PlanFlags, appended_entries
+from infx.plan.sweep_plan import Plan
 from infx.signoff.model import CheckRun, Evidence, RunJob
 from infx.signoff.rules import configs_at, provenance
 from infx.workflow.shard import BUCKETS, bucket_of_job
@@ -349,6 +350,6 @@ def union_coverage(evidence: Evidence) -> tuple[Coverage, dict[str, tuple[dict, 
     return cover({name: fp for name, (_, fp) in wanted.items()}, rows), wanted
 
 
-def _wanted(plan: dict, content: Content) -> dict[str, tuple[dict, str]]:
+def _wanted(plan: Plan, content: Content) -> dict[str, tuple[dict, str]]:
     """job name -> (row, fingerprint at the head) for every row of the head's plan."""
-    return {job_name(row): (row, fingerprint(row, content)) for row in plan_rows(plan)}
+    return {job_name(row): (row, fingerprint(row, content)) for row in plan.rows()}

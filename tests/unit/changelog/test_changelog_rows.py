@@ -6,13 +6,13 @@ import pytest
 
 from infx.plan.shaping import (
     bucket_name,
-    eval_bucket,
     filter_eval_concs,
     filter_min_prefill_ep,
     recipe_fingerprint,
     serialise_row,
     trim_rows,
 )
+from infx.plan.sweep_plan import eval_bucket
 
 
 def fixed(conc, **extra):

@@ -14,7 +14,8 @@ from infx.config.scenarios import (
     scenario_title,
     seq_name,
 )
-from infx.plan.shaping import EVAL_BUCKETS, bucket_name
+from infx.plan.shaping import bucket_name
+from infx.plan.sweep_plan import EVAL_BUCKETS
 from infx.workflow.shard import BUCKETS
 
 WORKFLOW = Path(__file__).resolve().parents[3] / ".github/workflows/run-sweep.yml"

@@ -6,7 +6,7 @@ import pytest
 from lib.project_trees import BASE, ENTRY, HEAD, KEY, MASTER, ROOT, SIBLING, project_tree  # noqa: F401
 
 from infx.plan.benchmark_content import Unreadable, differences
-from infx.plan.fingerprint import annotate, content_of, fingerprint, fingerprints, plan_rows
+from infx.plan.fingerprint import annotate, content_of, fingerprint, fingerprints
 from infx.plan.identity import FINGERPRINT_FIELD, job_name
 from infx.plan.incremental import plan_from_trees
 from infx.plan.planner import PlanFlags
@@ -20,7 +20,7 @@ def edit(tree: dict[str, str], old: str, new: str, count: int = 1) -> dict[str, 
 
 def prints(head: dict[str, str], base: dict[str, str] = BASE) -> dict[str, str]:
     plan = plan_from_trees(base, head, PlanFlags(), base_ref="base", head_ref="head")
-    return fingerprints(plan_rows(plan), content_of(head, base))
+    return fingerprints(plan.rows(), content_of(head, base))
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ def test_an_unrelated_key_and_a_merge_of_main_are_neutral(head_prints):
 
 
 def test_a_sibling_key_sharing_the_fields_is_conservatively_included():
-    rows = plan_rows(plan_from_trees(BASE, HEAD, PlanFlags(), base_ref="b", head_ref="h"))
+    rows = plan_from_trees(BASE, HEAD, PlanFlags(), base_ref="b", head_ref="h").rows()
     row = rows[0]
     sibling = dict(row) | {"model": "amd/DeepSeek-R1-0528-MXFP4"}  # matches SIBLING only
     before = fingerprint(sibling, content_of(HEAD, BASE))
@@ -98,11 +98,11 @@ def test_every_drift_difference_changes_some_fingerprint(head_prints):
 def test_annotate_adds_the_field_outside_the_identity():
     plan = plan_from_trees(BASE, HEAD, PlanFlags(), base_ref="b", head_ref="h")
     marked = annotate(plan, content_of(HEAD, BASE))
-    rows, before = plan_rows(marked), plan_rows(plan)
+    rows, before = marked.rows(), plan.rows()
     assert [job_name(r) for r in rows] == [job_name(r) for r in before]
     assert all(len(r[FINGERPRINT_FIELD]) == 64 for r in rows)
-    assert marked["changelog_metadata"] == plan["changelog_metadata"]
-    assert FINGERPRINT_FIELD not in plan_rows(plan)[0]  # the input is not edited
+    assert marked.metadata == plan.metadata
+    assert FINGERPRINT_FIELD not in plan.rows()[0]  # the input is not edited
 
 
 def test_an_unparsable_master_config_is_unreadable():

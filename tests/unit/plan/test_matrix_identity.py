@@ -19,7 +19,8 @@ from infx.plan.identity import (
     readable_tokens,
     result_slug,
 )
-from infx.plan.shaping import bucket_name, eval_bucket, is_multi_node
+from infx.plan.shaping import bucket_name, is_multi_node
+from infx.plan.sweep_plan import eval_bucket
 from infx.workflow.shard import Bucket, name_rows
 
 ROOT = Path(__file__).resolve().parents[3]

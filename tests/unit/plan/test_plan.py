@@ -13,6 +13,7 @@ from infx.cli import main as infx_main
 from infx.errors import InfxError
 from infx.matrix import plan as plan_entry
 from infx.plan import planner
+from infx.plan.sweep_plan import EVAL_BUCKETS
 
 
 def entry(*keys, link="XXX", **fields):
@@ -619,7 +620,7 @@ def test_planner_never_crashes_on_added_text(f_sources, text):
     except InfxError as exc:
         assert str(exc)
     else:
-        assert set(result) >= {"single_node", "evals", "changelog_metadata"}
+        assert set(result.to_json()) >= {"single_node", "evals", "changelog_metadata"}
 
 
 def test_rows_breaking_the_contract_fail_closed(f_sources):
@@ -659,14 +660,14 @@ def n2_sources(request):
 def n2_plan(sources, text: str, **flags) -> dict:
     entries = planner.parse_additions(text)
     return planner.build_plan(entries, base_ref="a", head_ref="b",
-                              flags=planner.PlanFlags(**flags), sources=sources)
+                              flags=planner.PlanFlags(**flags), sources=sources).to_json()
 
 
 def shape(result: dict) -> dict:
     """Concurrencies per bucket (empty buckets left out)."""
     out = {node: {name: concs(rows) for name, rows in result[node].items()}
            for node in ("single_node", "multi_node") if result[node]}
-    out.update({name: concs(result[name]) for name in planner.EVAL_BUCKETS if result[name]})
+    out.update({name: concs(result[name]) for name in EVAL_BUCKETS if result[name]})
     return out
 
 
@@ -742,7 +743,7 @@ def test_planning_reads_each_input_once_and_spawns_nothing(request, tmp_path, mo
     text = "\n".join([entry("alpha-*"), entry("gamma-fp4-gb200-dyn", all_evals=True),
                       entry("delta-fp8-b300-ax", scenario_type=["agentic-coding"])])
     result = planner.build_plan(planner.parse_additions(text), base_ref="a", head_ref="b",
-                                flags=planner.PlanFlags(trim=True), sources=sources)
+                                flags=planner.PlanFlags(trim=True), sources=sources).to_json()
     assert sorted(reads) == sorted(files)
     assert result["single_node"]["agentic"] and result["multinode_evals"]
 

@@ -8,6 +8,7 @@ import cmarkgfm
 
 from infx.plan.gpus import row_gpus
 from infx.plan.summary import COLLAPSE_AFTER, summary_markdown, write_summary
+from infx.plan.sweep_plan import Plan
 
 
 def row(key_image, conc, spec="none", runner="r1", tp=1, **extra):
@@ -26,10 +27,11 @@ CONFIGS = {"a": config("i1"), "a-mtp": config("i1", "mtp"), "b": config("i2", ru
 
 
 def plan(entries, single=None, evals=None):
-    return {"single_node": {"8k1k": single if single is not None else [row("i1", 4, tp=8), row("i1", 8, "mtp", tp=4)]},
-            "multi_node": {}, "evals": evals if evals is not None else [row("i2", 16, runner="r2", tp=2)],
-            "agentic_evals": [], "multinode_evals": [], "multinode_agentic_evals": [],
-            "changelog_metadata": {"entries": [{"config-keys": k} for k in entries]}}
+    return Plan.from_json({
+        "single_node": {"8k1k": single if single is not None else [row("i1", 4, tp=8), row("i1", 8, "mtp", tp=4)]},
+        "multi_node": {}, "evals": evals if evals is not None else [row("i2", 16, runner="r2", tp=2)],
+        "agentic_evals": [], "multinode_evals": [], "multinode_agentic_evals": [],
+        "changelog_metadata": {"entries": [{"config-keys": k} for k in entries]}})
 
 
 def table(text: str, title: str) -> list[list[str]]:

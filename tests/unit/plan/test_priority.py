@@ -16,11 +16,12 @@ from infx.config.ci_priority import load_priority_policy
 from infx.errors import InfxError
 from infx.plan import priority
 from infx.plan.fingerprint import annotate as fingerprint_rows
-from infx.plan.fingerprint import content_of, fingerprint, plan_rows
+from infx.plan.fingerprint import content_of, fingerprint
 from infx.plan.identity import canonical_json, digest, identity_fields, job_name, result_slug
 from infx.plan.incremental import plan_from_trees
 from infx.plan.planner import PlanFlags
 from infx.plan.priority import PriorityContext, annotate, score
+from infx.plan.sweep_plan import Plan
 
 ROOT = Path(__file__).resolve().parents[3]
 OURS = ROOT / "configs" / "ci-priority.yaml"
@@ -211,12 +212,13 @@ def test_annotations_never_change_identity_job_names_or_fingerprints(reference_c
     policy = load_priority_policy(OURS.read_text())
     plan = plan_from_trees(BASE, HEAD, PlanFlags(), base_ref="base", head_ref="head")
     content = content_of(HEAD, BASE)
-    cases = dict(reference_cases) | {"project": plan, "project-fingerprinted": fingerprint_rows(plan, content)}
+    cases = dict(reference_cases) | {"project": plan.to_json(),
+                                     "project-fingerprinted": fingerprint_rows(plan, content).to_json()}
     for name, case in cases.items():
-        rows = plan_rows(case) if isinstance(case, dict) else case
+        rows = Plan.from_json(case).rows() if isinstance(case, dict) else case
         for event, labels in (("pull_request", {"skip_queue", "ci-checklist-complete"}), ("push", set())):
             got = annotate(case, policy, PriorityContext(event, frozenset(labels), "5:1", 3))
-            got_rows = plan_rows(got) if isinstance(got, dict) else got
+            got_rows = Plan.from_json(got).rows() if isinstance(got, dict) else got
             assert len(got_rows) == len(rows) > 0, name
             for before, after in zip(rows, got_rows, strict=True):
                 assert after["priority"] and after["queue-token"]

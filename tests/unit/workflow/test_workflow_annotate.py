@@ -14,10 +14,10 @@ from lib.reuse_world import WORLD_FILE
 
 from infx.cli.workflow import workflow
 from infx.config.ci_priority import POLICY_PATH
-from infx.plan.fingerprint import plan_rows
 from infx.plan.identity import job_name
 from infx.plan.incremental import plan_from_trees
 from infx.plan.planner import PlanFlags
+from infx.plan.sweep_plan import Plan
 from infx.workflow.launch import row_env
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -28,7 +28,7 @@ AGENTIC = {"image": "img:1", "model": "m", "model-prefix": "minimaxm3", "precisi
 
 
 def _plan() -> dict:
-    plan = plan_from_trees(BASE, HEAD, PlanFlags(), base_ref="base", head_ref="head")
+    plan = plan_from_trees(BASE, HEAD, PlanFlags(), base_ref="base", head_ref="head").to_json()
     plan["single_node"]["agentic"] = [AGENTIC, AGENTIC | {"conc": 16}]
     plan["multi_node"]["agentic"] = [AGENTIC | {"prefill": {"tp": 8}, "decode": {"tp": 8}, "conc": [4]}]
     plan["agentic_evals"] = [AGENTIC | {"eval-only": True, "run-eval": True}]
@@ -55,7 +55,7 @@ def test_every_row_is_annotated_and_keeps_its_job_name(tmp_path):
     plan = _plan()
     got, summary = _run(tmp_path, plan, {"EVENT_NAME": "pull_request", "LABELS_JSON": '["full-sweep-enabled"]',
                                          "PR_NUMBER": "12"})
-    before, after = plan_rows(plan), plan_rows(got)
+    before, after = Plan.from_json(plan).rows(), Plan.from_json(got).rows()
     assert len(after) == len(before) > 5
     for old, new in zip(before, after, strict=True):
         assert job_name(new) == job_name(old)
@@ -69,7 +69,7 @@ def test_a_push_scores_plus_two_and_has_no_labels(tmp_path):
     plan = _plan()
     pr, _ = _run(tmp_path, plan, {"EVENT_NAME": "pull_request", "LABELS_JSON": "[]"})
     push, _ = _run(tmp_path, plan, {"EVENT_NAME": "push", "LABELS_JSON": "null", "PR_NUMBER": ""})
-    for a, b in zip(plan_rows(pr), plan_rows(push), strict=True):
+    for a, b in zip(Plan.from_json(pr).rows(), Plan.from_json(push).rows(), strict=True):
         assert float(b["priority"]) == pytest.approx(float(a["priority"]) + 2)
 
 
@@ -77,13 +77,13 @@ def test_agentx_fast_marks_only_agentic_throughput_rows(tmp_path):
     plan = _plan()
     got, summary = _run(tmp_path, plan, {"EVENT_NAME": "pull_request", "AGENTX_FAST": "true",
                                          "LABELS_JSON": '["full-sweep-enabled","agentx-fast"]'})
-    fast = [r for r in plan_rows(got) if r.get("agentx-fast") is True]
+    fast = [r for r in Plan.from_json(got).rows() if r.get("agentx-fast") is True]
     assert len(fast) == 3 and all(r["scenario-type"] == "agentic-coding" and not r.get("eval-only") for r in fast)
     assert got["agentic_evals"][0].get("agentx-fast") is None
-    canonical = {job_name(r) for r in plan_rows(plan)}
+    canonical = {job_name(r) for r in Plan.from_json(plan).rows()}
     assert not {job_name(r) for r in fast} & canonical  # other rows: never covered by canonical results
     assert all(" fast #" in job_name(r) for r in fast)
-    assert [row_env(r)["AIPERF_EXPERIMENTAL_FAST"] for r in plan_rows(got)].count("1") == 3
+    assert [row_env(r)["AIPERF_EXPERIMENTAL_FAST"] for r in Plan.from_json(got).rows()].count("1") == 3
     assert row_env(got["agentic_evals"][0])["AIPERF_EXPERIMENTAL_FAST"] == "0"
     assert "`agentx-fast`" in summary
 
@@ -109,7 +109,7 @@ def test_skip_queue_needs_a_run_by_maintain_or_admin(tmp_path, world, actor, hon
     env = {"EVENT_NAME": "pull_request", "LABELS_JSON": '["full-sweep-enabled","skip_queue"]', "PR_NUMBER": "12",
            "ACTOR": actor}
     got, summary = _run(tmp_path, _plan(), env, "--world", str(world))
-    values = {r.get("skip-queue-pr") for r in plan_rows(got)}
+    values = {r.get("skip-queue-pr") for r in Plan.from_json(got).rows()}
     assert values == ({12} if honoured else {None})
     assert ("`skip_queue`: honoured" in summary) is honoured
     assert ("`skip_queue`: ignored" in summary) is not honoured
@@ -119,7 +119,7 @@ def test_skip_queue_is_never_honoured_on_a_push_or_without_the_label(tmp_path, w
     for env in ({"EVENT_NAME": "push", "LABELS_JSON": '["skip_queue"]', "PR_NUMBER": "12", "ACTOR": "root"},
                 {"EVENT_NAME": "pull_request", "LABELS_JSON": "[]", "PR_NUMBER": "12", "ACTOR": "root"}):
         got, summary = _run(tmp_path, _plan(), env, "--world", str(world))
-        assert all("skip-queue-pr" not in r for r in plan_rows(got)) and "skip_queue" not in summary
+        assert all("skip-queue-pr" not in r for r in Plan.from_json(got).rows()) and "skip_queue" not in summary
 
 
 def _git(cwd: Path, *args: str) -> str:

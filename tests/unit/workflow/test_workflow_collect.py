@@ -57,7 +57,7 @@ def _plan() -> dict:
     from infx.plan.planner import PlanFlags
 
     base, head = _trees()
-    return plan_from_trees(base, head, PlanFlags(), base_ref="base", head_ref=HEAD)
+    return plan_from_trees(base, head, PlanFlags(), base_ref="base", head_ref=HEAD).to_json()
 
 
 def run_jobs(downloaded: Path, work: Path, score: float = 0.95) -> None:
