@@ -8,6 +8,7 @@ import textwrap
 import pytest
 from lib.actions_runner import (
     ArtifactStore,
+    DeploymentEnvironment,
     Event,
     LocalRunner,
     RunnerError,
@@ -23,7 +24,8 @@ UPLOAD = "actions/upload-artifact@b7c566a772e6b6bfb58ed0dc250532a479d7789f"
 DOWNLOAD = "actions/download-artifact@37930b1c2abaa49bbe596cd826c3c89aef350131"
 
 
-def run(tmp_path, files: dict[str, str], event_name: str = "push", payload: dict | None = None, **options):
+def run(tmp_path, files: dict[str, str], event_name: str = "push", payload: dict | None = None,
+        ref: str = "refs/heads/main", **options):
     repo = tmp_path / "repo"
     repo.mkdir(parents=True)
     git(repo, "init", "--quiet", "--initial-branch=main")
@@ -34,7 +36,7 @@ def run(tmp_path, files: dict[str, str], event_name: str = "push", payload: dict
     git(repo, "add", "--all")
     git(repo, "commit", "--quiet", "-m", "test")
     sha = git(repo, "rev-parse", "HEAD").strip()
-    event = Event(event_name, payload or {"after": sha}, sha, "refs/heads/main")
+    event = Event(event_name, payload or {"after": sha}, sha, ref)
     runner = LocalRunner(repo_dir=repo, repository="acme/demo", event=event, run_id=42,
                          work_dir=tmp_path / "work", runners={"gpu": ["gpu-node_07"]}, **options)
     return runner.run(".github/workflows/main.yml")
@@ -520,3 +522,67 @@ def test_remote_calls_fail_closed(tmp_path):
     assert "Not Found: the repository 'acme/secret'" in logs["elsewhere"][1]
     assert "Can't find 'action.yml'" in logs["missing"][1]
     assert [c for c, _ in logs.values()] == ["failure", "failure", "failure", "success"]
+
+
+ENVIRONMENT_WORKFLOW = """
+    on: [push, pull_request_review]
+    jobs:
+      deploy:
+        runs-on: ubuntu-latest
+        environment: app
+        steps:
+          - run: echo deployed > "$RUNNER_TEMP/deployed"
+      named:
+        runs-on: ubuntu-latest
+        environment:
+          name: ${{ 'app' }}
+          url: https://example.com
+        steps:
+          - run: "true"
+      open:
+        runs-on: ubuntu-latest
+        environment: scratch
+        steps:
+          - run: "true"
+      plain:
+        runs-on: ubuntu-latest
+        steps:
+          - run: "true"
+      after:
+        needs: deploy
+        runs-on: ubuntu-latest
+        steps:
+          - run: "true"
+    """
+
+
+@pytest.mark.parametrize(("ref", "refused"), [
+    ("refs/heads/main", None), ("refs/heads/release/1", None),
+    ("refs/pull/7/merge", 'Branch "refs/pull/7/merge"'), ("refs/heads/feature", 'Branch "feature"'),
+    ("refs/heads/release/1/hotfix", 'Branch "release/1/hotfix"'),  # `*` never matches `/`
+    ("refs/tags/v1.2", None), ("refs/tags/nightly", 'Tag "nightly"')])
+def test_an_environment_deploys_only_from_the_refs_its_rule_allows(tmp_path, ref, refused):
+    """A job whose environment refuses the run's ref fails before any step (GitHub: "... is not
+    allowed to deploy to app due to environment protection rules."), as do the jobs that need
+    it; an environment without a rule, and jobs without one, run."""
+    rule = DeploymentEnvironment(branches=("main", "release/*"), tags=("v*",))
+    record = run(tmp_path, {".github/workflows/main.yml": ENVIRONMENT_WORKFLOW}, ref=ref,
+                 environments={"app": rule})
+    assert record.job("open").conclusion == record.job("plain").conclusion == "success"
+    for name in ("deploy", "named"):
+        job = record.job(name)
+        if refused is None:
+            assert (job.conclusion, job.annotations) == ("success", []), job.log
+            continue
+        assert job.conclusion == "failure" and job.steps == []
+        assert job.annotations == [f"{refused} is not allowed to deploy to app due to environment "
+                                   "protection rules."]
+        assert job.annotations[0] in job.log
+    assert record.job("after").conclusion == ("success" if refused is None else "skipped")
+    assert record.conclusion == ("success" if refused is None else "failure")
+
+
+def test_without_environments_every_environment_deploys(tmp_path):
+    record = run(tmp_path, {".github/workflows/main.yml": ENVIRONMENT_WORKFLOW}, ref="refs/pull/7/merge")
+    assert {j.conclusion for j in record.jobs} == {"success"}
+    assert record.job("deploy").steps[0].outcome == "success"

@@ -17,6 +17,8 @@ installing a folder copies its `infx` into the job's own site folder, the only i
 PYTHONPATH (before an install, importing infx fails), recorded in `JobRecord.installs`. Nothing here talks to the
 internet; the GitHub API the scripts use is whatever `api_url` points at (the fake server), and
 `on_progress` lets the caller show that server the running run (its finished jobs and artifacts).
+Deployment environments are data (`environments`): a job naming an environment whose deployment
+branch rule refuses the run's ref fails before any step, as GitHub refuses the deployment.
 """
 
 from __future__ import annotations
@@ -119,10 +121,12 @@ class JobRecord:
     concurrency: str | None = None
     matrix: Any = None
     installs: list[dict[str, Any]] = field(default_factory=list)  # what `pip install` read (fake_pip)
+    annotations: list[str] = field(default_factory=list)  # what GitHub shows on the job without a step
 
     @property
     def log(self) -> str:
-        return "\n".join(f"## {s.name} [{s.outcome}]\n{s.log}" for s in self.steps)
+        return "\n".join([*(f"Error: {a}" for a in self.annotations),
+                          *(f"## {s.name} [{s.outcome}]\n{s.log}" for s in self.steps)])
 
 
 @dataclass
@@ -146,6 +150,58 @@ class RunRecord:
         if len(found) != 1:
             raise KeyError(f"{len(found)} jobs named {name!r}; jobs: {[j.name for j in self.jobs]}")
         return found[0]
+
+
+# ---- deployment environments ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DeploymentEnvironment:
+    """An environment's "Deployment branches and tags" setting: `branches` None is "No
+    restriction", else the name patterns of "Selected branches and tags" (list a repository's
+    protected branches to model "Protected branches only"); `tags` the tag patterns."""
+
+    branches: tuple[str, ...] | None = None
+    tags: tuple[str, ...] = ()
+
+
+def environment_name(job: dict, ctx: Context) -> str | None:
+    """The environment a job names (`environment: X` or `environment: {name: X}`), expressions
+    evaluated; None when it names none."""
+    raw = job.get("environment")
+    if raw is None:
+        return None
+    value = _value(raw, ctx)
+    if isinstance(value, dict):
+        value = value.get("name")
+    name = to_string(value).strip() if value is not None else ""
+    return name or None
+
+
+def deployment_refusal(job: dict, ctx: Context, ref: str,
+                       environments: Mapping[str, DeploymentEnvironment]) -> str | None:
+    """GitHub's message when the job's environment may not deploy from the run's ref
+    (GITHUB_REF: the PR's `refs/pull/N/merge` for pull_request and review events, the default
+    branch for issue_comment and workflow_run), None when the job may run. Patterns match as
+    Ruby's File.fnmatch, a wildcard never matching `/`."""
+    name = environment_name(job, ctx)
+    rule = environments.get(name) if name else None
+    if rule is None or rule.branches is None:
+        return None
+    if ref.startswith("refs/tags/"):
+        kind, short, patterns = "Tag", ref.removeprefix("refs/tags/"), rule.tags
+    else:
+        kind, short, patterns = "Branch", ref.removeprefix("refs/heads/"), rule.branches
+    if any(_deploy_pattern(p).fullmatch(short) for p in patterns):
+        return None
+    return f'{kind} "{short}" is not allowed to deploy to {name} due to environment protection rules.'
+
+
+def _deploy_pattern(pattern: str) -> re.Pattern[str]:
+    """A deployment branch or tag pattern as a regular expression: `*` and `?` stop at `/`."""
+    parts = []
+    for char in pattern:
+        parts.append("[^/]*" if char == "*" else "[^/]" if char == "?" else re.escape(char))
+    return re.compile("".join(parts))
 
 
 # ---- the runner ------------------------------------------------------------------------------
@@ -199,7 +255,8 @@ class LocalRunner:
                  clock: Clock | None = None, after_checkout: StepHook | None = None,
                  vars_: Mapping[str, str] | None = None, self_hosted_env: Mapping[str, str] | None = None,
                  self_hosted_path: list[str] | None = None, on_progress: ProgressHook | None = None,
-                 repositories: Mapping[str, Path] | None = None) -> None:
+                 repositories: Mapping[str, Path] | None = None,
+                 environments: Mapping[str, DeploymentEnvironment] | None = None) -> None:
         self.repo_dir = repo_dir
         self.repository = repository
         self.event = event
@@ -217,6 +274,9 @@ class LocalRunner:
         self.self_hosted_env = dict(self_hosted_env or {})
         self.self_hosted_path = list(self_hosted_path or [])
         self.on_progress = on_progress
+        # the repository's environments by name; one not listed has no protection rules (GitHub
+        # creates an environment a job names on first use, without rules)
+        self.environments = dict(environments or {})
         self._job_counter = 0
         self._shims = self._make_shims()
         self.event_path = work_dir / "event.json"
@@ -389,6 +449,12 @@ class LocalRunner:
                        caller_name: str | None, matrix: Any) -> tuple[str, dict[str, str]]:
         name = self._job_name(job_id, job, ctx, caller_name)
         labels = _labels(_value(job.get("runs-on"), ctx))
+        refused = deployment_refusal(job, ctx, self.event.ref, self.environments)
+        if refused is not None:  # before a runner is assigned: no step runs, no secret is read
+            started = self.clock.tick()
+            record.jobs.append(JobRecord(prefix + job_id, name, "failure", labels, started_at=started,
+                                         completed_at=self.clock.tick(0), matrix=matrix, annotations=[refused]))
+            return "failure", {}
         runner_name = self._runner_name(labels)
         self._progress(record)
         started = self.clock.tick()

@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from lib import fake_amd_smi, stub_slurm
-from lib.actions_runner import Clock, Event, LocalRunner, ProgressHook, RunRecord
+from lib.actions_runner import (
+    Clock,
+    DeploymentEnvironment,
+    Event,
+    LocalRunner,
+    ProgressHook,
+    RunRecord,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 WEBHOOKS = ROOT / "tests" / "data" / "github" / "webhooks"
@@ -36,6 +43,9 @@ WORLD_SKIPS = ("infx/",)
 SIGNER = "mi355x-owner"
 MAINTAINER = "core-maintainer"
 AUTHOR = "vendor-dev"
+# the sign-off App's environment as the README (Sign-off GitHub App) tells operators to create
+# it: deployment branches, the default branch only
+SIGNOFF_ENVIRONMENTS = {"signoff-app": DeploymentEnvironment(branches=("main",))}
 GIT_ENV = {"GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
            "GIT_COMMITTER_NAME": "Test Author", "GIT_COMMITTER_EMAIL": "author@example.com",
            "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
@@ -234,6 +244,54 @@ def pull_request_event(pr: PullRequest, action: str, merge_sha: str, *, label: s
                  head_ref=pr.branch, base_ref="main")
 
 
+def review_event(world: dict[str, Any], pr: PullRequest, review_id: int, merge_sha: str,
+                 action: str = "submitted") -> Event:
+    """A real `pull_request_review` webhook payload (octokit's example) for a review of the
+    world's PR; like every pull_request event it runs on the PR's merge ref."""
+    payload = json.loads((WEBHOOKS / "pull_request_review" / "submitted.payload.json").read_text(encoding="utf-8"))
+    review = next(r for r in world["pulls"][0]["reviews"] if r["id"] == review_id)
+    pull = pull_request_event(pr, "opened", merge_sha).payload
+    payload["action"] = action
+    payload["pull_request"], payload["repository"] = pull["pull_request"], pull["repository"]
+    payload["review"] = payload["review"] | {
+        "id": review_id, "body": review["body"], "commit_id": review["commit_id"],
+        "submitted_at": review["submitted_at"], "state": review["state"].lower(),
+        "author_association": review.get("author_association", "MEMBER"),
+        "html_url": f"https://github.com/{REPO}/pull/{pr.number}#pullrequestreview-{review_id}",
+        "user": dict(payload["review"]["user"]) | {"login": review["user"]}}
+    payload["sender"] = dict(payload["sender"]) | {"login": review["user"]}
+    return Event("pull_request_review", payload, merge_sha, f"refs/pull/{pr.number}/merge",
+                 head_ref=pr.branch, base_ref=pull["pull_request"]["base"]["ref"])
+
+
+def workflow_run_event(record: RunRecord, trigger: Event, default_sha: str) -> Event:
+    """The `workflow_run` `completed` event GitHub sends when the run `record` (started by
+    `trigger`) finishes: octokit's example filled from the finished run. Such runs use the
+    default branch's workflow files and run on its ref."""
+    payload = json.loads((WEBHOOKS / "workflow_run" / "completed.with-pull-requests.payload.json")
+                         .read_text(encoding="utf-8"))
+    repository = copy.deepcopy(trigger.payload["repository"])
+    pull = trigger.payload.get("pull_request")
+    head_repository = copy.deepcopy(pull["head"]["repo"]) if pull else repository
+    # GitHub lists a run's PRs only when the head is in this repository (never for a fork)
+    pulls = [{"number": pull["number"], "head": {"ref": pull["head"]["ref"], "sha": pull["head"]["sha"]},
+              "base": {"ref": pull["base"]["ref"], "sha": pull["base"]["sha"]}}] \
+        if pull and head_repository["full_name"] == repository["full_name"] else []
+    finished = max((j.completed_at for j in record.jobs if j.completed_at), default=record.created_at)
+    payload["workflow_run"] = payload["workflow_run"] | {
+        "id": record.run_id, "name": record.name, "path": record.path, "display_title": record.display_title,
+        "event": record.event, "status": "completed", "conclusion": record.conclusion,
+        "head_sha": record.head_sha, "head_branch": record.head_branch, "head_repository": head_repository,
+        "repository": repository, "created_at": record.created_at, "run_started_at": record.created_at,
+        "updated_at": finished, "run_attempt": 1, "pull_requests": pulls,
+        "html_url": f"https://github.com/{REPO}/actions/runs/{record.run_id}"}
+    payload["workflow"] = payload["workflow"] | {"name": record.name, "path": record.path}
+    payload["repository"] = repository
+    payload["sender"] = copy.deepcopy(trigger.payload["sender"])
+    payload.pop("organization", None)
+    return Event("workflow_run", payload, default_sha, "refs/heads/main")
+
+
 # ---- running a sweep ------------------------------------------------------------------------------
 
 @dataclass
@@ -409,16 +467,19 @@ def comment_event(world: dict[str, Any], comment_id: int, default_sha: str) -> E
 
 
 def run_comment_workflow(world: dict[str, Any], repo: SweepRepo, event: Event, workflow: str, run_id: int,
-                         work: Path) -> tuple[RunRecord, dict[str, Any]]:
-    """Run a comment-triggered workflow while the fake GitHub serves `world`; the run and the
-    world after it."""
+                         work: Path, *, environments: dict[str, DeploymentEnvironment] | None = None,
+                         start: str = "2026-09-29T10:00:00Z") -> tuple[RunRecord, dict[str, Any]]:
+    """Run a comment-triggered (or any bot) workflow while the fake GitHub serves `world`, its
+    jobs deploying to `environments` (GitHub's deployment branch rules), the run starting at
+    `start`; the run and the world after it."""
     from infx.github.fake import FakeGitHub
 
     work.mkdir(parents=True, exist_ok=True)
     with FakeGitHub(copy.deepcopy(world)) as fake:
         runner = LocalRunner(repo_dir=repo.path, repository=REPO, event=event, run_id=run_id, work_dir=work,
                              api_url=fake.url, token=fake.env()["GITHUB_TOKEN"],
-                             actor=event.payload["sender"]["login"], runners=runner_labels())
+                             actor=event.payload["sender"]["login"], runners=runner_labels(),
+                             clock=Clock(start), environments=environments)
         record = runner.run(workflow)
         after = copy.deepcopy(fake.world)
     return record, after

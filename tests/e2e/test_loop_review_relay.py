@@ -1,0 +1,181 @@
+"""Review sign-offs and retargeted PRs through the real workflow files (issue 20 point 3).
+
+One real sweep of PR 41 (tests/lib/loop_scenarios.py), then the sign-off workflows on the local
+runner with GitHub's deployment rule of the `signoff-app` environment (the default branch only)
+as data of the runner: a CODEOWNER's review sign-off is recorded by `signoff-verify.yml`'s
+unprivileged `record-review` job on the PR's merge ref, and the `workflow_run` event GitHub makes
+of that finished run starts `signoff-head-status.yml` on the default branch, whose
+`review-signoff` job verifies it. A privileged job on the review's own ref is refused by the
+environment rule before any step. A retarget (`pull_request` edited, base changed) is recorded
+by `record-head`, and its relay withdraws the bot's `success`."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import shutil
+
+import pytest
+from lib.loop_scenarios import (
+    SIGNED_AT,
+    SINGLE_NODE_DETAILS,
+    authorize_reuse,
+    failed_jobs,
+    single_node_pr,
+    sweep,
+)
+from lib.sweep_loop import (
+    SIGNER,
+    SIGNOFF_ENVIRONMENTS,
+    SweepRepo,
+    checklist_body,
+    git,
+    pull_request_event,
+    record_run,
+    review_event,
+    run_comment_workflow,
+    workflow_run_event,
+)
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+VERIFY = ".github/workflows/signoff-verify.yml"
+HEAD_STATUS = ".github/workflows/signoff-head-status.yml"
+CONTEXT = "codeowner-signoff-verify"
+REVIEW_ID = 8801
+REFUSED = 'Branch "refs/pull/41/merge" is not allowed to deploy to signoff-app due to environment protection rules.'
+RECORDED_AT = "2026-09-30T09:05:00Z"  # the record run starts after the review was submitted
+RELAYED_AT = "2026-09-30T09:10:00Z"
+
+
+@dataclasses.dataclass
+class Swept:
+    repo: SweepRepo
+    pr: object
+    world: dict
+    merge: str
+
+
+@pytest.fixture(scope="module")
+def swept(base_repo, tmp_path_factory) -> Swept:
+    """PR 41 swept green by the real run-sweep.yml, the run pinned by a maintainer, and the
+    owner's checklist posted as a review of the swept head."""
+    work = tmp_path_factory.mktemp("relay")
+    repo = SweepRepo(base_repo, work / "repo")
+    pr = single_node_pr(repo)
+    record, world = sweep(repo, pr, work, 9401)
+    assert record.conclusion == "success", failed_jobs(record)
+    authorize_reuse(world, record.run_id)
+    world["pulls"][0]["reviews"].append({
+        "id": REVIEW_ID, "user": SIGNER, "state": "COMMENTED", "author_association": "MEMBER",
+        "body": checklist_body(SIGNER, SINGLE_NODE_DETAILS), "commit_id": pr.head_sha, "submitted_at": SIGNED_AT})
+    return Swept(repo, pr, world, repo.sha(f"refs/pull/{pr.number}/merge"))
+
+
+def statuses(world: dict, sha: str) -> list[dict]:
+    return [s for s in world["statuses"].get(sha, []) if s["context"] == CONTEXT]
+
+
+def verdicts(world: dict) -> list[dict]:
+    return [c for c in world["pulls"][0]["comments"] if c["body"].startswith(f"<!-- {CONTEXT}")]
+
+
+def relay(swept: Swept, world: dict, trigger, run_id: int, work, start: str, relayed_at: str):
+    """`signoff-verify.yml` for `trigger` on the PR's ref, then `signoff-head-status.yml` for the
+    workflow_run event of that finished run on the default branch; both runs and the world."""
+    record, world = run_comment_workflow(world, swept.repo, trigger, VERIFY, run_id, work / f"run{run_id}",
+                                         environments=SIGNOFF_ENVIRONMENTS, start=start)
+    record_run(world, record)  # GitHub lists the finished run (and its jobs as check runs)
+    followed = workflow_run_event(record, trigger, swept.repo.sha("main"))
+    relayed, world = run_comment_workflow(world, swept.repo, followed, HEAD_STATUS, run_id + 1,
+                                          work / f"run{run_id + 1}", environments=SIGNOFF_ENVIRONMENTS,
+                                          start=relayed_at)
+    return record, relayed, world
+
+
+@pytest.fixture(scope="module")
+def relayed(swept, tmp_path_factory):
+    trigger = review_event(swept.world, swept.pr, REVIEW_ID, swept.merge)
+    work = tmp_path_factory.mktemp("relayed")
+    return (trigger, *relay(swept, copy.deepcopy(swept.world), trigger, 9410, work, RECORDED_AT, RELAYED_AT))
+
+
+def test_a_review_signoff_is_recorded_on_the_pr_ref_and_verified_from_the_default_branch(swept, relayed):
+    trigger, record, followed, world = relayed
+    # the review event runs on the PR's merge ref: only the job without privileges runs there
+    assert trigger.ref == "refs/pull/41/merge"
+    assert record.conclusion == "success", failed_jobs(record)
+    assert {j.name: j.conclusion for j in record.jobs} == {
+        "record the PR head": "skipped", "record a review sign-off event": "success",
+        "verify CODEOWNER sign-off": "skipped", "re-decide the head after a sign-off changed": "skipped"}
+    # the relay runs on the default branch, where the environment deploys, and reads the run
+    # GitHub reports (its event, conclusion, head and creation time), never the review's text
+    run = followed.jobs
+    assert followed.conclusion == "success", failed_jobs(followed)
+    assert {j.name: j.conclusion for j in run} == {"status of the new head": "skipped",
+                                                     "verify or re-decide a review sign-off": "success"}
+    job = followed.job("verify or re-decide a review sign-off")
+    assert job.annotations == [] and [s.outcome for s in job.steps if s.name == "Verify the review sign-off"] \
+        == ["success"]
+    assert "signoff: relay #41: verdict: success" in job.log
+    # the verdict names the review it judged and the status on the swept head is the bot's success
+    (verdict,) = verdicts(world)
+    assert f"signoff=review:{REVIEW_ID}:" in verdict["body"].split("\n", 1)[0]
+    assert "PASS" in verdict["body"]
+    final = statuses(world, swept.pr.head_sha)[-1]
+    assert (final["state"], final["creator"]) == ("success", world["token_login"])
+    assert final["target_url"].endswith(f"#issuecomment-{verdict['id']}")
+
+
+def test_a_privileged_job_on_the_review_ref_is_refused_by_the_environment(swept, tmp_path):
+    """The design the relay replaced: `verify` (environment `signoff-app`) started by the review
+    event itself. GitHub refuses the deployment on the PR's merge ref: the job fails with no
+    step run, nothing is posted. Without the rule the same run would verify."""
+    text = swept.repo.read("main", VERIFY)
+    gate = "      github.event_name == 'workflow_dispatch'\n"
+    assert text.count(gate) == 1
+    direct = text.replace(gate, "      github.event_name == 'workflow_dispatch' "
+                                "|| github.event_name == 'pull_request_review'\n")
+    variant = swept.repo.commit("direct-review-verify", swept.merge, {VERIFY: direct},
+                                "ci: verify review sign-offs where they are posted")
+    git(swept.repo.path, "checkout", "--quiet", "main")  # the repository's HEAD stays the default branch
+    trigger = dataclasses.replace(review_event(swept.world, swept.pr, REVIEW_ID, swept.merge), sha=variant)
+    for environments, refused in ((SIGNOFF_ENVIRONMENTS, True), (None, False)):
+        record, world = run_comment_workflow(copy.deepcopy(swept.world), swept.repo, trigger, VERIFY, 9420,
+                                             tmp_path / f"run-{refused}", environments=environments,
+                                             start=RECORDED_AT)
+        job = record.job("verify CODEOWNER sign-off")
+        assert record.job("record a review sign-off event").conclusion == "success"
+        if refused:
+            assert (job.conclusion, job.steps, job.annotations) == ("failure", [], [REFUSED])
+            assert record.conclusion == "failure"
+            assert statuses(world, swept.pr.head_sha) == [] and verdicts(world) == []
+        else:  # the rule is what stops it: the job's steps run (default-branch infx installed)
+            assert job.annotations == [] and job.steps and job.steps[0].outcome == "success", job.log
+            assert any(i for i in job.installs), job.log
+
+
+def test_a_pr_retargeted_after_its_review_signoff_loses_the_bots_success(swept, relayed, tmp_path):
+    """`pull_request` edited with a base change is recorded by `record-head`; its relay
+    (`head-status`, on the default branch) withdraws the success the bot left on the head."""
+    _, _, _, world = relayed
+    assert statuses(world, swept.pr.head_sha)[-1]["state"] == "success"
+    world = copy.deepcopy(world)
+    world["branches"]["release"] = swept.repo.sha("main")
+    world["pulls"][0]["base"]["ref"] = "release"
+    trigger = pull_request_event(swept.pr, "edited", swept.merge)
+    trigger.payload["pull_request"]["base"]["ref"] = "release"
+    trigger.payload["changes"] = {"base": {"ref": {"from": "main"}, "sha": {"from": swept.pr.base_sha}}}
+    trigger = dataclasses.replace(trigger, base_ref="release")
+    record, followed, world = relay(swept, world, trigger, 9430, tmp_path, "2026-09-30T10:00:00Z",
+                                    "2026-09-30T10:05:00Z")
+    assert {j.name: j.conclusion for j in record.jobs}["record the PR head"] == "success"
+    assert record.conclusion == "success", failed_jobs(record)
+    assert {j.name: j.conclusion for j in followed.jobs} == {"status of the new head": "success",
+                                                              "verify or re-decide a review sign-off": "skipped"}
+    final = statuses(world, swept.pr.head_sha)[-1]
+    assert (final["state"], final["creator"]) == ("pending", world["token_login"])
+    log = followed.job("status of the new head").log
+    assert "targets release, not the default branch main" in log, log
+    assert final["description"].startswith("Not verified"), final
+    assert len(verdicts(world)) == 1  # nothing verified again
