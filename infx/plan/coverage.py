@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from infx.plan import identity
+
 # the key of a run's changelog_metadata (its changelog-metadata artifact) listing the rows
 # the run took from earlier runs (job name -> run id): such a run is no whole sweep alone
 REUSED_ROWS = "reused-rows"
@@ -83,8 +85,8 @@ def _names(names: Sequence[str], limit: int) -> str:
 
 
 def row_name(check_name: str) -> str:
-    """The row's job name inside a check-run name `<caller> / <job name>`."""
-    return check_name.split(" / ", 1)[1] if " / " in check_name else check_name
+    """The row's job name inside a check-run name `<caller> / <job name>` (infx.plan.identity)."""
+    return identity.row_job_name(check_name)
 
 
 def green_rows(jobs: Iterable[JobFacts]) -> frozenset[str]:

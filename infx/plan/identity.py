@@ -35,6 +35,10 @@ DIGEST_LENGTH = 8
 # "<caller job name> / <job name>"; the longest caller name in run-sweep.yml is ~35
 # characters, so the check run name stays well below GitHub's display and storage limits.
 MAX_JOB_NAME = 100
+# An adopter's sweep (`infx init`'s run-sweep.yml) is one job with this id calling our reusable
+# sweep, infx-run-sweep.yml; GitHub names every job of it `sweep / <job name>`, so a row's check
+# run is `sweep / <shard caller> / <row>` where ours is `<shard caller> / <row>`.
+ADOPTED_SWEEP_JOB = "sweep"
 _MAX_TOKEN = 40
 _MAX_CONC_TEXT = 24
 _UNSAFE_TOKEN = re.compile(r"[\s\x00-\x1f\x7f]+")
@@ -200,13 +204,26 @@ class JobIdentity:
         return [self.model_prefix, self.precision, self.runner, self.framework] == wanted
 
 
+def sweep_job_name(check_name: str) -> str:
+    """A check-run name as run-sweep.yml names the job (`<shard caller> / <row>`): an adopter's
+    `sweep / ` in front (ADOPTED_SWEEP_JOB) is dropped, every other name is kept as it is."""
+    prefix = f"{ADOPTED_SWEEP_JOB} / "
+    return check_name[len(prefix):] if check_name.startswith(prefix) else check_name
+
+
+def row_job_name(check_name: str) -> str:
+    """The row's own job name inside a check-run name `[sweep / ]<shard caller> / <job name>`."""
+    name = sweep_job_name(check_name)
+    return name.split(" / ", 1)[1] if " / " in name else name
+
+
 def matches_legacy_name(name: str, entry: Mapping[str, Any]) -> bool:
     """A job name without our digest (sweeps older than the row identity, e.g. the seed
     worlds of real PRs) names this master-config entry: its leading tokens are the entry's
     model prefix and precision, then its runner or the runner's GPU word (``mi355x`` for
     ``cluster:mi355x-amds``), then its framework. A name with a digest never matches here
     (``parse_job_name`` decides it exactly)."""
-    job = name.split(" / ", 1)[1] if " / " in name else name
+    job = row_job_name(name)
     tokens = job.split(" ")
     if _DIGEST.search(job) or len(tokens) < 5:
         return False
@@ -219,7 +236,7 @@ def matches_legacy_name(name: str, entry: Mapping[str, Any]) -> bool:
 def parse_job_name(name: str) -> JobIdentity | None:
     """The identity in a job name (or a check-run name `<caller> / <job name>`); None if the
     name was not made by ``job_name``."""
-    job = name.split(" / ", 1)[1] if " / " in name else name
+    job = row_job_name(name)
     match = _DIGEST.search(job)
     tokens = job.split(" ")
     if match is None or len(tokens) < 6:

@@ -63,7 +63,9 @@ _CALLERS = {caller_name(b, i): b for b in BUCKETS for i in range(1, b.slots + 1)
 
 def bucket_of_job(name: str) -> Bucket | None:
     """The bucket whose shard job ran the check run / job called `name`, or None for every
-    other job (setup, collect-*, lint, …). Names are matched exactly as run-sweep.yml spells them."""
+    other job (setup, collect-*, lint, …). Names are matched exactly as run-sweep.yml spells them,
+    after an adopter's `sweep / ` (identity.sweep_job_name: its sweep calls ours as one job)."""
+    name = identity.sweep_job_name(name)
     if " / " not in name:
         return None
     return _CALLERS.get(name.split(" / ", 1)[0])

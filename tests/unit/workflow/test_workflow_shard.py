@@ -180,3 +180,20 @@ def test_caller_names_match_run_sweep_and_are_recognised_exactly():
     assert workflow["jobs"]["canary"]["name"] == "canary"
     for other in ("single-node agentic / x", "canary-sweep / x", "collect-results", "single-node 8k1k", "eval x / y"):
         assert bucket_of_job(other) is None
+
+
+def test_an_adopters_sweep_prefix_is_dropped_once_and_only_that_prefix():
+    """An adopter's run-sweep.yml calls ours as one job `sweep`, so GitHub names its rows
+    `sweep / <caller> / <row>`: the same bucket and row; no other prefix, and not twice."""
+    from infx.plan.coverage import row_name
+    from infx.plan.identity import ADOPTED_SWEEP_JOB, parse_job_name
+
+    row = "dsr1 fp4 mi355x atom 8k1k TP8 c4 #1a2b3c4d"
+    assert ADOPTED_SWEEP_JOB == "sweep"
+    for caller in ("canary", "single-node 8k1k (shard 2)", "eval"):
+        assert bucket_of_job(f"sweep / {caller} / {row}") is bucket_of_job(f"{caller} / {row}") is not None
+        assert row_name(f"sweep / {caller} / {row}") == row_name(f"{caller} / {row}") == row
+        assert parse_job_name(f"sweep / {caller} / {row}") == parse_job_name(f"{caller} / {row}") is not None
+    for other in ("sweep / sweep / canary / x", "run / canary / x", "sweep / setup", "sweep / collect-results",
+                  "sweep/canary / x", "Sweep / canary / x"):
+        assert bucket_of_job(other) is None, other
