@@ -10,6 +10,14 @@ decided. For each bot workflow this module derives (pure text functions, comment
   verbatim and one job that calls the reusable workflow pinned to that commit, with the union of
   the called jobs' permissions (a caller caps what the called jobs may have).
 
+The sweep (run-sweep.yml) is generated the same way, with one difference: its shard jobs call
+benchmark-tmpl.yml locally, and a called workflow can call another only at a ref written in the
+file (`./` would be read in the caller's repository), which this file cannot know of its own
+commit. So `infx-run-sweep.yml` carries the template's job inlined into each shard job, named
+`<shard caller> / <row>` as GitHub names the nested call; the adopter's caller is one job
+`sweep` (infx.plan.identity.ADOPTED_SWEEP_JOB), so its rows' check runs are `sweep / <shard
+caller> / <row>`, which the sign-off reads as ours.
+
 It also copies the policy files and the checklist template into the starter (`COPIED`).
 
 `python -m infx.adopt.reusable --check` (a test runs it) or `--write` to refresh.
@@ -26,6 +34,7 @@ from pathlib import Path
 import yaml
 
 from infx.config.policy import POLICY_NAMES, policy_path
+from infx.plan.identity import ADOPTED_SWEEP_JOB
 
 WORKFLOWS = Path(".github/workflows")
 STARTER = Path(__file__).resolve().parent / "starter"
@@ -53,8 +62,10 @@ class Bot:
         return STARTER / f"{self.stem}.yml"
 
 
+SWEEP = Bot("run-sweep", ADOPTED_SWEEP_JOB)
+TEMPLATE = WORKFLOWS / "benchmark-tmpl.yml"  # the one job each shard job of the sweep runs per row
 BOTS = (Bot("signoff-verify", "signoff"), Bot("signoff-head-status", "head-status"),
-        Bot("reuse-command", "reuse"))
+        Bot("reuse-command", "reuse"), SWEEP)
 
 # the trusted install every bot job opens with: our default branch's code, then infx from it
 _INSTALL = re.compile(
@@ -69,6 +80,32 @@ _INSTALL = re.compile(
     r"(?P=i)  run: \|\n"
     r"(?P=i)    python -m pip install [^\n]*-r \.github/requirements-workflows\.txt\n"
     r"(?P=i)    python -m pip install [^\n]* \.\n")
+
+# the sweep's form of it: the default branch checked out to `trusted`, installed from there
+_TRUSTED_INSTALL = re.compile(
+    r"(?P<i> +)- uses: (?P<checkout>actions/checkout@[0-9a-f]{40} # v[\d.]+)\n"
+    r"(?P=i)  with:\n"
+    r"(?P=i)    persist-credentials: false\n"
+    r"(?P=i)    ref: \$\{\{ github\.event\.repository\.default_branch \}\}\n"
+    r"(?P=i)    path: trusted\n"
+    r"(?P=i)- uses: actions/setup-python@[0-9a-f]{40} # v[\d.]+\n"
+    r"(?P=i)  with:\n"
+    r"(?P=i)    python-version: \"(?P<python>[\d.]+)\"\n"
+    r"(?P=i)- name: Install infx from the default branch\n"
+    r"(?P=i)  working-directory: trusted\n"
+    r"(?P=i)  run: \|\n"
+    r"(?P=i)    python -m pip install [^\n]*-r \.github/requirements-workflows\.txt\n"
+    r"(?P=i)    python -m pip install [^\n]* \.\n")
+
+# a shard job of run-sweep.yml (and the canary): a matrix over rows, each calling the template
+_TEMPLATE_CALL = re.compile(
+    r"^  (?P<id>[\w-]+):\n    name: (?P<name>[^\n$]+)\n(?P<mid>(?:(?!    uses:)    [^\n]*\n)*)"
+    r"    uses: \./\.github/workflows/benchmark-tmpl\.yml\n"
+    r"    with:\n      config: \$\{\{ toJSON\(matrix\.config\) \}\}\n"
+    r"    secrets:\n      HF_TOKEN: \$\{\{ secrets\.HF_TOKEN \}\}\n", re.MULTILINE)
+
+_SHARD_GRANT = "contents: read  # the template checks out the PR (data) and the default branch (its infx)"
+_INLINED_GRANT = "contents: read  # check out the PR (data, launcher, recipes) and infx at the pinned commit"
 
 _INSTALL_FROM_INFX = """\
 {i}- name: Refuse an infx version that is not a full commit SHA
@@ -106,6 +143,14 @@ on:
 """
 
 
+_SWEEP_SECRETS = """\
+    secrets:
+      HF_TOKEN:
+        description: Read-only Hugging Face token for gated model downloads
+        required: false
+"""
+
+
 class GenerationError(Exception):
     """Our workflow no longer has the shape the generator rewrites (fail loudly, never guess)."""
 
@@ -129,8 +174,49 @@ def _dispatch_inputs(workflow: dict) -> list[str]:
     return sorted((dispatch or {}).get("inputs") or {})
 
 
+def _template_job(template: str) -> str:
+    """The benchmark template's one job without its name and permissions (the shard job has
+    them), `inputs.config` read from the shard job's matrix row as the call passed it."""
+    try:
+        body = template[template.index("\n  benchmark:\n") + len("\n  benchmark:\n"):]
+    except ValueError:
+        raise GenerationError(f"{TEMPLATE}: no job `benchmark`") from None
+    body, named = re.subn(r"\A(?:    #[^\n]*\n)*    name: [^\n]*\n", "", body)
+    body, granted = re.subn(r"^    permissions:\n      contents: read[^\n]*\n", "", body, flags=re.MULTILINE)
+    if (named, granted) != (1, 1) or re.search(r"^  \S", body, re.MULTILINE):
+        raise GenerationError(f"{TEMPLATE}: the job `benchmark` no longer opens with its name, has one "
+                              "`permissions: contents: read` and is the only job")
+    body = body.replace("fromJSON(inputs.config)", "matrix.config")
+    return re.sub(r"(?<![\w.-])inputs\.config\b", "toJSON(matrix.config)", body)
+
+
+def sweep_reusable_text(ours: str, template: str) -> str:
+    """infx-run-sweep.yml from run-sweep.yml's and benchmark-tmpl.yml's text."""
+    job = _template_job(template)
+    jobs = ours[ours.index("\njobs:\n") + 1:]
+    jobs, calls = _TEMPLATE_CALL.subn(
+        lambda m: (f"  {m['id']}:\n    name: {m['name']} / ${{{{ matrix.config.job-name }}}}\n"
+                   f"{m['mid'].replace(_SHARD_GRANT, _INLINED_GRANT)}{job}"), jobs)
+    if not calls or "benchmark-tmpl.yml" in jobs:
+        raise GenerationError(f"{SWEEP.ours}: a shard job no longer calls {TEMPLATE.name} in the shape "
+                              "the generator inlines")
+    jobs, installs = _TRUSTED_INSTALL.subn(lambda m: _INSTALL_FROM_INFX.format(**m.groupdict()), jobs)
+    steps_jobs = sum(1 for j in yaml.safe_load(jobs)["jobs"].values() if j.get("steps"))
+    if installs != steps_jobs or re.search(r"(path|working-directory): trusted$", jobs, re.MULTILINE):
+        raise GenerationError(f"{SWEEP.ours}: {steps_jobs} jobs have steps but {installs} open with the "
+                              "trusted install block (or `trusted` is still read)")
+    env = _top_level_block(ours, "env")
+    header = (f"# GENERATED from {SWEEP.ours} and {TEMPLATE} by `python -m infx.adopt.reusable --write`: edit those.\n"
+              f"# The reusable form of {SWEEP.ours.name} for other repositories (README: Adopting infx): the\n"
+              f"# same jobs, running the infx version the caller pins; the template's job is inlined into\n"
+              "# each shard job (see infx/adopt/reusable.py). `infx init` writes the caller.\n")
+    workflow = yaml.safe_load(ours)
+    return (f"{header}name: {workflow['name']} (reusable)\n\n{_CALL_INPUTS}{_SWEEP_SECRETS}\n"
+            f"permissions: {{}}\n\n# `python -m` in the PR's checkout never imports the PR's own infx\n{env}\n{jobs}")
+
+
 def reusable_text(bot: Bot, ours: str) -> str:
-    """The reusable workflow for one of our workflow files' text."""
+    """The reusable workflow for one of our workflow files' text (the sweep: sweep_reusable_text)."""
     workflow = yaml.safe_load(ours)
     jobs = ours[ours.index("\njobs:\n") + 1:]
     installs = len(_INSTALL.findall(jobs))
@@ -177,13 +263,23 @@ def caller_text(bot: Bot, ours: str) -> str:
     on_block = _top_level_block(ours, "on")
     # the comment lines right above `on:` say why a privileged trigger is safe: keep them
     preamble = re.search(r"((?:^#.*\n)*)^on:", ours, re.MULTILINE).group(1)
+    run_name = re.search(r"^run-name: .*\n", ours, re.MULTILINE)
+    # the run's concurrency is the caller's (a called workflow's own group would meet the caller's)
+    concurrency = ""
+    if "concurrency" in workflow:
+        comments = re.search(r"((?:^#.*\n)*)^concurrency:", ours, re.MULTILINE).group(1)
+        concurrency = f"{comments}{_top_level_block(ours, 'concurrency')}\n"
+    secrets = ""
+    if bot == SWEEP:  # the secrets its jobs read, passed on by name
+        secrets = "    secrets:\n      HF_TOKEN: ${{ secrets.HF_TOKEN }}\n"
     return (f"# Written by `infx init` (infx {VERSION}): calls {bot.reusable.name} of {REPOSITORY}\n"
             f"# at a pinned commit. Upgrade with `infx init --force` from a newer infx.\n"
-            f"name: {workflow['name']}\n\n{preamble}{on_block}\npermissions: {{}}\n\n"
+            f"name: {workflow['name']}\n{run_name.group(0) if run_name else ''}\n{preamble}{on_block}\n"
+            f"{concurrency}permissions: {{}}\n\n"
             f"jobs:\n  {bot.caller_job}:\n"
             f"    uses: {REPOSITORY}/{bot.reusable.as_posix()}@{REF} # {VERSION}\n"
             f"{permissions}"
-            f"    with:\n      infx-repository: {REPOSITORY}\n      infx-ref: {REF}\n")
+            f"    with:\n      infx-repository: {REPOSITORY}\n      infx-ref: {REF}\n{secrets}")
 
 
 # our own files an adopter starts from, copied as they are (repository path -> starter file name)
@@ -196,7 +292,8 @@ def generated(root: Path) -> dict[Path, str]:
     out: dict[Path, str] = {}
     for bot in BOTS:
         ours = (root / bot.ours).read_text(encoding="utf-8")
-        out[root / bot.reusable] = reusable_text(bot, ours)
+        out[root / bot.reusable] = (sweep_reusable_text(ours, (root / TEMPLATE).read_text(encoding="utf-8"))
+                                    if bot == SWEEP else reusable_text(bot, ours))
         out[bot.caller] = caller_text(bot, ours)
     for source, name in COPIED.items():
         out[STARTER / name] = (root / source).read_text(encoding="utf-8")

@@ -38,7 +38,7 @@ def _triggers(workflow: dict) -> dict:
     return workflow.get("on", workflow.get(True))
 
 
-@pytest.mark.parametrize("bot", reusable.BOTS, ids=lambda b: b.stem)
+@pytest.mark.parametrize("bot", [b for b in reusable.BOTS if b != reusable.SWEEP], ids=lambda b: b.stem)
 def test_a_reusable_workflow_runs_our_jobs_with_infx_from_the_pinned_commit(bot):
     ours, theirs = load_file(REPO / bot.ours), load_file(REPO / bot.reusable)
     assert set(_triggers(theirs)) == {"workflow_call"}
@@ -59,6 +59,57 @@ def test_a_reusable_workflow_runs_our_jobs_with_infx_from_the_pinned_commit(bot)
         assert my_steps[INSTALL_STEPS:] == steps[3:], f"{bot.reusable.name}:{job_id}"
         assert my_steps[2] == {"uses": "./.infx/.github/actions/install-infx",
                                "with": {"python-version": steps[1]["with"]["python-version"]}}
+
+
+def _pinned_install(steps: list[dict]) -> list[dict]:
+    """A job's steps with our trusted install (default branch to `trusted`, setup-python, pip
+    install there) replaced by what the reusable jobs do instead."""
+    (at,) = [i for i, s in enumerate(steps) if (s.get("with") or {}).get("path") == "trusted"]
+    assert steps[at]["with"]["ref"] == "${{ github.event.repository.default_branch }}"
+    assert steps[at + 2]["working-directory"] == "trusted"
+    guard = {"name": "Refuse an infx version that is not a full commit SHA",
+             "env": {"INFX_REF": "${{ inputs.infx-ref }}"}}
+    checkout = {"name": "Check out infx at the caller's pinned commit", "uses": steps[at]["uses"],
+                "with": {"repository": "${{ inputs.infx-repository }}", "ref": "${{ inputs.infx-ref }}",
+                         "path": ".infx", "persist-credentials": False}}
+    action = {"uses": "./.infx/.github/actions/install-infx",
+              "with": {"python-version": steps[at + 1]["with"]["python-version"]}}
+    return [*steps[:at], guard, checkout, action, *steps[at + 3:]]
+
+
+def test_the_reusable_sweep_is_ours_with_the_template_inlined_into_each_shard_job():
+    """Every job of run-sweep.yml, the shard and canary jobs carrying the template's job (named
+    `<shard caller> / <row>`, as GitHub names the nested call), each install from the pinned infx."""
+    ours, theirs = load_file(REPO / reusable.SWEEP.ours), load_file(REPO / reusable.SWEEP.reusable)
+    template = load_file(REPO / reusable.TEMPLATE)["jobs"]["benchmark"]
+    assert set(_triggers(theirs)) == {"workflow_call"}
+    assert set(_triggers(theirs)["workflow_call"]["secrets"]) == set(_triggers(load_file(
+        REPO / reusable.TEMPLATE))["workflow_call"]["secrets"]) == {"HF_TOKEN"}
+    assert theirs["permissions"] == {} and theirs["env"] == ours["env"] and "concurrency" not in theirs
+    assert list(theirs["jobs"]) == list(ours["jobs"])
+    inlined = 0
+    for job_id, job in ours["jobs"].items():
+        mine = dict(theirs["jobs"][job_id])
+        expected = dict(job)
+        if job.get("uses") == "./.github/workflows/benchmark-tmpl.yml":
+            inlined += 1
+            assert (expected.pop("with"), expected.pop("secrets")) == (
+                {"config": "${{ toJSON(matrix.config) }}"}, {"HF_TOKEN": "${{ secrets.HF_TOKEN }}"})
+            del expected["uses"]
+            body = json.loads(json.dumps(template).replace("fromJSON(inputs.config)", "matrix.config")
+                              .replace("inputs.config", "toJSON(matrix.config)"))
+            assert body.pop("permissions") == expected["permissions"]
+            body.pop("name")
+            expected |= body | {"name": f"{job['name']} / ${{{{ matrix.config.job-name }}}}"}
+        assert "uses" not in mine, job_id
+        steps, my_steps = expected.pop("steps"), mine.pop("steps")
+        assert mine == expected, job_id
+        wanted = _pinned_install(steps)
+        guard = next(i for i, step in enumerate(wanted) if step.get("name", "").startswith("Refuse an infx"))
+        refusal = my_steps[guard].pop("run")
+        assert '=~ ^[0-9a-f]{40}$ ]]' in refusal and "exit 1" in refusal, job_id
+        assert my_steps == wanted, job_id
+    assert inlined == 1 + sum(1 for j in ours["jobs"] if j.startswith("sweep-"))
 
 
 def test_the_composite_action_installs_infx_from_its_own_repository_hash_locked():

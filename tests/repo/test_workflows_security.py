@@ -104,7 +104,7 @@ def test_jobs_declare_minimal_permissions(path):
 # repository_dispatch needs `contents: write`: only the publish job of a push to main sends one;
 # /retest-failed re-runs a sweep's failed jobs: that one job may write actions; the jobs that
 # publish a verdict write its check run beside the status (`checks: write`, nothing else)
-EXTRA_WRITES = {("run-sweep.yml", "publish"): {"contents"},
+EXTRA_WRITES = {("run-sweep.yml", "publish"): {"contents"}, ("infx-run-sweep.yml", "publish"): {"contents"},
                 ("retest-command.yml", "retest"): {"actions"},
                 **{(name, job): {"checks"} for name, job in (
                     ("signoff-verify.yml", "verify"), ("infx-signoff-verify.yml", "verify"),
