@@ -1,5 +1,5 @@
 """The config keys the PR's plan sweeps (those its appended changelog entries name, at head),
-and which affected configs Checks `evals` and `pareto` therefore judge."""
+and which affected configs Checks `evals`, `golden`, `recipe` and `pareto` therefore judge."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ SHARED_ONLY = "shared helper changed"  # infx.signoff.rules.affected: attributed
 
 
 def judged_configs(evidence: Evidence, configs: list[T]) -> list[T]:
-    """The affected configs Checks `evals` and `pareto` judge: a config affected only through a file it
+    """The affected configs Checks `evals`, `golden`, `recipe` and `pareto` judge: a config affected only through a file it
     shares with others (a launcher or sourced helper the PR changed) is judged only when the
     PR's plan sweeps it (an appended changelog entry names it); every other affected config
     is. An EvidenceGap when that needs the swept keys and they cannot be read."""

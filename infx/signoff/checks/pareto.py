@@ -22,6 +22,7 @@ from infx.signoff.rules.series import (
     series_of_row,
 )
 from infx.signoff.rules.sweeps import find_green_run
+from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
 RESULTS_ARTIFACT = "results_bmk"
@@ -99,7 +100,7 @@ def _affected_series(evidence: Evidence) -> set[Series] | str:
     if configs_at.changed_keys(evidence.head_files, evidence.base_files) is None:
         return "the master configs at head or base could not be parsed"
     try:
-        configs = affected_configs(evidence)
+        configs = judged_configs(evidence, affected_configs(evidence))  # what the plan sweeps
     except (EvidenceGap, InfxError, ValueError) as exc:
         return f"the affected configs could not be determined ({exc})"
     return {series for config in configs for series in series_of(config.entry)}

@@ -18,6 +18,7 @@ from infx.signoff.rules.policy_reads import (
     policy,
 )
 from infx.signoff.rules.scan import Line, flag_values, hunks, join_continuations, mentions_flag
+from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
 _PULL = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/pull/(\d+)", re.IGNORECASE)
@@ -73,7 +74,9 @@ def recipe_rules(doc: dict, engine: str) -> RecipeRules:
 def run(evidence: Evidence, settings: Settings) -> Outcome:
     reader = policy(evidence)
     engines = reader.doc("engines")["recipe-engines"]
-    configs = [c for c in affected_configs(evidence) if c.framework in engines]
+    # a config affected only through a shared harness file the PR changed keeps its serving
+    # settings: it is judged only when the plan sweeps it (infx.signoff.swept)
+    configs = [c for c in judged_configs(evidence, affected_configs(evidence)) if c.framework in engines]
     if not configs:
         return Outcome(Status.NA, "no vLLM/SGLang serving config is affected; the upstream "
                        "recipe rule covers only vllm/sglang (incl. dynamo and disagg) frameworks")

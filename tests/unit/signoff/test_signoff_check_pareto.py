@@ -179,3 +179,36 @@ def test_a_bypass_line_counts_only_as_github_shows_it(body) -> None:
     ev = evidence(THIN, comments=[Comment(11, "root", body.format(sha=HEAD), "OWNER", "2026-09-29T00:00:00Z")])
     ev.collaborators["root"] = {"permission": "admin", "role_name": "admin"}
     assert "admin bypass: none recorded" in pareto.run(ev, SETTINGS).reason
+
+
+# --- what the plan sweeps (infx.signoff.swept): a curve affected only through a shared file -------
+
+K1_LISTED = "- config-keys:\n    - k1\n  description:\n    - \"Re-run\"\n  pr-link: XXX\n"
+
+
+def _shared_only(monkeypatch, changelog: str | None) -> Evidence:
+    """k1 is unchanged; the PR changes a helper its launch sources (Check `pareto` is told so)."""
+    from dataclasses import replace
+
+    from infx.signoff.rules.affected import AffectedConfig
+    from infx.signoff.swept import SHARED_ONLY
+
+    ev = evidence([point(10 * k, 100 * k) for k in range(1, 9)], changed=False)
+    head = dict(ev.head_files) | ({"perf-changelog.yaml": changelog} if changelog is not None else {})
+    ev = replace(ev, head_files=head)
+    import yaml
+
+    entry = yaml.safe_load(ev.head_files["configs/amd-master.yaml"])["k1"]
+    config = AffectedConfig("k1", entry, SHARED_ONLY, "configs/amd-master.yaml", files=("benchmarks/benchmark_lib.sh",))
+    monkeypatch.setattr(pareto, "affected_configs", lambda _: [config])
+    return ev
+
+
+def test_a_curve_affected_only_through_a_shared_file_and_not_swept_is_not_judged(monkeypatch) -> None:
+    outcome = pareto.run(_shared_only(monkeypatch, None), SETTINGS)
+    assert outcome.status is Status.NA, outcome.reason
+
+
+def test_a_swept_curve_affected_through_a_shared_file_is_judged(monkeypatch) -> None:
+    outcome = pareto.run(_shared_only(monkeypatch, K1_LISTED), SETTINGS)
+    assert outcome.status is Status.PASS and "minimaxm3 / agentic-coding" in outcome.reason

@@ -469,3 +469,25 @@ def test_fail_closed_without_the_trusted_recipe_policy():
     outcome = run(replace(evidence, default_branch_files=trusted), SETTINGS)
     assert outcome.status == Status.FAIL
     assert "configs/policy/recipe.yaml" in outcome.reason
+
+
+def test_a_config_affected_only_through_a_shared_file_and_not_swept_is_not_judged(monkeypatch):
+    """A harness helper the PR changes (benchmark_lib.sh) leaves the serving settings of the
+    configs that source it as they were: only configs the plan sweeps need an upstream recipe."""
+    from infx.signoff.checks import recipe
+    from infx.signoff.rules.affected import AffectedConfig, affected_configs
+    from infx.signoff.swept import SHARED_ONLY
+
+    evidence = scenario6()
+    real = affected_configs(evidence)
+    other = AffectedConfig("dsr1-fp8-mi355x-sglang", {"framework": "sglang", "runner": "mi355x",
+                                                      "model": "deepseek-ai/DeepSeek-R1-0528"},
+                           SHARED_ONLY, "configs/amd-master.yaml", files=("benchmarks/benchmark_lib.sh",))
+    monkeypatch.setattr(recipe, "affected_configs", lambda _: [*real, other])
+    outcome = run(evidence, SETTINGS)
+    assert outcome.status == Status.PASS, outcome.reason
+    assert "dsr1" not in outcome.reason
+    # the same config changed in its own right is judged (and has no matching upstream recipe)
+    monkeypatch.setattr(recipe, "affected_configs", lambda _: [*real, replace(other, how="changed")])
+    outcome = run(evidence, SETTINGS)
+    assert outcome.status == Status.FAIL and "dsr1-fp8-mi355x-sglang" in outcome.reason
