@@ -103,7 +103,8 @@ def _norm_flag(flag: str) -> str:
 
 
 def flag_values(text: str, flag: str) -> list[str]:
-    """Values given to ``flag`` in a line: ``--f v``, ``--f=v``, ``f: v``, ``"f": v``.
+    """Values given to ``flag`` in a line: ``--f v``, ``--f=v``, ``f: v``, ``"f": v``, and as
+    the first item of a shell array (``ARGS+=(--f v)``).
 
     Hyphens and underscores are equivalent; quotes around the value are removed.
     """
@@ -120,7 +121,7 @@ def _flag_values(text: str, flag: str) -> tuple[str, ...]:
 def _value_pattern(flag: str) -> re.Pattern[str]:
     name = re.escape(_norm_flag(flag)).replace(r"\-", "[-_]")
     return re.compile(
-        rf"(?:^|[\s\"'{{,\[])(?:--)?[\"']?{name}[\"']?(?:\s*[=:]\s*|\s+)"
+        rf"(?:^|[\s\"'{{,\[(])(?:--)?[\"']?{name}[\"']?(?:\s*[=:]\s*|\s+)"
         rf"(\"[^\"]*\"|'[^']*'|\{{[^}}]*\}}|[^\s,}}\]\"']+)", re.IGNORECASE)
 
 
@@ -133,7 +134,7 @@ def mentions_flag(text: str, flag: str) -> bool:
 @lru_cache(maxsize=1024)
 def _mention_pattern(flag: str) -> re.Pattern[str]:
     name = re.escape(_norm_flag(flag)).replace(r"\-", "[-_]")
-    return re.compile(rf"(?:^|[\s\"'{{,\[])(?:--)?{name}(?![\w-])", re.IGNORECASE)
+    return re.compile(rf"(?:^|[\s\"'{{,\[(])(?:--)?{name}(?![\w-])", re.IGNORECASE)
 
 
 def env_settings(text: str) -> list[tuple[str, str]]:

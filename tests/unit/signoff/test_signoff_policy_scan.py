@@ -57,6 +57,10 @@ def test_flag_value_spellings():
     assert flag_values("--speculative-config '{\"a\": 1}'", "--speculative-config") == ['{"a": 1}']
     assert flag_values("EXTRA='--x false'", "--x") == ["false"]
     assert flag_values("--tpx 4", "--tp") == []
+    # a shell array's first item (ATOM launches: SPEC_ARGS+=(--spec-decode-acceptance-length "2.49"))
+    assert flag_values('SPEC_ARGS+=(--spec-decode-acceptance-length "2.49")', "--spec-decode-acceptance-length") == ["2.49"]
+    assert mentions_flag("ARGS=(--speculative-draft-dtype fp8)", "--speculative-draft-dtype")
+    assert flag_values("X=(--tpx 4)", "--tp") == []
     assert flag_values('"rejection_sample_method": "synthetic"', "method") == []
 
 
