@@ -37,7 +37,9 @@ from infx.workflow.launch import env_name
 
 MAX_UNDECIDED = 4  # conditions a row cannot decide, taken both ways (2**4 variants at most)
 _ASSIGN = re.compile(r"^\s*(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)="
-                     r"(\"[^\"`]*\"|'[^']*'|[^\s;&|()`'\"]*)\s*;?\s*$")
+                     r"(\"(?:[^\"`\\]|\\.)*\"|'[^']*'|[^\s;&|()`'\"]*)\s*;?\s*$")
+_ESCAPED = re.compile(r"\\([\"\\])")  # \" and \\ inside a double-quoted value
+MAX_DEPTH = 4  # a value that names another variable is followed this many steps
 _REF = re.compile(r"\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)")
 _SETTING = re.compile(r"^\s*([A-Za-z_]\w*)=(.*)$")
 _SHELL_FILE = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
@@ -109,7 +111,10 @@ def assignments(lines: Iterable[Line], texts: Mapping[str, str | None]) -> list[
         match = _ASSIGN.match(line.text)
         if match and line.number not in _case_lines(texts.get(line.path) or ""):
             value = match.group(2)
-            value = value[1:-1] if value[:1] in "\"'" else value
+            if value[:1] == '"':
+                value = _ESCAPED.sub(r"\1", value[1:-1])  # the shell's value: JSON in a string
+            elif value[:1] == "'":
+                value = value[1:-1]
             guards = tuple(shell_guards(texts.get(line.path) or "", line.number))
             found.append(Assignment(match.group(1), value, line, guards))
     return found
@@ -154,12 +159,17 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
     one variant per distinct result, rows that run the same lines grouped."""
     sets = assignments(lines, texts)
     referenced = {m.group(1) or m.group(3) for ln in lines for m in _REF.finditer(ln.text)}
-    # an assignment matters when its value is a literal and a later line of its file uses it
-    relevant = [a for a in sets if a.name in referenced and "$" not in a.value and any(
+    settings = {m.group(1) for _, lane in lanes(entry) for s in lane_settings(lane) if (m := _SETTING.match(str(s)))}
+    # a value may name further variables (SPEC="{\"al\": $AL}"): followed when each of them is
+    # set to a literal in the launch or is a lane setting (those names count as referenced)
+    literal = {a.name for a in sets if "$" not in a.value} | settings
+    sets = [a for a in sets if all((m.group(1) or m.group(3)) in literal for m in _REF.finditer(a.value))]
+    referenced |= {m.group(1) or m.group(3) for a in sets for m in _REF.finditer(a.value)}
+    # an assignment matters when a later line of its file uses it
+    relevant = [a for a in sets if a.name in referenced and any(
         ln.path == a.line.path and (ln.number or 0) > (a.line.number or 0) and _uses(ln.text, a.name)
         for ln in lines)]
     base = branch or Branch(eval_only=False, spec=True)
-    settings = {m.group(1) for _, lane in lanes(entry) for s in lane_settings(lane) if (m := _SETTING.match(str(s)))}
     out: dict[tuple[tuple[Line, ...], tuple[tuple[str, bool], ...]],
               tuple[list[str], tuple[Assignment, ...], tuple[tuple[str, int | None, str], ...]]] = {}
     predicates = list(dict.fromkeys(g.predicate for a in relevant for g in a.guards))
@@ -230,32 +240,36 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
         holds = _holds(a, branch, assumed)
         if holds is not False:
             by_name.setdefault(a.name, []).append((a, holds))
+    def lookup(match: re.Match[str], line: Line, here: list[str], depth: int) -> str:
+        """The value of one reference on ``line`` (as written when it is not known)."""
+        name, default = match.group(1) or match.group(3), match.group(2)
+        shell = line.number is not None and _SHELL_FILE.search(line.path)
+        earlier = [(a, holds) for a, holds in by_name.get(name, ()) if shell and a.line.path == line.path
+                   and (a.line.number or 0) < (line.number or 0)]
+        if any(holds is None for _, holds in earlier):
+            return match.group(0)  # a value set under a condition left open: not known
+        if earlier:
+            chosen = earlier[-1][0]
+            if chosen not in used:
+                used.append(chosen)
+            value = chosen.value
+            if "$" in value and depth < MAX_DEPTH:  # the value names further variables
+                value = _REF.sub(lambda m: lookup(m, chosen.line, here, depth + 1), value)
+            if "$" not in value:
+                here.append(f"{name}={value} at {chosen.line.where()}")
+                return value
+            return match.group(0)
+        if name in row:  # a row field stays as written; a lane setting is its value
+            return row[name] if name in settings else match.group(0)
+        if default is not None and "$" not in default:
+            return default
+        return match.group(0)
+
     for index in candidates:
         line = lines[index]
-
         here: list[str] = []
-
-        def value(match: re.Match[str], line: Line = line, here: list[str] = here) -> str:
-            name, default = match.group(1) or match.group(3), match.group(2)
-            shell = line.number is not None and _SHELL_FILE.search(line.path)
-            earlier = [(a, holds) for a, holds in by_name.get(name, ()) if shell and a.line.path == line.path
-                       and (a.line.number or 0) < (line.number or 0)]
-            if any(holds is None for _, holds in earlier):
-                return match.group(0)  # a value set under a condition left open: not known
-            if earlier:
-                chosen = earlier[-1][0]
-                if chosen not in used:
-                    used.append(chosen)
-                if "$" not in chosen.value:
-                    here.append(f"{name}={chosen.value} at {chosen.line.where()}")
-                    return chosen.value
-            elif name in row:  # a row field stays as written; a lane setting is its value
-                return row[name] if name in settings else match.group(0)
-            elif default is not None and "$" not in default:
-                return default
-            return match.group(0)
-
-        out[index] = replace(line, text=_REF.sub(value, line.text))
+        out[index] = replace(line, text=_REF.sub(lambda m, line=line, here=here: lookup(m, line, here, 0),
+                                                 line.text))
         if here:
             origins.append((line.path, line.number, ", ".join(dict.fromkeys(here))))
     return tuple(out), tuple(used), tuple(origins)

@@ -82,3 +82,27 @@ def test_past_the_cap_a_value_set_under_an_open_condition_stays_as_written():
         " ".join(f'"$X{i}"' for i in range(5)) + "\n"
     (found,) = _variants(text)
     assert found.lines[-1].text.startswith('run --al "$AL"')
+
+
+def test_a_double_quoted_json_value_naming_another_variable_is_followed():
+    # vLLM launches build --speculative-config as escaped JSON in a shell string whose
+    # acceptance length is itself a variable (reference PR #2487)
+    text = ('AL=2.78\n'
+            'if [ "${EVAL_ONLY}" = "true" ]; then\n'
+            '  SPEC="{\\"method\\": \\"eagle3\\"}"\n'
+            'else\n'
+            '  SPEC="{\\"method\\": \\"eagle3\\", \\"synthetic_acceptance_length\\": $AL}"\n'
+            'fi\n'
+            'serve --speculative-config "$SPEC"\n')
+    found = _variants(text)
+    assert _values(found, 7) == {(): 'serve --speculative-config "{"method": "eagle3", '
+                                      '"synthetic_acceptance_length": 2.78}"'}
+    assert found[0].source(found[0].lines[6]) == (f"AL=2.78 at {PATH}:1, SPEC={{\"method\": \"eagle3\", "
+                                                  f"\"synthetic_acceptance_length\": 2.78}} at {PATH}:5")
+
+
+def test_a_value_naming_a_variable_the_launch_never_sets_stays_as_written():
+    text = 'MODEL=x\nif [[ -n "$MODEL_PATH" ]]; then\n  MODEL=$MODEL_PATH\nfi\nserve --model "$MODEL"\n'
+    found = _variants(text)
+    # MODEL=$MODEL_PATH cannot be followed, so it is not an assignment the rows choose between
+    assert len(found) == 1 and not found[0].assumed
