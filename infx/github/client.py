@@ -50,7 +50,7 @@ from infx.github.checks import (
     fit,
 )
 from infx.github.markers import Marker, as_marker, has_marker, with_marker
-from infx.github.models import Artifact, Comment
+from infx.github.models import Artifact, Comment, Job
 from infx.trust import Identity, our_comment
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -330,36 +330,6 @@ class Upsert:
 class Permission:
     permission: str  # admin | maintain | write | triage | read | none
     role_name: str
-
-
-@dataclass(frozen=True)
-class Job:
-    """One job of a workflow run (GitHub: a check run of the run's check suite)."""
-
-    id: int
-    name: str
-    status: str
-    conclusion: str | None
-    run_id: int
-    run_attempt: int
-    head_sha: str
-    started_at: str | None
-    completed_at: str | None
-    html_url: str | None
-    workflow_name: str | None
-    labels: tuple[str, ...]
-    runner_name: str | None
-
-    @classmethod
-    def from_json(cls, data: dict) -> Job:
-        return cls(id=int(data["id"]), name=data.get("name") or "", status=data.get("status") or "",
-                   conclusion=data.get("conclusion"), run_id=int(data["run_id"]),
-                   run_attempt=int(data.get("run_attempt") or 1),
-                   head_sha=data.get("head_sha") or "", started_at=data.get("started_at"),
-                   completed_at=data.get("completed_at"), html_url=data.get("html_url"),
-                   workflow_name=data.get("workflow_name"),
-                   labels=tuple(str(x) for x in data.get("labels") or ()),
-                   runner_name=data.get("runner_name"))
 
 
 @dataclass(frozen=True)

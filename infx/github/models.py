@@ -62,3 +62,33 @@ class Artifact:
         return cls(id=data["id"], name=data["name"], expired=bool(data.get("expired")),
                    size_in_bytes=int(data.get("size_in_bytes") or 0),
                    workflow_run_id=(data.get("workflow_run") or {}).get("id"))
+
+
+@dataclass(frozen=True)
+class Job:
+    """One job of a workflow run as the Actions jobs API lists it (each attempt's, with
+    `filter=all`); GitHub also shows it as a check run of the run's check suite."""
+
+    id: int
+    name: str
+    status: str = "completed"  # queued | in_progress | completed | waiting | ...
+    conclusion: str | None = None
+    run_attempt: int = 1
+    head_sha: str | None = None
+    completed_at: str | None = None
+    run_id: int | None = None
+    started_at: str | None = None
+    html_url: str | None = None
+    workflow_name: str | None = None
+    labels: tuple[str, ...] = ()
+    runner_name: str | None = None
+
+    @classmethod
+    def from_json(cls, data: dict) -> Job:
+        return cls(id=int(data["id"]), name=data.get("name") or "", status=data.get("status") or "",
+                   conclusion=data.get("conclusion"), run_attempt=int(data.get("run_attempt") or 1),
+                   head_sha=data.get("head_sha") or None, completed_at=data.get("completed_at"),
+                   run_id=int(data["run_id"]), started_at=data.get("started_at"),
+                   html_url=data.get("html_url"), workflow_name=data.get("workflow_name"),
+                   labels=tuple(str(x) for x in data.get("labels") or ()),
+                   runner_name=data.get("runner_name"))

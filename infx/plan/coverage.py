@@ -3,7 +3,7 @@ row's fingerprint (infx.plan.fingerprint) equals its fingerprint at the head bei
 
 One rule shared by the incremental planner (plan only what is not covered), the reuse
 resolver (a `/reuse-sweep-run` source must cover the whole plan), the GPU-free merge and the
-sign-off bot (a union of runs may stand for one sweep). Pure: runs come in as plain facts.
+sign-off bot (a union of runs may stand for one sweep). Pure: runs and their jobs (infx.github.models.Job) come in as plain facts.
 
 A row's job is green when its latest attempt concluded `success`; a failed, cancelled,
 skipped or unfinished job leaves the row missing. Jobs are matched to rows by their job name
@@ -15,22 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from infx.github.models import Job
 from infx.plan import identity
 
 # the key of a run's changelog_metadata (its changelog-metadata artifact) listing the rows
 # the run took from earlier runs (job name -> run id): such a run is no whole sweep alone
 REUSED_ROWS = "reused-rows"
 METADATA_ARTIFACT, METADATA_FILE = "changelog-metadata", "changelog_metadata.json"
-
-
-@dataclass(frozen=True)
-class JobFacts:
-    """One job of a run as the jobs API lists it."""
-
-    name: str
-    conclusion: str | None
-    status: str = "completed"
-    run_attempt: int = 1
 
 
 @dataclass(frozen=True)
@@ -89,15 +80,15 @@ def row_name(check_name: str) -> str:
     return identity.row_job_name(check_name)
 
 
-def green_rows(jobs: Iterable[JobFacts]) -> frozenset[str]:
+def green_rows(jobs: Iterable[Job]) -> frozenset[str]:
     """Row job names whose latest attempt concluded success (other attempts never count)."""
     return frozenset(name for name, job in latest_jobs(jobs).items()
                      if job.status == "completed" and job.conclusion == "success")
 
 
-def latest_jobs(jobs: Iterable[JobFacts]) -> dict[str, JobFacts]:
+def latest_jobs(jobs: Iterable[Job]) -> dict[str, Job]:
     """Each row job's latest attempt, by row name."""
-    latest: dict[str, JobFacts] = {}
+    latest: dict[str, Job] = {}
     for job in jobs:
         name = row_name(job.name)
         if name not in latest or job.run_attempt >= latest[name].run_attempt:
@@ -108,7 +99,7 @@ def latest_jobs(jobs: Iterable[JobFacts]) -> dict[str, JobFacts]:
 NOT_RUN = frozenset({"skipped", "neutral"})  # a job GitHub never started (a gate said no)
 
 
-def swept_any(jobs: Iterable[JobFacts]) -> bool:
+def swept_any(jobs: Iterable[Job]) -> bool:
     """Whether a run swept at least one row: some row job's latest attempt is unfinished or
     concluded other than skipped/neutral (a run whose rows were all skipped swept nothing)."""
     return any(job.status != "completed" or job.conclusion not in NOT_RUN

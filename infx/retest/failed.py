@@ -21,8 +21,9 @@ from infx import trust
 from infx.commands.authorization import Authority, is_bot
 from infx.commands.grammar import RETEST_COMMAND, has_retest
 from infx.commands.registry import RETEST_ROLES
+from infx.github.models import Job
 from infx.inert import code, render_inert
-from infx.plan.coverage import JobFacts, swept_any
+from infx.plan.coverage import swept_any
 from infx.reuse.facts import RunFacts
 from infx.reuse.ports import ReuseClient
 from infx.reuse.sources import DEFAULT_WORKFLOW, workflow_path
@@ -60,7 +61,7 @@ class Decision:
     failed_rows: tuple[str, ...] = ()
 
 
-def latest(runs: Sequence[RunFacts], *, jobs_of: Callable[[int], Sequence[JobFacts]],
+def latest(runs: Sequence[RunFacts], *, jobs_of: Callable[[int], Sequence[Job]],
            ours: Callable[[RunFacts], str | None],
            workflow: str = DEFAULT_WORKFLOW) -> tuple[RunFacts | None, tuple[str, ...]]:
     """The newest pull_request run among `runs` that is our sweep (`ours`: infx.trust.our_run)

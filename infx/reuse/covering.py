@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from infx.errors import InfxError
+from infx.github.models import Job
 from infx.plan.benchmark_content import Tree, Unreadable
-from infx.plan.coverage import Coverage, JobFacts, RunRows, cover, green_rows
+from infx.plan.coverage import Coverage, RunRows, cover, green_rows
 from infx.plan.fingerprint import Content, content_of, fingerprint
 from infx.plan.identity import job_name
 from infx.plan.incremental import plan_from_trees
@@ -77,7 +78,7 @@ def eligible_runs(runs: Sequence[RunFacts], pr_commits: Sequence[str], *, ours: 
     return [run for run in chosen if ours(run) is None][:MAX_RUNS]
 
 
-def run_rows(runs: Sequence[RunFacts], wanted: Wanted, *, jobs_of: Callable[[int], list[JobFacts]],
+def run_rows(runs: Sequence[RunFacts], wanted: Wanted, *, jobs_of: Callable[[int], list[Job]],
              tree: TreeReader, base: Tree) -> list[RunRows]:
     """Each run's green wanted rows and their fingerprints at the run's commit."""
     contents: dict[str, Content | None] = {}
@@ -105,7 +106,7 @@ def _content(tree: TreeReader, sha: str, base: Tree) -> Content | None:
         return None
 
 
-def coverage(wanted: Wanted, runs: Sequence[RunFacts], *, jobs_of: Callable[[int], list[JobFacts]],
+def coverage(wanted: Wanted, runs: Sequence[RunFacts], *, jobs_of: Callable[[int], list[Job]],
              tree: TreeReader, base: Tree) -> tuple[Coverage, list[RunRows]]:
     rows = run_rows(runs, wanted, jobs_of=jobs_of, tree=tree, base=base)
     return cover(wanted.prints, rows), rows

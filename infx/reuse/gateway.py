@@ -8,8 +8,7 @@ from typing import Any
 from infx import trust
 from infx.errors import InfxError
 from infx.github.client import Comment, GitHubError, Permission
-from infx.github.models import Artifact
-from infx.plan.coverage import JobFacts
+from infx.github.models import Artifact, Job
 from infx.plan.incremental import plan_tree_path
 from infx.reuse.facts import PullFacts, ReuseError, RunFacts
 from infx.reuse.ports import ReuseClient
@@ -142,10 +141,9 @@ class GitHubGateway:
                              default_tree=self._tree_or_none(reference or default_branch),
                              workflow=workflow, **extra)
 
-    def run_jobs(self, run_id: int) -> list[JobFacts]:
+    def run_jobs(self, run_id: int) -> list[Job]:
         """The run's jobs as of its latest attempt."""
-        return [JobFacts(job.name, job.conclusion, job.status, job.run_attempt)
-                for job in self.client.run_jobs(self.repo, run_id)]
+        return self.client.run_jobs(self.repo, run_id)
 
     def _artifacts(self, run_id: int) -> tuple[Artifact, ...]:
         return tuple(self.client.run_artifacts(self.repo, run_id))

@@ -30,8 +30,8 @@ from infx.signoff.model import (
     Comment,
     Evidence,
     ExternalPull,
+    Job,
     PullInfo,
-    RunJob,
     SignOff,
     WorkflowRun,
 )
@@ -234,14 +234,11 @@ class Reader:
                           self.client.suite_check_runs, self.repo, suite, latest=True)
         return [check_run(item) for item in items]
 
-    def run_jobs(self, run_id: int) -> list[RunJob]:
+    def run_jobs(self, run_id: int) -> list[Job]:
         """Every attempt's jobs of a workflow run (Check `sweep` works out the latest attempt itself,
         so that two jobs of one attempt never stand for each other)."""
         self.spend(f"listing the jobs of run {run_id}")
-        return [RunJob(id=job.id, name=job.name, status=job.status, conclusion=job.conclusion,
-                       run_attempt=job.run_attempt, head_sha=job.head_sha or None,
-                       completed_at=job.completed_at)
-                for job in self.client.run_jobs(self.repo, run_id, latest=False)]
+        return self.client.run_jobs(self.repo, run_id, latest=False)
 
     def comments(self, number: int) -> list[Comment]:
         items = self.read(f"listing the comments of PR #{number}", self.client.issue_comments,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 
-from infx.github.models import Comment  # noqa: F401 - the checks' Comment is GitHub's
+from infx.github.models import Comment, Job  # noqa: F401 - the checks' models are GitHub's
 
 
 class Status(str, Enum):
@@ -54,19 +54,6 @@ class CheckRun:
     started_at: str | None = None
     completed_at: str | None = None
     head_sha: str | None = None
-
-
-@dataclass(frozen=True)
-class RunJob:
-    """One job of a workflow run as the Actions jobs API lists it (`filter=all`)."""
-
-    id: int
-    name: str
-    status: str
-    conclusion: str | None
-    run_attempt: int = 1
-    head_sha: str | None = None
-    completed_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -162,7 +149,7 @@ class Evidence:
     workflow_runs: dict[int, WorkflowRun] = field(default_factory=dict)
     artifacts: dict[int, list[Artifact] | None] = field(default_factory=dict)  # by run id
     # the jobs of a workflow run, every attempt (None: could not be read), by run id
-    run_jobs: dict[int, list[RunJob] | None] = field(default_factory=dict)
+    run_jobs: dict[int, list[Job] | None] = field(default_factory=dict)
     external_pulls: dict[str, ExternalPull | None] = field(default_factory=dict)  # "o/r#n"
     # source files of linked published recipe pages ("o/r/path at ref" -> text; None: no such file)
     external_files: dict[str, str | None] = field(default_factory=dict)

@@ -20,8 +20,8 @@ from infx.signoff.model import (
     CheckRun,
     Evidence,
     ExternalPull,
+    Job,
     PullInfo,
-    RunJob,
     SignOff,
     WorkflowRun,
 )
@@ -144,17 +144,17 @@ def _provenance(fields: dict[str, Any], head_sha: str) -> None:
     fields["commit_files"] = trees
 
 
-def jobs_of(check_runs: dict[str, list[CheckRun] | None]) -> dict[int, list[RunJob] | None]:
+def jobs_of(check_runs: dict[str, list[CheckRun] | None]) -> dict[int, list[Job] | None]:
     """The workflow runs' jobs behind check runs (on GitHub each job is a check run of its run):
     grouped by the run their details_url names, each job on the commit it is listed under."""
     from infx.signoff.rules.sweeps import run_id_of
 
-    jobs: dict[int, list[RunJob] | None] = {}
+    jobs: dict[int, list[Job] | None] = {}
     for sha, runs in check_runs.items():
         for run in runs or []:
             run_id = run_id_of(run)
             if run_id is not None:
-                jobs.setdefault(run_id, []).append(RunJob(run.id, run.name, run.status, run.conclusion,
+                jobs.setdefault(run_id, []).append(Job(run.id, run.name, run.status, run.conclusion,
                                                           head_sha=sha, completed_at=run.completed_at))
     return jobs
 

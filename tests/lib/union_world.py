@@ -7,7 +7,7 @@ import json
 from infx.plan.identity import job_name
 from infx.plan.incremental import plan_from_trees
 from infx.plan.planner import PlanFlags
-from infx.signoff.model import Artifact, CheckRun, RunJob, WorkflowRun
+from infx.signoff.model import Artifact, CheckRun, Job, WorkflowRun
 from infx.signoff.rules import sweeps
 from infx.signoff.rules.provenance import SWEEP_WORKFLOW
 from infx.workflow.shard import BUCKETS
@@ -31,7 +31,7 @@ def union_world(*, a_changes: dict | None = None, reuse: bool = True, trees: tup
     evals = [n for n in names if sweeps.is_eval_name(n)]
 
     def jobs(run_names, sha, first):
-        return [RunJob(first + i, f"{titles[n]} / {n}", "completed", "success", head_sha=sha)
+        return [Job(first + i, f"{titles[n]} / {n}", "completed", "success", head_sha=sha)
                 for i, n in enumerate(run_names)]
 
     run_jobs = {20: jobs(names, a, 2000), 21: jobs(evals, b, 2100)}

@@ -226,7 +226,6 @@ STILL_DUPLICATED = {
                      "infx.reuse.facts.PullFacts"},
     "workflow run": {"infx.github.events.WorkflowRun", "infx.signoff.model.WorkflowRun",
                      "infx.reuse.facts.RunFacts"},
-    "job": {"infx.github.client.Job", "infx.signoff.model.RunJob", "infx.plan.coverage.JobFacts"},
     # the sign-off's Artifact is a listing entry with the members it downloaded
     "artifact": {"infx.github.models.Artifact", "infx.signoff.model.Artifact"},
 }

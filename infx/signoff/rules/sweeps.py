@@ -18,7 +18,6 @@ from infx.plan.coverage import (
     METADATA_FILE,
     REUSED_ROWS,
     Coverage,
-    JobFacts,
     RunRows,
     cover,
     green_rows,
@@ -29,7 +28,7 @@ from infx.plan.incremental import plan_from_trees
 from infx.plan.labels import sweep_flags
 from infx.plan.planner import DEFAULT_CHANGELOG, PlanFlags, appended_entries
 from infx.plan.sweep_plan import Plan
-from infx.signoff.model import CheckRun, Evidence, RunJob
+from infx.signoff.model import CheckRun, Evidence, Job
 from infx.signoff.rules import configs_at, provenance
 from infx.workflow.shard import BUCKETS, bucket_of_job
 
@@ -115,7 +114,7 @@ def _required_entries(evidence: Evidence) -> dict[str, dict]:
     return {key: entries.get(key, {}) for key in keys if _entry_families(entries.get(key, {}))}
 
 
-def _covers(job: RunJob, entry: dict) -> bool:
+def _covers(job: Job, entry: dict) -> bool:
     """The job ran a row of the config entry: a benchmark family that can run it, and, when
     the job is named by the row identity (our workflows), the row's fixed fields match."""
     bucket = bucket_of_job(job.name)
@@ -137,7 +136,7 @@ def run_commit(evidence: Evidence, run_id: int) -> str | None:
     return shas.pop() if len(shas) == 1 else None
 
 
-def latest_attempt(jobs: list[RunJob]) -> list[RunJob]:
+def latest_attempt(jobs: list[Job]) -> list[Job]:
     """The run's jobs as of its latest attempt: a job re-run in a later attempt is represented
     by that attempt only; every job of one attempt counts on its own, whatever its name."""
     newest: dict[str, int] = {}
@@ -223,10 +222,10 @@ def head_plan(evidence: Evidence) -> dict[str, tuple[dict, str]] | None:
 _PLANS: dict[int, tuple[tuple, dict[str, tuple[dict, str]] | None]] = {}
 
 
-def missing_rows(planned: dict[str, tuple[dict, str]], jobs: list[RunJob]) -> tuple[str, ...]:
+def missing_rows(planned: dict[str, tuple[dict, str]], jobs: list[Job]) -> tuple[str, ...]:
     """The planned rows one run has no green job for (infx.plan.coverage.cover, by name:
     the swept commit's content is Check `sweep`'s drift comparison)."""
-    green = green_rows(JobFacts(j.name, j.conclusion, j.status, j.run_attempt) for j in jobs if family(j.name))
+    green = green_rows(j for j in jobs if family(j.name))
     found = cover({name: fp for name, (_, fp) in planned.items()},
                   [RunRows(0, "", green, {name: fp for name, (_, fp) in planned.items()})])
     return found.uncovered
@@ -335,8 +334,7 @@ def union_coverage(evidence: Evidence) -> tuple[Coverage, dict[str, tuple[dict, 
     rows = []
     for run_id in runs:
         jobs = latest_attempt(evidence.run_jobs.get(run_id) or [])
-        green = green_rows(JobFacts(j.name, j.conclusion, j.status, j.run_attempt) for j in jobs
-                           if family(j.name)) & frozenset(wanted)
+        green = green_rows(j for j in jobs if family(j.name)) & frozenset(wanted)
         sha = evidence.workflow_runs[run_id].head_sha
         tree = head if sha == evidence.pr.head_sha else provenance.tree_of(evidence, sha)
         prints = None

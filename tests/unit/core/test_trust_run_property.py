@@ -88,9 +88,9 @@ def test_every_consumer_gives_the_same_trust_answer(path, head_repo, files) -> N
 
 
 def trust_job(name: str, conclusion: str):
-    from infx.plan.coverage import JobFacts
+    from infx.github.models import Job
 
-    return JobFacts(name, conclusion)
+    return Job(0, name, conclusion=conclusion)
 
 
 def test_the_generated_worlds_hold_both_answers() -> None:

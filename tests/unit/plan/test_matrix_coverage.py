@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from infx.plan.coverage import Coverage, JobFacts, RunRows, cover, green_rows, row_name
+from infx.github.models import Job
+from infx.plan.coverage import Coverage, RunRows, cover, green_rows, row_name
 
 A, B, C = "dsr1 fp4 mi355x sglang 8k1k TP8 c4 #00000001", "… c8 #00000002", "… c16 #00000003"
 WANTED = {A: "a" * 64, B: "b" * 64, C: "c" * 64}
@@ -18,10 +19,12 @@ def test_row_name_strips_the_caller():
 
 
 def test_only_the_latest_attempt_of_a_job_counts_and_only_success_is_green():
-    jobs = [JobFacts(f"x / {A}", "failure", run_attempt=1), JobFacts(f"x / {A}", "success", run_attempt=2),
-            JobFacts(f"x / {B}", "success", run_attempt=1), JobFacts(f"x / {B}", "failure", run_attempt=2),
-            JobFacts(f"x / {C}", "cancelled"), JobFacts("setup", "success"),
-            JobFacts(f"y / {C}", None, status="in_progress")]
+    jobs = [Job(1, f"x / {A}", conclusion="failure", run_attempt=1),
+            Job(2, f"x / {A}", conclusion="success", run_attempt=2),
+            Job(3, f"x / {B}", conclusion="success", run_attempt=1),
+            Job(4, f"x / {B}", conclusion="failure", run_attempt=2),
+            Job(5, f"x / {C}", conclusion="cancelled"), Job(6, "setup", conclusion="success"),
+            Job(7, f"y / {C}", "in_progress")]
     assert green_rows(jobs) == frozenset({A, "setup"})
 
 

@@ -9,7 +9,7 @@ from lib.signoff_policy_support import SWEEP_TEXT, bare_evidence
 from infx.inert import unwrap
 from infx.plan.identity import job_name
 from infx.signoff.checks import sweep
-from infx.signoff.model import CheckRun, Evidence, RunJob, Status, WorkflowRun
+from infx.signoff.model import CheckRun, Evidence, Job, Status, WorkflowRun
 from infx.signoff.rules import sweeps
 from infx.signoff.rules.provenance import SWEEP_WORKFLOW
 from infx.signoff.table import load_table
@@ -19,8 +19,8 @@ SETTINGS = load_table().settings
 A, B = "a" * 40, "b" * 40
 
 
-def job(name, conclusion="success", job_id=1, status="completed", sha=B, attempt=1) -> RunJob:
-    return RunJob(job_id, name, status, conclusion, run_attempt=attempt, head_sha=sha)
+def job(name, conclusion="success", job_id=1, status="completed", sha=B, attempt=1) -> Job:
+    return Job(job_id, name, status, conclusion, run_attempt=attempt, head_sha=sha)
 
 
 def evidence(run_jobs, commits=(A, B)) -> Evidence:
@@ -353,7 +353,7 @@ TREE = {SWEEP_WORKFLOW: SWEEP_TEXT, MASTER: AGENTIC.format(image="i:2"), LAUNCHE
         "README.md": "hello\n"}
 
 
-def swept_on_a(head: dict[str, str | None] | None = None, **runs: list[RunJob]) -> Evidence:
+def swept_on_a(head: dict[str, str | None] | None = None, **runs: list[Job]) -> Evidence:
     """A green agentic sweep (run 7) of the PR's config change on the older commit A; the
     head B has `head` (default: the swept tree)."""
     green = [job("agentic / c1", sha=A), job("agentic eval / c1", job_id=2, sha=A)]

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from lib.union_world import union_world
 
-from infx.signoff.model import RunJob
+from infx.signoff.model import Job
 from infx.signoff.rules import sweeps
 from infx.workflow.shard import BUCKETS, caller_name
 
@@ -25,11 +25,11 @@ def test_families_are_the_shard_jobs_of_run_sweep_by_exact_name() -> None:
 
 
 def test_latest_attempt_keeps_every_job_of_an_attempt_and_drops_superseded_ones() -> None:
-    first = RunJob(1, "single-node 8k1k / x", "completed", "failure", run_attempt=1)
-    twin = RunJob(2, "single-node 8k1k / x", "completed", "success", run_attempt=1)
-    other = RunJob(3, "eval / y", "completed", "success", run_attempt=1)
+    first = Job(1, "single-node 8k1k / x", "completed", "failure", run_attempt=1)
+    twin = Job(2, "single-node 8k1k / x", "completed", "success", run_attempt=1)
+    other = Job(3, "eval / y", "completed", "success", run_attempt=1)
     assert sweeps.latest_attempt([first, twin, other]) == [first, twin, other]
-    rerun = RunJob(4, "single-node 8k1k / x", "completed", "success", run_attempt=2)
+    rerun = Job(4, "single-node 8k1k / x", "completed", "success", run_attempt=2)
     assert sweeps.latest_attempt([first, twin, other, rerun]) == [other, rerun]
 
 
@@ -88,7 +88,7 @@ def test_a_union_row_needs_a_green_job_with_the_heads_fingerprint() -> None:
     unread.commit_files["a" * 40][sweeps.DEFAULT_CHANGELOG] = "- [\n"  # run 20's tree cannot be indexed
     assert sweeps.green_union(unread) is None
     red, benchmarks, _ = union_world()
-    red.run_jobs[20][0] = RunJob(2000, red.run_jobs[20][0].name, "completed", "failure", head_sha="a" * 40)
+    red.run_jobs[20][0] = Job(2000, red.run_jobs[20][0].name, "completed", "failure", head_sha="a" * 40)
     assert sweeps.green_union(red) is None
     unread_tree, _, _ = union_world()
     del unread_tree.commit_files["a" * 40]  # run 20's tree was never read: it covers nothing
@@ -141,7 +141,7 @@ def test_without_reused_rows_the_newest_green_run_alone_counts() -> None:
 def test_a_run_that_took_rows_is_never_green_on_its_own_even_with_every_job() -> None:
     ev, benchmarks, evals = union_world()
     titles = {j.name.split(" / ", 1)[1]: j.name for j in ev.run_jobs[20]}
-    ev.run_jobs[21] = [RunJob(2100 + i, titles[n], "completed", "success", head_sha="b" * 40)
+    ev.run_jobs[21] = [Job(2100 + i, titles[n], "completed", "success", head_sha="b" * 40)
                        for i, n in enumerate(benchmarks + evals)]
     assert sweeps.green_jobs(ev, 21) is None
     ev.artifacts[21] = []
@@ -172,13 +172,13 @@ def test_the_metadata_artifact_is_found_by_name_among_the_runs_artifacts() -> No
 def test_without_a_run_record_the_jobs_name_the_commit() -> None:
     """A job without head_sha says nothing; jobs on two commits name none."""
     b = "b" * 40
-    jobs = [RunJob(1, "agentic / a", "completed", "success", head_sha=None),
-            RunJob(2, "agentic eval / a", "completed", "success", head_sha=b)]
+    jobs = [Job(1, "agentic / a", "completed", "success", head_sha=None),
+            Job(2, "agentic eval / a", "completed", "success", head_sha=b)]
     from lib.signoff_policy_support import bare_evidence
 
     ev = bare_evidence(head_sha=b, commits=[b], run_jobs={7: jobs}, provenance=False)
     assert sweeps.run_commit(ev, 7) == b
-    ev.run_jobs[7] = [jobs[1], RunJob(3, "agentic / a", "completed", "success", head_sha="a" * 40)]
+    ev.run_jobs[7] = [jobs[1], Job(3, "agentic / a", "completed", "success", head_sha="a" * 40)]
     assert sweeps.run_commit(ev, 7) is None
     assert sweeps.green_jobs(ev, 7) is None  # green jobs, but no one commit
 
