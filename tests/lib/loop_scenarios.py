@@ -77,13 +77,14 @@ def open_pr(repo: SweepRepo, number: int, branch: str, files: dict[str, str], ti
 
 def sweep(repo: SweepRepo, pr: PullRequest, work, run_id: int, world=None, action: str = "labeled",
           gpu: GpuPlan | None = None, before: str | None = None, start: str = SWEPT_AT,
-          now: str = REVIEWED_AT):
+          now: str = REVIEWED_AT, repositories=None):
     """One pull_request event through run-sweep.yml; the recorded world comes back."""
     merge = repo.pull_refs(pr.number, pr.head_sha)
     event = pull_request_event(pr, action, merge, label=LABEL if action == "labeled" else None,
                                before=before)
     world = world or base_world(repo, pr, now=now)
-    return run_with_github(world, repo, event, run_id, work / f"run{run_id}", gpu=gpu, start=start)
+    return run_with_github(world, repo, event, run_id, work / f"run{run_id}", gpu=gpu, start=start,
+                           repositories=repositories)
 
 
 def jobs_of(record, caller: str) -> list:

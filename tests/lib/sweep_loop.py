@@ -96,6 +96,55 @@ def make_base_repo(path: Path) -> Path:
     return path
 
 
+# the infx repository an adopter's workflows name, and what it holds: this checkout's files
+INFX_REPO = "infx-project/infx"
+# what an adopter's repository starts from (`infx init` writes the rest): the reference configs
+ADOPTER_FILES = ("configs/", "runners/", "perf-changelog.yaml", "CODEOWNERS")
+
+
+def _write_tree(path: Path, files: dict[str, bytes]) -> None:
+    path.mkdir(parents=True)
+    git(path, "init", "--quiet", "--initial-branch=main")
+    for rel, data in files.items():
+        target = path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        if rel.endswith(".sh"):
+            target.chmod(0o755)
+
+
+def _commit_all(path: Path, message: str) -> str:
+    git(path, "add", "--all")
+    git(path, "commit", "--quiet", "-m", message)
+    git(path, "repack", "-a", "-d", "-q")
+    return git(path, "rev-parse", "HEAD").strip()
+
+
+def make_infx_repo(path: Path) -> str:
+    """The infx repository at one commit holding this checkout's files; its SHA."""
+    _write_tree(path, project_files())
+    return _commit_all(path, "infx")
+
+
+def make_adopter_repo(path: Path, infx: str, infx_sha: str) -> str:
+    """A new repository with only the reference configs (no infx, no workflows, no
+    `configs/policy/`: `infx init` writes those) and the recipe scripts, into which `infx init
+    --write` pinned to `infx`@`infx_sha` is run as a new user runs it; `main` is one commit of
+    the lot. Returns init's output."""
+    files = {rel: data for rel, data in project_files().items()
+             if rel.startswith(ADOPTER_FILES) and not rel.startswith("configs/policy/")}
+    files |= {f"benchmarks/{f.relative_to(RECIPES).as_posix()}": f.read_bytes()
+              for f in sorted(RECIPES.rglob("*.sh"))}
+    _write_tree(path, files)
+    proc = subprocess.run([sys.executable, "-m", "infx", "init", str(path), "--infx", f"{infx}@{infx_sha}",
+                           "--write"], cwd=path, capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if proc.returncode != 0:
+        raise RuntimeError(f"infx init failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
+    _commit_all(path, "main: our MI355X configs, launchers and recipes, and infx init")
+    return proc.stdout
+
+
 class SweepRepo:
     """One scenario's repository: `main` plus the PR's branch, refs/pull/N/{head,merge}."""
 
@@ -355,14 +404,15 @@ class FakeNode:
 
 def run_sweep(repo: SweepRepo, event: Event, run_id: int, work: Path, *, api_url: str = "",
               gpu: GpuPlan | None = None, start: str = "2026-09-29T10:00:00Z",
-              token: str = "ghs_test", on_progress: ProgressHook | None = None) -> RunRecord:
+              token: str = "ghs_test", on_progress: ProgressHook | None = None,
+              repositories: dict[str, Path] | None = None) -> RunRecord:
     work.mkdir(parents=True, exist_ok=True)
     node = FakeNode(work, gpu or GpuPlan())
     runner = LocalRunner(repo_dir=repo.path, repository=REPO, event=event, run_id=run_id, work_dir=work,
                          api_url=api_url, token=token, actor=event.payload["sender"]["login"],
                          runners=runner_labels(), secrets={"HF_TOKEN": "hf_test_token"},
                          clock=Clock(start), self_hosted_env=node.env, self_hosted_path=[str(node.bin)],
-                         on_progress=on_progress)
+                         on_progress=on_progress, repositories=repositories)
     record = runner.run(SWEEP_WORKFLOW)
     record.node = node
     return record
@@ -468,7 +518,8 @@ def comment_event(world: dict[str, Any], comment_id: int, default_sha: str) -> E
 
 def run_comment_workflow(world: dict[str, Any], repo: SweepRepo, event: Event, workflow: str, run_id: int,
                          work: Path, *, environments: dict[str, DeploymentEnvironment] | None = None,
-                         start: str = "2026-09-29T10:00:00Z") -> tuple[RunRecord, dict[str, Any]]:
+                         start: str = "2026-09-29T10:00:00Z", repositories: dict[str, Path] | None = None
+                         ) -> tuple[RunRecord, dict[str, Any]]:
     """Run a comment-triggered (or any bot) workflow while the fake GitHub serves `world`, its
     jobs deploying to `environments` (GitHub's deployment branch rules), the run starting at
     `start`; the run and the world after it."""
@@ -479,7 +530,7 @@ def run_comment_workflow(world: dict[str, Any], repo: SweepRepo, event: Event, w
         runner = LocalRunner(repo_dir=repo.path, repository=REPO, event=event, run_id=run_id, work_dir=work,
                              api_url=fake.url, token=fake.env()["GITHUB_TOKEN"],
                              actor=event.payload["sender"]["login"], runners=runner_labels(),
-                             clock=Clock(start), environments=environments)
+                             clock=Clock(start), environments=environments, repositories=repositories)
         record = runner.run(workflow)
         after = copy.deepcopy(fake.world)
     return record, after
@@ -538,8 +589,8 @@ def verify(world: dict[str, Any], pr: int, comment_id: int, work: Path) -> Verdi
 
 
 def run_with_github(world: dict[str, Any], repo: SweepRepo, event: Event, run_id: int, work: Path,
-                    gpu: GpuPlan | None = None, start: str = "2026-09-29T10:00:00Z"
-                    ) -> tuple[RunRecord, dict[str, Any]]:
+                    gpu: GpuPlan | None = None, start: str = "2026-09-29T10:00:00Z",
+                    repositories: dict[str, Path] | None = None) -> tuple[RunRecord, dict[str, Any]]:
     """Run the sweep while the fake GitHub serves `world` (the gate's resolver, the
     results-link and report jobs talk to it, and see the run itself in progress with its
     finished jobs and uploaded artifacts); return the run and the world after it, run recorded."""
@@ -551,7 +602,7 @@ def run_with_github(world: dict[str, Any], repo: SweepRepo, event: Event, run_id
                 record_run(fake.state.world, record, running=True)
 
         record = run_sweep(repo, event, run_id, work, api_url=fake.url, gpu=gpu, start=start,
-                           token=fake.env()["GITHUB_TOKEN"], on_progress=progress)
+                           token=fake.env()["GITHUB_TOKEN"], on_progress=progress, repositories=repositories)
         after = copy.deepcopy(fake.world)
     record_run(after, record)
     return record, after
