@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from infx.errors import InfxError, Problem
-from infx.github.models import Comment
+from infx.github.models import Comment, WorkflowRun
 
 
 @dataclass(frozen=True)
@@ -49,22 +49,6 @@ class PullRequest:
     def is_fork(self) -> bool:
         """Head in another repository (or a deleted fork): no secrets, read-only token."""
         return self.head.repo != self.base.repo
-
-
-@dataclass(frozen=True)
-class WorkflowRun:
-    id: int
-    name: str
-    path: str
-    event: str
-    status: str
-    conclusion: str | None
-    head_sha: str
-    head_branch: str | None
-    run_attempt: int
-    pull_requests: tuple[int, ...]  # empty for runs from forks (GitHub leaves them out)
-    head_repo: str | None = None  # full name of the repository the run's commit came from
-    created_at: str | None = None  # when GitHub created the run (ISO 8601), from GitHub itself
 
 
 @dataclass(frozen=True)
@@ -243,16 +227,8 @@ def _dispatch_event(name: str, p: _Payload) -> Event:
 
 def _workflow_run_event(name: str, p: _Payload) -> Event:
     r = p["workflow_run"]
-    run = WorkflowRun(
-        id=r["id"].value, name=r.get("name") or "", path=r.get("path") or "",
-        event=r.get("event") or "", status=r.get("status") or "", conclusion=r.get("conclusion"),
-        head_sha=r["head_sha"].value, head_branch=r.get("head_branch"),
-        run_attempt=int(r.get("run_attempt") or 1),
-        pull_requests=tuple(pr["number"] for pr in r.get("pull_requests") or []),
-        head_repo=(r.get("head_repository") or {}).get("full_name"),
-        created_at=r.get("created_at"),
-    )
-    return WorkflowRunEvent(**_common(name, p), workflow_run=run)
+    r["id"], r["head_sha"]  # located errors when the payload has none
+    return WorkflowRunEvent(**_common(name, p), workflow_run=WorkflowRun.from_json(r.value))
 
 
 def pull_request_number(event: Event) -> int | None:

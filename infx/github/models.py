@@ -92,3 +92,37 @@ class Job:
                    html_url=data.get("html_url"), workflow_name=data.get("workflow_name"),
                    labels=tuple(str(x) for x in data.get("labels") or ()),
                    runner_name=data.get("runner_name"))
+
+
+@dataclass(frozen=True)
+class WorkflowRun:
+    """A workflow run as GitHub records it: the REST run and listing entries and a
+    `workflow_run` webhook's run are the same object. Whether a run is ours is infx.trust's
+    decision alone (the only reader of `path` and `head_repo`)."""
+
+    id: int
+    name: str = ""
+    path: str | None = None  # the workflow file (with an `@ref` suffix for a called workflow)
+    event: str = ""
+    status: str = ""
+    conclusion: str | None = None
+    head_sha: str = ""
+    head_branch: str | None = None
+    run_attempt: int = 1
+    created_at: str = ""  # when GitHub created the run (ISO 8601), from GitHub itself
+    head_repo: str | None = None  # owner/name the run's head commit came from (a fork's, for fork PRs)
+    display_title: str | None = None  # GitHub's title; a fork sweep's names its pinned head (infx.trust)
+    html_url: str = ""
+    pull_requests: tuple[int, ...] = ()  # empty for runs from forks (GitHub leaves them out)
+
+    @classmethod
+    def from_json(cls, data: dict) -> WorkflowRun:
+        return cls(id=int(data["id"]), name=data.get("name") or "", path=data.get("path"),
+                   event=data.get("event") or "", status=data.get("status") or "",
+                   conclusion=data.get("conclusion"), head_sha=data.get("head_sha") or "",
+                   head_branch=data.get("head_branch"), run_attempt=int(data.get("run_attempt") or 1),
+                   created_at=data.get("created_at") or "",
+                   head_repo=(data.get("head_repository") or {}).get("full_name"),
+                   display_title=data.get("display_title"), html_url=data.get("html_url") or "",
+                   pull_requests=tuple(pr["number"] for pr in data.get("pull_requests") or []
+                                       if isinstance(pr, dict) and isinstance(pr.get("number"), int)))

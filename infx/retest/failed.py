@@ -21,10 +21,9 @@ from infx import trust
 from infx.commands.authorization import Authority, is_bot
 from infx.commands.grammar import RETEST_COMMAND, has_retest
 from infx.commands.registry import RETEST_ROLES
-from infx.github.models import Job
+from infx.github.models import Job, WorkflowRun
 from infx.inert import code, render_inert
 from infx.plan.coverage import swept_any
-from infx.reuse.facts import RunFacts
 from infx.reuse.ports import ReuseClient
 from infx.reuse.sources import DEFAULT_WORKFLOW, workflow_path
 from infx.workflow.shard import bucket_of_job
@@ -61,9 +60,9 @@ class Decision:
     failed_rows: tuple[str, ...] = ()
 
 
-def latest(runs: Sequence[RunFacts], *, jobs_of: Callable[[int], Sequence[Job]],
-           ours: Callable[[RunFacts], str | None],
-           workflow: str = DEFAULT_WORKFLOW) -> tuple[RunFacts | None, tuple[str, ...]]:
+def latest(runs: Sequence[WorkflowRun], *, jobs_of: Callable[[int], Sequence[Job]],
+           ours: Callable[[WorkflowRun], str | None],
+           workflow: str = DEFAULT_WORKFLOW) -> tuple[WorkflowRun | None, tuple[str, ...]]:
     """The newest pull_request run among `runs` that is our sweep (`ours`: infx.trust.our_run)
     and swept rows: a finished run whose row jobs were all skipped (a label change the gate
     turned away) is passed over (infx.plan.coverage.swept_any), as is a fork's run or one
@@ -92,7 +91,7 @@ def failed_rows(jobs: Sequence[Any]) -> tuple[str, ...]:
                         if bucket_of_job(job.name) is not None and job.conclusion in RETESTABLE))
 
 
-def decide(run: RunFacts | None, head_sha: str, failed: Sequence[str] = (),
+def decide(run: WorkflowRun | None, head_sha: str, failed: Sequence[str] = (),
            passed_over: Sequence[str] = ()) -> Decision:
     """What `/retest-failed` does with the PR's newest sweep run and its failed rows
     (`passed_over`: why newer runs did not count, named when nothing is retested)."""

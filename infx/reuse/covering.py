@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from infx.errors import InfxError
-from infx.github.models import Job
+from infx.github.models import Job, WorkflowRun
 from infx.plan.benchmark_content import Tree, Unreadable
 from infx.plan.coverage import Coverage, RunRows, cover, green_rows
 from infx.plan.fingerprint import Content, content_of, fingerprint
@@ -21,7 +21,7 @@ from infx.plan.identity import job_name
 from infx.plan.incremental import plan_from_trees
 from infx.plan.planner import PlanFlags
 from infx.plan.sweep_plan import Plan
-from infx.reuse.facts import ReuseError, RunFacts
+from infx.reuse.facts import ReuseError
 from infx.reuse.sources import Trust
 
 MAX_RUNS = 30  # earlier runs read per decision, newest first (each costs a jobs listing)
@@ -65,8 +65,8 @@ def plan_at(base: Tree, head: Tree, flags: PlanFlags, *, base_ref: str, head_ref
     return wanted_rows(plan, content)
 
 
-def eligible_runs(runs: Sequence[RunFacts], pr_commits: Sequence[str], *, ours: Trust,
-                  exclude: Iterable[int] = ()) -> list[RunFacts]:
+def eligible_runs(runs: Sequence[WorkflowRun], pr_commits: Sequence[str], *, ours: Trust,
+                  exclude: Iterable[int] = ()) -> list[WorkflowRun]:
     """Completed pull_request runs on a commit of the PR that are our sweep (`ours`:
     infx.trust.our_run — our workflow, this repository, unmodified sweep files), newest
     first (at most MAX_RUNS). Their conclusion does not matter: only their green jobs count."""
@@ -78,7 +78,7 @@ def eligible_runs(runs: Sequence[RunFacts], pr_commits: Sequence[str], *, ours: 
     return [run for run in chosen if ours(run) is None][:MAX_RUNS]
 
 
-def run_rows(runs: Sequence[RunFacts], wanted: Wanted, *, jobs_of: Callable[[int], list[Job]],
+def run_rows(runs: Sequence[WorkflowRun], wanted: Wanted, *, jobs_of: Callable[[int], list[Job]],
              tree: TreeReader, base: Tree) -> list[RunRows]:
     """Each run's green wanted rows and their fingerprints at the run's commit."""
     contents: dict[str, Content | None] = {}
@@ -106,7 +106,7 @@ def _content(tree: TreeReader, sha: str, base: Tree) -> Content | None:
         return None
 
 
-def coverage(wanted: Wanted, runs: Sequence[RunFacts], *, jobs_of: Callable[[int], list[Job]],
+def coverage(wanted: Wanted, runs: Sequence[WorkflowRun], *, jobs_of: Callable[[int], list[Job]],
              tree: TreeReader, base: Tree) -> tuple[Coverage, list[RunRows]]:
     rows = run_rows(runs, wanted, jobs_of=jobs_of, tree=tree, base=base)
     return cover(wanted.prints, rows), rows

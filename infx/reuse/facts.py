@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from infx.errors import InfxError, Problem
+from infx.github.models import WorkflowRun
 
 
 class ReuseError(InfxError):
@@ -14,32 +15,6 @@ class ReuseError(InfxError):
     def __init__(self, message: str, fix: str | None = None) -> None:
         super().__init__(Problem(message, key="reuse", fix=fix))
         self.message = message
-
-
-@dataclass(frozen=True)
-class RunFacts:
-    id: int
-    event: str
-    status: str
-    conclusion: str | None
-    head_sha: str
-    path: str | None = None
-    head_branch: str | None = None
-    run_attempt: int = 1
-    html_url: str = ""
-    created_at: str = ""
-    head_repo: str | None = None  # owner/name the run's commit came from (a fork for fork PRs)
-    display_title: str | None = None  # GitHub's title; a fork sweep's names its pinned head (infx.trust)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RunFacts:
-        return cls(id=int(data["id"]), event=data.get("event") or "", status=data.get("status") or "",
-                   conclusion=data.get("conclusion"), head_sha=data.get("head_sha") or "",
-                   path=data.get("path"), head_branch=data.get("head_branch"),
-                   run_attempt=int(data.get("run_attempt") or 1), html_url=data.get("html_url") or "",
-                   created_at=data.get("created_at") or "",
-                   head_repo=(data.get("head_repository") or {}).get("full_name"),
-                   display_title=data.get("display_title"))
 
 
 @dataclass(frozen=True)
@@ -74,7 +49,7 @@ class ReuseResult:
     enabled: bool = False
     skip_pr_sweep: bool = False
     reason: str = ""
-    source: RunFacts | None = None
+    source: WorkflowRun | None = None
     pr_number: int | None = None
     extra: dict[str, str] = field(default_factory=dict)
     # every run whose rows the reuse takes (the source first); () = the source alone

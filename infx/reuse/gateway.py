@@ -8,9 +8,9 @@ from typing import Any
 from infx import trust
 from infx.errors import InfxError
 from infx.github.client import Comment, GitHubError, Permission
-from infx.github.models import Artifact, Job
+from infx.github.models import Artifact, Job, WorkflowRun
 from infx.plan.incremental import plan_tree_path
-from infx.reuse.facts import PullFacts, ReuseError, RunFacts
+from infx.reuse.facts import PullFacts, ReuseError
 from infx.reuse.ports import ReuseClient
 from infx.reuse.posted_head import timeline_gap
 
@@ -78,7 +78,7 @@ class GitHubGateway:
                                          expected=None if count is None else min(count, MAX_LISTED_COMMITS))
         return tuple(item["sha"] for item in items)
 
-    def run(self, run_id: int) -> RunFacts | None:
+    def run(self, run_id: int) -> WorkflowRun | None:
         try:
             data = self.client.get_run(self.repo, run_id, action=f"reading workflow run {run_id}",
                                        permission="actions: read")
@@ -86,22 +86,22 @@ class GitHubGateway:
             if exc.status == 404:
                 return None
             raise
-        return RunFacts.from_json(data)
+        return WorkflowRun.from_json(data)
 
-    def branch_runs(self, branch: str) -> list[RunFacts]:
+    def branch_runs(self, branch: str) -> list[WorkflowRun]:
         """Completed pull_request runs on a branch, newest first."""
         items = self.client.workflow_runs(
             self.repo, event="pull_request", branch=branch, status="completed",
             action=f"listing workflow runs on {branch}", permission="actions: read")
-        runs = [RunFacts.from_json(item) for item in items]
+        runs = [WorkflowRun.from_json(item) for item in items]
         return sorted(runs, key=lambda r: (r.created_at, r.id), reverse=True)
 
-    def pull_runs(self, branch: str) -> list[RunFacts]:
+    def pull_runs(self, branch: str) -> list[WorkflowRun]:
         """Every pull_request run on a branch, whatever its state (GitHub's record of its heads)."""
         items = self.client.workflow_runs(
             self.repo, event="pull_request", branch=branch,
             action=f"listing workflow runs on {branch}", permission="actions: read")
-        return [RunFacts.from_json(item) for item in items]
+        return [WorkflowRun.from_json(item) for item in items]
 
     def timeline(self, pr_number: int, head: str) -> list[dict[str, Any]] | None:
         """The PR's timeline events (GitHub's record of pushes and force-pushes), or None when
@@ -126,7 +126,7 @@ class GitHubGateway:
         except InfxError:
             return None  # unread: the run cannot be shown to be ours
 
-    def run_problem(self, run: RunFacts, default_branch: str, *, results: bool = False,
+    def run_problem(self, run: WorkflowRun, default_branch: str, *, results: bool = False,
                     workflow: str = trust.SWEEP_WORKFLOW, reference: str | None = None) -> str | None:
         """Why a run is not our sweep (infx.trust.our_run on what GitHub says of it); with
         `results`, also when none of its result artifacts is still there to take rows from.

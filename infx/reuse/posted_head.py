@@ -25,8 +25,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from infx import trust
+from infx.github.models import WorkflowRun
 from infx.plan.benchmark_content import Tree, Unreadable, differences
-from infx.reuse.facts import RunFacts
 
 NEW_COMMAND = "post a new /reuse-sweep-run (or /use <run_id>) command for the current head"
 
@@ -84,7 +84,7 @@ def timeline_gap(timeline: Sequence[Any], head: str) -> str | None:
             "is incomplete")
 
 
-def head_seen(runs: Sequence[RunFacts] | Sequence[Any], posted_at: object, *, branch: str,
+def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *, branch: str,
               head_repo: str | None, timeline: Sequence[Any] | None,
               review_commit: str | None = None) -> HeadSeen:
     """The PR head at `posted_at` from records a push cannot suppress (see the module docstring).

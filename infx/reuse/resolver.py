@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from infx import trust
 from infx.commands.authorization import newest_request
 from infx.commands.grammar import AuthorizedRequest
+from infx.github.models import WorkflowRun
 from infx.plan.benchmark_content import Unreadable, differences
 from infx.plan.coverage import Coverage
 from infx.reuse.covering import Wanted, coverage, eligible_runs, flags_of, plan_at
-from infx.reuse.facts import PullFacts, ReuseError, ReuseResult, RunFacts
+from infx.reuse.facts import PullFacts, ReuseError, ReuseResult
 from infx.reuse.gateway import GitHubGateway
 from infx.reuse.posted_head import binding_problem, head_seen
 from infx.reuse.sources import (
@@ -88,7 +89,7 @@ def results_problem(gateway: GitHubGateway, run_ids: list[int]) -> ReuseError | 
                       fix="sweep those rows again")
 
 
-def cover_by(gateway: GitHubGateway, wanted: Wanted, runs: list[RunFacts], base: str) -> Coverage:
+def cover_by(gateway: GitHubGateway, wanted: Wanted, runs: list[WorkflowRun], base: str) -> Coverage:
     """How far the runs' green jobs cover the wanted rows with identical fingerprints."""
     found, _ = coverage(wanted, runs, jobs_of=gateway.run_jobs, tree=gateway.tree, base=gateway.tree(base))
     return found
@@ -97,7 +98,7 @@ def cover_by(gateway: GitHubGateway, wanted: Wanted, runs: list[RunFacts], base:
 def resolve_source(gateway: GitHubGateway, pr_number: int, request: AuthorizedRequest,
                    *, workflow: str = DEFAULT_WORKFLOW,
                    incompatible: tuple[str, ...] = INCOMPATIBLE_LABELS, require_merged: bool = False,
-                   require_open: bool = False, head: str | None = None) -> RunFacts:
+                   require_open: bool = False, head: str | None = None) -> WorkflowRun:
     """Check the PR, then pick and validate the source run the request points at.
 
     The run must have swept the same benchmark-affecting content as `head` (default: the
@@ -113,7 +114,7 @@ def covering_sources(gateway: GitHubGateway, pr_number: int, request: Authorized
                      *, workflow: str = DEFAULT_WORKFLOW,
                      incompatible: tuple[str, ...] = INCOMPATIBLE_LABELS, require_merged: bool = False,
                      require_open: bool = False, head: str | None = None,
-                     reference: str | None = None) -> tuple[RunFacts, tuple[int, ...]]:
+                     reference: str | None = None) -> tuple[WorkflowRun, tuple[int, ...]]:
     """(the source run, every run whose rows the reuse takes, the source first); `reference`:
     the commit whose sweep workflow files are ours (at a merge, the default branch before it)."""
     pull = gateway.pull(pr_number)
@@ -132,7 +133,7 @@ def covering_sources(gateway: GitHubGateway, pr_number: int, request: Authorized
             wanted.append(plan_of(gateway, pull, head, merged=require_merged))
         return wanted[0]
 
-    def drift(run: RunFacts) -> list[str]:
+    def drift(run: WorkflowRun) -> list[str]:
         if run.head_sha == head:
             return []
         try:
@@ -142,7 +143,7 @@ def covering_sources(gateway: GitHubGateway, pr_number: int, request: Authorized
             raise ReuseError(f"cannot compare run {run.id}'s commit {run.head_sha[:12]} with the "
                              f"head {head[:12]}: {exc}") from exc
 
-    def covers(run: RunFacts) -> None:
+    def covers(run: WorkflowRun) -> None:
         found = cover_by(gateway, plan(), [run], pull.base_sha)
         if not found.complete:
             raise ReuseError(f"run {run.id} does not cover the plan of head {head[:12]} "

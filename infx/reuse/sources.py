@@ -6,9 +6,9 @@ from collections.abc import Callable, Iterable, Sequence
 
 from infx import trust
 from infx.commands.grammar import ReuseCommand
-from infx.github.models import Artifact
+from infx.github.models import Artifact, WorkflowRun
 from infx.plan.labels import REUSE_INCOMPATIBLE_LABELS
-from infx.reuse.facts import ReuseError, RunFacts
+from infx.reuse.facts import ReuseError
 
 DEFAULT_WORKFLOW = "run-sweep.yml"
 PINNED_CONCLUSIONS = ("success", "failure", "cancelled")  # a maintainer's explicit choice
@@ -17,7 +17,7 @@ REUSABLE_ARTIFACTS = trust.RESULT_ARTIFACTS
 REUSABLE_PREFIX = trust.RESULT_PREFIX
 INCOMPATIBLE_LABELS = REUSE_INCOMPATIBLE_LABELS
 # why a run is not our sweep (infx.trust.our_run, read through the gateway), or None
-Trust = Callable[[RunFacts], "str | None"]
+Trust = Callable[[WorkflowRun], "str | None"]
 
 
 def is_reusable_artifact(artifact: Artifact) -> bool:
@@ -36,7 +36,7 @@ def check_labels(pr_number: int, labels: Iterable[str],
                          fix="remove the label, or let the PR sweep normally")
 
 
-def validate_source(run: RunFacts, artifacts: Sequence[Artifact], pr_number: int,
+def validate_source(run: WorkflowRun, artifacts: Sequence[Artifact], pr_number: int,
                     pr_commits: Sequence[str], *, pinned: bool, ours: Trust,
                     workflow: str = DEFAULT_WORKFLOW, elevated: bool = False) -> None:
     """Every identity and artifact check of a source run; raises ReuseError on the first failure.
@@ -74,12 +74,12 @@ def validate_source(run: RunFacts, artifacts: Sequence[Artifact], pr_number: int
 
 
 def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[str], *,
-                  get_run: Callable[[int], RunFacts | None],
-                  branch_runs: Callable[[], Sequence[RunFacts]],
+                  get_run: Callable[[int], WorkflowRun | None],
+                  branch_runs: Callable[[], Sequence[WorkflowRun]],
                   artifacts_of: Callable[[int], Sequence[Artifact]], ours: Trust,
                   workflow: str = DEFAULT_WORKFLOW, elevated: bool = False,
-                  drift: Callable[[RunFacts], Sequence[str]] | None = None,
-                  covers: Callable[[RunFacts], None] | None = None) -> RunFacts:
+                  drift: Callable[[WorkflowRun], Sequence[str]] | None = None,
+                  covers: Callable[[WorkflowRun], None] | None = None) -> WorkflowRun:
     """The pinned run (validated, never substituted) or the newest valid green run of the PR
     that is our sweep (`ours`, infx.trust.our_run).
 

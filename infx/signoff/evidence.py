@@ -302,7 +302,7 @@ class Reader:
     def workflow_run(self, run_id: int) -> WorkflowRun:
         data = self.read(f"reading run {run_id}", self.client.get_run, self.repo, run_id)
         self._note_suite(data)
-        return workflow_run(data)
+        return WorkflowRun.from_json(data)
 
     def _note_suite(self, data: Any) -> None:
         if isinstance(data, dict) and isinstance(data.get("id"), int) \
@@ -335,7 +335,7 @@ class Reader:
                                     "runs start from none") from None
         for item in items:
             self._note_suite(item)
-        return [workflow_run(item) for item in items]
+        return [WorkflowRun.from_json(item) for item in items]
 
     def artifacts(self, run_id: int) -> list[Artifact]:
         """The run's artifacts; the aggregates are downloaded, and the per-job `eval_*`
@@ -388,17 +388,6 @@ def pull_info(data: dict) -> PullInfo:
         head_repo=(head.get("repo") or {}).get("full_name"),
         labels=tuple(label.get("name", "") for label in data.get("labels") or []),
         changed_files=int(data.get("changed_files") or 0), merged=bool(data.get("merged")))
-
-
-def workflow_run(data: dict) -> WorkflowRun:
-    return WorkflowRun(id=data["id"], name=data.get("name") or "", path=data.get("path"),
-                       event=data.get("event") or "", status=data.get("status") or "",
-                       conclusion=data.get("conclusion"), head_sha=data.get("head_sha") or "",
-                       head_branch=data.get("head_branch"),
-                       run_attempt=int(data.get("run_attempt") or 1),
-                       created_at=data.get("created_at"),
-                       head_repo=(data.get("head_repository") or {}).get("full_name"),
-                       display_title=data.get("display_title"))
 
 
 def changed_file(item: dict) -> ChangedFile:

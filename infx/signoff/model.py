@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 
-from infx.github.models import Comment, Job  # noqa: F401 - the checks' models are GitHub's
+from infx.github.models import Comment, Job, WorkflowRun  # noqa: F401 - the checks' models are GitHub's
 
 
 class Status(str, Enum):
@@ -91,22 +91,6 @@ class PullInfo:
     labels: tuple[str, ...] = ()
     changed_files: int = 0
     merged: bool = False
-
-
-@dataclass(frozen=True)
-class WorkflowRun:
-    id: int
-    name: str
-    path: str | None
-    event: str
-    status: str
-    conclusion: str | None
-    head_sha: str
-    head_branch: str | None = None
-    run_attempt: int = 1
-    created_at: str | None = None
-    head_repo: str | None = None  # owner/name the run's head commit came from (a fork's, for fork PRs)
-    display_title: str | None = None  # GitHub's title; a fork sweep's names its pinned head (infx.trust)
 
 
 @dataclass(frozen=True)

@@ -224,8 +224,6 @@ GITHUB_OBJECTS = {
 STILL_DUPLICATED = {
     "pull request": {"infx.github.events.PullRequest", "infx.signoff.model.PullInfo",
                      "infx.reuse.facts.PullFacts"},
-    "workflow run": {"infx.github.events.WorkflowRun", "infx.signoff.model.WorkflowRun",
-                     "infx.reuse.facts.RunFacts"},
     # the sign-off's Artifact is a listing entry with the members it downloaded
     "artifact": {"infx.github.models.Artifact", "infx.signoff.model.Artifact"},
 }

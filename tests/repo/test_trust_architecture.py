@@ -11,8 +11,7 @@ TRUST = ROOT / "trust.py"
 # names under which infx code holds a workflow run (a PR's `head_repo` is another object)
 RUN_NAMES = frozenset({"run", "record", "workflow_run", "candidate", "newest"})
 # where run models are built from GitHub's JSON (they read the JSON keys, never a decision)
-BUILDERS = frozenset({"infx/github/events.py", "infx/reuse/facts.py", "infx/signoff/evidence.py",
-                      "infx/github/fake/shapes.py"})
+BUILDERS = frozenset({"infx/github/models.py", "infx/github/fake/shapes.py"})
 
 
 def _readers(tree: ast.AST) -> list[tuple[int, str]]:

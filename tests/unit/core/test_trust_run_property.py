@@ -12,12 +12,11 @@ from lib.signoff_policy_support import SWEEP_TEXT, bare_evidence
 
 from infx import trust
 from infx.commands.grammar import ReuseCommand
-from infx.github.models import Artifact
+from infx.github.models import Artifact, WorkflowRun
 from infx.retest.failed import latest
 from infx.reuse.covering import eligible_runs
-from infx.reuse.facts import ReuseError, RunFacts
+from infx.reuse.facts import ReuseError
 from infx.reuse.sources import select_source, validate_source
-from infx.signoff.model import WorkflowRun
 from infx.signoff.rules import provenance
 
 REPO, SHA = "o/r", "a" * 40
@@ -40,10 +39,10 @@ TREES = {
 @given(path=st.sampled_from(PATHS), head_repo=st.sampled_from(REPOS), files=st.sampled_from(sorted(TREES)))
 def test_every_consumer_gives_the_same_trust_answer(path, head_repo, files) -> None:
     tree = TREES[files]
-    facts = RunFacts(id=7, event="pull_request", status="completed", conclusion="success", head_sha=SHA,
+    facts = WorkflowRun(id=7, event="pull_request", status="completed", conclusion="success", head_sha=SHA,
                      path=path, head_branch="feature", head_repo=head_repo, created_at="2026-09-29T10:00:00Z")
 
-    def ours(run: RunFacts) -> str | None:  # what the gateway asks, from the same facts
+    def ours(run: WorkflowRun) -> str | None:  # what the gateway asks, from the same facts
         return trust.our_run(run, repo=REPO, default_branch="main", run_tree=tree, default_tree=DEFAULT)
 
     answer = ours(facts)
@@ -95,7 +94,8 @@ def trust_job(name: str, conclusion: str):
 
 def test_the_generated_worlds_hold_both_answers() -> None:
     """The property is not vacuous: some generated runs are ours, some are not, for each reason."""
-    facts = RunFacts(7, "pull_request", "completed", "success", SHA, trust.SWEEP_WORKFLOW, "feature", head_repo=REPO)
+    facts = WorkflowRun(7, "Run Sweep", trust.SWEEP_WORKFLOW, "pull_request", "completed", "success", SHA,
+                        "feature", head_repo=REPO)
     # the PR's own infx at the run's commit is data the run's (default-branch) code never ran
     for ours in ("same", "code", "neutral"):
         assert trust.our_run(facts, repo=REPO, default_branch="main", run_tree=TREES[ours], default_tree=DEFAULT) is None

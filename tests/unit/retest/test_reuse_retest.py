@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from lib.reuse_world import C2, add_comment, base_world, pr
 
+from infx.github.models import WorkflowRun
 from infx.retest.failed import decide, failed_rows, has_command, rejection, retest
 from infx.reuse.ack import CommentEvent
-from infx.reuse.facts import RunFacts
 
 REPO = "acme/inferencex"
 WHEN = "2026-09-30T10:00:00Z"
@@ -61,8 +61,8 @@ def test_triage_or_above_by_role_name_never_a_bot(login, kind, record, allowed):
 
 
 def _run(run_id=9, status="completed", conclusion="failure", head="h" * 40, created="2026-09-29T10:00:00Z"):
-    return RunFacts(run_id, "pull_request", status, conclusion, head, ".github/workflows/run-sweep.yml",
-                    "b", 1, "", created)
+    return WorkflowRun(run_id, "Run Sweep", ".github/workflows/run-sweep.yml", "pull_request", status,
+                       conclusion, head, "b", 1, created)
 
 
 # The decision's truth table (the `/retest-failed` rows of the gating table).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from infx.reuse.facts import RunFacts
+from infx.github.models import WorkflowRun
 from infx.reuse.posted_head import HeadSeen, binding_problem, head_seen, skips_workflows
 
 A, B, C, X = "a" * 40, "b" * 40, "c" * 40, "f" * 40
@@ -18,7 +18,7 @@ def head_when_posted(runs, when, *, branch, head_repo, timeline=()):
 
 
 def run(i, sha, created, event="pull_request", branch="carol/bump", repo=None, status="completed"):
-    return RunFacts(id=i, event=event, status=status, conclusion=None, head_sha=sha, head_branch=branch,
+    return WorkflowRun(id=i, event=event, status=status, conclusion=None, head_sha=sha, head_branch=branch,
                     created_at=created, head_repo=repo)
 
 

@@ -6,8 +6,8 @@ import pytest
 
 from infx import trust
 from infx.commands.grammar import ReuseCommand
-from infx.github.models import Artifact
-from infx.reuse.facts import ReuseError, RunFacts
+from infx.github.models import Artifact, WorkflowRun
+from infx.reuse.facts import ReuseError
 from infx.reuse.sources import (
     check_labels,
     is_reusable_artifact,
@@ -16,19 +16,19 @@ from infx.reuse.sources import (
     workflow_path,
 )
 
-GOOD = RunFacts(id=1, event="pull_request", status="completed", conclusion="success", head_sha="a" * 40,
+GOOD = WorkflowRun(id=1, event="pull_request", status="completed", conclusion="success", head_sha="a" * 40,
                 path=".github/workflows/run-sweep.yml", head_repo="acme/bench")
 RESULTS = [Artifact(1, "results_bmk", False)]
 TREE = {trust.SWEEP_WORKFLOW: "on: pull_request\njobs: {}\n"}
 
 
-def OURS(run: RunFacts) -> str | None:
+def OURS(run: WorkflowRun) -> str | None:
     """The real trust decision, with the run's commit holding the default branch's sweep files."""
     return trust.our_run(run, repo="acme/bench", default_branch="main", run_tree=TREE, default_tree=TREE)
 
 
-def _replace(run: RunFacts, **changes) -> RunFacts:
-    return RunFacts(**(run.__dict__ | changes))
+def _replace(run: WorkflowRun, **changes) -> WorkflowRun:
+    return WorkflowRun(**(run.__dict__ | changes))
 
 
 @pytest.mark.parametrize(("name", "expired", "ok"), [
@@ -90,7 +90,7 @@ def test_unpinned_selection_passes_over_untrusted_runs_naming_why():
     fork, edited = _replace(GOOD, id=3, head_repo="mallory/bench"), _replace(GOOD, id=2, head_sha="e" * 40)
     trees = {"a" * 40: TREE, "e" * 40: {trust.SWEEP_WORKFLOW: "on: pull_request\njobs: {evil: {}}\n"}}
 
-    def ours(run: RunFacts) -> str | None:
+    def ours(run: WorkflowRun) -> str | None:
         return trust.our_run(run, repo="acme/bench", default_branch="main",
                              run_tree=trees.get(run.head_sha), default_tree=TREE)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from infx.signoff.evidence import changed_file, workflow_run
+from infx.github.models import WorkflowRun
+from infx.signoff.evidence import changed_file
 from infx.signoff.trigger import binding
 
 A, B, C = "a" * 40, "b" * 40, "c" * 40
@@ -88,7 +89,7 @@ def test_a_reverification_is_dispatched_by_the_signer_or_a_maintainer_or_admin()
 
 
 def runs(*items: tuple[int, str, str]) -> list:
-    return [workflow_run({"id": i, "name": "Run Sweep", "path": ".github/workflows/run-sweep.yml",
+    return [WorkflowRun.from_json({"id": i, "name": "Run Sweep", "path": ".github/workflows/run-sweep.yml",
                           "event": "pull_request", "status": "completed", "conclusion": "success",
                           "head_sha": sha, "head_branch": "carol/bump", "created_at": when,
                           "head_repository": {"full_name": "o/r"}}) for i, sha, when in items]
