@@ -11,7 +11,6 @@ Run: python benchmarks/bench_scale.py
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -119,6 +118,7 @@ def biggest_plan(work: Path) -> bool:
         print(f"biggest plan: skipped, reference data not found at {UPSTREAM}")
         return True
     from infx.errors import InfxError
+    from infx.plan.sweep_plan import Plan
     from infx.workflow.actions import JOB_OUTPUT_LIMIT, output_size, output_text
     from infx.workflow.shard import shard_outputs
 
@@ -133,16 +133,12 @@ def biggest_plan(work: Path) -> bool:
     if result.returncode != 0:
         print(f"biggest plan failed: {result.stderr.strip()[:300]}")
         return False
-    plan = json.loads(result.stdout)
-    rows = sum(len(v) for node in ("single_node", "multi_node") for v in plan[node].values()) \
-        + sum(len(plan[name]) for name in plan if name.endswith("evals"))
+    plan = Plan.parse(result.stdout, "infx plan")
+    rows = len(plan.rows())
     try:
         outputs = shard_outputs(plan)
     except InfxError as exc:
-        buckets = {**{f"single_node.{k}": v for k, v in plan["single_node"].items()},
-                   **{f"multi_node.{k}": v for k, v in plan["multi_node"].items()},
-                   **{k: v for k, v in plan.items() if k.endswith("evals")}}
-        size = sum(output_size(output_text(rows)) for rows in buckets.values())
+        size = sum(output_size(output_text(rows)) for _, rows in plan.buckets())
         print(f"{'biggest plan (all keys, --all-evals): ' + str(rows) + ' rows':52} {seconds:7.2f}s"
               f"  refused before any output: {str(exc)[:150]}\n{'':53}its rows as matrix JSON "
               f"would be {size / 1e6:.2f} MB against GitHub's {JOB_OUTPUT_LIMIT / 1e6:.2f} MB "

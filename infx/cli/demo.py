@@ -80,7 +80,7 @@ def plan_step(entry_file: Path, configs: Path, runners: Path, labels: list[str],
         plan = build_plan(entries, base_ref="demo-base", head_ref="demo-head",
                           flags=PlanFlags(trim=flags.trim_conc, all_evals=flags.all_evals,
                                           evals_only=flags.evals_only), sources=sources)
-        shards = shard_outputs(plan.to_json())
+        shards = shard_outputs(plan)
         counts = summary_markdown(plan, sources.get("configs"))
     except InfxError as exc:
         echo("plan failed (this is what the PR author would see):")

@@ -74,16 +74,13 @@ def shard_command(plan_path: Path, metadata_out: Path | None, runner_config: str
     """Split a plan into ≤256-job shards named by row identity (the canary row, if asked for, in
     its own output); every planned runner must have a launcher; write the outputs and a summary."""
     from infx.config.runners import load_runners
+    from infx.plan.sweep_plan import Plan
     from infx.workflow.actions import append_summary, compact_json, write_outputs
     from infx.workflow.canary import outputs as canary_outputs
     from infx.workflow.launch import launcher_problems
     from infx.workflow.shard_summary import shard_summary
 
-    try:
-        plan = _load_json(plan_path.read_text(encoding="utf-8"), str(plan_path))
-    except OSError as exc:
-        raise InfxError(Problem(f"cannot read the plan: {exc.strerror}", file=str(plan_path),
-                                fix="pass the JSON written by `infx plan` (or `infx reuse incremental`)")) from None
+    plan = Plan.read(plan_path)
     outputs, duplicates = canary_outputs(plan, canary == "true")
     rows = [row for shard in outputs["matrix"].values() for row in shard] + outputs["canary"]
     problems = launcher_problems(rows, load_runners(root / runner_config), root, runner_config)
@@ -93,7 +90,7 @@ def shard_command(plan_path: Path, metadata_out: Path | None, runner_config: str
     report([problem for problem in problems if problem.level == "warning"])
     write_outputs(outputs)
     if metadata_out is not None:
-        metadata = plan.get("changelog_metadata") or {}
+        metadata = plan.metadata or {}
         metadata_out.write_text(json.dumps(metadata, indent=1) + "\n", encoding="utf-8")
     summary = shard_summary(outputs["matrix"], duplicates, outputs["canary"])
     if not append_summary(summary):

@@ -31,7 +31,9 @@ from infx.yamlio import read_text
 SINGLE_NODE = "single_node"
 MULTI_NODE = "multi_node"
 NODES = (SINGLE_NODE, MULTI_NODE)
-EVAL_BUCKETS = ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals")
+EVALS, AGENTIC_EVALS = "evals", "agentic_evals"
+MULTINODE_EVALS, MULTINODE_AGENTIC_EVALS = "multinode_evals", "multinode_agentic_evals"
+EVAL_BUCKETS = (EVALS, AGENTIC_EVALS, MULTINODE_EVALS, MULTINODE_AGENTIC_EVALS)
 METADATA = "changelog_metadata"
 PLAN_FIX = "pass the JSON written by `infx plan` (or `infx reuse incremental`)"
 
@@ -58,8 +60,9 @@ def benchmark_bucket(row: Mapping[str, Any]) -> BucketPath:
 
 def eval_bucket(row: Mapping[str, Any]) -> str:
     """The eval list an eval row goes to."""
-    prefix = "multinode_" if is_multi_node(row) else ""
-    return prefix + ("agentic_evals" if is_agentic(row) else "evals")
+    if is_multi_node(row):
+        return MULTINODE_AGENTIC_EVALS if is_agentic(row) else MULTINODE_EVALS
+    return AGENTIC_EVALS if is_agentic(row) else EVALS
 
 
 def _shown(key: str) -> str:

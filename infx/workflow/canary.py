@@ -13,7 +13,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from infx.errors import InfxError, Problem
+from infx.plan.sweep_plan import SINGLE_NODE, Plan
 from infx.workflow.shard import (
     CANARY,
     MAX_MATRIX_JOBS,
@@ -24,7 +24,7 @@ from infx.workflow.shard import (
     shard_rows,
 )
 
-CANDIDATE_BUCKETS: tuple[str, ...] = ("1k1k", "8k1k")  # under plan["single_node"]
+CANDIDATE_BUCKETS: tuple[str, ...] = ("1k1k", "8k1k")  # single-node buckets
 
 
 def _conc(row: Mapping[str, Any]) -> float | None:
@@ -34,20 +34,14 @@ def _conc(row: Mapping[str, Any]) -> float | None:
     return float(value)
 
 
-def pick(plan: Mapping[str, Any]) -> tuple[str, int] | None:
-    """(bucket, index) of the canary row in plan["single_node"], or None when no row qualifies.
+def pick(plan: Plan) -> tuple[str, int] | None:
+    """(single-node bucket, index) of the canary row, or None when no row qualifies.
 
     A row whose concurrency is not a number is never picked (it could not be ordered)."""
-    single = plan.get("single_node") if isinstance(plan, Mapping) else None
-    if not isinstance(single, Mapping):
-        return None
     best: tuple[float, str, int] | None = None
     for bucket in CANDIDATE_BUCKETS:
-        rows = single.get(bucket)
-        if not isinstance(rows, list):
-            continue
-        for index, row in enumerate(rows):
-            if not isinstance(row, Mapping) or row.get("run-eval") is True:
+        for index, row in enumerate(plan.bucket((SINGLE_NODE, bucket))):
+            if row.get("run-eval") is True:
                 continue
             conc = _conc(row)
             if conc is not None and (best is None or conc < best[0]):
@@ -55,22 +49,19 @@ def pick(plan: Mapping[str, Any]) -> tuple[str, int] | None:
     return None if best is None else (best[1], best[2])
 
 
-def split(plan: Mapping[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+def split(plan: Plan) -> tuple[dict[str, Any] | None, Plan]:
     """(the canary row or None, the plan without it); the input is not modified."""
-    if not isinstance(plan, Mapping):
-        raise InfxError(Problem("the plan is not a JSON object", fix="pass the output of `infx plan`"))
-    rest = copy.deepcopy(dict(plan))
     chosen = pick(plan)
     if chosen is None:
-        return None, rest
+        return None, plan
     bucket, index = chosen
-    row = rest["single_node"][bucket][index]
+    path = (SINGLE_NODE, bucket)
+    row = copy.deepcopy(plan.bucket(path)[index])
     # exact repeats of the row are the same job (the shard step runs one): none stays behind
-    rest["single_node"][bucket] = [r for r in rest["single_node"][bucket] if r != row]
-    return row, rest
+    return row, plan.filter_rows(lambda r, place: not (place.bucket == path and r == row))
 
 
-def outputs(plan: Mapping[str, Any], enabled: bool, limit: int = MAX_MATRIX_JOBS
+def outputs(plan: Plan, enabled: bool, limit: int = MAX_MATRIX_JOBS
             ) -> tuple[dict[str, Any], tuple[Duplicate, ...]]:
     """The plan job's outputs (infx.workflow.shard.shard_outputs) plus `canary`: the canary row,
     named by its identity, as a 0- or 1-element list; the matrix then holds the other rows.

@@ -7,8 +7,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from infx.config.scenarios import AGENTIC_ID
 from infx.errors import InfxError, Problem
 from infx.plan import contract, identity
+from infx.plan.sweep_plan import (
+    AGENTIC_EVALS,
+    EVAL_BUCKETS,
+    EVALS,
+    MULTI_NODE,
+    MULTINODE_AGENTIC_EVALS,
+    MULTINODE_EVALS,
+    SINGLE_NODE,
+    BucketPath,
+    Plan,
+)
 
 MAX_MATRIX_JOBS = 256  # GitHub's hard limit per matrix
 
@@ -18,33 +30,31 @@ class Bucket:
     """A plan bucket and the workflow jobs ("shard slots") that can run it."""
 
     id: str  # used in job ids and output keys
-    path: tuple[str, ...]  # where the rows live in the plan object
+    path: BucketPath  # where the rows live in the plan (infx.plan.sweep_plan)
     title: str  # the job's display name prefix (check-run names start with it)
     slots: int  # shard jobs declared for it in run-sweep.yml
 
     @property
     def is_eval(self) -> bool:
-        return "evals" in self.path[0]
+        return self.path[0] in EVAL_BUCKETS
 
 
 BUCKETS: tuple[Bucket, ...] = (
-    Bucket("single-node-1k1k", ("single_node", "1k1k"), "single-node 1k1k", 2),
-    Bucket("single-node-8k1k", ("single_node", "8k1k"), "single-node 8k1k", 2),
+    Bucket("single-node-1k1k", (SINGLE_NODE, "1k1k"), "single-node 1k1k", 2),
+    Bucket("single-node-8k1k", (SINGLE_NODE, "8k1k"), "single-node 8k1k", 2),
     # the reference names this family plain "agentic"; reviewers and dashboards know it so
-    Bucket("single-node-agentic", ("single_node", "agentic"), "agentic", 1),
-    Bucket("multi-node-1k1k", ("multi_node", "1k1k"), "multi-node 1k1k", 1),
-    Bucket("multi-node-8k1k", ("multi_node", "8k1k"), "multi-node 8k1k", 1),
-    Bucket("multi-node-agentic", ("multi_node", "agentic"), "multi-node agentic", 1),
-    Bucket("evals", ("evals",), "eval", 1),
-    Bucket("agentic-evals", ("agentic_evals",), "agentic eval", 1),
-    Bucket("multinode-evals", ("multinode_evals",), "multi-node eval", 1),
-    Bucket("multinode-agentic-evals", ("multinode_agentic_evals",), "multi-node agentic eval", 1),
+    Bucket("single-node-agentic", (SINGLE_NODE, AGENTIC_ID), "agentic", 1),
+    Bucket("multi-node-1k1k", (MULTI_NODE, "1k1k"), "multi-node 1k1k", 1),
+    Bucket("multi-node-8k1k", (MULTI_NODE, "8k1k"), "multi-node 8k1k", 1),
+    Bucket("multi-node-agentic", (MULTI_NODE, AGENTIC_ID), "multi-node agentic", 1),
+    Bucket("evals", (EVALS,), "eval", 1),
+    Bucket("agentic-evals", (AGENTIC_EVALS,), "agentic eval", 1),
+    Bucket("multinode-evals", (MULTINODE_EVALS,), "multi-node eval", 1),
+    Bucket("multinode-agentic-evals", (MULTINODE_AGENTIC_EVALS,), "multi-node agentic eval", 1),
 )
 # The canary job of run-sweep.yml (infx.workflow.canary): one single-node fixed-seq-len row
 # run before every family; not a plan bucket, but its check runs count like its family's.
-CANARY = Bucket("canary", ("single_node", "canary"), "canary", 1)
-_NESTED = {"single_node", "multi_node"}
-_NOT_ROWS = {"changelog_metadata"}
+CANARY = Bucket("canary", (SINGLE_NODE, "canary"), "canary", 1)
 
 
 def shard_id(bucket: Bucket, index: int) -> str:
@@ -89,33 +99,14 @@ def split_evenly(rows: list[Any], limit: int = MAX_MATRIX_JOBS) -> list[list[Any
     return chunks
 
 
-def bucket_rows(plan: Mapping[str, Any], bucket: Bucket) -> list[Any]:
-    node: Any = plan
-    for step in bucket.path:
-        node = node.get(step) if isinstance(node, Mapping) else None
-    if node is None:
-        return []
-    if not isinstance(node, list):
-        raise InfxError(Problem(f"plan bucket {'.'.join(bucket.path)} is not a list of rows",
-                                key=".".join(bucket.path)))
-    return node
-
-
-def _check_known_buckets(plan: Mapping[str, Any]) -> None:
+def _check_known_buckets(plan: Plan) -> None:
     known = {b.path for b in BUCKETS}
-    for key, value in plan.items():
-        if key in _NOT_ROWS:
-            continue
-        if key in _NESTED and isinstance(value, Mapping):
-            paths = [(key, sub) for sub in value]
-        else:
-            paths = [(key,)]
-        for path in paths:
-            if path not in known:
-                raise InfxError(Problem(
-                    f"plan has a bucket {'.'.join(path)} that run-sweep.yml has no job for",
-                    key=".".join(path),
-                    fix="add the bucket to infx.workflow.shard.BUCKETS and a job to run-sweep.yml"))
+    for path, _ in plan.buckets():
+        if path not in known:
+            raise InfxError(Problem(
+                f"plan has a bucket {'.'.join(path)} that run-sweep.yml has no job for",
+                key=".".join(path),
+                fix="add the bucket to infx.workflow.shard.BUCKETS and a job to run-sweep.yml"))
 
 
 @dataclass(frozen=True)
@@ -174,17 +165,15 @@ class Sharding:
     duplicates: tuple[Duplicate, ...]
 
 
-def shard_rows(plan: Mapping[str, Any], limit: int = MAX_MATRIX_JOBS) -> Sharding:
+def shard_rows(plan: Plan, limit: int = MAX_MATRIX_JOBS) -> Sharding:
     """Name every row of every bucket, drop exact repeats, split each bucket into ≤`limit` shards;
     fail if a bucket overflows its slots or two different rows share an identity."""
-    if not isinstance(plan, Mapping):
-        raise InfxError(Problem("the plan is not a JSON object", fix="pass the output of `infx plan`"))
     _check_known_buckets(plan)
     shards: dict[str, list[Any]] = {}
     seen: dict[str, tuple[str, Mapping[str, Any]]] = {}
     duplicates: dict[str, Duplicate] = {}
     for bucket in BUCKETS:
-        rows = name_rows(bucket_rows(plan, bucket), bucket, seen, duplicates)
+        rows = name_rows(plan.bucket(bucket.path), bucket, seen, duplicates)
         chunks = split_evenly(rows, limit)
         if len(chunks) > bucket.slots:
             raise InfxError(Problem(
@@ -197,12 +186,12 @@ def shard_rows(plan: Mapping[str, Any], limit: int = MAX_MATRIX_JOBS) -> Shardin
     return Sharding(shards, tuple(duplicates.values()))
 
 
-def shard_plan(plan: Mapping[str, Any], limit: int = MAX_MATRIX_JOBS) -> dict[str, list[Any]]:
+def shard_plan(plan: Plan, limit: int = MAX_MATRIX_JOBS) -> dict[str, list[Any]]:
     """Map shard id -> named rows for every non-empty shard (see ``shard_rows``)."""
     return shard_rows(plan, limit).shards
 
 
-def shard_outputs(plan: Mapping[str, Any] | Sharding, limit: int = MAX_MATRIX_JOBS) -> dict[str, Any]:
+def shard_outputs(plan: Plan | Sharding, limit: int = MAX_MATRIX_JOBS) -> dict[str, Any]:
     """The plan job's outputs: `matrix` (shard id -> rows), `shards` (non-empty ids), `jobs`."""
     shards = (plan if isinstance(plan, Sharding) else shard_rows(plan, limit)).shards
     evals = {b.id for b in BUCKETS if b.is_eval}

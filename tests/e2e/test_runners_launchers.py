@@ -17,6 +17,7 @@ from lib import fake_amd_smi, stub_docker, stub_slurm
 from infx.config.master import load_master_configs
 from infx.config.runners import load_runners
 from infx.plan import generate
+from infx.plan.sweep_plan import Plan
 from infx.results import normalise
 from infx.workflow.launch import launcher_problems, result_name
 from infx.workflow.shard import shard_plan
@@ -45,7 +46,7 @@ MULTI = {"image": "rocm/atom-dev:nightly_202606101403", "model": "deepseek-ai/De
 def _named(row: dict) -> dict:
     node = "multi_node" if "prefill" in row else "single_node"
     plan = {"evals": [row]} if row.get("eval-only") else {node: {"8k1k": [row]}}
-    ((named,),) = shard_plan(plan).values()
+    ((named,),) = shard_plan(Plan.from_json(plan)).values()
     return named
 
 

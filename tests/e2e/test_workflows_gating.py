@@ -45,6 +45,7 @@ from lib.workflow_gating import (
 )
 
 from infx.plan.labels import PRIMARY_LABELS, sweep_flags
+from infx.plan.sweep_plan import Plan
 from infx.workflow.shard import all_shard_ids, shard_outputs
 from infx.yamlio import load_file
 
@@ -143,7 +144,7 @@ def test_sweep_jobs_start_only_for_non_empty_shards(sweep, plan_name, reuse):
     plan = PLANS[plan_name]
     needs = _plan_needs(plan, reuse)
     github = github_context(next(push_cases()))
-    non_empty = set(shard_outputs(plan)["shards"])
+    non_empty = set(shard_outputs(Plan.from_json(plan))["shards"])
     for shard in all_shard_ids():
         job_id = f"sweep-{shard}"
         runs = run_job(sweep, job_id, github, needs)

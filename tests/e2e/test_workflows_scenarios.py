@@ -30,6 +30,7 @@ from lib.workflow_gating import (
 
 from infx.errors import InfxError
 from infx.plan.labels import has_skip_sweep, sweep_flags
+from infx.plan.sweep_plan import Plan
 from infx.reuse.ack import CommentEvent, acknowledge
 from infx.reuse.facts import ReuseError
 from infx.reuse.resolver import ResolveRequest, resolve
@@ -60,7 +61,7 @@ class Outcome:
 
 
 def _plan_outputs(reuse: dict) -> dict:
-    shards = shard_outputs(PLAN)
+    shards = shard_outputs(Plan.from_json(PLAN))
     return {"matrix": json.dumps(shards["matrix"]), "shards": json.dumps(shards["shards"]),
             "has-throughput": "true", "has-evals": "false", "fail-fast": "false",
             "reuse-enabled": reuse.get("reuse-enabled", ""), "canary": "[]",
@@ -137,7 +138,7 @@ def _merged(world: dict) -> dict:
     return merged(copy.deepcopy(world))
 
 
-EVERY_SHARD = [f"sweep-{s}" for s in shard_outputs(PLAN)["shards"]]
+EVERY_SHARD = [f"sweep-{s}" for s in shard_outputs(Plan.from_json(PLAN))["shards"]]
 
 
 def test_scenario_1_label_starts_and_a_push_restarts(sweep, fake_github):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from infx.plan.sweep_plan import Plan
 from infx.report.publish import post_report, read_report
 from infx.workflow.launch import artifact_prefix, finish, raw_dir, result_name
 from infx.workflow.shard import caller_name, shard_plan
@@ -69,7 +70,7 @@ def plan() -> dict:
 
 
 def shards() -> dict[str, list[dict]]:
-    return shard_plan(plan())
+    return shard_plan(Plan.from_json(plan()))
 
 
 def run_the_jobs(downloaded: Path, work: Path) -> None:

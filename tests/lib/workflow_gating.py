@@ -11,6 +11,7 @@ import pytest
 
 from infx.errors import InfxError
 from infx.plan.labels import has_skip_sweep, sweep_flags
+from infx.plan.sweep_plan import Plan
 from infx.workflow.shard import all_shard_ids, shard_outputs
 from infx.yamlio import load_file
 from lib.expressions import Context, evaluate_if, interpolate
@@ -191,7 +192,7 @@ PLANS = {
 
 
 def _plan_needs(plan: dict, reuse: str) -> dict:
-    outputs = shard_outputs(plan)
+    outputs = shard_outputs(Plan.from_json(plan))
     return {"plan": {"result": RUN, "outputs": {
         "matrix": json.dumps(outputs["matrix"]), "shards": json.dumps(outputs["shards"]),
         "has-throughput": "true" if outputs["has-throughput"] else "false",
@@ -221,8 +222,7 @@ CANARY_LABEL_SETS = [frozenset(), *({p} for p in sorted(PRIMARY)), {"full-sweep-
 
 
 def _bucket_rows(plan: dict) -> list[dict]:
-    return [row for node in ("single_node", "multi_node") for rows in plan.get(node, {}).values()
-            for row in rows] + [row for key, rows in plan.items() if key.endswith("evals") for row in rows]
+    return Plan.from_json(plan).rows()
 
 
 _SPLITS: dict = {}
@@ -233,7 +233,7 @@ def _canary_outputs(plan: dict, enabled: bool) -> dict:
 
     key = (json.dumps(plan, sort_keys=True), enabled)
     if key not in _SPLITS:
-        _SPLITS[key] = outputs(plan, enabled)[0]
+        _SPLITS[key] = outputs(Plan.from_json(plan), enabled)[0]
     return _SPLITS[key]
 
 

@@ -259,3 +259,61 @@ def test_the_model_finder_sees_a_second_copy() -> None:
     defined["Comment"] = defined["Comment"] | {"infx.signoff.model.Comment"}
     assert github_models(defined)["comment"] == {"infx.github.models.Comment",
                                                   "infx.signoff.model.Comment"}
+
+
+# The plan's JSON shape has one owner: only the Plan type reads the plan's top-level keys.
+PLAN_TYPE = "infx.plan.sweep_plan"
+
+
+def plan_keys() -> tuple[frozenset[str], frozenset[str]]:
+    """The plan's top-level keys, and the names the Plan module gives them (SINGLE_NODE, ...)."""
+    from infx.plan import sweep_plan
+
+    keys = frozenset((*sweep_plan.NODES, *sweep_plan.EVAL_BUCKETS, sweep_plan.METADATA))
+    names = frozenset(name for name, value in vars(sweep_plan).items()
+                      if name.isupper() and isinstance(value, str) and value in keys)
+    return keys, names
+
+
+def plan_key_reads(source: str) -> list[tuple[int, str]]:
+    """Line and text of every place a module reads a plan's top-level key by hand: a subscript
+    or a get/pop/setdefault with the key (spelt out or by its Plan constant), or the key spelt
+    out at all (a string equal to one; plain "evals" only in a subscript or get, as other
+    things are called evals too)."""
+    keys, names = plan_keys()
+
+    def names_a_key(node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in keys
+        return (isinstance(node, ast.Name) and node.id in names) or (
+            isinstance(node, ast.Attribute) and node.attr in names)
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Subscript) and names_a_key(node.slice):
+            found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("get", "pop", "setdefault") and node.args and names_a_key(node.args[0]):
+            found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Constant) and node.value in keys - {"evals"}:
+            found.append((node.lineno, repr(node.value)))
+    return sorted(set(found))
+
+
+def test_the_plan_key_finder_sees_subscripts_gets_constants_and_spelt_out_keys() -> None:
+    planted = ('a = plan["single_node"]["1k1k"]\nb = plan.get("changelog_metadata") or {}\n'
+               'c = doc[EVALS]\nd = doc[sweep_plan.MULTI_NODE]\ne = {"multinode_evals": []}\n'
+               'f = plan.bucket(path)\ng = row["conc"]\nh = "evals of the plan"\ni = plan.rows()\n'
+               'j = plan.pop("evals", [])\n')
+    assert sorted({line for line, _ in plan_key_reads(planted)}) == [1, 2, 3, 4, 5, 10]
+    # the Plan type itself reads them, so the rule below is not vacuous
+    assert plan_key_reads(MODULES[PLAN_TYPE].read_text(encoding="utf-8"))
+
+
+def test_only_the_plan_type_reads_the_plans_top_level_keys() -> None:
+    """Every other module asks the Plan (rows(), bucket(), buckets(), map_rows(), metadata, ...)
+    instead of walking the plan's dict, so the shape is decided in one place."""
+    offenders = [f"{path.relative_to(ROOT.parent)}:{line} {text[:70]}"
+                 for name, path in sorted(MODULES.items()) if name != PLAN_TYPE
+                 for line, text in plan_key_reads(path.read_text(encoding="utf-8"))]
+    assert not offenders, "ask infx.plan.sweep_plan.Plan instead:\n" + "\n".join(offenders)

@@ -24,6 +24,7 @@ import pytest
 from lib import tools
 from lib.expressions import Context, evaluate_if, evaluate_text, interpolate, to_string, truthy
 
+from infx.plan.sweep_plan import Plan
 from infx.workflow.shard import shard_outputs
 from infx.yamlio import load_file
 
@@ -129,7 +130,7 @@ def _plans(rows: list[dict]) -> list[dict]:
 def _plan_outputs(plan: dict, reuse: str, fail_fast: str) -> dict:
     if not plan:
         return {"reuse-enabled": reuse}
-    out = shard_outputs(plan)
+    out = shard_outputs(Plan.from_json(plan))
     return {"matrix": json.dumps(out["matrix"]), "shards": json.dumps(out["shards"]),
             "jobs": str(out["jobs"]), "has-throughput": str(out["has-throughput"]).lower(),
             "has-evals": str(out["has-evals"]).lower(), "fail-fast": fail_fast,
@@ -212,7 +213,7 @@ def _needs(rng: random.Random, plans: list[dict]) -> dict:
 
 
 def _row_contexts(rng: random.Random, plans: list[dict]) -> dict:
-    shards = shard_outputs(plans[-1])["matrix"]
+    shards = shard_outputs(Plan.from_json(plans[-1]))["matrix"]
     row = rng.choice([r for rows in shards.values() for r in rows])
     name = rng.choice(["", "bmk_dsr1_fp4_x"])
     return {"matrix": {"config": row},

@@ -9,6 +9,7 @@ import pytest
 from lib.expressions import Context, evaluate_text, interpolate
 
 from infx.plan.identity import job_name
+from infx.plan.sweep_plan import Plan
 from infx.workflow.shard import shard_plan
 from infx.yamlio import load_file
 
@@ -35,7 +36,7 @@ def _inputs(row: dict) -> Context:
 def test_job_name_and_runner(template, row):
     # the shard step names every row by its identity; the template shows that name
     plan = {"evals": [row]} if row.get("eval-only") else {"single_node": {"1k1k": [row]}}
-    ((row,),) = shard_plan(plan).values()
+    ((row,),) = shard_plan(Plan.from_json(plan)).values()
     name = job_name(row)
     job = template["jobs"]["benchmark"]
     assert interpolate(job["name"], _inputs(row)) == name

@@ -27,7 +27,7 @@ from infx.plan.identity import job_name, parse_job_name
 from infx.plan.incremental import plan_from_trees
 from infx.plan.labels import sweep_flags
 from infx.plan.planner import DEFAULT_CHANGELOG, PlanFlags, appended_entries
-from infx.plan.sweep_plan import Plan
+from infx.plan.sweep_plan import MULTI_NODE, SINGLE_NODE, Plan
 from infx.signoff.model import CheckRun, Evidence, Job
 from infx.signoff.rules import configs_at, provenance
 from infx.workflow.shard import BUCKETS, bucket_of_job
@@ -87,7 +87,7 @@ def run_id_of(check_run: CheckRun) -> int | None:
 def _entry_families(entry: dict) -> set[tuple[str, bool]]:
     """(plan node, agentic?) of the benchmark buckets that can run rows of a config entry."""
     scenarios = entry.get("scenarios") if isinstance(entry.get("scenarios"), dict) else {}
-    node = "multi_node" if entry.get("multinode") is True else "single_node"
+    node = MULTI_NODE if entry.get("multinode") is True else SINGLE_NODE
     return {(node, kind == "agentic-coding") for kind in scenarios
             if kind in ("agentic-coding", "fixed-seq-len")}
 

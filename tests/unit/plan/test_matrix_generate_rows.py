@@ -154,9 +154,10 @@ def test_what_the_reference_refuses_is_still_refused(base, change, needle):
 
 def test_a_row_from_another_tool_is_sharded_as_its_complete_form():
     from infx.plan.identity import job_name
+    from infx.plan.sweep_plan import Plan
     from infx.workflow.shard import shard_plan
 
     partial = _without(MULTI, "pp", "dcp-size", "pcp-size", worker=True)
     plan = {"single_node": {}, "multi_node": {"8k1k": [partial]}}
-    (row,) = shard_plan(plan)["multi-node-8k1k-1"]
+    (row,) = shard_plan(Plan.from_json(plan))["multi-node-8k1k-1"]
     assert row["prefill"] == MULTI["prefill"] and row["job-name"] == job_name(MULTI)

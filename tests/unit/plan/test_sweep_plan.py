@@ -133,7 +133,7 @@ def test_assemble_refuses_a_bucket_the_plan_does_not_have():
     '{"single_node": {"1k1k": "rows"}}', "[1, 2]", '{"evals": [1]}', "\udcff", "{",
 ])
 @pytest.mark.parametrize("command", [
-    ["workflow", "annotate"],
+    ["workflow", "shard"], ["workflow", "annotate"],
     ["reuse", "incremental", "--base-ref", "HEAD", "--head-ref", "HEAD"],
 ])
 def test_every_command_reading_a_plan_file_fails_with_one_error_line(tmp_path, monkeypatch, capsys,

@@ -11,6 +11,7 @@ from lib.fake_results import write_raw
 from lib.signoff_policy_support import bare_evidence
 
 from infx.errors import InfxError
+from infx.plan.sweep_plan import Plan
 from infx.results import normalise
 from infx.signoff.checks import evals, pareto
 from infx.signoff.model import Artifact, ChangedFile, Status
@@ -51,13 +52,13 @@ def _trees() -> tuple[dict[str, str], dict[str, str]]:
     return base, base | {"configs/amd-master.yaml": CONFIG.format(), CHANGELOG: BASE_LOG + ENTRY}
 
 
-def _plan() -> dict:
+def _plan() -> Plan:
     """The plan the sign-off bot computes for the head (the real planner, not a copy of its rows)."""
     from infx.plan.incremental import plan_from_trees
     from infx.plan.planner import PlanFlags
 
     base, head = _trees()
-    return plan_from_trees(base, head, PlanFlags(), base_ref="base", head_ref=HEAD).to_json()
+    return plan_from_trees(base, head, PlanFlags(), base_ref="base", head_ref=HEAD)
 
 
 def run_jobs(downloaded: Path, work: Path, score: float = 0.95) -> None:

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from infx.errors import InfxError
 from infx.inert import cell
 from infx.plan.identity import identity_fields, job_name
+from infx.plan.sweep_plan import Plan
 from infx.workflow.shard import (
     BUCKETS,
     MAX_MATRIX_JOBS,
@@ -32,14 +33,14 @@ def _rows(n: int, tag: str = "r") -> list[dict]:
 def test_small_plan_keeps_one_shard_per_non_empty_bucket():
     plan = {"single_node": {"1k1k": _rows(3), "agentic": []}, "multi_node": {},
             "evals": _rows(2, "e"), "agentic_evals": [], "changelog_metadata": {"entries": []}}
-    out = shard_outputs(plan)
+    out = shard_outputs(Plan.from_json(plan))
     assert out["shards"] == ["single-node-1k1k-1", "evals-1"]
     assert out["jobs"] == 5 and out["has-throughput"] and out["has-evals"]
 
 
 def test_large_bucket_is_split_evenly_in_order():
     plan = {"single_node": {"8k1k": _rows(300)}}
-    shards = shard_plan(plan)
+    shards = shard_plan(Plan.from_json(plan))
     assert [len(v) for v in shards.values()] == [150, 150]
     joined = shards["single-node-8k1k-1"] + shards["single-node-8k1k-2"]
     assert [identity_fields(r) for r in joined] == plan["single_node"]["8k1k"]
@@ -48,30 +49,30 @@ def test_large_bucket_is_split_evenly_in_order():
 
 def test_bucket_above_its_slots_fails_naming_bucket_and_size():
     with pytest.raises(InfxError) as info:
-        shard_plan({"evals": _rows(257)})
+        shard_plan(Plan.from_json({"evals": _rows(257)}))
     assert "bucket evals has 257 jobs" in str(info.value)
     with pytest.raises(InfxError, match="single-node-1k1k has 513 jobs"):
-        shard_plan({"single_node": {"1k1k": _rows(513)}})
+        shard_plan(Plan.from_json({"single_node": {"1k1k": _rows(513)}}))
 
 
 def test_unknown_bucket_fails_instead_of_dropping_rows():
     with pytest.raises(InfxError, match="single_node.2k2k"):
-        shard_plan({"single_node": {"2k2k": _rows(1)}})
+        shard_plan(Plan.from_json({"single_node": {"2k2k": _rows(1)}}))
     with pytest.raises(InfxError, match="not a list"):
-        shard_plan({"evals": {"x": 1}})
+        shard_plan(Plan.from_json({"evals": {"x": 1}}))
     with pytest.raises(InfxError, match="not a JSON object"):
-        shard_plan([])
+        shard_plan(Plan.from_json([]))
 
 
 def test_empty_plan():
-    out = shard_outputs({"single_node": {}, "multi_node": {}, "evals": []})
+    out = shard_outputs(Plan.from_json({"single_node": {}, "multi_node": {}, "evals": []}))
     assert out == {"matrix": {}, "shards": [], "jobs": 0, "has-throughput": False, "has-evals": False}
 
 
 def test_outputs_over_githubs_per_job_limit_fail_naming_the_largest_shard():
     plan = {"single_node": {"1k1k": _rows(200),
                             "8k1k": [{"exp-name": "b", "conc": 1000 + i} for i in range(10)]}}
-    outputs = shard_outputs(plan)  # well under 1 MB
+    outputs = shard_outputs(Plan.from_json(plan))  # well under 1 MB
     with pytest.raises(InfxError) as info:
         check_output_size(outputs, limit=2000)
     text = str(info.value)
@@ -80,7 +81,7 @@ def test_outputs_over_githubs_per_job_limit_fail_naming_the_largest_shard():
     assert info.value.problems[0].key == "single-node-1k1k-1"
     big = [{"exp-name": "x" * 5000, "model": "y" * 5000, "conc": i} for i in range(250)]
     with pytest.raises(InfxError, match=r"plan's matrix output is [\d,]+ bytes"):
-        shard_outputs({"single_node": {"1k1k": big}})
+        shard_outputs(Plan.from_json({"single_node": {"1k1k": big}}))
 
 
 def test_shard_ids_cover_every_slot():
@@ -113,9 +114,9 @@ def test_property_every_row_lands_in_exactly_one_small_shard(sizes):
     over = [b for b in BUCKETS if sizes.get(b.id, 0) > b.slots * MAX_MATRIX_JOBS]
     if over:
         with pytest.raises(InfxError):
-            shard_plan(plan)
+            shard_plan(Plan.from_json(plan))
         return
-    shards = shard_plan(plan)
+    shards = shard_plan(Plan.from_json(plan))
     assert all(0 < len(rows) <= MAX_MATRIX_JOBS for rows in shards.values())
     assert sum(len(r) for r in shards.values()) == sum(sizes.values())
 
@@ -123,14 +124,14 @@ def test_property_every_row_lands_in_exactly_one_small_shard(sizes):
 def test_rows_are_named_by_their_identity():
     row = {"model-prefix": "dsr1", "precision": "fp4", "runner": "mi355x", "framework": "sglang",
            "isl": 1024, "osl": 1024, "tp": 8, "conc": 4}
-    shards = shard_plan({"single_node": {"1k1k": [row, row | {"conc": 8}]}})
+    shards = shard_plan(Plan.from_json({"single_node": {"1k1k": [row, row | {"conc": 8}]}}))
     names = [r["job-name"] for r in shards["single-node-1k1k-1"]]
     assert names[0].startswith("dsr1 fp4 mi355x sglang 1k1k TP8 c4 #") and len(set(names)) == 2
     # an annotation from an earlier pass never changes the name
-    again = shard_plan({"single_node": {"1k1k": shards["single-node-1k1k-1"]}})
+    again = shard_plan(Plan.from_json({"single_node": {"1k1k": shards["single-node-1k1k-1"]}}))
     assert [r["job-name"] for r in again["single-node-1k1k-1"]] == names
     with pytest.raises(InfxError, match="row 1 of bucket evals is not a JSON object"):
-        shard_plan({"evals": [row | {"eval-only": True}, 3]})
+        shard_plan(Plan.from_json({"evals": [row | {"eval-only": True}, 3]}))
 
 
 def test_exact_repeats_of_a_row_run_once_and_are_reported():
@@ -139,18 +140,18 @@ def test_exact_repeats_of_a_row_run_once_and_are_reported():
     other = row | {"conc": 16}
     # JSON numbers as GitHub reads them and scheduling annotations do not make a row different
     plan = {"single_node": {"agentic": [row, other, dict(row), row | {"conc": 8.0, "priority": 3}, other]}}
-    sharding = shard_rows(plan)
+    sharding = shard_rows(Plan.from_json(plan))
     rows = sharding.shards["single-node-agentic-1"]
     assert [r["conc"] for r in rows] == [8, 16]
     assert [(d.bucket, d.dropped) for d in sharding.duplicates] == [("single-node-agentic", 2),
                                                                     ("single-node-agentic", 1)]
     assert sharding.duplicates[0].job_name == rows[0]["job-name"]
-    assert shard_outputs(plan)["jobs"] == 2
+    assert shard_outputs(Plan.from_json(plan))["jobs"] == 2
     summary = shard_summary(sharding.shards, sharding.duplicates)
     assert "Dropped 3 exact duplicate row(s)" in summary and f"| {cell(rows[1]['job-name'], raw=True)} | 1 |" in summary
     assert "Dropped" not in shard_summary(sharding.shards)
     # the same row planned in two buckets is still one job (artifact names are run-wide)
-    twice = shard_rows({"single_node": {"agentic": [row]}, "agentic_evals": [row]})
+    twice = shard_rows(Plan.from_json({"single_node": {"agentic": [row]}, "agentic_evals": [row]}))
     assert sum(map(len, twice.shards.values())) == 1 and twice.duplicates[0].bucket == "agentic-evals"
 
 
@@ -159,7 +160,7 @@ def test_two_different_rows_with_one_identity_are_refused(monkeypatch):
            "isl": 1024, "osl": 1024, "tp": 8, "conc": 4}
     monkeypatch.setattr("infx.plan.identity.digest", lambda _row: "00000000")  # a collision
     with pytest.raises(InfxError, match="two different rows of the plan have the same identity") as info:
-        shard_plan({"single_node": {"1k1k": [row, row | {"image": "other"}]}})
+        shard_plan(Plan.from_json({"single_node": {"1k1k": [row, row | {"image": "other"}]}}))
     assert "digest collision" in str(info.value)
 
 
