@@ -237,6 +237,20 @@ def _calls(data: Any) -> list[str]:
     return found
 
 
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
+
+
+def _movable_calls(data: Any) -> list[str]:
+    """The job-level calls of another repository's reusable workflow (`owner/name/…@ref`) whose
+    ref is not a full commit SHA: a tag or branch can move, so the calling file alone would no
+    longer say what a run ran (an adopter's sweep calls ours this way, pinned)."""
+    jobs = data.get("jobs") if isinstance(data, dict) else None
+    calls = [job["uses"] for job in (jobs.values() if isinstance(jobs, dict) else [])
+             if isinstance(job, dict) and isinstance(job.get("uses"), str)]
+    return [call for call in calls if not call.startswith("./")
+            and not _FULL_SHA.fullmatch(call.rpartition("@")[2])]
+
+
 def _file_of(call: str, tree: Files) -> str:
     """The file a local `uses:` names: a workflow file, or a local action's action.yml/.yaml."""
     if call.endswith((".yml", ".yaml")):
@@ -266,10 +280,15 @@ def sweep_files(default_tree: Files, workflow: str = SWEEP_WORKFLOW) -> tuple[st
         if text is None:
             continue  # compared as absent on both sides
         try:
-            queue += _calls(yamlio.load_text(text, path))
+            data = yamlio.load_text(text, path)
         except InfxError as exc:
             raise InfxError(f"the default branch's {path} cannot be parsed "
                             f"({str(exc).splitlines()[0]})") from None
+        movable = _movable_calls(data)
+        if movable:
+            raise InfxError(f"the default branch's {path} calls {movable[0]}, whose ref can move: pin it "
+                            "to a full commit SHA so that the workflow files show what a run ran")
+        queue += _calls(data)
     return tuple(files)
 
 

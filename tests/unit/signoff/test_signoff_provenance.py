@@ -152,3 +152,19 @@ def test_a_run_whose_commit_has_other_infx_code_counts_when_its_workflows_are_ou
     assert workflow_files_problem({k: v for k, v in default.items() if k != path}, default, SHA) is None
     edited = patched | {SWEEP_WORKFLOW: SWEEP + "# installs from the PR's checkout\n"}
     assert SWEEP_WORKFLOW in workflow_files_problem(edited, default, SHA)
+
+
+def test_an_adopters_sweep_counts_only_with_its_call_pinned_to_a_full_sha() -> None:
+    """An adopter's run-sweep.yml is one job calling ours in another repository: the calling
+    file is the sweep file set (the pinned SHA says what ran); a tag or branch can move, so
+    the default branch's file then shows no run to be ours."""
+    pinned = f"jobs:\n  sweep:\n    uses: acme/infx/.github/workflows/infx-run-sweep.yml@{SHA}\n"
+    assert sweep_files({SWEEP_WORKFLOW: pinned}) == (SWEEP_WORKFLOW,)
+    for ref in ("v1", "main", SHA[:12], SHA.upper()):
+        movable = pinned.replace(f"@{SHA}", f"@{ref}")
+        with pytest.raises(InfxError, match=f"infx-run-sweep.yml@{ref}, whose ref can move"):
+            sweep_files({SWEEP_WORKFLOW: movable})
+        assert "whose ref can move" in workflow_files_problem({SWEEP_WORKFLOW: movable}, {SWEEP_WORKFLOW: movable}, SHA)
+    # a step's action is not a job-level call (the real InferenceX workflows pin actions by tag)
+    steps = "jobs:\n  a:\n    runs-on: x\n    steps:\n      - uses: actions/checkout@v4\n"
+    assert sweep_files({SWEEP_WORKFLOW: steps}) == (SWEEP_WORKFLOW,)
