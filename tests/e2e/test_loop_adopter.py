@@ -27,6 +27,7 @@ from lib.loop_scenarios import (
 )
 from lib.sweep_loop import (
     INFX_REPO,
+    GpuPlan,
     SweepRepo,
     comment_event,
     make_adopter_repo,
@@ -121,3 +122,26 @@ def test_a_labeled_pr_is_swept_reported_and_signed_off_through_the_reusable_work
     verdicts = [c for c in after["pulls"][0]["comments"] if c["id"] != signed and "PASS" in c["body"]
                 and c["user"] == "github-actions[bot]"]
     assert verdicts, [c["body"][:200] for c in after["pulls"][0]["comments"]]
+
+
+def test_a_failed_row_of_the_adopters_sweep_rejects_the_signoff(adopter, tmp_path):
+    """The same path with one row crashing on the node: the sign-off through the adopter's
+    signoff-verify.yml is REJECTED naming that row's job, and the status is failure."""
+    infx_dir, _, base, _ = adopter
+    repositories = {INFX_REPO: infx_dir}
+    repo = SweepRepo(base, tmp_path / "repo")
+    pr = single_node_pr(repo)
+    record, world = sweep(repo, pr, tmp_path, 9311, gpu=GpuPlan(fail=[{"tp": 4, "conc": 8}]),
+                          repositories=repositories)
+    (failed,) = [j for j in record.jobs if j.conclusion == "failure"]
+    assert failed.name.startswith("sweep / single-node 8k1k / ") and " TP4 c8 " in failed.name
+    signed = sign(world, SINGLE_NODE_DETAILS)
+    run, after = run_comment_workflow(world, repo, comment_event(world, signed, repo.sha("main")),
+                                      ".github/workflows/signoff-verify.yml", 9312, tmp_path / "signoff",
+                                      repositories=repositories)
+    assert run.conclusion == "success", failed_jobs(run)
+    statuses = [s for s in after["statuses"].get(pr.head_sha, []) if s["context"] == STATUS]
+    assert statuses and statuses[-1]["state"] == "failure", statuses
+    (verdict,) = [c for c in after["pulls"][0]["comments"] if c["user"] == "github-actions[bot]"
+                  and "REJECTED" in c["body"]]
+    assert failed.name.rsplit(" / ", 1)[1].split(" #")[0] in verdict["body"], verdict["body"][:3000]
