@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from infx.errors import InfxError, Problem
-from infx.github.models import Comment, WorkflowRun
+from infx.github.models import Comment, PullRequest, WorkflowRun
 
 
 @dataclass(frozen=True)
@@ -22,33 +22,6 @@ class Repo:
     @property
     def owner(self) -> str:
         return self.full_name.split("/")[0]
-
-
-@dataclass(frozen=True)
-class PullRef:
-    ref: str
-    sha: str
-    repo: str | None  # full name; None when the fork was deleted
-
-
-@dataclass(frozen=True)
-class PullRequest:
-    number: int
-    title: str
-    body: str
-    state: str
-    draft: bool
-    merged: bool
-    user: str
-    author_association: str
-    labels: tuple[str, ...]
-    head: PullRef
-    base: PullRef
-
-    @property
-    def is_fork(self) -> bool:
-        """Head in another repository (or a deleted fork): no secrets, read-only token."""
-        return self.head.repo != self.base.repo
 
 
 @dataclass(frozen=True)
@@ -155,20 +128,9 @@ def _repo(p: _Payload) -> Repo:
                 bool(p.get("private", False)))
 
 
-def _pull_ref(p: _Payload) -> PullRef:
-    repo = p.get("repo")
-    return PullRef(p["ref"].value, p["sha"].value, repo.get("full_name") if repo else None)
-
-
 def _pull(p: _Payload) -> PullRequest:
-    return PullRequest(
-        number=p["number"].value, title=p.get("title") or "", body=p.get("body") or "",
-        state=p.get("state") or "open", draft=bool(p.get("draft", False)),
-        merged=bool(p.get("merged", False)), user=_login(p.sub("user")),
-        author_association=p.get("author_association") or "NONE",
-        labels=tuple(label["name"] for label in p.get("labels") or []),
-        head=_pull_ref(p["head"]), base=_pull_ref(p["base"]),
-    )
+    p["number"], p["head"]["ref"], p["head"]["sha"], p["base"]["ref"], p["base"]["sha"]  # located errors
+    return PullRequest.from_json(p.value)
 
 
 def _comment(p: _Payload, kind: str = "issue_comment") -> Comment:

@@ -126,3 +126,44 @@ class WorkflowRun:
                    display_title=data.get("display_title"), html_url=data.get("html_url") or "",
                    pull_requests=tuple(pr["number"] for pr in data.get("pull_requests") or []
                                        if isinstance(pr, dict) and isinstance(pr.get("number"), int)))
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    """A pull request as GitHub answers for it: the REST pull, a listing entry and a webhook
+    payload's `pull_request` are the same object (a listing has no `changed_files` or
+    `merged`; its `merged_at` says the same)."""
+
+    number: int
+    title: str = ""
+    body: str = ""
+    author: str = ""  # the login that opened it
+    state: str = ""  # open | closed
+    draft: bool = False
+    base_ref: str = ""
+    base_sha: str = ""
+    head_ref: str = ""
+    head_sha: str = ""
+    head_repo: str | None = None  # owner/name of the head's repository; None once a fork is deleted
+    labels: tuple[str, ...] = ()
+    changed_files: int = 0
+    merged: bool = False
+    author_association: str = ""
+    base_repo: str | None = None  # owner/name of the repository it is opened against
+    default_branch: str = ""  # that repository's, from GitHub's answer (base.repo.default_branch)
+
+    @classmethod
+    def from_json(cls, data: dict) -> PullRequest:
+        head, base = data.get("head") or {}, data.get("base") or {}
+        base_repo = base.get("repo") or {}
+        return cls(number=int(data["number"]), title=data.get("title") or "", body=data.get("body") or "",
+                   author=(data.get("user") or {}).get("login") or "", state=data.get("state") or "",
+                   draft=bool(data.get("draft")), base_ref=base.get("ref") or "",
+                   base_sha=base.get("sha") or "", head_ref=head.get("ref") or "",
+                   head_sha=head.get("sha") or "", head_repo=(head.get("repo") or {}).get("full_name"),
+                   labels=tuple(label.get("name") or "" for label in data.get("labels") or []
+                                if isinstance(label, dict)),
+                   changed_files=int(data.get("changed_files") or 0),
+                   merged=bool(data.get("merged") or data.get("merged_at")),
+                   author_association=data.get("author_association") or "",
+                   base_repo=base_repo.get("full_name"), default_branch=base_repo.get("default_branch") or "")

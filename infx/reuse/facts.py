@@ -18,31 +18,6 @@ class ReuseError(InfxError):
 
 
 @dataclass(frozen=True)
-class PullFacts:
-    number: int
-    state: str
-    merged: bool
-    labels: tuple[str, ...]
-    head_ref: str
-    head_sha: str
-    base_sha: str = ""
-    head_repo: str | None = None
-    default_branch: str = ""  # the repository's, from GitHub's answer (base.repo.default_branch)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> PullFacts:
-        head = data.get("head") or {}
-        base = data.get("base") or {}
-        return cls(number=int(data["number"]), state=data.get("state") or "",
-                   merged=bool(data.get("merged") or data.get("merged_at")),
-                   labels=tuple(label["name"] for label in data.get("labels") or []),
-                   head_ref=head.get("ref") or "", head_sha=head.get("sha") or "",
-                   base_sha=base.get("sha") or "",
-                   head_repo=(head.get("repo") or {}).get("full_name"),
-                   default_branch=(base.get("repo") or {}).get("default_branch") or "")
-
-
-@dataclass(frozen=True)
 class ReuseResult:
     """What the resolver decided; `outputs()` are the step outputs the workflows read."""
 

@@ -8,9 +8,9 @@ from typing import Any
 from infx import trust
 from infx.errors import InfxError
 from infx.github.client import Comment, GitHubError, Permission
-from infx.github.models import Artifact, Job, WorkflowRun
+from infx.github.models import Artifact, Job, PullRequest, WorkflowRun
 from infx.plan.incremental import plan_tree_path
-from infx.reuse.facts import PullFacts, ReuseError
+from infx.reuse.facts import ReuseError
 from infx.reuse.ports import ReuseClient
 from infx.reuse.posted_head import timeline_gap
 
@@ -62,10 +62,10 @@ class GitHubGateway:
         """`permission` and `role_name` (maintain shows as write in `permission`)."""
         return self.client.collaborator_permission(self.repo, user)
 
-    def pull(self, pr_number: int, *, fresh: bool = True) -> PullFacts:
+    def pull(self, pr_number: int, *, fresh: bool = True) -> PullRequest:
         """The PR; `fresh=False` reuses this gateway's last read of it (e.g. the comment count's)."""
         data = None if fresh else self._pulls.get(pr_number)
-        return PullFacts.from_json(data or self._pull_json(pr_number))
+        return PullRequest.from_json(data or self._pull_json(pr_number))
 
     def pull_commits(self, pr_number: int) -> list[str]:
         return list(self._commits(pr_number))

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from infx import trust
 from infx.commands.authorization import newest_request
 from infx.commands.grammar import AuthorizedRequest
-from infx.github.models import WorkflowRun
+from infx.github.models import PullRequest, WorkflowRun
 from infx.plan.benchmark_content import Unreadable, differences
 from infx.plan.coverage import Coverage
 from infx.reuse.covering import Wanted, coverage, eligible_runs, flags_of, plan_at
-from infx.reuse.facts import PullFacts, ReuseError, ReuseResult
+from infx.reuse.facts import ReuseError, ReuseResult
 from infx.reuse.gateway import GitHubGateway
 from infx.reuse.posted_head import binding_problem, head_seen
 from infx.reuse.sources import (
@@ -62,7 +62,7 @@ def unbound_reason(gateway: GitHubGateway, pr_number: int, request: AuthorizedRe
                            base=pull.base_sha, tree=gateway.tree, unknown=seen.problem)
 
 
-def plan_of(gateway: GitHubGateway, pull: PullFacts, head: str, base: str | None = None, *,
+def plan_of(gateway: GitHubGateway, pull: PullRequest, head: str, base: str | None = None, *,
             merged: bool = False) -> Wanted:
     """The plan of `head` (against `base`, default the PR's base) with its row fingerprints:
     under the PR's labels, or, for a merge (`merged`), as a push to the default branch plans
@@ -72,7 +72,7 @@ def plan_of(gateway: GitHubGateway, pull: PullFacts, head: str, base: str | None
                    base_ref=base, head_ref=head)
 
 
-def ours_by(gateway: GitHubGateway, pull: PullFacts, workflow: str = DEFAULT_WORKFLOW,
+def ours_by(gateway: GitHubGateway, pull: PullRequest, workflow: str = DEFAULT_WORKFLOW,
             reference: str | None = None) -> Trust:
     """The trust decision (infx.trust.our_run) for the PR's runs, read through the gateway
     (`reference`: the commit whose sweep files are ours; default the default branch's tip)."""

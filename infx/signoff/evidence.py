@@ -31,7 +31,7 @@ from infx.signoff.model import (
     Evidence,
     ExternalPull,
     Job,
-    PullInfo,
+    PullRequest,
     SignOff,
     WorkflowRun,
 )
@@ -142,11 +142,11 @@ class Reader:
 
     # --- the reads ----------------------------------------------------------------------
 
-    def pull(self, number: int) -> tuple[PullInfo, dict]:
+    def pull(self, number: int) -> tuple[PullRequest, dict]:
         data = self.read(f"reading PR #{number}", self.client.get_pull, self.repo, number)
         self.counts[number] = {key: int(data[key]) for key in ("commits", "comments")
                                if isinstance(data.get(key), int)}
-        return pull_info(data), data
+        return PullRequest.from_json(data), data
 
     def _expected(self, number: int, key: str) -> int | None:
         return self.counts.get(number, {}).get(key)
@@ -376,18 +376,6 @@ class Reader:
 
 
 # --- JSON -> model ---------------------------------------------------------------------------
-
-
-def pull_info(data: dict) -> PullInfo:
-    head, base = data.get("head") or {}, data.get("base") or {}
-    return PullInfo(
-        number=data["number"], title=data.get("title") or "", body=data.get("body") or "",
-        author=(data.get("user") or {}).get("login", ""), state=data.get("state") or "",
-        draft=bool(data.get("draft")), base_ref=base.get("ref", ""), base_sha=base.get("sha", ""),
-        head_ref=head.get("ref", ""), head_sha=head.get("sha", ""),
-        head_repo=(head.get("repo") or {}).get("full_name"),
-        labels=tuple(label.get("name", "") for label in data.get("labels") or []),
-        changed_files=int(data.get("changed_files") or 0), merged=bool(data.get("merged")))
 
 
 def changed_file(item: dict) -> ChangedFile:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 
-from infx.github.models import Comment, Job, WorkflowRun  # noqa: F401 - the checks' models are GitHub's
+from infx.github.models import Comment, Job, PullRequest, WorkflowRun  # noqa: F401 - the checks' models are GitHub's
 
 
 class Status(str, Enum):
@@ -76,24 +76,6 @@ class SignOff:
 
 
 @dataclass(frozen=True)
-class PullInfo:
-    number: int
-    title: str
-    body: str
-    author: str
-    state: str
-    draft: bool
-    base_ref: str
-    base_sha: str
-    head_ref: str
-    head_sha: str
-    head_repo: str | None
-    labels: tuple[str, ...] = ()
-    changed_files: int = 0
-    merged: bool = False
-
-
-@dataclass(frozen=True)
 class Artifact:
     name: str
     expired: bool
@@ -117,7 +99,7 @@ class Evidence:
     repo: str
     default_branch: str
     now: datetime
-    pr: PullInfo
+    pr: PullRequest
     signoff: SignOff
     files: list[ChangedFile] | None = None
     commits: list[str] | None = None  # oldest first

@@ -12,7 +12,7 @@ from infx.github.markers import Marker, make_marker
 from infx.reuse.posted_head import github_time
 from infx.signoff import checkrun, ownership, render
 from infx.signoff import evidence as ev
-from infx.signoff.model import Comment, Evidence, PullInfo, SignOff, Status
+from infx.signoff.model import Comment, Evidence, PullRequest, SignOff, Status
 from infx.signoff.ports import SignoffClient
 from infx.signoff.rules.policy_reads import first_trusted_file
 from infx.signoff.table import CheckTable, load_table
@@ -174,7 +174,7 @@ class _Session:
         if self.options.on_status is not None:
             self.options.on_status(state, self.head_sha)
 
-    def run(self, trigger: gating.Trigger, pr: PullInfo, raw: dict) -> Result:
+    def run(self, trigger: gating.Trigger, pr: PullRequest, raw: dict) -> Result:
         problem = gating.pr_state_problem(pr.state, pr.draft, trigger.dispatched)
         if problem:
             return self._skip(problem)
@@ -234,7 +234,7 @@ class _Session:
                                              lambda: self.reader.pull(pr.number)[0].head_sha)
         return self._conclude(evidence)
 
-    def head(self, pr: PullInfo, raw: dict) -> Result:
+    def head(self, pr: PullRequest, raw: dict) -> Result:
         """The status of a new head, before (or without) any sign-off on it."""
         if pr.state != "open":
             return self._skip(f"the PR is {pr.state}")
@@ -276,7 +276,7 @@ class _Session:
             "success", f"CODEOWNER sign-off carried from {verified[:12]} (same PR changes).",
             bound.reason, verdict.html_url)
 
-    def _basis_problem(self, verified: str, verdict: Comment, pr: PullInfo,
+    def _basis_problem(self, verified: str, verdict: Comment, pr: PullRequest,
                        evidence: Evidence) -> str | None:
         """Why the verdict on `verified` may not be carried to this head (None: it may).
 
@@ -415,7 +415,7 @@ class _Session:
     def _skip(self, reason: str) -> Result:
         return Result("skipped", reason, api_calls=self.reader.calls)
 
-    def _signoff(self, trigger: gating.Trigger, pr: PullInfo) -> SignOff:
+    def _signoff(self, trigger: gating.Trigger, pr: PullRequest) -> SignOff:
         if self.options.body_override is not None:
             from infx.signoff.trigger.checklist import parse
 
@@ -426,7 +426,7 @@ class _Session:
                            source_id=None, kind="issue_comment")
         return self.reader.signoff(trigger.ref, pr.number)
 
-    def _scope(self, pr: PullInfo, raw: dict, signoff: SignOff,
+    def _scope(self, pr: PullRequest, raw: dict, signoff: SignOff,
                permissions: dict[str, dict[str, str] | None]) -> Evidence | Result:
         try:
             branch = ev.default_branch_of(raw) or pr.base_ref

@@ -21,7 +21,7 @@ from infx.signoff.model import (
     Evidence,
     ExternalPull,
     Job,
-    PullInfo,
+    PullRequest,
     SignOff,
     WorkflowRun,
 )
@@ -76,7 +76,7 @@ def evidence_from_world(world: dict[str, Any], number: int | None = None,
     return Evidence(
         repo=world["repo"], default_branch=world.get("default_branch", "main"),
         now=_time(world["now"]),
-        pr=PullInfo(number=pull["number"], title=pull.get("title", ""), body=pull.get("body", ""),
+        pr=PullRequest(number=pull["number"], title=pull.get("title", ""), body=pull.get("body", ""),
                     author=pull.get("user", ""), state=pull.get("state", "open"),
                     draft=pull.get("draft", False), base_ref=pull["base"]["ref"], base_sha=base_sha,
                     head_ref=pull["head"]["ref"], head_sha=head_sha,
@@ -117,7 +117,7 @@ def bare_evidence(*, head_sha: str = "d" * 40, signer: str = "alice", body: str 
     With ``provenance`` (default), every run the jobs belong to is recorded as a run of our
     sweep workflow on o/r, and the sweep workflow file is the same on the default branch and
     at each run's commit (PRODUCT §4.8), so the tests judge the jobs, not the provenance."""
-    pr = PullInfo(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", head_sha, "o/r")
+    pr = PullRequest(1, "t", "", "carol", "open", False, "main", "c" * 40, "x", head_sha, "o/r")
     if fields.get("check_runs") and "run_jobs" not in fields:
         fields["run_jobs"] = jobs_of(fields["check_runs"])
     if provenance and fields.get("run_jobs"):

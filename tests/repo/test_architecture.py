@@ -222,8 +222,6 @@ GITHUB_OBJECTS = {
 # issue 19 (What to build 1): one class per GitHub object. What is still modelled twice or
 # more; merge one, then remove it here (the test fails on a new copy and on a stale entry).
 STILL_DUPLICATED = {
-    "pull request": {"infx.github.events.PullRequest", "infx.signoff.model.PullInfo",
-                     "infx.reuse.facts.PullFacts"},
     # the sign-off's Artifact is a listing entry with the members it downloaded
     "artifact": {"infx.github.models.Artifact", "infx.signoff.model.Artifact"},
 }

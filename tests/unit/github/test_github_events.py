@@ -33,10 +33,10 @@ def test_pull_request_labeled(hooks):
     assert isinstance(event, PullRequestEvent)
     assert (event.action, event.number, event.label) == ("labeled", 2, "bug")
     pr = event.pull_request
-    assert pr.head.sha == "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
-    assert pr.base.ref == "master"
+    assert pr.head_sha == "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
+    assert pr.base_ref == "master"
     assert pr.labels == ("bug",)
-    assert not pr.is_fork
+    assert pr.head_repo == pr.base_repo == "Codertocat/Hello-World"
     assert event.repository.full_name == "Codertocat/Hello-World"
 
 
@@ -51,12 +51,13 @@ def test_synchronize_carries_before_and_after(hooks):
     assert (event.before, event.after) == (raw["before"], raw["after"])
 
 
-def test_fork_detection_from_head_repo(hooks):
+def test_the_head_repository_is_the_forks_or_none_once_deleted(hooks):
     raw = json.loads((hooks / "pull_request" / "opened.payload.json").read_text())
     raw["pull_request"]["head"]["repo"]["full_name"] = "someone/fork"
-    assert parse_event("pull_request", raw).pull_request.is_fork
+    pr = parse_event("pull_request", raw).pull_request
+    assert (pr.head_repo, pr.base_repo) == ("someone/fork", "Codertocat/Hello-World")
     raw["pull_request"]["head"]["repo"] = None  # deleted fork
-    assert parse_event("pull_request", raw).pull_request.is_fork
+    assert parse_event("pull_request", raw).pull_request.head_repo is None
 
 
 def test_issue_comment_created_and_edited(hooks):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from infx.signoff import checkrun
-from infx.signoff.model import ChangedFile, Evidence, Outcome, PullInfo, SignOff, Status
+from infx.signoff.model import ChangedFile, Evidence, Outcome, PullRequest, SignOff, Status
 from infx.signoff.table import load_table
 from infx.signoff.verdict import from_outcomes
 
@@ -16,7 +16,7 @@ SCRIPT = "benchmarks/single_node/x_mtp.sh"
 
 
 def evidence(lines: int = 400) -> Evidence:
-    pr = PullInfo(number=7, title="t", body="", author="carol", state="open", draft=False,
+    pr = PullRequest(number=7, title="t", body="", author="carol", state="open", draft=False,
                   base_ref="main", base_sha="cd" * 20, head_ref="b", head_sha=HEAD, head_repo=None)
     text = "\n".join(f"line {i}" for i in range(1, lines + 1)) + "\n"
     return Evidence(repo="acme/x", default_branch="main", now=datetime(2026, 9, 30, tzinfo=timezone.utc),
