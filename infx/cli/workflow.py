@@ -310,6 +310,80 @@ def results_link_command(repo: str, pr_number: int, run_id: int, world: Path | N
     click.echo(json.dumps({"action": action}))
 
 
+@workflow.command("fork-approve")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True)
+@click.option("--event-path", envvar="GITHUB_EVENT_PATH", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The issue_comment event (env GITHUB_EVENT_PATH).")
+@world_option
+def fork_approve_command(repo: str, event_path: Path, world: Path | None) -> None:
+    """`/approve-sweep <sha>`: a maintainer approves a fork PR's exact head; dispatch its sweep."""
+    from infx.github.events import load_event
+    from infx.reuse.ack import CommentEvent
+    from infx.workflow.actions import append_summary
+    from infx.workflow.fork_sweep import approve
+
+    event = CommentEvent.from_event(load_event(event_path, "issue_comment"))
+    with open_client(world) as client:
+        outcome = approve(client, repo, event)
+    append_summary(outcome.summary)
+    click.echo(json.dumps({"reaction": outcome.reaction, "dispatched": outcome.dispatched,
+                           "summary": outcome.summary}))
+    if outcome.failed:
+        raise InfxError(Problem(outcome.summary, key=f"comment {event.comment_id}"))
+
+
+@workflow.command("fork-gate")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True)
+@click.option("--pr", "pr_number", envvar="PR_NUMBER", type=int, required=True,
+              help="The dispatch's pr-number input (env PR_NUMBER).")
+@click.option("--head-sha", envvar="HEAD_SHA", required=True, help="The dispatch's head-sha input (env HEAD_SHA).")
+@world_option
+def fork_gate_command(repo: str, pr_number: int, head_sha: str, world: Path | None) -> None:
+    """A fork sweep's first step: a maintainer's approval must hold for exactly this head."""
+    from infx.workflow.actions import append_summary, write_outputs
+    from infx.workflow.fork_sweep import gate
+
+    try:
+        with open_client(world) as client:
+            outputs = gate(client, repo, pr_number, head_sha)
+    except InfxError as exc:
+        append_summary("**Fork sweep refused:** " + "; ".join(p.message for p in exc.problems))
+        raise
+    write_outputs(outputs)
+    append_summary(f"Fork sweep of PR #{pr_number} at `{outputs['head-sha']}`, approved by "
+                   f"`{outputs['approver']}`.")
+    click.echo(json.dumps(outputs, sort_keys=True))
+
+
+@workflow.command("fork-drop")
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True)
+@click.option("--event-path", envvar="GITHUB_EVENT_PATH", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The workflow_run event of the finished `Fork PR push` run (env GITHUB_EVENT_PATH).")
+@world_option
+def fork_drop_command(repo: str, event_path: Path, world: Path | None) -> None:
+    """After a push to a fork PR: drop an approval of an earlier head (labels off, one note)."""
+    from infx.github.events import load_event
+    from infx.workflow.actions import append_summary
+    from infx.workflow.fork_sweep import drop
+    from infx.workflow.posting import pulls_for_run_head, run_head
+
+    run = load_event(event_path, "workflow_run").workflow_run
+    if run is None or run.event != "pull_request":
+        kind = run.event if run is not None else "no run"
+        click.echo(json.dumps({"pulls": [], "reason": f"triggered by {kind}, not pull_request"}))
+        return
+    head = run_head(run)  # the fork's run is data: validated, then only used to find the PR here
+    with open_client(world) as client:
+        outcomes = {n: drop(client, repo, n) for n in pulls_for_run_head(client, repo, head)}
+    for outcome in outcomes.values():
+        append_summary(outcome.summary)
+    if not outcomes:
+        append_summary(f"No open pull request has head {head.repo}:{head.branch}; nothing to drop.")
+    click.echo(json.dumps({"pulls": sorted(outcomes), "summaries": [o.summary for o in outcomes.values()]}))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the group with infx's error reporting (located errors, exit 1, nothing on stdout)."""
     from infx.cli import run

@@ -40,6 +40,16 @@ class ForkPull:
     head_repo: str | None  # owner/name of the head repository; None when it was deleted
     labels: tuple[str, ...]
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ForkPull:
+        """From the pulls API's answer (GET /repos/{owner}/{repo}/pulls/{number})."""
+        head, base = data.get("head") or {}, data.get("base") or {}
+        return cls(number=int(data["number"]), state=str(data.get("state") or ""),
+                   draft=bool(data.get("draft")), base_ref=str(base.get("ref") or ""),
+                   head_sha=str(head.get("sha") or ""),
+                   head_repo=(head.get("repo") or {}).get("full_name") or None,
+                   labels=tuple(str(label.get("name")) for label in data.get("labels") or []))
+
 
 @dataclass(frozen=True)
 class Approval:
@@ -134,6 +144,31 @@ def newest_approval(comments: Iterable[Any], permission_of: Callable[[str], Any]
             return decided
         newest_refusal = newest_refusal or decided
     return newest_refusal or Approval(False, f"no comment approves a sweep (usage: {USAGE})", command=False)
+
+
+def dropped_approval(comments: Iterable[Any], permission_of: Callable[[str], Any],
+                     pull: ForkPull) -> Approval | None:
+    """The approval a push dropped, or None: the newest posted (never edited) comment of a
+    maintainer or admin that approves exactly one commit, when that commit is no longer the
+    PR's head. None when the newest such approval names the head (nothing was dropped) or
+    there is none. Permissions are read once per author, as in `newest_approval`."""
+    cache: dict[str, Authority] = {}
+    for comment in newest_first(comments):
+        shas = list(dict.fromkeys(approve_sweep_shas(_field(comment, "body"))))
+        if len(shas) != 1 or is_bot(_field(comment, "user") or "", _field(comment, "user_type")):
+            continue
+        if _field(comment, "updated_at") not in (None, _field(comment, "created_at")):
+            continue  # an edit is never an approval, so it drops nothing either
+        user = _field(comment, "user") or ""
+        if user not in cache:
+            cache[user] = authority_of(comment, permission_of)
+        if not cache[user].elevated:
+            continue
+        if shas[0] == pull.head_sha:
+            return None
+        return Approval(False, approval_standing(shas[0], pull.head_sha) or "", sha=shas[0],
+                        approver=user, comment_id=_field(comment, "id"))
+    return None
 
 
 def approval_standing(approved_sha: str, head_sha: str) -> str | None:

@@ -141,6 +141,7 @@ _RETEST_LINE = re.compile(r"[ \t]*/retest(?:-failed)?[ \t]*")
 _HELP_LINE = re.compile(r"[ \t]*/help[ \t]*")
 _REVERIFY_LINE = re.compile(r"[ \t]*/reverify[ \t]*")
 _BYPASS_LINE = re.compile(rf"[ \t]*{re.escape(PARETO_BYPASS_COMMAND)}[ \t]+[0-9a-f]{{40}}[ \t]*")
+_APPROVE_LINE = re.compile(rf"[ \t]*{re.escape(APPROVE_SWEEP_COMMAND)}[ \t]+[0-9a-f]{{40}}[ \t]*")
 # a line that starts like a slash command: `/word` then whitespace or the end (a path such as
 # `/usr/bin` is not one); the word is what a near-miss is measured by
 _SLASH_WORD = re.compile(r"[ \t]*(/[A-Za-z][A-Za-z0-9_-]*)(?:[ \t][^\n]*)?")
@@ -178,6 +179,11 @@ def has_reverify(body: str | None) -> bool:
 def is_bypass_line(line: str) -> bool:
     """`/pareto-bypass <40-hex sha>`, alone on the line."""
     return _BYPASS_LINE.fullmatch(line.removesuffix("\r")) is not None
+
+
+def is_approve_sweep_line(line: str) -> bool:
+    """`/approve-sweep <40-hex sha>`, alone on the line."""
+    return _APPROVE_LINE.fullmatch(line.removesuffix("\r")) is not None
 
 
 def has_retest(body: str | None) -> bool:

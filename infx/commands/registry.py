@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from infx.commands.authorization import AUTHORIZED_PERMISSIONS, ELEVATED_ROLES
 from infx.commands.grammar import (
+    APPROVE_SWEEP_COMMAND,
     HELP_COMMAND,
     PARETO_BYPASS_COMMAND,
     RETEST_ALIAS,
@@ -22,6 +23,7 @@ from infx.commands.grammar import (
     REUSE_COMMAND,
     REVERIFY_COMMAND,
     USE_ALIAS,
+    is_approve_sweep_line,
     is_bypass_line,
     is_help_line,
     is_retest_line,
@@ -34,16 +36,20 @@ from infx.inert import code
 # role_name values of the collaborator permission API that may use each command
 RETEST_ROLES = frozenset({"triage", "write", "maintain", "admin"})
 BYPASS_ROLES = frozenset({"admin"})
+APPROVE_SWEEP_ROLES = ELEVATED_ROLES  # infx.commands.fork_approval
 REVERIFY_ROLES = ELEVATED_ROLES  # or the signer of the sign-off being re-verified
 EVERYONE: frozenset[str] = frozenset()  # no role needed (bots are never answered)
 NEAR_MISS_DISTANCE = 2
+# other bots' commands (Prow's), never a near-miss of ours: `/approve` approves a PR there, it is
+# no `/approve-sweep` cut short
+OTHER_TOOLS_COMMANDS = frozenset({"/approve", "/lgtm", "/assign", "/unassign", "/cc", "/hold"})
 
 
 @dataclass(frozen=True)
 class SlashCommand:
     """One command as a reader meets it: the spellings it accepts and what it does."""
 
-    kind: str  # stable id: reuse | retest | bypass | help
+    kind: str  # stable id: reuse | retest | bypass | approve-sweep | help | reverify
     usages: tuple[str, ...]  # every accepted spelling, the canonical one first
     line: Callable[[str], bool]  # does one line (alone) hold the command? (infx.commands.grammar)
     roles: frozenset[str]  # role_name values that may use it; EVERYONE = any human
@@ -119,6 +125,25 @@ COMMANDS: tuple[SlashCommand, ...] = (
                 "签核结论会报告它，它本身不会让检查通过。",
         examples=(f"{PARETO_BYPASS_COMMAND} {'0123456789abcdef' * 2}01234567",),
         workflow=None,
+    ),
+    SlashCommand(
+        kind="approve-sweep",
+        usages=(f"{APPROVE_SWEEP_COMMAND} <sha>",),
+        line=is_approve_sweep_line,
+        roles=APPROVE_SWEEP_ROLES,
+        who="maintain or admin",
+        who_zh="maintain 或 admin 角色",
+        summary="Approve a fork PR's exact head commit for a sweep",
+        summary_zh="批准来自 fork 的 PR 的当前 head 提交进行扫描",
+        help="Approve a fork PR's head commit (the full 40-character sha, after reading it) for a "
+             "sweep: the default branch's run-sweep.yml then sweeps exactly that commit, with the "
+             "PR's files as data, as its one primary sweep label asks. Any later push drops the "
+             "approval (the sweep label is removed with a note); the new head needs a new one.",
+        help_zh="批准来自 fork 的 PR 的 head 提交（完整的 40 位 sha，阅读后再批准）进行扫描：默认分支的 "
+                "run-sweep.yml 会按 PR 唯一的主扫描标签，把 PR 的文件仅作为数据扫描这个提交。之后的任何推送都会"
+                "撤销批准（扫描标签会被移除并附说明）；新的 head 需要重新批准。",
+        examples=(f"{APPROVE_SWEEP_COMMAND} {'0123456789abcdef' * 2}01234567",),
+        workflow="fork-sweep.yml",
     ),
     SlashCommand(
         kind="help",
@@ -230,6 +255,8 @@ def _usage_of(entry: SlashCommand, name: str) -> str:
 def _meant(word: str) -> tuple[SlashCommand, str, str] | None:
     """(command, why, usage to suggest) for a `/word` line that is no command, or None."""
     lowered = word.lower()
+    if lowered in OTHER_TOOLS_COMMANDS:
+        return None
     best: tuple[int, int, SlashCommand, str, str] | None = None
     for order, entry in enumerate(COMMANDS):
         for name in entry.names:

@@ -1189,6 +1189,28 @@ class GitHubClient:
                   action=f"sending the {event_type} repository_dispatch to {name}",
                   permission="contents: write", post=True)
 
+    def workflow_dispatch(self, repo: Any, workflow: str, ref: str, inputs: dict[str, str]) -> None:
+        """Start a run of `workflow` (its file name) on the branch `ref` with `inputs`
+        (`workflow_dispatch`; GitHub answers 204 and names no run)."""
+        name = _repo_name(repo)
+        self.call(lambda: self._json("POST", f"/repos/{name}/actions/workflows/{quote(workflow)}/dispatches",
+                                     body={"ref": ref, "inputs": dict(inputs)}),
+                  action=f"dispatching {workflow} on {ref}", permission="actions: write", post=True)
+
+    def remove_label(self, repo: Any, issue_number: int, label: str) -> bool:
+        """Take a label off an issue or PR; False when it was not on it (404)."""
+        name = _repo_name(repo)
+        try:
+            self.call(lambda: self._json("DELETE", f"/repos/{name}/issues/{int(issue_number)}/labels/"
+                                                   f"{quote(label, safe='')}"),
+                      action=f"removing the label {label} from #{issue_number}",
+                      permission="pull-requests: write (or issues: write)")
+        except GitHubError as exc:
+            if exc.status == 404:
+                return False
+            raise
+        return True
+
     def add_reaction(self, repo: Any, comment_id: int, content: str) -> dict:
         """React to an issue comment as the bot (GitHub answers 200 if it already exists)."""
         if content not in REACTIONS:

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Runner-side job-started hook: refuse jobs from forks and from workflows not on the allow-list.
 
+Accepted: pull_request jobs of this repository's own branches, and push and workflow_dispatch (a
+trusted fork sweep) jobs of the allow-listed workflows as the default branch has them.
+
 Install it OUTSIDE any job workspace, owned by root and read-only for the runner user (e.g.
 /opt/infx-runner/job_started.py), and point the runner at it in the runner's `.env` file:
 
@@ -27,6 +30,10 @@ from collections.abc import Mapping
 # the events whose jobs may run here (anything else is refused)
 PULL_REQUEST_EVENTS = ("pull_request",)
 PUSH_EVENTS = ("push",)
+# a trusted fork sweep: run-sweep.yml dispatched on the default branch, whose first job decides
+# again that a maintainer approved the pinned head (infx/workflow/fork_sweep.py); from any other
+# ref the workflow file, and so that gate, would be someone's branch
+DISPATCH_EVENTS = ("workflow_dispatch",)
 
 
 class Refused(Exception):
@@ -95,9 +102,12 @@ def check(env: Mapping[str, str]) -> str:
     elif event_name in PUSH_EVENTS:
         if ref != f"refs/heads/{default_branch}":
             raise Refused(f"push jobs run only from {default_branch}, not {ref}")
+    elif event_name in DISPATCH_EVENTS:
+        if ref != f"refs/heads/{default_branch}":
+            raise Refused(f"dispatched jobs (fork sweeps) run only from {default_branch}, not {ref}")
     else:
-        raise Refused(f"the event {event_name!r} never runs on these runners "
-                      "(only pull_request from this repository and push to the default branch)")
+        raise Refused(f"the event {event_name!r} never runs on these runners (only pull_request "
+                      "from this repository, push to and dispatches on the default branch)")
     return f"job-started hook: accepted {path} for {event_name} in {repository}"
 
 

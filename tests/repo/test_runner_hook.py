@@ -109,10 +109,24 @@ def test_push_runs_only_from_the_default_branch(tmp_path):
         assert done.returncode == 1 and "only from main" in done.stderr
 
 
+def test_dispatches_run_only_from_the_default_branch(tmp_path):
+    """A fork sweep is run-sweep.yml dispatched on the default branch (its first job decides the
+    approval again); dispatched from any other ref the workflow file is someone's branch."""
+    event = _payload("workflow_dispatch", "payload.json")
+    event.setdefault("repository", {})["full_name"] = REPOSITORY
+    done = run_hook(tmp_path, "workflow_dispatch", event, ref="refs/heads/main")
+    assert done.returncode == 0, done.stderr
+    for ref in ("refs/heads/feature", "refs/tags/v1", "refs/pull/2/merge"):
+        done = run_hook(tmp_path, "workflow_dispatch", event, ref=ref)
+        assert done.returncode == 1 and "run only from main" in done.stderr
+    done = run_hook(tmp_path, "workflow_dispatch", event, ref="refs/heads/main",
+                    workflow=".github/workflows/pwn.yml")
+    assert done.returncode == 1 and "not on this runner's allow-list" in done.stderr
+
+
 @pytest.mark.parametrize(("event_name", "event", "name"), [
     ("issue_comment", "issue_comment", "created.payload.json"),
     ("workflow_run", "workflow_run", "completed.with-pull-requests.payload.json"),
-    ("workflow_dispatch", "workflow_dispatch", "payload.json"),
     ("pull_request_target", "pull_request", "synchronize.payload.json"),
     ("pull_request_review", "pull_request_review", "submitted.payload.json"),
 ])

@@ -20,9 +20,11 @@ PAYLOAD = json.loads((REPO / "tests/data/github/webhooks/issue_comment/created.p
                      .read_text(encoding="utf-8"))
 ANSWER = "slash-commands.yml"
 LISTENERS = {"reuse-command.yml": "acknowledge", "retest-command.yml": "retest", ANSWER: "answer",
-             "signoff-verify.yml": "verify"}  # /reverify: the sign-off workflow's verify job
+             "signoff-verify.yml": "verify", "fork-sweep.yml": "approve"}  # /reverify: the sign-off workflow's verify job
 # workflows that listen for more than comments (the sign-off workflow: reviews, pushes, dispatch)
 MULTI_EVENT = {"signoff-verify.yml"}
+# an edited comment never approves a fork sweep (infx.commands.fork_approval): new comments only
+CREATED_ONLY = {"fork-sweep.yml"}
 NEAR_MISSES = ["/reuse", "/retest-all", "/use", "/use abc", "/retset-failed", "/hlep", "/Help",
                "Flaky again.\n\n/retest-al", "thanks\r\n/reuse-sweep-rnu 5"]
 
@@ -59,6 +61,8 @@ def test_every_command_with_a_workflow_names_one_that_exists_and_listens_to_comm
         triggers = workflow.get("on", workflow.get(True))
         if name in MULTI_EVENT:
             assert "created" in triggers["issue_comment"]["types"], name
+        elif name in CREATED_ONLY:
+            assert triggers == {"issue_comment": {"types": ["created"]}}, name
         else:
             assert triggers == {"issue_comment": {"types": ["created", "edited"]}}, name
 
@@ -94,6 +98,13 @@ def test_the_answer_workflow_pre_filter(body, previous, starts):
 def test_the_answer_workflow_never_answers_bots(login):
     assert not _starts(ANSWER, "/help", login=login)
     assert not _starts(ANSWER, "/reuse", login=login)
+
+
+@pytest.mark.parametrize("login", ["renovate[bot]", "github-actions[bot]"])
+def test_the_fork_sweep_approval_never_starts_for_bots(login):
+    assert _starts("fork-sweep.yml", f"/approve-sweep {'ab' * 20}")
+    assert not _starts("fork-sweep.yml", f"/approve-sweep {'ab' * 20}", login=login)
+    assert not _starts("fork-sweep.yml", "/reuse-sweep-run")
 
 
 @pytest.mark.parametrize(("body", "starts"), [

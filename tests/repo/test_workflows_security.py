@@ -65,7 +65,8 @@ def test_top_level_permissions_are_empty_or_read_only(path):
 
 # workflow_run follow-ups that write for a finished pull_request run: name -> the workflow they follow
 PRIVILEGED_FOLLOW_UPS = {"pr-welcome-fork.yml": "pr-welcome.yml",
-                         "signoff-head-status.yml": "signoff-verify.yml"}
+                         "signoff-head-status.yml": "signoff-verify.yml",
+                         "fork-sweep-drop.yml": "fork-push.yml"}
 
 
 @pytest.mark.parametrize("path", FILES, ids=_ids(FILES))
@@ -106,6 +107,8 @@ def test_jobs_declare_minimal_permissions(path):
 # publish a verdict write its check run beside the status (`checks: write`, nothing else)
 EXTRA_WRITES = {("run-sweep.yml", "publish"): {"contents"}, ("infx-run-sweep.yml", "publish"): {"contents"},
                 ("retest-command.yml", "retest"): {"actions"},
+                # /approve-sweep dispatches the default branch's run-sweep.yml (workflow_dispatch)
+                ("fork-sweep.yml", "approve"): {"actions"},
                 **{(name, job): {"checks"} for name, job in (
                     ("signoff-verify.yml", "verify"), ("infx-signoff-verify.yml", "verify"),
                     ("signoff-head-status.yml", "review-signoff"),

@@ -17,6 +17,8 @@ from infx.yamlio import load_file
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_BRANCH = "${{ github.event.repository.default_branch }}"
 TRUSTED, PR = "trusted", "pr"
+# a fork sweep's pinned head (run-sweep.yml dispatched; empty, so the event's commit, otherwise)
+PINNED = "${{ github.event.inputs.head-sha }}"
 
 
 def _sweep_workflows() -> list[Path]:
@@ -48,7 +50,8 @@ def test_every_job_installs_the_default_branchs_infx_and_reads_the_pr_as_data(na
     # nothing is checked out at the workspace root: a step without a folder sees no PR file
     assert set(checkouts) <= {TRUSTED, PR} and None not in checkouts, name
     assert checkouts[TRUSTED].get("ref") == DEFAULT_BRANCH, name
-    assert "ref" not in checkouts.get(PR, {}), name  # the event's commit, never the default branch's name
+    # the event's commit or a fork sweep's pinned head, never the default branch's name
+    assert checkouts.get(PR, {}).get("ref", PINNED) == PINNED, name
     installs = [i for i, s in enumerate(steps) if "pip install" in str(s.get("run", ""))]
     assert len(installs) == 1 and steps[installs[0]].get("working-directory") == TRUSTED, name
     first_checkout = min(i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("actions/checkout@"))

@@ -47,6 +47,7 @@ TABLE: dict[tuple[str, str], Need] = {
     ("GET", f"{_R}/compare/(?P<base>[^/.]+)\\.\\.\\.(?P<head>[^/.]+)"): (("contents", "read"),),
     ("POST", f"{_R}/statuses/(?P<sha>[^/]+)"): (("statuses", "write"),),
     ("POST", f"{_R}/dispatches"): (("contents", "write"),),
+    ("POST", f"{_R}/actions/workflows/(?P<workflow>[^/]+)/dispatches"): (("actions", "write"),),
     ("GET", f"{_R}/statuses/(?P<ref>[^/]+)"): (("statuses", "read"),),
     ("GET", f"{_R}/commits/(?P<ref>[^/]+)/statuses"): (("statuses", "read"),),
     ("GET", f"{_R}/commits/(?P<ref>[^/]+)/status"): (("statuses", "read"),),

@@ -15,6 +15,7 @@ import zipfile
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import TypeVar
+from urllib.parse import unquote
 
 from infx.github.fake import permissions as P
 from infx.github.fake import world as W
@@ -702,6 +703,33 @@ def create_dispatch(state: State, req: Request, owner: str, name: str) -> Respon
     state.world.setdefault("dispatches", []).append(
         {"event_type": event_type, "client_payload": payload, "sender": state.world["token_login"],
          "created_at": state.world["now"]})
+    return Response(status=204)
+
+
+@route("POST", "{R}/actions/workflows/(?P<workflow>[^/]+)/dispatches")
+def create_workflow_dispatch(state: State, req: Request, owner: str, name: str, workflow: str) -> Response:
+    """workflow_dispatch: recorded under the world's `workflow_dispatches` (GitHub answers 204).
+    As GitHub: the branch must exist, and the workflow file at its tip must exist and declare
+    `workflow_dispatch` (else 404 / 422); inputs are strings."""
+    _require_auth(req)
+    _own_repo(state, owner, name)
+    ref = _body_field(req, "ref")
+    branch = ref.removeprefix("refs/heads/")
+    sha = state.world["branches"].get(branch)
+    if sha is None:
+        raise HttpError(422, f"No ref found for: {ref}")
+    path = f".github/workflows/{unquote(workflow)}"
+    text = state.tree(sha).get(path)
+    if text is None:
+        raise not_found()
+    if "workflow_dispatch" not in text:
+        raise HttpError(422, "Workflow does not have 'workflow_dispatch' trigger")
+    inputs = req.body.get("inputs", {}) if isinstance(req.body, dict) else {}
+    if not isinstance(inputs, dict) or not all(isinstance(v, str) for v in inputs.values()):
+        raise _validation_failed("WorkflowDispatch", "inputs", "inputs must be an object of strings")
+    state.world.setdefault("workflow_dispatches", []).append(
+        {"workflow": path, "ref": branch, "sha": sha, "inputs": dict(inputs),
+         "sender": state.world["token_login"], "created_at": state.world["now"]})
     return Response(status=204)
 
 

@@ -69,7 +69,7 @@ def test_every_example_is_its_own_command_and_no_other(entry):
 def test_command_words_are_unique():
     words = [name for entry in COMMANDS for name in entry.names]
     assert len(words) == len(set(words))
-    assert {e.kind for e in COMMANDS} == {"reuse", "retest", "bypass", "help", "reverify"}
+    assert {e.kind for e in COMMANDS} == {"reuse", "retest", "bypass", "approve-sweep", "help", "reverify"}
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -80,6 +80,7 @@ def test_who_may_use_each_command_is_what_its_handler_decides(role):
         "reuse": Authority.of(record).can_write,
         "retest": rejection("someone", "User", record) is None,
         "bypass": is_admin(record),
+        "approve-sweep": Authority.of(record).elevated,  # infx.commands.fork_approval.approval
         "help": True,
         # besides the signer (who may always re-verify their own sign-off)
         "reverify": dispatch_problem("someone", "the-signer", record) is None,
@@ -110,6 +111,9 @@ def test_bots_are_refused_whatever_the_role():
     ("/RETEST", "/retest"),
     ("/help me", "/help"),
     ("/pareto-bypass abc123", "/pareto-bypass <sha>"),
+    ("/approve-sweep", "/approve-sweep <sha>"),
+    ("/approve-sweep abc123", "/approve-sweep <sha>"),  # the full sha only
+    ("/aprove-sweep " + "a" * 40, "/approve-sweep <sha>"),
     ("Flaky.\n\n/retest-al", "/retest-failed"),
 ])
 def test_near_misses_suggest_the_command(body, suggested):
