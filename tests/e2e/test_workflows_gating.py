@@ -336,7 +336,7 @@ def test_report_after_collection_on_prs_without_reuse(sweep, canary, collect):
     ctx = Context({"github": pr, "needs": needs}, job_status="cancelled")
     assert not evaluate_if(sweep["jobs"]["report"]["if"], ctx)
     job = sweep["jobs"]["report"]
-    assert job["concurrency"] == {"group": "sweep-report-${{ github.event.pull_request.number || inputs.pr-number }}",
+    assert job["concurrency"] == {"group": "sweep-report-${{ github.event.pull_request.number || github.event.inputs.pr-number }}",
                                   "cancel-in-progress": False}
     checkout = job["steps"][0]
     assert checkout["with"]["ref"] == "${{ github.event.repository.default_branch }}"  # never PR code
