@@ -25,7 +25,10 @@ MANUAL_STEPS = (
     "Branch protection on the default branch: require the status `codeowner-signoff-verify` "
     "from the App.",
     "Add your master configs (configs/*-master.yaml), configs/runners.yaml with your runner "
-    "labels, perf-changelog.yaml and CODEOWNERS.",
+    "labels, perf-changelog.yaml and CODEOWNERS, the launchers the GPU jobs run "
+    "(runners/launch_<runner>.sh) and their recipe scripts (benchmarks/); register the "
+    "self-hosted GPU runners with those labels and add the secret HF_TOKEN (read-only) for "
+    "the sweep's gated model downloads.",
     "Commit the files, open a PR that appends a changelog entry, and post the checklist as a "
     "CODEOWNER.",
 )
