@@ -23,7 +23,9 @@ Only straight assignments are followed (``NAME=value``, ``export``/``local``/``r
 
 from __future__ import annotations
 
+import ast
 import itertools
+import operator
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -38,6 +40,11 @@ from infx.workflow.launch import env_name
 MAX_UNDECIDED = 4  # conditions a row cannot decide, taken both ways (2**4 variants at most)
 _ASSIGN = re.compile(r"^\s*(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)="
                      r"(\"(?:[^\"`\\]|\\.)*\"|'[^']*'|[^\s;&|()`'\"]*)\s*;?\s*$")
+# NAME=$(awk "BEGIN{print EXPR}"): the launches' way to compute a number (an acceptance rate
+# from an acceptance length); EXPR is computed when, references replaced, it is plain arithmetic
+_AWK = re.compile(r"^\s*(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)="
+                  r"\$\(\s*awk\s+([\"'])BEGIN\s*\{\s*print\s+([^{}\"';]*?)\s*\}\2\s*\)\s*;?\s*$")
+_ARITHMETIC = re.compile(r"[\d.\s()+\-*/]+")
 _ESCAPED = re.compile(r"\\([\"\\])")  # \" and \\ inside a double-quoted value
 MAX_DEPTH = 4  # a value that names another variable is followed this many steps
 _REF = re.compile(r"\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)")
@@ -53,6 +60,7 @@ class Assignment:
     value: str
     line: Line
     guards: tuple[Guard, ...]
+    arithmetic: bool = False  # NAME=$(awk "BEGIN{print EXPR}"): value is EXPR, computed once resolved
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,11 @@ def assignments(lines: Iterable[Line], texts: Mapping[str, str | None]) -> list[
     found = []
     for line in lines:
         if line.number is None or not _SHELL_FILE.search(line.path):
+            continue
+        awk = _AWK.match(line.text)
+        if awk and line.number not in _case_lines(texts.get(line.path) or ""):
+            guards = tuple(shell_guards(texts.get(line.path) or "", line.number))
+            found.append(Assignment(awk.group(1), awk.group(3), line, guards, arithmetic=True))
             continue
         match = _ASSIGN.match(line.text)
         if match and line.number not in _case_lines(texts.get(line.path) or ""):
@@ -202,6 +215,34 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
             for (resolved, assumed), (rows, used, origins) in out.items()]
 
 
+def arithmetic(expression: str) -> str | None:
+    """What awk's ``print`` shows for plain arithmetic (numbers, + - * /, parentheses; %.6g),
+    or None for anything else (a division by zero included)."""
+    if not _ARITHMETIC.fullmatch(expression):
+        return None
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except SyntaxError:
+        return None
+
+    def value(node: ast.AST) -> float:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return float(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return -value(node.operand) if isinstance(node.op, ast.USub) else value(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+            return _OPERATORS[type(node.op)](value(node.left), value(node.right))
+        raise ValueError("not arithmetic")
+
+    try:
+        return f"{value(tree.body):.6g}"
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+
 def _uses(text: str, name: str) -> bool:
     return any((m.group(1) or m.group(3)) == name for m in _REF.finditer(text))
 
@@ -255,6 +296,10 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
             value = chosen.value
             if "$" in value and depth < MAX_DEPTH:  # the value names further variables
                 value = _REF.sub(lambda m: lookup(m, chosen.line, here, depth + 1), value)
+            if chosen.arithmetic:
+                value = arithmetic(value) if "$" not in value else None
+                if value is None:
+                    return match.group(0)
             if "$" not in value:
                 here.append(f"{name}={value} at {chosen.line.where()}")
                 return value

@@ -106,3 +106,20 @@ def test_a_value_naming_a_variable_the_launch_never_sets_stays_as_written():
     found = _variants(text)
     # MODEL=$MODEL_PATH cannot be followed, so it is not an assignment the rows choose between
     assert len(found) == 1 and not found[0].assumed
+
+
+def test_an_acceptance_rate_computed_with_awk_is_followed():
+    # ATOM launches derive the rate from the golden AL (reference PR #2576)
+    text = ('AL=2.99\nK=3\nRATE=$(awk "BEGIN{print ($AL-1)/$K}")\n'
+            'serve --num-speculative-tokens "$K" --spec-decode-acceptance-rate "$RATE"\n')
+    assert _values(_variants(text), 4) == {
+        (): 'serve --num-speculative-tokens "3" --spec-decode-acceptance-rate "0.663333"'}
+
+
+def test_awk_that_is_not_plain_arithmetic_stays_as_written():
+    from infx.signoff.rules.shell_values import arithmetic
+
+    assert arithmetic("(2.99-1)/3") == "0.663333" and arithmetic("-2*3+1") == "-5"
+    assert arithmetic("1/0") is None and arithmetic("system(1)") is None and arithmetic("2**8") is None
+    text = 'K=3\nRATE=$(awk "BEGIN{print $UNSET/$K}")\nserve --rate "$RATE"\n'
+    assert _values(_variants(text), 3) == {(): 'serve --rate "$RATE"'}
