@@ -28,6 +28,7 @@ Pure: trees are path -> text mappings (None = deleted), as in infx.plan.benchmar
 from __future__ import annotations
 
 import fnmatch
+import functools
 import operator
 import posixpath
 import re
@@ -50,6 +51,7 @@ _SETTING = re.compile(r"^\s*(EVAL_CONFIG_FILE|CONFIG_FILE)\s*=\s*[\"']?([^\"'\s]
 # `source X` / `. X` / `bash X` / `exec bash X` naming a file path (the path may use
 # $(dirname "$0"), $(dirname "${BASH_SOURCE[0]}"), $SCRIPT_DIR, /workspace, $GITHUB_WORKSPACE)
 _INVOKE = re.compile(r"(?:^|[;&|(`]|\bthen|\bdo|\bexec)\s*(?:source|\.|bash|sh)\s+\"?([^\s\"';)]+\.(?:sh|bash))")
+_MAY_INVOKE = re.compile(r"\.(?:sh|bash)\b")  # a line naming no shell file starts none
 _DIRNAME = re.compile(r"\$\(\s*dirname\s+\"?\$(?:0|\{0\}|\{BASH_SOURCE\[0\]\}|BASH_SOURCE)\"?\s*\)")
 _ROOTS = re.compile(r"^(?:/workspace/|\$\{?(?:GITHUB_WORKSPACE|INFERENCEX_ROOT|REPO_ROOT)\}?/)")
 _MAX_FILES = 400
@@ -218,16 +220,25 @@ def _resolve_ref(ref: str, here: str, tree: Tree) -> str | None:
 def invoked_files(path: str, text: str, tree: Tree) -> list[str]:
     """Files of the tree a shell file sources or starts (comments ignored)."""
     found: list[str] = []
+    for ref in _invoked_refs(path, text):
+        target = _resolve_ref(ref, path, tree)
+        if target and target != path and target not in found:
+            found.append(target)
+    return found
+
+
+@functools.lru_cache(maxsize=512)
+def _invoked_refs(path: str, text: str) -> tuple[str, ...]:
+    """The paths a shell file's lines source or start, as written (``$(dirname "$0")`` read as
+    the file's folder); every config launched through one file asks for the same."""
     here = posixpath.dirname(path) or "."
+    refs: list[str] = []
     for line in text.splitlines():
-        if line.lstrip().startswith("#"):
+        if line.lstrip().startswith("#") or not _MAY_INVOKE.search(line):
             continue
         stripped = _DIRNAME.sub(lambda _: here, line)
-        for match in _INVOKE.finditer(stripped):
-            target = _resolve_ref(match.group(1), path, tree)
-            if target and target != path and target not in found:
-                found.append(target)
-    return found
+        refs += [match.group(1) for match in _INVOKE.finditer(stripped)]
+    return tuple(refs)
 
 
 def launch_graph(tree: Tree, key: str, entry: Mapping[str, Any], runners: Any = None,
@@ -418,22 +429,37 @@ def _variable(name: str, branch: Branch, default: str | None) -> str | None:
 
 def branch_lines(text: str, branch: Branch) -> list[tuple[int, str]]:
     """(line number, text) of the lines ``branch`` runs: decidable ``if`` blocks keep only the
-    side taken (their ``if``/``else``/``fi`` lines included), undecidable ones keep all."""
+    side taken (their ``if``/``else``/``fi`` lines included), undecidable ones keep all.
+    Worked out once per file and decisions of its conditions: the configs launched through one
+    helper mostly decide its conditions alike."""
+    decisions = tuple(decide(condition, branch) for condition in _conditions(text))
+    return list(_branch_lines(text, decisions))
+
+
+@functools.lru_cache(maxsize=256)
+def _conditions(text: str) -> tuple[str, ...]:
+    """The condition of every ``if``/``elif`` line, in line order."""
+    return tuple(m.group(1) for line in text.splitlines() if (m := _IF.match(line)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _branch_lines(text: str, decisions: tuple[bool | None, ...]) -> tuple[tuple[int, str], ...]:
     out: list[tuple[int, str]] = []
+    taken = iter(decisions)
     # one frame per open `if`: [a side was surely taken, this side runs, the `if` itself runs]
     stack: list[list[bool]] = []
     active = True
     for number, line in enumerate(text.splitlines(), 1):
         cond = _IF.match(line)
         if cond and (_OPEN.match(line) or not stack):
-            value = decide(cond.group(1), branch)
+            value = next(taken)
             stack.append([value is True, active and value is not False, active])
             out += [(number, line)] if active else []
             active = stack[-1][1]
             continue
         if cond or (_ELSE.match(line) and stack):
             frame = stack[-1]
-            value = decide(cond.group(1), branch) if cond else True
+            value = next(taken) if cond else True
             frame[1] = frame[2] and not frame[0] and value is not False
             frame[0] = frame[0] or value is True
             active = frame[1]
@@ -447,4 +473,4 @@ def branch_lines(text: str, branch: Branch) -> list[tuple[int, str]]:
             continue
         if active:
             out.append((number, line))
-    return out
+    return tuple(out)

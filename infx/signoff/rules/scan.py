@@ -86,6 +86,12 @@ def strip_comment(text: str) -> str:
     """Drop a shell/YAML/Python comment: a ``#`` outside quotes at a word start."""
     if "#" not in text:
         return text.rstrip()
+    return _strip_comment(text)
+
+
+@lru_cache(maxsize=65536)
+def _strip_comment(text: str) -> str:
+    # the configs launched through one helper strip the same commented lines
     quote = None
     for index, char in enumerate(text):
         if quote:
@@ -186,6 +192,7 @@ def first_number(text: str) -> float | None:
 
 
 _SHELL_IF = re.compile(r"^\s*(if|elif)\s+(.*?)\s*(?:;\s*then)?\s*$")
+_INLINE_IF = re.compile(r"^\s*if\s+(.*?);\s*then\s+.*\bfi\s*;?\s*$")
 
 
 @dataclass(frozen=True)
@@ -202,19 +209,26 @@ def shell_guards(text: str, number: int) -> list[Guard]:
     return list(_shell_guards(text, number))
 
 
-@lru_cache(maxsize=1024)
 def _shell_guards(text: str, number: int) -> tuple[Guard, ...]:
-    # every config launched through one script asks for the same lines' guards
+    guards = _all_guards(text)
+    return guards[number - 1] if 1 <= number <= len(guards) else guards[-1] if guards else ()
+
+
+@lru_cache(maxsize=64)
+def _all_guards(text: str) -> tuple[tuple[Guard, ...], ...]:
+    """The guards of every line of ``text`` in one pass (every config launched through one
+    script asks for the same lines' guards), then one past the last line: what is still open."""
     stack: list[Guard] = []
-    for current, raw in enumerate(text.splitlines(), 1):
+    found: list[tuple[Guard, ...]] = []
+    current: tuple[Guard, ...] = ()
+    for raw in text.splitlines():
         line = strip_comment(raw)
         word = line.strip().rstrip(";")
-        inline = re.match(r"^\s*if\s+(.*?);\s*then\s+.*\bfi\s*;?\s*$", line)
-        if current == number:
-            return tuple(stack + ([Guard(inline.group(1), False)] if inline else []))
-        match = _SHELL_IF.match(line)
+        inline = _INLINE_IF.match(line)
+        found.append(current + (Guard(inline.group(1), False),) if inline else current)
         if inline:
             continue
+        match = _SHELL_IF.match(line)
         if match and match.group(1) == "if":
             stack.append(Guard(match.group(2), False))
         elif match and stack:
@@ -223,4 +237,8 @@ def _shell_guards(text: str, number: int) -> tuple[Guard, ...]:
             stack[-1] = Guard(stack[-1].predicate, True)
         elif word == "fi" and stack:
             stack.pop()
-    return tuple(stack)
+        else:
+            continue
+        current = tuple(stack)
+    found.append(current)
+    return tuple(found)
