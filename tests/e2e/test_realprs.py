@@ -15,16 +15,17 @@ from dataclasses import dataclass
 
 import pytest
 from lib import realprs
-from lib.loop_scenarios import LABEL, failed_jobs, sign, sweep
+from lib.loop_scenarios import LABEL, failed_jobs
 from lib.sweep_loop import verify
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
-NO_SPEC = "- No speculative decoding in this config."
-# what the replay cannot hold: the upstream SGLang cookbook page (Check 3 reads it from
-# sgl-project/sglang), and the draft checkpoint's revision a reviewer would look up (Check 13)
+NO_SPEC = ["- No speculative decoding in this config."]
+# what the replay cannot hold: the upstream recipe page (Check 3 reads it from
+# sgl-project/sglang or vllm-project/recipes, which the world does not serve)
 UPSTREAM = ("3", "no sglang upstream recipe link")
-DRAFT_RECORD = ("13", "no draft-precision record")
+UPSTREAM_VLLM = ("3", "no vllm upstream recipe link")
+NO_SWEEP = (("1", "No passing sweep"), ("2", "no in-PR commit has a passing sweep"))
 
 
 @dataclass(frozen=True)
@@ -32,32 +33,61 @@ class Case:
     number: int
     swept: bool  # the sweep itself is green
     failing: tuple[tuple[str, str], ...]  # (check, words of its reason) of every failing check
-    label: str = LABEL
-    details: tuple[str, ...] = (NO_SPEC,)
+    label: str = "sweep-enabled"
+    details: tuple[str, ...] = tuple(NO_SPEC)
+
+
+def drafted(draft: str) -> tuple[str, ...]:
+    """A spec-decode PR's sign-off: the reviewer's draft-precision record (Check 13)."""
+    return tuple(realprs.draft_record(draft))
 
 
 CASES = [
-    # single-node image bump of an SGLang key and its MTP twin
-    Case(2349, True, (UPSTREAM, DRAFT_RECORD), label="sweep-enabled"),
+    # single-node image bump of an SGLang key and its MTP twin (the checkpoint's own MTP head)
+    Case(2349, True, (UPSTREAM,), details=drafted("embedded")),
     # agentic MTP config added (SGLang): Checks 9 and 11 follow its launch and pass
-    Case(2562, True, (UPSTREAM, DRAFT_RECORD), label="sweep-enabled"),
+    Case(2562, True, (UPSTREAM,), details=drafted("embedded")),
     # multi-node disaggregated image bump and re-layout
-    Case(2606, True, (UPSTREAM,)),
+    Case(2606, True, (UPSTREAM,), label=LABEL),
     # true rejection: the entry follows history's whitespace-only last line with no empty line
-    Case(2433, False, (("1", "No passing sweep"), ("2", "no in-PR commit has a passing sweep"),
-                       UPSTREAM, DRAFT_RECORD,
-                       ("12", "new changelog entries must be separated from history by one empty line"))),
+    Case(2433, False, (*NO_SWEEP, UPSTREAM,
+                       ("12", "new changelog entries must be separated from history by one empty line")),
+         label=LABEL, details=drafted("embedded")),
     # true rejection: the entry is inserted before the last one (history changed). Check 11
     # follows $SPEC_DECODE_AL per concurrency (3.75 with 6 draft tokens at conc 1, 2.51 with 2
     # elsewhere) and compares it with the curve the launch selects: it names no draft sampling
     # or rejection method, so the plain DSpark curve (3.54, 2.45) applies; README, what is left
-    Case(2697, False, (("1", "No passing sweep"), ("2", "no in-PR commit has a passing sweep"),
+    Case(2697, False, (*NO_SWEEP,
                        ("11", "(rows with CONC=1): --spec-decode-acceptance-length 3.75 at "
                               "benchmarks/single_node/agentic/kimik3_fp4_mi355x_atom_mtp.sh:219 "
                               "(SPEC_DECODE_AL=3.75 at benchmarks/single_node/agentic/"
                               "kimik3_fp4_mi355x_atom_mtp.sh:201) pins AL 3.75, but the golden value "
                               "is configs/golden_al_distribution/kimik3_dspark.yaml"),
-                       DRAFT_RECORD, ("12", "existing entries are immutable"))),
+                       ("12", "existing entries are immutable")),
+         label=LABEL, details=drafted("Inferact/Kimi-K3-DSpark")),
+    # agentic vLLM MTP config added with a benchmark_lib.sh change: the 28 configs that only
+    # source the helper are not judged (Checks 3, 14); Check 11 follows the escaped JSON
+    # --speculative-config to AL 2.78 at k=3. True rejection: --hf-overrides turns on
+    # use_index_cache / index_topk_freq, which reuses the indexer's top-k across layers (Check 8)
+    Case(2487, True, (UPSTREAM_VLLM,
+                      ("8", "minimaxm3_fp4_mi355x_mtp.sh:223: overrides use_index_cache=True")),
+         details=drafted("Inferact/MiniMax-M3-EAGLE3-GQA")),
+    # agentic ATOM MTP config added: Check 11 reads the AL from a shell array
+    # (SPEC_ARGS+=(--spec-decode-acceptance-length ...)). True rejection: the entry is inserted
+    # before the last one
+    Case(2698, False, (*NO_SWEEP, ("12", "existing entries are immutable")), details=drafted("embedded")),
+    # agentic ATOM MTP config added: Check 11 computes the rate awk derives from the golden AL.
+    # True rejection: ptpc_fp8 online quantization does not exclude the embedded MTP layer
+    Case(2576, True, (("13", "exclude_layer does not cover the draft module(s) model.layers.78"),),
+         details=drafted("embedded")),
+    # multi-node agentic disaggregated MTP arm (SGLang). Check 11 is a false finding left
+    # (README): the golden AL is chosen in a `case "${MODEL_NAME}:${DECODE_MTP_SIZE}"` arm of
+    # amd_utils/server_sglang.sh, MODEL_NAME being set by the launcher
+    Case(2309, True, (UPSTREAM, ("11", "SGLANG_SIMULATE_ACC_LEN not found")), details=drafted("embedded")),
+    # multi-node agentic image bump with shared helper changes; Check 11 as #2309. True
+    # rejection: the entry adds a whitespace-only line
+    Case(2643, False, (*NO_SWEEP, UPSTREAM, ("11", "SGLANG_SIMULATE_ACC_LEN not found"),
+                       ("12", "adds a whitespace-only line")), details=drafted("embedded")),
 ]
 
 
@@ -83,12 +113,10 @@ def test_the_corpus_is_the_replayed_one(corpus):
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"pr{c.number}")
 def test_real_pr_replay(corpus, project, case, tmp_path):
     pr = corpus[case.number]
-    base = realprs.make_repo(pr, tmp_path / "base", project)
-    repo = realprs.RealRepo(base, tmp_path / "repo", pr)
-    opened = realprs.open_pr(repo, pr, [case.label])
-    record, world = sweep(repo, opened, tmp_path, 90000 + case.number, start=pr.at(-1.5), now=pr.at(-0.1))
+    record, world, number, comment = realprs.replay(pr, tmp_path, project, case.label, list(case.details),
+                                                    90000 + case.number)
     assert (record.conclusion == "success") == case.swept, failed_jobs(record)
-    verdict = verify(world, opened.number, sign(world, list(case.details), when=pr.at(-0.5)), tmp_path)
+    verdict = verify(world, number, comment, tmp_path)
     failing = {k: c for k, c in verdict.checks.items() if c["status"] == "FAIL"}
     shown = "\n".join(f"Check {k}: {c['reason']}" for k, c in failing.items())
     assert sorted(failing) == sorted(k for k, _ in case.failing), shown

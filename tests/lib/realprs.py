@@ -118,3 +118,30 @@ def open_pr(repo: SweepRepo, pr: CorpusPR, labels: list[str]) -> PullRequest:
     main = repo.sha("main")
     head = repo.commit(f"realpr/{pr.number}", "main", dict(pr.head), pr.title)
     return PullRequest(pr.number, pr.title, f"realpr/{pr.number}", main, head, [head], labels)
+
+
+def draft_record(draft: str) -> list[str]:
+    """The draft-precision record (Check `draft`) a reviewer writes for a spec-decode PR: the
+    draft (``embedded``: the checkpoint's own MTP head), its stored precision, the pinned
+    image's default handling and the effective precision, as the launch leaves them."""
+    where = ("the MTP head embedded in the served checkpoint (in-checkpoint, the target's revision)"
+             if draft == "embedded" else f"{draft}, at the revision the pinned image downloads")
+    return [f"- Draft checkpoint and revision: {where}.",
+            "- Shipped precision: the draft runs as stored in its checkpoint (bf16 or the checkpoint's "
+            "own quantization config).",
+            "- Default handling of the pinned image: the launch passes no draft quantization or dtype "
+            "flag, so the image loads the draft with its default handling.",
+            "- Effective serving precision: the same as shipped (no draft fp8/fp4 override in the launch)."]
+
+
+def replay(pr: CorpusPR, work: Path, project: Path, label: str, details: list[str], run_id: int):
+    """The PR through the sweep loop, then signed by a CODEOWNER: (sweep record, world, PR
+    number, sign-off comment id), ready for `infx signoff verify`."""
+    from lib.loop_scenarios import sign, sweep
+
+    base = make_repo(pr, work / "base", project)
+    repo = RealRepo(base, work / "repo", pr)
+    opened = open_pr(repo, pr, [label])
+    record, world = sweep(repo, opened, work, run_id, start=pr.at(-1.5), now=pr.at(-0.1))
+    comment = sign(world, details, when=pr.at(-0.5))
+    return record, world, opened.number, comment

@@ -50,6 +50,11 @@ PRS: dict[int, tuple[str, str]] = {
     2349: ("d52b40c28", "single-node image bump (SGLang, with its MTP twin)"),
     2697: ("38fbc472e", "true rejection: new agentic MTP config whose acceptance length is not the golden one, "
                         "its changelog entry inserted before the last"),
+    2487: ("73bd8e200", "new agentic MTP config (vLLM, MiniMax-M3 EAGLE3 draft) with a shared benchmark_lib.sh change"),
+    2309: ("23f879df2", "multi-node agentic disaggregated MTP arm (SGLang, DSv4)"),
+    2643: ("e944302e8", "multi-node agentic image bump with shared helper and recipe tuning"),
+    2698: ("c2b58030b", "new agentic MTP config (ATOM, DSv4)"),
+    2576: ("1b332e4c3", "new agentic MTP config (ATOM, GLM-5.2, embedded MTP head)"),
 }
 # the reference's pull-request links of the PR's own entries point at this test repository
 REFERENCE_PULL = re.compile(r"https://github\.com/SemiAnalysisAI/InferenceX/pull/(\d+)")
