@@ -95,6 +95,14 @@ def _why(result: Result) -> str:
     return result.reason + " Unreadable: " + "; ".join(f"{key}: {why}" for key, why in sorted(unreadable.items()))
 
 
+def _check_run_note(result: Result) -> str:
+    """What became of the verdict's check run on the head, when anything did."""
+    if result.check_run is None:
+        return ""
+    where = f" {result.check_run_url}" if result.check_run_url else ""
+    return f"; check run: {result.check_run}{where}"
+
+
 def _emit(result: Result, fmt: str, dump_evidence: str | None) -> None:
     from infx.signoff.evidence import to_json
     from infx.workflow.actions import append_summary
@@ -263,8 +271,8 @@ def head_status(world, repo, pr, event_file, state_file) -> None:
         options = publish.Options(now=now, on_status=_recorder(state_file), run_url=_run_url())
         results = [publish.head_status(client, repo, number, options) for number in numbers]
     for number, result in zip(numbers, results, strict=True):
-        click.echo(f"signoff: head-status #{number}: {result.status or 'none'}: {_why(result)} "
-                   f"({result.api_calls} API calls)", err=True)
+        click.echo(f"signoff: head-status #{number}: {result.status or 'none'}: {_why(result)}"
+                   f"{_check_run_note(result)} ({result.api_calls} API calls)", err=True)
     if any(r.kind == "error" for r in results):
         raise InfxError(Problem("the head status could not be decided", key="signoff"))
 
@@ -301,8 +309,8 @@ def relay_command(world, repo, event_file, state_file) -> None:
         options = publish.Options(now=now, on_status=_recorder(state_file), run_url=_run_url())
         results = [publish.relay(client, repo, number, run.created_at, options) for number in numbers]
     for number, result in zip(numbers, results, strict=True):
-        click.echo(f"signoff: relay #{number}: {result.kind}: {result.status or 'none'}: {_why(result)} "
-                   f"({result.api_calls} API calls)", err=True)
+        click.echo(f"signoff: relay #{number}: {result.kind}: {result.status or 'none'}: {_why(result)}"
+                   f"{_check_run_note(result)} ({result.api_calls} API calls)", err=True)
     if any(r.kind == "error" for r in results):
         raise InfxError(Problem("the relayed review event could not be decided", key="signoff"))
 

@@ -21,6 +21,9 @@ _LOCATED = re.compile(r"(?<![\w./-])(?P<path>(?:[\w.-]+/)*[\w-][\w.-]*):(?P<line
 LEVELS = {Status.FAIL: "failure", Status.WARN: "warning"}
 # the check run's conclusion for each commit status the verdict sets (`error`: not verified)
 CONCLUSIONS = {"success": "success", "failure": "failure", "error": "failure"}
+# a passed verdict's check run once the status on its head no longer says success: a person
+# must act (a new sign-off); unlike `neutral` or `skipped` it never counts as passing
+WITHDRAWN = "action_required"
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,23 @@ def error_output(description: str, comment_url: str | None, head_sha: str) -> Ch
         lines += ["", f"What could not be read: {comment_url}"]
     lines += ["", f"Assessed commit: `{head_sha}`."]
     return CheckOutput(title="Not verified", summary=fit("\n".join(lines) + "\n"))
+
+
+def withdrawn_output(summary: str | None, text: str | None, description: str, reason: str,
+                     explained_at: str | None) -> CheckOutput:
+    """A passed verdict's check run when its head's status no longer says success (the
+    sign-off changed or its author is no longer an owner, the PR was retargeted, or came back
+    to this head): why, first; the verdict's own summary and check table after it, as the
+    record of what was verified."""
+    lines = ["## **Withdrawn: this head is not verified now**", "", inert.plain(description),
+             "", f"Why: {inert.plain(reason)}"]
+    if explained_at:
+        lines += ["", f"Where the status was decided: {explained_at}"]
+    if summary:
+        lines += ["", "---", "", "What this check run said before (the verdict it no longer stands for):",
+                  "", summary]
+    return CheckOutput(title="Withdrawn: not verified now", summary=fit("\n".join(lines) + "\n"),
+                       text=fit(text or ""))
 
 
 def batches(notes: tuple[Annotation, ...]) -> list[tuple[Annotation, ...]]:

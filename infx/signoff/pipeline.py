@@ -43,7 +43,8 @@ class Result:
     status: str | None = None
     evidence: Evidence | None = None
     api_calls: int = 0
-    # the check run beside the status: created | updated | unchanged | not published: <why>
+    # the check run beside the status: created | updated | unchanged | not published: <why>;
+    # head-status: withdrawn | not withdrawn: <why>
     check_run: str | None = None
     check_run_url: str | None = None
     target_url: str | None = None  # what the last status set links to
@@ -261,7 +262,11 @@ class _Session:
             reason = "Head status could not be decided: " + "; ".join(
                 f"{key}: {why}" for key, why in sorted(evidence.unreadable.items()))
             self.status("error", reason)
-            return Result("error", reason, status="error", evidence=evidence, api_calls=self.reader.calls)
+            result = Result("error", reason, status="error", evidence=evidence)
+            problem = self._withdraw_check_run(reason, "the head status could not be decided", result)
+            result.reason += f"; {problem}" if problem else ""
+            result.api_calls = self.reader.calls
+            return result
         if problem:
             return self._head_result("pending", NOT_VERIFIED, problem)
         signed = None if verified == pr.head_sha else \
@@ -340,9 +345,46 @@ class _Session:
     def _head_result(self, state: str, description: str, reason: str,
                      target_url: str | None = None) -> Result:
         self.status(state, description, target_url)
-        return Result("head-status", f"{description} ({reason})", status=state,
-                      evidence=self.evidence, api_calls=self.reader.calls,
-                      target_url=self.last_target)
+        result = Result("head-status", f"{description} ({reason})", status=state,
+                        evidence=self.evidence, target_url=self.last_target)
+        if state != "success":
+            problem = self._withdraw_check_run(description, reason, result)
+            if problem:
+                result = Result("error", f"{description} ({reason}); {problem}", status=state,
+                                evidence=self.evidence, target_url=self.last_target)
+        result.api_calls = self.reader.calls
+        return result
+
+    def _withdraw_check_run(self, description: str, reason: str, result: Result) -> str | None:
+        """The check run never says more than the status (README: The verdict as a check run):
+        when the status just set on the head is not `success` and the bot's newest check run of
+        that name on the head passed (the sign-off changed, its author is no longer an owner,
+        the PR was retargeted or came back to a head it no longer speaks for), that check run
+        becomes `action_required`, saying why; its text and annotations stay as the record of
+        the verdict. None when done or nothing needed it; else why it could not be done (the
+        caller fails: a job that cannot take back a success it left must not end green)."""
+        if not self.options.post:
+            return None
+        name = self.settings.status_context
+        try:
+            with self.reader.writing():  # part of publishing: never refused by the read budget
+                ours = [run for run in self.client.named_check_runs(self.repo, self.head_sha, name)
+                        if our_check_run(self.identity, run.app_slug)]
+                current = max(ours, key=lambda run: run.id) if ours else None
+                if current is None or current.conclusion != "success":
+                    return None
+                output = checkrun.withdrawn_output(current.summary, current.text, description, reason,
+                                                   self.last_target)
+                run = self.client.update_check_run(self.repo, current.id, output, (),
+                                                   conclusion=checkrun.WITHDRAWN,
+                                                   details_url=self.last_target)
+        except InfxError as exc:
+            why = str(exc).split("\n")[0]
+            result.check_run = f"not withdrawn: {why}"
+            return (f"the verdict's check run on {self.head_sha[:12]} still says success and could "
+                    f"not be withdrawn: {why}")
+        result.check_run, result.check_run_url = "withdrawn", run.html_url or None
+        return None
 
     def _hold(self, evidence: Evidence) -> Result | None:
         """Why this verification may not set the status (a Result), or None when it may.

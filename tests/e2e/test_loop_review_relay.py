@@ -7,7 +7,7 @@ unprivileged `record-review` job on the PR's merge ref, and the `workflow_run` e
 of that finished run starts `signoff-head-status.yml` on the default branch, whose
 `review-signoff` job verifies it. A privileged job on the review's own ref is refused by the
 environment rule before any step. A retarget (`pull_request` edited, base changed) is recorded
-by `record-head`, and its relay withdraws the bot's `success`."""
+by `record-head`, and its relay withdraws the bot's `success` and the verdict's check run."""
 
 from __future__ import annotations
 
@@ -76,6 +76,11 @@ def statuses(world: dict, sha: str) -> list[dict]:
     return [s for s in world["statuses"].get(sha, []) if s["context"] == CONTEXT]
 
 
+def check_runs(world: dict, sha: str) -> list[dict]:
+    """The verdict's check runs on a commit (those an app wrote, not the jobs of a run)."""
+    return [r for r in world["check_runs"].get(sha, []) if r["name"] == CONTEXT and "app" in r]
+
+
 def verdicts(world: dict) -> list[dict]:
     return [c for c in world["pulls"][0]["comments"] if c["body"].startswith(f"<!-- {CONTEXT}")]
 
@@ -125,6 +130,7 @@ def test_a_review_signoff_is_recorded_on_the_pr_ref_and_verified_from_the_defaul
     final = statuses(world, swept.pr.head_sha)[-1]
     assert (final["state"], final["creator"]) == ("success", world["token_login"])
     assert final["target_url"].endswith(f"#issuecomment-{verdict['id']}")
+    assert [r["conclusion"] for r in check_runs(world, swept.pr.head_sha)] == ["success"]
 
 
 def test_a_privileged_job_on_the_review_ref_is_refused_by_the_environment(swept, tmp_path):
@@ -157,7 +163,8 @@ def test_a_privileged_job_on_the_review_ref_is_refused_by_the_environment(swept,
 
 def test_a_pr_retargeted_after_its_review_signoff_loses_the_bots_success(swept, relayed, tmp_path):
     """`pull_request` edited with a base change is recorded by `record-head`; its relay
-    (`head-status`, on the default branch) withdraws the success the bot left on the head."""
+    (`head-status`, on the default branch) withdraws the success the bot left on the head, and
+    the verdict's check run on it (issue 23: the check run never says more than the status)."""
     _, _, _, world = relayed
     assert statuses(world, swept.pr.head_sha)[-1]["state"] == "success"
     world = copy.deepcopy(world)
@@ -179,3 +186,6 @@ def test_a_pr_retargeted_after_its_review_signoff_loses_the_bots_success(swept, 
     assert "targets release, not the default branch main" in log, log
     assert final["description"].startswith("Not verified"), final
     assert len(verdicts(world)) == 1  # nothing verified again
+    # the verdict's check run on the head no longer says success either
+    assert [r["conclusion"] for r in check_runs(world, swept.pr.head_sha)] == ["action_required"]
+    assert "check run: withdrawn" in log, log

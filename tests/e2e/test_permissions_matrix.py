@@ -223,15 +223,32 @@ def _gate_world() -> dict:
     return world
 
 
-def _verified_and_moved() -> dict:
-    """trust_head_moves after @chunfangamd's sign-off was verified (PASS on 296a93ad) and main
-    was merged into the PR: the new head carries the verdict (same PR changes), once the
-    signer is still an owner (a member of the team that owns the AMD config)."""
-    return copy.deepcopy(_verified_world())
+def _verified_then_owner_dropped() -> dict:
+    """trust_head_moves verified (PASS and the bot's `success` check run on 296a93ad, still the
+    head), then @chunfangamd left the team that owns the AMD config: the head's status is
+    decided again (`pending`: no longer an owner, read through team membership) and the
+    verdict's check run, which says success, is withdrawn."""
+    world = copy.deepcopy(_verified_unmoved())
+    world["teams"]["SemiAnalysisAI/amd-owners"] = ["someone-else"]
+    return world
+
+
+def _withdrawn(world: dict) -> bool:
+    """The head `pending` and the verdict's check run on it no longer saying success."""
+    runs = [r for r in world["check_runs"].get(SIGNOFF_HEAD, []) if r["name"] == CONTEXT and "app" in r]
+    return _last_status(world, SIGNOFF_HEAD) == "pending" and [r["conclusion"] for r in runs] == ["action_required"]
 
 
 @functools.cache
 def _verified_world() -> dict:
+    world = copy.deepcopy(_verified_unmoved())
+    pull = world["pulls"][0]
+    pull["head"]["sha"], pull["commits"], pull["base"]["sha"] = MERGED, [*pull["commits"], MERGED], MAIN2
+    return world
+
+
+@functools.cache
+def _verified_unmoved() -> dict:
     from infx.github.fake import FakeGitHub
     from infx.signoff import pipeline
     from infx.signoff.trigger.gating import SignoffRef, Trigger
@@ -246,10 +263,7 @@ def _verified_world() -> dict:
     with FakeGitHub(world) as fake:
         trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
         assert pipeline.verify(fake.client(), fake.world["repo"], trigger, pipeline.Options()).status == "success"
-        world = copy.deepcopy(fake.world)
-    pull = world["pulls"][0]
-    pull["head"]["sha"], pull["commits"], pull["base"]["sha"] = MERGED, [*pull["commits"], MERGED], MAIN2
-    return world
+        return copy.deepcopy(fake.world)
 
 
 def _run_event(tmp: Path, *, event: str, head_sha: str, branch: str, repo: str, created_at: str) -> str:
@@ -262,12 +276,13 @@ def _run_event(tmp: Path, *, event: str, head_sha: str, branch: str, repo: str, 
     return _event(tmp, payload)
 
 
-def _head_status_env(tmp: Path) -> dict[str, str]:
-    world = _verified_world()
+def _withdraw_env(tmp: Path) -> dict[str, str]:
+    world = _verified_unmoved()
     pull = world["pulls"][0]
     return {"GITHUB_REPOSITORY": world["repo"],
-            "GITHUB_EVENT_PATH": _run_event(tmp, event="pull_request", head_sha=MERGED, branch=pull["head"]["ref"],
-                                            repo=world["repo"], created_at=world["now"])}
+            "GITHUB_EVENT_PATH": _run_event(tmp, event="pull_request", head_sha=SIGNOFF_HEAD,
+                                            branch=pull["head"]["ref"], repo=world["repo"],
+                                            created_at=world["now"])}
 
 
 def _reset_env(tmp: Path) -> dict[str, str]:
@@ -383,13 +398,13 @@ STEPS = (
             lambda tmp: {"GITHUB_REPOSITORY": REPO, "RUN_IDS": "101", "PR_NUMBER": "12", "GITHUB_SHA": M1},
             lambda world: len(world.get("dispatches", [])) == 1),
     BotStep("head-status", "signoff-head-status.yml", "head-status", "Set the status on the new head",
-            _verified_and_moved, _head_status_env, lambda world: _last_status(world, MERGED) == "success"),
+            _verified_then_owner_dropped, _withdraw_env, _withdrawn),
     BotStep("head-status-reusable", "infx-signoff-head-status.yml", "head-status", "Set the status on the new head",
-            _verified_and_moved, _head_status_env, lambda world: _last_status(world, MERGED) == "success"),
+            _verified_then_owner_dropped, _withdraw_env, _withdrawn),
     BotStep("signoff-reset", "signoff-verify.yml", "reset", "Decide the head's status again",
-            _verified_and_moved, _reset_env, lambda world: _last_status(world, MERGED) == "success"),
+            _verified_then_owner_dropped, _reset_env, _withdrawn),
     BotStep("signoff-reset-reusable", "infx-signoff-verify.yml", "reset", "Decide the head's status again",
-            _verified_and_moved, _reset_env, lambda world: _last_status(world, MERGED) == "success"),
+            _verified_then_owner_dropped, _reset_env, _withdrawn),
     BotStep("signoff-verify-reusable", "infx-signoff-verify.yml", "verify", "Verify the sign-off", _signoff_world,
             _signoff_comment_event, lambda world: _last_status(world, SIGNOFF_HEAD) == "success"),
     BotStep("signoff-relay", "signoff-head-status.yml", "review-signoff", "Verify the review sign-off",

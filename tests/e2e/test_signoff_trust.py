@@ -1014,3 +1014,79 @@ def test_every_status_the_product_creates_links_to_what_explains_it(request, fak
     assert not missing
     for s in created:
         assert s["target_url"].startswith(f"https://github.com/{repo}/pull/"), s
+
+
+# --- the check run never says more than the status (issue 23: head moves) ---------------------
+
+
+def _verified_as_app(request, fake_github):
+    """trust_head_moves verified as the App: PASS, a `success` check run of the App on the head."""
+    fake = fake_github(as_app(load(request, "trust_head_moves.yaml")))
+    result = publish.verify(fake.client(app_login=APP_LOGIN), fake.world["repo"],
+                            Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003)), publish.Options())
+    assert result.verdict.overall.value == "PASS" and result.check_run == "created"
+    [run] = our_check_runs(fake)
+    assert run["conclusion"] == "success"
+    return fake, copy.deepcopy(run)
+
+
+def _untick_the_signoff(fake) -> None:
+    signoff = next(c for c in fake.world["pulls"][0]["comments"] if c["id"] == 5003)
+    signoff["body"] = signoff["body"].replace("- [x]", "- [ ]", 1)
+
+
+def test_a_head_status_that_withdraws_success_withdraws_the_verdicts_check_run(request, fake_github) -> None:
+    """The sign-off edited after its verdict: the head goes `pending`, and the check run of that
+    verdict on the same head (which said success) becomes `action_required`, saying why, its
+    check table and annotations kept as the record; it links where the status does. Deciding
+    again changes nothing more."""
+    fake, before = _verified_as_app(request, fake_github)
+    _untick_the_signoff(fake)
+    result = publish.head_status(fake.client(app_login=APP_LOGIN), fake.world["repo"], 3412)
+    assert (result.kind, result.status, result.check_run) == ("head-status", "pending", "withdrawn")
+    [run] = our_check_runs(fake)
+    assert run["id"] == before["id"] and run["conclusion"] == "action_required"
+    output = run["output"]
+    assert output["title"] == "Withdrawn: not verified now"
+    assert output["summary"].startswith("## **Withdrawn: this head is not verified now**")
+    assert "edited" in output["summary"] and before["output"]["summary"] in output["summary"]
+    assert output["text"] == before["output"]["text"]
+    assert output["annotations"] == before["output"]["annotations"]
+    status = fake.world["statuses"][SEED_HEAD][-1]
+    assert status["state"] == "pending" and run["details_url"] == status["target_url"] == result.target_url
+    patches = fake.count("PATCH", "/check-runs/")
+    again = publish.head_status(fake.client(app_login=APP_LOGIN), fake.world["repo"], 3412)
+    assert again.status == "pending" and again.check_run is None
+    assert fake.count("PATCH", "/check-runs/") == patches == 1
+
+
+def test_a_retarget_withdraws_the_check_run_and_a_head_move_leaves_the_old_heads(request, fake_github) -> None:
+    """A head move: the new head gets the (carried) status and no check run; the verified head
+    keeps its check run, the record of what was verified on that commit (GitHub shows a PR's
+    checks of its current head). Retargeted away from the default branch: the head's `success`
+    is withdrawn, and so is the check run that would still say it."""
+    fake, before = _verified_as_app(request, fake_github)
+    client, repo = fake.client(app_login=APP_LOGIN), fake.world["repo"]
+    move_head(fake, MERGED)
+    carried = publish.head_status(client, repo, 3412)
+    assert carried.status == "success" and carried.check_run is None
+    assert our_check_runs(fake, MERGED) == [] and our_check_runs(fake) == [before]
+    fake.world["pulls"][0]["head"]["sha"] = SEED_HEAD  # pushed back to the verified head
+    fake.world["pulls"][0]["base"]["ref"] = "release"
+    result = publish.head_status(client, repo, 3412)
+    assert (result.status, result.check_run) == ("pending", "withdrawn")
+    assert [r["conclusion"] for r in our_check_runs(fake)] == ["action_required"]
+    assert "targets release" in our_check_runs(fake)[0]["output"]["summary"]
+
+
+def test_a_check_run_that_cannot_be_withdrawn_fails_the_head_status(request, fake_github) -> None:
+    """Without `checks` the status is still set `pending`, and the run ends in `error` naming the
+    permission: a job that cannot take back a success it left must not end green."""
+    fake, _ = _verified_as_app(request, fake_github)
+    _untick_the_signoff(fake)
+    fake.world["token_permissions"] = {"contents": "read", "members": "read", "pull_requests": "read",
+                                       "statuses": "write"}
+    result = publish.head_status(fake.client(app_login=APP_LOGIN), fake.world["repo"], 3412)
+    assert result.kind == "error" and result.status == "pending" and statuses(fake)[-1] == "pending"
+    assert "could not be withdrawn" in result.reason and "checks: read" in result.reason, result.reason
+    assert [r["conclusion"] for r in our_check_runs(fake)] == ["success"]

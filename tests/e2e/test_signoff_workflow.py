@@ -148,9 +148,10 @@ def test_reset_job_if_matches_the_truth_table(workflow, event, action, on_pr, bo
         event, action, on_pr, bot, phrase, had_phrase)
 
 
-def test_reset_job_runs_head_status_with_read_only_access_but_statuses(workflow) -> None:
+def test_reset_job_runs_head_status_with_read_only_access_but_statuses_and_checks(workflow) -> None:
+    """It writes the status, and withdraws the verdict's check run the status no longer agrees with."""
     job = workflow["jobs"]["reset"]
-    assert job["permissions"] == {"contents": "read", "pull-requests": "read",
+    assert job["permissions"] == {"checks": "write", "contents": "read", "pull-requests": "read",
                                   "statuses": "write"}
     run = job["steps"][-1]["run"]
     assert run.startswith("infx signoff head-status ") and "${{" not in run

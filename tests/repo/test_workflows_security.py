@@ -104,15 +104,17 @@ def test_jobs_declare_minimal_permissions(path):
 
 # repository_dispatch needs `contents: write`: only the publish job of a push to main sends one;
 # /retest-failed re-runs a sweep's failed jobs: that one job may write actions; the jobs that
-# publish a verdict write its check run beside the status (`checks: write`, nothing else)
+# publish a verdict write its check run beside the status, and the jobs that decide a head's
+# status again withdraw that check run when the status no longer says success (`checks: write`,
+# nothing else)
 EXTRA_WRITES = {("run-sweep.yml", "publish"): {"contents"}, ("infx-run-sweep.yml", "publish"): {"contents"},
                 ("retest-command.yml", "retest"): {"actions"},
                 # /approve-sweep dispatches the default branch's run-sweep.yml (workflow_dispatch)
                 ("fork-sweep.yml", "approve"): {"actions"},
-                **{(name, job): {"checks"} for name, job in (
-                    ("signoff-verify.yml", "verify"), ("infx-signoff-verify.yml", "verify"),
-                    ("signoff-head-status.yml", "review-signoff"),
-                    ("infx-signoff-head-status.yml", "review-signoff"))}}
+                **{(name, job): {"checks"} for prefix in ("", "infx-") for name, job in (
+                    (f"{prefix}signoff-verify.yml", "verify"), (f"{prefix}signoff-verify.yml", "reset"),
+                    (f"{prefix}signoff-head-status.yml", "review-signoff"),
+                    (f"{prefix}signoff-head-status.yml", "head-status"))}}
 
 
 def test_the_dispatching_job_runs_only_on_pushes_to_the_default_branch():
@@ -205,7 +207,7 @@ def test_head_status_follow_up_trusts_nothing_from_the_pr():
     jobs = workflow["jobs"]
     assert set(jobs) == {"head-status", "review-signoff"}
     assert jobs["head-status"]["if"] == "github.event.workflow_run.event == 'pull_request'"
-    assert jobs["head-status"]["permissions"] == {"contents": "read",
+    assert jobs["head-status"]["permissions"] == {"checks": "write", "contents": "read",
                                                   "pull-requests": "read", "statuses": "write"}
     assert "'pull_request_review'" in jobs["review-signoff"]["if"]
     assert "conclusion == 'success'" in jobs["review-signoff"]["if"]

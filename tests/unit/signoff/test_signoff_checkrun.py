@@ -94,3 +94,18 @@ def test_an_overlong_table_is_cut_to_what_github_keeps_so_a_rerun_compares_equal
                                     "rejected.", None)
     assert "key \\[k\\] is wrong" in short.summary  # the blocking line escaped once, not twice
     assert out.title == "REJECTED: Check 11 (Agentic golden AL) failed"
+
+
+def test_a_withdrawn_check_run_says_why_first_and_keeps_the_verdict_as_its_record() -> None:
+    output = checkrun.withdrawn_output("## PASS\n\nThe verdict comment: https://x/1", "| table |",
+                                       "Not verified: a CODEOWNER sign-off is needed for this head.",
+                                       "the sign-off @mallory edited <img src=x>", "https://github.com/o/r/pull/7")
+    assert checkrun.WITHDRAWN == "action_required"  # never passing, unlike neutral or skipped
+    assert output.title == "Withdrawn: not verified now" and output.annotations == ()
+    lines = output.summary.splitlines()
+    assert lines[0] == "## **Withdrawn: this head is not verified now**"
+    assert output.summary.index("Why:") < output.summary.index("## PASS")  # the reason first
+    assert "@mallory" not in output.summary and "\\<img" in output.summary  # untrusted text inert
+    assert "https://github.com/o/r/pull/7" in output.summary and output.text == "| table |"
+    bare = checkrun.withdrawn_output(None, None, "Not verified.", "retargeted", None)
+    assert "before" not in bare.summary and bare.text == ""
