@@ -8,6 +8,7 @@ checkout's `contents: read`) is listed as such, never silently skipped."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import json
 import re
@@ -421,6 +422,11 @@ STEPS = (
                      "shows what was not read"),
 )
 
+# the reusable sweep (infx-run-sweep.yml, generated from run-sweep.yml: infx.adopt.reusable) has
+# the same bot steps with the same permissions: each is in the matrix as itself
+STEPS += tuple(dataclasses.replace(s, id=f"{s.id}-reusable", workflow="infx-run-sweep.yml")
+               for s in STEPS if s.workflow == "run-sweep.yml")
+
 
 # --- running one -----------------------------------------------------------------------------
 
@@ -509,6 +515,10 @@ NOT_RUN = {
         "an optimisation: when earlier runs cannot be read it sweeps every row and its summary "
         "names the failed read (it also needs git history of both refs)",
 }
+
+
+NOT_RUN |= {("infx-run-sweep.yml", job, step): why for (workflow, job, step), why in NOT_RUN.items()
+            if workflow == "run-sweep.yml"}
 
 
 def test_every_bot_step_of_every_workflow_is_in_the_matrix() -> None:
