@@ -24,7 +24,7 @@ from infx.plan.coverage import METADATA_ARTIFACT
 from infx.plan.incremental import plan_tree_path
 from infx.reuse.posted_head import head_seen, timeline_gap
 from infx.signoff.model import (
-    Artifact,
+    ArtifactMembers,
     ChangedFile,
     CheckRun,
     Comment,
@@ -337,7 +337,7 @@ class Reader:
             self._note_suite(item)
         return [WorkflowRun.from_json(item) for item in items]
 
-    def artifacts(self, run_id: int) -> list[Artifact]:
+    def artifacts(self, run_id: int) -> list[ArtifactMembers]:
         """The run's artifacts; the aggregates are downloaded, and the per-job `eval_*`
         artifacts too (at most MAX_EVAL_JOBS) when no usable `eval_results_all` exists."""
         self.spend(f"listing artifacts of run {run_id}")
@@ -353,7 +353,7 @@ class Reader:
                 files = dict(self.client.download_artifact(self.repo, item.id, name=item.name,
                                                            size_in_bytes=item.size_in_bytes,
                                                            wanted=is_result_member))
-            found.append(Artifact(name=item.name, expired=item.expired, files=files))
+            found.append(ArtifactMembers(item, files))
         return found
 
     def file_at(self, path: str, ref: str) -> str | None:

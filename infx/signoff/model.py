@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 
-from infx.github.models import Comment, Job, PullRequest, WorkflowRun  # noqa: F401 - the checks' models are GitHub's
+from infx.github.models import Artifact, Comment, Job, PullRequest, WorkflowRun  # noqa: F401 - the checks' models are GitHub's
 
 
 class Status(str, Enum):
@@ -76,10 +76,12 @@ class SignOff:
 
 
 @dataclass(frozen=True)
-class Artifact:
-    name: str
-    expired: bool
-    files: dict[str, bytes] | None  # None: could not be downloaded
+class ArtifactMembers:
+    """A run's artifact as GitHub lists it, with the members the gatherer downloaded from it
+    (None: not downloaded: expired, not needed, or unreadable)."""
+
+    artifact: Artifact
+    files: dict[str, bytes] | None
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,7 @@ class Evidence:
     # trusted policy files read from the default branch tip (CODEOWNERS, checklist, policy YAML)
     default_branch_files: dict[str, str | None] = field(default_factory=dict)
     workflow_runs: dict[int, WorkflowRun] = field(default_factory=dict)
-    artifacts: dict[int, list[Artifact] | None] = field(default_factory=dict)  # by run id
+    artifacts: dict[int, list[ArtifactMembers] | None] = field(default_factory=dict)  # by run id
     # the jobs of a workflow run, every attempt (None: could not be read), by run id
     run_jobs: dict[int, list[Job] | None] = field(default_factory=dict)
     external_pulls: dict[str, ExternalPull | None] = field(default_factory=dict)  # "o/r#n"

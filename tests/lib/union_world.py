@@ -7,7 +7,7 @@ import json
 from infx.plan.identity import job_name
 from infx.plan.incremental import plan_from_trees
 from infx.plan.planner import PlanFlags
-from infx.signoff.model import Artifact, CheckRun, Job, WorkflowRun
+from infx.signoff.model import Artifact, ArtifactMembers, CheckRun, Job, WorkflowRun
 from infx.signoff.rules import sweeps
 from infx.signoff.rules.provenance import SWEEP_WORKFLOW
 from infx.workflow.shard import BUCKETS
@@ -46,7 +46,7 @@ def union_world(*, a_changes: dict | None = None, reuse: bool = True, trees: tup
                        workflow_runs=runs, head_files=head, base_files=dict(base_tree),
                        commit_files={a: head | (a_changes or {})})
     meta = {"entries": [], "reused-rows": {n: 20 for n in benchmarks}} if reuse else {"entries": []}
-    ev.artifacts[21] = [Artifact("changelog-metadata", False,
+    ev.artifacts[21] = [ArtifactMembers(Artifact(0, "changelog-metadata", False),
                                  {"changelog_metadata.json": json.dumps(meta).encode()})]
-    ev.artifacts[20] = [Artifact("changelog-metadata", False, {"changelog_metadata.json": b'{"entries": []}'})]
+    ev.artifacts[20] = [ArtifactMembers(Artifact(0, "changelog-metadata", False), {"changelog_metadata.json": b'{"entries": []}'})]
     return ev, benchmarks, evals

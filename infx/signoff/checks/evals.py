@@ -9,7 +9,7 @@ from infx.changelog.entry import KeyResolutionError
 from infx.config.thresholds import Thresholds, load_thresholds_text
 from infx.errors import InfxError
 from infx.plan.planner import appended_entries
-from infx.signoff.model import Artifact, Evidence, Outcome, Status
+from infx.signoff.model import ArtifactMembers, Evidence, Outcome, Status
 from infx.signoff.rules import configs_at, eval_jobs
 from infx.signoff.rules.affected import affected_configs
 from infx.signoff.rules.eval_jobs import eval_score
@@ -72,9 +72,9 @@ def _eval_rows(evidence: Evidence, run_id: int
     if artifacts is None:
         why = evidence.read_errors.get(f"artifacts:{run_id}", "not read")
         return f"the artifacts of run {run_id} could not be read ({why})."
-    artifact = next((a for a in artifacts if a.name == AGG_ARTIFACT), None)
-    job_artifacts = [a for a in artifacts if eval_jobs.is_job_artifact(a.name)]
-    if artifact is not None and (not artifact.expired or not job_artifacts):
+    artifact = next((a for a in artifacts if a.artifact.name == AGG_ARTIFACT), None)
+    job_artifacts = [a for a in artifacts if eval_jobs.is_job_artifact(a.artifact.name)]
+    if artifact is not None and (not artifact.artifact.expired or not job_artifacts):
         rows = _rows_from(artifact, run_id)
         return rows if isinstance(rows, str) else (rows, [], AGG_FILE)
     if not job_artifacts:
@@ -127,8 +127,8 @@ def _changelog_concs(evidence: Evidence, meta: dict[str, Any]) -> frozenset[int]
     return frozenset(wanted) if wanted else None
 
 
-def _rows_from(artifact: Artifact, run_id: int) -> list[dict[str, Any]] | str:
-    if artifact.expired:
+def _rows_from(artifact: ArtifactMembers, run_id: int) -> list[dict[str, Any]] | str:
+    if artifact.artifact.expired:
         return f"the {AGG_ARTIFACT} artifact of run {run_id} has expired; re-run the evals."
     if artifact.files is None:
         return f"the {AGG_ARTIFACT} artifact of run {run_id} could not be downloaded."

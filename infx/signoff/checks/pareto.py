@@ -117,9 +117,9 @@ def _rows(evidence: Evidence, run_id: int) -> list[dict[str, Any]] | str:
     artifacts = evidence.artifacts.get(run_id)
     if artifacts is None:
         return f"the artifacts of run {run_id} could not be read"
-    artifact = next((a for a in artifacts if a.name == RESULTS_ARTIFACT), None)
-    if artifact is None or artifact.expired or artifact.files is None:
-        state = "missing" if artifact is None else "expired" if artifact.expired else "unreadable"
+    artifact = next((a for a in artifacts if a.artifact.name == RESULTS_ARTIFACT), None)
+    if artifact is None or artifact.artifact.expired or artifact.files is None:
+        state = "missing" if artifact is None else "expired" if artifact.artifact.expired else "unreadable"
         return f"the {RESULTS_ARTIFACT} artifact of run {run_id} is {state}"
     try:
         rows = json.loads(artifact.files.get(RESULTS_FILE) or b"null")

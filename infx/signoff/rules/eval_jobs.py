@@ -7,22 +7,23 @@ from collections.abc import Mapping
 from typing import Any
 
 from infx.results import normalise
-from infx.signoff.model import Artifact
+from infx.signoff.model import ArtifactMembers
 
 META_FILE = normalise.META_FILE
 JobEvals = normalise.EvalJob  # one eval job's identity and rows (built by the one normaliser)
 is_job_artifact = normalise.is_eval_job_artifact
 
 
-def read_job(artifact: Artifact) -> JobEvals | str:
+def read_job(members: ArtifactMembers) -> JobEvals | str:
     """The job's rows, or why the artifact cannot be used (expired, unreadable, malformed).
 
     The rows come from the same normaliser `infx workflow collect` uses for `agg_eval_all.json`."""
-    if artifact.expired:
-        return f"the eval artifact {artifact.name} has expired; re-run the evals."
-    if artifact.files is None:
-        return f"the eval artifact {artifact.name} could not be downloaded."
-    return normalise.eval_job(artifact.name, artifact.files)
+    name = members.artifact.name
+    if members.artifact.expired:
+        return f"the eval artifact {name} has expired; re-run the evals."
+    if members.files is None:
+        return f"the eval artifact {name} could not be downloaded."
+    return normalise.eval_job(name, members.files)
 
 
 def manifest_problem(job: JobEvals, narrowed: frozenset[int] | None = None) -> str | None:

@@ -233,7 +233,8 @@ def missing_rows(planned: dict[str, tuple[dict, str]], jobs: list[Job]) -> tuple
 
 def took_rows(evidence: Evidence, run_id: int) -> bool:
     """Did the run take rows from earlier runs (its changelog-metadata lists reused rows)?"""
-    artifact = next((a for a in evidence.artifacts.get(run_id) or [] if a.name == METADATA_ARTIFACT), None)
+    artifact = next((a for a in evidence.artifacts.get(run_id) or [] if a.artifact.name == METADATA_ARTIFACT),
+                    None)
     if artifact is None or not artifact.files:
         return False
     try:

@@ -8,7 +8,7 @@ import pytest
 from lib.signoff_policy_support import bare_evidence
 
 from infx.signoff.checks import evals
-from infx.signoff.model import Artifact, ChangedFile, CheckRun, Evidence, Status
+from infx.signoff.model import Artifact, ArtifactMembers, ChangedFile, CheckRun, Evidence, Status
 from infx.signoff.table import load_table
 
 SETTINGS = load_table().settings
@@ -38,7 +38,7 @@ def evidence(rows, *, run_image="vllm/vllm-openai-rocm:v1", head_image="vllm/vll
     runs = [CheckRun(1, "single-node 8k1k / a", "completed", "success", "https://x/actions/runs/5/job/1"),
             CheckRun(2, "eval / a", "completed", "success", "https://x/actions/runs/5/job/2")]
     if artifacts is None:
-        artifacts = [Artifact("eval_results_all", False, {"agg_eval_all.json": json.dumps(rows).encode()})]
+        artifacts = [ArtifactMembers(Artifact(0, "eval_results_all", False), {"agg_eval_all.json": json.dumps(rows).encode()})]
     return bare_evidence(
         head_sha=HEAD, commits=[RUN_SHA, HEAD],
         check_runs={HEAD: [], RUN_SHA: runs},
@@ -89,10 +89,10 @@ def test_uncovered_config_fails() -> None:
 
 @pytest.mark.parametrize("artifacts,text", [
     ([], "no eval_results_all artifact"),
-    ([Artifact("eval_results_all", True, None)], "expired"),
-    ([Artifact("eval_results_all", False, None)], "could not be downloaded"),
-    ([Artifact("eval_results_all", False, {"agg_eval_all.json": b"[]"})], "is empty"),
-    ([Artifact("eval_results_all", False, {"agg_eval_all.json": b"{"})], "not valid JSON"),
+    ([ArtifactMembers(Artifact(0, "eval_results_all", True), None)], "expired"),
+    ([ArtifactMembers(Artifact(0, "eval_results_all", False), None)], "could not be downloaded"),
+    ([ArtifactMembers(Artifact(0, "eval_results_all", False), {"agg_eval_all.json": b"[]"})], "is empty"),
+    ([ArtifactMembers(Artifact(0, "eval_results_all", False), {"agg_eval_all.json": b"{"})], "not valid JSON"),
     (None, "could not be read"),
 ])
 def test_missing_or_broken_artifacts_fail_closed(artifacts, text) -> None:
@@ -148,7 +148,7 @@ def lm_eval(score=0.95) -> bytes:
 def job(meta=None, results=None, name="eval_qwen3.5_tp4_conc64") -> Artifact:
     files = {"meta_env.json": json.dumps(META | (meta or {})).encode()}
     files |= results if results is not None else {"results_2026-09-23T10-00-00.json": lm_eval()}
-    return Artifact(name, False, files)
+    return ArtifactMembers(Artifact(0, name, False), files)
 
 
 def batch(concs, completed, failed=(), files=None) -> Artifact:
@@ -158,7 +158,7 @@ def batch(concs, completed, failed=(), files=None) -> Artifact:
 
 
 def test_per_job_artifacts_stand_in_for_a_missing_aggregate() -> None:
-    outcome = evals.run(evidence([], artifacts=[job(), Artifact("results_bmk", False, {})]), SETTINGS)
+    outcome = evals.run(evidence([], artifacts=[job(), ArtifactMembers(Artifact(0, "results_bmk", False), {})]), SETTINGS)
     assert outcome.status is Status.PASS
     assert outcome.reason.startswith("1 per-job eval artifact(s) (eval_results_all absent) of run 5")
     assert "gsm8k em_strict 0.95, n=1319 (floor 0.94, models.qwen3.5.gsm8k)" in outcome.reason
@@ -170,12 +170,12 @@ def test_per_job_artifacts_are_held_to_the_same_floors() -> None:
 
 
 def test_an_expired_aggregate_falls_back_to_fresh_job_artifacts() -> None:
-    outcome = evals.run(evidence([], artifacts=[Artifact("eval_results_all", True, None), job()]), SETTINGS)
+    outcome = evals.run(evidence([], artifacts=[ArtifactMembers(Artifact(0, "eval_results_all", True), None), job()]), SETTINGS)
     assert outcome.status is Status.PASS
 
 
 def test_an_unusable_job_artifact_fails_closed() -> None:
-    outcome = evals.run(evidence([], artifacts=[job(), Artifact("eval_other", False, None)]), SETTINGS)
+    outcome = evals.run(evidence([], artifacts=[job(), ArtifactMembers(Artifact(0, "eval_other", False), None)]), SETTINGS)
     assert outcome.status is Status.FAIL and "eval_other could not be downloaded" in outcome.reason
 
 
@@ -213,7 +213,7 @@ def test_changelog_eval_concs_narrow_the_batch() -> None:
 
 
 def test_no_aggregate_and_no_job_artifacts_fails() -> None:
-    outcome = evals.run(evidence([], artifacts=[Artifact("results_bmk", False, {})]), SETTINGS)
+    outcome = evals.run(evidence([], artifacts=[ArtifactMembers(Artifact(0, "results_bmk", False), {})]), SETTINGS)
     assert outcome.status is Status.FAIL and "no per-job eval_* artifacts" in outcome.reason
 
 

@@ -10,6 +10,7 @@ from lib.signoff_policy_support import bare_evidence
 from infx.signoff.checks import pareto
 from infx.signoff.model import (
     Artifact,
+    ArtifactMembers,
     ChangedFile,
     CheckRun,
     Comment,
@@ -63,7 +64,7 @@ def evidence(points, artifacts=None, changed=True, entry=AGENTIC, comments=()) -
             CheckRun(2, "agentic eval / a", "completed", "success", "https://x/actions/runs/5/job/2"),
             CheckRun(3, "single-node 8k1k / a", "completed", "success", "https://x/actions/runs/5/job/3")]
     if artifacts is None:
-        artifacts = [Artifact("results_bmk", False, {"agg_bmk.json": json.dumps(points).encode()})]
+        artifacts = [ArtifactMembers(Artifact(0, "results_bmk", False), {"agg_bmk.json": json.dumps(points).encode()})]
     head = entry.format(image="img:2")
     return bare_evidence(head_sha=HEAD, commits=[HEAD], check_runs={HEAD: runs},
                          artifacts={5: artifacts}, comments=list(comments),
@@ -101,7 +102,7 @@ def test_invalid_points_warn_even_with_a_long_frontier() -> None:
 
 
 def test_unverifiable_is_a_warning_never_a_count() -> None:
-    outcome = pareto.run(evidence([], artifacts=[Artifact("results_bmk", True, None)]), SETTINGS)
+    outcome = pareto.run(evidence([], artifacts=[ArtifactMembers(Artifact(0, "results_bmk", True), None)]), SETTINGS)
     assert outcome.status is Status.WARN and "unverifiable" in outcome.reason and "expired" in outcome.reason
 
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from infx.results import normalise
-from infx.signoff.model import Artifact
+from infx.signoff.model import Artifact, ArtifactMembers
 from infx.signoff.rules.eval_jobs import is_job_artifact, manifest_problem, read_job
 
 META = {"infmax_model_prefix": "qwen3.5", "hw": "mi355x-amds_0", "framework": "vllm",
@@ -22,7 +22,7 @@ def lm_eval(score=0.95, task="gsm8k", effective=1319, **extra) -> dict:
 
 
 def artifact(files: dict, name="eval_qwen3.5_tp4_conc64", expired=False) -> Artifact:
-    return Artifact(name, expired, {k: json.dumps(v).encode() for k, v in files.items()})
+    return ArtifactMembers(Artifact(0, name, expired), {k: json.dumps(v).encode() for k, v in files.items()})
 
 
 def batched(eval_concs, completed, failed=(), files=None) -> Artifact:
@@ -73,8 +73,8 @@ def test_a_score_outside_the_unit_interval_is_invalid() -> None:
 
 
 @pytest.mark.parametrize("art,text", [
-    (Artifact("eval_x", True, None), "expired"),
-    (Artifact("eval_x", False, None), "could not be downloaded"),
+    (ArtifactMembers(Artifact(0, "eval_x", True), None), "expired"),
+    (ArtifactMembers(Artifact(0, "eval_x", False), None), "could not be downloaded"),
     (artifact({"results.json": lm_eval()}), "no valid meta_env.json"),
     (artifact({"meta_env.json": [1], "results.json": lm_eval()}), "no valid meta_env.json"),
     (artifact({"meta_env.json": META}), "holds no eval result"),

@@ -153,10 +153,10 @@ def test_as_an_app_a_github_actions_verdict_is_not_the_bots_own() -> None:
 
 
 def test_to_json_encodes_bytes() -> None:
-    from infx.signoff.model import Artifact
+    from infx.signoff.model import Artifact, ArtifactMembers
 
     evidence = minimal()
-    evidence.artifacts[1] = [Artifact("eval_results_all", False, {"a.json": b"[1]"})]
+    evidence.artifacts[1] = [ArtifactMembers(Artifact(0, "eval_results_all", False), {"a.json": b"[1]"})]
     data = ev.to_json(evidence)
     assert data["artifacts"]["1"][0]["files"]["a.json"] == {"base64": "WzFd"}
     assert data["now"].startswith("2026-09-30")

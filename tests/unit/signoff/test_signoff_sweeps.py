@@ -43,17 +43,17 @@ def test_a_run_that_took_rows_from_earlier_runs_is_no_whole_sweep_alone():
     import json
     from datetime import datetime, timezone
 
-    from infx.signoff.model import Artifact, Evidence, PullRequest, SignOff
+    from infx.signoff.model import Artifact, ArtifactMembers, Evidence, PullRequest, SignOff
 
     pr = PullRequest(7, "t", "", "a", "open", False, "main", "b" * 40, "x", "h" * 40, None)
     evidence = Evidence("o/r", "main", datetime(2026, 9, 30, tzinfo=timezone.utc), pr,
                         SignOff("s", "", None, None, "issue_comment"))
     meta = {"entries": [], "reused-rows": {"dsr1 fp4 mi355x atom 8k1k TP4 c4 #02949557": 9201}}
-    evidence.artifacts[9202] = [Artifact("changelog-metadata", False,
+    evidence.artifacts[9202] = [ArtifactMembers(Artifact(0, "changelog-metadata", False),
                                          {"changelog_metadata.json": json.dumps(meta).encode()})]
-    evidence.artifacts[9201] = [Artifact("changelog-metadata", False,
+    evidence.artifacts[9201] = [ArtifactMembers(Artifact(0, "changelog-metadata", False),
                                          {"changelog_metadata.json": b'{"entries": []}'})]
-    evidence.artifacts[9203] = [Artifact("changelog-metadata", False, {"changelog_metadata.json": b"[1"})]
+    evidence.artifacts[9203] = [ArtifactMembers(Artifact(0, "changelog-metadata", False), {"changelog_metadata.json": b"[1"})]
     assert sweeps.took_rows(evidence, 9202) and not sweeps.took_rows(evidence, 9201)
     assert sweeps.took_rows(evidence, 9203)  # unreadable: never a whole sweep on its own
     assert not sweeps.took_rows(evidence, 1)  # no metadata: as before
@@ -151,11 +151,11 @@ def test_a_run_that_took_rows_is_never_green_on_its_own_even_with_every_job() ->
 def test_the_metadata_artifact_is_found_by_name_among_the_runs_artifacts() -> None:
     import json
 
-    from infx.signoff.model import Artifact
+    from infx.signoff.model import Artifact, ArtifactMembers
 
     ev, _, _ = union_world()
     meta = ev.artifacts[21][0]
-    results = Artifact("results_bmk", False, {"agg_bmk.json": json.dumps([{"job_name": "x"}]).encode()})
+    results = ArtifactMembers(Artifact(0, "results_bmk", False), {"agg_bmk.json": json.dumps([{"job_name": "x"}]).encode()})
     ev.artifacts[21] = [results, meta]
     assert sweeps.took_rows(ev, 21)
     ev.artifacts[21] = [meta, results]
@@ -163,9 +163,9 @@ def test_the_metadata_artifact_is_found_by_name_among_the_runs_artifacts() -> No
     ev.artifacts[21] = [results]
     assert not sweeps.took_rows(ev, 21)
     # a metadata artifact without its file lists no reused rows
-    ev.artifacts[21] = [Artifact("changelog-metadata", False, {"other.json": b"{}"})]
+    ev.artifacts[21] = [ArtifactMembers(Artifact(0, "changelog-metadata", False), {"other.json": b"{}"})]
     assert not sweeps.took_rows(ev, 21)
-    ev.artifacts[21] = [Artifact("changelog-metadata", False, None)]  # not downloaded
+    ev.artifacts[21] = [ArtifactMembers(Artifact(0, "changelog-metadata", False), None)]  # not downloaded
     assert not sweeps.took_rows(ev, 21)
 
 

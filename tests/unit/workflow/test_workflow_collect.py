@@ -14,7 +14,7 @@ from infx.errors import InfxError
 from infx.plan.sweep_plan import Plan
 from infx.results import normalise
 from infx.signoff.checks import evals, pareto
-from infx.signoff.model import Artifact, ChangedFile, Status
+from infx.signoff.model import Artifact, ArtifactMembers, ChangedFile, Status
 from infx.signoff.table import load_table
 from infx.workflow.collect import collect, summary
 from infx.workflow.launch import artifact_prefix, finish, raw_dir, result_name
@@ -99,8 +99,8 @@ def test_eval_rows_validate_and_the_summary_shows_task_and_score(downloaded):
 
 def _evidence(bmk: list, agg_eval: list, image: str = "lmsysorg/sglang:v1"):
     """Run 5 on the head: one green job per collected row, named as the workflow names it."""
-    artifacts = [Artifact("results_bmk", False, {"agg_bmk.json": json.dumps(bmk).encode()}),
-                 Artifact("eval_results_all", False, {"agg_eval_all.json": json.dumps(agg_eval).encode()})]
+    artifacts = [ArtifactMembers(Artifact(0, "results_bmk", False), {"agg_bmk.json": json.dumps(bmk).encode()}),
+                 ArtifactMembers(Artifact(0, "eval_results_all", False), {"agg_eval_all.json": json.dumps(agg_eval).encode()})]
     from infx.signoff.model import CheckRun
 
     names = [f"single-node 8k1k / {r['job_name']}" for r in bmk] + [f"eval / {r['job_name']}" for r in agg_eval]
