@@ -49,7 +49,7 @@ def test_our_sweep_for_a_pull_request_from_this_repository_counts() -> None:
     ({"path": ".github/workflows/ci.yml"}, "a run of .github/workflows/ci.yml, not"),
     ({"path": None}, "a run of an unnamed workflow"),
     ({"path": "evil/.github/workflows/run-sweep.yml"}, "a run of evil/"),
-    ({"event": "workflow_dispatch"}, "a workflow_dispatch event"),
+    ({"event": "workflow_dispatch"}, "dispatched on feature, not on main"),
     ({"event": "pull_request_target"}, "a pull_request_target event"),
     ({"event": ""}, "an unknown event"),
     ({"event": "push"}, "a push to feature, not the merge-time push to main"),
