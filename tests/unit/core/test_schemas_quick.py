@@ -88,7 +88,8 @@ def _mutate(data, document):
     return document
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# the suite's counts are small; benchmarks/bench_schemas_quick.py runs each property on 1,000
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_the_quick_pass_matches_jsonschema_on_mutated_worlds(data):
     schema = load(WORLD_SCHEMA)
@@ -96,7 +97,7 @@ def test_the_quick_pass_matches_jsonschema_on_mutated_worlds(data):
     assert schemas.quick_valid(schema, world) == full_valid(schema, world)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_the_quick_pass_matches_jsonschema_on_a_mutated_check_table(data):
     schema = load(TABLE_SCHEMA)
@@ -191,10 +192,10 @@ def _instances(path: Path) -> st.SearchStrategy:
     return st.dictionaries(keys, documents, max_size=6)
 
 
-# 25 documents a schema here; benchmarks/bench_schemas_quick.py runs this property and the two
+# 12 documents a schema here; benchmarks/bench_schemas_quick.py runs this property and the two
 # mutation properties on 1,000 examples each
 @pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(data=st.data())
 def test_the_quick_pass_never_accepts_what_jsonschema_rejects(path, data):
     schema = load(path)
