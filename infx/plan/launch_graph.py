@@ -340,17 +340,30 @@ def _branch_order(branch: Branch) -> tuple[bool, bool, tuple[tuple[str, str], ..
 def graph_lines(graph: LaunchGraph, tree: Tree, eval_only: bool = False) -> list[tuple[LaunchFile, int, str]]:
     """(file, line number, text) of every line the key's rows of that kind run: for each file,
     the lines of any of its branches with ``eval_only`` (throughput by default)."""
-    out: list[tuple[LaunchFile, int, str]] = []
-    for file in graph.files:
-        branches = [b for b in file.branches if b.eval_only == eval_only]
-        if not branches:
-            continue
-        text = tree.get(file.path) or ""
-        kept: dict[int, str] = {}
-        for branch in branches:
-            kept.update(branch_lines(text, branch))
-        out += [(file, number, kept[number]) for number in sorted(kept)]
-    return out
+    return [(file, number, text) for file in graph.files for number, text in file_lines(file, tree, eval_only)]
+
+
+def file_lines(file: LaunchFile, tree: Tree, eval_only: bool = False) -> tuple[tuple[int, str], ...]:
+    """(line number, text) of the lines of one graph file that any of its branches with
+    ``eval_only`` runs, in line order (the same tuple for every config that decides the
+    file's conditions alike)."""
+    branches = [b for b in file.branches if b.eval_only == eval_only]
+    if not branches:
+        return ()
+    text = tree.get(file.path) or ""
+    conditions = _conditions(text)
+    decided = tuple(dict.fromkeys(tuple(decide(c, b) for c in conditions) for b in branches))
+    return _merged_lines(text, decided)
+
+
+@functools.lru_cache(maxsize=1024)
+def _merged_lines(text: str, decided: tuple[tuple[bool | None, ...], ...]) -> tuple[tuple[int, str], ...]:
+    if len(decided) == 1:
+        return _branch_lines(text, decided[0])
+    kept: dict[int, str] = {}
+    for decisions in decided:
+        kept.update(_branch_lines(text, decisions))
+    return tuple((number, kept[number]) for number in sorted(kept))
 
 
 # --- conditional code -----------------------------------------------------------------------

@@ -23,7 +23,7 @@ from infx.plan.launch_graph import (
     RUNNERS_PATH,
     LaunchGraph,
     LaunchGraphError,
-    graph_lines,
+    file_lines,
     lane_settings,
     lanes,
     launch_graph,
@@ -244,17 +244,25 @@ def _launch_lines(evidence: Evidence, config: AffectedConfig, eval_only: bool) -
     graph = config_graph(evidence, config)
     if graph is None:
         return _named_launch_lines(evidence, config)
-    lines = _recipe_lines(evidence, config) + settings_lines(evidence, config)
+    head = _recipe_lines(evidence, config) + settings_lines(evidence, config)
     own = set(config.recipe.files) if config.recipe else set()
     for path in sorted(own):
-        lines += text_lines(path, head_text(evidence, path))
-    for file, number, text in graph_lines(graph, evidence.head_files, eval_only):
-        if file.path in own:
-            continue
-        line = Line(file.path, number, strip_comment(text), shared=file.role in (LAUNCHER, HELPER))
-        if line.text.strip():
-            lines.append(line)
-    return list(join_continuations(lines))
+        head += text_lines(path, head_text(evidence, path))
+    lines = list(join_continuations(head))
+    for file in graph.files:
+        if file.path not in own:
+            lines += _graph_file_lines(file.path, file.role in (LAUNCHER, HELPER),
+                                       file_lines(file, evidence.head_files, eval_only))
+    return lines
+
+
+@lru_cache(maxsize=1024)
+def _graph_file_lines(path: str, shared: bool, kept: tuple[tuple[int, str], ...]) -> tuple[Line, ...]:
+    """One graph file's lines as the checks read them (comments removed, continuations
+    joined; a continuation never runs into the next file): built once for every config that
+    runs the same lines of it. Lines are immutable, so configs share them."""
+    lines = [Line(path, number, strip_comment(text), shared=shared) for number, text in kept]
+    return tuple(join_continuations([line for line in lines if line.text.strip()]))
 
 
 def settings_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
