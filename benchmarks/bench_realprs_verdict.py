@@ -5,9 +5,11 @@ and head trees, the real run-sweep.yml on the fake MI355X node, a CODEOWNER's si
 gives the world the verdict reads. Then `infx signoff verify --world` runs whole-process (fake
 server start included) ROUNDS times on each world, interleaved with bench_signoff's typical
 world (30 files, 10 commits, 100 comments). Printed: per world p50 / p95 / max, and the p95 over
-every corpus verdict, next to the bar (p95 <= 3 s). The replays are not timed.
+every corpus verdict, next to the bar (p95 <= 3 s). The replays are not timed. infx runs from a
+bytecode-compiled copy, as after `pip install` (bench_floor's rule); ``--no-bytecode`` compiles
+every module on every run instead (PYTHONDONTWRITEBYTECODE from a source folder).
 
-Run: ``python benchmarks/bench_realprs_verdict.py [--rounds N] [--keep DIR] [--profile PR]``
+Run: ``python benchmarks/bench_realprs_verdict.py [--rounds N] [--keep DIR] [--profile PR] [--no-bytecode]``
 (``--keep``: write the worlds there and reuse them on the next run; ``--profile``: print
 cProfile's top functions of one in-process verdict of that PR's world).
 """
@@ -15,9 +17,11 @@ cProfile's top functions of one in-process verdict of that PR's world).
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -59,11 +63,11 @@ def corpus_worlds(folder: Path) -> dict[str, tuple[Path, int, int]]:
     return found
 
 
-def run_once(path: Path, pr: int, comment: int) -> tuple[float, str]:
+def run_once(path: Path, pr: int, comment: int, env: dict[str, str]) -> tuple[float, str]:
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "infx", "signoff", "verify", "--world", str(path),
                            "--pr", str(pr), "--comment-id", str(comment), "--format", "json"],
-                          capture_output=True, text=True, cwd=ROOT, env=os.environ | {"GITHUB_STEP_SUMMARY": ""})
+                          capture_output=True, text=True, cwd=path.parent, env=env)
     seconds = time.perf_counter() - start
     found = re.search(r'"(?:overall|result)":\s*"([\w-]+)"', done.stdout)
     return seconds, found.group(1) if found else f"error (exit {done.returncode})"
@@ -96,6 +100,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--keep", type=Path, default=None)
     parser.add_argument("--profile", type=int, default=None)
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="keep PYTHONDONTWRITEBYTECODE as set (compile on every run)")
     args = parser.parse_args()
     os.environ.setdefault("INFX_BOT_LOGIN", "github-actions[bot]")
     with tempfile.TemporaryDirectory() as tmp:
@@ -105,6 +111,13 @@ def main() -> int:
         if args.profile is not None:
             profile(*worlds[f"#{args.profile}"])
             return 0
+        site = Path(tmp) / "site"
+        shutil.copytree(ROOT / "infx", site / "infx", ignore=shutil.ignore_patterns("__pycache__"))
+        env = os.environ | {"GITHUB_STEP_SUMMARY": "", "PYTHONPATH": str(site)}
+        if args.no_bytecode:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+        elif not compileall.compile_dir(site / "infx", quiet=1):
+            sys.exit("compiling the copy of infx failed")
         typical = Path(tmp) / "typical.json"
         typical.write_text(json.dumps(typical_world()), encoding="utf-8")
         runs = {"typical world": (typical, 3412, 5003)} | worlds
@@ -112,7 +125,7 @@ def main() -> int:
         verdicts: dict[str, str] = {}
         for _ in range(args.rounds):
             for name, (path, pr, comment) in runs.items():
-                seconds, verdicts[name] = run_once(path, pr, comment)
+                seconds, verdicts[name] = run_once(path, pr, comment, env)
                 times[name].append(seconds)
         sizes = {name: path.stat().st_size / 1e6 for name, (path, _, _) in runs.items()}
     print(f"{'world':<15}{'MB':>6}{'p50':>9}{'p95':>9}{'max':>9}  verdict")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from infx.inert import code
 from infx.plan.launch_graph import Branch, decide
@@ -29,6 +30,12 @@ _RAW = re.compile(r"/v1/completions\b|--endpoint-type[ =]completions\b|--backend
                   r"(?!-chat)", re.IGNORECASE)
 
 
+@lru_cache(maxsize=65536)
+def _chat_line(text: str) -> bool:
+    # the configs launched through one helper ask this of the same lines
+    return _CHAT.search(text) is not None
+
+
 @fail_closed("Chat-template use")
 def run(evidence: Evidence, settings: Settings) -> Outcome:
     configs = affected_configs(evidence)
@@ -40,7 +47,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                 skipped.append(f"{config.key} sets the draft size to 0 on every lane")
             continue
         where = config_where(evidence, config)
-        candidates = [ln for ln in lines if _CHAT.search(ln.text)]
+        candidates = [ln for ln in lines if _chat_line(ln.text)]
         chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln)), None)
         raw = _first(lines, _RAW)
         if chat:
