@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -128,6 +129,15 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _finite(text: str) -> float:
+    """A JSON number literal as a float; one too large for a double (1e999) is refused, since
+    it would be read as infinity and written back as the non-JSON `Infinity`."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is not a finite JSON number")
+    return value
+
+
 class Plan:
     """A sweep plan: benchmark buckets per node, eval lists, and the changelog metadata."""
 
@@ -170,9 +180,11 @@ class Plan:
 
     @classmethod
     def parse(cls, text: str, where: str | None = None) -> Plan:
-        """The plan in a JSON text (a repeated key, NaN or Infinity is an error, never a guess)."""
+        """The plan in a JSON text (a repeated key, NaN, Infinity or a number too large for a
+        double is an error, never a guess)."""
         try:
-            value = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant)
+            value = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant,
+                               parse_float=_finite)
         except json.JSONDecodeError as exc:
             raise _invalid(f"the plan is not valid JSON: {exc.msg} at line {exc.lineno}, column "
                            f"{exc.colno}", where, line=exc.lineno) from None

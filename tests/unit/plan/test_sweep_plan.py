@@ -114,6 +114,9 @@ def test_a_wrong_shape_is_one_located_error(value, key, message):
     ('{"evals": [}', "the plan is not valid JSON: Expecting value at line 1", 1),
     ('{"evals": [],\n "evals": []}', "the plan repeats the key 'evals' in one object", None),
     ('{"evals": [{"conc": NaN}]}', "NaN is not a JSON number", None),
+    # a literal too large for a double is infinity by another spelling (dump() would write Infinity)
+    ('{"evals": [{"conc": 1e999}]}', "1e999 is not a finite JSON number", None),
+    ('{"evals": [{"conc": -1E400}]}', "-1E400 is not a finite JSON number", None),
     ("[" * 100_000 + "]" * 100_000, "the plan nests too deeply", None),
     ("", "the plan is not valid JSON", 1),
 ])
