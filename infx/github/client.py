@@ -22,7 +22,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import IO, Any, TypeVar
@@ -846,33 +846,40 @@ class GitHubClient:
         return count if isinstance(count, int) else None
 
     def find_comment(self, repo: Any, issue_number: int, marker: Marker | str, *,
-                     expected: int | None = None) -> Comment | None:
+                     expected: int | None = None,
+                     listed: Sequence[Comment] | None = None) -> Comment | None:
         """The newest comment by this token's user carrying the marker, or None.
 
         The listing is checked against `expected` (read from the issue when not given): a
-        listing that ended early could hide the comment and lead to a duplicate.
+        listing that ended early could hide the comment and lead to a duplicate. `listed`:
+        the conversation's comments as the caller already read them whole (checked against
+        the issue's count the same way), searched instead of listing them again.
         """
         identity = self.identity
-        if expected is None:
-            expected = self.comment_count(repo, issue_number)
-        matches = [c for c in self.list_comments(repo, issue_number, expected=expected)
-                   if our_comment(identity, c) and has_marker(c.body, marker)]
+        if listed is None:
+            if expected is None:
+                expected = self.comment_count(repo, issue_number)
+            listed = self.list_comments(repo, issue_number, expected=expected)
+        matches = [c for c in listed if our_comment(identity, c) and has_marker(c.body, marker)]
         return matches[-1] if matches else None
 
     def upsert_comment(self, repo: Any, issue_number: int, marker: Marker | str, body: str,
-                       *, pointer: str = "", expected: int | None = None) -> Upsert:
+                       *, pointer: str = "", expected: int | None = None,
+                       listed: Sequence[Comment] | None = None) -> Upsert:
         """Edit the bot's comment carrying `marker`, else create it — never a duplicate.
 
         The body gets the marker as its first line and is truncated to GitHub's limit
         (with `pointer`, e.g. a run URL, saying where the full text is). `expected` is a
-        lower bound on the conversation's comment count when the caller knows it.
+        lower bound on the conversation's comment count when the caller knows it; `listed`
+        the whole conversation when the caller has just read it (see `find_comment`). A
+        POST whose outcome is unknown always lists the comments afresh.
         """
         name = _repo_name(repo)
         mark = as_marker(marker)
         text = truncate_body(with_marker(body, mark), pointer)
-        if expected is None:
+        if listed is None and expected is None:
             expected = self.comment_count(name, issue_number)
-        existing = self.find_comment(name, issue_number, mark, expected=expected)
+        existing = self.find_comment(name, issue_number, mark, expected=expected, listed=listed)
         if existing is not None:
             if existing.body == text:
                 return Upsert("unchanged", existing)

@@ -590,10 +590,15 @@ class _Session:
                 result.comment_url = existing.html_url
             else:
                 marker = _marker(self.settings.marker, self._context(evidence, fingerprint))
-                listed = self.reader.counts.get(evidence.pr.number, {}).get("comments")
+                count = self.reader.counts.get(evidence.pr.number, {}).get("comments")
                 with self.reader.writing():
+                    # the evidence's listing of the conversation (read whole, against the PR's
+                    # count) holds any comment of ours with this marker (sha, digest, sign-off):
+                    # no need to list it again. Runs verifying one sign-off take turns (the
+                    # workflows' concurrency groups); a POST whose outcome is unknown re-lists
                     upsert = self.client.upsert_comment(self.repo, evidence.pr.number, marker,
-                                                        body, expected=listed)
+                                                        body, expected=count,
+                                                        listed=evidence.comments)
                 result.posted = upsert.action != "unchanged"
                 result.comment_url = upsert.comment.html_url or None
             self._check_run(verdict, state, description, evidence, fingerprint, result,

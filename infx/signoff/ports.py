@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # types only: importing the client would load PyGithub
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from infx.github.budget import RequestBudget
     from infx.github.checks import Annotation, CheckOutput
@@ -102,9 +102,11 @@ class SignoffClient(Protocol):
                          external_id: str | None = None) -> CheckRunInfo: ...
 
     def upsert_comment(self, repo: str, issue_number: int, marker: Marker | str, body: str,
-                       *, pointer: str = "", expected: int | None = None) -> Upsert: ...
+                       *, pointer: str = "", expected: int | None = None,
+                       listed: Sequence[Comment] | None = None) -> Upsert: ...
 
     def find_comment(self, repo: str, issue_number: int, marker: Marker | str, *,
-                     expected: int | None = None) -> Comment | None: ...
+                     expected: int | None = None,
+                     listed: Sequence[Comment] | None = None) -> Comment | None: ...
 
     def edit_comment(self, repo: str, comment_id: int, body: str) -> Comment: ...

@@ -169,6 +169,20 @@ def test_upsert_creates_then_edits_then_leaves_alone(fake_github, world):
     assert bodies.count("<!-- infx-welcome -->\nWelcome back!") == 1
 
 
+def test_upsert_searches_the_callers_whole_listing_instead_of_listing_again(fake_github, world):
+    fake = fake_github(world)
+    client = fake.client()
+    first = client.upsert_comment(REPO, 12, "infx-welcome", "Welcome!")
+    listed = client.list_comments(REPO, 12)
+    reads = fake.count("GET")
+    # the comment the caller's listing holds is edited; a marker it lacks is created
+    second = client.upsert_comment(REPO, 12, "infx-welcome", "Welcome back!", listed=listed)
+    assert (second.action, second.comment.id) == ("updated", first.comment.id)
+    assert client.upsert_comment(REPO, 12, "infx-other", "Hello", listed=listed).action == "created"
+    assert fake.count("GET") == reads  # neither the conversation nor its count was read again
+    assert fake.count("PATCH") == 1 and fake.count("POST") == 2
+
+
 def test_upsert_ignores_someone_elses_copy_of_the_marker(fake_github, world):
     world = copy.deepcopy(world)
     world["pulls"][0]["comments"].append({
