@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -144,8 +144,18 @@ def relay(client: SignoffClient, repo: str, number: int, run_created_at: str | N
     ref = relayed_signoff([*reader.reviews(number), *reader.review_comments(number)], judged,
                           run_created_at)
     if ref is None:
-        return head_status(client, repo, number, options, table)
+        return head_status(client, repo, number, _as_decision(options), table)
     return verify(client, repo, gating.Trigger(True, "relayed review event", number, ref), options, table)
+
+
+def _as_decision(options: Options) -> Options:
+    """`options` whose status recorder notes each status as `decided`: the relay job's guard
+    step turns a recorded `pending` into `error` (a verification that died while pending), but
+    a head decided `pending` (a dismissed, edited or deleted review sign-off) is the answer."""
+    record = options.on_status
+    if record is None:
+        return options
+    return replace(options, on_status=lambda state, sha: record("decided", sha))
 
 
 class _Session:

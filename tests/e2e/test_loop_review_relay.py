@@ -32,6 +32,7 @@ from lib.sweep_loop import (
     git,
     pull_request_event,
     record_run,
+    review_comment_event,
     review_event,
     run_comment_workflow,
     workflow_run_event,
@@ -189,3 +190,44 @@ def test_a_pr_retargeted_after_its_review_signoff_loses_the_bots_success(swept, 
     # the verdict's check run on the head no longer says success either
     assert [r["conclusion"] for r in check_runs(world, swept.pr.head_sha)] == ["action_required"]
     assert "check run: withdrawn" in log, log
+
+
+def test_an_inline_signoff_reaches_its_verdict_through_the_same_relay(swept, tmp_path):
+    """The checklist posted as an inline comment on the diff: `record-review` records its
+    `pull_request_review_comment` event, and the relay verifies it."""
+    world = copy.deepcopy(swept.world)
+    pull = world["pulls"][0]
+    review = pull["reviews"].pop()
+    pull["review_comments"].append({"id": REVIEW_ID + 1, "user": SIGNER, "body": review["body"],
+                                    "path": "perf-changelog.yaml", "line": 1, "commit_id": swept.pr.head_sha,
+                                    "created_at": SIGNED_AT, "updated_at": SIGNED_AT,
+                                    "author_association": "MEMBER"})
+    trigger = review_comment_event(world, swept.pr, REVIEW_ID + 1, swept.merge)
+    record, followed, world = relay(swept, world, trigger, 9440, tmp_path, RECORDED_AT, RELAYED_AT)
+    assert record.job("record a review sign-off event").conclusion == "success", failed_jobs(record)
+    assert followed.job("verify or re-decide a review sign-off").conclusion == "success", failed_jobs(followed)
+    (verdict,) = verdicts(world)
+    assert f"signoff=review_comment:{REVIEW_ID + 1}:" in verdict["body"].split("\n", 1)[0]
+    assert statuses(world, swept.pr.head_sha)[-1]["state"] == "success"
+
+
+def test_a_dismissed_review_signoff_sets_its_head_pending_through_the_relay(swept, relayed, tmp_path):
+    """The verified review dismissed: its `dismissed` event is recorded, and the relay, finding
+    nothing new to verify, decides the head again: `pending`, the check run withdrawn."""
+    trigger, _, _, world = relayed
+    world = copy.deepcopy(world)
+    review = next(r for r in world["pulls"][0]["reviews"] if r["id"] == REVIEW_ID)
+    review["state"] = "DISMISSED"
+    dismissed = review_event(world, swept.pr, REVIEW_ID, swept.merge, action="dismissed")
+    record, followed, world = relay(swept, world, dismissed, 9450, tmp_path, "2026-09-30T11:00:00Z",
+                                    "2026-09-30T11:05:00Z")
+    assert record.job("record a review sign-off event").conclusion == "success", failed_jobs(record)
+    job = followed.job("verify or re-decide a review sign-off")
+    assert job.conclusion == "success", job.log
+    assert "signoff: relay #41: head-status: pending" in job.log, job.log
+    # the guard reads the relay's record: a head decided `pending`, not a verification that died
+    assert "The verifier finished with status decided." in job.log, job.log
+    final = statuses(world, swept.pr.head_sha)[-1]
+    assert (final["state"], final["creator"]) == ("pending", world["token_login"])
+    assert [r["conclusion"] for r in check_runs(world, swept.pr.head_sha)] == ["action_required"]
+    assert len(verdicts(world)) == 1

@@ -728,8 +728,11 @@ def test_a_review_signoff_is_verified_through_the_relay_and_its_dismissal_resets
     event.write_text(json.dumps(_review_run_event(fake.world, "pull_request_review", submitted)))
     for key, value in fake.env().items():
         monkeypatch.setenv(key, value)
-    assert main(["signoff", "relay", "--repo", repo, "--event", str(event)]) == 0
+    state = tmp_path / "signoff-status"
+    assert main(["signoff", "relay", "--repo", repo, "--event", str(event), "--state-file", str(state)]) == 0
     assert statuses(fake)[-1] == "pending"
+    # a head decided `pending` is an answer: the job's guard must not take it for a run that died
+    assert state.read_text().split() == ["decided", SEED_HEAD]
 
 
 def test_the_relay_ignores_runs_for_other_events(tmp_path, capsys) -> None:

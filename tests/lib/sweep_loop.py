@@ -313,6 +313,29 @@ def review_event(world: dict[str, Any], pr: PullRequest, review_id: int, merge_s
                  head_ref=pr.branch, base_ref=pull["pull_request"]["base"]["ref"])
 
 
+def review_comment_event(world: dict[str, Any], pr: PullRequest, comment_id: int, merge_sha: str,
+                         action: str = "created") -> Event:
+    """A real `pull_request_review_comment` webhook payload (octokit's example) for an inline
+    comment of the world's PR, on the PR's merge ref."""
+    payload = json.loads((WEBHOOKS / "pull_request_review_comment" / "created.payload.json")
+                         .read_text(encoding="utf-8"))
+    comment = next(c for c in world["pulls"][0]["review_comments"] if c["id"] == comment_id)
+    pull = pull_request_event(pr, "opened", merge_sha).payload
+    payload["action"] = action
+    payload["pull_request"], payload["repository"] = pull["pull_request"], pull["repository"]
+    payload["comment"] = payload["comment"] | {
+        "id": comment_id, "body": comment["body"], "path": comment["path"], "line": comment["line"],
+        "commit_id": comment.get("commit_id", pr.head_sha), "created_at": comment["created_at"],
+        "updated_at": comment.get("updated_at", comment["created_at"]),
+        "author_association": comment.get("author_association", "MEMBER"),
+        "html_url": f"https://github.com/{REPO}/pull/{pr.number}#discussion_r{comment_id}",
+        "user": dict(payload["comment"]["user"]) | {"login": comment["user"]}}
+    payload["sender"] = dict(payload["sender"]) | {"login": comment["user"]}
+    payload.pop("installation", None)
+    return Event("pull_request_review_comment", payload, merge_sha, f"refs/pull/{pr.number}/merge",
+                 head_ref=pr.branch, base_ref=pull["pull_request"]["base"]["ref"])
+
+
 def workflow_run_event(record: RunRecord, trigger: Event, default_sha: str) -> Event:
     """The `workflow_run` `completed` event GitHub sends when the run `record` (started by
     `trigger`) finishes: octokit's example filled from the finished run. Such runs use the
