@@ -23,32 +23,10 @@ from typing import Any
 from infx.commands.authorization import Authority, authority_of, is_bot
 from infx.commands.grammar import APPROVE_SWEEP_COMMAND, approve_sweep_shas, newest_first
 from infx.errors import InfxError
+from infx.github.models import PullRequest
 from infx.plan.labels import PRIMARY_LABELS, SweepFlags, sweep_flags
 
 USAGE = f"{APPROVE_SWEEP_COMMAND} <the PR's full 40-character head sha>"
-
-
-@dataclass(frozen=True)
-class ForkPull:
-    """A PR as the pulls API reports it at the time of the decision (never as an event said)."""
-
-    number: int
-    state: str  # open | closed
-    draft: bool
-    base_ref: str
-    head_sha: str
-    head_repo: str | None  # owner/name of the head repository; None when it was deleted
-    labels: tuple[str, ...]
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ForkPull:
-        """From the pulls API's answer (GET /repos/{owner}/{repo}/pulls/{number})."""
-        head, base = data.get("head") or {}, data.get("base") or {}
-        return cls(number=int(data["number"]), state=str(data.get("state") or ""),
-                   draft=bool(data.get("draft")), base_ref=str(base.get("ref") or ""),
-                   head_sha=str(head.get("sha") or ""),
-                   head_repo=(head.get("repo") or {}).get("full_name") or None,
-                   labels=tuple(str(label.get("name")) for label in data.get("labels") or []))
 
 
 @dataclass(frozen=True)
@@ -70,7 +48,7 @@ def _field(comment: Any, name: str) -> Any:
     return comment.get(name) if isinstance(comment, Mapping) else getattr(comment, name, None)
 
 
-def approval(comment: Any, authority: Authority | Any, pull: ForkPull, *, repo: str,
+def approval(comment: Any, authority: Authority | Any, pull: PullRequest, *, repo: str,
              default_branch: str, action: str = "created") -> Approval:
     """Whether `comment` (body, user, user_type, id) approves the PR's current head for a sweep.
 
@@ -121,7 +99,7 @@ def approval(comment: Any, authority: Authority | Any, pull: ForkPull, *, repo: 
                     approver=user, comment_id=comment_id, flags=flags)
 
 
-def newest_approval(comments: Iterable[Any], permission_of: Callable[[str], Any], pull: ForkPull, *,
+def newest_approval(comments: Iterable[Any], permission_of: Callable[[str], Any], pull: PullRequest, *,
                     repo: str, default_branch: str) -> Approval:
     """The approval of the PR's current head by its newest approving comment, else why there is
     none: the newest refusal among the comments that hold an approval line (a push after an
@@ -147,7 +125,7 @@ def newest_approval(comments: Iterable[Any], permission_of: Callable[[str], Any]
 
 
 def dropped_approval(comments: Iterable[Any], permission_of: Callable[[str], Any],
-                     pull: ForkPull) -> Approval | None:
+                     pull: PullRequest) -> Approval | None:
     """The approval a push dropped, or None: the newest posted (never edited) comment of a
     maintainer or admin that approves exactly one commit, when that commit is no longer the
     PR's head. None when the newest such approval names the head (nothing was dropped) or

@@ -26,7 +26,6 @@ from infx import trust
 from infx.commands.authorization import authority_of
 from infx.commands.fork_approval import (
     USAGE,
-    ForkPull,
     approval,
     approval_standing,
     dropped_approval,
@@ -34,6 +33,7 @@ from infx.commands.fork_approval import (
 )
 from infx.commands.grammar import APPROVE_SWEEP_COMMAND, approve_sweep_shas
 from infx.errors import InfxError, Problem
+from infx.github.models import PullRequest
 from infx.inert import code, render_inert
 from infx.plan.labels import PRIMARY_LABELS
 
@@ -52,16 +52,16 @@ class ForkOutcome:
     dispatched: dict[str, str] | None = None
 
 
-def _pull(client: Any, repo: str, number: int) -> tuple[ForkPull, str, int | None]:
+def _pull(client: Any, repo: str, number: int) -> tuple[PullRequest, str, int | None]:
     """The PR as the pulls API reports it now, the repository's default branch and the PR's
     comment count (a listing that ends early is then an error, never a missed approval)."""
     data = client.get_pull(repo, number, action=f"reading PR #{number}", permission="pull-requests: read")
-    default_branch = ((data.get("base") or {}).get("repo") or {}).get("default_branch") or ""
-    if not default_branch:
+    pull = PullRequest.from_json(data)
+    if not pull.default_branch:
         raise InfxError(Problem(f"GitHub's answer for PR #{number} names no default branch",
                                 key=f"PR #{number}", fix="retry the step"))
     count = data.get("comments")
-    return ForkPull.from_json(data), default_branch, count if isinstance(count, int) else None
+    return pull, pull.default_branch, count if isinstance(count, int) else None
 
 
 def approve(client: Any, repo: str, event: Any) -> ForkOutcome:

@@ -211,7 +211,7 @@ GITHUB_OBJECTS = {
     "comment": {"Comment"},
     "review": {"Review"},
     "review comment": {"ReviewComment"},
-    "pull request": {"PullRequest", "PullInfo", "PullFacts"},
+    "pull request": {"PullRequest", "PullInfo", "PullFacts", "ForkPull"},
     "workflow run": {"WorkflowRun", "RunFacts"},
     "job": {"Job", "RunJob", "JobFacts"},
     "check run": {"CheckRun"},

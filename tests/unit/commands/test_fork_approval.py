@@ -11,8 +11,9 @@ from dataclasses import dataclass, replace
 import pytest
 
 from infx.commands.authorization import Authority
-from infx.commands.fork_approval import ForkPull, approval, approval_standing, newest_approval
+from infx.commands.fork_approval import approval, approval_standing, newest_approval
 from infx.commands.grammar import approve_sweep_shas
+from infx.github.models import PullRequest
 from infx.plan.labels import sweep_flags
 
 REPO = "acme/inferencex"
@@ -32,8 +33,8 @@ class C:
     updated_at: str | None = None
 
 
-def pull(**changes) -> ForkPull:
-    base = ForkPull(number=12, state="open", draft=False, base_ref="main", head_sha=HEAD,
+def pull(**changes) -> PullRequest:
+    base = PullRequest(number=12, state="open", draft=False, base_ref="main", head_sha=HEAD,
                     head_repo=FORK, labels=("full-sweep-fail-fast",))
     return replace(base, **changes)
 
