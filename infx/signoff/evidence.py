@@ -6,7 +6,7 @@ import base64
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from datetime import datetime, timezone
@@ -337,6 +337,15 @@ class Reader:
             self._note_suite(item)
         return [WorkflowRun.from_json(item) for item in items]
 
+    def dispatched_runs(self, branch: str) -> list[WorkflowRun]:
+        """Workflow runs dispatched on `branch` (trusted fork sweeps are run-sweep.yml dispatched
+        on the default branch: infx.trust), newest first."""
+        items = self.read(f"listing dispatched workflow runs on {branch}", self.client.workflow_runs,
+                          self.repo, branch=branch, event=trust.FORK_SWEEP_EVENT)
+        for item in items:
+            self._note_suite(item)
+        return [WorkflowRun.from_json(item) for item in items]
+
     def artifacts(self, run_id: int) -> list[ArtifactMembers]:
         """The run's artifacts; the aggregates are downloaded, and the per-job `eval_*`
         artifacts too (at most MAX_EVAL_JOBS) when no usable `eval_results_all` exists."""
@@ -521,13 +530,16 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str], own:
         elif run.conclusion == "success" and provenance.origin_problem(
                 run, evidence.repo, evidence.default_branch) is None:
             evidence.orphan_runs.append(run)  # a sweep of ours on a commit rebased away
+    pinned = _fork_sweeps(reader, evidence, commits)
+    with_runs |= set(pinned)
     ordered = list(reversed(commits))
     if runs is not None:
         ordered = [s for s in ordered if s in with_runs]
     incremental = False
     for sha in ordered:
         runs_here = optional(evidence, f"check-runs:{sha}",
-                             lambda sha=sha: _commit_check_runs(reader, runs, sha))
+                             lambda sha=sha: _commit_check_runs(reader, runs, sha)
+                             + _suites_check_runs(reader, pinned.get(sha, ())))
         if runs_here is not None and own:
             # the verdict's own check run (named like its status) is its output, never evidence
             runs_here = [c for c in runs_here if c.name != own]
@@ -556,6 +568,9 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str], own:
                     incremental = incremental or took_rows(evidence, run_id)
                 continue
             commit_tree(reader, evidence, sha)
+            ran = evidence.workflow_runs[run_id].head_sha
+            if ran != sha:  # a fork sweep: its workflow files are those of the commit it ran
+                commit_tree(reader, evidence, ran)
             if green_run(evidence, run_id) is None:
                 continue  # modified sweep workflow files (Check `sweep` names them)
             _artifacts(reader, evidence, run_id)
@@ -567,6 +582,31 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str], own:
             return
     if incremental:
         _union_evidence(reader, evidence, commits)
+
+
+def _fork_sweeps(reader: Reader, evidence: Evidence, commits: list[str]) -> dict[str, list[int]]:
+    """A fork PR's trusted fork sweeps (pinned sha -> run ids, newest first): runs of the sweep
+    workflow dispatched on the default branch whose title pins this PR and one of its commits
+    (infx.trust.pinned_head; the trust rule judges them like any run). Their check runs sit on
+    the default branch's commit they ran, so they are read per check suite."""
+    pr = evidence.pr
+    if not pr.head_repo or pr.head_repo.lower() == evidence.repo.lower():
+        return {}  # a same-repository PR is swept by its own runs; a deleted fork by none
+    runs = optional(evidence, "dispatched workflow runs",
+                    lambda: reader.dispatched_runs(evidence.default_branch))
+    found: dict[str, list[int]] = {}
+    for run in runs or []:
+        head = trust.pinned_head(run)
+        if head is None or head[0] != pr.number or head[1] not in commits or not trust.is_sweep_run(run):
+            continue
+        evidence.workflow_runs[run.id] = run
+        found.setdefault(head[1], []).append(run.id)
+    return {sha: ids[:MAX_RUNS_PER_COMMIT] for sha, ids in found.items()}
+
+
+def _suites_check_runs(reader: Reader, run_ids: Iterable[int]) -> list[CheckRun]:
+    """The check runs of these runs' check suites (a fork sweep's jobs)."""
+    return [item for run_id in run_ids for item in reader.suite_check_runs(run_id)]
 
 
 _WORKFLOW_NAME = re.compile(r"^name:[ \t]*(?P<q>[\"']?)(?P<name>[^\"'#\n]*?)(?P=q)[ \t]*(?:#.*)?$",

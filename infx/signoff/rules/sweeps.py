@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from infx import trust
 from infx.errors import InfxError
 from infx.plan.coverage import (
     METADATA_ARTIFACT,
@@ -127,10 +128,11 @@ def _covers(job: Job, entry: dict) -> bool:
 
 
 def run_commit(evidence: Evidence, run_id: int) -> str | None:
-    """The head commit of a workflow run (from the run, else from its jobs)."""
+    """The commit a workflow run swept (from the run: its head commit, or a fork sweep's pinned
+    head, infx.trust.swept_commit; else from its jobs)."""
     workflow_run = evidence.workflow_runs.get(run_id)
     if workflow_run is not None and workflow_run.head_sha:
-        return workflow_run.head_sha
+        return trust.swept_commit(workflow_run)
     jobs = evidence.run_jobs.get(run_id) or []
     shas = {job.head_sha for job in jobs if job.head_sha}
     return shas.pop() if len(shas) == 1 else None
@@ -292,7 +294,7 @@ def union_candidates(evidence: Evidence) -> list[int]:
     commits = set(evidence.commits or [])
     found = []
     for run_id, run in evidence.workflow_runs.items():
-        if run.head_sha not in commits or evidence.run_jobs.get(run_id) is None:
+        if run_commit(evidence, run_id) not in commits or evidence.run_jobs.get(run_id) is None:
             continue
         if provenance.run_problem(evidence, run_id) is not None:
             continue
@@ -336,7 +338,7 @@ def union_coverage(evidence: Evidence) -> tuple[Coverage, dict[str, tuple[dict, 
     for run_id in runs:
         jobs = latest_attempt(evidence.run_jobs.get(run_id) or [])
         green = green_rows(j for j in jobs if family(j.name)) & frozenset(wanted)
-        sha = evidence.workflow_runs[run_id].head_sha
+        sha = run_commit(evidence, run_id) or ""
         tree = head if sha == evidence.pr.head_sha else provenance.tree_of(evidence, sha)
         prints = None
         if green and tree:

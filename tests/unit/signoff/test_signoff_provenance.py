@@ -49,7 +49,9 @@ def test_our_sweep_for_a_pull_request_from_this_repository_counts() -> None:
     ({"path": ".github/workflows/ci.yml"}, "a run of .github/workflows/ci.yml, not"),
     ({"path": None}, "a run of an unnamed workflow"),
     ({"path": "evil/.github/workflows/run-sweep.yml"}, "a run of evil/"),
+    # a dispatch counts only as a fork sweep: on the default branch, its title pinning a head
     ({"event": "workflow_dispatch"}, "dispatched on feature, not on main"),
+    ({"event": "workflow_dispatch", "head_branch": "main"}, "a dispatch whose title pins no PR head"),
     ({"event": "pull_request_target"}, "a pull_request_target event"),
     ({"event": ""}, "an unknown event"),
     ({"event": "push"}, "a push to feature, not the merge-time push to main"),
