@@ -6,7 +6,8 @@ as data of the runner: a CODEOWNER's review sign-off is recorded by `signoff-ver
 unprivileged `record-review` job on the PR's merge ref, and the `workflow_run` event GitHub makes
 of that finished run starts `signoff-head-status.yml` on the default branch, whose
 `review-signoff` job verifies it. A privileged job on the review's own ref is refused by the
-environment rule before any step. A retarget (`pull_request` edited, base changed) is recorded
+environment rule before any step; a conversation sign-off runs `verify` on the default
+branch, where the environment deploys. A retarget (`pull_request` edited, base changed) is recorded
 by `record-head`, and its relay withdraws the bot's `success` and the verdict's check run."""
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from lib.sweep_loop import (
     SIGNER,
     SIGNOFF_ENVIRONMENTS,
     SweepRepo,
+    add_comment,
     checklist_body,
+    comment_event,
     git,
     pull_request_event,
     record_run,
@@ -231,3 +234,21 @@ def test_a_dismissed_review_signoff_sets_its_head_pending_through_the_relay(swep
     assert (final["state"], final["creator"]) == ("pending", world["token_login"])
     assert [r["conclusion"] for r in check_runs(world, swept.pr.head_sha)] == ["action_required"]
     assert len(verdicts(world)) == 1
+
+
+def test_a_conversation_signoff_is_verified_where_it_is_posted_the_environment_allowing_main(swept, tmp_path):
+    """The checklist as a PR comment: `issue_comment` runs on the default branch, so the `verify`
+    job deploys to `signoff-app` and verifies it directly (no relay)."""
+    world = copy.deepcopy(swept.world)
+    world["pulls"][0]["reviews"] = []
+    signed = add_comment(world, SIGNER, "MEMBER", checklist_body(SIGNER, SINGLE_NODE_DETAILS), SIGNED_AT)
+    trigger = comment_event(world, signed, swept.repo.sha("main"))
+    assert trigger.ref == "refs/heads/main"
+    record, world = run_comment_workflow(world, swept.repo, trigger, VERIFY, 9460, tmp_path / "run",
+                                         environments=SIGNOFF_ENVIRONMENTS, start=RECORDED_AT)
+    job = record.job("verify CODEOWNER sign-off")
+    assert job.conclusion == "success" and job.annotations == [], job.log
+    assert record.job("record a review sign-off event").conclusion == "skipped"
+    (verdict,) = verdicts(world)
+    assert f"signoff=issue_comment:{signed}:" in verdict["body"].split("\n", 1)[0]
+    assert statuses(world, swept.pr.head_sha)[-1]["state"] == "success"
