@@ -34,7 +34,9 @@ class Comment:
         if kind not in COMMENT_KINDS:
             raise ValueError(f"comment kind must be one of {COMMENT_KINDS}, not {kind!r}")
         user = data.get("user") or {}
-        commit = data.get("commit_id")
+        # a review's commit_id is the head it was submitted on; an inline comment's commit_id
+        # follows later pushes that keep its line, so the head it was written on is its original
+        commit = data.get("original_commit_id" if kind == "review_comment" else "commit_id")
         line = data.get("line")
         return cls(id=data["id"], user=user.get("login", ""), body=data.get("body") or "",
                    author_association=data.get("author_association") or "",

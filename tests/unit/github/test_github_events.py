@@ -92,7 +92,18 @@ def test_review_comment(hooks):
     assert isinstance(event, PullRequestReviewCommentEvent)
     assert (event.comment.path, event.comment.line) == ("README.md", 265)
     raw = json.loads((hooks / "pull_request_review_comment" / "created.payload.json").read_text())
-    assert (event.comment.kind, event.comment.commit_id) == ("review_comment", raw["comment"]["commit_id"])
+    assert (event.comment.kind, event.comment.commit_id) == ("review_comment", raw["comment"]["original_commit_id"])
+
+
+def test_an_inline_comment_keeps_the_head_it_was_written_on(hooks):
+    """GitHub moves an inline comment's commit_id to a later head that keeps its line; the head
+    the signer saw is its original_commit_id (red-team: never the moved one)."""
+    raw = json.loads((hooks / "pull_request_review_comment" / "created.payload.json").read_text())
+    written = raw["comment"]["original_commit_id"]
+    raw["comment"]["commit_id"] = "f" * 40  # a push after the comment, its line unchanged
+    assert parse_event("pull_request_review_comment", raw).comment.commit_id == written
+    del raw["comment"]["original_commit_id"]
+    assert parse_event("pull_request_review_comment", raw).comment.commit_id == ""  # unknown, never the moved one
 
 
 def test_push_tag_deletion(hooks):

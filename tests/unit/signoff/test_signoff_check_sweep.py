@@ -641,3 +641,14 @@ def test_configs_changed_without_a_changelog_entry_are_named_in_a_warning() -> N
     honest.head_files = head | {MASTER: base[MASTER]}
     honest.files = changed[:1]
     assert sweep.run(honest, SETTINGS).status is Status.PASS  # nothing unlisted: no warning
+
+
+def test_an_adopters_job_names_in_another_workflow_are_set_aside_like_any_look_alike() -> None:
+    """Red-team: `sweep / <caller> / <row>` (an adopter's names, read as our rows) from another
+    workflow's run is a family job, so its run is judged, and provenance sets it aside."""
+    ev = evidence({7: [job("sweep / single-node 1k1k / x", job_id=70, sha=A),
+                       job("sweep / eval / x", job_id=71, sha=A)]})
+    ev.workflow_runs[7] = _foreign(7)
+    assert sweep.set_aside(ev) == [(7, FOREIGN)]
+    outcome = sweep.run(ev, SETTINGS)
+    assert outcome.status is Status.FAIL and outcome.details[0] == f"set aside: run 7 — {FOREIGN}"
