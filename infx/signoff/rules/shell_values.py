@@ -179,9 +179,14 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
     sets = [a for a in sets if all((m.group(1) or m.group(3)) in literal for m in _REF.finditer(a.value))]
     referenced |= {m.group(1) or m.group(3) for a in sets for m in _REF.finditer(a.value)}
     # an assignment matters when a later line of its file uses it
-    relevant = [a for a in sets if a.name in referenced and any(
-        ln.path == a.line.path and (ln.number or 0) > (a.line.number or 0) and _uses(ln.text, a.name)
-        for ln in lines)]
+    last_use: dict[tuple[str, str], int] = {}  # (file, name) -> the last line using the name
+    for ln in lines:
+        if "$" in ln.text:
+            for m in _REF.finditer(ln.text):
+                slot = (ln.path, m.group(1) or m.group(3))
+                last_use[slot] = max(last_use.get(slot, 0), ln.number or 0)
+    relevant = [a for a in sets if a.name in referenced
+                and last_use.get((a.line.path, a.name), 0) > (a.line.number or 0)]
     base = branch or Branch(eval_only=False, spec=True)
     out: dict[tuple[tuple[Line, ...], tuple[tuple[str, bool], ...]],
               tuple[list[str], tuple[Assignment, ...], tuple[tuple[str, int | None, str], ...]]] = {}
@@ -241,10 +246,6 @@ def arithmetic(expression: str) -> str | None:
 
 
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
-
-
-def _uses(text: str, name: str) -> bool:
-    return any((m.group(1) or m.group(3)) == name for m in _REF.finditer(text))
 
 
 def _deciding(relevant: list[Assignment], row: dict[str, str], branch: Branch, used: set[str]) -> str:
