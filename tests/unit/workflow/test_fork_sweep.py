@@ -103,6 +103,32 @@ def test_the_gate_refuses_what_no_maintainer_approved(fake_github, comments, dis
     assert why in caught.value.problems[0].message
 
 
+def test_the_gate_refuses_an_edited_a_bots_or_another_prs_approval(fake_github):
+    """Red-team: the dispatched run's gate, on the fake GitHub. A maintainer's approval edited
+    since it was posted (anyone with write may edit it), an approval by an App account with the
+    admin role, and an approval of #14's head posted on another PR approve nothing; a dispatch
+    naming a same-repository PR with its head is refused though a maintainer approved it."""
+    T0 = "2026-09-29T17:00:00Z"
+    edited = _world()
+    cid = add_comment(edited, "dave", "MEMBER", f"/approve-sweep {C2}", T0, number=14)
+    next(c for c in pr(edited, 14)["comments"] if c["id"] == cid)["updated_at"] = T1
+    bot = _world()
+    bot["collaborators"]["infx-app[bot]"] = {"permission": "admin", "role_name": "admin"}
+    add_comment(bot, "infx-app[bot]", "NONE", f"/approve-sweep {C2}", T1, number=14)
+    elsewhere = _world()
+    add_comment(elsewhere, "dave", "MEMBER", f"/approve-sweep {C2}", T1, number=12)
+    for world, why in ((edited, "the comment was edited, not posted"), (bot, "a bot account never approves"),
+                       (elsewhere, "no comment approves a sweep")):
+        with pytest.raises(InfxError, match="no fork sweep of PR #14") as caught:
+            gate(fake_github(world).client(), REPO, 14, C2)
+        assert why in caught.value.problems[0].message
+    same_repo = _world()
+    add_comment(same_repo, "dave", "MEMBER", f"/approve-sweep {pr(same_repo, 12)['head']['sha']}", T1)
+    with pytest.raises(InfxError, match="no fork sweep of PR #12") as caught:
+        gate(fake_github(same_repo).client(), REPO, 12, pr(same_repo, 12)["head"]["sha"])
+    assert "the PR's head is in this repository" in caught.value.problems[0].message
+
+
 def test_a_push_after_the_approval_drops_it_once(fake_github):
     world = _world(labels=["full-sweep-fail-fast", "all-evals"])
     add_comment(world, "dave", "MEMBER", f"/approve-sweep {C1}", T1, number=14)  # the head then
