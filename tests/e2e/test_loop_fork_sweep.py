@@ -9,6 +9,7 @@ local runner against the fake GitHub."""
 
 from __future__ import annotations
 
+import copy
 import shutil
 
 import pytest
@@ -118,8 +119,16 @@ def test_approve_then_sweep_then_the_verdict_passes(base_repo, tmp_path):
     signed = sign(world, SINGLE_NODE_DETAILS)
     verdict = verify(world, pr.number, signed, tmp_path)
     assert_pass(verdict)
-    assert any(f"run {record.run_id}" in d for d in verdict.check("1")["details"]) or \
-        str(record.run_id) in str(verdict.raw), verdict.check("1")
+    assert str(record.run_id) in str(verdict.check("1")), verdict.check("1")
+
+    # the same run pinned to another PR, or dispatched from another branch, is no sweep of this PR
+    for change in ({"display_title": trust.fork_sweep_title(pr.number + 1, pr.head_sha)},
+                   {"head_branch": pr.branch}):
+        spoiled = copy.deepcopy(world)
+        next(r for r in spoiled["workflow_runs"] if r["id"] == record.run_id).update(change)
+        other = verify(spoiled, pr.number, signed, tmp_path)
+        assert other.verdict != "PASS" and other.status != "success", change
+        assert other.check("1")["status"] == "FAIL", change
 
 
 def test_a_push_after_the_approval_sweeps_nothing_and_drops_it(base_repo, tmp_path):
