@@ -654,7 +654,7 @@ SIGNOFF_REPEATED = {
     # head, base, and the head the reuse command was posted on (Check `reuse`'s binding)
     ("GET", "/repos/{owner}/{repo}/tarball/{sha}"): 3,
     ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 3,
-    ("GET", _CONVERSATION): 2,  # evidence, then the look for an earlier verdict before posting
+    # the conversation is listed once: the verdict is upserted against the evidence's listing
     # the sign-off, then read again once `success` is set (a change meanwhile resets it)
     ("GET", "/repos/{owner}/{repo}/issues/comments/{n}"): 2,
     ("GET", "/repos/{owner}/{repo}/actions/artifacts/{n}/zip"): 2,
@@ -920,11 +920,10 @@ PERSISTENT_PLUS_FLAKY = {
          _entry(*_COMMENT_POST, status=502, times=1, apply=True)],
     "live-head re-check 404 + final status 500 once (lost)":
         [_entry("GET", _PULL, status=404, after=2), _entry(*_STATUS, status=500, after=1, times=1)],
-    # one comment a page: the first three pages are the evidence's listing, the fourth the
-    # listing before posting
-    "conversation cut before posting + error status 502 once (lost)":
-        [_entry("GET", _CONVERSATION, truncate=True, after=3),
-         _entry(*_STATUS, status=502, after=1, times=1)],
+    # one comment a page: the evidence's listing ends after its first page, every time
+    "conversation cut + error status 502 once (lost)":
+        [_entry("GET", _CONVERSATION, truncate=True, after=1),
+         _entry(*_STATUS, status=502, times=1)],
     "run listing 500 always + status 502 once":
         [_entry("GET", _RUNS, status=500), _entry(*_STATUS, status=502, times=1)],
 }
@@ -935,7 +934,7 @@ UNCONFIRMED_HEAD_COMBOS = {"live-head re-check 404 + final status 500 once (lost
 COMBO_STATES = {
     "check-runs 502 always + comment POST 502 once (lost)": ["error"],
     "check-runs 502 always + comment POST 502 once (landed)": ["error"],
-    "conversation cut before posting + error status 502 once (lost)": ["pending", "error"],
+    "conversation cut + error status 502 once (lost)": ["error"],
     # evidence that cannot be read ends the run before `pending` (no status until the
     # sign-off is known to be an owner's and bound to the head): the final `error` only
     "run listing 500 always + status 502 once": ["error"],
