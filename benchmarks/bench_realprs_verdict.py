@@ -9,8 +9,9 @@ every corpus verdict, next to the bar (p95 <= 3 s). The replays are not timed. i
 bytecode-compiled copy, as after `pip install` (bench_floor's rule); ``--no-bytecode`` compiles
 every module on every run instead (PYTHONDONTWRITEBYTECODE from a source folder).
 
-Run: ``python benchmarks/bench_realprs_verdict.py [--rounds N] [--keep DIR] [--profile PR] [--no-bytecode]``
-(``--keep``: write the worlds there and reuse them on the next run; ``--profile``: print
+Run: ``python benchmarks/bench_realprs_verdict.py [--rounds N] [--keep DIR] [--profile PR] [--code REF]
+[--no-bytecode]`` (``--code``: time infx as of a git ref, e.g. before a speed change;
+``--keep``: write the worlds there and reuse them on the next run; ``--profile``: print
 cProfile's top functions of one in-process verdict of that PR's world).
 """
 
@@ -100,6 +101,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--keep", type=Path, default=None)
     parser.add_argument("--profile", type=int, default=None)
+    parser.add_argument("--code", default=None,
+                        help="time infx as of this git ref (the worlds are replayed with the current code)")
     parser.add_argument("--no-bytecode", action="store_true",
                         help="keep PYTHONDONTWRITEBYTECODE as set (compile on every run)")
     args = parser.parse_args()
@@ -112,7 +115,13 @@ def main() -> int:
             profile(*worlds[f"#{args.profile}"])
             return 0
         site = Path(tmp) / "site"
-        shutil.copytree(ROOT / "infx", site / "infx", ignore=shutil.ignore_patterns("__pycache__"))
+        if args.code:
+            site.mkdir()
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.code, "infx"], check=True,
+                                     capture_output=True).stdout
+            subprocess.run(["tar", "x", "-C", str(site)], input=archive, check=True)
+        else:
+            shutil.copytree(ROOT / "infx", site / "infx", ignore=shutil.ignore_patterns("__pycache__"))
         env = os.environ | {"GITHUB_STEP_SUMMARY": "", "PYTHONPATH": str(site)}
         if args.no_bytecode:
             env["PYTHONDONTWRITEBYTECODE"] = "1"
