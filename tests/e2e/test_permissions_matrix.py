@@ -20,7 +20,19 @@ from pathlib import Path
 
 import pytest
 import yaml
-from lib.reuse_world import C0, C1, C2, M1, REPO, add_comment, add_fork_pr, base_world, merged, pr
+from lib.reuse_world import (
+    C0,
+    C1,
+    C2,
+    FORK,
+    M1,
+    REPO,
+    add_comment,
+    add_fork_pr,
+    base_world,
+    merged,
+    pr,
+)
 
 from infx import yamlio
 
@@ -368,6 +380,47 @@ def _report_posted(world: dict) -> bool:
     return len(bodies) == 1 and "could not be read" not in bodies[0] and "Not evaluated" not in bodies[0]
 
 
+
+def _fork_world(approved: str = C2) -> Callable[[], dict]:
+    """Fork PR #14 (head C2, a primary sweep label) with @dave's (maintain) `/approve-sweep` of
+    `approved` as comment 901."""
+    def build() -> dict:
+        world = add_fork_pr(base_world())
+        pr(world, 14)["draft"] = False
+        add_comment(world, "dave", "MEMBER", f"Read it.\n\n/approve-sweep {approved}\n", T1,
+                    number=14, comment_id=901)
+        return world
+    return build
+
+
+def _fork_approve_env(tmp: Path) -> dict[str, str]:
+    return {"GITHUB_REPOSITORY": REPO, "GITHUB_EVENT_PATH": _event(tmp, _comment_event(_fork_world()(), 901, 14))}
+
+
+def _fork_dispatched(world: dict) -> bool:
+    """run-sweep.yml dispatched on main pinned to #14's head, and the approval acknowledged 👍."""
+    comment = next(c for c in pr(world, 14)["comments"] if c["id"] == 901)
+    sent = [d["inputs"] for d in world.get("workflow_dispatches", [])]
+    return sent == [{"pr-number": "14", "head-sha": C2}] and [r["content"] for r in comment.get("reactions", [])] == ["+1"]
+
+
+def _fork_push_env(tmp: Path) -> dict[str, str]:
+    """The completed `Fork PR push` run of the fork's new head C2 (the approval was for C1)."""
+    payload = {"action": "completed", "workflow_run": {
+        "id": 5001, "name": "Fork PR push", "event": "pull_request", "status": "completed",
+        "conclusion": "success", "head_sha": C2, "head_branch": "main", "path": ".github/workflows/fork-push.yml",
+        "head_repository": {"full_name": FORK}}, "repository": {"full_name": REPO, "default_branch": "main"}}
+    return {"GITHUB_REPOSITORY": REPO, "GITHUB_EVENT_PATH": _event(tmp, payload)}
+
+
+def _fork_dropped(world: dict) -> bool:
+    """The primary label off #14 and the one note posted."""
+    from infx.workflow.fork_sweep import NOTE_MARKER
+
+    notes = [c for c in pr(world, 14)["comments"] if NOTE_MARKER in c["body"]]
+    return "full-sweep-fail-fast" not in pr(world, 14)["labels"] and len(notes) == 1
+
+
 STEPS = (
     BotStep("signoff-verify", "signoff-verify.yml", "verify", "Verify the sign-off", _signoff_world,
             _signoff_comment_event, lambda world: _last_status(world, SIGNOFF_HEAD) == "success"),
@@ -420,6 +473,13 @@ STEPS = (
             _report_posted, prepare=_report_files,
             degrades="a failed report job would spoil the sweep run it reports on; the comment "
                      "shows what was not read"),
+    BotStep("fork-approve", "fork-sweep.yml", "approve", "Decide the approval and dispatch the sweep",
+            _fork_world(), _fork_approve_env, _fork_dispatched),
+    BotStep("fork-drop", "fork-sweep-drop.yml", "drop", "Drop the approval of an earlier head",
+            _fork_world(C1), _fork_push_env, _fork_dropped),
+    BotStep("fork-gate", "run-sweep.yml", "validate", "Check the fork sweep's approval", _fork_world(),
+            lambda tmp: {"GITHUB_REPOSITORY": REPO, "PR_NUMBER": "14", "HEAD_SHA": C2},
+            printed=f'"head-sha": "{C2}"'),
 )
 
 # the reusable sweep (infx-run-sweep.yml, generated from run-sweep.yml: infx.adopt.reusable) has
