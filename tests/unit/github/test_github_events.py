@@ -268,3 +268,14 @@ def test_every_command_reading_an_event_file_answers_a_wrong_shape_with_a_locate
     assert main([*command, "--repo", "o/r", "--event-path", str(event)]) == 1
     out, err = capsys.readouterr()
     assert out == "" and "Traceback" not in err and str(event) in err and key in err
+
+
+def test_a_pull_requests_changed_files_of_another_type_is_a_located_error(tmp_path, hooks):
+    """Red-team: PullRequest.from_json reads `changed_files` as a number; a payload holding a
+    string or a list there is one located error (it was a ValueError/TypeError traceback)."""
+    for wrong in ("x", [None]):
+        raw = json.loads((hooks / "pull_request" / "closed.payload.json").read_text())
+        raw["pull_request"]["changed_files"] = wrong
+        with pytest.raises(InfxError) as info:
+            parse_event("pull_request", raw, "event.json")
+        assert [p.key for p in info.value.problems] == ["pull_request.changed_files"]
