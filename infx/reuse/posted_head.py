@@ -105,9 +105,9 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
             continue
         if run.head_branch not in (None, branch):
             continue
-        run_repo = trust.head_repo_of(run)
-        if head_repo and run_repo and run_repo != head_repo:
-            continue
+        if not trust.same_head_repo(run, head_repo):
+            continue  # another repository's run on a branch of the same name, or one whose
+            # repository is not recorded (a deleted fork's): never the head this PR showed
         heads.add(run.head_sha)
         if created <= posted and (best is None or (created, run.id) > best[:2]):
             best = (created, run.id, run.head_sha)

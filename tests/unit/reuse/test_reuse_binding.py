@@ -17,7 +17,10 @@ def head_when_posted(runs, when, *, branch, head_repo, timeline=()):
     return head_seen(runs, when, branch=branch, head_repo=head_repo, timeline=list(timeline)).sha
 
 
-def run(i, sha, created, event="pull_request", branch="carol/bump", repo=None, status="completed"):
+REPO = "acme/inferencex"
+
+
+def run(i, sha, created, event="pull_request", branch="carol/bump", repo=REPO, status="completed"):
     return WorkflowRun(id=i, event=event, status=status, conclusion=None, head_sha=sha, head_branch=branch,
                     created_at=created, head_repo=repo)
 
@@ -86,20 +89,30 @@ def test_only_runs_with_a_time_and_a_head_of_this_branch_and_repository_count():
             run(7, "", "2026-09-29T11:40:00Z"), run(6, X, "2026-09-29T11:45:00Z", repo="fork/x"),
             run(5, X, "2026-09-29T11:30:00Z", branch="other"), run(1, A, "2026-09-29T10:00:00Z")]
     assert head_when_posted(runs, "2026-09-29T12:00:00Z", branch="carol/bump", head_repo="acme/inferencex") == A
-    # a run that does not record its branch or repository is not ruled out by them
-    unnamed = [run(1, A, "2026-09-29T10:00:00Z"), run(2, B, "2026-09-29T11:00:00Z", branch=None),
-               run(3, C, "2026-09-29T11:10:00Z", repo=None)]
+    # a run that does not record its branch is not ruled out by it (the listing is by branch)
+    unnamed = [run(1, A, "2026-09-29T10:00:00Z"), run(2, B, "2026-09-29T11:00:00Z", branch=None)]
     assert head_when_posted(unnamed, "2026-09-29T11:05:00Z", branch="carol/bump", head_repo="acme/inferencex") == B
-    assert head_when_posted(unnamed, "2026-09-29T12:00:00Z", branch="carol/bump", head_repo="acme/inferencex") == C
-    # nor when the PR's own head repository is unknown
-    assert head_when_posted(runs, "2026-09-29T12:00:00Z", branch="carol/bump", head_repo=None) == X
+    # one whose repository is unknown on either side is never shown to be this PR's (infx.trust.same_head_repo)
+    assert head_when_posted(runs, "2026-09-29T12:00:00Z", branch="carol/bump", head_repo=None) is None
+
+
+def test_a_deleted_forks_run_on_a_branch_of_the_same_name_is_not_the_head_seen():
+    """Red-team: the PR's author opens a second PR from another fork, from a branch named like
+    this PR's, with the commit they will push here later (C); runs it; deletes that fork, so its
+    run records no head repository. A sign-off posted while this PR's head was A must still be
+    bound to A, not to C (which, once pushed here, would be the head and 'inherit' the sign-off)."""
+    runs = [run(1, A, "2026-09-29T10:00:00Z"), run(2, C, "2026-09-29T11:00:00Z", repo=None)]
+    assert head_when_posted(runs, "2026-09-29T12:00:00Z", branch="carol/bump", head_repo=REPO) == A
+    fork = [run(1, A, "2026-09-29T10:00:00Z", branch="main", repo="vendor/x"),
+            run(2, C, "2026-09-29T11:00:00Z", branch="main", repo=None)]
+    assert head_when_posted(fork, "2026-09-29T12:00:00Z", branch="main", head_repo="Vendor/X") == A
 
 
 def test_runs_created_in_the_same_second_are_ordered_by_id():
     same = [run(12, B, "2026-09-29T10:00:00Z"), run(11, A, "2026-09-29T10:00:00Z")]
-    assert head_when_posted(same, "2026-09-29T10:00:00Z", branch="carol/bump", head_repo=None) == B
+    assert head_when_posted(same, "2026-09-29T10:00:00Z", branch="carol/bump", head_repo=REPO) == B
     assert head_when_posted(list(reversed(same)), "2026-09-29T10:00:00Z", branch="carol/bump",
-                            head_repo=None) == B
+                            head_repo=REPO) == B
 
 
 def test_a_command_on_the_head_itself_needs_no_comparison():
