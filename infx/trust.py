@@ -35,9 +35,9 @@ Pure: logins, runs, trees and artifact listings come in as plain facts.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from infx import yamlio
 from infx.errors import InfxError
@@ -170,6 +170,33 @@ def swept_commit(run: RunRecord) -> str | None:
         pinned = pinned_head(run)
         return pinned[1] if pinned else None
     return run.head_sha or None
+
+
+R = TypeVar("R", bound=RunRecord)
+
+
+def is_fork_pull(head_repo: str | None, repo: str) -> bool:
+    """Whether a PR's head lives in another repository (a deleted fork is none: nothing sweeps it)."""
+    return bool(head_repo) and str(head_repo).lower() != repo.lower()
+
+
+def fork_sweeps(number: int, commits: Collection[str], *, head_repo: str | None, repo: str,
+                dispatched: Callable[[], Iterable[R] | None], workflow: str = SWEEP_WORKFLOW) -> list[R]:
+    """The trusted fork sweeps of PR `number`, in the listing's order: the runs of the sweep
+    workflow among `dispatched` (the runs dispatched on the default branch, listed only for a
+    fork PR; None: unread) whose title pins this PR and one of its `commits` (`pinned_head`).
+    None for a same-repository PR, whose own runs sweep it. Which of them are ours is still
+    `our_run`'s to decide; the sign-off and merge-time reuse both ask this for "the PR's
+    fork sweeps"."""
+    if not is_fork_pull(head_repo, repo):
+        return []
+    wanted = set(commits)
+    found = []
+    for run in dispatched() or ():
+        head = pinned_head(run)
+        if head is not None and head[0] == number and head[1] in wanted and is_sweep_run(run, workflow):
+            found.append(run)
+    return found
 
 
 def head_repo_of(run: RunRecord) -> str:

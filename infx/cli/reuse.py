@@ -183,9 +183,9 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
     from infx.plan.fingerprint import annotate, content_of
     from infx.plan.incremental import plan_tree_path, summary, without
     from infx.plan.sweep_plan import Plan
-    from infx.reuse.covering import coverage, eligible_runs, wanted_rows
+    from infx.reuse.covering import coverage, wanted_rows
     from infx.reuse.gateway import GitHubGateway
-    from infx.reuse.resolver import ours_by
+    from infx.reuse.resolver import sweep_runs
     from infx.workflow.actions import append_summary, write_outputs
 
     plan = Plan.read(plan_path)
@@ -203,9 +203,8 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
             with open_client(world) as client:
                 gateway = GitHubGateway(client, repo)
                 pull = gateway.pull(pr_number)
-                runs = eligible_runs(gateway.branch_runs(pull.head_ref), gateway.pull_commits(pr_number),
-                                     ours=ours_by(gateway, pull, workflow_id),
-                                     exclude=[run_id] if run_id else [])
+                runs = sweep_runs(gateway, pull, gateway.pull_commits(pr_number), workflow=workflow_id,
+                                  exclude=(run_id,) if run_id else ())
                 cov, rows = coverage(wanted, runs, jobs_of=gateway.run_jobs,
                                      tree=lambda sha: read_tree(sha, plan_tree_path), base=base)
                 urls = {r.run_id: r.url for r in rows}

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from infx import trust
 from infx.errors import InfxError
 from infx.github.models import Job, WorkflowRun
 from infx.plan.benchmark_content import Tree, Unreadable
@@ -66,33 +67,39 @@ def plan_at(base: Tree, head: Tree, flags: PlanFlags, *, base_ref: str, head_ref
 
 
 def eligible_runs(runs: Sequence[WorkflowRun], pr_commits: Sequence[str], *, ours: Trust,
-                  exclude: Iterable[int] = ()) -> list[WorkflowRun]:
-    """Completed pull_request runs on a commit of the PR that are our sweep (`ours`:
-    infx.trust.our_run — our workflow, this repository, unmodified sweep files), newest
-    first (at most MAX_RUNS). Their conclusion does not matter: only their green jobs count."""
+                  exclude: Iterable[int] = (), pinned: Sequence[WorkflowRun] = ()) -> list[WorkflowRun]:
+    """Completed pull_request runs on a commit of the PR, and the PR's completed trusted fork
+    sweeps (`pinned`: infx.trust.fork_sweeps, already chosen for this PR and its commits), that
+    are our sweep (`ours`: infx.trust.our_run — our workflow, this repository, unmodified sweep
+    files), newest first (at most MAX_RUNS). Their conclusion does not matter: only their green
+    jobs count."""
     commits, skip = set(pr_commits), set(exclude)
     chosen = [run for run in runs
-              if run.id not in skip and run.event == "pull_request" and run.status == "completed"
-              and run.head_sha in commits]
+              if run.event == "pull_request" and run.head_sha in commits]
+    chosen += [run for run in pinned if trust.swept_commit(run) in commits]
+    chosen = [run for run in {r.id: r for r in chosen}.values()
+              if run.id not in skip and run.status == "completed"]
     chosen.sort(key=lambda r: (r.created_at, r.id), reverse=True)
     return [run for run in chosen if ours(run) is None][:MAX_RUNS]
 
 
 def run_rows(runs: Sequence[WorkflowRun], wanted: Wanted, *, jobs_of: Callable[[int], list[Job]],
              tree: TreeReader, base: Tree) -> list[RunRows]:
-    """Each run's green wanted rows and their fingerprints at the run's commit."""
+    """Each run's green wanted rows and their fingerprints at the commit it swept
+    (infx.trust.swept_commit: a fork sweep's pinned head, not the default-branch commit it ran)."""
     contents: dict[str, Content | None] = {}
     out: list[RunRows] = []
     for run in runs:
         green = green_rows(jobs_of(run.id)) & frozenset(wanted.rows)
-        if not green:
+        swept = trust.swept_commit(run)
+        if not green or swept is None:
             continue
-        if run.head_sha not in contents:
-            contents[run.head_sha] = _content(tree, run.head_sha, base)
-        content = contents[run.head_sha]
+        if swept not in contents:
+            contents[swept] = _content(tree, swept, base)
+        content = contents[swept]
         prints = None if content is None else {
             name: fingerprint(wanted.rows[name], content) for name in green}
-        out.append(RunRows(run.id, run.head_sha, green, prints, run.html_url))
+        out.append(RunRows(run.id, swept, green, prints, run.html_url))
     return out
 
 

@@ -96,6 +96,15 @@ class GitHubGateway:
         runs = [WorkflowRun.from_json(item) for item in items]
         return sorted(runs, key=lambda r: (r.created_at, r.id), reverse=True)
 
+    def dispatched_runs(self, branch: str) -> list[WorkflowRun]:
+        """Completed runs dispatched on a branch (trusted fork sweeps run on the default
+        branch: infx.trust.fork_sweeps), newest first."""
+        items = self.client.workflow_runs(
+            self.repo, event=trust.FORK_SWEEP_EVENT, branch=branch, status="completed",
+            action=f"listing dispatched workflow runs on {branch}", permission="actions: read")
+        runs = [WorkflowRun.from_json(item) for item in items]
+        return sorted(runs, key=lambda r: (r.created_at, r.id), reverse=True)
+
     def pull_runs(self, branch: str) -> list[WorkflowRun]:
         """Every pull_request run on a branch, whatever its state (GitHub's record of its heads)."""
         items = self.client.workflow_runs(

@@ -80,6 +80,19 @@ def ours_by(gateway: GitHubGateway, pull: PullRequest, workflow: str = DEFAULT_W
                                            reference=reference)
 
 
+def sweep_runs(gateway: GitHubGateway, pull: PullRequest, commits: list[str], *,
+               workflow: str = DEFAULT_WORKFLOW, ours: Trust | None = None,
+               exclude: tuple[int, ...] = ()) -> list[WorkflowRun]:
+    """The PR's sweep runs that are ours (`ours`, default `ours_by`), newest first: its
+    branch's pull_request runs on its commits and, for a fork PR, its trusted fork sweeps
+    found as the sign-off finds them (infx.trust.fork_sweeps)."""
+    pinned = trust.fork_sweeps(pull.number, commits, head_repo=pull.head_repo, repo=gateway.repo,
+                               dispatched=lambda: gateway.dispatched_runs(pull.default_branch),
+                               workflow=workflow_path(workflow))
+    return eligible_runs(gateway.branch_runs(pull.head_ref), commits, pinned=pinned, exclude=exclude,
+                         ours=ours or ours_by(gateway, pull, workflow))
+
+
 def results_problem(gateway: GitHubGateway, run_ids: list[int]) -> ReuseError | None:
     """The runs a reuse takes rows from must still hold their results (unexpired artifacts)."""
     gone = [(r, why) for r in run_ids if (why := trust.artifacts_problem(gateway.artifacts(r))) is not None]
@@ -134,13 +147,15 @@ def covering_sources(gateway: GitHubGateway, pr_number: int, request: Authorized
         return wanted[0]
 
     def drift(run: WorkflowRun) -> list[str]:
-        if run.head_sha == head:
+        swept = trust.swept_commit(run)  # a fork sweep's pinned head, not the commit it ran
+        if swept == head:
             return []
+        if swept is None:
+            return ["the commit it swept (a dispatch that pins no head)"]
         try:
-            return differences(gateway.tree(run.head_sha), gateway.tree(head),
-                               gateway.tree(pull.base_sha))
+            return differences(gateway.tree(swept), gateway.tree(head), gateway.tree(pull.base_sha))
         except Unreadable as exc:
-            raise ReuseError(f"cannot compare run {run.id}'s commit {run.head_sha[:12]} with the "
+            raise ReuseError(f"cannot compare run {run.id}'s commit {swept[:12]} with the "
                              f"head {head[:12]}: {exc}") from exc
 
     def covers(run: WorkflowRun) -> None:
@@ -158,8 +173,7 @@ def covering_sources(gateway: GitHubGateway, pr_number: int, request: Authorized
     if request.command.run_id is not None:
         return source, (source.id,)
     # no run id: the PR's runs together must cover the plan, the selected run among them
-    runs = eligible_runs(gateway.branch_runs(pull.head_ref), commits,
-                         ours=ours_by(gateway, pull, workflow, reference))
+    runs = sweep_runs(gateway, pull, commits, workflow=workflow, ours=ours_by(gateway, pull, workflow, reference))
     runs = [source] + [r for r in runs if r.id != source.id]
     found = cover_by(gateway, plan(), runs, pull.base_sha)
     if not found.complete:
@@ -236,8 +250,8 @@ def _neutral_merge(gateway: GitHubGateway, req: ResolveRequest, number: int,
         raise ReuseError(f"PR #{number} is not marked as merged.")
     before = req.before_sha or gateway.first_parent(req.commit_sha)
     commits = gateway.pull_commits(number)
-    runs = eligible_runs(gateway.branch_runs(pull.head_ref), commits,
-                         ours=ours_by(gateway, pull, req.workflow, before))
+    runs = sweep_runs(gateway, pull, commits, workflow=req.workflow,
+                      ours=ours_by(gateway, pull, req.workflow, before))
     wanted = plan_of(gateway, pull, req.commit_sha, before, merged=True)
     if not wanted.rows:  # e.g. a merge that only corrects pr-links: nothing was or is swept
         return ReuseResult(pr_number=number, reason=f"the merge of PR #{number} plans no rows "

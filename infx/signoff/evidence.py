@@ -587,20 +587,16 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str], own:
 def _fork_sweeps(reader: Reader, evidence: Evidence, commits: list[str]) -> dict[str, list[int]]:
     """A fork PR's trusted fork sweeps (pinned sha -> run ids, newest first): runs of the sweep
     workflow dispatched on the default branch whose title pins this PR and one of its commits
-    (infx.trust.pinned_head; the trust rule judges them like any run). Their check runs sit on
+    (infx.trust.fork_sweeps, as merge-time reuse finds them; the trust rule judges them like any run). Their check runs sit on
     the default branch's commit they ran, so they are read per check suite."""
     pr = evidence.pr
-    if not pr.head_repo or pr.head_repo.lower() == evidence.repo.lower():
-        return {}  # a same-repository PR is swept by its own runs; a deleted fork by none
-    runs = optional(evidence, "dispatched workflow runs",
-                    lambda: reader.dispatched_runs(evidence.default_branch))
+    runs = trust.fork_sweeps(pr.number, commits, head_repo=pr.head_repo, repo=evidence.repo,
+                             dispatched=lambda: optional(evidence, "dispatched workflow runs",
+                                                         lambda: reader.dispatched_runs(evidence.default_branch)))
     found: dict[str, list[int]] = {}
-    for run in runs or []:
-        head = trust.pinned_head(run)
-        if head is None or head[0] != pr.number or head[1] not in commits or not trust.is_sweep_run(run):
-            continue
+    for run in runs:
         evidence.workflow_runs[run.id] = run
-        found.setdefault(head[1], []).append(run.id)
+        found.setdefault(trust.swept_commit(run) or "", []).append(run.id)
     return {sha: ids[:MAX_RUNS_PER_COMMIT] for sha, ids in found.items()}
 
 
