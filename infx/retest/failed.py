@@ -61,15 +61,17 @@ class Decision:
 
 
 def latest(runs: Sequence[WorkflowRun], *, jobs_of: Callable[[int], Sequence[Job]],
-           ours: Callable[[WorkflowRun], str | None],
-           workflow: str = DEFAULT_WORKFLOW) -> tuple[WorkflowRun | None, tuple[str, ...]]:
-    """The newest pull_request run among `runs` that is our sweep (`ours`: infx.trust.our_run)
-    and swept rows: a finished run whose row jobs were all skipped (a label change the gate
-    turned away) is passed over (infx.plan.coverage.swept_any), as is a fork's run or one
-    made with the PR's own edited sweep workflow. Also returns why newer runs were passed over."""
+           ours: Callable[[WorkflowRun], str | None], workflow: str = DEFAULT_WORKFLOW,
+           pinned: Sequence[WorkflowRun] = ()) -> tuple[WorkflowRun | None, tuple[str, ...]]:
+    """The newest pull_request run among `runs`, or trusted fork sweep of the PR (`pinned`:
+    infx.trust.fork_sweeps), that is our sweep (`ours`: infx.trust.our_run) and swept rows: a
+    finished run whose row jobs were all skipped (a label change the gate turned away) is
+    passed over (infx.plan.coverage.swept_any), as is a fork's run or one made with the PR's
+    own edited sweep workflow. Also returns why newer runs were passed over."""
     path = workflow_path(workflow)
     passed: list[str] = []
-    mine = sorted((r for r in runs if r.event == "pull_request" and trust.is_sweep_run(r, path)),
+    candidates = [r for r in runs if r.event == "pull_request"] + list(pinned)
+    mine = sorted((r for r in {r.id: r for r in candidates}.values() if trust.is_sweep_run(r, path)),
                   key=lambda r: (r.created_at, r.id), reverse=True)
     for run in mine:
         why = ours(run)
@@ -100,8 +102,9 @@ def decide(run: WorkflowRun | None, head_sha: str, failed: Sequence[str] = (),
         return Decision(None, f"this PR has no sweep run to retest{passed}")
     if run.status != "completed":
         return Decision(None, f"the latest sweep run {run.id} has not finished; retest after it does{passed}")
-    if run.head_sha != head_sha:
-        return Decision(None, f"the latest sweep run {run.id} ran on {run.head_sha[:12]}, not on the "
+    swept = trust.swept_commit(run) or ""  # a fork sweep's pinned head, not the commit it ran
+    if swept != head_sha:
+        return Decision(None, f"the latest sweep run {run.id} ran on {swept[:12] or 'no pinned commit'}, not on the "
                               f"PR head {head_sha[:12]}; a new sweep of the head is needed, not a retest{passed}")
     if run.conclusion not in RETESTABLE:
         return Decision(None, f"the latest sweep run {run.id} concluded {run.conclusion}: nothing failed{passed}")
@@ -138,10 +141,15 @@ def retest(client: ReuseClient, repo: str, event: Any, *, workflow: str = DEFAUL
                     else gateway.permission(current.user))
     if why is None:
         pull = gateway.pull(pr)
+        # a fork PR's sweeps of its head, found as the sign-off and reuse find them
+        pinned = trust.fork_sweeps(pull.number, [pull.head_sha], head_repo=pull.head_repo, repo=repo,
+                                   dispatched=lambda: gateway.dispatched_runs(pull.default_branch, completed=False),
+                                   workflow=workflow_path(workflow))
         run, passed = latest(gateway.pull_runs(pull.head_ref), jobs_of=gateway.run_jobs, workflow=workflow,
-                     ours=lambda r: gateway.run_problem(r, pull.default_branch, workflow=workflow_path(workflow)))
+                             ours=lambda r: gateway.run_problem(r, pull.default_branch, workflow=workflow_path(workflow)),
+                             pinned=pinned)
         failed = failed_rows(client.run_jobs(repo, run.id)) if run is not None and run.status == "completed" \
-            and run.head_sha == pull.head_sha and run.conclusion in RETESTABLE else ()
+            and trust.swept_commit(run) == pull.head_sha and run.conclusion in RETESTABLE else ()
         decision = decide(run, pull.head_sha, failed, passed)
         if decision.run_id is not None:
             client.rerun_failed_jobs(repo, decision.run_id)

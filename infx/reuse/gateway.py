@@ -96,11 +96,12 @@ class GitHubGateway:
         runs = [WorkflowRun.from_json(item) for item in items]
         return sorted(runs, key=lambda r: (r.created_at, r.id), reverse=True)
 
-    def dispatched_runs(self, branch: str) -> list[WorkflowRun]:
-        """Completed runs dispatched on a branch (trusted fork sweeps run on the default
-        branch: infx.trust.fork_sweeps), newest first."""
+    def dispatched_runs(self, branch: str, *, completed: bool = True) -> list[WorkflowRun]:
+        """Runs dispatched on a branch (trusted fork sweeps run on the default branch:
+        infx.trust.fork_sweeps), newest first; finished ones only unless `completed` is False."""
+        state = {"status": "completed"} if completed else {}
         items = self.client.workflow_runs(
-            self.repo, event=trust.FORK_SWEEP_EVENT, branch=branch, status="completed",
+            self.repo, event=trust.FORK_SWEEP_EVENT, branch=branch, **state,
             action=f"listing dispatched workflow runs on {branch}", permission="actions: read")
         runs = [WorkflowRun.from_json(item) for item in items]
         return sorted(runs, key=lambda r: (r.created_at, r.id), reverse=True)

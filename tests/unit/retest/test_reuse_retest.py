@@ -4,8 +4,9 @@ above, and a re-run of only the failed rows of the PR's latest sweep (through th
 from __future__ import annotations
 
 import pytest
-from lib.reuse_world import C2, add_comment, base_world, pr
+from lib.reuse_world import C0, C2, add_comment, add_fork_pr, base_world, pr
 
+from infx import trust
 from infx.github.models import WorkflowRun
 from infx.retest.failed import decide, failed_rows, has_command, rejection, retest
 from infx.reuse.ack import CommentEvent
@@ -213,3 +214,37 @@ def test_a_run_made_with_an_edited_sweep_workflow_is_never_retested(fake_github)
     assert outcome.reaction == "-1" and fake.count("POST", r"/rerun-failed-jobs$") == 0
     assert "run 109 is not our sweep: its commit c2222222 has sweep workflow files that differ" \
         in outcome.summary, outcome.summary
+
+
+def _fork_sweep_world(title: str) -> dict:
+    """Fork PR #14 (head C2) and run 301: run-sweep.yml dispatched on main at C0 with `title`,
+    finished with one failed row (its jobs' check runs on C0, the commit it ran)."""
+    world = add_fork_pr(base_world())
+    world["workflow_runs"].append({
+        "id": 301, "name": "Run Sweep", "path": ".github/workflows/run-sweep.yml", "event": trust.FORK_SWEEP_EVENT,
+        "status": "completed", "conclusion": "failure", "head_sha": C0, "head_branch": "main",
+        "display_title": title, "created_at": "2026-09-30T09:00:00Z", "artifacts": []})
+    url = f"https://github.com/{REPO}/actions/runs/301/job/"
+    world["check_runs"] = {C0: [
+        {"id": 31, "name": "single-node 1k1k / dsr1 fp8 mi355x sglang 1k1k TP8 c8 #0b0b0b0b", "status": "completed",
+         "conclusion": "failure", "details_url": url + "31", "run_id": 301}]}
+    world["collaborators"]["tina"] = {"permission": "read", "role_name": "triage"}
+    add_comment(world, "tina", "MEMBER", "/retest-failed", WHEN, number=14, comment_id=950)
+    return world
+
+
+@pytest.mark.parametrize(("title", "rerun"), [
+    (trust.fork_sweep_title(14, C2), True),  # the PR's fork sweep of its head
+    (trust.fork_sweep_title(13, C2), False),  # another PR's
+    (trust.fork_sweep_title(14, C0), False),  # pinned to a commit that is not the PR's head
+])
+def test_a_fork_prs_retest_reruns_its_fork_sweep_of_the_head(fake_github, title, rerun):
+    world = _fork_sweep_world(title)
+    fake = fake_github(world)
+    event = CommentEvent("created", 14, True, 950, "/retest-failed", WHEN)
+    outcome = retest(fake.client(), REPO, event)
+    assert fake.count("POST", r"/actions/runs/301/rerun-failed-jobs$") == int(rerun)
+    if rerun:
+        assert outcome.reaction == "+1" and outcome.run_id == 301 and "TP8 c8" in outcome.summary
+    else:
+        assert outcome.reaction == "-1" and "no sweep run to retest" in outcome.summary
