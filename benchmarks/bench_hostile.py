@@ -38,16 +38,16 @@ BOMB_MIB = 300  # past the 256 MiB expanded cap and the 32 MiB member cap
 # bomb reaches the client through the storage redirect and the streaming download.
 SERVE_BOMB = """
 import sys
-from infx.github.fake import routes
+from infx.github.fake.routes import repos, runs
 kind, bomb_file, head = sys.argv[1:4]
 bomb = open(bomb_file, "rb").read()
 if kind == "tar":
-    real_tarball = routes.make_tarball
-    routes.make_tarball = lambda top, tree, mtime: (
+    real_tarball = repos.make_tarball
+    repos.make_tarball = lambda top, tree, mtime: (
         bomb if top.endswith(head[:7]) else real_tarball(top, tree, mtime))
 elif kind == "zip":
-    real_zip = routes.make_zip
-    routes.make_zip = lambda files: bomb if "agg_eval_all.json" in files else real_zip(files)
+    real_zip = runs.make_zip
+    runs.make_zip = lambda files: bomb if "agg_eval_all.json" in files else real_zip(files)
 from infx.cli import main
 sys.exit(main(sys.argv[4:]))
 """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-# (method, route pattern exactly as registered with `routes.route`) -> the permissions that
+# (method, route pattern exactly as a routes/ module registers it) -> the permissions that
 # each allow the call (any one suffices), as GitHub's "Permissions required for GitHub Apps"
 # lists them; () = no repository permission (public data, or the App's JWT). Names and levels
 # are the installation API's (`pull_requests: read`); write includes read. A route missing
@@ -87,7 +87,7 @@ DENIED = "Resource not accessible by integration"
 
 
 def compiled_key(method: str, pattern: str, repo: str) -> tuple[str, str]:
-    """A table key as `routes` stores the pattern (`{R}` expanded, anchored)."""
+    """A table key as the route table stores the pattern (`{R}` expanded, anchored)."""
     return method, pattern.replace("{R}", repo) + "$"
 
 
