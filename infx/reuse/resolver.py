@@ -80,16 +80,22 @@ def ours_by(gateway: GitHubGateway, pull: PullRequest, workflow: str = DEFAULT_W
                                            reference=reference)
 
 
+def fork_sweeps(gateway: GitHubGateway, pull: PullRequest, commits: list[str],
+                workflow: str = DEFAULT_WORKFLOW) -> list[WorkflowRun]:
+    """A fork PR's trusted fork sweeps on its commits, found as the sign-off finds them
+    (infx.trust.fork_sweeps; none for a same-repository PR, and then nothing is listed)."""
+    return trust.fork_sweeps(pull.number, commits, head_repo=pull.head_repo, repo=gateway.repo,
+                             dispatched=lambda: gateway.dispatched_runs(pull.default_branch),
+                             workflow=workflow_path(workflow))
+
+
 def sweep_runs(gateway: GitHubGateway, pull: PullRequest, commits: list[str], *,
                workflow: str = DEFAULT_WORKFLOW, ours: Trust | None = None,
                exclude: tuple[int, ...] = ()) -> list[WorkflowRun]:
     """The PR's sweep runs that are ours (`ours`, default `ours_by`), newest first: its
-    branch's pull_request runs on its commits and, for a fork PR, its trusted fork sweeps
-    found as the sign-off finds them (infx.trust.fork_sweeps)."""
-    pinned = trust.fork_sweeps(pull.number, commits, head_repo=pull.head_repo, repo=gateway.repo,
-                               dispatched=lambda: gateway.dispatched_runs(pull.default_branch),
-                               workflow=workflow_path(workflow))
-    return eligible_runs(gateway.branch_runs(pull.head_ref), commits, pinned=pinned, exclude=exclude,
+    branch's pull_request runs on its commits and, for a fork PR, its trusted fork sweeps."""
+    return eligible_runs(gateway.branch_runs(pull.head_ref), commits, exclude=exclude,
+                         pinned=fork_sweeps(gateway, pull, commits, workflow),
                          ours=ours or ours_by(gateway, pull, workflow))
 
 
@@ -169,7 +175,8 @@ def covering_sources(gateway: GitHubGateway, pr_number: int, request: Authorized
                            artifacts_of=gateway.artifacts, ours=ours_by(gateway, pull, workflow, reference),
                            workflow=workflow,
                            elevated=request.authority is not None and request.authority.elevated,
-                           drift=drift, covers=covers)
+                           drift=drift, covers=covers,
+                           fork_sweeps=lambda: fork_sweeps(gateway, pull, commits, workflow))
     if request.command.run_id is not None:
         return source, (source.id,)
     # no run id: the PR's runs together must cover the plan, the selected run among them

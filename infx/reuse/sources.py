@@ -38,14 +38,16 @@ def check_labels(pr_number: int, labels: Iterable[str],
 
 def validate_source(run: WorkflowRun, artifacts: Sequence[Artifact], pr_number: int,
                     pr_commits: Sequence[str], *, pinned: bool, ours: Trust,
-                    workflow: str = DEFAULT_WORKFLOW, elevated: bool = False) -> None:
+                    workflow: str = DEFAULT_WORKFLOW, elevated: bool = False, fork_sweep: bool = False) -> None:
     """Every identity and artifact check of a source run; raises ReuseError on the first failure.
 
     `ours(run)`: why the run is not our sweep (infx.trust.our_run), or None.
     `elevated`: the request comes from maintain or admin, who alone may pin a run that did
     not succeed (partial data is their explicit choice, never a write user's).
+    `fork_sweep`: the run is one of the PR's trusted fork sweeps (infx.trust.fork_sweeps);
+    its commit is then the pinned head it swept (infx.trust.swept_commit).
     """
-    if run.event != "pull_request":
+    if run.event != "pull_request" and not fork_sweep:
         raise ReuseError(f"run {run.id} was triggered by {run.event or 'an unknown event'}, "
                          "expected pull_request", fix="pin a PR sweep run")
     if run.status != "completed":
@@ -58,10 +60,11 @@ def validate_source(run: WorkflowRun, artifacts: Sequence[Artifact], pr_number: 
         raise ReuseError(f"run {run.id} concluded {run.conclusion}; pinning a run that did not "
                          "succeed needs a request from a maintain or admin user",
                          fix="ask a maintainer to post the command, or pin a successful run")
-    if not run.head_sha:
+    swept = trust.swept_commit(run)
+    if not swept:
         raise ReuseError(f"run {run.id} has no head commit")
-    if run.head_sha not in set(pr_commits):
-        raise ReuseError(f"run {run.id}'s commit {run.head_sha[:12]} is not in PR #{pr_number}'s "
+    if swept not in set(pr_commits):
+        raise ReuseError(f"run {run.id}'s commit {swept[:12]} is not in PR #{pr_number}'s "
                          "commit list; pin a run whose commit is still part of the PR")
     if not any(is_reusable_artifact(a) for a in artifacts):
         raise ReuseError(f"run {run.id} has no benchmark, eval, or agentic result artifact "
@@ -79,7 +82,8 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
                   artifacts_of: Callable[[int], Sequence[Artifact]], ours: Trust,
                   workflow: str = DEFAULT_WORKFLOW, elevated: bool = False,
                   drift: Callable[[WorkflowRun], Sequence[str]] | None = None,
-                  covers: Callable[[WorkflowRun], None] | None = None) -> WorkflowRun:
+                  covers: Callable[[WorkflowRun], None] | None = None,
+                  fork_sweeps: Callable[[], Sequence[WorkflowRun]] = tuple) -> WorkflowRun:
     """The pinned run (validated, never substituted) or the newest valid green run of the PR
     that is our sweep (`ours`, infx.trust.our_run).
 
@@ -87,6 +91,8 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
     and the head being decided: a pinned run with drift is refused, and automatic selection
     passes over such runs (a sweep of another plan is never reused). `covers(run)` raises
     ReuseError naming the plan rows a pinned run does not cover with matching fingerprints.
+    `fork_sweeps()`: the PR's trusted fork sweeps (infx.trust.fork_sweeps), candidates beside
+    its branch's pull_request runs.
     """
     if not pr_commits:
         raise ReuseError(f"PR #{pr_number} has no commits")
@@ -95,22 +101,24 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
         if run is None:
             raise ReuseError(f"run {command.run_id} does not exist in this repository",
                              fix="check the run id in the command")
+        forked = run.event == trust.FORK_SWEEP_EVENT and run.id in {r.id for r in fork_sweeps()}
         validate_source(run, artifacts_of(run.id), pr_number, pr_commits, pinned=True, ours=ours,
-                        workflow=workflow, elevated=elevated)
+                        workflow=workflow, elevated=elevated, fork_sweep=forked)
         if covers is not None:
             covers(run)
         changed = drift(run) if drift is not None else ()
         if changed:
-            raise ReuseError(f"run {run.id} swept commit {run.head_sha[:12]}, whose benchmark-affecting "
+            raise ReuseError(f"run {run.id} swept commit {(trust.swept_commit(run) or '')[:12]}, whose benchmark-affecting "
                              f"content differs from the head being merged ({', '.join(changed)})",
                              fix="sweep the current head, or pin a run of identical content")
         return run
     commits = set(pr_commits)
     passed_over: list[str] = []
-    for run in branch_runs():
-        if run.conclusion != "success" or run.head_sha not in commits:
-            continue
-        if run.event != "pull_request" or run.status != "completed":
+    forks = list(fork_sweeps())
+    candidates = [r for r in branch_runs() if r.event == "pull_request" and r.head_sha in commits]
+    candidates += [r for r in forks if trust.swept_commit(r) in commits]
+    for run in sorted(candidates, key=lambda r: (r.created_at, r.id), reverse=True):
+        if run.conclusion != "success" or run.status != "completed":
             continue
         if not trust.is_sweep_run(run, workflow_path(workflow)):
             continue  # another workflow's run (the listing holds them all): not a candidate
@@ -122,7 +130,7 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
             changed = drift(run) if drift is not None else ()
             if not changed:
                 return run
-            passed_over.append(f"run {run.id} on {run.head_sha[:12]} ({', '.join(changed)} differ)")
+            passed_over.append(f"run {run.id} on {(trust.swept_commit(run) or '')[:12]} ({', '.join(changed)} differ)")
     stale = f"; passed over {'; '.join(passed_over)}" if passed_over else ""
     raise ReuseError(f"no successful {workflow} run with reusable artifacts on a commit of "
                      f"PR #{pr_number} with the head's benchmark-affecting content{stale}",

@@ -10,7 +10,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from lib.reuse_world import C0, C1, C9, FORK, M1, REPO, base_world, merged, pr, start
+from lib.reuse_world import C0, C1, C9, FORK, M1, REPO, add_comment, base_world, merged, pr, start
 
 from infx import trust
 from infx.cli.reuse import reuse
@@ -85,3 +85,21 @@ def test_the_sign_off_and_reuse_take_the_same_fork_sweeps(fake_github):
     assert {r.id for r in listed} == {SWEEP, 202}
     assert trust.fork_sweeps(12, gateway.pull_commits(12), head_repo=FORK, repo=REPO,
                              dispatched=lambda: listed) == [r for r in listed if r.id == SWEEP]
+
+
+@pytest.mark.parametrize("body", [f"/reuse-sweep-run {SWEEP}", "/reuse-sweep-run", f"/use {SWEEP}"])
+def test_a_maintainers_reuse_command_may_name_the_fork_sweep(fake_github, body):
+    world = _fork_world()
+    add_comment(world, "root", "OWNER", body, "2026-09-29T18:30:00Z")
+    _, gateway = start(fake_github, world)
+    result = resolve(gateway, PUSH)
+    assert result.enabled and result.sources == (SWEEP,), result.reason
+    assert "approved sweep reuse" in result.reason
+
+
+def test_a_reuse_command_naming_another_prs_dispatch_is_refused(fake_github):
+    world = _fork_world(trust.fork_sweep_title(13, C1))
+    add_comment(world, "root", "OWNER", f"/reuse-sweep-run {SWEEP}", "2026-09-29T18:30:00Z")
+    _, gateway = start(fake_github, world)
+    with pytest.raises(ReuseError, match=f"run {SWEEP} was triggered by workflow_dispatch, expected pull_request"):
+        resolve(gateway, PUSH)
