@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from infx import trust
 from infx.commands.authorization import newest_request
@@ -170,17 +171,19 @@ def covering_sources(gateway: GitHubGateway, pr_number: int, request: Authorized
             raise ReuseError(f"run {run.id} does not cover the plan of head {head[:12]} "
                              f"({len(plan())} rows): {found.describe()}", fix=COVER_FIX)
 
+    # listed once each: the selection and the coverage below read the same runs
+    branch = cache(lambda: gateway.branch_runs(pull.head_ref))
+    forks = cache(lambda: fork_sweeps(gateway, pull, commits, workflow))
+    ours = ours_by(gateway, pull, workflow, reference)
     source = select_source(request.command, pr_number, commits, get_run=gateway.run,
-                           branch_runs=lambda: gateway.branch_runs(pull.head_ref),
-                           artifacts_of=gateway.artifacts, ours=ours_by(gateway, pull, workflow, reference),
+                           branch_runs=branch, artifacts_of=gateway.artifacts, ours=ours,
                            workflow=workflow,
                            elevated=request.authority is not None and request.authority.elevated,
-                           drift=drift, covers=covers,
-                           fork_sweeps=lambda: fork_sweeps(gateway, pull, commits, workflow))
+                           drift=drift, covers=covers, fork_sweeps=forks)
     if request.command.run_id is not None:
         return source, (source.id,)
     # no run id: the PR's runs together must cover the plan, the selected run among them
-    runs = sweep_runs(gateway, pull, commits, workflow=workflow, ours=ours_by(gateway, pull, workflow, reference))
+    runs = eligible_runs(branch(), commits, pinned=forks(), ours=ours)
     runs = [source] + [r for r in runs if r.id != source.id]
     found = cover_by(gateway, plan(), runs, pull.base_sha)
     if not found.complete:
