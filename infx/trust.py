@@ -185,7 +185,7 @@ def fork_sweeps(number: int, commits: Collection[str], *, head_repo: str | None,
     """The trusted fork sweeps of PR `number`, in the listing's order: the runs of the sweep
     workflow among `dispatched` (the runs dispatched on the default branch, listed only for a
     fork PR; None: unread) whose title pins this PR and one of its `commits` (`pinned_head`).
-    None for a same-repository PR, whose own runs sweep it. Which of them are ours is still
+    Empty for a same-repository PR, whose own runs sweep it. Which of them are ours is still
     `our_run`'s to decide; the sign-off and merge-time reuse both ask this for "the PR's
     fork sweeps"."""
     if not is_fork_pull(head_repo, repo):

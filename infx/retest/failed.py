@@ -71,7 +71,7 @@ def latest(runs: Sequence[WorkflowRun], *, jobs_of: Callable[[int], Sequence[Job
     path = workflow_path(workflow)
     passed: list[str] = []
     candidates = [r for r in runs if r.event == "pull_request"] + list(pinned)
-    mine = sorted((r for r in {r.id: r for r in candidates}.values() if trust.is_sweep_run(r, path)),
+    mine = sorted((r for r in candidates if trust.is_sweep_run(r, path)),
                   key=lambda r: (r.created_at, r.id), reverse=True)
     for run in mine:
         why = ours(run)

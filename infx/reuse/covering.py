@@ -74,11 +74,8 @@ def eligible_runs(runs: Sequence[WorkflowRun], pr_commits: Sequence[str], *, our
     files), newest first (at most MAX_RUNS). Their conclusion does not matter: only their green
     jobs count."""
     commits, skip = set(pr_commits), set(exclude)
-    chosen = [run for run in runs
-              if run.event == "pull_request" and run.head_sha in commits]
-    chosen += [run for run in pinned if trust.swept_commit(run) in commits]
-    chosen = [run for run in {r.id: r for r in chosen}.values()
-              if run.id not in skip and run.status == "completed"]
+    chosen = [run for run in runs if run.event == "pull_request" and run.head_sha in commits]
+    chosen = [run for run in chosen + list(pinned) if run.id not in skip and run.status == "completed"]
     chosen.sort(key=lambda r: (r.created_at, r.id), reverse=True)
     return [run for run in chosen if ours(run) is None][:MAX_RUNS]
 

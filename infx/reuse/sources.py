@@ -114,9 +114,8 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
         return run
     commits = set(pr_commits)
     passed_over: list[str] = []
-    forks = list(fork_sweeps())
     candidates = [r for r in branch_runs() if r.event == "pull_request" and r.head_sha in commits]
-    candidates += [r for r in forks if trust.swept_commit(r) in commits]
+    candidates += fork_sweeps()  # already on the PR's commits (infx.trust.fork_sweeps decides)
     for run in sorted(candidates, key=lambda r: (r.created_at, r.id), reverse=True):
         if run.conclusion != "success" or run.status != "completed":
             continue
