@@ -25,6 +25,7 @@ from infx.commands.grammar import APPROVE_SWEEP_COMMAND, approve_sweep_shas, new
 from infx.errors import InfxError
 from infx.github.models import PullRequest
 from infx.plan.labels import PRIMARY_LABELS, SweepFlags, sweep_flags
+from infx.trust import is_fork_pull
 
 USAGE = f"{APPROVE_SWEEP_COMMAND} <the PR's full 40-character head sha>"
 
@@ -83,7 +84,7 @@ def approval(comment: Any, authority: Authority | Any, pull: PullRequest, *, rep
         return refuse("the PR is a draft: drafts never sweep")
     if not pull.head_repo:
         return refuse("the PR's head repository was deleted")
-    if pull.head_repo.lower() == repo.lower():
+    if not is_fork_pull(pull.head_repo, repo):
         return refuse("the PR's head is in this repository: its own run-sweep.yml run sweeps it, "
                       "no approval is needed")
     if shas[0] != pull.head_sha:

@@ -118,7 +118,7 @@ def drop(client: Any, repo: str, number: int) -> ForkOutcome:
     """After a push to fork PR `number`: take the primary sweep labels off and post the note,
     when the push outdated a maintainer's approval."""
     pull, _, count = _pull(client, repo, number)
-    if pull.head_repo is not None and pull.head_repo.lower() == repo.lower():
+    if pull.head_repo and not trust.is_fork_pull(pull.head_repo, repo):
         return ForkOutcome(None, f"PR #{number} is not from a fork; its own sweep runs decide.")
     comments = client.list_comments(repo, number, expected=count)
     dropped = dropped_approval(comments, lambda user: client.collaborator_permission(repo, user), pull)
