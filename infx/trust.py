@@ -199,6 +199,15 @@ def fork_sweeps(number: int, commits: Collection[str], *, head_repo: str | None,
     return found
 
 
+def pr_sweep_candidates(runs: Iterable[R], forks: Iterable[R],
+                        commits: Collection[str] | None = None) -> list[R]:
+    """The runs that may be a PR's sweeps, newest first: the `pull_request` runs among `runs`
+    (its branch's listing; on one of `commits` when given) and its trusted fork sweeps
+    (`forks`: `fork_sweeps`, already on its commits). Which of them are ours is `our_run`'s."""
+    own = [run for run in runs if run.event == "pull_request" and (commits is None or run.head_sha in commits)]
+    return sorted([*own, *forks], key=lambda run: (run.created_at, run.id), reverse=True)
+
+
 def head_repo_of(run: RunRecord) -> str:
     """The repository GitHub records the run's head commit in ("" when not recorded): where
     to find the run's PR (a fork's run points at the fork), never an answer to "is it ours"."""

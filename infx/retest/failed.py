@@ -70,9 +70,7 @@ def latest(runs: Sequence[WorkflowRun], *, jobs_of: Callable[[int], Sequence[Job
     own edited sweep workflow. Also returns why newer runs were passed over."""
     path = workflow_path(workflow)
     passed: list[str] = []
-    candidates = [r for r in runs if r.event == "pull_request"] + list(pinned)
-    mine = sorted((r for r in candidates if trust.is_sweep_run(r, path)),
-                  key=lambda r: (r.created_at, r.id), reverse=True)
+    mine = [r for r in trust.pr_sweep_candidates(runs, pinned) if trust.is_sweep_run(r, path)]
     for run in mine:
         why = ours(run)
         if why is not None:

@@ -74,9 +74,8 @@ def eligible_runs(runs: Sequence[WorkflowRun], pr_commits: Sequence[str], *, our
     files), newest first (at most MAX_RUNS). Their conclusion does not matter: only their green
     jobs count."""
     commits, skip = set(pr_commits), set(exclude)
-    chosen = [run for run in runs if run.event == "pull_request" and run.head_sha in commits]
-    chosen = [run for run in chosen + list(pinned) if run.id not in skip and run.status == "completed"]
-    chosen.sort(key=lambda r: (r.created_at, r.id), reverse=True)
+    chosen = [run for run in trust.pr_sweep_candidates(runs, pinned, commits)
+              if run.id not in skip and run.status == "completed"]
     return [run for run in chosen if ours(run) is None][:MAX_RUNS]
 
 

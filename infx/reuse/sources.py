@@ -114,9 +114,7 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
         return run
     commits = set(pr_commits)
     passed_over: list[str] = []
-    candidates = [r for r in branch_runs() if r.event == "pull_request" and r.head_sha in commits]
-    candidates += fork_sweeps()  # already on the PR's commits (infx.trust.fork_sweeps decides)
-    for run in sorted(candidates, key=lambda r: (r.created_at, r.id), reverse=True):
+    for run in trust.pr_sweep_candidates(branch_runs(), fork_sweeps(), commits):
         if run.conclusion != "success" or run.status != "completed":
             continue
         if not trust.is_sweep_run(run, workflow_path(workflow)):
