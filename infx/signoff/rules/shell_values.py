@@ -47,6 +47,10 @@ _AWK = re.compile(r"^\s*(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)="
 _ARITHMETIC = re.compile(r"[\d.\s()+\-*/]+")
 _ESCAPED = re.compile(r"\\([\"\\])")  # \" and \\ inside a double-quoted value
 MAX_DEPTH = 4  # a value that names another variable is followed this many steps
+# a followed value longer than this stays as written: values naming variables that name
+# variables would otherwise grow as (references per line) ** MAX_DEPTH
+MAX_VALUE = 4096
+MAX_EXPRESSION = 256  # an awk expression longer than this is not computed (the parser nests)
 _REF = re.compile(r"\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)")
 _SETTING = re.compile(r"^\s*([A-Za-z_]\w*)=(.*)$")
 _SHELL_FILE = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
@@ -223,7 +227,7 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
 def arithmetic(expression: str) -> str | None:
     """What awk's ``print`` shows for plain arithmetic (numbers, + - * /, parentheses; %.6g),
     or None for anything else (a division by zero included)."""
-    if not _ARITHMETIC.fullmatch(expression):
+    if len(expression) > MAX_EXPRESSION or not _ARITHMETIC.fullmatch(expression):
         return None
     try:
         tree = ast.parse(expression.strip(), mode="eval")
@@ -282,8 +286,25 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
         holds = _holds(a, branch, assumed)
         if holds is not False:
             by_name.setdefault(a.name, []).append((a, holds))
-    def lookup(match: re.Match[str], line: Line, here: list[str], depth: int) -> str:
-        """The value of one reference on ``line`` (as written when it is not known)."""
+    # (reference as written, file, line, depth) -> (value, assignments used, where values are set):
+    # a reference is worked out once, however many values name it
+    memo: dict[tuple[str, str, int | None, int], tuple[str, list[Assignment], dict[str, None]]] = {}
+
+    def lookup(match: re.Match[str], line: Line, took: list[Assignment], here: dict[str, None],
+               depth: int) -> str:
+        """The value of one reference on ``line`` (as written when it is not known); the
+        assignments it used and where they are set go to ``took`` and ``here``."""
+        key = (match.group(0), line.path, line.number, depth)
+        if key not in memo:
+            own: tuple[list[Assignment], dict[str, None]] = ([], {})
+            memo[key] = (_lookup(match, line, *own, depth), *own)
+        value, own_took, own_here = memo[key]
+        took += [a for a in own_took if a not in took]
+        here.update(own_here)
+        return value
+
+    def _lookup(match: re.Match[str], line: Line, took: list[Assignment], here: dict[str, None],
+                depth: int) -> str:
         name, default = match.group(1) or match.group(3), match.group(2)
         shell = line.number is not None and _SHELL_FILE.search(line.path)
         earlier = [(a, holds) for a, holds in by_name.get(name, ()) if shell and a.line.path == line.path
@@ -292,17 +313,18 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
             return match.group(0)  # a value set under a condition left open: not known
         if earlier:
             chosen = earlier[-1][0]
-            if chosen not in used:
-                used.append(chosen)
+            took.append(chosen)
             value = chosen.value
             if "$" in value and depth < MAX_DEPTH:  # the value names further variables
-                value = _REF.sub(lambda m: lookup(m, chosen.line, here, depth + 1), value)
+                value = _REF.sub(lambda m: lookup(m, chosen.line, took, here, depth + 1), value)
+                if len(value) > MAX_VALUE:
+                    return match.group(0)
             if chosen.arithmetic:
                 value = arithmetic(value) if "$" not in value else None
                 if value is None:
                     return match.group(0)
             if "$" not in value:
-                here.append(f"{name}={value} at {chosen.line.where()}")
+                here[f"{name}={value} at {chosen.line.where()}"] = None
                 return value
             return match.group(0)
         if name in row:  # a row field stays as written; a lane setting is its value
@@ -313,9 +335,9 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
 
     for index in candidates:
         line = lines[index]
-        here: list[str] = []
-        out[index] = replace(line, text=_REF.sub(lambda m, line=line, here=here: lookup(m, line, here, 0),
+        here: dict[str, None] = {}
+        out[index] = replace(line, text=_REF.sub(lambda m, line=line, here=here: lookup(m, line, used, here, 0),
                                                  line.text))
         if here:
-            origins.append((line.path, line.number, ", ".join(dict.fromkeys(here))))
+            origins.append((line.path, line.number, ", ".join(here)))
     return tuple(out), tuple(used), tuple(origins)

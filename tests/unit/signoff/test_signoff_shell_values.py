@@ -123,3 +123,20 @@ def test_awk_that_is_not_plain_arithmetic_stays_as_written():
     assert arithmetic("1/0") is None and arithmetic("system(1)") is None and arithmetic("2**8") is None
     text = 'K=3\nRATE=$(awk "BEGIN{print $UNSET/$K}")\nserve --rate "$RATE"\n'
     assert _values(_variants(text), 3) == {(): 'serve --rate "$RATE"'}
+
+
+def test_values_naming_variables_many_times_over_stay_bounded():
+    # each value names the next variable 300 times: followed in full, $A would be 300**4
+    # characters (and as many lookups); too long a value stays as written instead
+    names = "ABCDE"
+    chain = [f'{n}="' + f"${names[i + 1]}" * 300 + '"' for i, n in reversed(list(enumerate(names[:-1])))]
+    text = "".join(f"{n}=x\n" for n in names) + "\n".join(chain) + '\nserve --spec "$A"\n'
+    number = text.count("\n")
+    assert _values(_variants(text), number) == {(): 'serve --spec "$A"'}
+
+
+def test_awk_arithmetic_nested_too_deep_for_the_parser_is_not_computed():
+    from infx.signoff.rules.shell_values import arithmetic
+
+    assert arithmetic("1" + "+1" * 5000) is None and arithmetic("-" * 5000 + "1") is None
+    assert arithmetic("1" + "+1" * 100) == "101"
