@@ -285,7 +285,6 @@ class LocalRunner:
         # other repositories (owner/name -> local git repository) that `uses:` and checkout may name
         self.repositories = {slug.lower(): Path(path) for slug, path in (repositories or {}).items()}
         self._source: tuple[str, str] | None = None  # (repository, commit) of a running remote workflow
-        self._called_outputs: dict[str, dict[str, str]] = {}
         self._snapshots: dict[tuple[str, str], Path] = {}
 
     # -- contexts ---------------------------------------------------------------------------
@@ -384,11 +383,10 @@ class LocalRunner:
                                                  "cancelled", matrix=matrix))
                 continue
             if "uses" in job:
-                conclusion = self._call_workflow(job_id, job, jctx, record, prefix, display)
-                outputs.update(self._called_outputs.pop(prefix + job_id, {}))
+                conclusion, job_outputs = self._call_workflow(job_id, job, jctx, record, prefix, display)
             else:
                 conclusion, job_outputs = self._run_steps_job(job_id, job, jctx, record, prefix, caller_name, matrix)
-                outputs.update(job_outputs)
+            outputs.update(job_outputs)
             conclusions.append(conclusion)
             if conclusion == "failure" and fail_fast and len(combos) > 1:
                 stop = True
@@ -404,7 +402,8 @@ class LocalRunner:
         return f"{caller_name} / {name}" if caller_name else name
 
     def _call_workflow(self, job_id: str, job: dict, ctx: Context, record: RunRecord, prefix: str,
-                       display: str, cancel: bool = False) -> str:
+                       display: str, cancel: bool = False) -> tuple[str, dict[str, str]]:
+        """Run the reusable workflow a job calls: its conclusion and its `on.workflow_call.outputs`."""
         target = str(job["uses"])
         called, local, source = self._called_workflow(job_id, target)
         declared = _workflow_call_trigger(called, job_id, local)
@@ -430,18 +429,18 @@ class LocalRunner:
                 name = self._display_name(called_id, called_job, called_ctx)
                 record.jobs.append(JobRecord(f"{prefix}{job_id}/{called_id}", f"{caller} / {name}", "cancelled",
                                              started_at=self.clock.tick(0), completed_at=self.clock.tick(0)))
-            return "cancelled"
+            return "cancelled", {}
         outer, self._source = self._source, source
         try:
             results = self._run_jobs(called, github, inputs, record, prefix=f"{prefix}{job_id}/",
                                      caller_name=caller, secrets=secrets)
         finally:
             self._source = outer
-        self._called_outputs[prefix + job_id] = _workflow_call_outputs(declared, results, github, inputs, self.vars)
+        outputs = _workflow_call_outputs(declared, results, github, inputs, self.vars)
         values = [r["result"] for r in results.values()]
         if "failure" in values:
-            return "failure"
-        return "cancelled" if "cancelled" in values else "success"
+            return "failure", outputs
+        return "cancelled" if "cancelled" in values else "success", outputs
 
     # -- one job on one runner ----------------------------------------------------------------------
 
