@@ -680,11 +680,9 @@ class LocalRunner:
         if repo is None:
             raise StepFailure(f"Unable to resolve {slug}@{ref}: repository not found (the local runner "
                               f"knows {sorted(self.repositories) or 'no other repositories'})")
-        proc = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=repo,
-                              capture_output=True, text=True, check=False)
-        if proc.returncode != 0 or not ref:
+        sha = _commit(repo, ref) if ref else None
+        if sha is None:
             raise StepFailure(f"Unable to resolve {slug}@{ref}: unable to find version {ref!r}")
-        sha = proc.stdout.strip()
         if (slug.lower(), sha) not in self._snapshots:
             folder = self.work_dir / "snapshots" / f"{slug.replace('/', '+')}@{sha}"
             folder.mkdir(parents=True)
@@ -789,14 +787,9 @@ class LocalRunner:
             shutil.rmtree(target)
         _git(self.repo_dir.parent, "clone", "--quiet", "--no-checkout", str(repo), str(target))
         wanted = ref or "origin/HEAD"
-        found = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}"], cwd=target,
-                               capture_output=True, text=True, check=False)
-        if found.returncode != 0:
-            found = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"origin/{wanted}^{{commit}}"],
-                                   cwd=target, capture_output=True, text=True, check=False)
-        if found.returncode != 0:
+        sha = _commit(target, wanted) or _commit(target, f"origin/{wanted}")
+        if sha is None:
             raise StepFailure(f"A branch or tag with the name '{ref}' could not be found in {slug}")
-        sha = found.stdout.strip()
         _git(target, "checkout", "--quiet", "--detach", sha)
         return {"ref": ref, "commit": sha}, f"checked out {slug}@{ref or 'HEAD'} ({sha}) into {target}"
 
@@ -973,6 +966,13 @@ def _git(cwd: Path, *args: str) -> str:
     if proc.returncode != 0:
         raise StepFailure(f"git {' '.join(args)} failed: {proc.stderr.strip()}")
     return proc.stdout
+
+
+def _commit(repo: Path, ref: str) -> str | None:
+    """The commit `ref` names in the git repository `repo`, None when it names none."""
+    proc = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=repo,
+                          capture_output=True, text=True, check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else None
 
 
 def _head_sha(event: Event) -> str:
