@@ -486,24 +486,12 @@ class LocalRunner:
             try:
                 step_env = job_env | env_file_vars | {
                     k: to_string(_value(v, sctx)) for k, v in (step.get("env") or {}).items()}
-                composite = self._composite_action(step, workspace) if "uses" in step else None
-                if composite is not None:
-                    outputs, log, new_env, new_path, summary = self._composite(
-                        composite, step, sctx, workspace, home, step_env, extra_path, runner_name, job_id,
-                        record, name)
-                    env_file_vars.update(new_env)
-                    extra_path = new_path + extra_path
-                    if summary:
-                        summary_parts.append(summary)
-                elif "uses" in step:
-                    outputs, log = self._action(step, sctx, workspace, record, name, job_id)
-                else:
-                    outputs, log, new_env, new_path, summary = self._script(
-                        step, sctx, workspace, home, step_env, extra_path, runner_name, job_id)
-                    env_file_vars.update(new_env)
-                    extra_path = new_path + extra_path
-                    if summary:
-                        summary_parts.append(summary)
+                outputs, log, new_env, new_path, summary = self._step(
+                    step, sctx, workspace, home, step_env, extra_path, runner_name, job_id, record, name)
+                env_file_vars.update(new_env)
+                extra_path = new_path + extra_path
+                if summary:
+                    summary_parts.append(summary)
                 outcome = "success"
             except StepFailure as exc:
                 outputs, log, outcome = {}, str(exc), "failure"
@@ -543,6 +531,20 @@ class LocalRunner:
         return interpolate(str(group), ctx)
 
     # -- steps ------------------------------------------------------------------------------------------
+
+    def _step(self, step: dict, ctx: Context, workspace: Path, home: Path, env: dict[str, str],
+              extra_path: list[str], runner_name: str, job_id: str, record: RunRecord, job_name: str
+              ) -> tuple[dict[str, str], str, dict[str, str], list[str], str]:
+        """One step of a job or of a composite action: a composite action's steps, a stand-in
+        action or a `run:` script; what `_script` returns (a stand-in sets no env, path or summary)."""
+        composite = self._composite_action(step, workspace) if "uses" in step else None
+        if composite is not None:
+            return self._composite(composite, step, ctx, workspace, home, env, extra_path, runner_name, job_id,
+                                   record, job_name)
+        if "uses" in step:
+            outputs, log = self._action(step, ctx, workspace, record, job_name, job_id)
+            return outputs, log, {}, [], ""
+        return self._script(step, ctx, workspace, home, env, extra_path, runner_name, job_id)
 
     def _script(self, step: dict, ctx: Context, workspace: Path, home: Path, env: dict[str, str],
                 extra_path: list[str], runner_name: str, job_id: str
@@ -748,20 +750,14 @@ class LocalRunner:
             sub_env = env | new_env | {k: to_string(_value(v, sctx)) for k, v in (sub.get("env") or {}).items()} \
                 | {"GITHUB_ACTION_PATH": str(folder)}
             try:
-                inner = self._composite_action(sub, workspace) if "uses" in sub else None
                 if "run" in sub and "shell" not in sub:
                     raise RunnerError(f"{file}: step {name!r}: a run step of a composite action needs `shell:`")
-                if inner is not None or "run" in sub:
-                    outs, sublog, more_env, more_path, summary = (
-                        self._composite(inner, sub, sctx, workspace, home, sub_env, new_path + extra_path,
-                                        runner_name, job_id, record, job_name) if inner is not None else
-                        self._script(sub, sctx, workspace, home, sub_env, new_path + extra_path, runner_name, job_id))
-                    new_env.update(more_env)
-                    new_path = more_path + new_path
-                    if summary:
-                        summaries.append(summary)
-                else:
-                    outs, sublog = self._action(sub, sctx, workspace, record, job_name, job_id)
+                outs, sublog, more_env, more_path, summary = self._step(
+                    sub, sctx, workspace, home, sub_env, new_path + extra_path, runner_name, job_id, record, job_name)
+                new_env.update(more_env)
+                new_path = more_path + new_path
+                if summary:
+                    summaries.append(summary)
                 outcome = "success"
             except StepFailure as exc:
                 outs, sublog, outcome = {}, str(exc), "failure"
