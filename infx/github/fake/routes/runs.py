@@ -104,6 +104,14 @@ def _run(state: State, owner: str, name: str, run_id: str) -> dict:
     return or_404(W.find_run(state.world, int(run_id)))
 
 
+def _run_attempt(state: State, owner: str, name: str, run_id: str, attempt: str) -> dict:
+    """The run, when it has had that attempt (GitHub's 404 past its run_attempt)."""
+    run = _run(state, owner, name, run_id)
+    if not 1 <= int(attempt) <= int(run.get("run_attempt", 1)):
+        raise not_found()
+    return run
+
+
 @route("GET", "{R}/actions/runs/(?P<run_id>\\d+)")
 def get_run(state: State, req: Request, owner: str, name: str, run_id: str) -> Response:
     return Response(body=state.shapes(req).workflow_run(_run(state, owner, name, run_id)))
@@ -148,9 +156,7 @@ def rerun_failed_jobs(state: State, req: Request, owner: str, name: str, run_id:
 def list_attempt_jobs(state: State, req: Request, owner: str, name: str, run_id: str,
                       attempt: str) -> Response:
     """The jobs recorded for one attempt of the run (404 past the run's run_attempt)."""
-    run = _run(state, owner, name, run_id)
-    if not 1 <= int(attempt) <= int(run.get("run_attempt", 1)):
-        raise not_found()
+    run = _run_attempt(state, owner, name, run_id, attempt)
     shapes = state.shapes(req)
     return Response(items=[(job, n) for job, n in W.run_jobs(state.world, run) if n == int(attempt)],
                     list_key="jobs", shape=lambda pair: shapes.job(run, pair[0], pair[1]))
@@ -159,20 +165,13 @@ def list_attempt_jobs(state: State, req: Request, owner: str, name: str, run_id:
 @route("GET", "{R}/actions/runs/(?P<run_id>\\d+)/attempts/(?P<attempt>\\d+)")
 def get_run_attempt(state: State, req: Request, owner: str, name: str, run_id: str,
                     attempt: str) -> Response:
-    run = _run(state, owner, name, run_id)
-    if not 1 <= int(attempt) <= int(run.get("run_attempt", 1)):
-        raise not_found()
+    run = _run_attempt(state, owner, name, run_id, attempt)
     return Response(body=state.shapes(req).workflow_run(run) | {"run_attempt": int(attempt)})
 
 
 @route("GET", "{R}/actions/jobs/(?P<job_id>\\d+)")
 def get_job(state: State, req: Request, owner: str, name: str, job_id: str) -> Response:
-    own_repo(state, owner, name)
-    for run in state.world["workflow_runs"]:
-        for job, attempt in W.run_jobs(state.world, run):
-            if job["id"] == int(job_id):
-                return Response(body=state.shapes(req).job(run, job, attempt))
-    raise not_found()
+    return Response(body=state.shapes(req).job(*_job(state, owner, name, job_id)))
 
 
 @route("GET", "{R}/actions/runs/(?P<run_id>\\d+)/artifacts")
