@@ -29,13 +29,16 @@ def list_check_runs(state: State, req: Request, owner: str, name: str, ref: str)
     runs = list(state.world["check_runs"].get(sha, []))
     if req.query.get("filter", "latest") == "latest":
         runs = latest_per_suite(sha, runs)
-    if "check_name" in req.query:
-        runs = [r for r in runs if r["name"] == req.query["check_name"]]
-    if "status" in req.query:
-        runs = [r for r in runs if r["status"] == req.query["status"]]
+    runs = [r for r in runs if _asked_for(req, r)]
     shapes = state.shapes(req)
     return Response(items=runs, list_key="check_runs", cap=MAX_LISTED_RESULTS,
                     shape=lambda run: shapes.check_run(sha, run))
+
+
+def _asked_for(req: Request, run: dict) -> bool:
+    """Whether a check run passes a listing's `check_name` and `status` filters."""
+    return all(run[key] == req.query[param] for param, key in (("check_name", "name"), ("status", "status"))
+               if param in req.query)
 
 
 @route("GET", "{R}/check-suites/(?P<suite_id>\\d+)/check-runs")
@@ -54,10 +57,7 @@ def list_suite_check_runs(state: State, req: Request, owner: str, name: str,
             by_sha.setdefault(sha, []).append(run)
         keep = {id(run) for sha, runs in by_sha.items() for run in latest_per_suite(sha, runs)}
         found = [(sha, run) for sha, run in found if id(run) in keep]
-    if "check_name" in req.query:
-        found = [(sha, run) for sha, run in found if run["name"] == req.query["check_name"]]
-    if "status" in req.query:
-        found = [(sha, run) for sha, run in found if run["status"] == req.query["status"]]
+    found = [(sha, run) for sha, run in found if _asked_for(req, run)]
     return Response(items=found, list_key="check_runs",
                     shape=lambda pair: shapes.check_run(pair[0], pair[1]))
 
