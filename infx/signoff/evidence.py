@@ -18,7 +18,7 @@ from infx.config.policy import load_policy_document
 from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
 from infx.github.budget import BudgetExceeded, RequestBudget
-from infx.github.client import ListingCapped, pull_cap_error
+from infx.github.client import ListingCapped, parsed, pull_cap_error
 from infx.plan.benchmark_content import is_benchmark_path
 from infx.plan.coverage import METADATA_ARTIFACT
 from infx.plan.incremental import plan_tree_path
@@ -159,13 +159,12 @@ class Reader:
             endpoint = {"issue_comment": self.client.issue_comment,
                         "review_comment": self.client.pull_review_comment}[ref.kind]
             data = self.read(what, endpoint, self.repo, ref.id)
-        return SignOff(author=(data.get("user") or {}).get("login", ""), body=data.get("body") or "",
-                       url=data.get("html_url"), source_id=data.get("id"), kind=ref.kind,
-                       created_at=data.get("created_at") or data.get("submitted_at"),
+        comment = parsed(lambda item: Comment.from_json(item, ref.kind), data, what)
+        return SignOff(author=comment.user, body=comment.body, url=comment.html_url, source_id=comment.id,
+                       kind=ref.kind, created_at=comment.created_at or None,
                        pr_number=comment_pr_number(data, self.repo),
-                       commit_id=data.get("commit_id") if ref.kind == "review"
-                       and isinstance(data.get("commit_id"), str) else None,
-                       state=str(data.get("state") or "") if ref.kind == "review" else "")
+                       commit_id=(comment.commit_id or None) if ref.kind == "review" else None,
+                       state=comment.state)
 
     def compare(self, base: str, head: str) -> list[ChangedFile]:
         """The changes of `head` since its merge base with `base` (GitHub's three-dot compare)."""
