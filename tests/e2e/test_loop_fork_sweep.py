@@ -20,7 +20,6 @@ from lib.fork_loop import (
     recorded_from_fork,
     run_dispatch,
     run_workflow,
-    workflow_run_event,
 )
 from lib.loop_scenarios import (
     LABEL,
@@ -43,6 +42,7 @@ from lib.sweep_loop import (
     pull_request_event,
     run_with_github,
     verify,
+    workflow_run_event,
 )
 
 from infx import trust
@@ -155,7 +155,7 @@ def test_a_push_after_the_approval_sweeps_nothing_and_drops_it(base_repo, tmp_pa
     recorded_from_fork(world, handoff)
 
     # the follow-up drops the approval: the primary label goes, one note says what to do
-    dropping, world = run_workflow(world, repo, workflow_run_event(world, handoff),
+    dropping, world = run_workflow(world, repo, workflow_run_event(handoff, push, world["branches"]["main"]),
                                    ".github/workflows/fork-sweep-drop.yml", 9315, tmp_path)
     assert dropping.conclusion == "success", failed_jobs(dropping)
     assert LABEL not in world["pulls"][0]["labels"]

@@ -69,21 +69,6 @@ def run_dispatch(world: dict[str, Any], repo: SweepRepo, dispatch: dict[str, Any
     return run_with_github(world, repo, dispatch_event(world, dispatch), run_id, work / f"run{run_id}", **kw)
 
 
-def workflow_run_event(world: dict[str, Any], record: RunRecord) -> Event:
-    """The workflow_run `completed` event of a finished fork run, on the default branch's tip."""
-    payload = json.loads((WEBHOOKS / "workflow_run" / "completed.with-pull-requests.payload.json")
-                         .read_text(encoding="utf-8"))
-    payload["repository"] = _repository(payload)
-    run = payload["workflow_run"]
-    run |= {"id": record.run_id, "name": record.name, "display_title": record.display_title,
-            "path": record.path, "event": record.event, "head_sha": record.head_sha,
-            "head_branch": record.head_branch, "status": "completed", "conclusion": record.conclusion,
-            "pull_requests": []}  # GitHub lists no PRs for a fork's run
-    run["head_repository"] = dict(run["head_repository"]) | {"full_name": FORK}
-    main = world["branches"]["main"]
-    return Event("workflow_run", payload, main, "refs/heads/main")
-
-
 def run_workflow(world: dict[str, Any], repo: SweepRepo, event: Event, workflow: str, run_id: int,
                  work: Path) -> tuple[RunRecord, dict[str, Any]]:
     """Any non-sweep workflow on the local runner while the fake GitHub serves `world`."""
