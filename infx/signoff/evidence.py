@@ -647,7 +647,9 @@ def _union_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
     """The PR has incremental re-sweeps: the jobs of its other sweep runs of ours and the trees
     of their commits, so that a union of runs covering the head's plan can count
     (sweeps.green_union); then the artifacts of the runs the union takes rows from."""
-    runs = sorted((r for r in evidence.workflow_runs.values() if r.head_sha in commits
+    # a run's commit is the one it swept (a fork sweep's pinned head: infx.trust.swept_commit),
+    # as sweeps.union_candidates reads it
+    runs = sorted((r for r in evidence.workflow_runs.values() if trust.swept_commit(r) in commits
                    and provenance.origin_problem(r, evidence.repo, evidence.default_branch) is None),
                   key=lambda r: (r.created_at or "", r.id), reverse=True)[:MAX_UNION_RUNS]
     trees = 0
@@ -655,9 +657,10 @@ def _union_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
         if run.id not in evidence.run_jobs:
             evidence.run_jobs[run.id] = optional(evidence, f"jobs:{run.id}",
                                                  lambda run_id=run.id: reader.run_jobs(run_id))
-        if provenance.tree_of(evidence, run.head_sha) is None and trees < MAX_UNION_TREES:
+        sha = trust.swept_commit(run) or ""
+        if provenance.tree_of(evidence, sha) is None and trees < MAX_UNION_TREES:
             trees += 1
-            commit_tree(reader, evidence, run.head_sha)
+            commit_tree(reader, evidence, sha)
     green = green_union(evidence)
     for run_id in green.runs if green is not None else ():
         _artifacts(reader, evidence, run_id)

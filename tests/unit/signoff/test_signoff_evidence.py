@@ -304,3 +304,36 @@ def test_run_records_missing_from_the_branch_listing_are_read_at_most_three_per_
     from infx.signoff.checks import sweep
 
     assert sweep.find_green_run(evidence).run_id == ours["id"]
+
+
+def test_a_fork_sweep_joins_the_union_by_the_commit_it_swept_not_the_default_branchs() -> None:
+    """A fork sweep runs on the default branch's commit but sweeps the PR commit its title
+    pins (infx.trust.swept_commit, as sweeps.union_candidates reads it): the union reads its
+    jobs and that commit's tree."""
+    from infx import trust
+    from infx.github.models import WorkflowRun
+
+    evidence = _recipe_only_pr()
+    evidence.default_branch_files = {SWEEP_WORKFLOW: SWEEP_TEXT}
+    pinned, main_sha = "a" * 40, "f" * 40
+    run = WorkflowRun(id=41, path=SWEEP_WORKFLOW, event=trust.FORK_SWEEP_EVENT, head_sha=main_sha,
+                      head_branch=evidence.default_branch, head_repo=evidence.repo,
+                      display_title=trust.fork_sweep_title(evidence.pr.number, pinned))
+    evidence.workflow_runs[run.id] = run
+
+    class Reader:
+        def __init__(self) -> None:
+            self.trees: list[str] = []
+            self.jobs: list[int] = []
+
+        def run_jobs(self, run_id: int) -> list:
+            self.jobs.append(run_id)
+            return []
+
+        def tree(self, sha: str, wanted=None) -> dict[str, str]:
+            self.trees.append(sha)
+            return {"configs/amd-master.yaml": MASTER}
+
+    reader = Reader()
+    ev._union_evidence(reader, evidence, [pinned])
+    assert reader.jobs == [41] and reader.trees == [pinned]
