@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable
 
@@ -67,7 +66,9 @@ def _variants(evidence: Evidence, config: AffectedConfig, lines) -> list[Variant
     """The launch as each group of the config's rows runs it, shell variables followed; worked
     out once per verdict for configs whose entries and launch lines are alike (a PR adding
     many keys that share a recipe judges each, but follows its shell once)."""
-    fact = ("golden-variants", tuple(lines), json.dumps(config.entry, sort_keys=True, default=str))
+    # repr tells apart what the entry's YAML gave (a date from its text, 1 from 1.0 and True)
+    # and takes any keys; json.dumps(default=str, sort_keys=True) did neither
+    fact = ("golden-variants", tuple(lines), repr(config.entry))
     return once(evidence, fact, lambda: variants(lines, evidence.head_files, config.entry))
 
 
