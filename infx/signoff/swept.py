@@ -10,6 +10,7 @@ from infx.changelog.entry import KeyResolutionError
 from infx.errors import InfxError
 from infx.plan.planner import DEFAULT_CHANGELOG, appended_entries
 from infx.signoff.model import Evidence
+from infx.signoff.per_verdict import once
 from infx.signoff.rules import configs_at
 from infx.signoff.rules.policy_reads import EvidenceGap
 
@@ -42,7 +43,7 @@ def judged_configs(evidence: Evidence, configs: list[T]) -> list[T]:
     is. An EvidenceGap when that needs the swept keys and they cannot be read."""
     if not any(config.how == SHARED_ONLY for config in configs):
         return configs
-    keys = swept_keys(evidence.head_files, evidence.base_files)
+    keys = once(evidence, "swept keys", lambda: swept_keys(evidence.head_files, evidence.base_files))
     if keys is None:
         raise EvidenceGap(f"the configs the PR's plan sweeps could not be read from "
                           f"{DEFAULT_CHANGELOG} and the master configs at head")
