@@ -325,7 +325,10 @@ def review_comment_event(world: dict[str, Any], pr: PullRequest, comment_id: int
     payload["pull_request"], payload["repository"] = pull["pull_request"], pull["repository"]
     payload["comment"] = payload["comment"] | {
         "id": comment_id, "body": comment["body"], "path": comment["path"], "line": comment["line"],
-        "commit_id": comment.get("commit_id", pr.head_sha), "created_at": comment["created_at"],
+        # the head it was written on, as the fake server answers for it (Comment.from_json reads
+        # original_commit_id: commit_id follows later pushes)
+        "commit_id": comment.get("commit_id", pr.head_sha),
+        "original_commit_id": comment.get("commit_id", pr.head_sha), "created_at": comment["created_at"],
         "updated_at": comment.get("updated_at", comment["created_at"]),
         "author_association": comment.get("author_association", "MEMBER"),
         "html_url": f"https://github.com/{REPO}/pull/{pr.number}#discussion_r{comment_id}",
