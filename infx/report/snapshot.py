@@ -1,7 +1,8 @@
 """What chosen sign-off checks conclude for a PR right now, without a sign-off (the sweep report's rows).
 
-The evidence is gathered by the sign-off's own reader (infx.signoff.evidence: budgeted,
-fail-closed) for the PR as it is, with an empty sign-off; the checks run through the verdict's
+The evidence is read by the sign-off's own evidence context (infx.signoff.evidence: budgeted,
+fail-closed, only the pieces the chosen checks declare in checks.yaml) for the PR as it is,
+with an empty sign-off; the checks run through the verdict's
 own `run_check` (a crash or a forbidden status fails closed). Nothing is posted. When any
 evidence could not be read the checks are not run at all, as a verdict would be `error`.
 """
@@ -48,7 +49,7 @@ def snapshot(client: SignoffClient, repo: str, pr_number: int, check_ids: tuple[
                                             kind="issue_comment"),
                             files=files, default_branch_files=default_tree,
                             base_files=dict(default_tree) if pr.base_sha == default_sha else {})
-        ev.gather(reader, evidence, table.settings, number=pr_number)
+        ev.Context(reader, evidence, table.settings).provide(specs)  # only what these checks need
     except InfxError as exc:
         return Snapshot((), str(exc).split("\n")[0], None)
     if evidence.unreadable:

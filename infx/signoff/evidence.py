@@ -1,4 +1,4 @@
-"""Gather the evidence for one verification through the GitHub client: budgeted and fail-closed."""
+"""The evidence of one verification, read through the GitHub client piece by piece on first need: budgeted and fail-closed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
@@ -49,7 +49,7 @@ from infx.signoff.rules.sweeps import (
     run_id_of,
     took_rows,
 )
-from infx.signoff.table import Settings
+from infx.signoff.table import CheckSpec, Settings
 from infx.signoff.trigger import codeowners
 from infx.signoff.trigger.binding import comment_pr_number
 from infx.signoff.trigger.checklist import parse as parse_checklist
@@ -71,10 +71,10 @@ TEAM_READ_FIX = ("the token needs the organization permission members: read: an 
                  "install the sign-off GitHub App with it and give the workflow its APP_ID and "
                  "APP_PRIVATE_KEY (README: Sign-off GitHub App); the workflow's own token cannot "
                  "read teams")
-# per-job eval artifacts read when the aggregate is missing; more than this fails Check `evals` closed
+# per-job eval artifacts read when the aggregate is missing; past this the eval evidence stays unread (fails closed)
 MAX_EVAL_JOBS = 6
 MAX_BYPASS_LOOKUPS = 2
-MAX_REUSE_LOOKUPS = 3  # authors of reuse commands whose permission Check `reuse` may need
+MAX_REUSE_LOOKUPS = 3  # authors of reuse commands whose permission the reuse authorization may need
 MAX_EXTERNAL_PULLS = 3
 MAX_EXTERNAL_PAGES = 3  # published recipe pages whose upstream source file is read
 # answers that say "this does not exist" (a finding a check may judge), not "could not read"
@@ -234,7 +234,7 @@ class Reader:
         return [check_run(item) for item in items]
 
     def run_jobs(self, run_id: int) -> list[Job]:
-        """Every attempt's jobs of a workflow run (Check `sweep` works out the latest attempt itself,
+        """Every attempt's jobs of a workflow run (the verdict works out the latest attempt itself,
         so that two jobs of one attempt never stand for each other)."""
         self.spend(f"listing the jobs of run {run_id}")
         return self.client.run_jobs(self.repo, run_id, latest=False)
@@ -416,40 +416,180 @@ def optional(evidence: Evidence, key: str, read: Any, default: Any = None) -> An
         return default
 
 
-def gather(reader: Reader, evidence: Evidence, settings: Settings, *, number: int) -> Evidence:
-    """Fill everything the checks read, after scope has pinned the PR and the default tree."""
-    pr = evidence.pr
-    commits = optional(evidence, "commits", lambda: reader.commits(number))
-    evidence.commits = commits
-    # not optional: without the conversation the bot cannot find its own earlier verdicts
-    # (no duplicates, supersede notes), so an unreadable one ends the run with an error status
-    evidence.comments = reader.comments(number)
+@dataclass(frozen=True)
+class Piece:
+    """One piece of evidence: what it is called where it is needed (`needs:` in checks.yaml),
+    the pieces it is read after (their fields are its input), the fields of the evidence it
+    fills, and how it is read into them. `fatal`: without it the verification cannot go on, so it is never recorded as
+    unreadable but ends the run."""
+
+    name: str
+    after: tuple[str, ...]
+    fills: tuple[str, ...]  # the fields of Evidence it reads into
+    read: Callable[[Reader, Evidence, Settings], None]
+    fatal: bool = False
+
+
+# every piece, in the order they are read (a piece is read after everything it comes after,
+# and a spent budget always cuts the same pieces)
+PIECES: dict[str, Piece] = {}
+
+
+PieceReader = Callable[[Reader, Evidence, Settings], None]
+
+
+def piece(name: str, *, fills: tuple[str, ...], after: tuple[str, ...] = (), fatal: bool = False
+          ) -> Callable[[PieceReader], PieceReader]:
+    """Register the reader of the piece `name`, which fills the evidence's fields `fills`
+    and is read after the pieces `after`."""
+    def register(read: PieceReader) -> PieceReader:
+        unknown = [dep for dep in after if dep not in PIECES]
+        if name in PIECES or unknown:
+            raise ValueError(f"evidence piece {name!r}: registered twice, or read after "
+                             f"pieces not registered before it: {unknown}")
+        PIECES[name] = Piece(name, after, fills, read, fatal)
+        return read
+    return register
+
+
+class Context:
+    """The evidence of one verification, read piece by piece when a consumer first needs it.
+
+    Scope (the PR, its changed files, the default branch's files) is read before the context
+    exists; every other piece is read on its first `need`, once, after the pieces it comes
+    after, within the reader's request budget. A piece that cannot be read is recorded
+    (`read_errors`, and `unreadable` unless GitHub said it does not exist) under its own
+    name or the finer keys its reader records, so the verdict fails closed with `error`
+    naming it; its fields stay unread (None, or empty)."""
+
+    def __init__(self, reader: Reader, evidence: Evidence, settings: Settings, *,
+                 held: Iterable[str] = ()) -> None:
+        """`held`: pieces the evidence already holds (never read again)."""
+        self.reader, self.evidence, self.settings = reader, evidence, settings
+        self.read: list[str] = list(held)  # the pieces read (or held) so far, in that order
+
+    def need(self, *names: str) -> Evidence:
+        """Read the pieces `names` (and what they come after) that are not read yet."""
+        unknown = sorted(set(names) - set(PIECES))
+        if unknown:
+            raise InfxError(f"no such piece of evidence: {', '.join(unknown)} "
+                            f"(known: {', '.join(PIECES)})")
+        wanted: set[str] = set()
+        todo = list(names)
+        while todo:
+            name = todo.pop()
+            if name not in wanted:
+                wanted.add(name)
+                todo.extend(PIECES[name].after)
+        for name, item in PIECES.items():
+            if name in wanted and name not in self.read:
+                self.read.append(name)  # before reading: a piece that failed is not read again
+                self._read(item)
+        return self.evidence
+
+    def provide(self, specs: Iterable[CheckSpec], *also: str) -> Evidence:
+        """Read everything the checks `specs` declare they need, and the pieces `also`."""
+        return self.need(*(name for spec in specs for name in spec.needs), *also)
+
+    def _read(self, item: Piece) -> None:
+        if item.fatal:
+            item.read(self.reader, self.evidence, self.settings)
+            return
+        optional(self.evidence, item.name, lambda: item.read(self.reader, self.evidence, self.settings))
+
+
+@piece("commits", fills=("commits",))
+def _commits(reader: Reader, evidence: Evidence, settings: Settings) -> None:
+    evidence.commits = optional(evidence, "commits", lambda: reader.commits(evidence.pr.number))
+
+
+@piece("conversation", fills=("comments",), fatal=True)
+def _conversation(reader: Reader, evidence: Evidence, settings: Settings) -> None:
+    # fatal: without the conversation the bot cannot find its own earlier verdicts (no
+    # duplicates, supersede notes), so an unreadable one ends the run with an error status
+    evidence.comments = reader.comments(evidence.pr.number)
+
+
+@piece("reviews", fills=("reviews",))
+def _reviews(reader: Reader, evidence: Evidence, settings: Settings) -> None:
+    """The PR's reviews, when the sign-off is one (a later review sign-off may outrank it)."""
     if evidence.signoff.kind == "review":
-        evidence.reviews = optional(evidence, "reviews", lambda: reader.reviews(number))
-    evidence.head_files = optional(evidence, "head tree", lambda: reader.tree(pr.head_sha), {})
+        evidence.reviews = optional(evidence, "reviews", lambda: reader.reviews(evidence.pr.number))
+
+
+@piece("head tree", fills=("head_files",))
+def _head_tree(reader: Reader, evidence: Evidence, settings: Settings) -> None:
+    evidence.head_files = optional(evidence, "head tree", lambda: reader.tree(evidence.pr.head_sha), {})
+
+
+@piece("base tree", fills=("base_files",))
+def _base_tree(reader: Reader, evidence: Evidence, settings: Settings) -> None:
+    # the base's changelog, master configs, runner config and other benchmark-affecting files
+    # only (the head tree is read whole: see README, Input limits); scope may have it already
     if not evidence.base_files:
-        # the checks read the base's changelog, master configs, runner config and other
-        # benchmark-affecting files only (the head tree is read whole: see README, Input limits)
         evidence.base_files = optional(evidence, "base tree",
-                                       lambda: reader.tree(pr.base_sha, plan_tree_path), {})
-    if commits is not None:
-        _sweep_evidence(reader, evidence, commits, own=settings.status_context)
-    # binding (the sign-off's and Check `reuse`'s reuse command): not an `error` when unreadable,
-    # the binding then fails closed, saying so
-    evidence.timeline = optional(evidence, "timeline", lambda: reader.timeline(number, pr.head_sha))
+                                       lambda: reader.tree(evidence.pr.base_sha, plan_tree_path), {})
+
+
+@piece("branch runs", fills=("branch_runs", "workflow_runs", "orphan_runs"), after=("commits",))
+def _branch_runs(reader: Reader, evidence: Evidence, settings: Settings) -> None:
+    """The PR branch's workflow runs: the heads the PR had and when (binding), and where a
+    sweep may be; runs on a commit rebased away are kept apart. Unread without the commits."""
+    commits = evidence.commits
+    if commits is None:
+        return
+    runs = optional(evidence, "workflow runs", lambda: reader.branch_runs(evidence.pr.head_ref))
+    evidence.branch_runs = runs
+    for run in runs or []:
+        if run.head_sha in commits:
+            evidence.workflow_runs[run.id] = run
+        elif run.conclusion == "success" and provenance.origin_problem(
+                run, evidence.repo, evidence.default_branch) is None:
+            evidence.orphan_runs.append(run)  # a sweep of ours on a commit rebased away
+
+
+@piece("sweep runs", fills=("check_runs", "workflow_runs", "run_jobs", "artifacts", "commit_files"),
+       after=("commits", "head tree", "base tree", "branch runs"))
+def _sweep_runs(reader: Reader, evidence: Evidence, settings: Settings) -> None:
+    if evidence.commits is not None:
+        _sweep_evidence(reader, evidence, evidence.commits, own=settings.status_context)
+
+
+@piece("timeline", fills=("timeline",))
+def _timeline(reader: Reader, evidence: Evidence, settings: Settings) -> None:
+    # binding (the sign-off's, and a reuse command's): not an `error` when unreadable, the
+    # binding then fails closed, saying so
+    evidence.timeline = optional(evidence, "timeline",
+                                 lambda: reader.timeline(evidence.pr.number, evidence.pr.head_sha))
+
+
+@piece("team memberships", fills=("team_members",))
+def _team_memberships(reader: Reader, evidence: Evidence, settings: Settings) -> None:
     team_evidence(reader, evidence, settings.codeowners_paths)
+
+
+@piece("upstream sources", fills=("external_pulls", "external_files"))
+def _upstream_sources(reader: Reader, evidence: Evidence, settings: Settings) -> None:
     _external_evidence(reader, evidence)
+
+
+@piece("bypass permissions", fills=("collaborators",), after=("conversation",))
+def _bypass_permissions(reader: Reader, evidence: Evidence, settings: Settings) -> None:
     _bypass_evidence(reader, evidence, settings.pareto_bypass_command)
+
+
+@piece("reuse command", fills=("collaborators", "reuse_seen_head", "reuse_seen_files", "reuse_seen_problem"),
+       after=("commits", "conversation", "branch runs", "sweep runs", "timeline"))
+def _reuse_command(reader: Reader, evidence: Evidence, settings: Settings) -> None:
     _reuse_evidence(reader, evidence)
-    return evidence
 
 
 def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
     """The permission reads the reuse resolver's authorization makes for this conversation.
 
-    Check `reuse` decides with the resolver's own `newest_request`; here the same function walks
+    The verdict decides with the resolver's own `newest_request`; here the same function walks
     the same comments with a permission lookup that reads GitHub (at most
-    MAX_REUSE_LOOKUPS people) and records each answer, so the check can replay it.
+    MAX_REUSE_LOOKUPS people) and records each answer, so the verdict can replay it.
     """
     conversation = [c for c in evidence.comments or [] if c.kind == "issue_comment"]
     budget = [MAX_REUSE_LOOKUPS]
@@ -463,7 +603,7 @@ def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
             evidence.collaborators[login] = optional(evidence, f"permission:{login}",
                                                      lambda: reader.permission(user))
         if f"permission:{login}" in evidence.read_errors:
-            raise _LookupsSpent  # Check `reuse` reports the unreadable permission itself
+            raise _LookupsSpent  # the verdict reports the unreadable permission itself
         return evidence.collaborators[login]
 
     try:
@@ -481,8 +621,9 @@ def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
     evidence.reuse_seen_head = seen or ""
     evidence.reuse_seen_problem = found.problem
     if seen and seen != pr.head_sha and seen in (evidence.commits or []):
-        # not optional: unreadable evidence is an `error` (PRODUCT §4.8), not a guess; the
-        # swept commit's tree, when that is the head the command was posted on, is reused
+        # unreadable evidence is an `error` (PRODUCT §4.8), not a guess: a failure here is
+        # recorded under the piece's name; the swept commit's tree, when that is the head the
+        # command was posted on, is reused
         known = provenance.tree_of(evidence, seen)
         evidence.reuse_seen_files = known if known is not None else reader.tree(seen, is_benchmark_path)
 
@@ -492,7 +633,7 @@ class _LookupsSpent(Exception):
 
 
 def _bypass_evidence(reader: Reader, evidence: Evidence, command: str) -> None:
-    """Permissions of whoever recorded a Pareto bypass for the head (Check `pareto` reports it)."""
+    """Permissions of whoever recorded a Pareto bypass for the head (the verdict reports it)."""
     authors = [c.user.lower() for c, sha in reversed(bypass_requests(evidence.comments, command))
                if sha == evidence.pr.head_sha]
     for login in list(dict.fromkeys(authors))[:MAX_BYPASS_LOOKUPS]:
@@ -505,30 +646,24 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str], own:
     """Check runs of in-PR commits, newest first, stopping at the first green sweep of ours.
 
     The bot's own check run (`own`, the status context's name) is left out: a verdict never
-    depends on an earlier verdict. Only the commits the PR branch's workflow-run listing shows a sweep run on are read (one
+    depends on an earlier verdict. Only the commits the PR branch's workflow-run listing
+    (`evidence.branch_runs`, read before) shows a sweep run on are read (one
     listing instead of one read per commit: a PR's other commits cost nothing); when that
     listing is unreadable, every commit is. A commit whose check-run listing GitHub cuts at
     1,000 results is read per check suite of its listed sweep runs instead. A run the
     check runs point at is judged from GitHub's record of it first (provenance: workflow
     file, event, head repository; nothing more is read for one set aside), then from its
     own jobs, then from the sweep workflow files at its commit, whose tree also serves the
-    drift comparison (Check `sweep`) and the image comparison (Check `evals`).
+    drift comparison and the image comparison.
     """
     evidence.check_runs = {}
-    runs = optional(evidence, "workflow runs", lambda: reader.branch_runs(evidence.pr.head_ref))
-    evidence.branch_runs = runs
+    runs = evidence.branch_runs  # the piece `branch runs` (None: unreadable, so every commit is read)
     # only runs of the sweep workflow, or named like it (so that a look-alike is set aside by
     # name in the verdict), say where a green sweep may be: other workflows (the sign-off's
     # own head-status runs, CI) run on every push, and their commits are not read
     name = sweep_workflow_name(evidence.default_branch_files)
     with_runs = {run.head_sha for run in runs or []
                  if trust.is_sweep_run(run) or (name is not None and run.name == name)}
-    for run in runs or []:
-        if run.head_sha in commits:
-            evidence.workflow_runs[run.id] = run
-        elif run.conclusion == "success" and provenance.origin_problem(
-                run, evidence.repo, evidence.default_branch) is None:
-            evidence.orphan_runs.append(run)  # a sweep of ours on a commit rebased away
     pinned = _fork_sweeps(reader, evidence, commits)
     with_runs |= set(pinned)
     ordered = list(reversed(commits))
@@ -571,7 +706,7 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str], own:
             if ran != sha:  # a fork sweep: its workflow files are those of the commit it ran
                 commit_tree(reader, evidence, ran)
             if green_run(evidence, run_id) is None:
-                continue  # modified sweep workflow files (Check `sweep` names them)
+                continue  # modified sweep workflow files (the verdict names them)
             _artifacts(reader, evidence, run_id)
             if took_rows(evidence, run_id):
                 incremental = True  # it took rows from earlier runs: see the union below
@@ -697,7 +832,7 @@ def commit_tree(reader: Reader, evidence: Evidence, sha: str) -> dict[str, str |
 
 
 def team_evidence(reader: Reader, evidence: Evidence, codeowners_paths: tuple[str, ...]) -> None:
-    """Membership of the signer in the teams Check `codeowner` may rest on, at most MAX_TEAM_LOOKUPS.
+    """Membership of the signer in the CODEOWNERS teams their ownership may rest on, at most MAX_TEAM_LOOKUPS.
 
     Teams on the specific lines that own a changed path and do not list the signer by name;
     when every changed path falls only under the catch-all and the signer is listed nowhere
@@ -756,7 +891,7 @@ def _external_evidence(reader: Reader, evidence: Evidence) -> None:
 def _page_evidence(reader: Reader, evidence: Evidence, detail: str) -> None:
     """The upstream source files of the published recipe pages the detail section links, as
     the trusted default branch's page mapping names them (an unmapped or malformed link, or
-    an unreadable mapping, reads nothing: Check `recipe` reports it)."""
+    an unreadable mapping, reads nothing: the verdict reports it)."""
     urls = recipe_pages.LINK.findall(detail)
     if not urls:
         return

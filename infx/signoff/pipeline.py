@@ -121,6 +121,11 @@ def head_status(client: SignoffClient, repo: str, number: int, options: Options 
                        crashed="head status crashed", failed="Head status could not be decided")
 
 
+# the pieces of evidence publishing reads beside the checks': the conversation (the bot's own
+# verdicts), the reviews (a newer sign-off), the head tree (the check run's annotations) and
+# what binds the sign-off to its head (the branch's runs, the timeline)
+PUBLISHING = ("conversation", "reviews", "head tree", "branch runs", "timeline")
+
 RELAYED_EVENTS = frozenset({"pull_request_review", "pull_request_review_comment"})
 
 
@@ -171,6 +176,7 @@ class _Session:
         self.last_status: str | None = None
         self.bound: binding.Binding | None = None
         self._identity: Identity | None = None
+        self._evidence_context: ev.Context | None = None
 
     def status(self, state: str, description: str, target_url: str | None = None) -> None:
         """Set the required status; it always links to what explains it (PRODUCT §4.8): the
@@ -233,7 +239,8 @@ class _Session:
         if isinstance(evidence, Result):
             return evidence
         self.evidence = evidence
-        ev.gather(self.reader, evidence, self.settings, number=pr.number)
+        # what every check of the table declares it needs, and what publishing reads
+        self._lazy(evidence).provide(self.table.checks, *PUBLISHING)
         # no status is written before the sign-off is known to be an owner's, bound to this
         # head and the newest: a non-owner or a stale sign-off never replaces a status
         held = self._hold(evidence) if self.options.post else None
@@ -262,7 +269,7 @@ class _Session:
         if isinstance(evidence, Result):
             return evidence  # `success` no sign-off needed, or `error` (scope unreadable)
         self.evidence = evidence
-        evidence.comments = self.reader.comments(pr.number)
+        self._lazy(evidence).need("conversation")
         verdict = newest_verdict(evidence.comments, self.settings.marker, self.identity)
         if verdict is None:
             return self._head_result("pending", NOT_VERIFIED, "no verified CODEOWNER sign-off yet")
@@ -314,7 +321,7 @@ class _Session:
         if problem or signoff is None:
             return problem
         evidence.signoff = signoff
-        ev.team_evidence(self.reader, evidence, self.settings.codeowners_paths)
+        self._lazy(evidence).provide(c for c in self.table.checks if c.id == "codeowner")
         owner = run_check_by_id(self.table, "codeowner", evidence)
         if owner is None or owner.status != Status.PASS:
             why = owner.reason if owner is not None else "Check 0 is not configured"
@@ -533,6 +540,12 @@ class _Session:
         return Evidence(repo=self.repo, default_branch=branch, now=now, pr=pr, signoff=signoff,
                         files=files, default_branch_files=default_tree, base_files=dict(base_files),
                         collaborators=dict(permissions))
+
+    def _lazy(self, evidence: Evidence) -> ev.Context:
+        """The lazy evidence context of this session's evidence (one per evidence object)."""
+        if self._evidence_context is None or self._evidence_context.evidence is not evidence:
+            self._evidence_context = ev.Context(self.reader, evidence, self.settings)
+        return self._evidence_context
 
     @property
     def identity(self) -> Identity:

@@ -27,6 +27,8 @@ class CheckSpec:
     advisory: bool
     module: str
     warns: bool = False  # a blocking check that may WARN for an advisory finding of its own
+    # the pieces of evidence it reads (infx.signoff.evidence reads each once, on first need)
+    needs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ def parse_table(data: Any, filename: str = TABLE_FILE) -> CheckTable:
     checks = tuple(CheckSpec(id=row["id"], number=row["number"], name=row["name"],
                              statuses=frozenset(Status(s) for s in row["statuses"]),
                              advisory=row["advisory"], module=row["module"],
-                             warns=row.get("warns", False))
+                             warns=row.get("warns", False), needs=tuple(row["needs"]))
                    for row in data["checks"])
     _require_unique(checks, filename)
     for spec in checks:

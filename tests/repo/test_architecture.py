@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -311,3 +312,68 @@ def test_only_the_plan_type_reads_the_plans_top_level_keys() -> None:
                  for name, path in sorted(MODULES.items()) if name != PLAN_TYPE
                  for line, text in plan_key_reads(path.read_text(encoding="utf-8"))]
     assert not offenders, "ask infx.plan.sweep_plan.Plan instead:\n" + "\n".join(offenders)
+
+
+# The evidence layer reads what the checks declare (checks.yaml `needs`); it knows no check.
+def is_gatherer(source: str) -> bool:
+    """A module that reads evidence for the verdict: it registers piece readers (`@piece(...)`)
+    or defines the evidence Reader."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef) and node.name == "Reader":
+            return True
+        if isinstance(node, ast.FunctionDef) and any(
+                isinstance(d, ast.Call) and getattr(d.func, "id", None) == "piece"
+                for d in node.decorator_list):
+            return True
+    return False
+
+
+def check_mentions(source: str, module: str = "") -> list[tuple[int, str]]:
+    """Line and text of every place a source names a check of the table: a string equal to a
+    check's id or name, `Check <number>` or Check `<id>` in any text (comments too), or an
+    import of a check module, of the verdict engine or of the table loader. A key of GitHub's
+    JSON (`item.get("patch")`, `data["draft"]`) is not a check's name."""
+    table = load_table()
+    ids = {spec.id for spec in table.checks}
+    words = ids | {spec.name for spec in table.checks}
+    tree = ast.parse(source)
+    keys = {id(node.slice) for node in ast.walk(tree) if isinstance(node, ast.Subscript)} | {
+        id(node.args[0]) for node in ast.walk(tree) if isinstance(node, ast.Call) and node.args
+        and isinstance(node.func, ast.Attribute) and node.func.attr == "get"}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in words \
+                and id(node) not in keys:
+            found.append((node.lineno, repr(node.value)))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                ("infx.signoff.checks", "infx.signoff.verdict")) or isinstance(node, ast.ImportFrom) \
+                and any(alias.name == "load_table" for alias in node.names):
+            found.append((node.lineno, ast.unparse(node)))
+    numbers = "|".join(str(spec.number) for spec in table.checks)
+    named = re.compile(rf"\bChecks? (?:(?:{numbers})\b|`(?:{'|'.join(ids)})`)")
+    for line_no, line in enumerate(source.splitlines(), 1):
+        found += [(line_no, hit.group(0)) for hit in named.finditer(line)]
+    return sorted(set(found))
+
+
+def test_the_check_mention_finder_sees_ids_names_prose_and_imports() -> None:
+    planted = ('if spec.id == "sweep":\n    pass\n# for Check `reuse` only\nx = "Evals pass"\n'
+               '"""Check 14 reads it."""\nfrom infx.signoff.checks import evals\n'
+               'from infx.signoff.table import load_table\ny = "sweep runs"  # a sweep run\n'
+               'z = item.get("patch") or pull["draft"]\n')
+    assert [line for line, _ in check_mentions(planted)] == [1, 3, 4, 5, 6, 7]
+    assert is_gatherer("@piece('x', fills=())\ndef read(reader, evidence, settings):\n    pass\n")
+    assert not is_gatherer("class Context:\n    pass\n")
+
+
+def test_no_evidence_gatherer_names_checks() -> None:
+    """Issue 19: which evidence a check needs is the check's own declaration (`needs:` in
+    checks.yaml); the layer that reads it names pieces of evidence, never the checks that use
+    them, so adding a check or a need touches the table, not the gatherer."""
+    gatherers = [name for name, path in sorted(MODULES.items())
+                 if is_gatherer(path.read_text(encoding="utf-8"))]
+    assert "infx.signoff.evidence" in gatherers  # the rule is not vacuous
+    offenders = [f"{MODULES[name].relative_to(ROOT.parent)}:{line} {text[:70]}"
+                 for name in gatherers
+                 for line, text in check_mentions(MODULES[name].read_text(encoding="utf-8"))]
+    assert not offenders, "declare the need in checks.yaml instead:\n" + "\n".join(offenders)

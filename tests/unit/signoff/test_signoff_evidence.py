@@ -13,6 +13,7 @@ from infx import yamlio
 from infx.signoff import evidence as ev
 from infx.signoff.model import Comment, Evidence
 from infx.signoff.rules.provenance import SWEEP_WORKFLOW
+from infx.signoff.table import load_table
 from infx.signoff.trigger.gating import SignoffRef
 from infx.trust import Identity
 
@@ -186,7 +187,8 @@ def _gather_sweep(fake, world) -> Evidence:
     evidence = bare_evidence(head_sha=pull["head"]["sha"], commits=list(pull["commits"]),
                              default_branch_files=dict(tree_at(world, world["branches"]["main"])))
     evidence = replace(evidence, repo=world["repo"], pr=replace(evidence.pr, head_ref=pull["head"]["ref"]))
-    ev._sweep_evidence(reader, evidence, list(pull["commits"]))
+    held = ("commits", "head tree", "base tree")  # as bare_evidence holds them
+    ev.Context(reader, evidence, load_table().settings, held=held).need("sweep runs")
     return evidence
 
 

@@ -563,7 +563,7 @@ def test_a_crash_still_leaves_an_error_status(fake_github, seed000, monkeypatch)
     def crash(*args, **kwargs):
         raise KeyError("surprise")
 
-    monkeypatch.setattr(ev, "gather", crash)
+    monkeypatch.setattr(ev.Context, "provide", crash)
     fake = fake_github(seed000)
     result = run(fake, 3412, 5003)
     assert result.kind == "error" and "KeyError" in result.reason
