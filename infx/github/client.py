@@ -50,7 +50,7 @@ from infx.github.checks import (
     fit,
 )
 from infx.github.markers import Marker, as_marker, has_marker, with_marker
-from infx.github.models import Artifact, Comment, Job
+from infx.github.models import Artifact, CheckRun, Comment, Job
 from infx.trust import Identity, our_comment
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -330,34 +330,6 @@ class Upsert:
 class Permission:
     permission: str  # admin | maintain | write | triage | read | none
     role_name: str
-
-
-@dataclass(frozen=True)
-class CheckRunInfo:
-    """A check run as the Checks API answers: who wrote it (its app's slug) and what it says."""
-
-    id: int
-    name: str
-    head_sha: str
-    status: str
-    conclusion: str | None
-    app_slug: str
-    html_url: str
-    external_id: str
-    title: str | None
-    summary: str | None
-    text: str | None
-    annotations_count: int
-
-    @classmethod
-    def from_json(cls, data: dict) -> CheckRunInfo:
-        output = data.get("output") or {}
-        return cls(id=int(data["id"]), name=data.get("name") or "", head_sha=data.get("head_sha") or "",
-                   status=data.get("status") or "", conclusion=data.get("conclusion"),
-                   app_slug=(data.get("app") or {}).get("slug") or "",
-                   html_url=data.get("html_url") or "", external_id=data.get("external_id") or "",
-                   title=output.get("title"), summary=output.get("summary"), text=output.get("text"),
-                   annotations_count=int(output.get("annotations_count") or 0))
 
 
 def truncate_body(body: str, pointer: str = "") -> str:
@@ -1041,14 +1013,14 @@ class GitHubClient:
                              action=action or f"listing check runs of check suite {suite_id}",
                              permission=permission or "checks: read")
 
-    def named_check_runs(self, repo: Any, sha: str, name: str) -> list[CheckRunInfo]:
+    def named_check_runs(self, repo: Any, sha: str, name: str) -> list[CheckRun]:
         """The check runs of one name on a commit, every app's (GitHub's `check_name` filter)."""
         repo_name = _repo_name(repo)
         what = f"listing the {name} check runs of {sha[:12]}"
         items = self.paginate(f"/repos/{repo_name}/commits/{sha}/check-runs", list_key="check_runs",
                               params={"check_name": name, "filter": "all"}, action=what,
                               permission="checks: read")
-        return [parsed(CheckRunInfo.from_json, item, what) for item in items]
+        return [parsed(CheckRun.from_json, item, what) for item in items]
 
     def check_run_annotations(self, repo: Any, check_run_id: int) -> list[Annotation]:
         """The annotations a check run holds, in the order they were added."""
@@ -1060,7 +1032,7 @@ class GitHubClient:
 
     def create_check_run(self, repo: Any, sha: str, name: str, output: CheckOutput, *,
                          conclusion: str, details_url: str | None = None,
-                         external_id: str = "") -> CheckRunInfo:
+                         external_id: str = "") -> CheckRun:
         """Create a completed check run of this token's app with `output`'s first 50
         annotations (the rest are appended by `update_check_run`). A retried POST never makes
         a second one: a check run of this name and `external_id` already there is it."""
@@ -1074,7 +1046,7 @@ class GitHubClient:
             body["external_id"] = external_id
         what = f"creating the {name} check run on {sha[:12]}"
 
-        def already_done() -> CheckRunInfo | None:
+        def already_done() -> CheckRun | None:
             if not external_id:
                 return None
             return next((run for run in self.named_check_runs(repo, sha, name)
@@ -1083,12 +1055,12 @@ class GitHubClient:
         data = self.call(lambda: self._json("POST", f"/repos/{repo_name}/check-runs", body=body)[1],
                          action=what, permission="checks: write", post=True,
                          already_done=already_done)
-        return data if isinstance(data, CheckRunInfo) else parsed(CheckRunInfo.from_json, data, what)
+        return data if isinstance(data, CheckRun) else parsed(CheckRun.from_json, data, what)
 
     def update_check_run(self, repo: Any, check_run_id: int, output: CheckOutput,
                          annotations: tuple[Annotation, ...] | None = None, *,
                          conclusion: str | None = None, details_url: str | None = None,
-                         external_id: str | None = None) -> CheckRunInfo:
+                         external_id: str | None = None) -> CheckRun:
         """Update a check run in place (only its own app may): the output's title, summary and
         text, and `annotations` (at most 50; GitHub appends them to the run's earlier ones;
         None: the output's first 50)."""
@@ -1107,7 +1079,7 @@ class GitHubClient:
         data = self.call(lambda: self._json("PATCH", f"/repos/{repo_name}/check-runs/{check_run_id}",
                                             body=body)[1],
                          action=what, permission="checks: write", post=True)
-        return parsed(CheckRunInfo.from_json, data, what)
+        return parsed(CheckRun.from_json, data, what)
 
     def statuses(self, repo: Any, sha: str, *, action: str | None = None,
                  permission: str | None = None) -> list[dict]:

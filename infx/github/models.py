@@ -97,6 +97,42 @@ class Job:
 
 
 @dataclass(frozen=True)
+class CheckRun:
+    """A check run as the Checks API answers for it: a commit's or a check suite's listing
+    entry and the answer to a create or update are the same object. The sweep's jobs appear
+    as check runs of Actions (`details_url` names the run and job); the verdict's own check
+    run is written by the bot's app (`app_slug`, read by infx.trust) with its `output`."""
+
+    id: int
+    name: str
+    status: str
+    conclusion: str | None
+    details_url: str | None = None
+    started_at: str | None = None
+    completed_at: str | None = None
+    head_sha: str | None = None
+    app_slug: str = ""  # the app that wrote it
+    html_url: str = ""
+    external_id: str = ""
+    # its output (what the writer says in it: never evidence, see infx.signoff.evidence.digest)
+    title: str | None = None
+    summary: str | None = None
+    text: str | None = None
+    annotations_count: int = 0
+
+    @classmethod
+    def from_json(cls, data: dict) -> CheckRun:
+        output = data.get("output") or {}
+        return cls(id=int(data["id"]), name=data.get("name") or "", status=data.get("status") or "",
+                   conclusion=data.get("conclusion"), details_url=data.get("details_url"),
+                   started_at=data.get("started_at"), completed_at=data.get("completed_at"),
+                   head_sha=data.get("head_sha"), app_slug=(data.get("app") or {}).get("slug") or "",
+                   html_url=data.get("html_url") or "", external_id=data.get("external_id") or "",
+                   title=output.get("title"), summary=output.get("summary"), text=output.get("text"),
+                   annotations_count=int(output.get("annotations_count") or 0))
+
+
+@dataclass(frozen=True)
 class WorkflowRun:
     """A workflow run as GitHub records it: the REST run and listing entries and a
     `workflow_run` webhook's run are the same object. Whether a run is ours is infx.trust's

@@ -221,7 +221,7 @@ class Reader:
         stops at its 1,000-result cap (the caller narrows to the sweep's check suites)."""
         items = self.read(f"listing check runs of {sha[:12]}", self.client.check_runs,
                           self.repo, sha, latest=True)
-        return [check_run(item) for item in items]
+        return [CheckRun.from_json(item) for item in items]
 
     def suite_check_runs(self, run_id: int) -> list[CheckRun]:
         """The check runs of one workflow run's check suite (`filter=latest`): the narrower
@@ -231,7 +231,7 @@ class Reader:
             raise InfxError(f"GitHub's record of run {run_id} names no check suite")
         items = self.read(f"listing check runs of run {run_id}'s check suite",
                           self.client.suite_check_runs, self.repo, suite, latest=True)
-        return [check_run(item) for item in items]
+        return [CheckRun.from_json(item) for item in items]
 
     def run_jobs(self, run_id: int) -> list[Job]:
         """Every attempt's jobs of a workflow run (the verdict works out the latest attempt itself,
@@ -393,11 +393,6 @@ def changed_file(item: dict) -> ChangedFile:
                        deletions=int(item.get("deletions") or 0))
 
 
-def check_run(item: dict) -> CheckRun:
-    return CheckRun(id=item["id"], name=item.get("name") or "", status=item.get("status") or "",
-                    conclusion=item.get("conclusion"), details_url=item.get("details_url"),
-                    started_at=item.get("started_at"), completed_at=item.get("completed_at"),
-                    head_sha=item.get("head_sha"))
 
 
 # --- gathering --------------------------------------------------------------------------------
@@ -935,12 +930,29 @@ def is_verdict(comment_: Comment, marker: str, identity: Identity) -> bool:
     return our_comment(identity, comment_) and read_marker(comment_.body, marker) is not None
 
 
+# what a check run's writer says in it and where it lives, not what it concluded: its output
+# changes whenever its app rewrites it (the verdict's own check run is rewritten by every
+# verdict, so digesting it would change the digest each time it is read back), and no check reads it
+CHECK_RUN_NOT_DIGESTED = frozenset({"title", "summary", "text", "annotations_count", "app_slug",
+                                    "html_url", "external_id"})
+
+
+def _digested_check_runs(by_sha: dict[str, list[CheckRun] | None] | None) -> Any:
+    if by_sha is None:
+        return None
+    return {sha: None if runs is None else [
+        {k: v for k, v in _plain(asdict(run)).items() if k not in CHECK_RUN_NOT_DIGESTED}
+        for run in runs] for sha, runs in by_sha.items()}
+
+
 def digest(evidence: Evidence, marker: str, identity: Identity) -> str:
-    """Fingerprint of what the verdict depends on: the review DATE (not time), and no verdicts."""
+    """Fingerprint of what the verdict depends on: the review DATE (not time), no verdicts, and
+    of check runs what they concluded, not their output (CHECK_RUN_NOT_DIGESTED)."""
     data = to_json(evidence)
     data["now"] = evidence.now.date().isoformat()
     data["comments"] = None if evidence.comments is None else [
         _plain(asdict(c)) for c in evidence.comments if not is_verdict(c, marker, identity)]
+    data["check_runs"] = _digested_check_runs(evidence.check_runs)
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

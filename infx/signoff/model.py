@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 
-from infx.github.models import Artifact, Comment, Job, PullRequest, WorkflowRun  # noqa: F401 - the checks' models are GitHub's
+from infx.github.models import (  # noqa: F401 - the checks' models are GitHub's
+    Artifact,
+    CheckRun,
+    Comment,
+    Job,
+    PullRequest,
+    WorkflowRun,
+)
 
 
 class Status(str, Enum):
@@ -42,18 +49,6 @@ class ChangedFile:
     patch: str | None = None  # unified diff hunk text as GitHub returns it; None if too large
     additions: int = 0
     deletions: int = 0
-
-
-@dataclass(frozen=True)
-class CheckRun:
-    id: int
-    name: str
-    status: str
-    conclusion: str | None
-    details_url: str | None = None
-    started_at: str | None = None
-    completed_at: str | None = None
-    head_sha: str | None = None
 
 
 @dataclass(frozen=True)

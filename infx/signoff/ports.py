@@ -9,9 +9,9 @@ if TYPE_CHECKING:  # types only: importing the client would load PyGithub
 
     from infx.github.budget import RequestBudget
     from infx.github.checks import Annotation, CheckOutput
-    from infx.github.client import CheckRunInfo, Permission, Upsert
+    from infx.github.client import Permission, Upsert
     from infx.github.markers import Marker
-    from infx.github.models import Artifact, Comment, Job
+    from infx.github.models import Artifact, CheckRun, Comment, Job
     from infx.trust import Identity
 
 
@@ -88,18 +88,18 @@ class SignoffClient(Protocol):
     def create_status(self, repo: str, sha: str, state: str, context: str,
                       description: str = "", target_url: str | None = None) -> dict: ...
 
-    def named_check_runs(self, repo: str, sha: str, name: str) -> list[CheckRunInfo]: ...
+    def named_check_runs(self, repo: str, sha: str, name: str) -> list[CheckRun]: ...
 
     def check_run_annotations(self, repo: str, check_run_id: int) -> list[Annotation]: ...
 
     def create_check_run(self, repo: str, sha: str, name: str, output: CheckOutput, *,
                          conclusion: str, details_url: str | None = None,
-                         external_id: str = "") -> CheckRunInfo: ...
+                         external_id: str = "") -> CheckRun: ...
 
     def update_check_run(self, repo: str, check_run_id: int, output: CheckOutput,
                          annotations: tuple[Annotation, ...] | None = None, *,
                          conclusion: str | None = None, details_url: str | None = None,
-                         external_id: str | None = None) -> CheckRunInfo: ...
+                         external_id: str | None = None) -> CheckRun: ...
 
     def upsert_comment(self, repo: str, issue_number: int, marker: Marker | str, body: str,
                        *, pointer: str = "", expected: int | None = None,

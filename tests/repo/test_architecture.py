@@ -215,7 +215,7 @@ GITHUB_OBJECTS = {
     "pull request": {"PullRequest", "PullInfo", "PullFacts", "ForkPull"},
     "workflow run": {"WorkflowRun", "RunFacts"},
     "job": {"Job", "RunJob", "JobFacts"},
-    "check run": {"CheckRun"},
+    "check run": {"CheckRun", "CheckRunInfo"},
     "artifact": {"Artifact"},
     "changed file": {"ChangedFile"},
     "permission": {"Permission"},

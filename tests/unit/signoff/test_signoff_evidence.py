@@ -140,6 +140,40 @@ def test_digest_ignores_the_bots_own_verdicts_and_the_time_of_day() -> None:
     assert ev.digest(plain, MARKER, BOTS) != ev.digest(next_day, MARKER, BOTS)
 
 
+def test_a_check_runs_output_never_reaches_the_digest(fake_github, seed000) -> None:
+    """The one check-run model carries what its writer says (output, app, page); the digest
+    keeps only what it concluded, so another app rewriting a check run's text, or the
+    verdict's own output read back, never makes the same evidence look new. What a check
+    run concluded still does."""
+    from infx.signoff import pipeline as publish
+    from infx.signoff.render import read_marker
+    from infx.signoff.trigger.gating import Trigger
+
+    def verdict(world: dict) -> publish.Result:
+        fake = fake_github(world)
+        trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003))
+        return publish.verify(fake.client(), world["repo"], trigger, publish.Options())
+
+    marker = load_table().settings.marker
+    first = verdict(copy.deepcopy(seed000))
+    assert first.kind == "verdict"
+    runs = [run for listed in first.evidence.check_runs.values() for run in listed or []]
+    assert runs and all(run.app_slug for run in runs)  # the listing's fields are in the model
+    rewritten = copy.deepcopy(seed000)
+    for listed in rewritten["check_runs"].values():
+        for run in listed:
+            run["output"] = {"title": f"rewritten {run['id']}", "summary": "new words", "text": "more"}
+            run["external_id"] = f"other-{run['id']}"
+    again = verdict(rewritten)
+    assert {run.summary for listed in again.evidence.check_runs.values() for run in listed or []} == {"new words"}
+    assert read_marker(again.body, marker) == read_marker(first.body, marker) and again.body == first.body
+    concluded = copy.deepcopy(seed000)
+    sha, listed = next((sha, listed) for sha, listed in concluded["check_runs"].items() if listed)
+    listed[0]["completed_at"] = "2026-09-23T23:59:59Z"
+    assert read_marker(verdict(concluded).body, marker)[1] != read_marker(first.body, marker)[1]
+    assert set(ev.CHECK_RUN_NOT_DIGESTED) < {f for f in vars(runs[0])}
+
+
 def test_is_verdict_needs_bot_author_and_leading_marker() -> None:
     assert ev.is_verdict(verdict_comment("github-actions[bot]"), MARKER, BOTS)
     assert not ev.is_verdict(verdict_comment("mallory"), MARKER, BOTS)
