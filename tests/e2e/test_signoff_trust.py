@@ -46,14 +46,25 @@ def statuses(fake, sha: str = SEED_HEAD) -> list[str]:
     return [s["state"] for s in fake.world["statuses"].get(sha, []) if s["context"] == CONTEXT]
 
 
-@pytest.mark.parametrize("name", WORLDS)
-def test_committed_world_matches_the_generator(request, tmp_path, name) -> None:
+@pytest.fixture(scope="module")
+def generated(request, tmp_path_factory) -> Path:
+    """The folder make_trust_worlds.py writes every world into (run once for all the worlds)."""
     path = request.config.rootpath / "tests/data/worlds/make_trust_worlds.py"
     spec = importlib.util.spec_from_file_location("make_trust_worlds", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert module.main([str(tmp_path)]) == 0
-    assert yamlio.load_file(tmp_path / name) == load(request, name)
+    folder = tmp_path_factory.mktemp("trust-worlds")
+    assert module.main([str(folder)]) == 0
+    return folder
+
+
+def test_the_generator_writes_exactly_the_committed_worlds(generated) -> None:
+    assert tuple(sorted(p.name for p in generated.glob("trust_*.yaml"))) == WORLDS
+
+
+@pytest.mark.parametrize("name", WORLDS)
+def test_committed_world_matches_the_generator(request, generated, name) -> None:
+    assert yamlio.load_file(generated / name) == load(request, name)
 
 
 # --- case 12: the evidence's clock ------------------------------------------------------------
