@@ -199,12 +199,57 @@ def fork_sweeps(number: int, commits: Collection[str], *, head_repo: str | None,
     return found
 
 
+MAX_REMOVED_COMMITS = 4  # commits a force-push or rebase removed from a PR, judged per decision
+
+
+def counts_for_pr(run: R, commits: Collection[str], *, repo: str, default_branch: str,
+                  same_content: Callable[[R], bool] | None = None) -> bool:
+    """Whether a run may stand as one of a PR's sweeps by the commit it swept (PRODUCT §4.8;
+    the one rule the sign-off, the reuse resolver, the merge and the incremental planner ask).
+
+    A run on one of the PR's `commits` may. A run on a commit the PR no longer has (a force-push
+    or a rebase removed it; the branch's listing keeps its runs) may only when GitHub's record
+    shows a `pull_request` run of our sweep workflow whose head commit lives in this repository
+    (`run_origin`) and `same_content(run)` holds: at its commit, every row of the head's plan has
+    the fingerprint it has at the head (infx.plan.coverage.same_content). Without
+    `same_content` it never may. Which candidates are ours is still `our_run`'s to decide for
+    every run (the sweep workflow files at its commit equal the default branch's)."""
+    swept = swept_commit(run)
+    if swept is None:
+        return False
+    if swept in commits:
+        return True
+    if same_content is None or run.event != "pull_request":
+        return False
+    if run_origin(run, repo=repo, default_branch=default_branch) is not None:
+        return False
+    return same_content(run)
+
+
 def pr_sweep_candidates(runs: Iterable[R], forks: Iterable[R],
-                        commits: Collection[str] | None = None) -> list[R]:
+                        commits: Collection[str] | None = None, *, repo: str = "",
+                        default_branch: str = "",
+                        same_content: Callable[[R], bool] | None = None) -> list[R]:
     """The runs that may be a PR's sweeps, newest first: the `pull_request` runs among `runs`
-    (its branch's listing; on one of `commits` when given) and its trusted fork sweeps
-    (`forks`: `fork_sweeps`, already on its commits). Which of them are ours is `our_run`'s."""
-    own = [run for run in runs if run.event == "pull_request" and (commits is None or run.head_sha in commits)]
+    (its branch's listing; when `commits` is given, those `counts_for_pr` admits: on one of
+    them, or on a removed commit with the head's content for the whole plan, judged for the
+    newest MAX_REMOVED_COMMITS such commits only) and its trusted fork sweeps (`forks`:
+    `fork_sweeps`, already on its commits). Which of them are ours is `our_run`'s."""
+    own = sorted((run for run in runs if run.event == "pull_request"),
+                 key=lambda run: (run.created_at, run.id), reverse=True)
+    if commits is not None:
+        judged: dict[str, bool] = {}  # removed commit -> same content (read once per commit)
+
+        def content(run: R) -> bool:
+            swept = swept_commit(run) or ""
+            if swept not in judged:
+                if same_content is None or len(judged) == MAX_REMOVED_COMMITS:
+                    return False
+                judged[swept] = same_content(run)
+            return judged[swept]
+
+        own = [run for run in own if counts_for_pr(run, commits, repo=repo, default_branch=default_branch,
+                                                   same_content=content)]
     return sorted([*own, *forks], key=lambda run: (run.created_at, run.id), reverse=True)
 
 

@@ -185,7 +185,7 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
     from infx.plan.sweep_plan import Plan
     from infx.reuse.covering import coverage, wanted_rows
     from infx.reuse.gateway import GitHubGateway
-    from infx.reuse.resolver import sweep_runs
+    from infx.reuse.resolver import sweep_runs, tree_reader
     from infx.workflow.actions import append_summary, write_outputs
 
     plan = Plan.read(plan_path)
@@ -203,10 +203,16 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
             with open_client(world) as client:
                 gateway = GitHubGateway(client, repo)
                 pull = gateway.pull(pr_number)
+                # a commit a rebase removed from the PR may be missing from the checkout
+                remote = tree_reader(gateway)
+
+                def tree(sha: str) -> dict[str, str | None] | None:
+                    return read_tree(sha, plan_tree_path) or remote(sha)
+
                 runs = sweep_runs(gateway, pull, gateway.pull_commits(pr_number), workflow=workflow_id,
-                                  exclude=(run_id,) if run_id else ())
-                cov, rows = coverage(wanted, runs, jobs_of=gateway.run_jobs,
-                                     tree=lambda sha: read_tree(sha, plan_tree_path), base=base)
+                                  exclude=(run_id,) if run_id else (), wanted=wanted, tree=tree,
+                                  base=base)
+                cov, rows = coverage(wanted, runs, jobs_of=gateway.run_jobs, tree=tree, base=base)
                 urls = {r.run_id: r.url for r in rows}
         except InfxError as exc:  # reuse is an optimisation: when runs cannot be read, sweep all
             cov, note = Coverage(), ("**Incremental re-sweep off:** earlier runs could not be read ("

@@ -106,6 +106,17 @@ def swept_any(jobs: Iterable[Job]) -> bool:
                for job in latest_jobs(jobs).values())
 
 
+def same_content(wanted: Mapping[str, str], fingerprints: Mapping[str, str] | None) -> bool:
+    """Whether a commit has the head's benchmark content for the whole plan: every wanted row
+    (job name -> fingerprint at the head) has the same fingerprint there (`fingerprints`: the
+    wanted rows' fingerprints at that commit; None: unreadable). What a run on a commit
+    removed from the PR must show before any of its rows may count (infx.trust.counts_for_pr):
+    its launchers, recipes, config blocks and changelog entries are the head's for every row,
+    not only for the rows it happens to cover. An empty plan shows nothing."""
+    return bool(wanted) and fingerprints is not None and all(
+        fingerprints.get(name) == print_ for name, print_ in wanted.items())
+
+
 def cover(wanted: Mapping[str, str], runs: Sequence[RunRows]) -> Coverage:
     """Match each wanted row (job name -> fingerprint at the head) to the first run, in the
     given order (newest first), that ran it green with the same fingerprint."""

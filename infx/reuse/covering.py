@@ -16,7 +16,7 @@ from infx import trust
 from infx.errors import InfxError
 from infx.github.models import Job, WorkflowRun
 from infx.plan.benchmark_content import Tree, Unreadable
-from infx.plan.coverage import Coverage, RunRows, cover, green_rows
+from infx.plan.coverage import Coverage, RunRows, cover, green_rows, same_content
 from infx.plan.fingerprint import Content, content_of, fingerprint
 from infx.plan.identity import job_name
 from infx.plan.incremental import plan_from_trees
@@ -66,16 +66,36 @@ def plan_at(base: Tree, head: Tree, flags: PlanFlags, *, base_ref: str, head_ref
     return wanted_rows(plan, content)
 
 
+def head_content(wanted: Wanted, tree: TreeReader, base: Tree) -> Callable[[WorkflowRun], bool]:
+    """Whether the commit a run swept has the head's content for every row of `wanted`
+    (infx.plan.coverage.same_content on fingerprints computed from `tree(sha)`; an unreadable
+    tree: no): the content half of infx.trust.counts_for_pr for a run on a commit the PR no
+    longer has."""
+    def check(run: WorkflowRun) -> bool:
+        swept = trust.swept_commit(run)
+        content = None if swept is None else _content(tree, swept, base)
+        prints = None if content is None else {
+            name: fingerprint(row, content) for name, row in wanted.rows.items()}
+        return same_content(wanted.prints, prints)
+    return check
+
+
 def eligible_runs(runs: Sequence[WorkflowRun], pr_commits: Sequence[str], *, ours: Trust,
-                  exclude: Iterable[int] = (), pinned: Sequence[WorkflowRun] = ()) -> list[WorkflowRun]:
-    """Completed pull_request runs on a commit of the PR, and the PR's completed trusted fork
-    sweeps (`pinned`: infx.trust.fork_sweeps, already chosen for this PR and its commits), that
+                  exclude: Iterable[int] = (), pinned: Sequence[WorkflowRun] = (), repo: str = "",
+                  default_branch: str = "",
+                  same: Callable[[WorkflowRun], bool] | None = None) -> list[WorkflowRun]:
+    """Completed pull_request runs on a commit of the PR — or, when `same` (`head_content`) is
+    given, on a commit a force-push or rebase removed from it whose content is the head's for
+    the whole plan (infx.trust.counts_for_pr) — and the PR's completed trusted fork sweeps
+    (`pinned`: infx.trust.fork_sweeps, already chosen for this PR and its commits), that
     are our sweep (`ours`: infx.trust.our_run — our workflow, this repository, unmodified sweep
     files), newest first (at most MAX_RUNS). Their conclusion does not matter: only their green
     jobs count."""
     commits, skip = set(pr_commits), set(exclude)
-    chosen = [run for run in trust.pr_sweep_candidates(runs, pinned, commits)
-              if run.id not in skip and run.status == "completed"]
+    done = [run for run in runs if run.id not in skip and run.status == "completed"]
+    chosen = trust.pr_sweep_candidates(done, [run for run in pinned if run.id not in skip
+                                              and run.status == "completed"], commits,
+                                       repo=repo, default_branch=default_branch, same_content=same)
     return [run for run in chosen if ours(run) is None][:MAX_RUNS]
 
 

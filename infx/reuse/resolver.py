@@ -8,10 +8,19 @@ from functools import cache
 from infx import trust
 from infx.commands.authorization import newest_request
 from infx.commands.grammar import AuthorizedRequest
+from infx.errors import InfxError
 from infx.github.models import PullRequest, WorkflowRun
-from infx.plan.benchmark_content import Unreadable, differences
+from infx.plan.benchmark_content import Tree, Unreadable, differences
 from infx.plan.coverage import Coverage
-from infx.reuse.covering import Wanted, coverage, eligible_runs, flags_of, plan_at
+from infx.reuse.covering import (
+    TreeReader,
+    Wanted,
+    coverage,
+    eligible_runs,
+    flags_of,
+    head_content,
+    plan_at,
+)
 from infx.reuse.facts import ReuseError, ReuseResult
 from infx.reuse.gateway import GitHubGateway
 from infx.reuse.posted_head import binding_problem, head_seen
@@ -92,12 +101,32 @@ def fork_sweeps(gateway: GitHubGateway, pull: PullRequest, commits: list[str],
 
 def sweep_runs(gateway: GitHubGateway, pull: PullRequest, commits: list[str], *,
                workflow: str = DEFAULT_WORKFLOW, ours: Trust | None = None,
-               exclude: tuple[int, ...] = ()) -> list[WorkflowRun]:
+               exclude: tuple[int, ...] = (), wanted: Wanted | None = None,
+               tree: TreeReader | None = None, base: Tree | None = None) -> list[WorkflowRun]:
     """The PR's sweep runs that are ours (`ours`, default `ours_by`), newest first: its
-    branch's pull_request runs on its commits and, for a fork PR, its trusted fork sweeps."""
+    branch's pull_request runs on its commits and, for a fork PR, its trusted fork sweeps.
+    With `wanted` (the plan being decided, against the tree `base`, default the PR's base), also the
+    runs on commits a force-push or rebase removed from the PR whose content is the head's for
+    every row of it (infx.trust.counts_for_pr; trees read with `tree`, default the gateway's)."""
+    same = None
+    if wanted is not None:
+        same = head_content(wanted, tree or tree_reader(gateway),
+                            gateway.tree(pull.base_sha) if base is None else base)
     return eligible_runs(gateway.branch_runs(pull.head_ref), commits, exclude=exclude,
                          pinned=fork_sweeps(gateway, pull, commits, workflow),
-                         ours=ours or ours_by(gateway, pull, workflow))
+                         ours=ours or ours_by(gateway, pull, workflow), repo=gateway.repo,
+                         default_branch=pull.default_branch, same=same)
+
+
+def tree_reader(gateway: GitHubGateway) -> TreeReader:
+    """The gateway's commit reader for fingerprints: an unreadable commit (gone, or GitHub
+    failed) is None, so that its run covers nothing."""
+    def read(sha: str) -> Tree | None:
+        try:
+            return gateway.tree(sha)
+        except InfxError:
+            return None
+    return read
 
 
 def results_problem(gateway: GitHubGateway, run_ids: list[int]) -> ReuseError | None:
@@ -171,6 +200,11 @@ def covering_sources(gateway: GitHubGateway, pr_number: int, request: Authorized
             raise ReuseError(f"run {run.id} does not cover the plan of head {head[:12]} "
                              f"({len(plan())} rows): {found.describe()}", fix=COVER_FIX)
 
+    def same(run: WorkflowRun) -> bool:
+        """A run on a commit the PR no longer has counts only with the head's content for
+        every planned row (infx.trust.counts_for_pr)."""
+        return head_content(plan(), tree_reader(gateway), gateway.tree(pull.base_sha))(run)
+
     # listed once each: the selection and the coverage below read the same runs
     branch = cache(lambda: gateway.branch_runs(pull.head_ref))
     forks = cache(lambda: fork_sweeps(gateway, pull, commits, workflow))
@@ -179,11 +213,13 @@ def covering_sources(gateway: GitHubGateway, pr_number: int, request: Authorized
                            branch_runs=branch, artifacts_of=gateway.artifacts, ours=ours,
                            workflow=workflow,
                            elevated=request.authority is not None and request.authority.elevated,
-                           drift=drift, covers=covers, fork_sweeps=forks)
+                           drift=drift, covers=covers, fork_sweeps=forks, repo=gateway.repo,
+                           default_branch=pull.default_branch, same_content=same)
     if request.command.run_id is not None:
         return source, (source.id,)
     # no run id: the PR's runs together must cover the plan, the selected run among them
-    runs = eligible_runs(branch(), commits, pinned=forks(), ours=ours)
+    runs = eligible_runs(branch(), commits, pinned=forks(), ours=ours, repo=gateway.repo,
+                         default_branch=pull.default_branch, same=same)
     runs = [source] + [r for r in runs if r.id != source.id]
     found = cover_by(gateway, plan(), runs, pull.base_sha)
     if not found.complete:
@@ -260,12 +296,13 @@ def _neutral_merge(gateway: GitHubGateway, req: ResolveRequest, number: int,
         raise ReuseError(f"PR #{number} is not marked as merged.")
     before = req.before_sha or gateway.first_parent(req.commit_sha)
     commits = gateway.pull_commits(number)
-    runs = sweep_runs(gateway, pull, commits, workflow=req.workflow,
-                      ours=ours_by(gateway, pull, req.workflow, before))
     wanted = plan_of(gateway, pull, req.commit_sha, before, merged=True)
     if not wanted.rows:  # e.g. a merge that only corrects pr-links: nothing was or is swept
         return ReuseResult(pr_number=number, reason=f"the merge of PR #{number} plans no rows "
                            "(it appends no changelog entry): nothing to sweep or publish")
+    # a run on a commit a rebase removed counts when its content is the merge's for every row
+    runs = sweep_runs(gateway, pull, commits, workflow=req.workflow,
+                      ours=ours_by(gateway, pull, req.workflow, before), wanted=wanted, base=gateway.tree(before))
     merged = cover_by(gateway, wanted, runs, before)
     why = f" ({unbound})" if unbound else ""
     if merged.complete and merged.runs():

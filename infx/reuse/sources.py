@@ -83,7 +83,9 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
                   workflow: str = DEFAULT_WORKFLOW, elevated: bool = False,
                   drift: Callable[[WorkflowRun], Sequence[str]] | None = None,
                   covers: Callable[[WorkflowRun], None] | None = None,
-                  fork_sweeps: Callable[[], Sequence[WorkflowRun]] = tuple) -> WorkflowRun:
+                  fork_sweeps: Callable[[], Sequence[WorkflowRun]] = tuple, repo: str = "",
+                  default_branch: str = "",
+                  same_content: Callable[[WorkflowRun], bool] | None = None) -> WorkflowRun:
     """The pinned run (validated, never substituted) or the newest valid green run of the PR
     that is our sweep (`ours`, infx.trust.our_run).
 
@@ -92,7 +94,10 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
     passes over such runs (a sweep of another plan is never reused). `covers(run)` raises
     ReuseError naming the plan rows a pinned run does not cover with matching fingerprints.
     `fork_sweeps()`: the PR's trusted fork sweeps (infx.trust.fork_sweeps), candidates beside
-    its branch's pull_request runs.
+    its branch's pull_request runs. Without a run id, when no run on a commit of the PR
+    qualifies, a run on a commit a force-push or rebase removed from it may, as
+    infx.trust.counts_for_pr admits it (`same_content`: the head's content for every planned
+    row; `repo`, `default_branch`); a pinned run must be on a commit of the PR.
     """
     if not pr_commits:
         raise ReuseError(f"PR #{pr_number} has no commits")
@@ -114,7 +119,15 @@ def select_source(command: ReuseCommand, pr_number: int, pr_commits: Sequence[st
         return run
     commits = set(pr_commits)
     passed_over: list[str] = []
-    for run in trust.pr_sweep_candidates(branch_runs(), fork_sweeps(), commits):
+    listed = branch_runs()
+    candidates = trust.pr_sweep_candidates(listed, fork_sweeps(), commits)
+    if same_content is not None:  # after every run of the PR: our sweeps of its content elsewhere
+        green = [run for run in listed if run.conclusion == "success" and run.status == "completed"
+                 and trust.is_sweep_run(run, workflow_path(workflow))
+                 and trust.swept_commit(run) not in commits]
+        candidates += trust.pr_sweep_candidates(green, (), commits, repo=repo,
+                                                default_branch=default_branch, same_content=same_content)
+    for run in candidates:
         if run.conclusion != "success" or run.status != "completed":
             continue
         if not trust.is_sweep_run(run, workflow_path(workflow)):

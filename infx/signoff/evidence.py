@@ -46,6 +46,8 @@ from infx.signoff.rules.sweeps import (
     green_run,
     green_union,
     latest_attempt,
+    removed_content,
+    removed_runs,
     run_id_of,
     took_rows,
 )
@@ -709,7 +711,7 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str], own:
             if incremental:
                 _union_evidence(reader, evidence, commits)
             return
-    if incremental:
+    if incremental or removed_runs(evidence):
         _union_evidence(reader, evidence, commits)
 
 
@@ -791,9 +793,49 @@ def _union_evidence(reader: Reader, evidence: Evidence, commits: list[str]) -> N
         if provenance.tree_of(evidence, sha) is None and trees < MAX_UNION_TREES:
             trees += 1
             commit_tree(reader, evidence, sha)
+    _removed_evidence(reader, evidence)
     green = green_union(evidence)
     for run_id in green.runs if green is not None else ():
         _artifacts(reader, evidence, run_id)
+
+
+def _removed_evidence(reader: Reader, evidence: Evidence) -> None:
+    """Sweep runs on commits a force-push or rebase removed from the PR (sweeps.removed_runs):
+    the trees of the newest trust.MAX_REMOVED_COMMITS such commits, and the record and jobs of
+    each run whose commit has the head's content for every planned row (sweeps.removed_content),
+    so that infx.trust.counts_for_pr can admit it to the union. A tree that cannot be read
+    admits nothing."""
+    shas: list[str] = []
+    for run in removed_runs(evidence):
+        if run.head_sha not in shas:
+            if len(shas) == trust.MAX_REMOVED_COMMITS:
+                continue
+            shas.append(run.head_sha)
+            _removed_tree(reader, evidence, run.head_sha)
+        if not removed_content(evidence, run):
+            continue
+        evidence.workflow_runs.setdefault(run.id, run)
+        if run.id not in evidence.run_jobs:
+            evidence.run_jobs[run.id] = optional(evidence, f"jobs:{run.id}",
+                                                 lambda run_id=run.id: reader.run_jobs(run_id))
+
+
+def _removed_tree(reader: Reader, evidence: Evidence, sha: str) -> None:
+    """The files of a commit the PR no longer has, as `commit_tree` reads a PR commit's; a
+    failure only means its runs are not admitted (recorded, never `error`: the PR's own
+    evidence is complete without them)."""
+    if provenance.tree_of(evidence, sha) is not None:
+        return
+    wanted = provenance.swept_commit_paths(evidence.default_branch_files)
+    try:
+        tree = reader.tree(sha, wanted)
+    except ArchiveLimitError:
+        raise
+    except InfxError as exc:
+        evidence.read_errors[f"removed-tree:{sha}"] = str(exc).split("\n")[0]
+        return
+    if tree is not None:
+        evidence.commit_files[sha] = tree
 
 
 def _artifacts(reader: Reader, evidence: Evidence, run_id: int) -> None:

@@ -219,3 +219,40 @@ def test_a_push_fixing_a_failed_row_reruns_only_the_missing_rows_and_the_union_p
     assert_pass(verdict)
     assert "9401" in verdict.check(1)["reason"] and "9402" in verdict.check(1)["reason"]
     assert report_checks(body) == {n: verdict.check(int(n))["status"] for n in ("1", "2", "14")}
+
+
+def test_a_rebase_reuses_the_sweep_of_the_head_it_removed(base_repo, tmp_path):
+    """The PR is swept, main moves on elsewhere, and the author rebases (a force-push: the swept
+    commit is no longer the PR's). Every row keeps its fingerprint, so the push sweeps nothing:
+    its rows come from the run on the removed commit, which is ours (infx.trust.counts_for_pr);
+    the sign-off passes on that run and the merge publishes it without a sweep."""
+    repo = SweepRepo(base_repo, tmp_path / "repo")
+    pr = single_node_pr(repo)
+    first, world = sweep(repo, pr, tmp_path, 9501)
+    assert first.conclusion == "success", failed_jobs(first)
+    first_rows = swept_rows(first)
+    files = {rel: repo.read(pr.head_sha, rel) for rel in (MASTER, CHANGELOG)}
+    removed = pr.head_sha
+    repo.commit("main", "main", {"README.md": "main moved on\n"}, "docs: another PR")
+    git(repo.path, "checkout", "--quiet", "main")
+    git(repo.path, "branch", "--quiet", "-D", pr.branch)
+    pr.base_sha = repo.sha("main")
+    pr.head_sha = repo.commit(pr.branch, "main", files, "perf(amd): bump the dsr1 fp4 ATOM image (rebased)")
+    pr.commits = [pr.head_sha]
+    second, world = sweep(repo, pr, tmp_path, 9502, world=refresh(world, repo, pr), action="synchronize",
+                          before=removed)
+    assert second.conclusion == "success", failed_jobs(second)
+    assert not swept_rows(second)
+    summary = second.job("setup").summary
+    reused_lines = [line for line in summary.splitlines() if "actions/runs/" in line]
+    assert {line.split("`")[1] for line in reused_lines} == first_rows
+    assert all("9501" in line for line in reused_lines)
+    add_comment(world, MAINTAINER, "MEMBER", "/reuse-sweep-run", "2026-09-29T20:00:00Z")
+    verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
+    assert_pass(verdict)
+    assert "9501" in verdict.check(1)["reason"], verdict.check(1)
+    before, after, world = merge_pr(repo, world, pr)
+    record, world = run_with_github(world, repo, push_event(repo, before, after), 9503, tmp_path / "run9503")
+    assert record.conclusion == "success", record.job("setup").log[-3000:]
+    assert not sweep_jobs(record)
+    assert record.job("setup").outputs["reuse-source-run-ids"].split(",")[0] == "9501"

@@ -22,6 +22,7 @@ from infx.plan.coverage import (
     RunRows,
     cover,
     green_rows,
+    same_content,
 )
 from infx.plan.fingerprint import Content, content_of, fingerprint
 from infx.plan.identity import job_name, parse_job_name
@@ -29,7 +30,7 @@ from infx.plan.incremental import plan_from_trees
 from infx.plan.labels import sweep_flags
 from infx.plan.planner import DEFAULT_CHANGELOG, PlanFlags, appended_entries
 from infx.plan.sweep_plan import MULTI_NODE, SINGLE_NODE, Plan
-from infx.signoff.model import CheckRun, Evidence, Job
+from infx.signoff.model import CheckRun, Evidence, Job, WorkflowRun
 from infx.signoff.rules import configs_at, provenance
 from infx.workflow.shard import BUCKETS, bucket_of_job
 
@@ -277,8 +278,11 @@ def find_green_run(evidence: Evidence) -> GreenRun | None:
     the newest in-PR commit that has one."""
     if not evidence.commits or evidence.check_runs is None:
         return None
-    if any(took_rows(evidence, run_id) for run_id in evidence.artifacts):
-        union = green_union(evidence)  # the PR has incremental re-sweeps: the whole plan counts
+    if any(took_rows(evidence, run_id) for run_id in evidence.artifacts) or any(
+            run_commit(evidence, run_id) not in set(evidence.commits) for run_id in union_candidates(evidence)):
+        # incremental re-sweeps, or a sweep of ours on a commit a rebase removed with the head's
+        # content for every row: the whole plan counts, row for row
+        union = green_union(evidence)
         if union is not None:
             return union
     for commit in reversed(evidence.commits):
@@ -289,17 +293,49 @@ def find_green_run(evidence: Evidence) -> GreenRun | None:
 
 
 def union_candidates(evidence: Evidence) -> list[int]:
-    """In-PR sweep runs of ours (provenance holds: infx.signoff.rules.provenance) whose jobs were
-    read, newest first."""
+    """Sweep runs of ours (provenance holds: infx.signoff.rules.provenance) whose jobs were read,
+    newest first: on the PR's commits, or on a commit a force-push or rebase removed from it
+    when infx.trust.counts_for_pr admits them (`removed_content`: the head's content for every
+    row of its plan)."""
     commits = set(evidence.commits or [])
     found = []
     for run_id, run in evidence.workflow_runs.items():
-        if run_commit(evidence, run_id) not in commits or evidence.run_jobs.get(run_id) is None:
+        if evidence.run_jobs.get(run_id) is None:
+            continue
+        if run_commit(evidence, run_id) not in commits and not trust.counts_for_pr(
+                run, commits, repo=evidence.repo, default_branch=evidence.default_branch,
+                same_content=lambda run: removed_content(evidence, run)):
             continue
         if provenance.run_problem(evidence, run_id) is not None:
             continue
         found.append(run)
     return [run.id for run in sorted(found, key=lambda r: (r.created_at or "", r.id), reverse=True)]
+
+
+def removed_content(evidence: Evidence, run: WorkflowRun) -> bool:
+    """Whether the commit a run swept, as the evidence holds it, has the head's fingerprint for
+    every row of the head's plan (infx.plan.coverage.same_content; unread tree or plan: no)."""
+    wanted = head_plan(evidence)
+    tree = provenance.tree_of(evidence, trust.swept_commit(run) or "")
+    if not wanted or not tree or not evidence.base_files:
+        return False
+    try:
+        content = content_of(tree, evidence.base_files)
+    except (InfxError, ValueError):
+        return False
+    return same_content({name: fp for name, (_, fp) in wanted.items()},
+                        {name: fingerprint(row, content) for name, (row, _) in wanted.items()})
+
+
+def removed_runs(evidence: Evidence) -> list[WorkflowRun]:
+    """Completed pull_request runs of the sweep workflow in the branch's listing on commits the
+    PR no longer has whose record passes the origin rules (infx.trust.run_origin), newest first:
+    what the gatherer reads to let infx.trust.counts_for_pr judge them."""
+    commits = set(evidence.commits or [])
+    runs = [run for run in evidence.branch_runs or [] if run.event == "pull_request"
+            and run.status == "completed" and run.head_sha and run.head_sha not in commits
+            and provenance.origin_problem(run, evidence.repo, evidence.default_branch) is None]
+    return sorted(runs, key=lambda r: (r.created_at or "", r.id), reverse=True)
 
 
 def green_union(evidence: Evidence) -> GreenRun | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from lib.reuse_world import C1, C2, M1, add_comment, base_world, merged, pr, start
+from lib.reuse_world import C1, C2, C9, M1, add_comment, base_world, merged, pr, start
 
 from infx.github.client import GitHubError
 from infx.reuse.facts import ReuseError
@@ -123,8 +123,10 @@ def test_scenario_7_bare_command_prefers_the_older_green_run(fake_github):
 
 def test_bare_command_without_any_green_run_fails_with_a_hint(fake_github):
     world = base_world()
-    world["workflow_runs"] = [r for r in world["workflow_runs"] if r["id"] != 101]
+    # 103 too: green on a removed commit with the head's content, it would stand in for the PR's
+    world["workflow_runs"] = [r for r in world["workflow_runs"] if r["id"] not in (101, 103)]
     world["check_runs"][C1] = [c for c in world["check_runs"][C1] if c["run_id"] != 101]
+    world["check_runs"].pop(C9)
     add_comment(world, "root", "OWNER", "/reuse-sweep-run", T1)
     fake, gateway = start(fake_github, merged(world))
     with pytest.raises(ReuseError) as info:

@@ -7,7 +7,8 @@ from dataclasses import replace
 from lib.union_world import union_world
 
 from infx.signoff.model import Job
-from infx.signoff.rules import sweeps
+from infx.signoff.rules import provenance, sweeps
+from infx.signoff.rules.provenance import SWEEP_WORKFLOW
 from infx.workflow.shard import BUCKETS, caller_name
 
 
@@ -97,7 +98,9 @@ def test_a_union_row_needs_a_green_job_with_the_heads_fingerprint() -> None:
 
 def test_only_runs_of_ours_on_this_pr_with_read_jobs_join_the_union() -> None:
     for spoil in ("provenance", "jobs", "commit"):
-        ev, _, _ = union_world()
+        # off the PR (a force-push removed A), run 20 would need the head's content: A has another launcher
+        ev, _, _ = union_world(a_changes={"runners/launch_mi355x-amds.sh": "# older launcher\n"}
+                               if spoil == "commit" else None)
         if spoil == "provenance":
             ev.workflow_runs[20] = replace(ev.workflow_runs[20], head_repo="mallory/r")
         elif spoil == "jobs":
@@ -110,6 +113,48 @@ def test_only_runs_of_ours_on_this_pr_with_read_jobs_join_the_union() -> None:
     ev.workflow_runs[21] = replace(ev.workflow_runs[21], created_at=None)  # newest by id then
     ev.workflow_runs[20] = replace(ev.workflow_runs[20], created_at="2026-09-29T12:00:00Z")
     assert sweeps.union_candidates(ev) == [20, 21]
+
+
+def test_a_run_on_a_removed_commit_with_the_heads_content_joins_the_union() -> None:
+    """A rebase removed A from the PR: run 20 still counts, row for row, because A has the
+    head's fingerprint for every planned row and run 20 is ours (infx.trust.counts_for_pr)."""
+    ev, benchmarks, evals = union_world()
+    ev.commits = ["b" * 40]
+    assert sweeps.union_candidates(ev) == [21, 20]
+    green = sweeps.find_green_run(ev)
+    assert green.rows_by_run == ((21, frozenset(evals)), (20, frozenset(benchmarks)))
+    alone, _, _ = union_world(reuse=False)  # no re-sweep on the head: run 20 alone covers it
+    alone.commits = ["b" * 40]
+    del alone.run_jobs[21]
+    assert sweeps.find_green_run(alone).runs == (20,)
+
+
+def test_a_removed_commit_red_team() -> None:
+    """What fingerprints do not cover, provenance must: a removed commit whose sweep template
+    differs (the launch steps it ran were the author's), a fork's run or a push run never joins,
+    nor one whose tree was not read or whose content differs for some planned row."""
+    template = ".github/workflows/benchmark-tmpl.yml"
+    calling = {SWEEP_WORKFLOW: "name: Run Sweep\non: pull_request\njobs:\n  b: {uses: ./" + template + "}\n",
+               template: "name: ours\non: workflow_call\njobs: {}\n"}
+    for spoil in ("template", "fork", "push", "tree", "entry"):
+        ev, _, _ = union_world()
+        ev.commits = ["b" * 40]
+        if spoil == "template":  # the same fingerprints, but A ran its own benchmark template
+            ev.default_branch_files = dict(ev.default_branch_files) | calling
+            ev.head_files = ev.head_files | calling
+            ev.commit_files["a" * 40] |= calling | {template: "name: mine\non: workflow_call\njobs: {}\n"}
+            assert provenance.run_problem(ev, 21) is None and provenance.run_problem(ev, 20) is not None
+        elif spoil == "fork":
+            ev.workflow_runs[20] = replace(ev.workflow_runs[20], head_repo="mallory/r")
+        elif spoil == "push":
+            ev.workflow_runs[20] = replace(ev.workflow_runs[20], event="push")
+        elif spoil == "tree":
+            del ev.commit_files["a" * 40]
+        else:  # A's changelog entry shapes the rows differently (one more field)
+            tree = ev.commit_files["a" * 40]
+            tree[sweeps.DEFAULT_CHANGELOG] = tree[sweeps.DEFAULT_CHANGELOG].rstrip("\n") + "\n  all-evals: true\n"
+        assert sweeps.union_candidates(ev) == [21], spoil
+        assert sweeps.green_union(ev) is None, spoil
 
 
 def test_a_union_needs_the_plan_inputs() -> None:
