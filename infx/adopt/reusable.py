@@ -1,22 +1,22 @@
-"""Reusable (workflow_call) bot workflows and the adopter's callers, generated from this repository's own workflows.
+"""Reusable (workflow_call) bot workflows, and the adopter's callers generated from our own callers.
 
-Our workflow files stay the one place where triggers, `if:` gates, concurrency and permissions are
-decided. For each bot workflow this module derives (pure text functions, comments kept):
+The sign-off and reuse bots live in reusable workflows, `.github/workflows/infx-<stem>.yml`, the one
+place where their jobs, `if:` gates, job concurrency and permissions are written. This repository's
+own `<stem>.yml` calls it locally (`uses: ./.github/workflows/infx-<stem>.yml`) as one job with the
+triggers, the workflow-level concurrency and the union of the called jobs' permissions (a caller
+caps what the called jobs may have), naming its own default branch as the infx to run. The
+adopter's caller, shipped as `infx/adopt/starter/<stem>.yml`, is that file with the call pinned:
+`uses: <infx repository>/.github/workflows/infx-<stem>.yml@<commit>` and the same repository and
+commit as inputs (`caller_text`), so an adopter calls them exactly as we do.
 
-- a reusable workflow `.github/workflows/infx-<stem>.yml`: the same jobs, but infx is installed
-  from the infx repository at the commit the caller names (`infx-repository`, `infx-ref`, a full
-  SHA or the job fails) instead of from the caller's default branch;
-- the adopter's caller, shipped as `infx/adopt/starter/<stem>.yml`: our `name:` and `on:` block
-  verbatim and one job that calls the reusable workflow pinned to that commit, with the union of
-  the called jobs' permissions (a caller caps what the called jobs may have).
-
-The sweep (run-sweep.yml) is generated the same way, with one difference: its shard jobs call
-benchmark-tmpl.yml locally, and a called workflow can call another only at a ref written in the
-file (`./` would be read in the caller's repository), which this file cannot know of its own
-commit. So `infx-run-sweep.yml` carries the template's job inlined into each shard job, named
-`<shard caller> / <row>` as GitHub names the nested call; the adopter's caller is one job
-`sweep` (infx.plan.identity.ADOPTED_SWEEP_JOB), so its rows' check runs are `sweep / <shard
-caller> / <row>`, which the sign-off reads as ours.
+The sweep (run-sweep.yml) still goes the other way: `infx-run-sweep.yml` is generated from
+run-sweep.yml and benchmark-tmpl.yml (`sweep_reusable_text`). Its shard jobs call the template
+locally, and a called workflow can call another only at a ref written in the file (`./` would be
+read in the caller's repository), which this file cannot know of its own commit; so the reusable
+sweep carries the template's job inlined into each shard job, named `<shard caller> / <row>` as
+GitHub names the nested call; the adopter's caller is one job `sweep`
+(infx.plan.identity.ADOPTED_SWEEP_JOB), so its rows' check runs are `sweep / <shard caller> /
+<row>`, which the sign-off reads as ours (identity.sweep_job_name).
 
 It also copies the policy files and the checklist template into the starter (`COPIED`).
 
@@ -67,21 +67,7 @@ TEMPLATE = WORKFLOWS / "benchmark-tmpl.yml"  # the one job each shard job of the
 BOTS = (Bot("signoff-verify", "signoff"), Bot("signoff-head-status", "head-status"),
         Bot("reuse-command", "reuse"), SWEEP)
 
-# the trusted install every bot job opens with: our default branch's code, then infx from it
-_INSTALL = re.compile(
-    r"(?P<i> +)- uses: (?P<checkout>actions/checkout@[0-9a-f]{40} # v[\d.]+)\n"
-    r"(?P=i)  with:\n"
-    r"(?P=i)    ref: \$\{\{ github\.event\.repository\.default_branch \}\}\n"
-    r"(?P=i)    persist-credentials: false\n"
-    r"(?P=i)- uses: actions/setup-python@[0-9a-f]{40} # v[\d.]+\n"
-    r"(?P=i)  with:\n"
-    r"(?P=i)    python-version: \"(?P<python>[\d.]+)\"\n"
-    r"(?P=i)- name: Install infx\n"
-    r"(?P=i)  run: \|\n"
-    r"(?P=i)    python -m pip install [^\n]*-r \.github/requirements-workflows\.txt\n"
-    r"(?P=i)    python -m pip install [^\n]* \.\n")
-
-# the sweep's form of it: the default branch checked out to `trusted`, installed from there
+# the sweep's trusted install: the default branch checked out to `trusted`, installed from there
 _TRUSTED_INSTALL = re.compile(
     r"(?P<i> +)- uses: (?P<checkout>actions/checkout@[0-9a-f]{40} # v[\d.]+)\n"
     r"(?P=i)  with:\n"
@@ -110,9 +96,13 @@ _INLINED_GRANT = "contents: read  # check out the PR (data, launcher, recipes) a
 _INSTALL_FROM_INFX = """\
 {i}- name: Refuse an infx version that is not a full commit SHA
 {i}  env:
+{i}    INFX_REPOSITORY: ${{{{ inputs.infx-repository }}}}
 {i}    INFX_REF: ${{{{ inputs.infx-ref }}}}
+{i}    DEFAULT_BRANCH: ${{{{ github.event.repository.default_branch }}}}
+{i}  # a full SHA; only this repository calling its own reusable workflow may name its default branch
 {i}  run: |
-{i}    if ! [[ "$INFX_REF" =~ ^[0-9a-f]{{40}}$ ]]; then
+{i}    if ! [[ "$INFX_REF" =~ ^[0-9a-f]{{40}}$ ]] \\
+{i}        && ! [[ "$INFX_REPOSITORY" == "$GITHUB_REPOSITORY" && "$INFX_REF" == "$DEFAULT_BRANCH" ]]; then
 {i}      echo "::error::infx-ref must be the full commit SHA of the infx version to run, not '$INFX_REF'"
 {i}      exit 1
 {i}    fi
@@ -137,7 +127,8 @@ on:
         required: true
         type: string
       infx-ref:
-        description: Full commit SHA of infx to run (the same commit the caller's `uses:` pins)
+        description: Full commit SHA of infx to run (the commit the caller's `uses:` pins); this
+          repository's own callers name its default branch instead
         required: true
         type: string
 """
@@ -166,12 +157,6 @@ def _top_level_block(text: str, key: str) -> str:
     while end < len(lines) and (lines[end].startswith(" ") or not lines[end].strip()):
         end += 1
     return "".join(lines[start:end]).rstrip("\n") + "\n"
-
-
-def _dispatch_inputs(workflow: dict) -> list[str]:
-    triggers = workflow.get("on", workflow.get(True)) or {}
-    dispatch = triggers.get("workflow_dispatch") if isinstance(triggers, dict) else None
-    return sorted((dispatch or {}).get("inputs") or {})
 
 
 def _template_job(template: str) -> str:
@@ -215,26 +200,6 @@ def sweep_reusable_text(ours: str, template: str) -> str:
             f"permissions: {{}}\n\n# `python -m` in the PR's checkout never imports the PR's own infx\n{env}\n{jobs}")
 
 
-def reusable_text(bot: Bot, ours: str) -> str:
-    """The reusable workflow for one of our workflow files' text (the sweep: sweep_reusable_text)."""
-    workflow = yaml.safe_load(ours)
-    jobs = ours[ours.index("\njobs:\n") + 1:]
-    installs = len(_INSTALL.findall(jobs))
-    steps_jobs = sum(1 for job in workflow["jobs"].values() if job.get("steps") and any(
-        "run" in s and "infx " in str(s["run"]) for s in job["steps"]))
-    if installs != steps_jobs:
-        raise GenerationError(f"{bot.ours}: {steps_jobs} jobs run infx but {installs} open with "
-                              "the trusted install block")
-    jobs = _INSTALL.sub(lambda m: _INSTALL_FROM_INFX.format(**m.groupdict()), jobs)
-    # a dispatch's inputs are the caller's: the called workflow reads them from the event
-    for name in _dispatch_inputs(workflow):
-        jobs = re.sub(rf"(?<![\w.-])inputs\.{re.escape(name)}\b", f"github.event.inputs.{name}", jobs)
-    header = (f"# GENERATED from {bot.ours} by `python -m infx.adopt.reusable --write`: edit that file.\n"
-              f"# The reusable form of {bot.ours.name} for other repositories (README: Adopting infx):\n"
-              "# the same jobs, running the infx version the caller pins. `infx init` writes the caller.\n")
-    return f"{header}name: {workflow['name']} (reusable)\n\n{_CALL_INPUTS}\npermissions: {{}}\n\n{jobs}"
-
-
 def _union_permissions(workflow: dict) -> dict[str, str]:
     rank = {"none": 0, "read": 1, "write": 2}
     union: dict[str, str] = {}
@@ -243,6 +208,55 @@ def _union_permissions(workflow: dict) -> dict[str, str]:
             if rank[level] > rank.get(union.get(scope, "none"), 0):
                 union[scope] = level
     return dict(sorted(union.items()))
+
+
+# what this repository's own callers pass: its own default branch's infx (the reusable workflow
+# accepts a branch name only from the repository that calls its own reusable workflow)
+OWN_REPOSITORY = "${{ github.repository }}"
+OWN_REF = "${{ github.event.repository.default_branch }}"
+
+
+def _own_call(bot: Bot) -> str:
+    return f"./{bot.reusable.as_posix()}"
+
+
+def caller_problems(bot: Bot, ours: str, called: str) -> list[str]:
+    """What is wrong with our caller `ours` of the reusable workflow `called` (both as text): it is
+    one job `bot.caller_job` calling the local reusable workflow with our repository and default
+    branch, granting exactly the union of the called jobs' permissions."""
+    workflow, reusable = yaml.safe_load(ours), yaml.safe_load(called)
+    jobs = workflow.get("jobs") or {}
+    if list(jobs) != [bot.caller_job]:
+        return [f"{bot.ours}: has the jobs {sorted(jobs)}, not the one job `{bot.caller_job}` calling {bot.reusable.name}"]
+    job = jobs[bot.caller_job]
+    problems = []
+    if workflow.get("permissions") != {}:
+        problems.append(f"{bot.ours}: the workflow grants permissions (write `permissions: {{}}`; the job grants them)")
+    if job.get("uses") != _own_call(bot):
+        problems.append(f"{bot.ours}: job `{bot.caller_job}` does not call `{_own_call(bot)}`")
+    if job.get("with") != {"infx-repository": OWN_REPOSITORY, "infx-ref": OWN_REF}:
+        problems.append(f"{bot.ours}: job `{bot.caller_job}` must pass infx-repository: {OWN_REPOSITORY} and "
+                        f"infx-ref: {OWN_REF}, and nothing else")
+    wanted = _union_permissions(reusable)
+    if (job.get("permissions") or {}) != wanted:
+        problems.append(f"{bot.ours}: job `{bot.caller_job}` grants {job.get('permissions') or {}}, but the called "
+                        f"jobs need exactly {wanted}")
+    return problems
+
+
+def pinned_caller_text(bot: Bot, ours: str) -> str:
+    """The adopter's caller: our caller with the call pinned to `infx init`'s placeholders."""
+    pinned = ours
+    for old, new in ((f"    uses: {_own_call(bot)}\n",
+                      f"    uses: {REPOSITORY}/{bot.reusable.as_posix()}@{REF} # {VERSION}\n"),
+                     (f"      infx-repository: {OWN_REPOSITORY}\n", f"      infx-repository: {REPOSITORY}\n"),
+                     (f"      infx-ref: {OWN_REF}\n", f"      infx-ref: {REF}\n")):
+        if pinned.count(old) != 1:
+            raise GenerationError(f"{bot.ours}: the line {old.strip()!r} is not there exactly once")
+        pinned = pinned.replace(old, new)
+    return (f"# Written by `infx init` (infx {VERSION}): infx's own {bot.ours.name}, calling {bot.reusable.name}\n"
+            f"# of {REPOSITORY} at a pinned commit. Upgrade with `infx init --force` from a newer infx.\n"
+            + pinned)
 
 
 def _permission_reason(ours: str, scope: str, level: str) -> str:
@@ -292,9 +306,14 @@ def generated(root: Path) -> dict[Path, str]:
     out: dict[Path, str] = {}
     for bot in BOTS:
         ours = (root / bot.ours).read_text(encoding="utf-8")
-        out[root / bot.reusable] = (sweep_reusable_text(ours, (root / TEMPLATE).read_text(encoding="utf-8"))
-                                    if bot == SWEEP else reusable_text(bot, ours))
-        out[bot.caller] = caller_text(bot, ours)
+        if bot == SWEEP:
+            out[root / bot.reusable] = sweep_reusable_text(ours, (root / TEMPLATE).read_text(encoding="utf-8"))
+            out[bot.caller] = caller_text(bot, ours)
+            continue
+        problems = caller_problems(bot, ours, (root / bot.reusable).read_text(encoding="utf-8"))
+        if problems:
+            raise GenerationError("; ".join(problems))
+        out[bot.caller] = pinned_caller_text(bot, ours)
     for source, name in COPIED.items():
         out[STARTER / name] = (root / source).read_text(encoding="utf-8")
     return out

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import shutil
+from pathlib import Path
 
 import pytest
 from lib.loop_scenarios import (
@@ -41,6 +42,8 @@ from lib.sweep_loop import (
     workflow_run_event,
 )
 
+from infx.yamlio import load_file
+
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 VERIFY = ".github/workflows/signoff-verify.yml"
@@ -50,6 +53,23 @@ REVIEW_ID = 8801
 REFUSED = 'Branch "refs/pull/41/merge" is not allowed to deploy to signoff-app due to environment protection rules.'
 RECORDED_AT = "2026-09-30T09:05:00Z"  # the record run starts after the review was submitted
 RELAYED_AT = "2026-09-30T09:10:00Z"
+
+
+def _check_name(workflow: str, job_name: str) -> str:
+    """The check run of a job of the reusable workflow `workflow` calls, as GitHub names a called
+    job: `<caller job> / <job name>` (our bots are one job calling infx-*.yml)."""
+    (caller,) = load_file(Path(__file__).resolve().parents[2] / workflow)["jobs"]
+    return f"{caller} / {job_name}"
+
+
+def verify_job(job_name: str) -> str:
+    """A job of signoff-verify.yml as its check run is named."""
+    return _check_name(VERIFY, job_name)
+
+
+def head_job(job_name: str) -> str:
+    """A job of signoff-head-status.yml as its check run is named."""
+    return _check_name(HEAD_STATUS, job_name)
 
 
 @dataclasses.dataclass
@@ -115,15 +135,15 @@ def test_a_review_signoff_is_recorded_on_the_pr_ref_and_verified_from_the_defaul
     assert trigger.ref == "refs/pull/41/merge"
     assert record.conclusion == "success", failed_jobs(record)
     assert {j.name: j.conclusion for j in record.jobs} == {
-        "record the PR head": "skipped", "record a review sign-off event": "success",
-        "verify CODEOWNER sign-off": "skipped", "re-decide the head after a sign-off changed": "skipped"}
+        verify_job("record the PR head"): "skipped", verify_job("record a review sign-off event"): "success",
+        verify_job("verify CODEOWNER sign-off"): "skipped", verify_job("re-decide the head after a sign-off changed"): "skipped"}
     # the relay runs on the default branch, where the environment deploys, and reads the run
     # GitHub reports (its event, conclusion, head and creation time), never the review's text
     run = followed.jobs
     assert followed.conclusion == "success", failed_jobs(followed)
-    assert {j.name: j.conclusion for j in run} == {"status of the new head": "skipped",
-                                                     "verify or re-decide a review sign-off": "success"}
-    job = followed.job("verify or re-decide a review sign-off")
+    assert {j.name: j.conclusion for j in run} == {head_job("status of the new head"): "skipped",
+                                                     head_job("verify or re-decide a review sign-off"): "success"}
+    job = followed.job(head_job("verify or re-decide a review sign-off"))
     assert job.annotations == [] and [s.outcome for s in job.steps if s.name == "Verify the review sign-off"] \
         == ["success"]
     assert "signoff: relay #41: verdict: success" in job.log
@@ -141,12 +161,13 @@ def test_a_privileged_job_on_the_review_ref_is_refused_by_the_environment(swept,
     """The design the relay replaced: `verify` (environment `signoff-app`) started by the review
     event itself. GitHub refuses the deployment on the PR's merge ref: the job fails with no
     step run, nothing is posted. Without the rule the same run would verify."""
-    text = swept.repo.read("main", VERIFY)
+    called = ".github/workflows/infx-signoff-verify.yml"  # the jobs signoff-verify.yml calls
+    text = swept.repo.read("main", called)
     gate = "      github.event_name == 'workflow_dispatch'\n"
     assert text.count(gate) == 1
     direct = text.replace(gate, "      github.event_name == 'workflow_dispatch' "
                                 "|| github.event_name == 'pull_request_review'\n")
-    variant = swept.repo.commit("direct-review-verify", swept.merge, {VERIFY: direct},
+    variant = swept.repo.commit("direct-review-verify", swept.merge, {called: direct},
                                 "ci: verify review sign-offs where they are posted")
     git(swept.repo.path, "checkout", "--quiet", "main")  # the repository's HEAD stays the default branch
     trigger = dataclasses.replace(review_event(swept.world, swept.pr, REVIEW_ID, swept.merge), sha=variant)
@@ -154,8 +175,8 @@ def test_a_privileged_job_on_the_review_ref_is_refused_by_the_environment(swept,
         record, world = run_comment_workflow(copy.deepcopy(swept.world), swept.repo, trigger, VERIFY, 9420,
                                              tmp_path / f"run-{refused}", environments=environments,
                                              start=RECORDED_AT)
-        job = record.job("verify CODEOWNER sign-off")
-        assert record.job("record a review sign-off event").conclusion == "success"
+        job = record.job(verify_job("verify CODEOWNER sign-off"))
+        assert record.job(verify_job("record a review sign-off event")).conclusion == "success"
         if refused:
             assert (job.conclusion, job.steps, job.annotations) == ("failure", [], [REFUSED])
             assert record.conclusion == "failure"
@@ -180,13 +201,13 @@ def test_a_pr_retargeted_after_its_review_signoff_loses_the_bots_success(swept, 
     trigger = dataclasses.replace(trigger, base_ref="release")
     record, followed, world = relay(swept, world, trigger, 9430, tmp_path, "2026-09-30T10:00:00Z",
                                     "2026-09-30T10:05:00Z")
-    assert {j.name: j.conclusion for j in record.jobs}["record the PR head"] == "success"
+    assert {j.name: j.conclusion for j in record.jobs}[verify_job("record the PR head")] == "success"
     assert record.conclusion == "success", failed_jobs(record)
-    assert {j.name: j.conclusion for j in followed.jobs} == {"status of the new head": "success",
-                                                              "verify or re-decide a review sign-off": "skipped"}
+    assert {j.name: j.conclusion for j in followed.jobs} == {head_job("status of the new head"): "success",
+                                                              head_job("verify or re-decide a review sign-off"): "skipped"}
     final = statuses(world, swept.pr.head_sha)[-1]
     assert (final["state"], final["creator"]) == ("pending", world["token_login"])
-    log = followed.job("status of the new head").log
+    log = followed.job(head_job("status of the new head")).log
     assert "targets release, not the default branch main" in log, log
     assert final["description"].startswith("Not verified"), final
     assert len(verdicts(world)) == 1  # nothing verified again
@@ -207,8 +228,8 @@ def test_an_inline_signoff_reaches_its_verdict_through_the_same_relay(swept, tmp
                                     "author_association": "MEMBER"})
     trigger = review_comment_event(world, swept.pr, REVIEW_ID + 1, swept.merge)
     record, followed, world = relay(swept, world, trigger, 9440, tmp_path, RECORDED_AT, RELAYED_AT)
-    assert record.job("record a review sign-off event").conclusion == "success", failed_jobs(record)
-    assert followed.job("verify or re-decide a review sign-off").conclusion == "success", failed_jobs(followed)
+    assert record.job(verify_job("record a review sign-off event")).conclusion == "success", failed_jobs(record)
+    assert followed.job(head_job("verify or re-decide a review sign-off")).conclusion == "success", failed_jobs(followed)
     (verdict,) = verdicts(world)
     assert f"signoff=review_comment:{REVIEW_ID + 1}:" in verdict["body"].split("\n", 1)[0]
     assert statuses(world, swept.pr.head_sha)[-1]["state"] == "success"
@@ -224,8 +245,8 @@ def test_a_dismissed_review_signoff_sets_its_head_pending_through_the_relay(swep
     dismissed = review_event(world, swept.pr, REVIEW_ID, swept.merge, action="dismissed")
     record, followed, world = relay(swept, world, dismissed, 9450, tmp_path, "2026-09-30T11:00:00Z",
                                     "2026-09-30T11:05:00Z")
-    assert record.job("record a review sign-off event").conclusion == "success", failed_jobs(record)
-    job = followed.job("verify or re-decide a review sign-off")
+    assert record.job(verify_job("record a review sign-off event")).conclusion == "success", failed_jobs(record)
+    job = followed.job(head_job("verify or re-decide a review sign-off"))
     assert job.conclusion == "success", job.log
     assert "signoff: relay #41: head-status: pending" in job.log, job.log
     # the guard reads the relay's record: a head decided `pending`, not a verification that died
@@ -246,9 +267,9 @@ def test_a_conversation_signoff_is_verified_where_it_is_posted_the_environment_a
     assert trigger.ref == "refs/heads/main"
     record, world = run_comment_workflow(world, swept.repo, trigger, VERIFY, 9460, tmp_path / "run",
                                          environments=SIGNOFF_ENVIRONMENTS, start=RECORDED_AT)
-    job = record.job("verify CODEOWNER sign-off")
+    job = record.job(verify_job("verify CODEOWNER sign-off"))
     assert job.conclusion == "success" and job.annotations == [], job.log
-    assert record.job("record a review sign-off event").conclusion == "skipped"
+    assert record.job(verify_job("record a review sign-off event")).conclusion == "skipped"
     (verdict,) = verdicts(world)
     assert f"signoff=issue_comment:{signed}:" in verdict["body"].split("\n", 1)[0]
     assert statuses(world, swept.pr.head_sha)[-1]["state"] == "success"

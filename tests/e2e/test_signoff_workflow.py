@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 from lib.expressions import Context, evaluate_if
+from lib.workflow_jobs import jobs_as_run
 
 from infx import yamlio
 
@@ -20,7 +21,8 @@ PHRASE = "As a PR reviewer and CODEOWNER, I have reviewed this and have:"
 def workflow(request) -> dict:
     data = yamlio.load_file(request.config.rootpath / WORKFLOW)
     data["on"] = data.pop(True, data.get("on"))  # YAML 1.1 reads the key `on` as true
-    return data
+    # the jobs as they run: its call of infx-signoff-verify.yml followed
+    return data | {"jobs": jobs_as_run(request.config.rootpath / WORKFLOW)}
 
 
 def expected(event: str, action: str, on_pr: bool, bot: bool, phrase: bool) -> bool:
@@ -158,17 +160,26 @@ def test_reset_job_runs_head_status_with_read_only_access_but_statuses_and_check
 
 
 def test_security_posture(workflow, repo_root) -> None:
-    text = (repo_root / WORKFLOW).read_text()
+    """Ours calls the reusable workflow with our default branch's infx; the called jobs pin every
+    action, check out nothing but that infx and never expand an expression inside `run:`."""
+    called = repo_root / ".github/workflows/infx-signoff-verify.yml"
+    text = (repo_root / WORKFLOW).read_text() + called.read_text()
     assert workflow["permissions"] == {} and "pull_request_target" not in text
+    (caller,) = yamlio.load_file(repo_root / WORKFLOW)["jobs"].values()
+    assert caller["uses"] == "./.github/workflows/infx-signoff-verify.yml"
+    assert caller["with"] == {"infx-repository": "${{ github.repository }}",
+                              "infx-ref": "${{ github.event.repository.default_branch }}"}
     job = workflow["jobs"]["verify"]
     assert job["permissions"]["contents"] == "read" and "write-all" not in text
     assert set(v for v in job["permissions"].values()) <= {"read", "write"}
     uses = re.findall(r"^\s*(?:- )?uses:\s*(\S+)(.*)$", text, re.MULTILINE)
-    assert uses and all(re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u) and re.search(r"# v\d", c)
+    local = {"./.github/workflows/infx-signoff-verify.yml", "./.infx/.github/actions/install-infx"}
+    assert uses and all(u in local or (re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u) and re.search(r"# v\d", c))
                         for u, c in uses)
-    checkout = job["steps"][0]
-    assert checkout["with"] == {"ref": "${{ github.event.repository.default_branch }}",
-                                "persist-credentials": False}
+    checkouts = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")]
+    assert [s["with"] for s in checkouts] == [{"repository": "${{ inputs.infx-repository }}",
+                                               "ref": "${{ inputs.infx-ref }}", "path": ".infx",
+                                               "persist-credentials": False}]
     for step in job["steps"]:
         assert "${{" not in step.get("run", "")
 

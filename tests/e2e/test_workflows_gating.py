@@ -43,6 +43,7 @@ from lib.workflow_gating import (
     simulate_canary,
     triggers,
 )
+from lib.workflow_jobs import jobs_as_run
 
 from infx.plan.labels import PRIMARY_LABELS, sweep_flags
 from infx.plan.sweep_plan import Plan
@@ -294,7 +295,7 @@ def test_ack_workflow_trigger(body, previous, on_pr, runs):
     workflow = load_file(WORKFLOWS / "reuse-command.yml")
     assert set(triggers(workflow)) == {"issue_comment"}
     assert triggers(workflow)["issue_comment"]["types"] == ["created", "edited"]
-    job = workflow["jobs"]["acknowledge"]
+    job = jobs_as_run(WORKFLOWS / "reuse-command.yml")["acknowledge"]  # its reusable workflow's job
     assert evaluate_if(job["if"], _comment_ctx(body, previous, on_pr)) is runs
 
 

@@ -1,17 +1,18 @@
-"""Adoption by reference: the generated reusable workflows, the composite action, the App manifest."""
+"""Adoption by reference: the reusable workflows and their callers, the composite action, the App manifest."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from lib import tools
 
-from infx.adopt import app, reusable
-from infx.yamlio import load_file
+from infx.adopt import app, reusable, starter
+from infx.yamlio import load_file, load_text
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = REPO / ".github" / "workflows"
@@ -26,39 +27,108 @@ def test_the_generated_files_are_up_to_date():
     assert stale == [], "run: python -m infx.adopt.reusable --write"
 
 
-def test_the_generator_refuses_a_bot_job_without_the_trusted_install():
-    bot = reusable.BOTS[0]
-    ours = (REPO / bot.ours).read_text(encoding="utf-8")
-    broken = ours.replace("--no-build-isolation .\n", "--no-build-isolation ./other\n", 1)
-    with pytest.raises(reusable.GenerationError, match="open with the trusted install block"):
-        reusable.reusable_text(bot, broken)
+CALLED = [b for b in reusable.BOTS if b != reusable.SWEEP]  # the bots whose reusable workflow is the source
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+def _texts(bot: reusable.Bot) -> tuple[str, str]:
+    return ((REPO / bot.ours).read_text(encoding="utf-8"), (REPO / bot.reusable).read_text(encoding="utf-8"))
 
 
 def _triggers(workflow: dict) -> dict:
     return workflow.get("on", workflow.get(True))
 
 
-@pytest.mark.parametrize("bot", [b for b in reusable.BOTS if b != reusable.SWEEP], ids=lambda b: b.stem)
-def test_a_reusable_workflow_runs_our_jobs_with_infx_from_the_pinned_commit(bot):
-    ours, theirs = load_file(REPO / bot.ours), load_file(REPO / bot.reusable)
-    assert set(_triggers(theirs)) == {"workflow_call"}
-    assert theirs["permissions"] == {} and list(theirs["jobs"]) == list(ours["jobs"])
-    dispatch = sorted((_triggers(ours).get("workflow_dispatch") or {}).get("inputs") or {})
-    for job_id, job in ours["jobs"].items():
-        mine = theirs["jobs"][job_id]
-        text = json.dumps(job)
-        for name in dispatch:  # the caller's dispatch inputs, read from its event
-            text = re.sub(rf"(?<![\w.-])inputs\.{re.escape(name)}\b", f"github.event.inputs.{name}", text)
-        expected = json.loads(text)
-        steps, my_steps = expected.pop("steps", []), mine.pop("steps", [])
-        assert mine == expected, f"{bot.reusable.name}:{job_id}"
-        if not any("infx " in str(s.get("run", "")) for s in steps):
-            assert my_steps == steps
-            continue
-        assert str(steps[0]["uses"]).startswith("actions/checkout@")
-        assert my_steps[INSTALL_STEPS:] == steps[3:], f"{bot.reusable.name}:{job_id}"
-        assert my_steps[2] == {"uses": "./.infx/.github/actions/install-infx",
-                               "with": {"python-version": steps[1]["with"]["python-version"]}}
+@pytest.mark.parametrize("bot", CALLED, ids=lambda b: b.stem)
+def test_our_workflow_calls_its_reusable_workflow_as_the_adopter_does(bot):
+    """Ours is one job calling the reusable workflow locally with our default branch; the adopter's,
+    as `infx init` writes it, is the same file with the call and the inputs pinned to a commit."""
+    ours_text, called_text = _texts(bot)
+    assert reusable.caller_problems(bot, ours_text, called_text) == []
+    ours = load_file(REPO / bot.ours)
+    theirs = load_text(starter.files("acme/infx", SHA, "x")[f".github/workflows/{bot.caller.name}"], bot.caller.name)
+    assert set(_triggers(load_file(REPO / bot.reusable))) == {"workflow_call"}
+    (job,), (their_job,) = ours["jobs"].values(), theirs["jobs"].values()
+    assert job.pop("uses") == f"./{bot.reusable.as_posix()}"
+    assert their_job.pop("uses") == f"acme/infx/{bot.reusable.as_posix()}@{SHA}"
+    assert job.pop("with") == {"infx-repository": "${{ github.repository }}",
+                               "infx-ref": "${{ github.event.repository.default_branch }}"}
+    assert their_job.pop("with") == {"infx-repository": "acme/infx", "infx-ref": SHA}
+    assert theirs == ours
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    ("      statuses: write  #", "the called jobs need exactly"),  # one scope fewer than they need
+    ("      infx-ref: ${{ github.event.repository.default_branch }}\n", "must pass infx-repository"),
+    ("    uses: ./.github/workflows/infx-signoff-verify.yml\n", "does not call"),
+])
+def test_the_generator_refuses_a_caller_that_is_not_the_plain_call(change, problem):
+    bot = next(b for b in CALLED if b.stem == "signoff-verify")
+    ours, called = _texts(bot)
+    lines = ours.splitlines(keepends=True)
+    broken = "".join(line for line in lines if not line.startswith(change))
+    assert broken != ours
+    assert any(problem in p for p in reusable.caller_problems(bot, broken, called))
+
+
+def test_a_caller_may_grant_no_more_than_its_called_jobs_need():
+    bot = next(b for b in CALLED if b.stem == "reuse-command")
+    ours, called = _texts(bot)
+    wider = ours.replace("      issues: write  #", "      checks: write  # more than asked\n      issues: write  #")
+    assert wider != ours
+    assert any("the called jobs need exactly" in p for p in reusable.caller_problems(bot, wider, called))
+
+
+def _guard(bot: reusable.Bot) -> list[dict]:
+    """The first three steps of every reusable job that runs infx (guard, infx checkout, action)."""
+    found = []
+    for job_id, job in load_file(REPO / bot.reusable)["jobs"].items():
+        steps = job.get("steps") or []
+        if any("infx " in str(s.get("run", "")) for s in steps):
+            found.append((job_id, steps))
+    assert found, bot.stem
+    return found
+
+
+@pytest.mark.parametrize("bot", CALLED, ids=lambda b: b.stem)
+def test_every_reusable_job_that_runs_infx_installs_it_from_the_named_infx_only(bot):
+    for job_id, steps in _guard(bot):
+        guard, checkout, action = steps[:INSTALL_STEPS]
+        assert guard["name"] == "Refuse an infx version that is not a full commit SHA", job_id
+        assert guard["env"] == {"INFX_REPOSITORY": "${{ inputs.infx-repository }}",
+                                "INFX_REF": "${{ inputs.infx-ref }}",
+                                "DEFAULT_BRANCH": "${{ github.event.repository.default_branch }}"}, job_id
+        assert re.fullmatch(r"actions/checkout@[0-9a-f]{40}", checkout["uses"])
+        assert checkout["with"] == {"repository": "${{ inputs.infx-repository }}", "ref": "${{ inputs.infx-ref }}",
+                                    "path": ".infx", "persist-credentials": False}, job_id
+        assert action["uses"] == "./.infx/.github/actions/install-infx", job_id
+        # nothing else is checked out: the job reads the PR through the API only
+        assert [s for s in steps[INSTALL_STEPS:] if str(s.get("uses", "")).startswith("actions/checkout@")] == []
+
+
+@pytest.mark.parametrize(("repository", "ref", "allowed"), [
+    ("acme/infx", SHA, True),  # an adopter's pin
+    ("ours/infx", "main", True),  # this repository calling its own reusable workflow, its default branch
+    ("acme/infx", "main", False),  # another repository's branch can move
+    ("ours/infx", "feature", False),  # our own repository, but not its default branch
+    ("acme/infx", "v1", False),  # a tag can move
+    ("acme/infx", SHA[:12], False),  # an abbreviated SHA
+    ("acme/infx", f"{SHA}\nmain", False),
+])
+def test_the_install_guard_takes_a_full_sha_or_only_our_own_default_branch(repository, ref, allowed):
+    """The guard's own script, run by bash with the values GitHub gives it (the workflow runs as
+    ours/infx, whose default branch is main)."""
+    bash = shutil.which("bash")
+    assert bash is not None
+    for bot in CALLED:
+        for job_id, steps in _guard(bot):
+            env = {"PATH": "/usr/bin:/bin", "GITHUB_REPOSITORY": "ours/infx", "INFX_REPOSITORY": repository,
+                   "INFX_REF": ref, "DEFAULT_BRANCH": "main"}
+            done = subprocess.run([bash, "-e", "-c", steps[0]["run"]], env=env, capture_output=True, text=True,
+                                  check=False, timeout=30)
+            assert (done.returncode == 0) is allowed, (bot.stem, job_id, done.stdout)
+            if not allowed:
+                assert "::error::infx-ref must be the full commit SHA" in done.stdout
 
 
 def _pinned_install(steps: list[dict]) -> list[dict]:
@@ -68,7 +138,8 @@ def _pinned_install(steps: list[dict]) -> list[dict]:
     assert steps[at]["with"]["ref"] == "${{ github.event.repository.default_branch }}"
     assert steps[at + 2]["working-directory"] == "trusted"
     guard = {"name": "Refuse an infx version that is not a full commit SHA",
-             "env": {"INFX_REF": "${{ inputs.infx-ref }}"}}
+             "env": {"INFX_REPOSITORY": "${{ inputs.infx-repository }}", "INFX_REF": "${{ inputs.infx-ref }}",
+                     "DEFAULT_BRANCH": "${{ github.event.repository.default_branch }}"}}
     checkout = {"name": "Check out infx at the caller's pinned commit", "uses": steps[at]["uses"],
                 "with": {"repository": "${{ inputs.infx-repository }}", "ref": "${{ inputs.infx-ref }}",
                          "path": ".infx", "persist-credentials": False}}
@@ -153,7 +224,7 @@ def _asked(step: dict) -> dict[str, str]:
 def test_the_manifest_asks_for_exactly_what_the_bot_jobs_mint():
     union: dict[str, str] = {}
     steps = list(_token_steps())
-    assert {p.name for p, *_ in steps} >= {"signoff-verify.yml", "signoff-head-status.yml"}
+    assert {p.name for p, *_ in steps} >= {"infx-signoff-verify.yml", "infx-signoff-head-status.yml"}
     for _path, _job_id, _job, step in steps:
         for scope, level in _asked(step).items():
             if union.get(scope) != "write":

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from lib.expressions import Context, evaluate_if, interpolate
+from lib.workflow_jobs import jobs_as_run
 
 from infx.commands.registry import COMMANDS, near_misses
 from infx.yamlio import load_file
@@ -30,7 +31,7 @@ NEAR_MISSES = ["/reuse", "/retest-all", "/use", "/use abc", "/retset-failed", "/
 
 
 def _job(name: str) -> dict:
-    return load_file(WORKFLOWS / name)["jobs"][LISTENERS[name]]
+    return jobs_as_run(WORKFLOWS / name)[LISTENERS[name]]
 
 
 def _ctx(body: str, *, previous: str | None = None, on_pr: bool = True,

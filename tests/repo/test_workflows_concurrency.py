@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from lib.concurrency import ConcurrencyQueue
 from lib.expressions import Context, evaluate_if, interpolate
+from lib.workflow_jobs import jobs_as_run, local_calls
 
 from infx.yamlio import load_file
 
@@ -39,6 +40,16 @@ PER_PR_WORKFLOW_LEVEL = {
 JOB = {"signoff-verify.yml": "verify", "reuse-command.yml": "acknowledge"}
 # review events are only recorded by signoff-verify.yml (the relay in signoff-head-status.yml verifies)
 REVIEW_JOB = {"pull_request_review": "record-review", "pull_request_review_comment": "record-review"}
+
+
+def _workflow(name: str) -> dict:
+    """The workflow with its jobs as they run (a bot's call of its reusable workflow followed);
+    neither the caller nor the called workflow may set a workflow-level group."""
+    path = WORKFLOWS / name
+    workflow = load_file(path)
+    for called in local_calls(path).values():
+        assert "concurrency" not in load_file(called), f"{called.name}: workflow-level concurrency"
+    return workflow | {"jobs": jobs_as_run(path)}
 
 
 @functools.cache
@@ -159,7 +170,7 @@ def replay(workflow: dict, name: str, stream_kind: str, seed: int, job_level: bo
 @pytest.mark.parametrize(("name", "kind"), [("signoff-verify.yml", "signoff"),
                                             ("reuse-command.yml", "reuse")])
 def test_no_request_is_ever_dropped(name, kind):
-    workflow = load_file(WORKFLOWS / name)
+    workflow = _workflow(name)
     assert "concurrency" not in workflow, f"{name}: workflow-level concurrency claims the group " \
         "before the job's if: is evaluated"
     for seed in range(STREAMS):
@@ -172,7 +183,7 @@ def test_no_request_is_ever_dropped(name, kind):
                                             ("reuse-command.yml", "reuse")])
 def test_the_previous_per_pr_workflow_level_setting_drops_requests(name, kind):
     # the model is able to fail: the setting this replaced loses requests in some streams
-    workflow = load_file(WORKFLOWS / name)
+    workflow = _workflow(name)
     lost = [seed for seed in range(STREAMS)
             if replay(workflow, name, kind, seed, job_level=False)["dropped"]]
     assert len(lost) > STREAMS // 20, len(lost)
@@ -191,7 +202,7 @@ def test_a_plus_one_cancelled_a_queued_signoff_under_the_previous_setting():
 @pytest.mark.parametrize("event", ["issue_comment", "pull_request_review",
                                    "pull_request_review_comment"])
 def test_signoff_groups_are_per_signoff_and_match_a_dispatch_for_it(event):
-    workflow = load_file(WORKFLOWS / "signoff-verify.yml")
+    workflow = _workflow("signoff-verify.yml")
     action = {"pull_request_review": "submitted"}.get(event, "created")
     payload = _payload(event, action)
     url = (payload.get("review") or payload["comment"])["html_url"]
@@ -209,7 +220,7 @@ def test_signoff_groups_are_per_signoff_and_match_a_dispatch_for_it(event):
 
 
 def test_reuse_groups_are_per_comment():
-    workflow = load_file(WORKFLOWS / "reuse-command.yml")
+    workflow = _workflow("reuse-command.yml")
     setting = workflow["jobs"]["acknowledge"]["concurrency"]
     assert setting["cancel-in-progress"] is False
     for action in ("created", "edited"):

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from lib.workflow_jobs import jobs_as_run, local_calls
 
 from infx.yamlio import load_file
 
@@ -21,7 +22,9 @@ def _ids(paths):
 
 
 def _jobs(path: Path) -> dict:
-    return load_file(path).get("jobs", {})
+    """The jobs as they run: a bot's call of its reusable workflow stands for the called jobs
+    (the caller's own grant is the union of theirs: tests/repo/test_adopt_workflows.py)."""
+    return jobs_as_run(path)
 
 
 def _steps(path: Path):
@@ -145,25 +148,35 @@ def test_only_comment_jobs_write_and_they_run_trusted_code():
 INFX_REF = "${{ inputs.infx-ref }}"
 
 
+OWN_INFX = {"infx-repository": "${{ github.repository }}", "infx-ref": "${{ github.event.repository.default_branch }}"}
+
+
 def _assert_infx_checkout(path: Path, job_id: str, steps: list[dict], index: int) -> None:
-    """A reusable workflow (infx-*.yml, called by another repository) runs infx at the commit its
-    caller pins: the step before refuses anything but a full SHA, the checkout goes to .infx
-    without credentials, and the next step installs infx from there."""
+    """A reusable workflow (infx-*.yml) runs infx at the commit its caller pins: the step before
+    refuses anything but a full SHA or, from this repository's own caller, its default branch;
+    the checkout goes to .infx without credentials, and the next step installs infx from there.
+    Our own callers of it (e.g. signoff-verify.yml) name our repository and default branch only."""
     where = f"{path.name}:{job_id}"
-    assert path.name.startswith("infx-"), where
+    if not path.name.startswith("infx-"):
+        calls = {caller: called
+                 for caller, called in local_calls(path).items() if called.name.startswith("infx-")}
+        assert calls, where
+        for caller in calls:
+            assert load_file(path)["jobs"][caller]["with"] == OWN_INFX, f"{path.name}:{caller}"
     guard, checkout, install = steps[index - 1], steps[index], steps[index + 1]
-    assert guard["env"] == {"INFX_REF": INFX_REF} and '=~ ^[0-9a-f]{40}$ ]]' in guard["run"], where
-    assert "exit 1" in guard["run"], where
+    assert guard["env"] == {"INFX_REPOSITORY": "${{ inputs.infx-repository }}", "INFX_REF": INFX_REF,
+                            "DEFAULT_BRANCH": "${{ github.event.repository.default_branch }}"}, where
+    assert '=~ ^[0-9a-f]{40}$ ]]' in guard["run"] and "exit 1" in guard["run"], where
     assert checkout["with"] == {"repository": "${{ inputs.infx-repository }}", "ref": INFX_REF,
                                 "path": ".infx", "persist-credentials": False}, where
     assert install["uses"] == "./.infx/.github/actions/install-infx", where
 
 
 def test_comment_workflow_checks_out_the_default_branch_only():
-    job = _jobs(WORKFLOWS / "reuse-command.yml")["acknowledge"]
-    checkout = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
-    assert checkout["with"] == {"ref": "${{ github.event.repository.default_branch }}",
-                                "persist-credentials": False}
+    path = WORKFLOWS / "reuse-command.yml"
+    steps = _jobs(path)["acknowledge"]["steps"]
+    (at,) = [i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("actions/checkout@")]
+    _assert_infx_checkout(path, "acknowledge", steps, at)
 
 
 def test_welcome_workflow_shape():
@@ -204,7 +217,8 @@ def test_head_status_follow_up_trusts_nothing_from_the_pr():
     assert triggers == {"workflow_run": {"workflows": [load_file(WORKFLOWS / "signoff-verify.yml")["name"]],
                                          "types": ["completed"]}}
     assert workflow["permissions"] == {}
-    jobs = workflow["jobs"]
+    path = WORKFLOWS / "signoff-head-status.yml"
+    jobs = _jobs(path)
     assert set(jobs) == {"head-status", "review-signoff"}
     assert jobs["head-status"]["if"] == "github.event.workflow_run.event == 'pull_request'"
     assert jobs["head-status"]["permissions"] == {"checks": "write", "contents": "read",
@@ -212,12 +226,11 @@ def test_head_status_follow_up_trusts_nothing_from_the_pr():
     assert "'pull_request_review'" in jobs["review-signoff"]["if"]
     assert "conclusion == 'success'" in jobs["review-signoff"]["if"]
     assert jobs["review-signoff"]["permissions"] == \
-        load_file(WORKFLOWS / "signoff-verify.yml")["jobs"]["verify"]["permissions"]
-    for job in jobs.values():
+        _jobs(WORKFLOWS / "signoff-verify.yml")["verify"]["permissions"]
+    for job_id, job in jobs.items():
         uses = [str(step.get("uses", "")) for step in job["steps"]]
         assert not any(u.startswith(("actions/download-artifact@", "actions/cache@")) for u in uses)
-        checkout = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@"))
-        assert checkout["with"] == {"ref": "${{ github.event.repository.default_branch }}",
-                                    "persist-credentials": False}
+        (at,) = [i for i, s in enumerate(job["steps"]) if str(s.get("uses", "")).startswith("actions/checkout@")]
+        _assert_infx_checkout(path, job_id, job["steps"], at)
         # the run's data reaches Python only through the event file, never through expressions
         assert "workflow_run" not in str(job["steps"])
