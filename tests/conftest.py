@@ -3,10 +3,30 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from lib.tools import cache_root
+
+
+def _bytecode_outside_the_tree() -> None:
+    """Under PYTHONDONTWRITEBYTECODE (or -B) each xdist worker rewrote and compiled every test
+    module and the package again, and each `infx` subprocess compiled the package again (about
+    two thirds of a worker's collection CPU): the session writes that bytecode under the user's
+    cache instead (sys.pycache_prefix, PYTHONPYCACHEPREFIX for subprocesses), so the checkout
+    still gets no .pyc files and a later session or process reads what an earlier one compiled."""
+    if not sys.dont_write_bytecode:
+        return
+    prefix = sys.pycache_prefix or str(cache_root() / "pycache")
+    sys.pycache_prefix = prefix
+    sys.dont_write_bytecode = False
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+_bytecode_outside_the_tree()
 
 # fixtures shared by test modules live in tests/lib
 pytest_plugins = [
@@ -125,6 +145,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Every test under tests/e2e (the loop, workflow runs, faults, trust worlds) is marked `e2e`:
     `pytest -m "not e2e"` runs the unit tests alone; .ci/run runs both."""
     e2e = Path(__file__).resolve().parent / "e2e"
+    under_e2e: dict[Path, bool] = {}  # per test file: a file holds many items
     for item in items:
-        if e2e in Path(str(item.path)).resolve().parents:
+        if item.path not in under_e2e:
+            under_e2e[item.path] = e2e in Path(str(item.path)).resolve().parents
+        if under_e2e[item.path]:
             item.add_marker(pytest.mark.e2e)
