@@ -21,11 +21,17 @@ def _run(args: Sequence[str], cwd: str | Path | None, stdin: bytes | None = None
         raise InfxError(Problem("git is not installed or not on PATH")) from None
 
 
+def git_message(stderr: bytes | str) -> str:
+    """Git's stderr as one line (its messages span lines; a report line must not)."""
+    text = stderr.decode(errors="replace") if isinstance(stderr, bytes) else stderr
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
 def show_file(ref: str, path: str, cwd: str | Path | None = None) -> bytes:
     """Bytes of ``path`` at ``ref`` (``:1``/``:2``/``:3`` address index stages)."""
     result = _run(["show", f"{ref}:{path}"], cwd)
     if result.returncode != 0:
-        detail = result.stderr.decode(errors="replace").strip()
+        detail = git_message(result.stderr)
         raise InfxError(Problem(f"could not read {path} at {ref}: {detail}", file=path,
                                 fix="check that the ref exists and the file is committed"))
     return result.stdout
@@ -37,7 +43,7 @@ def read_blobs(ref: str, paths: Sequence[str], cwd: str | Path | None = None
     request = "".join(f"{ref}:{p}\n" for p in paths).encode()
     result = _run(["cat-file", "--batch"], cwd, stdin=request)
     if result.returncode != 0:
-        detail = result.stderr.decode(errors="replace").strip()
+        detail = git_message(result.stderr)
         raise InfxError(Problem(f"git cat-file failed at {ref}: {detail}"))
     out: dict[str, bytes | None] = {}
     data = result.stdout
@@ -60,7 +66,7 @@ def diff_file(base: str, head: str, path: str, cwd: str | Path | None = None) ->
     result = _run(["diff", "--no-color", "--no-ext-diff", "--no-renames", base, head, "--",
                    path], cwd)
     if result.returncode != 0:
-        detail = result.stderr.decode(errors="replace").strip()
+        detail = git_message(result.stderr)
         raise InfxError(Problem(f"git diff {base} {head} failed: {detail}", file=path,
                                 fix="check that both refs exist (fetch full history)"))
     return result.stdout.decode("utf-8", errors="replace")
@@ -71,7 +77,7 @@ def blobs_exist(objects: Sequence[str], cwd: str | Path | None = None) -> list[b
     request = "".join(f"{name}\n" for name in objects).encode()
     result = _run(["cat-file", "--batch-check"], cwd, stdin=request)
     if result.returncode != 0:
-        detail = result.stderr.decode(errors="replace").strip()
+        detail = git_message(result.stderr)
         raise InfxError(Problem(f"git cat-file failed: {detail}"))
     answers = result.stdout.decode(errors="replace").splitlines()
     return [len(line.split()) == 3 and line.split()[1] == "blob" for line in answers]
@@ -94,7 +100,7 @@ def diff_following_nesting(base: str, head: str, path: str,
         result = _run(["diff", "--no-color", "--no-ext-diff", f"{base}:./{at_base}",
                        f"{head}:./{at_head}"], cwd)
         if result.returncode != 0:
-            detail = result.stderr.decode(errors="replace").strip()
+            detail = git_message(result.stderr)
             raise InfxError(Problem(f"git diff {base} {head} failed: {detail}", file=path))
         return result.stdout.decode("utf-8", errors="replace")
     return diff_file(base, head, at_head or at_base or path, cwd)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from infx.changelog.gitio import git_message
 from infx.errors import InfxError, Problem, report
 from infx.github.session import open_client, world_option
 
@@ -27,7 +28,7 @@ def _commit_message(sha: str) -> str:
     result = subprocess.run(["git", "log", "-1", "--format=%B", sha, "--"],
                             capture_output=True, text=True, check=False)
     if result.returncode != 0:
-        raise InfxError(Problem(f"cannot read the commit message of {sha}: {result.stderr.strip()}",
+        raise InfxError(Problem(f"cannot read the commit message of {sha}: {git_message(result.stderr)}",
                                 key="HEAD_SHA", fix="check out the PR head with full history"))
     return result.stdout
 

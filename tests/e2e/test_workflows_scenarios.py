@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 
 import pytest
-from lib.reuse_world import C1, C2, M1, add_comment, base_world, merged, pr, start
+from lib.reuse_world import C1, C2, C9, M1, add_comment, base_world, merged, pr, start
 from lib.workflow_gating import (
     FAIL,
     PLANS,
@@ -217,10 +217,15 @@ def test_scenario_7_pinned_failed_run_is_reused_but_not_when_bare(sweep, fake_gi
     bare = base_world()
     add_comment(bare, "root", "OWNER", "/reuse-sweep-run", T1)
     assert run_merge(sweep, fake_github, _merged(bare)).reuse["reuse-source-run-id"] == "101"
-    bare["workflow_runs"] = [r for r in bare["workflow_runs"] if r["id"] != 101]  # no green run left
+    bare["workflow_runs"] = [r for r in bare["workflow_runs"] if r["id"] != 101]
     bare["check_runs"][C1] = [c for c in bare["check_runs"][C1] if c["run_id"] != 101]
+    # Unlike the reference, the green run 103 on a commit a force-push removed still counts: it is
+    # ours and its commit has the head's content for every planned row (infx.trust.counts_for_pr).
+    assert run_merge(sweep, fake_github, _merged(bare)).reuse["reuse-source-run-id"] == "103"
+    bare["workflow_runs"] = [r for r in bare["workflow_runs"] if r["id"] != 103]  # no green run left
+    bare["check_runs"][C9] = [c for c in bare["check_runs"][C9] if c["run_id"] != 103]
     merge = run_merge(sweep, fake_github, _merged(bare))
-    assert (merge.plan, merge.sweep_jobs) == (FAIL, [])  # fails closed: no sweep, no publish
+    assert (merge.plan, merge.sweep_jobs) == (FAIL, []), merge.reuse  # fails closed: no sweep, no publish
     assert "no successful run-sweep.yml run with reusable artifacts" in merge.error
 
 
