@@ -174,6 +174,45 @@ def lane_spec(lane: Mapping[str, Any]) -> str:
     return "none" if value in (None, "", False) else str(value).lower()
 
 
+_NAMED_SETTING = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+
+
+def setting_variables(settings: Iterable[str]) -> dict[str, str]:
+    """The ``NAME=value`` items of additional-settings as the launch exports them (later wins;
+    surrounding quotes removed; items of another form export nothing)."""
+    found: dict[str, str] = {}
+    for setting in settings:
+        match = _NAMED_SETTING.match(str(setting))
+        if match:
+            found[match.group(1)] = match.group(2).strip().strip("\"'")
+    return found
+
+
+def exported_variables(row: Mapping[str, Any]) -> dict[str, str]:
+    """What a row's launch exports besides its own fields, as the reference's workflow templates
+    and launchers do (recipe scripts written for the reference read them): ``IS_AGENTIC`` (1 for
+    agentic-coding rows, else 0), ``SCENARIO_SUBDIR`` (``agentic/`` or ``fixed_seq_len/``),
+    ``IS_MULTINODE`` and, for a multi-node row, ``MODEL_NAME`` (the model id's last path part).
+
+    ``row``: a planned row, or a master-config entry with a lane's ``scenario-type``; a row is
+    multi-node when it has a prefill side or its entry says ``multinode``."""
+    agentic = row.get("scenario-type") == AGENTIC
+    multinode = isinstance(row.get("prefill"), Mapping) or row.get("multinode") is True
+    found = {"IS_AGENTIC": "1" if agentic else "0",
+             "SCENARIO_SUBDIR": "agentic/" if agentic else "fixed_seq_len/",
+             "IS_MULTINODE": "true" if multinode else "false"}
+    if multinode:
+        found["MODEL_NAME"] = str(row.get("model") or "").rsplit("/", 1)[-1]
+    return found
+
+
+def row_settings(row: Mapping[str, Any]) -> dict[str, str]:
+    """The ``NAME=value`` additional-settings a row's launch exports: the row's (or lane's) own,
+    then its prefill, decode and worker sides' (later wins), as the reference's templates
+    ``export`` them after the row's fields."""
+    return setting_variables(lane_settings(row))
+
+
 def recipe_file(config_file: str) -> str:
     """``recipes/<x>[:variant]`` (srt-slurm relative) -> the checked-in recipe path."""
     path = config_file.split(":", 1)[0]
@@ -272,9 +311,10 @@ def launch_graph(tree: Tree, key: str, entry: Mapping[str, Any], runners: Any = 
         for kind, lane in lanes(entry) or [("fixed-seq-len", {})]:
             spec = lane_spec(lane)
             agentic = kind == AGENTIC
-            row = (("FRAMEWORK", framework), ("IS_MULTINODE", "true" if multinode else "false"),
-                   ("MODEL", str(entry.get("model", ""))), ("MODEL_PREFIX", prefix), ("PRECISION", precision),
-                   ("SCENARIO_TYPE", kind), ("SPEC_DECODING", spec))
+            exported = exported_variables({**entry, "scenario-type": kind})
+            row = tuple(sorted({"FRAMEWORK": framework, "MODEL": str(entry.get("model", "")),
+                                "MODEL_PREFIX": prefix, "PRECISION": precision, "SCENARIO_TYPE": kind,
+                                "SPEC_DECODING": spec, **exported}.items()))
             lane_branches = [Branch(eval_only=e, spec=spec != "none", row=row) for e in (False, True)]
             all_branches.update(lane_branches)
             add(launcher, LAUNCHER, RUNNERS_PATH, lane_branches)
@@ -377,6 +417,10 @@ _ATOM = re.compile(r"^!?\s*\"?\$\{?(\w+)(?::-([^}]*))?\}?\"?\s*(==|=|!=|-eq|-ne|
 _NUMERIC = {"-eq": operator.eq, "-ne": operator.ne, "-lt": operator.lt, "-le": operator.le,
             "-gt": operator.gt, "-ge": operator.ge}
 _JOIN = re.compile(r"\s*(&&|\|\||\s-a\s|\s-o\s)\s*")
+_GROUP = re.compile(r"(?<!\$)\{\s+(.+?);\s*\}")  # `{ a || b; }` inside a condition
+_KNOWN = {True: "__infx_true__", False: "__infx_false__", None: "__infx_unknown__"}
+_CASE_GUARD = re.compile(r"^case\s+(.+?)\s+in\s+(.+)\)$")
+_WORD_REF = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}|\$(\w+)")
 
 
 def decide(condition: str, branch: Branch) -> bool | None:
@@ -385,7 +429,15 @@ def decide(condition: str, branch: Branch) -> bool | None:
     Decided: ``[ … ]`` / ``[[ … ]]`` string tests (``=``, ``==``, ``!=``; globs inside
     ``[[ ]]``) and integer tests (``-eq`` … ``-ge``, integers on both sides) of EVAL_ONLY, IS_MTP, SPEC_DECODING and the row's own variables
     (``Branch.row``: MODEL_PREFIX, PRECISION, FRAMEWORK, …), joined by ``&&`` / ``||``
-    (left to right, as bash does); a chain is decided as soon as its known parts decide it."""
+    (left to right, as bash does; ``{ …; }`` groups first); a chain is decided as soon as its
+    known parts decide it. A ``case WORD in PATTERNS)`` guard (infx.signoff.rules.scan) holds when
+    WORD, its variables known, matches one of the ``|``-separated glob patterns."""
+    arm = _CASE_GUARD.match(condition.strip())
+    if arm:
+        return _case_arm(arm.group(1), arm.group(2), branch)
+    while (group := _GROUP.search(condition)) is not None:
+        inner = decide(group.group(1), branch)
+        condition = condition[:group.start()] + f" {_KNOWN[inner]} " + condition[group.end():]
     glob = "[[" in condition
     parts = [p for p in _JOIN.split(condition.strip()) if p.strip()]
     value: bool | None = None
@@ -404,9 +456,29 @@ def decide(condition: str, branch: Branch) -> bool | None:
     return value
 
 
+def _case_arm(word: str, patterns: str, branch: Branch) -> bool | None:
+    if any(p.strip() == "*" for p in patterns.split("|")):
+        return True  # the catch-all arm matches any word
+    known: list[bool] = []
+
+    def value(match: re.Match[str]) -> str:
+        found = _variable(match.group(1) or match.group(3), branch, match.group(2))
+        known.append(found is not None)
+        return found or ""
+
+    text = _WORD_REF.sub(value, word)
+    if not all(known) or "$" in text or "`" in text:
+        return None
+    text = text.replace('"', "").replace("'", "")
+    return any(fnmatch.fnmatchcase(text, p.strip().strip("\"'")) for p in patterns.split("|"))
+
+
 def _test(text: str, branch: Branch, glob: bool) -> bool | None:
     """One string test of a condition (its brackets may belong to the whole chain)."""
-    inner = text.strip().lstrip("[").rstrip("]").strip()
+    token = text.strip()
+    if token in _KNOWN.values():
+        return next(k for k, v in _KNOWN.items() if v == token)
+    inner = token.lstrip("[").rstrip("]").strip()
     if "(" in inner or "[" in inner or "]" in inner:
         return None
     negated = inner.startswith("!")

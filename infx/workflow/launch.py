@@ -13,6 +13,7 @@ from typing import Any
 
 from infx.errors import InfxError, Problem
 from infx.plan import identity
+from infx.plan.launch_graph import exported_variables, row_settings
 from infx.results import normalise, power
 
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
@@ -59,16 +60,24 @@ def _flatten(row: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> dict[str, 
 
 
 def row_env(row: Mapping[str, Any]) -> dict[str, str]:
-    """Every row field as UPPER_SNAKE env vars (nested keys joined by `_`), plus CONFIG_JSON."""
+    """Every row field as UPPER_SNAKE env vars (nested keys joined by `_`), the variables the
+    reference's launch exports (infx.plan.launch_graph.exported_variables), the row's NAME=value
+    additional-settings, and CONFIG_JSON."""
     if not isinstance(row, Mapping):
         raise InfxError(Problem("matrix row is not a JSON object", key="config"))
     env = _flatten(row)
+    # what the reference's templates and launchers export besides the fields; its NAME=value
+    # additional-settings are exported after the fields (one definition: infx.plan.launch_graph)
+    for name, value in exported_variables(row).items():
+        env.setdefault(name, value)
+    env.update(row_settings(row))
     for name, value in env.items():
         if not _ENV_NAME.fullmatch(name):
             raise InfxError(Problem(f"row field becomes an invalid env var name {name!r}", key=name))
         if name in _PROTECTED_NAMES or name.startswith(_PROTECTED_PREFIXES):
-            raise InfxError(Problem(f"row field would override the protected variable {name}", key=name,
-                                    fix="rename the field in the planner output"))
+            raise InfxError(Problem(f"row field or setting would override the protected variable {name}",
+                                    key=name, fix="rename the field in the planner output, or the "
+                                                  "NAME=value item of additional-settings"))
         if "\0" in value:
             raise InfxError(Problem(f"row field {name} contains a NUL byte", key=name))
     env.setdefault("ISL", "0")  # agentic rows have no fixed sequence lengths

@@ -204,41 +204,129 @@ class Guard:
 
 
 def shell_guards(text: str, number: int) -> list[Guard]:
-    """The ``if``/``elif`` conditions (outermost first) that enclose line ``number`` of a shell
-    script; one-line ``if …; then …; fi`` forms guard only themselves."""
+    """The conditions (outermost first) that enclose line ``number`` of a shell script: ``if`` /
+    ``elif`` conditions (one-line ``if …; then …; fi`` forms guard only themselves) and ``case``
+    arms — an arm's line is guarded by its own pattern (``case_predicate``) and by the earlier
+    arms' patterns, negated (the first matching arm runs)."""
     return list(_shell_guards(text, number))
 
 
+def case_predicate(word: str, patterns: str) -> str:
+    """The guard text of one ``case`` arm: ``case WORD in PATTERNS)`` (decided by
+    infx.plan.launch_graph.decide)."""
+    return f"case {word} in {patterns})"
+
+
+def case_arm_body(text: str, number: int) -> str | None:
+    """The command text of line ``number`` when that line opens or closes a ``case`` arm, its
+    pattern and ``;;`` dropped (``pattern) NAME=value ;;`` -> ``NAME=value``), else None."""
+    return _case_structure(text)[1].get(number)
+
+
 def _shell_guards(text: str, number: int) -> tuple[Guard, ...]:
-    guards = _all_guards(text)
+    guards = _case_structure(text)[0]
     return guards[number - 1] if 1 <= number <= len(guards) else guards[-1] if guards else ()
 
 
+_CASE_OPEN = re.compile(r"^\s*case\s+(.+?)\s+in\s*$")
+_CASE_ARM = re.compile(r"^\s*\(?\s*([^()]*?[^()\s])\s*\)\s*(.*?)\s*$")
+_ARM_END = re.compile(r"(?:^|\s);;&?\s*$|(?:^|\s);&\s*$")
+
+
+_HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_]\w*)\2")
+# a program given as a quoted argument that continues on the next lines: `python3 -c "` … `"`
+_INLINE_PROGRAM = re.compile(r"\b(?:python3?|perl|ruby|node|awk)\s+(?:-\w+\s+)*(?:-c\s+|-e\s+)?([\"'])\s*$")
+
+
+def _embedded_end(line: str) -> re.Pattern[str] | None:
+    """When ``line`` opens text that is not shell (a heredoc, a multi-line ``python3 -c "…"``
+    program), the pattern of the line that closes it."""
+    heredoc = _HEREDOC.search(line)
+    if heredoc and "<<<" not in line:
+        indent = r"\t*" if heredoc.group(1) else ""
+        return re.compile(rf"^{indent}{re.escape(heredoc.group(3))}\s*$")
+    program = _INLINE_PROGRAM.search(line)
+    if program:
+        return re.compile(rf"^\s*{re.escape(program.group(1))}")
+    return None
+
+
+@dataclass
+class _Frame:
+    """One open ``if`` or ``case`` of the guard scan."""
+
+    guards: tuple[Guard, ...] = ()
+    word: str | None = None  # a case frame's word; None for an if
+    arms: tuple[str, ...] = ()  # a case frame's patterns so far
+    expect_arm: bool = False  # a case frame between arms
+
+
 @lru_cache(maxsize=64)
-def _all_guards(text: str) -> tuple[tuple[Guard, ...], ...]:
+def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int, str]]:
     """The guards of every line of ``text`` in one pass (every config launched through one
-    script asks for the same lines' guards), then one past the last line: what is still open."""
-    stack: list[Guard] = []
+    script asks for the same lines' guards), then one past the last line: what is still open;
+    and the command text of every line that opens or closes a case arm."""
+    stack: list[_Frame] = []
     found: list[tuple[Guard, ...]] = []
-    current: tuple[Guard, ...] = ()
-    for raw in text.splitlines():
+    bodies: dict[int, str] = {}
+
+    def current() -> tuple[Guard, ...]:
+        return tuple(g for frame in stack for g in frame.guards)
+
+    until: re.Pattern[str] | None = None  # the end of an embedded program's text being skipped
+    for number, raw in enumerate(text.splitlines(), 1):
+        if until is not None:  # heredoc or `python3 -c "` text: not shell, guards unchanged
+            found.append(current())
+            if until.match(raw):
+                until = None
+            continue
         line = strip_comment(raw)
+        until = _embedded_end(line)
         word = line.strip().rstrip(";")
+        top = stack[-1] if stack else None
+        if top is not None and top.word is not None and top.expect_arm and word:
+            if word == "esac":
+                stack.pop()
+                found.append(current())
+                continue
+            arm = _CASE_ARM.match(line)
+            if arm:
+                patterns, body = arm.group(1), arm.group(2)
+                top.guards = tuple(Guard(case_predicate(top.word, p), True) for p in top.arms) + (
+                    Guard(case_predicate(top.word, patterns), False),)
+                top.arms += (patterns,)
+                top.expect_arm = False
+                found.append(current())
+                closed = _ARM_END.search(body)
+                bodies[number] = body[:closed.start()].strip() if closed else body
+                if closed:
+                    top.expect_arm = True
+                continue
+        if top is not None and top.word is not None and not top.expect_arm and (closed := _ARM_END.search(line)):
+            found.append(current())
+            top.expect_arm = True
+            bodies[number] = line[:closed.start()].strip()
+            continue
+        if top is not None and top.word is not None and word == "esac":
+            stack.pop()
+            found.append(current())
+            continue
         inline = _INLINE_IF.match(line)
-        found.append(current + (Guard(inline.group(1), False),) if inline else current)
+        found.append(current() + (Guard(inline.group(1), False),) if inline else current())
         if inline:
+            continue
+        opened = _CASE_OPEN.match(line)
+        if opened:
+            stack.append(_Frame(word=opened.group(1), expect_arm=True))
             continue
         match = _SHELL_IF.match(line)
         if match and match.group(1) == "if":
-            stack.append(Guard(match.group(2), False))
-        elif match and stack:
-            stack[-1] = Guard(match.group(2), False)
-        elif word == "else" and stack:
-            stack[-1] = Guard(stack[-1].predicate, True)
-        elif word == "fi" and stack:
+            stack.append(_Frame((Guard(match.group(2), False),)))
+        elif match and stack and stack[-1].word is None:
+            stack[-1].guards = (Guard(match.group(2), False),)
+        elif word == "else" and stack and stack[-1].word is None and stack[-1].guards:
+            stack[-1].guards = (Guard(stack[-1].guards[-1].predicate, True),)
+        elif word == "fi" and stack and stack[-1].word is None:
             stack.pop()
-        else:
-            continue
-        current = tuple(stack)
-    found.append(current)
-    return tuple(found)
+    found.append(current())
+    return tuple(found), bodies

@@ -17,8 +17,10 @@ runs them, with every such reference replaced by its value:
   closed). The row's fields (``CONC``, ``TP``) decide conditions but are not substituted, so
   rows that run the same lines share one variant.
 
-Only straight assignments are followed (``NAME=value``, ``export``/``local``/``readonly``);
-``case`` arms, loops, functions and command substitutions are not, and read as written.
+Only straight assignments are followed (``NAME=value``, ``export``/``local``/``readonly``),
+also as the body of a ``case`` arm (guarded by the arm's pattern, decided when the row knows the
+case's word: ``case "${MODEL_NAME}:${DECODE_MTP_SIZE}" in *DeepSeek-V4*:3) AL=2.49 ;;``); loops,
+functions and command substitutions are not, and read as written.
 """
 
 from __future__ import annotations
@@ -29,14 +31,27 @@ import operator
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Any
 
 from infx.plan.expand import listed_or_range
-from infx.plan.launch_graph import Branch, decide, lane_settings, lanes
-from infx.signoff.rules.scan import Guard, Line, shell_guards, strip_comment
+from infx.plan.launch_graph import (
+    AGENTIC,
+    Branch,
+    decide,
+    exported_variables,
+    lane_settings,
+    lanes,
+    setting_variables,
+)
+from infx.signoff.rules.scan import Guard, Line, case_arm_body, shell_guards
 from infx.workflow.launch import env_name
 
+# variables that tell a node of a multi-node job its place (head, prefill or decode node): a
+# condition testing only these splits a script between nodes that all run in every row, so
+# both of its sides run (neither is a variant of the row)
+NODE_ROLE_VARIABLES = frozenset({"NODE_RANK", "NODE_OFFSET", "RANK", "LOCAL_RANK", "SLURM_NODEID",
+                                 "SLURM_PROCID", "SLURM_LOCALID"})
+_PREDICATE_REF = re.compile(r"\$\{?(\w+)")
 MAX_UNDECIDED = 4  # conditions a row cannot decide, taken both ways (2**4 variants at most)
 _ASSIGN = re.compile(r"^\s*(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)="
                      r"(\"(?:[^\"`\\]|\\.)*\"|'[^']*'|[^\s;&|()`'\"]*)\s*;?\s*$")
@@ -52,7 +67,6 @@ MAX_DEPTH = 4  # a value that names another variable is followed this many steps
 MAX_VALUE = 4096
 MAX_EXPRESSION = 256  # an awk expression longer than this is not computed (the parser nests)
 _REF = re.compile(r"\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)")
-_SETTING = re.compile(r"^\s*([A-Za-z_]\w*)=(.*)$")
 _SHELL_FILE = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
 
 
@@ -92,16 +106,20 @@ class Variant:
 def row_variables(entry: Mapping[str, Any]) -> list[dict[str, str]]:
     """The variables each of an entry's throughput rows runs with (one dict per lane and
     concurrency): its lane's scalar fields as the launch step names them (``tp`` -> ``TP``),
-    ``CONC``, the lane's ``NAME=value`` settings and ``EVAL_ONLY=false``."""
+    ``CONC``, what the launch exports besides (``IS_AGENTIC``, ``MODEL_NAME``, …:
+    infx.plan.launch_graph.exported_variables), the lane's ``NAME=value`` settings and
+    ``EVAL_ONLY=false``; agentic lanes ``RUN_EVAL=false`` too (the planner never has an agentic
+    throughput row run evals: their eval rows are eval-only)."""
     rows: list[dict[str, str]] = []
-    for _, lane in lanes(entry):
+    for kind, lane in lanes(entry):
         base = {env_name((str(k),)): _scalar(v) for k, v in lane.items()
                 if isinstance(v, (str, int, float, bool)) and not str(k).startswith("conc")}
-        for setting in lane_settings(lane):
-            match = _SETTING.match(str(setting))
-            if match:
-                base[match.group(1)] = match.group(2).strip().strip("\"'")
+        for name, value in exported_variables({**entry, "scenario-type": kind}).items():
+            base.setdefault(name, value)
+        base.update(setting_variables(lane_settings(lane)))
         base["EVAL_ONLY"] = "false"
+        if kind == AGENTIC:
+            base["RUN_EVAL"] = "false"
         try:
             concs = listed_or_range(dict(lane), 2) if "conc-list" in lane or "conc-start" in lane else []
         except (KeyError, TypeError, ValueError):
@@ -110,29 +128,39 @@ def row_variables(entry: Mapping[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
+def splits_nodes(predicate: str) -> bool:
+    """Whether a condition tests only a node's place in a multi-node job (NODE_ROLE_VARIABLES)."""
+    names = set(_PREDICATE_REF.findall(predicate))
+    return bool(names) and names <= NODE_ROLE_VARIABLES
+
+
 def _scalar(value: Any) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 def assignments(lines: Iterable[Line], texts: Mapping[str, str | None]) -> list[Assignment]:
-    """The simple assignments among shell launch lines, each with its enclosing conditions."""
+    """The simple assignments among shell launch lines, each with its enclosing conditions
+    (``case`` arms included: ``pattern) NAME=value ;;`` assigns under its arm)."""
     found = []
     for line in lines:
         if line.number is None or not _SHELL_FILE.search(line.path):
             continue
-        awk = _AWK.match(line.text)
-        if awk and line.number not in _case_lines(texts.get(line.path) or ""):
-            guards = tuple(shell_guards(texts.get(line.path) or "", line.number))
+        text = texts.get(line.path) or ""
+        command = case_arm_body(text, line.number)
+        command = line.text if command is None else command
+        awk = _AWK.match(command)
+        if awk:
+            guards = tuple(shell_guards(text, line.number))
             found.append(Assignment(awk.group(1), awk.group(3), line, guards, arithmetic=True))
             continue
-        match = _ASSIGN.match(line.text)
-        if match and line.number not in _case_lines(texts.get(line.path) or ""):
+        match = _ASSIGN.match(command)
+        if match:
             value = match.group(2)
             if value[:1] == '"':
                 value = _ESCAPED.sub(r"\1", value[1:-1])  # the shell's value: JSON in a string
             elif value[:1] == "'":
                 value = value[1:-1]
-            guards = tuple(shell_guards(texts.get(line.path) or "", line.number))
+            guards = tuple(shell_guards(text, line.number))
             found.append(Assignment(match.group(1), value, line, guards))
     return found
 
@@ -151,32 +179,13 @@ def literal_assignments(lines: Iterable[Line], name: str) -> list[str]:
     return found
 
 
-_CASE = re.compile(r"^\s*case\s.*\bin\s*$")
-_ESAC = re.compile(r"^\s*esac\b")
-
-
-@lru_cache(maxsize=256)
-def _case_lines(text: str) -> frozenset[int]:
-    """Line numbers inside ``case … esac`` blocks (whose arms are not followed)."""
-    inside, depth = set(), 0
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = strip_comment(raw)
-        if _CASE.match(line):
-            depth += 1
-        elif _ESAC.match(line) and depth:
-            depth -= 1
-        elif depth:
-            inside.add(number)
-    return frozenset(inside)
-
-
 def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[str, Any],
              branch: Branch | None = None) -> list[Variant]:
     """The launch lines per group of rows, references replaced (see the module docstring);
     one variant per distinct result, rows that run the same lines grouped."""
     sets = assignments(lines, texts)
     referenced = {m.group(1) or m.group(3) for ln in lines for m in _REF.finditer(ln.text)}
-    settings = {m.group(1) for _, lane in lanes(entry) for s in lane_settings(lane) if (m := _SETTING.match(str(s)))}
+    settings = {name for _, lane in lanes(entry) for name in setting_variables(lane_settings(lane))}
     # a value may name further variables (SPEC="{\"al\": $AL}"): followed when each of them is
     # set to a literal in the launch or is a lane setting (those names count as referenced)
     literal = {a.name for a in sets if "$" not in a.value} | settings
@@ -194,13 +203,18 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
     base = branch or Branch(eval_only=False, spec=True)
     out: dict[tuple[tuple[Line, ...], tuple[tuple[str, bool], ...]],
               tuple[list[str], tuple[Assignment, ...], tuple[tuple[str, int | None, str], ...]]] = {}
-    predicates = list(dict.fromkeys(g.predicate for a in relevant for g in a.guards))
+    predicates = list(dict.fromkeys(g.predicate for a in relevant for g in a.guards
+                                    if not splits_nodes(g.predicate)))
     names = {a.name for a in relevant} | settings
     # only lines that use a followed name or a default are rewritten
     candidates = [i for i, ln in enumerate(lines) if "$" in ln.text and any(
         (m.group(1) or m.group(3)) in names or m.group(2) is not None for m in _REF.finditer(ln.text))]
     seen: dict[tuple, tuple] = {}
-    for row in row_variables(entry) or [{"EVAL_ONLY": "false"}]:
+    rows_run = row_variables(entry) or [{"EVAL_ONLY": "false"}]
+    # variables every row has alike (IS_AGENTIC, MODEL_NAME, …) tell no group of rows apart
+    same = frozenset(n for n in rows_run[0] if all(r.get(n) == rows_run[0][n] for r in rows_run)) \
+        if len(rows_run) > 1 else frozenset(exported_variables({**entry, "scenario-type": AGENTIC}))
+    for row in rows_run:
         row_branch = replace(base, row=tuple(sorted((dict(base.row) | row).items())))
         decided = tuple(decide(p, row_branch) for p in predicates)
         undecided = [p for p, value in zip(predicates, decided, strict=True) if value is None]
@@ -215,7 +229,7 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
             if slot not in seen:  # rows deciding every condition alike resolve alike
                 seen[slot] = _resolve(lines, candidates, relevant, row, row_branch, assumed, settings)
             resolved, used, origins = seen[slot]
-            deciding = _deciding(relevant, row, row_branch, referenced & settings)
+            deciding = _deciding(relevant, row, row_branch, referenced & settings, same)
             key = (resolved, tuple(assumed.items()))
             rows, _, _ = out.setdefault(key, ([], used, origins))
             if deciding not in rows:
@@ -252,13 +266,16 @@ def arithmetic(expression: str) -> str | None:
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
 
-def _deciding(relevant: list[Assignment], row: dict[str, str], branch: Branch, used: set[str]) -> str:
+def _deciding(relevant: list[Assignment], row: dict[str, str], branch: Branch, used: set[str],
+              same: frozenset[str] = frozenset()) -> str:
     """The row's variables that make its variant (how the variant names its rows): those its
-    conditions test and the lane settings the lines take."""
-    names = [n for a in relevant for g in a.guards for n in re.findall(r"\$\{?(\w+)", g.predicate)
-             if n in row and n != "EVAL_ONLY" and decide(g.predicate, branch) is not None]
+    conditions test (but ``same``: alike in every row of the config) and the lane settings the
+    lines take."""
+    names = [n for a in relevant for g in a.guards for n in _PREDICATE_REF.findall(g.predicate)
+             if n in row and n != "EVAL_ONLY" and n not in same and decide(g.predicate, branch) is not None]
     found = [f"{n}={row[n]}" for n in dict.fromkeys(names)]
-    return " ".join(found + [f"{n}={row[n]}" if n in row else f"{n} unset" for n in sorted(used)])
+    return " ".join(found + [f"{n}={row[n]}" if n in row else f"{n} unset" for n in sorted(used)
+                             if n not in names])
 
 
 def _holds(assignment: Assignment, branch: Branch, assumed: dict[str, bool]) -> bool | None:
@@ -266,6 +283,8 @@ def _holds(assignment: Assignment, branch: Branch, assumed: dict[str, bool]) -> 
     the row nor taken either way)."""
     unknown = False
     for guard in assignment.guards:
+        if splits_nodes(guard.predicate):
+            continue  # each side runs on some node of the row's job
         value = decide(guard.predicate, branch)
         if value is None:
             value = assumed.get(guard.predicate)

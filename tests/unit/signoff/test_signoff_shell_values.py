@@ -57,11 +57,47 @@ def test_lane_settings_defaults_and_unknown_names():
         ("EXTRA=yes",): 'run --tp "$TP" --e "yes" --x "7" --y "$UNKNOWN" --z "$(cmd)"'}
 
 
-def test_case_arms_and_later_lines_are_not_followed():
+def test_case_arms_are_followed_per_row_and_later_lines_are_not():
     text = 'case "$CONC" in\n  1) AL=3.5 ;;\n  *) AL=2.5 ;;\nesac\nrun --al "$AL"\nAL=9\n'
+    assert _values(_variants(text), 5) == {("CONC=1",): 'run --al "3.5"',
+                                           ("CONC=4", "CONC=8", "CONC=16"): 'run --al "2.5"'}
+    # an arm's body on its own lines, closed by a lone ;;
     text = text.replace("  1) AL=3.5 ;;", "  1)\n    AL=3.5\n    ;;")
+    assert _values(_variants(text), 7) == {("CONC=1",): 'run --al "3.5"',
+                                           ("CONC=4", "CONC=8", "CONC=16"): 'run --al "2.5"'}
+
+
+def test_a_case_the_row_cannot_decide_leaves_the_value_unknown():
+    text = 'case "$WHO" in\n  a|b) AL=3.5 ;;\n  *) AL=2.5 ;;\nesac\nrun --al "$AL"\n'
     found = _variants(text)
-    assert {next(ln.text for ln in v.lines if ln.text.startswith("run")) for v in found} == {'run --al "$AL"'}
+    values = {next(ln.text for ln in v.lines if ln.number == 5) for v in found}
+    assert values == {'run --al "3.5"', 'run --al "2.5"'}  # taken both ways, like an if
+    assert all(v.assumed for v in found)
+
+
+def test_the_first_matching_arm_wins_and_patterns_match_the_rows_launch_variables():
+    entry = {"model": "deepseek-ai/DeepSeek-V4-Pro", "multinode": True, "scenarios": {"agentic-coding": [
+        {"search-space": [{"spec-decoding": "mtp", "conc-list": [4],
+                           "decode": {"additional-settings": ["DECODE_MTP_SIZE=3"]}}]}]}}
+    text = ('AL=""\ncase "${MODEL_NAME}:${DECODE_MTP_SIZE}" in\n  *DeepSeek-V4*:3) AL=2.49 ;;\n'
+            '  *:3) AL=9 ;;\nesac\nrun SIM_AL=${AL}\n')
+    assert _values(_variants(text, entry), 6) == {("DECODE_MTP_SIZE=3",): "run SIM_AL=2.49"}
+    single = entry | {"multinode": False}  # MODEL_NAME is the multi-node launch's variable: unknown
+    assert {v.lines[5].text for v in _variants(text, single)} == {"run SIM_AL=2.49", "run SIM_AL=9", "run SIM_AL="}
+
+
+def test_conditions_on_a_nodes_place_in_the_job_run_both_sides():
+    text = ('if [ "$NODE_RANK" -eq 0 ]; then\n  ROLE=head\nelse\n  AL=2.5\n  run --al "$AL"\nfi\n')
+    found = _variants(text)
+    assert {next(ln.text for ln in v.lines if ln.number == 5).strip() for v in found} == {'run --al "2.5"'}
+    assert not any(v.assumed for v in found)
+
+
+def test_heredocs_and_inline_programs_are_not_shell_conditions():
+    text = ('eval "$(python3 -c "\nif x in y:\n    print(1)\n")"\ncat <<EOF\nif nothing\nEOF\n'
+            'if [ "$CONC" -le 4 ]; then\n  AL=3.5\nelse\n  AL=2.5\nfi\nrun --al "$AL"\n')
+    assert _values(_variants(text), 13) == {("CONC=1", "CONC=4"): 'run --al "3.5"',
+                                            ("CONC=8", "CONC=16"): 'run --al "2.5"'}
 
 
 def test_decide_reads_integer_tests_of_row_variables():

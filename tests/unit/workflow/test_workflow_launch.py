@@ -43,6 +43,25 @@ def test_nested_and_list_fields():
     assert env["ISL"] == "0" and env["OSL"] == "0"
 
 
+def test_the_launch_exports_what_the_references_templates_and_launchers_do():
+    # scripts written for the reference read these (infx.plan.launch_graph.exported_variables,
+    # the same definition the launch graph and the sign-off's shell reading use)
+    single = row_env(SINGLE)
+    assert (single["IS_AGENTIC"], single["SCENARIO_SUBDIR"], single["IS_MULTINODE"]) == ("0", "fixed_seq_len/", "false")
+    assert "MODEL_NAME" not in single  # the reference's launcher sets it for multi-node rows only
+    multi = row_env(MULTI | {"model": "deepseek-ai/DeepSeek-V4-Pro", "scenario-type": "agentic-coding",
+                             "decode": {"tp": 8, "additional-settings": ["DECODE_MTP_SIZE=3", "B='x y'"]}})
+    assert (multi["IS_AGENTIC"], multi["IS_MULTINODE"], multi["MODEL_NAME"]) == ("1", "true", "DeepSeek-V4-Pro")
+    # NAME=value additional-settings are exported after the fields, the decode side's last
+    assert (multi["A"], multi["B"], multi["DECODE_MTP_SIZE"]) == ("1", "x y", "3")
+
+
+@pytest.mark.parametrize("setting", ["PATH=/evil", "HF_TOKEN=x", "INFX_TIMEOUT=1", "RESULT_NAME=x", "X=a\0b"])
+def test_a_setting_cannot_set_a_protected_variable(setting):
+    with pytest.raises(InfxError):
+        row_env(MULTI | {"decode": {"tp": 8, "additional-settings": [setting]}})
+
+
 @pytest.mark.parametrize("row", [{"path": "/evil"}, {"github-token": "x"}, {"runner-name": "x"},
                                  {"hf-token": "x"}, {"hf": {"token": "x"}}, {"infx-timeout-minutes": 1},
                                  {"result-name": "x"}, {"results-dir": "/"},
