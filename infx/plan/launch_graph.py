@@ -50,8 +50,20 @@ AGENTIC = "agentic-coding"
 _SETTING = re.compile(r"^\s*(EVAL_CONFIG_FILE|CONFIG_FILE)\s*=\s*[\"']?([^\"'\s]+)")
 # `source X` / `. X` / `bash X` / `exec bash X` naming a file path (the path may use
 # $(dirname "$0"), $(dirname "${BASH_SOURCE[0]}"), $SCRIPT_DIR, /workspace, $GITHUB_WORKSPACE)
-_INVOKE = re.compile(r"(?:^|[;&|(`]|\bthen|\bdo|\bexec)\s*(?:source|\.|bash|sh)\s+\"?([^\s\"';)]+\.(?:sh|bash))")
-_MAY_INVOKE = re.compile(r"\.(?:sh|bash)\b")  # a line naming no shell file starts none
+_INVOKE = re.compile(r"(?:^|[;&|(`]|\bthen|\bdo|\bexec|\bnohup)\s*(?:source|\.|bash|sh)\s+"
+                     r"\"?([^\s\"';)]+\.(?:sh|bash|slurm))")
+_MAY_INVOKE = re.compile(r"\.(?:sh|bash|slurm)\b")  # a line naming no shell file starts none
+# "$(dirname "$0")/job.slurm" (after _DIRNAME: "<folder>/job.slurm") anywhere on a line
+_SIBLING = re.compile(r"(?:^|[\s\"'=(])\"?([\w./-]+\.(?:sh|bash|slurm))\"?(?=[\s\"');]|$)")
+# RUN_FILE="server.sh": a bare file name kept in a variable
+_NAMED_FILE = re.compile(r"^\s*(?:export\s+)?[A-Za-z_]\w*=[\"']?([\w.-]+\.(?:sh|bash|slurm))[\"']?\s*$")
+_CD = re.compile(r"^\s*(?:cd|pushd)\s+\"?([^\s\"';|&]+)\"?\s*(?:\|\|.*|&&.*|;.*)?$")
+_UNKNOWN_FOLDER = re.compile(r"^\$\{?\w+\}?/(?=[\w.-]+$)")
+_TOP_ASSIGN = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=(\S*|\"[^\"]*\"|'[^']*')\s*;?$")
+_WHOLE_REF = re.compile(r"\$\{(\w+)(?::-[^}]*)?\}|\$(\w+)")
+_OPENS = re.compile(r"^(?:if|case|for|while|until|select)\b|^(?:function\s+)?[\w-]+\s*\(\)\s*\{?$|^\{$")
+_ONE_LINE_BLOCK = re.compile(r"\b(?:fi|esac|done)\s*;?\s*$|\}\s*;?\s*$")
+_CLOSES = re.compile(r"^(?:fi|esac|done)\b|^\}")
 _DIRNAME = re.compile(r"\$\(\s*dirname\s+\"?\$(?:0|\{0\}|\{BASH_SOURCE\[0\]\}|BASH_SOURCE)\"?\s*\)")
 _ROOTS = re.compile(r"^(?:/workspace/|\$\{?(?:GITHUB_WORKSPACE|INFERENCEX_ROOT|REPO_ROOT)\}?/)")
 _MAX_FILES = 400
@@ -243,12 +255,18 @@ def script_candidates(multinode: bool, agentic: bool, prefix: str, precision: st
     return list(dict.fromkeys(found))
 
 
-def _resolve_ref(ref: str, here: str, tree: Tree) -> str | None:
+def _resolve_ref(ref: str, here: str, tree: Tree, folder: str | None = None, loose: bool = False) -> str | None:
     """A path a file invokes -> the tree path it names, or None (outside the tree / unknown)."""
     ref = ref.replace("$SCRIPT_DIR", posixpath.dirname(here)).replace("${SCRIPT_DIR}", posixpath.dirname(here))
     ref = _ROOTS.sub("", ref)
+    if loose and (unknown := _UNKNOWN_FOLDER.match(ref)):
+        ref = posixpath.join(posixpath.dirname(here), ref[unknown.end():])  # beside the file
     if "$" in ref or ref.startswith("/"):
         return None
+    if folder is not None and not ref.startswith(f"{folder}/"):
+        moved = posixpath.normpath(posixpath.join(folder, ref))
+        if _exists(tree, moved):
+            return moved
     path = posixpath.normpath(ref)
     if _exists(tree, path):
         return path
@@ -257,27 +275,82 @@ def _resolve_ref(ref: str, here: str, tree: Tree) -> str | None:
 
 
 def invoked_files(path: str, text: str, tree: Tree) -> list[str]:
-    """Files of the tree a shell file sources or starts (comments ignored)."""
+    """Files of the tree a shell file sources or starts (comments ignored): ``source`` / ``.`` /
+    ``bash`` / ``sh`` / ``exec`` / ``nohup bash`` of a ``.sh``, ``.bash`` or ``.slurm`` path, a
+    ``$(dirname "$0")/<file>`` path (a sibling handed to ``sbatch`` or kept in an array), and a
+    sibling's bare name assigned to a variable (``RUN_FILE="server.sh"``). A relative path is
+    looked up in the folder of the last ``cd`` before it, then from the root and beside the file;
+    a path under a variable the graph cannot know (``"$WS_PATH/server_x.sh"``) beside the file."""
     found: list[str] = []
-    for ref in _invoked_refs(path, text):
-        target = _resolve_ref(ref, path, tree)
+    for ref, folder, loose in _invoked_refs(path, text):
+        target = _resolve_ref(ref, path, tree, folder, loose)
         if target and target != path and target not in found:
             found.append(target)
     return found
 
 
 @functools.lru_cache(maxsize=512)
-def _invoked_refs(path: str, text: str) -> tuple[str, ...]:
-    """The paths a shell file's lines source or start, as written (``$(dirname "$0")`` read as
-    the file's folder); every config launched through one file asks for the same."""
+def _invoked_refs(path: str, text: str) -> tuple[tuple[str, str | None, bool], ...]:
+    """(path as written, the folder a ``cd`` moved to or None, whether an unknown variable
+    prefix may stand for the file's own folder) of what a shell file's lines source or start
+    (``$(dirname "$0")`` read as the file's folder); every config launched through one file asks
+    for the same."""
     here = posixpath.dirname(path) or "."
-    refs: list[str] = []
+    refs: list[tuple[str, str | None, bool]] = []
+    folder: str | None = None
     for line in text.splitlines():
-        if line.lstrip().startswith("#") or not _MAY_INVOKE.search(line):
+        if line.lstrip().startswith("#"):
             continue
         stripped = _DIRNAME.sub(lambda _: here, line)
-        refs += [match.group(1) for match in _INVOKE.finditer(stripped)]
+        moved = _CD.match(stripped)
+        if moved:
+            target = _ROOTS.sub("", moved.group(1))
+            if "$" in target or target.startswith("/"):
+                folder = None  # somewhere the graph cannot know
+            elif "/" in target and not target.startswith("."):
+                folder = posixpath.normpath(target)  # from the repository root
+            else:
+                folder = posixpath.normpath(posixpath.join(folder or here, target))
+            continue
+        if not _MAY_INVOKE.search(line):
+            continue
+        refs += [(match.group(1), folder, True) for match in _INVOKE.finditer(stripped)]
+        refs += [(match.group(1), None, False) for match in _SIBLING.finditer(stripped)
+                 if match.group(1).startswith(here + "/")]
+        named = _NAMED_FILE.match(stripped)
+        if named:
+            refs.append((posixpath.join(here, named.group(1)), None, False))
     return tuple(refs)
+
+
+def _passed_on(lines: str, branch: Branch) -> Branch:
+    """``branch`` with what a file assigns at its top level and a child it starts inherits:
+    ``NAME=literal``, or ``NAME=$OTHER`` / ``${OTHER:-x}`` of a variable the branch knows."""
+    known = dict(branch.row)
+    depth = 0
+    for line in lines.splitlines():
+        text = line.strip()
+        if _CLOSES.match(text):
+            depth = max(depth - 1, 0)
+            continue
+        if _OPENS.match(text) and not _ONE_LINE_BLOCK.search(text):
+            depth += 1
+            continue
+        match = _TOP_ASSIGN.match(text) if depth == 0 else None
+        if not match:
+            continue
+        name, value = match.group(1), match.group(2).strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        ref = _WHOLE_REF.fullmatch(value)
+        if ref and (ref.group(1) or ref.group(2)) in known:
+            known[name] = known[ref.group(1) or ref.group(2)]
+        elif "$" not in value and "`" not in value and "(" not in value:
+            known[name] = value
+        else:
+            known.pop(name, None)  # set to something the graph cannot know
+    row = tuple(sorted(known.items()))
+    return branch if row == branch.row else Branch(branch.eval_only, branch.spec, row)
 
 
 def launch_graph(tree: Tree, key: str, entry: Mapping[str, Any], runners: Any = None,
@@ -341,17 +414,24 @@ def launch_graph(tree: Tree, key: str, entry: Mapping[str, Any], runners: Any = 
                 runs.setdefault(Run(launcher, kind, spec, branch.eval_only, script), None)
     if not external and not any(role in (SCRIPT, RECIPE) for _, role in files):
         raise LaunchGraphError(f"{where} [{key}]: no launcher of runner {label!r} has a script for it")
-    # helpers: what launchers and scripts source or start, transitively, on the same branches
-    queue = [(path, branches) for (path, role), (_, branches) in files.items() if role in (LAUNCHER, SCRIPT)]
+    # helpers: what launchers and scripts source or start on each branch, transitively; a file
+    # passes on what it assigns at its top level (ENGINE="${FRAMEWORK}") to the files it starts
+    queue = [(path, branch) for (path, role), (_, branches) in files.items() if role in (LAUNCHER, SCRIPT)
+             for branch in sorted(branches, key=_branch_order)]
+    followed: set[tuple[str, Branch]] = set()
     while queue and len(files) < _MAX_FILES:
-        path, branches = queue.pop(0)
-        for target in invoked_files(path, tree.get(path) or "", tree):
-            if any(p == target for p, _ in files):
-                if (target, HELPER) in files:
-                    files[(target, HELPER)][1].update(branches)
+        path, branch = queue.pop(0)
+        if (path, branch) in followed:
+            continue
+        followed.add((path, branch))
+        text = tree.get(path) or ""
+        lines = "\n".join(line for _, line in branch_lines(text, branch))
+        child = _passed_on(lines, branch)
+        for target in invoked_files(path, lines, tree):
+            if any(p == target and role != HELPER for p, role in files):
                 continue
-            add(target, HELPER, path, branches)
-            queue.append((target, branches))
+            add(target, HELPER, path, [child])
+            queue.append((target, child))
     ordered = sorted(files.items(), key=lambda item: (ROLES.index(item[0][1]), item[0][0]))
     return LaunchGraph(
         key,
@@ -414,6 +494,7 @@ _FI = re.compile(r"^\s*fi\s*(?:[;#].*)?$")
 _OPEN = re.compile(r"^\s*if\s")
 _ATOM = re.compile(r"^!?\s*\"?\$\{?(\w+)(?::-([^}]*))?\}?\"?\s*(==|=|!=|-eq|-ne|-lt|-le|-gt|-ge)\s*"
                    r"(\"[^\"]*\"|'[^']*'|[^\s\"']+)$")
+_EMPTY_TEST = re.compile(r"^!?\s*(-n|-z)\s+\"?\$\{?(\w+)(?::-)?\}?\"?$")
 _NUMERIC = {"-eq": operator.eq, "-ne": operator.ne, "-lt": operator.lt, "-le": operator.le,
             "-gt": operator.gt, "-ge": operator.ge}
 _JOIN = re.compile(r"\s*(&&|\|\||\s-a\s|\s-o\s)\s*")
@@ -482,6 +563,13 @@ def _test(text: str, branch: Branch, glob: bool) -> bool | None:
     if "(" in inner or "[" in inner or "]" in inner:
         return None
     negated = inner.startswith("!")
+    unary = _EMPTY_TEST.match(inner)
+    if unary:  # -n "$X" / -z "$X"
+        actual = _variable(unary.group(2), branch, None)
+        if actual is None:
+            return None
+        result = (actual != "") == (unary.group(1) == "-n")
+        return not result if negated else result
     match = _ATOM.match(inner)
     if not match:
         return None

@@ -80,14 +80,14 @@ CASES = [
     # True rejection: ptpc_fp8 online quantization does not exclude the embedded MTP layer
     Case(2576, True, (("13", "exclude_layer does not cover the draft module(s) model.layers.78"),),
          details=drafted("embedded")),
-    # multi-node agentic disaggregated MTP arm (SGLang). Check 11 is a false finding left
-    # (README): the golden AL is chosen in a `case "${MODEL_NAME}:${DECODE_MTP_SIZE}"` arm of
-    # amd_utils/server_sglang.sh, MODEL_NAME being set by the launcher
-    Case(2309, True, (UPSTREAM, ("11", "SGLANG_SIMULATE_ACC_LEN not found")), details=drafted("embedded")),
-    # multi-node agentic image bump with shared helper changes; Check 11 as #2309. True
-    # rejection: the entry adds a whitespace-only line
-    Case(2643, False, (*NO_SWEEP, UPSTREAM, ("11", "SGLANG_SIMULATE_ACC_LEN not found"),
-                       ("12", "adds a whitespace-only line")), details=drafted("embedded")),
+    # multi-node agentic disaggregated MTP arm (SGLang). Check 11 follows the launch the runner
+    # makes (script -> cd amd_utils; submit.sh -> job.slurm -> server.sh -> server_sglang.sh, the
+    # engine chosen by ENGINE=${FRAMEWORK}) to the golden AL picked in a `case
+    # "${MODEL_NAME}:${DECODE_MTP_SIZE}"` arm (MODEL_NAME exported by the launch) and passes
+    Case(2309, True, (UPSTREAM,), details=drafted("embedded")),
+    # multi-node agentic image bump with shared helper changes; Check 11 passes as on #2309.
+    # True rejection: the entry adds a whitespace-only line
+    Case(2643, False, (*NO_SWEEP, UPSTREAM, ("12", "adds a whitespace-only line")), details=drafted("embedded")),
 ]
 
 

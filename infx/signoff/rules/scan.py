@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -149,13 +149,16 @@ def env_settings(text: str) -> list[tuple[str, str]]:
 
 
 @lru_cache(maxsize=16384)
-def _env_settings(text: str) -> tuple[tuple[str, str], ...]:
+def _env_settings(text: str, depth: int = 0) -> tuple[tuple[str, str], ...]:
     found: list[tuple[str, str]] = []
     for pattern in _ENV_PATTERNS:
         for match in pattern.finditer(text):
             pair = (match.group(1), _unquote(match.group(2)))
             if pair not in found:
                 found.append(pair)
+            # a command kept in a string sets its environment inside it: CMD="A=1 B=2 python …"
+            if match.group(2)[:1] == '"' and depth < 2:
+                found += [p for p in _env_settings(match.group(2)[1:-1], depth + 1) if p not in found]
     return tuple(found)
 
 
@@ -201,6 +204,7 @@ class Guard:
 
     predicate: str
     negated: bool
+    line: int = field(default=0, compare=False)  # where the condition is tested (0: unknown)
 
 
 def shell_guards(text: str, number: int) -> list[Guard]:
@@ -259,6 +263,7 @@ class _Frame:
     word: str | None = None  # a case frame's word; None for an if
     arms: tuple[str, ...] = ()  # a case frame's patterns so far
     expect_arm: bool = False  # a case frame between arms
+    opened: int = 0  # a case frame's line (where its word is read)
 
 
 @lru_cache(maxsize=64)
@@ -292,8 +297,8 @@ def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int,
             arm = _CASE_ARM.match(line)
             if arm:
                 patterns, body = arm.group(1), arm.group(2)
-                top.guards = tuple(Guard(case_predicate(top.word, p), True) for p in top.arms) + (
-                    Guard(case_predicate(top.word, patterns), False),)
+                top.guards = tuple(Guard(case_predicate(top.word, p), True, top.opened) for p in top.arms) + (
+                    Guard(case_predicate(top.word, patterns), False, top.opened),)
                 top.arms += (patterns,)
                 top.expect_arm = False
                 found.append(current())
@@ -312,20 +317,21 @@ def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int,
             found.append(current())
             continue
         inline = _INLINE_IF.match(line)
-        found.append(current() + (Guard(inline.group(1), False),) if inline else current())
+        found.append(current() + (Guard(inline.group(1), False, number),) if inline else current())
         if inline:
             continue
         opened = _CASE_OPEN.match(line)
         if opened:
-            stack.append(_Frame(word=opened.group(1), expect_arm=True))
+            stack.append(_Frame(word=opened.group(1), expect_arm=True, opened=number))
             continue
         match = _SHELL_IF.match(line)
         if match and match.group(1) == "if":
-            stack.append(_Frame((Guard(match.group(2), False),)))
+            stack.append(_Frame((Guard(match.group(2), False, number),)))
         elif match and stack and stack[-1].word is None:
-            stack[-1].guards = (Guard(match.group(2), False),)
+            stack[-1].guards = (Guard(match.group(2), False, number),)
         elif word == "else" and stack and stack[-1].word is None and stack[-1].guards:
-            stack[-1].guards = (Guard(stack[-1].guards[-1].predicate, True),)
+            last = stack[-1].guards[-1]
+            stack[-1].guards = (Guard(last.predicate, True, last.line),)
         elif word == "fi" and stack and stack[-1].word is None:
             stack.pop()
     found.append(current())

@@ -29,8 +29,10 @@ import ast
 import itertools
 import operator
 import re
-from collections.abc import Iterable, Mapping
+import shlex
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from infx.plan.expand import listed_or_range
@@ -155,7 +157,7 @@ def assignments(lines: Iterable[Line], texts: Mapping[str, str | None]) -> list[
             continue
         match = _ASSIGN.match(command)
         if match:
-            value = match.group(2)
+            value = _argument(text, line.number, match.group(2))
             if value[:1] == '"':
                 value = _ESCAPED.sub(r"\1", value[1:-1])  # the shell's value: JSON in a string
             elif value[:1] == "'":
@@ -163,6 +165,54 @@ def assignments(lines: Iterable[Line], texts: Mapping[str, str | None]) -> list[
             guards = tuple(shell_guards(text, line.number))
             found.append(Assignment(match.group(1), value, line, guards))
     return found
+
+
+_FUNCTION = re.compile(r"^\s*(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\s*\)\s*\{?\s*$")
+_POSITIONAL = re.compile(r"^([\"']?)\$\{?([1-9])\}?\1$")
+
+
+def _argument(text: str, number: int, value: str) -> str:
+    """``local x="$6"`` inside a shell function: the function's 6th argument, when every call
+    of it in the file passes the same text there (``f a "$MTP"`` twice -> ``"$MTP"``); the
+    value as written otherwise."""
+    positional = _POSITIONAL.match(value)
+    if not positional:
+        return value
+    function, calls = _functions(text).get(number, (None, ()))
+    passed = {call[int(positional.group(2)) - 1] if len(call) >= int(positional.group(2)) else None
+              for call in calls}
+    return passed.pop() if function and len(passed) == 1 and None not in passed else value
+
+
+@lru_cache(maxsize=128)
+def _functions(text: str) -> dict[int, tuple[str, tuple[tuple[str, ...], ...]]]:
+    """Line number inside a function body -> (the function, the arguments of its calls in the
+    file, as written). A body ends at the first ``}`` in column one."""
+    lines = text.splitlines()
+    spans: list[tuple[str, int, int]] = []
+    index = 0
+    while index < len(lines):
+        opened = _FUNCTION.match(lines[index])
+        if opened:
+            end = next((j for j in range(index + 1, len(lines)) if lines[j].startswith("}")), len(lines))
+            spans.append((opened.group(1), index + 1, end + 1))
+            index = end
+        index += 1
+    out: dict[int, tuple[str, tuple[tuple[str, ...], ...]]] = {}
+    for name, first, last in spans:
+        call = re.compile(rf"(?:^|[\s;&|(`]){re.escape(name)}\s+([^)`;|&]*)")
+        calls = []
+        for number, line in enumerate(lines, 1):
+            if first <= number <= last or line.lstrip().startswith("#"):
+                continue
+            for match in call.finditer(line):
+                try:
+                    calls.append(tuple(shlex.split(match.group(1), posix=False)))
+                except ValueError:
+                    calls.append(())
+        for number in range(first + 1, last):
+            out[number] = (name, tuple(calls))
+    return out
 
 
 def literal_assignments(lines: Iterable[Line], name: str) -> list[str]:
@@ -278,14 +328,18 @@ def _deciding(relevant: list[Assignment], row: dict[str, str], branch: Branch, u
                              if n not in names])
 
 
-def _holds(assignment: Assignment, branch: Branch, assumed: dict[str, bool]) -> bool | None:
-    """Whether the assignment runs on this branch (None: a condition is neither decided by
-    the row nor taken either way)."""
+def _holds(assignment: Assignment, branch: Branch, assumed: dict[str, bool],
+           script: Callable[[Guard], Branch | None] | None = None) -> bool | None:
+    """Whether the assignment runs on this branch (None: a condition is neither decided by the
+    row, nor by the values the script gives its variables where it tests them (``script``), nor
+    taken either way)."""
     unknown = False
     for guard in assignment.guards:
         if splits_nodes(guard.predicate):
             continue  # each side runs on some node of the row's job
         value = decide(guard.predicate, branch)
+        if value is None and script is not None and (known := script(guard)) is not None:
+            value = decide(guard.predicate, known)
         if value is None:
             value = assumed.get(guard.predicate)
         if value is None:
@@ -300,11 +354,34 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
     used: list[Assignment] = []
     origins: list[tuple[str, int | None, str]] = []
     out = list(lines)
-    by_name: dict[str, list[tuple[Assignment, bool | None]]] = {}
+    by_name: dict[str, list[Assignment]] = {}
     for a in sets:
-        holds = _holds(a, branch, assumed)
-        if holds is not False:
-            by_name.setdefault(a.name, []).append((a, holds))
+        by_name.setdefault(a.name, []).append(a)
+    held: dict[int, bool | None] = {}
+
+    def holds(assignment: Assignment) -> bool | None:
+        if id(assignment) not in held:
+            held[id(assignment)] = None  # a condition that tests what it guards stays open
+            held[id(assignment)] = _holds(assignment, branch, assumed,
+                                          lambda guard: script_values(guard, assignment))
+        return held[id(assignment)]
+
+    def script_values(guard: Guard, assignment: Assignment) -> Branch | None:
+        """The branch with the values the script's own variables in ``guard`` have where it is
+        tested (``[[ -n "$AL" ]]`` after ``AL=2.49``), or None when one is not known."""
+        names = [n for n in dict.fromkeys(_PREDICATE_REF.findall(guard.predicate)) if n not in row]
+        if any(not (n[0].isalpha() or n[0] == "_") for n in names):
+            return None  # a positional parameter ($1): not known here
+        if not names or not guard.line:
+            return None
+        at = replace(assignment.line, number=guard.line, text="")
+        values = {}
+        for name in names:
+            value = lookup(_REF.match("${" + name + "}"), at, [], {}, 0)
+            if "$" in value:
+                return None
+            values[name] = value
+        return replace(branch, row=tuple(sorted((dict(branch.row) | values).items())))
     # (reference as written, file, line, depth) -> (value, assignments used, where values are set):
     # a reference is worked out once, however many values name it
     memo: dict[tuple[str, str, int | None, int], tuple[str, list[Assignment], dict[str, None]]] = {}
@@ -326,8 +403,8 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
                 depth: int) -> str:
         name, default = match.group(1) or match.group(3), match.group(2)
         shell = line.number is not None and _SHELL_FILE.search(line.path)
-        earlier = [(a, holds) for a, holds in by_name.get(name, ()) if shell and a.line.path == line.path
-                   and (a.line.number or 0) < (line.number or 0)]
+        earlier = [(a, held) for a in by_name.get(name, ()) if shell and a.line.path == line.path
+                   and (a.line.number or 0) < (line.number or 0) and (held := holds(a)) is not False]
         if any(holds is None for _, holds in earlier):
             return match.group(0)  # a value set under a condition left open: not known
         if earlier:

@@ -92,6 +92,40 @@ def test_multi_node_key_launches_its_config_file_recipe_not_another_skus():
     assert root + "disagg-b200-1p1d.yaml" not in graph.paths()
 
 
+AMD = "benchmarks/multi_node/amd_utils"
+AMD_TREE = {
+    "runners/launch_mi355x-amds.sh": "bash x\n",
+    # the reference's AMD multi-node layout: the script moves into amd_utils and submits there
+    "benchmarks/multi_node/agentic/dsv4_fp4_mi355x_sglang-disagg.sh":
+        'cd "$GITHUB_WORKSPACE/benchmarks/multi_node/amd_utils" || exit 1\nexport MODEL_NAME=$MODEL_NAME\n'
+        'JOB_ID=$(bash ./submit.sh 1 1)\n',
+    f"{AMD}/submit.sh": 'usage() {\n  echo "bash submit.sh"\n}\nexport ENGINE="${FRAMEWORK:-sglang}"\n'
+                        'cmd=(\n  sbatch\n  "$(dirname "$0")/job.slurm"\n)\n',
+    f"{AMD}/job.slurm": 'RUN_FILE="server.sh"\nWS_PATH="${DOCKER_MOUNT_PATH}/x"\n',
+    f"{AMD}/server.sh": 'if [[ "$ENGINE" == "vllm-disagg" ]]; then\n    source "$WS_PATH/server_vllm.sh"\n'
+                        'else\n    source "$WS_PATH/server_sglang.sh"\nfi\n',
+    f"{AMD}/server_sglang.sh": "serve sglang\n",
+    f"{AMD}/server_vllm.sh": "serve vllm\n",
+    f"{AMD}/unrelated.sh": "never named\n",
+}
+
+
+def test_a_multi_node_launch_is_followed_through_cd_sbatch_and_the_engine_dispatch():
+    lane = {"spec-decoding": "mtp", "prefill": {"num-worker": 1}, "decode": {"num-worker": 1}}
+    block = entry(runner="mi355x", framework="sglang-disagg", kind="agentic-coding", lane=lane, multinode=True)
+    graph = launch_graph(AMD_TREE, "dsv4-fp4-mi355x-sglang-disagg", block | {"model": "org/DeepSeek-V4-Pro"}, RUNNERS)
+    assert graph.paths(HELPER) == tuple(f"{AMD}/{name}" for name in
+                                        ("job.slurm", "server.sh", "server_sglang.sh", "submit.sh"))
+    server = next(f for f in graph.files if f.path.endswith("server_sglang.sh"))
+    # what submit.sh sets at its top level reaches the files it starts (ENGINE decides server.sh)
+    assert {dict(b.row).get("ENGINE") for b in server.branches} == {"sglang-disagg"}
+    assert {dict(b.row)["MODEL_NAME"] for b in server.branches} == {"DeepSeek-V4-Pro"}
+    tree = AMD_TREE | {"benchmarks/multi_node/agentic/dsv4_fp4_mi355x_vllm-disagg.sh":
+                       AMD_TREE["benchmarks/multi_node/agentic/dsv4_fp4_mi355x_sglang-disagg.sh"]}
+    vllm = launch_graph(tree, "k", block | {"framework": "vllm-disagg"}, RUNNERS)
+    assert f"{AMD}/server_vllm.sh" in vllm.paths() and f"{AMD}/server_sglang.sh" not in vllm.paths()
+
+
 def test_a_recipe_that_is_not_checked_in_is_external_not_a_file():
     lane = {"prefill": {"additional-settings": ["CONFIG_FILE=recipes/trtllm/b200-fp4/x.yaml"]}}
     graph = launch_graph(TREE, "k", entry(runner="gb200", framework="dynamo-trt", lane=lane, multinode=True), RUNNERS)

@@ -176,3 +176,20 @@ def test_awk_arithmetic_nested_too_deep_for_the_parser_is_not_computed():
 
     assert arithmetic("1" + "+1" * 5000) is None and arithmetic("-" * 5000 + "1") is None
     assert arithmetic("1" + "+1" * 100) == "101"
+
+
+def test_a_conditions_script_variable_is_read_where_it_is_tested():
+    text = ('AL=""\nif [[ "$CONC" -le 4 ]]; then\n  AL=3.5\nfi\nif [[ -n "$AL" ]]; then\n  ENV="SIM_AL=${AL}"\n'
+            'fi\nrun "$ENV"\n')
+    assert _values(_variants(text), 8) == {("CONC=1", "CONC=4"): 'run "SIM_AL=3.5"',
+                                           ("CONC=8", "CONC=16"): 'run "$ENV"'}  # unset: "" stays unknown
+
+
+def test_a_functions_positional_parameter_is_what_every_call_passes():
+    entry = {"scenarios": {"agentic-coding": [{"search-space": [
+        {"conc-list": [4], "decode": {"additional-settings": ["MTP=3"]}}]}]}}
+    text = ('build() {\n    local steps="$2"\n    echo "--speculative-num-steps ${steps}"\n}\n'
+            'A=$(build "prefill" "$MTP")\nB=$(build "decode" "$MTP")\n')
+    assert _values(_variants(text, entry), 3) == {("MTP=3",): 'echo "--speculative-num-steps 3"'}
+    calls_differ = text.replace('B=$(build "decode" "$MTP")', 'B=$(build "decode" 7)')
+    assert _values(_variants(calls_differ, entry), 3) == {("MTP=3",): 'echo "--speculative-num-steps ${steps}"'}

@@ -1,0 +1,27 @@
+"""Reading shell and YAML text for settings (infx.signoff.rules.scan)."""
+
+from __future__ import annotations
+
+from infx.signoff.rules.scan import case_arm_body, env_settings, shell_guards
+
+
+def test_a_command_kept_in_a_string_sets_its_environment_inside_it():
+    found = env_settings('CMD="A=1 SGLANG_SIMULATE_ACC_LEN=2.49 python3 -m sglang.launch_server --x 1"')
+    assert ("SGLANG_SIMULATE_ACC_LEN", "2.49") in found and ("A", "1") in found
+
+
+def test_case_arms_guard_their_lines_and_the_first_matching_arm_wins():
+    text = 'case "$X" in\n  a|b) V=1 ;;\n  c)\n    V=2\n    ;;\n  *) V=3 ;;\nesac\nafter\n'
+    assert [g.predicate for g in shell_guards(text, 2)] == ['case "$X" in a|b)']
+    assert [(g.predicate, g.negated) for g in shell_guards(text, 4)] == [
+        ('case "$X" in a|b)', True), ('case "$X" in c)', False)]
+    assert [g.negated for g in shell_guards(text, 6)] == [True, True, False]
+    assert shell_guards(text, 8) == []
+    assert (case_arm_body(text, 2), case_arm_body(text, 5), case_arm_body(text, 4)) == ("V=1", "", None)
+
+
+def test_heredocs_and_inline_programs_open_no_conditions():
+    text = 'python3 -c "\nif a:\n    pass\n"\ncat <<-EOF\n\tif b\n\tEOF\nif [ "$Y" = 1 ]; then\n  z\nfi\n'
+    assert shell_guards(text, 3) == [] and shell_guards(text, 6) == []
+    assert [g.predicate for g in shell_guards(text, 9)] == ['[ "$Y" = 1 ]']
+    assert shell_guards(text, 9)[0].line == 8
