@@ -93,7 +93,9 @@ def profile(path: Path, pr: int, comment: int) -> None:
     except SystemExit:
         pass
     profiler.disable()
-    pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(40)
+    stats = pstats.Stats(profiler, stream=sys.stderr)
+    stats.sort_stats("cumulative").print_stats(40)
+    stats.sort_stats("tottime").print_stats(20)
 
 
 def main() -> int:

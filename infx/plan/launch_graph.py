@@ -92,6 +92,11 @@ class Branch:
     def label(self) -> str:
         return f"{'eval-only' if self.eval_only else 'throughput'}, {'spec' if self.spec else 'no-spec'}"
 
+    @functools.cached_property
+    def values(self) -> dict[str, str]:
+        """``row`` as a mapping (worked out once per branch)."""
+        return dict(self.row)
+
 
 @dataclass(frozen=True)
 class LaunchFile:
@@ -274,6 +279,23 @@ def _resolve_ref(ref: str, here: str, tree: Tree, folder: str | None = None, loo
     return joined if _exists(tree, joined) else None
 
 
+@functools.lru_cache(maxsize=4096)
+def _followed(path: str, text: str, branch: Branch) -> tuple[Branch, tuple[tuple[str, str | None, bool], ...]]:
+    """What the lines ``branch`` runs of a file pass on to the files it starts, and what they
+    start (as written); the same for every config whose branch reads the file alike."""
+    lines = "\n".join(line for _, line in branch_lines(text, branch))
+    return _passed_on(lines, branch), _invoked_refs(path, lines)
+
+
+def _resolved(path: str, refs: Iterable[tuple[str, str | None, bool]], tree: Tree) -> list[str]:
+    found: list[str] = []
+    for ref, folder, loose in refs:
+        target = _resolve_ref(ref, path, tree, folder, loose)
+        if target and target != path and target not in found:
+            found.append(target)
+    return found
+
+
 def invoked_files(path: str, text: str, tree: Tree) -> list[str]:
     """Files of the tree a shell file sources or starts (comments ignored): ``source`` / ``.`` /
     ``bash`` / ``sh`` / ``exec`` / ``nohup bash`` of a ``.sh``, ``.bash`` or ``.slurm`` path, a
@@ -281,12 +303,7 @@ def invoked_files(path: str, text: str, tree: Tree) -> list[str]:
     sibling's bare name assigned to a variable (``RUN_FILE="server.sh"``). A relative path is
     looked up in the folder of the last ``cd`` before it, then from the root and beside the file;
     a path under a variable the graph cannot know (``"$WS_PATH/server_x.sh"``) beside the file."""
-    found: list[str] = []
-    for ref, folder, loose in _invoked_refs(path, text):
-        target = _resolve_ref(ref, path, tree, folder, loose)
-        if target and target != path and target not in found:
-            found.append(target)
-    return found
+    return _resolved(path, _invoked_refs(path, text), tree)
 
 
 @functools.lru_cache(maxsize=512)
@@ -326,7 +343,26 @@ def _invoked_refs(path: str, text: str) -> tuple[tuple[str, str | None, bool], .
 def _passed_on(lines: str, branch: Branch) -> Branch:
     """``branch`` with what a file assigns at its top level and a child it starts inherits:
     ``NAME=literal``, or ``NAME=$OTHER`` / ``${OTHER:-x}`` of a variable the branch knows."""
+    assigned = _top_assignments(lines)
+    if not assigned:
+        return branch
     known = dict(branch.row)
+    for name, literal, other in assigned:
+        if other is not None and other in known:
+            known[name] = known[other]
+        elif literal is not None:
+            known[name] = literal
+        else:
+            known.pop(name, None)  # set to something the graph cannot know
+    row = tuple(sorted(known.items()))
+    return branch if row == branch.row else Branch(branch.eval_only, branch.spec, row)
+
+
+@functools.lru_cache(maxsize=1024)
+def _top_assignments(lines: str) -> tuple[tuple[str, str | None, str | None], ...]:
+    """(name, literal value or None, the variable it copies or None) of each assignment at a
+    file's top level (outside conditionals, loops and functions), in order."""
+    found: list[tuple[str, str | None, str | None]] = []
     depth = 0
     for line in lines.splitlines():
         text = line.strip()
@@ -343,14 +379,9 @@ def _passed_on(lines: str, branch: Branch) -> Branch:
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             value = value[1:-1]
         ref = _WHOLE_REF.fullmatch(value)
-        if ref and (ref.group(1) or ref.group(2)) in known:
-            known[name] = known[ref.group(1) or ref.group(2)]
-        elif "$" not in value and "`" not in value and "(" not in value:
-            known[name] = value
-        else:
-            known.pop(name, None)  # set to something the graph cannot know
-    row = tuple(sorted(known.items()))
-    return branch if row == branch.row else Branch(branch.eval_only, branch.spec, row)
+        literal = value if "$" not in value and "`" not in value and "(" not in value else None
+        found.append((name, literal, (ref.group(1) or ref.group(2)) if ref else None))
+    return tuple(found)
 
 
 def launch_graph(tree: Tree, key: str, entry: Mapping[str, Any], runners: Any = None,
@@ -424,10 +455,8 @@ def launch_graph(tree: Tree, key: str, entry: Mapping[str, Any], runners: Any = 
         if (path, branch) in followed:
             continue
         followed.add((path, branch))
-        text = tree.get(path) or ""
-        lines = "\n".join(line for _, line in branch_lines(text, branch))
-        child = _passed_on(lines, branch)
-        for target in invoked_files(path, lines, tree):
+        child, refs = _followed(path, tree.get(path) or "", branch)
+        for target in _resolved(path, refs, tree):
             if any(p == target and role != HELPER for p, role in files):
                 continue
             add(target, HELPER, path, [child])
@@ -501,10 +530,30 @@ _JOIN = re.compile(r"\s*(&&|\|\||\s-a\s|\s-o\s)\s*")
 _GROUP = re.compile(r"(?<!\$)\{\s+(.+?);\s*\}")  # `{ a || b; }` inside a condition
 _KNOWN = {True: "__infx_true__", False: "__infx_false__", None: "__infx_unknown__"}
 _CASE_GUARD = re.compile(r"^case\s+(.+?)\s+in\s+(.+)\)$")
+_ANY_REF = re.compile(r"\$\{?([A-Za-z_]\w*)")
 _WORD_REF = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}|\$(\w+)")
 
 
 def decide(condition: str, branch: Branch) -> bool | None:
+    """The value of an ``if`` condition on ``branch`` (see ``_decide``); worked out once per
+    condition and values of the variables it names."""
+    values = branch.values
+    known = tuple((name, values.get(name)) for name in _names_in(condition))
+    return _decide_known(condition, branch.eval_only, branch.spec, known)
+
+
+@functools.lru_cache(maxsize=1024)
+def _names_in(condition: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(_ANY_REF.findall(condition)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _decide_known(condition: str, eval_only: bool, spec: bool,
+                  known: tuple[tuple[str, str | None], ...]) -> bool | None:
+    return _decide(condition, Branch(eval_only, spec, tuple((n, v) for n, v in known if v is not None)))
+
+
+def _decide(condition: str, branch: Branch) -> bool | None:
     """The value of an ``if`` condition on ``branch``, or None when it tests anything else.
 
     Decided: ``[ … ]`` / ``[[ … ]]`` string tests (``=``, ``==``, ``!=``; globs inside
@@ -517,7 +566,7 @@ def decide(condition: str, branch: Branch) -> bool | None:
     if arm:
         return _case_arm(arm.group(1), arm.group(2), branch)
     while (group := _GROUP.search(condition)) is not None:
-        inner = decide(group.group(1), branch)
+        inner = _decide(group.group(1), branch)
         condition = condition[:group.start()] + f" {_KNOWN[inner]} " + condition[group.end():]
     glob = "[[" in condition
     parts = [p for p in _JOIN.split(condition.strip()) if p.strip()]
@@ -594,7 +643,7 @@ def _variable(name: str, branch: Branch, default: str | None) -> str | None:
         return "true" if branch.eval_only else "false"
     if name == "IS_MTP":
         return "true" if branch.spec else "false"
-    row = dict(branch.row)
+    row = branch.values
     if name == "SPEC_DECODING":
         return row.get(name, "mtp" if branch.spec else "none")
     return row.get(name)

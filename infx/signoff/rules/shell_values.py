@@ -199,19 +199,26 @@ def _functions(text: str) -> dict[int, tuple[str, tuple[tuple[str, ...], ...]]]:
             index = end
         index += 1
     out: dict[int, tuple[str, tuple[tuple[str, ...], ...]]] = {}
-    for name, first, last in spans:
-        call = re.compile(rf"(?:^|[\s;&|(`]){re.escape(name)}\s+([^)`;|&]*)")
-        calls = []
-        for number, line in enumerate(lines, 1):
-            if first <= number <= last or line.lstrip().startswith("#"):
+    if not spans:
+        return out
+    # one pass over the file finds the calls of every function (not from inside its own body)
+    call = re.compile(r"(?:^|[\s;&|(`])(" + "|".join(re.escape(n) for n, _, _ in spans) + r")\s+([^)`;|&]*)")
+    calls: dict[str, list[tuple[str, ...]]] = {name: [] for name, _, _ in spans}
+    bodies = {name: (first, last) for name, first, last in spans}
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith("#") or not any(n in line for n in calls):
+            continue
+        for match in call.finditer(line):
+            first, last = bodies[match.group(1)]
+            if first <= number <= last:
                 continue
-            for match in call.finditer(line):
-                try:
-                    calls.append(tuple(shlex.split(match.group(1), posix=False)))
-                except ValueError:
-                    calls.append(())
+            try:
+                calls[match.group(1)].append(tuple(shlex.split(match.group(2), posix=False)))
+            except ValueError:
+                calls[match.group(1)].append(())
+    for name, first, last in spans:
         for number in range(first + 1, last):
-            out[number] = (name, tuple(calls))
+            out[number] = (name, tuple(calls[name]))
     return out
 
 
