@@ -7,12 +7,15 @@ from infx.config.scenarios import scenario_title
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.rules.affected import affected_configs, config_where
 from infx.signoff.rules.policy_reads import fail_closed, failed, policy
+from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
 
 @fail_closed("Deprecation status")
 def run(evidence: Evidence, settings: Settings) -> Outcome:
-    configs = affected_configs(evidence)
+    # what the PR submits: a config reached only through a shared file it changed counts when
+    # the PR's plan sweeps it (infx.signoff.swept.judged_configs)
+    configs = judged_configs(evidence, affected_configs(evidence))
     if not configs:
         return Outcome(Status.NA, "no master-config entry is added, changed or re-enabled")
     rules = deprecations(policy(evidence).doc("deprecations"))

@@ -25,6 +25,7 @@ from infx.signoff.rules.scan import (
     mentions_flag,
 )
 from infx.signoff.rules.spec_decoding import engine_family
+from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
 _PRECISION = r"(bf16|bfloat16|fp16|float16|fp8|fp4|mxfp4|nvfp4|int4|int8|fp32|float32)"
@@ -74,18 +75,23 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
     problems += [p for p in _launch_problems(shared, rules) if not any(p in q for q in problems)]
     problems += [f"{p.where}: patch changes draft loading/precision ({p.what})"
                  for p in patching_in(evidence) if _lowers_draft(p.what + "\n" + "\n".join(p.body))]
-    missing = missing_record_fields(evidence.signoff.body)
+    # the reviewer's record is asked for the spec-decode configs the PR's plan sweeps (a config
+    # reached only through a shared helper the PR changed is scanned above, not recorded)
+    recorded = judged_configs(evidence, [config for config, _ in configs])
+    missing = missing_record_fields(evidence.signoff.body) if recorded else []
     if missing:
         problems.append("Draft precision could not be verified: the Additional detail section has no "
                         f"draft-precision record with {', '.join(missing)}")
     if problems:
         return failed(problems)
     scanned = sorted({ln.path for _, lines in configs for ln in lines})
-    effective = next(ln for ln in detail_lines(evidence.signoff.body) if re.search(r"effective", ln, re.I))
+    effective = next((ln for ln in detail_lines(evidence.signoff.body) if re.search(r"effective", ln, re.I)), "")
+    record = (f"the sign-off records the draft, shipped, default-handling and effective precision "
+              f"(\"{effective}\")" if recorded else
+              "no record is needed: the PR's plan sweeps none of them (they launch through a changed shared file)")
     return Outcome(Status.PASS, f"{', '.join(c.key for c, _ in configs)}: no draft quantization/dtype "
                    "override, draft pruning/cheapening override or prohibited draft environment (e.g. SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE) in "
-                   f"{', '.join(scanned)}; the sign-off records the draft, shipped, default-handling and "
-                   f"effective precision (\"{effective}\")", tuple(scanned))
+                   f"{', '.join(scanned)}; {record}", tuple(scanned))
 
 
 def _launch_problems(lines: list[Line], rules: dict, scanned: dict[str, list[str]] | None = None) -> list[str]:

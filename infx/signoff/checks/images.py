@@ -19,6 +19,7 @@ from infx.signoff.rules.policy_reads import (
     mentions_any,
     policy,
 )
+from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
 _EXCEPTION_WORDS = ("new hardware", "new-hardware", "new architecture", "new-architecture",
@@ -35,7 +36,9 @@ def image_repository(image: str) -> str:
 
 @fail_closed("Image provenance")
 def run(evidence: Evidence, settings: Settings) -> Outcome:
-    configs = affected_configs(evidence)
+    # what the PR submits: a config reached only through a shared file it changed counts when
+    # the PR's plan sweeps it (infx.signoff.swept.judged_configs)
+    configs = judged_configs(evidence, affected_configs(evidence))
     if not configs:
         return Outcome(Status.NA, "no master-config entry is added, changed or re-enabled")
     reader = policy(evidence)

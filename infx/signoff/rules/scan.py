@@ -119,7 +119,11 @@ def flag_values(text: str, flag: str) -> list[str]:
 
 @lru_cache(maxsize=32768)
 def _flag_values(text: str, flag: str) -> tuple[str, ...]:
-    # every config launched through one file scans the same lines for the same flags
+    # every config launched through one file scans the same lines for the same flags; a JSON
+    # value inside a double-quoted shell word has its quotes escaped (\"key\": \"v\"): the
+    # program reads them unescaped
+    if '\\"' in text:
+        text = text.replace('\\"', '"')
     return tuple(_unquote(m.group(1)) for m in _value_pattern(flag).finditer(text))
 
 

@@ -130,6 +130,13 @@ def row_variables(entry: Mapping[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
+def _own_default(assignment: Assignment) -> bool:
+    """``NAME="${NAME:-literal}"``: the name keeps what the environment gives it, else the default."""
+    match = _REF.fullmatch(assignment.value)
+    return bool(match and match.group(1) == assignment.name and match.group(2) is not None
+                and "$" not in match.group(2))
+
+
 def splits_nodes(predicate: str) -> bool:
     """Whether a condition tests only a node's place in a multi-node job (NODE_ROLE_VARIABLES)."""
     names = set(_PREDICATE_REF.findall(predicate))
@@ -245,8 +252,10 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
     settings = {name for _, lane in lanes(entry) for name in setting_variables(lane_settings(lane))}
     # a value may name further variables (SPEC="{\"al\": $AL}"): followed when each of them is
     # set to a literal in the launch or is a lane setting (those names count as referenced)
-    literal = {a.name for a in sets if "$" not in a.value} | settings
-    sets = [a for a in sets if all((m.group(1) or m.group(3)) in literal for m in _REF.finditer(a.value))]
+    # NAME="${NAME:-2}": the environment's NAME (a lane setting) or else the default, a literal too
+    literal = {a.name for a in sets if "$" not in a.value or _own_default(a)} | settings
+    sets = [a for a in sets if _own_default(a) or all((m.group(1) or m.group(3)) in literal
+                                                      for m in _REF.finditer(a.value))]
     referenced |= {m.group(1) or m.group(3) for a in sets for m in _REF.finditer(a.value)}
     # an assignment matters when a later line of its file uses it
     last_use: dict[tuple[str, str], int] = {}  # (file, name) -> the last line using the name

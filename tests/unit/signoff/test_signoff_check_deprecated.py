@@ -67,3 +67,21 @@ def test_fail_closed():
     outcome = run(replace(evidence, head_files=head), SETTINGS)
     assert outcome.status == Status.FAIL
     assert "configs/amd-master.yaml at the assessed head was not read" in outcome.reason
+
+
+def test_a_config_reached_only_through_a_changed_shared_file_is_not_submitted(monkeypatch):
+    """A PR changing a helper many configs source submits the configs its plan sweeps; a
+    deprecated one it does not sweep is not a violation of this PR (infx.signoff.swept)."""
+    from infx.signoff.checks import deprecated
+    from infx.signoff.rules.affected import affected_configs
+    from infx.signoff.swept import SHARED_ONLY
+
+    evidence = world_evidence("seed003", now=at("2026-07-17"))
+    real = affected_configs(evidence)
+    assert real and run(evidence, SETTINGS).status == Status.FAIL
+    shared = [replace(config, how=SHARED_ONLY) for config in real]
+    monkeypatch.setattr(deprecated, "affected_configs", lambda _: shared)
+    monkeypatch.setattr("infx.signoff.swept.swept_keys", lambda head, base: set())
+    assert run(evidence, SETTINGS).status == Status.NA
+    monkeypatch.setattr("infx.signoff.swept.swept_keys", lambda head, base: {c.key for c in real})
+    assert run(evidence, SETTINGS).status == Status.FAIL  # swept: submitted after all

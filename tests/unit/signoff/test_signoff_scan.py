@@ -25,3 +25,10 @@ def test_heredocs_and_inline_programs_open_no_conditions():
     assert shell_guards(text, 3) == [] and shell_guards(text, 6) == []
     assert [g.predicate for g in shell_guards(text, 9)] == ['[ "$Y" = 1 ]']
     assert shell_guards(text, 9)[0].line == 8
+
+
+def test_flags_in_json_whose_quotes_are_escaped_in_a_shell_word():
+    from infx.signoff.rules.scan import flag_values
+    word = r'"{\"method\":\"dspark\",\"rejection_sample_method\": \"synthetic\", \"synthetic_acceptance_length\": 2.51}"'
+    assert flag_values(word, "rejection_sample_method") == ["synthetic"]
+    assert flag_values(word, "synthetic_acceptance_length") == ["2.51"]

@@ -193,3 +193,11 @@ def test_a_functions_positional_parameter_is_what_every_call_passes():
     assert _values(_variants(text, entry), 3) == {("MTP=3",): 'echo "--speculative-num-steps 3"'}
     calls_differ = text.replace('B=$(build "decode" "$MTP")', 'B=$(build "decode" 7)')
     assert _values(_variants(calls_differ, entry), 3) == {("MTP=3",): 'echo "--speculative-num-steps ${steps}"'}
+
+
+def test_a_name_defaulting_to_itself_takes_the_lane_setting_or_the_default():
+    text = 'SPEC="${SPEC:-2}"\nrun --k "$SPEC"\n'
+    assert _values(_variants(text), 2) == {(): 'run --k "2"'}
+    entry = {"scenarios": {"agentic-coding": [{"search-space": [
+        {"conc-list": [1], "additional-settings": ["SPEC=3"]}, {"conc-list": [8]}]}]}}
+    assert {v.lines[1].text for v in _variants(text, entry)} == {'run --k "3"', 'run --k "2"'}
