@@ -37,8 +37,8 @@ SHARED_ONLY = "shared helper changed"  # infx.signoff.rules.affected: attributed
 
 
 def judged_configs(evidence: Evidence, configs: list[T]) -> list[T]:
-    """The affected configs Checks `evals`, `golden`, `recipe`, `pareto`, `deprecated`, `images` and
-    `draft`'s record judge: a config affected only through a file it
+    """The affected configs Checks `evals`, `golden`, `recipe`, `pareto`, `deprecated`, `images`,
+    `draft`'s record and `patch`'s inherited patching judge: a config affected only through a file it
     shares with others (a launcher or sourced helper the PR changed) is judged only when the
     PR's plan sweeps it (an appended changelog entry names it); every other affected config
     is. An EvidenceGap when that needs the swept keys and they cannot be read."""

@@ -15,6 +15,7 @@ from infx.signoff.rules.policy_reads import (
     head_text,
     policy,
 )
+from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
 _WAIVER_PATH = re.compile(r"^(?:[^/]+/)?docs/waiver/\d+\.md$")
@@ -56,9 +57,12 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
 
 
 def inherited_patching(evidence: Evidence) -> list[Patching]:
-    """Patching in launch files of affected configs that this PR does not change."""
+    """Patching in launch files of affected configs that this PR does not change (of the configs
+    it submits: a config reached only through a shared file the PR changed and its plan does not
+    sweep is not re-benchmarked, infx.signoff.swept.judged_configs)."""
     changed = {f.filename for f in changed_files(evidence)}
-    paths = sorted({ln.path for config in affected_configs(evidence) for ln in launch_lines(evidence, config)
+    configs = judged_configs(evidence, affected_configs(evidence))
+    paths = sorted({ln.path for config in configs for ln in launch_lines(evidence, config)
                     if ln.number is not None} - changed)
     files = []
     for path in paths:
