@@ -57,10 +57,15 @@ def _strip(text: str) -> str:
     return text
 
 
+def _escaped(match: re.Match[str]) -> str:
+    found = match.group(0)
+    return "\\" + found if len(found) == 1 else "\\_" * len(found)  # runs are underscores
+
+
 def plain(text: str) -> str:
     """Untrusted text as inert markdown: one line, every structure escaped."""
     text = _strip(re.sub(r"\s+", " ", str(text)))
-    text = _ESCAPE.sub(lambda m: "\\" + "\\".join(m.group(0)), text)  # a backslash before each
+    text = _ESCAPE.sub(_escaped, text)  # a backslash before each
     text = _BLOCK_START.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], text)
     text = _SCHEME.sub(":" + ZWSP, text)
     text = _WWW.sub(lambda m: m.group(0)[:-1] + "\\.", text)

@@ -69,11 +69,14 @@ _ENTER = re.compile(r"(?:^\s*|[;&|]\s*)(?:cd|pushd)\s+(\S+)|\bgit\s+clone\b(?:\s
 
 def non_engine_component(text: str, folder: str, components: list[dict]) -> str | None:
     """The non-engine component a line works on (it names one, or runs in its folder)."""
+    markers = tuple((str(c["name"]), _lowered(tuple(c["markers"]))) for c in components)
+    return _component_of(text, folder, markers)
+
+
+@lru_cache(maxsize=16384)
+def _component_of(text: str, folder: str, markers: tuple[tuple[str, tuple[str, ...]], ...]) -> str | None:
     text, folder = text.lower(), folder.lower()
-    for component in components:
-        if any(m in text or m in folder for m in _lowered(tuple(component["markers"]))):
-            return str(component["name"])
-    return None
+    return next((name for name, words in markers if any(m in text or m in folder for m in words)), None)
 
 
 @lru_cache(maxsize=64)
