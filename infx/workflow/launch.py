@@ -25,6 +25,19 @@ _PROTECTED_NAMES = {"PATH", "HOME", "SHELL", "USER", "IFS", "ENV", "CI", "CONFIG
                     "RESULTS_DIR", "LOGS_DIR", "TMPDIR", "PWD", "SHELLOPTS", "PS4", "CDPATH", "GLOBIGNORE",
                     "POSIXLY_CORRECT", "HOSTNAME", "RESULTS", "LOGS", "NODE_RANK", "NUM_NODES", "HEAD_NODE",
                     "PREFILL_NODE_COUNT", "DECODE_NODE_COUNT"}
+# What an additional-settings item may not set either (row fields may, being planner output):
+# where the job's tools connect and what they trust (proxies, CA bundles, git and Modal
+# credentials), how Slurm places it and which node or GPUs a process is, what starts with
+# every program (loaders), and the launcher's own choice of a multi-node launch
+_SETTING_PROTECTED_PREFIXES = ("GIT_", "SBATCH_", "SRUN_", "SALLOC_", "MODAL_", "SSL_", "CURL_", "REQUESTS_",
+                               "NODE_", "PERL", "GCONV_", "OPENSSL_", "XDG_", "SSH_", "AWS_", "AZURE_", "GOOGLE_",
+                               "HUGGINGFACE_", "TRANSFORMERS_CACHE", "KUBE", "CONTAINER_HOST")
+_SETTING_PROTECTED_NAMES = {"HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY", "FTP_PROXY", "SLURM_CONF",
+                            "SLURM_JOB_ID", "SLURM_NODEID", "SLURM_PROCID", "SLURM_LOCALID", "RANK",
+                            "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "CUDA_VISIBLE_DEVICES",
+                            "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "PROMPT_COMMAND", "PREFILL_TP",
+                            "DECODE_TP", "MALLOC_CONF", "JAVA_TOOL_OPTIONS", "RESULT_FILENAME", "RESULT_DIR",
+                            "BENCHMARK_LOGS_DIR", "AIPERF_EXPERIMENTAL_FAST"}
 GPUS_PER_NODE = 8  # an MI355X node; INFX_GPUS_PER_NODE in the runner's environment overrides it
 _STOP_GRACE = 90  # seconds a cancelled launcher gets to remove its containers
 _RUNNER_PREFIX = re.compile(r"[A-Za-z0-9.-]+")
@@ -70,7 +83,15 @@ def row_env(row: Mapping[str, Any]) -> dict[str, str]:
     # additional-settings are exported after the fields (one definition: infx.plan.launch_graph)
     for name, value in exported_variables(row).items():
         env.setdefault(name, value)
-    env.update(row_settings(row))
+    for name, value in row_settings(row).items():
+        if name in env:
+            raise InfxError(Problem(f"additional-settings item {name}= would replace the row's own {name}",
+                                    key=name, fix="remove the item; the row's field or the launch sets it"))
+        if name in _SETTING_PROTECTED_NAMES or name.startswith(_SETTING_PROTECTED_PREFIXES):
+            raise InfxError(Problem(f"additional-settings item {name}= sets a variable the launch, its "
+                                    "network access or its node placement depends on", key=name,
+                                    fix="remove the item (a setting tunes the benchmark, not the runner)"))
+        env[name] = value
     for name, value in env.items():
         if not _ENV_NAME.fullmatch(name):
             raise InfxError(Problem(f"row field becomes an invalid env var name {name!r}", key=name))

@@ -118,7 +118,8 @@ def row_variables(entry: Mapping[str, Any]) -> list[dict[str, str]]:
                 if isinstance(v, (str, int, float, bool)) and not str(k).startswith("conc")}
         for name, value in exported_variables({**entry, "scenario-type": kind}).items():
             base.setdefault(name, value)
-        base.update(setting_variables(lane_settings(lane)))
+        for name, value in setting_variables(lane_settings(lane)).items():
+            base.setdefault(name, value)  # as the launch step: a setting never replaces a field
         base["EVAL_ONLY"] = "false"
         if kind == AGENTIC:
             base["RUN_EVAL"] = "false"

@@ -56,7 +56,13 @@ def test_the_launch_exports_what_the_references_templates_and_launchers_do():
     assert (multi["A"], multi["B"], multi["DECODE_MTP_SIZE"]) == ("1", "x y", "3")
 
 
-@pytest.mark.parametrize("setting", ["PATH=/evil", "HF_TOKEN=x", "INFX_TIMEOUT=1", "RESULT_NAME=x", "X=a\0b"])
+@pytest.mark.parametrize("setting", ["PATH=/evil", "HF_TOKEN=x", "INFX_TIMEOUT=1", "RESULT_NAME=x", "X=a\0b",
+                                     # a setting never replaces what the row or the launch sets (the
+                                     # launcher picks the script and the image from them)
+                                     "EXP_NAME=x", "IS_AGENTIC=0", "IS_MULTINODE=false", "PREFILL_TP=1",
+                                     # nor where the job connects, what it trusts, or its node's place
+                                     "HTTPS_PROXY=http://x", "REQUESTS_CA_BUNDLE=/x", "GIT_SSH_COMMAND=x",
+                                     "MODAL_TOKEN_ID=x", "SBATCH_ACCOUNT=x", "RANK=0", "NODE_OPTIONS=x"])
 def test_a_setting_cannot_set_a_protected_variable(setting):
     with pytest.raises(InfxError):
         row_env(MULTI | {"decode": {"tp": 8, "additional-settings": [setting]}})
