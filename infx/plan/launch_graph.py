@@ -50,20 +50,31 @@ AGENTIC = "agentic-coding"
 _SETTING = re.compile(r"^\s*(EVAL_CONFIG_FILE|CONFIG_FILE)\s*=\s*[\"']?([^\"'\s]+)")
 # `source X` / `. X` / `bash X` / `exec bash X` naming a file path (the path may use
 # $(dirname "$0"), $(dirname "${BASH_SOURCE[0]}"), $SCRIPT_DIR, /workspace, $GITHUB_WORKSPACE)
-_INVOKE = re.compile(r"(?:^|[;&|(`]|\bthen|\bdo|\bexec|\bnohup)\s*(?:source|\.|bash|sh)\s+"
+_INVOKE = re.compile(r"(?:^|[;&|(`]|\bthen|\bdo|\bexec|\bnohup)\s*(source|\.|bash|sh)\s+"
                      r"\"?([^\s\"';)]+\.(?:sh|bash|slurm))")
 _MAY_INVOKE = re.compile(r"\.(?:sh|bash|slurm)\b")  # a line naming no shell file starts none
 # "$(dirname "$0")/job.slurm" (after _DIRNAME: "<folder>/job.slurm") anywhere on a line
 _SIBLING = re.compile(r"(?:^|[\s\"'=(])\"?([\w./-]+\.(?:sh|bash|slurm))\"?(?=[\s\"');]|$)")
 # RUN_FILE="server.sh": a bare file name kept in a variable
-_NAMED_FILE = re.compile(r"^\s*(?:export\s+)?[A-Za-z_]\w*=[\"']?([\w.-]+\.(?:sh|bash|slurm))[\"']?\s*$")
+_NAMED_FILE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=[\"']?([\w.-]+\.(?:sh|bash|slurm))[\"']?\s*$")
 _CD = re.compile(r"^\s*(?:cd|pushd)\s+\"?([^\s\"';|&]+)\"?\s*(?:\|\|.*|&&.*|;.*)?$")
 _UNKNOWN_FOLDER = re.compile(r"^\$\{?\w+\}?/(?=[\w.-]+$)")
-_TOP_ASSIGN = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=(\S*|\"[^\"]*\"|'[^']*')\s*;?$")
+_TOP_ASSIGN = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=(\S*|\".*\"|'[^']*')\s*;?$")
 _WHOLE_REF = re.compile(r"\$\{(\w+)(?::-[^}]*)?\}|\$(\w+)")
+# "${VAR:-…}" with any default (nested ones too): the environment's VAR when it is set
+_OWN_OR_WHOLE_REF = re.compile(r"\$\{(\w+)(?::-.*)?\}|\$(\w+)")
 _OPENS = re.compile(r"^(?:if|case|for|while|until|select)\b|^(?:function\s+)?[\w-]+\s*\(\)\s*\{?$|^\{$")
 _ONE_LINE_BLOCK = re.compile(r"\b(?:fi|esac|done)\s*;?\s*$|\}\s*;?\s*$")
 _CLOSES = re.compile(r"^(?:fi|esac|done)\b|^\}")
+# any other write of a variable: NAME= anywhere on a line, declare/local/readonly/typeset,
+# ${NAME:=x}, read NAME, for NAME in, and the names unset lists
+_WRITES = re.compile(r"(?:^|[\s;&|(`{])(?:(?:export|local|readonly|typeset|declare(?:\s+-\w+)*)\s+)?"
+                     r"([A-Za-z_]\w*)\+?=|\$\{([A-Za-z_]\w*):?=|\bread\s+(?:-\w+\s+)*([A-Za-z_]\w*)"
+                     r"|\bfor\s+([A-Za-z_]\w*)\s+in\b")
+_UNSETS = re.compile(r"\bunset\s+(?:-[vf]\s+)?((?:[A-Za-z_]\w*\s*)+)")
+_EXPORTS = re.compile(r"^export\s+([A-Za-z_]\w*)\s*$")
+_PRINTS = re.compile(r"^\s*(?:echo|printf|cat|ls|logger|test|\[)\b")
+_FUNCTION_OPEN = re.compile(r"^(?:function\s+)?[\w-]+\s*\(\)\s*\{?\s*$")
 _DIRNAME = re.compile(r"\$\(\s*dirname\s+\"?\$(?:0|\{0\}|\{BASH_SOURCE\[0\]\}|BASH_SOURCE)\"?\s*\)")
 _ROOTS = re.compile(r"^(?:/workspace/|\$\{?(?:GITHUB_WORKSPACE|INFERENCEX_ROOT|REPO_ROOT)\}?/)")
 _MAX_FILES = 400
@@ -280,16 +291,18 @@ def _resolve_ref(ref: str, here: str, tree: Tree, folder: str | None = None, loo
 
 
 @functools.lru_cache(maxsize=4096)
-def _followed(path: str, text: str, branch: Branch) -> tuple[Branch, tuple[tuple[str, str | None, bool], ...]]:
-    """What the lines ``branch`` runs of a file pass on to the files it starts, and what they
-    start (as written); the same for every config whose branch reads the file alike."""
+def _followed(path: str, text: str, branch: Branch) -> tuple[tuple[str, str | None, bool, Branch], ...]:
+    """What the lines ``branch`` runs of a file start (as written), each with the branch the
+    started file runs on: what the file set before that line and passes on to it (see
+    ``_passed_on``); the same for every config whose branch reads the file alike."""
     lines = "\n".join(line for _, line in branch_lines(text, branch))
-    return _passed_on(lines, branch), _invoked_refs(path, lines)
+    return tuple((ref, folder, loose, _passed_on(lines, branch, index, sourced))
+                 for ref, folder, loose, index, sourced in _invoked_refs(path, lines))
 
 
-def _resolved(path: str, refs: Iterable[tuple[str, str | None, bool]], tree: Tree) -> list[str]:
+def _resolved(path: str, refs: Iterable[tuple[str, str | None, bool, int, bool]], tree: Tree) -> list[str]:
     found: list[str] = []
-    for ref, folder, loose in refs:
+    for ref, folder, loose, _, _ in refs:
         target = _resolve_ref(ref, path, tree, folder, loose)
         if target and target != path and target not in found:
             found.append(target)
@@ -307,20 +320,31 @@ def invoked_files(path: str, text: str, tree: Tree) -> list[str]:
 
 
 @functools.lru_cache(maxsize=512)
-def _invoked_refs(path: str, text: str) -> tuple[tuple[str, str | None, bool], ...]:
+def _invoked_refs(path: str, text: str) -> tuple[tuple[str, str | None, bool, int, bool], ...]:
     """(path as written, the folder a ``cd`` moved to or None, whether an unknown variable
-    prefix may stand for the file's own folder) of what a shell file's lines source or start
-    (``$(dirname "$0")`` read as the file's folder); every config launched through one file asks
-    for the same."""
+    prefix may stand for the file's own folder, the line's index, whether it is sourced) of what
+    a shell file's lines source or start (``$(dirname "$0")`` read as the file's folder); every
+    config launched through one file asks for the same. A line that only prints or lists a
+    path (echo, printf, cat, ls) starts nothing; a file name kept in a variable counts when a
+    later line (not printing) uses the variable; a ``cd`` inside a function body moves nothing."""
     here = posixpath.dirname(path) or "."
-    refs: list[tuple[str, str | None, bool]] = []
+    refs: list[tuple[str, str | None, bool, int, bool]] = []
     folder: str | None = None
-    for line in text.splitlines():
+    lines = text.splitlines()
+    depth = 0
+    for index, line in enumerate(lines):
         if line.lstrip().startswith("#"):
             continue
+        word = line.strip()
+        if _FUNCTION_OPEN.match(word):
+            depth += 1
+        elif depth and word.startswith("}"):
+            depth -= 1
         stripped = _DIRNAME.sub(lambda _: here, line)
         moved = _CD.match(stripped)
         if moved:
+            if depth:
+                continue  # a function's own folder change, if it is ever called
             target = _ROOTS.sub("", moved.group(1))
             if "$" in target or target.startswith("/"):
                 folder = None  # somewhere the graph cannot know
@@ -329,58 +353,100 @@ def _invoked_refs(path: str, text: str) -> tuple[tuple[str, str | None, bool], .
             else:
                 folder = posixpath.normpath(posixpath.join(folder or here, target))
             continue
-        if not _MAY_INVOKE.search(line):
+        if not _MAY_INVOKE.search(line) or _PRINTS.match(stripped):
             continue
-        refs += [(match.group(1), folder, True) for match in _INVOKE.finditer(stripped)]
-        refs += [(match.group(1), None, False) for match in _SIBLING.finditer(stripped)
+        for match in _INVOKE.finditer(stripped):
+            ref, loose = _known_folder(match.group(2), text, index)
+            refs.append((ref, folder, loose, index, match.group(1) in ("source", ".")))
+        refs += [(match.group(1), None, False, index, False) for match in _SIBLING.finditer(stripped)
                  if match.group(1).startswith(here + "/")]
         named = _NAMED_FILE.match(stripped)
-        if named:
-            refs.append((posixpath.join(here, named.group(1)), None, False))
+        if named and _used_later(named.group(1), lines[index + 1:]):
+            refs.append((posixpath.join(here, named.group(2)), None, False, index, False))
     return tuple(refs)
 
 
-def _passed_on(lines: str, branch: Branch) -> Branch:
-    """``branch`` with what a file assigns at its top level and a child it starts inherits:
-    ``NAME=literal``, or ``NAME=$OTHER`` / ``${OTHER:-x}`` of a variable the branch knows."""
-    assigned = _top_assignments(lines)
+def _known_folder(ref: str, text: str, index: int) -> tuple[str, bool]:
+    """``$VAR/x.sh`` -> (the path with VAR's literal value, False) when the file sets VAR only
+    to one literal before the line; (as written, True: may stand for the file's own folder)
+    when the file never sets VAR; (as written, False: unknown) otherwise."""
+    head = _UNKNOWN_FOLDER.match(ref)
+    if not head:
+        return ref, True
+    name = head.group(0).strip("${}/")
+    writes = [a for a in _top_assignments(text) if a[1] == name]
+    if all(a[3] == name for a in writes):
+        return ref, True  # never set, or only as "${VAR:-…}": the environment's folder
+    earlier = [a for a in writes if a[0] < index]
+    if len(writes) == 1 and earlier and earlier[0][2] is not None:
+        return earlier[0][2].rstrip("/") + "/" + ref[head.end():], False
+    return ref, False
+
+
+def _used_later(name: str, lines: list[str]) -> bool:
+    use = re.compile(rf"\$\{{?{re.escape(name)}\b")
+    return any(use.search(line) and not _PRINTS.match(line) for line in lines)
+
+
+def _passed_on(lines: str, branch: Branch, before: int = 1 << 30, sourced: bool = False) -> Branch:
+    """``branch`` with what the file's lines before index ``before`` leave a file it then starts:
+    exported top-level ``NAME=literal`` or ``NAME=$OTHER`` / ``${OTHER:-x}`` of a variable the
+    branch knows (a sourced file sees unexported ones too); any other write of the name before
+    that line (in a block or function, a command substitution, ``unset``, ``read``, …) leaves it
+    unknown to the child."""
+    assigned = [a for a in _top_assignments(lines) if a[0] < before]
     if not assigned:
         return branch
     known = dict(branch.row)
-    for name, literal, other in assigned:
-        if other is not None and other in known:
+    inherited = set(known)  # the file's environment: exported already, reassigned or not
+    for _, name, literal, other, exported, modelled in assigned:
+        passes = modelled and (exported or sourced or name in inherited)
+        if passes and other is not None and other in known:
             known[name] = known[other]
-        elif literal is not None:
+        elif passes and literal is not None:
             known[name] = literal
         else:
-            known.pop(name, None)  # set to something the graph cannot know
+            known.pop(name, None)  # set to something the graph cannot know here
     row = tuple(sorted(known.items()))
     return branch if row == branch.row else Branch(branch.eval_only, branch.spec, row)
 
 
 @functools.lru_cache(maxsize=1024)
-def _top_assignments(lines: str) -> tuple[tuple[str, str | None, str | None], ...]:
-    """(name, literal value or None, the variable it copies or None) of each assignment at a
-    file's top level (outside conditionals, loops and functions), in order."""
-    found: list[tuple[str, str | None, str | None]] = []
+def _top_assignments(lines: str) -> tuple[tuple[int, str, str | None, str | None, bool, bool], ...]:
+    """(line index, name, literal value or None, the variable it copies or None, exported,
+    modelled) of every write of a shell variable in a file, in order; modelled: a plain top-level
+    assignment (outside conditionals, loops and functions) of a literal or one variable."""
+    found: list[tuple[int, str, str | None, str | None, bool, bool]] = []
     depth = 0
-    for line in lines.splitlines():
+    exported: set[str] = set()
+    for index, line in enumerate(lines.splitlines()):
         text = line.strip()
+        if text.startswith("#"):
+            continue
         if _CLOSES.match(text):
             depth = max(depth - 1, 0)
-            continue
-        if _OPENS.match(text) and not _ONE_LINE_BLOCK.search(text):
+        elif _OPENS.match(text) and not _ONE_LINE_BLOCK.search(text):
             depth += 1
-            continue
         match = _TOP_ASSIGN.match(text) if depth == 0 else None
-        if not match:
+        if match:
+            name, value = match.group(1), match.group(2).strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1]
+            ref = _OWN_OR_WHOLE_REF.fullmatch(value)
+            value = _ROOTS.sub("", value) if _ROOTS.match(value) else value  # $GITHUB_WORKSPACE/x: x
+            literal = value if not any(c in value for c in "$`(\\") else None
+            if text.startswith("export"):
+                exported.add(name)
+            found.append((index, name, literal, (ref.group(1) or ref.group(2)) if ref else None,
+                          name in exported, literal is not None or ref is not None))
             continue
-        name, value = match.group(1), match.group(2).strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        ref = _WHOLE_REF.fullmatch(value)
-        literal = value if "$" not in value and "`" not in value and "(" not in value else None
-        found.append((name, literal, (ref.group(1) or ref.group(2)) if ref else None))
+        if _PRINTS.match(text):
+            continue  # echo "ENGINE=$ENGINE" writes nothing
+        written = [n for groups in _WRITES.findall(text) for n in groups if n]
+        for name in written + [n for names in _UNSETS.findall(text) for n in names.split()]:
+            found.append((index, name, None, None, False, False))
+        for name in _EXPORTS.findall(text):
+            exported.add(name)
     return tuple(found)
 
 
@@ -455,9 +521,9 @@ def launch_graph(tree: Tree, key: str, entry: Mapping[str, Any], runners: Any = 
         if (path, branch) in followed:
             continue
         followed.add((path, branch))
-        child, refs = _followed(path, tree.get(path) or "", branch)
-        for target in _resolved(path, refs, tree):
-            if any(p == target and role != HELPER for p, role in files):
+        for ref, folder, loose, child in _followed(path, tree.get(path) or "", branch):
+            target = _resolve_ref(ref, path, tree, folder, loose)
+            if not target or target == path or any(p == target and role != HELPER for p, role in files):
                 continue
             add(target, HELPER, path, [child])
             queue.append((target, child))

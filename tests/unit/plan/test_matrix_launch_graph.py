@@ -101,7 +101,10 @@ AMD_TREE = {
         'JOB_ID=$(bash ./submit.sh 1 1)\n',
     f"{AMD}/submit.sh": 'usage() {\n  echo "bash submit.sh"\n}\nexport ENGINE="${FRAMEWORK:-sglang}"\n'
                         'cmd=(\n  sbatch\n  "$(dirname "$0")/job.slurm"\n)\n',
-    f"{AMD}/job.slurm": 'RUN_FILE="server.sh"\nWS_PATH="${DOCKER_MOUNT_PATH}/x"\n',
+    f"{AMD}/job.slurm": 'RUN_FILE="server.sh"\nDOC="notes.sh"\necho "see $(dirname "$0")/more.sh"\n'
+                        'WS_PATH="${DOCKER_MOUNT_PATH}/x"\ndocker run img bash "$WS_PATH/$RUN_FILE"\n',
+    f"{AMD}/notes.sh": "never run: only named\n",
+    f"{AMD}/more.sh": "never run: only printed\n",
     f"{AMD}/server.sh": 'if [[ "$ENGINE" == "vllm-disagg" ]]; then\n    source "$WS_PATH/server_vllm.sh"\n'
                         'else\n    source "$WS_PATH/server_sglang.sh"\nfi\n',
     f"{AMD}/server_sglang.sh": "serve sglang\n",
@@ -122,6 +125,13 @@ def test_a_multi_node_launch_is_followed_through_cd_sbatch_and_the_engine_dispat
     assert {dict(b.row)["MODEL_NAME"] for b in server.branches} == {"DeepSeek-V4-Pro"}
     tree = AMD_TREE | {"benchmarks/multi_node/agentic/dsv4_fp4_mi355x_vllm-disagg.sh":
                        AMD_TREE["benchmarks/multi_node/agentic/dsv4_fp4_mi355x_sglang-disagg.sh"]}
+    # what a file sets inside a block, after it starts the child, or from a command, the child
+    # cannot be said to see: the engine is unknown and both servers are followed
+    for change in ('if [ -n "$X" ]; then\n  export ENGINE=vllm-disagg\nfi\n', 'export ENGINE=$(echo vllm)\n',
+                   'unset ENGINE\n'):
+        moved = AMD_TREE | {f"{AMD}/submit.sh": AMD_TREE[f"{AMD}/submit.sh"].replace("cmd=(", change + "cmd=(")}
+        both = launch_graph(moved, "k", block | {"model": "org/DeepSeek-V4-Pro"}, RUNNERS)
+        assert {f"{AMD}/server_vllm.sh", f"{AMD}/server_sglang.sh"} <= set(both.paths()), change
     vllm = launch_graph(tree, "k", block | {"framework": "vllm-disagg"}, RUNNERS)
     assert f"{AMD}/server_vllm.sh" in vllm.paths() and f"{AMD}/server_sglang.sh" not in vllm.paths()
 
