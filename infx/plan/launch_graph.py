@@ -366,6 +366,24 @@ def _invoked_refs(path: str, text: str) -> tuple[tuple[str, str | None, bool, in
     return tuple(refs)
 
 
+@functools.lru_cache(maxsize=256)
+def shell_writes(text: str) -> dict[str, tuple[int, ...]]:
+    """Name -> the (1-based) lines of a shell file that may write that variable: assignments
+    anywhere on a line (in strings too: over-counting only makes a value unknown), declare /
+    local / readonly / typeset, ``${NAME:=x}``, ``read``, ``for NAME in`` and ``unset``; lines
+    that only print, and comments, write nothing."""
+    found: dict[str, list[int]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#") or _PRINTS.match(stripped):
+            continue
+        names = [n for groups in _WRITES.findall(stripped) for n in groups if n]
+        names += [n for listed in _UNSETS.findall(stripped) for n in listed.split()]
+        for name in dict.fromkeys(names):
+            found.setdefault(name, []).append(number)
+    return {name: tuple(lines) for name, lines in found.items()}
+
+
 def _known_folder(ref: str, text: str, index: int) -> tuple[str, bool]:
     """``$VAR/x.sh`` -> (the path with VAR's literal value, False) when the file sets VAR only
     to one literal before the line; (as written, True: may stand for the file's own folder)
@@ -593,7 +611,8 @@ _EMPTY_TEST = re.compile(r"^!?\s*(-n|-z)\s+\"?\$\{?(\w+)(?::-)?\}?\"?$")
 _NUMERIC = {"-eq": operator.eq, "-ne": operator.ne, "-lt": operator.lt, "-le": operator.le,
             "-gt": operator.gt, "-ge": operator.ge}
 _JOIN = re.compile(r"\s*(&&|\|\||\s-a\s|\s-o\s)\s*")
-_GROUP = re.compile(r"(?<!\$)\{\s+(.+?);\s*\}")  # `{ a || b; }` inside a condition
+# `{ a || b; }` inside a condition: an innermost group (no braces in it but ${…} expansions)
+_GROUP = re.compile(r"(?<!\$)\{\s+((?:[^{};]|\$\{[^{}]*\})+?);\s*\}")
 _KNOWN = {True: "__infx_true__", False: "__infx_false__", None: "__infx_unknown__"}
 _CASE_GUARD = re.compile(r"^case\s+(.+?)\s+in\s+(.+)\)$")
 _ANY_REF = re.compile(r"\$\{?([A-Za-z_]\w*)")
@@ -655,6 +674,8 @@ def _decide(condition: str, branch: Branch) -> bool | None:
 def _case_arm(word: str, patterns: str, branch: Branch) -> bool | None:
     if any(p.strip() == "*" for p in patterns.split("|")):
         return True  # the catch-all arm matches any word
+    if any(c in patterns for c in "$`\"'\\") or "[^" in patterns:
+        return None  # expanded, quoted, escaped or negated as bash reads them, not as fnmatch does
     known: list[bool] = []
 
     def value(match: re.Match[str]) -> str:
@@ -679,7 +700,7 @@ def _test(text: str, branch: Branch, glob: bool) -> bool | None:
         return None
     negated = inner.startswith("!")
     unary = _EMPTY_TEST.match(inner)
-    if unary:  # -n "$X" / -z "$X"
+    if unary and (glob or '"' in inner):  # -n "$X" / -z "$X" ([ -n $X ] with X empty is [ -n ]: true)
         actual = _variable(unary.group(2), branch, None)
         if actual is None:
             return None
@@ -693,6 +714,8 @@ def _test(text: str, branch: Branch, glob: bool) -> bool | None:
     if actual is None:
         return None
     value = value.strip("\"'") if value[:1] in "\"'" else value
+    if "$" in value or "`" in value:
+        return None  # the right side is another variable or a command: not known here
     if op in _NUMERIC:
         if not (re.fullmatch(r"-?\d+", actual.strip()) and re.fullmatch(r"-?\d+", value.strip())):
             return None

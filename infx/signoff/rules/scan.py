@@ -161,9 +161,32 @@ def _env_settings(text: str, depth: int = 0) -> tuple[tuple[str, str], ...]:
             if pair not in found:
                 found.append(pair)
             # a command kept in a string sets its environment inside it: CMD="A=1 B=2 python …"
+            # (its leading NAME=value words, ${VARS} among them, then the program; a string of
+            # settings alone runs nothing, and later words are the program's arguments)
             if match.group(2)[:1] == '"' and depth < 2:
-                found += [p for p in _env_settings(match.group(2)[1:-1], depth + 1) if p not in found]
+                found += [p for p in _command_prefix(match.group(2)[1:-1]) if p not in found]
     return tuple(found)
+
+
+_PREFIX_WORD = re.compile(rf"({_ENV_NAME})=(\S*)$")
+_EXPANSION_WORD = re.compile(r"\$\{?\w+(?::-)?\}?$")
+# the programs a launch keeps in a string to run later (a path to one too)
+_PROGRAM_WORD = re.compile(r"(?:python3?(?:\.\d+)?|vllm|sglang\S*|trtllm\S*|atom\S*|torchrun|mpirun|srun|numactl|"
+                           r"taskset|env|exec|nohup|bash|sh|docker|\S*/\S*)$")
+
+
+def _command_prefix(command: str) -> list[tuple[str, str]]:
+    """The NAME=value words a command line starts with, when a program follows them."""
+    found: list[tuple[str, str]] = []
+    for word in command.split():
+        setting = _PREFIX_WORD.match(word)
+        if setting:
+            found.append((setting.group(1), _unquote(setting.group(2))))
+        elif _PROGRAM_WORD.match(word):
+            return found  # the program: what came before is its environment
+        elif not _EXPANSION_WORD.match(word):
+            return []  # words, not a command line
+    return []
 
 
 def is_enabled(value: str) -> bool:
@@ -237,25 +260,34 @@ def _shell_guards(text: str, number: int) -> tuple[Guard, ...]:
 
 
 _CASE_OPEN = re.compile(r"^\s*case\s+(.+?)\s+in\s*$")
-_CASE_ARM = re.compile(r"^\s*\(?\s*([^()]*?[^()\s])\s*\)\s*(.*?)\s*$")
-_ARM_END = re.compile(r"(?:^|\s);;&?\s*$|(?:^|\s);&\s*$")
+_CASE_ARM = re.compile(r"^\s*\(?\s*([^()\s][^()]*)\)(.*)$")
+_ARM_END = re.compile(r";;&?\s*$|;&\s*$")
+_FALLS_THROUGH = re.compile(r"(?:;;&|;&)\s*$")
 
 
 _HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_]\w*)\2")
+_QUOTED = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'")
+# a heredoc fed to a shell is shell: its lines keep being read for conditions
+_SHELL_READER = re.compile(r"(?:^|[\s;&|(])(?:bash|sh|zsh|dash|srun|ssh|sudo)\b[^<]*<<")
 # a program given as a quoted argument that continues on the next lines: `python3 -c "` … `"`
-_INLINE_PROGRAM = re.compile(r"\b(?:python3?|perl|ruby|node|awk)\s+(?:-\w+\s+)*(?:-c\s+|-e\s+)?([\"'])\s*$")
+_INLINE_PROGRAM = re.compile(r"(?:^|[\s;&|(`])(?:python3?|perl|ruby|node|awk)(?:\s+-\w+)*\s+([\"'])$")
+_MAX_ARMS = 32  # a case of more arms leaves every arm undecided (first-match guards grow as arms**2)
 
 
 def _embedded_end(line: str) -> re.Pattern[str] | None:
-    """When ``line`` opens text that is not shell (a heredoc, a multi-line ``python3 -c "…"``
-    program), the pattern of the line that closes it."""
-    heredoc = _HEREDOC.search(line)
-    if heredoc and "<<<" not in line:
+    """When ``line`` opens text that is not shell (a heredoc not fed to a shell, a multi-line
+    ``python3 -c "…"`` program), the pattern of the line that closes it: the heredoc's word, or
+    the program's first unescaped closing quote."""
+    unquoted = _QUOTED.sub('""', line)
+    heredoc = _HEREDOC.search(unquoted)
+    if heredoc and "<<<" not in unquoted and not _SHELL_READER.search(unquoted):
         indent = r"\t*" if heredoc.group(1) else ""
         return re.compile(rf"^{indent}{re.escape(heredoc.group(3))}\s*$")
-    program = _INLINE_PROGRAM.search(line)
+    tail = line.rstrip()[-160:]  # bounded: the opening quote ends the line
+    program = _INLINE_PROGRAM.search(tail) if tail.endswith(("\"", "'")) else None
     if program:
-        return re.compile(rf"^\s*{re.escape(program.group(1))}")
+        quote = program.group(1)
+        return re.compile(r"(?:^|[^\\])\"" if quote == '"' else "'")
     return None
 
 
@@ -268,6 +300,7 @@ class _Frame:
     arms: tuple[str, ...] = ()  # a case frame's patterns so far
     expect_arm: bool = False  # a case frame between arms
     opened: int = 0  # a case frame's line (where its word is read)
+    open_ended: bool = False  # an arm ended with ;& or ;;&: later arms' patterns do not decide
 
 
 @lru_cache(maxsize=64)
@@ -279,14 +312,20 @@ def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int,
     found: list[tuple[Guard, ...]] = []
     bodies: dict[int, str] = {}
 
+    flat: tuple[Guard, ...] | None = None  # current()'s value until the stack changes
+    nocase = "nocasematch" in text
+
     def current() -> tuple[Guard, ...]:
-        return tuple(g for frame in stack for g in frame.guards)
+        nonlocal flat
+        if flat is None:
+            flat = tuple(g for frame in stack for g in frame.guards)
+        return flat
 
     until: re.Pattern[str] | None = None  # the end of an embedded program's text being skipped
     for number, raw in enumerate(text.splitlines(), 1):
         if until is not None:  # heredoc or `python3 -c "` text: not shell, guards unchanged
             found.append(current())
-            if until.match(raw):
+            if until.search(raw):
                 until = None
             continue
         line = strip_comment(raw)
@@ -296,28 +335,38 @@ def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int,
         if top is not None and top.word is not None and top.expect_arm and word:
             if word == "esac":
                 stack.pop()
+                flat = None
                 found.append(current())
                 continue
             arm = _CASE_ARM.match(line)
             if arm:
-                patterns, body = arm.group(1), arm.group(2)
-                top.guards = tuple(Guard(case_predicate(top.word, p), True, top.opened) for p in top.arms) + (
-                    Guard(case_predicate(top.word, patterns), False, top.opened),)
+                patterns, body = arm.group(1).strip(), arm.group(2).strip()
+                if top.open_ended or len(top.arms) >= _MAX_ARMS or nocase:
+                    # after `;&` / `;;&` (bash runs or tests on), past _MAX_ARMS arms, or under
+                    # nocasematch: the arm runs when the script says, not when its pattern says
+                    top.guards = (Guard(case_predicate(top.word, patterns) + " undecided", False, top.opened),)
+                else:
+                    top.guards = tuple(Guard(case_predicate(top.word, p), True, top.opened) for p in top.arms) + (
+                        Guard(case_predicate(top.word, patterns), False, top.opened),)
                 top.arms += (patterns,)
                 top.expect_arm = False
+                flat = None
                 found.append(current())
                 closed = _ARM_END.search(body)
                 bodies[number] = body[:closed.start()].strip() if closed else body
                 if closed:
                     top.expect_arm = True
+                    top.open_ended = top.open_ended or _FALLS_THROUGH.search(body) is not None
                 continue
         if top is not None and top.word is not None and not top.expect_arm and (closed := _ARM_END.search(line)):
             found.append(current())
             top.expect_arm = True
+            top.open_ended = top.open_ended or _FALLS_THROUGH.search(line) is not None
             bodies[number] = line[:closed.start()].strip()
             continue
         if top is not None and top.word is not None and word == "esac":
             stack.pop()
+            flat = None
             found.append(current())
             continue
         inline = _INLINE_IF.match(line)
@@ -327,16 +376,21 @@ def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int,
         opened = _CASE_OPEN.match(line)
         if opened:
             stack.append(_Frame(word=opened.group(1), expect_arm=True, opened=number))
+            flat = None
             continue
         match = _SHELL_IF.match(line)
         if match and match.group(1) == "if":
             stack.append(_Frame((Guard(match.group(2), False, number),)))
+            flat = None
         elif match and stack and stack[-1].word is None:
             stack[-1].guards = (Guard(match.group(2), False, number),)
+            flat = None
         elif word == "else" and stack and stack[-1].word is None and stack[-1].guards:
             last = stack[-1].guards[-1]
             stack[-1].guards = (Guard(last.predicate, True, last.line),)
+            flat = None
         elif word == "fi" and stack and stack[-1].word is None:
             stack.pop()
+            flat = None
     found.append(current())
     return tuple(found), bodies

@@ -44,6 +44,7 @@ from infx.plan.launch_graph import (
     lane_settings,
     lanes,
     setting_variables,
+    shell_writes,
 )
 from infx.signoff.rules.scan import Guard, Line, case_arm_body, shell_guards
 from infx.workflow.launch import env_name
@@ -54,6 +55,7 @@ from infx.workflow.launch import env_name
 NODE_ROLE_VARIABLES = frozenset({"NODE_RANK", "NODE_OFFSET", "RANK", "LOCAL_RANK", "SLURM_NODEID",
                                  "SLURM_PROCID", "SLURM_LOCALID"})
 _PREDICATE_REF = re.compile(r"\$\{?(\w+)")
+MAX_CONDITION_DEPTH = 24  # conditions on values set under conditions, followed this deep
 MAX_UNDECIDED = 4  # conditions a row cannot decide, taken both ways (2**4 variants at most)
 _ASSIGN = re.compile(r"^\s*(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)="
                      r"(\"(?:[^\"`\\]|\\.)*\"|'[^']*'|[^\s;&|()`'\"]*)\s*;?\s*$")
@@ -176,6 +178,8 @@ def assignments(lines: Iterable[Line], texts: Mapping[str, str | None]) -> list[
 
 
 _FUNCTION = re.compile(r"^\s*(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\s*\)\s*\{?\s*$")
+_MOVES_ARGUMENTS = re.compile(r"\bshift\b|\bset\s+--|\$[@*]|\$\{[@*]|\$#|\bgetopts\b")
+_PRINTING = re.compile(r"^\s*(?:echo|printf|cat|logger)\b")
 _POSITIONAL = re.compile(r"^([\"']?)\$\{?([1-9])\}?\1$")
 
 
@@ -189,32 +193,48 @@ def _argument(text: str, number: int, value: str) -> str:
     function, calls = _functions(text).get(number, (None, ()))
     passed = {call[int(positional.group(2)) - 1] if len(call) >= int(positional.group(2)) else None
               for call in calls}
-    return passed.pop() if function and len(passed) == 1 and None not in passed else value
+    if not function or len(passed) != 1 or None in passed:
+        return value
+    given = passed.pop()
+    if "$" in given:
+        # one variable, written at most once in the file: its value where the function is
+        # written is its value at every call
+        ref = _REF.fullmatch(given.strip("\"'"))
+        if ref is None or len(shell_writes(text).get(ref.group(1) or ref.group(3), ())) > 1:
+            return value
+    return given
 
 
 @lru_cache(maxsize=128)
 def _functions(text: str) -> dict[int, tuple[str, tuple[tuple[str, ...], ...]]]:
     """Line number inside a function body -> (the function, the arguments of its calls in the
-    file, as written). A body ends at the first ``}`` in column one."""
+    file, as written). A body ends at the first ``}`` indented as its opening line."""
     lines = text.splitlines()
     spans: list[tuple[str, int, int]] = []
     index = 0
     while index < len(lines):
         opened = _FUNCTION.match(lines[index])
         if opened:
-            end = next((j for j in range(index + 1, len(lines)) if lines[j].startswith("}")), len(lines))
+            indent = lines[index][:len(lines[index]) - len(lines[index].lstrip())]
+            end = next((j for j in range(index + 1, len(lines))
+                        if lines[j].startswith(indent + "}")), len(lines))
             spans.append((opened.group(1), index + 1, end + 1))
             index = end
         index += 1
+    # a body that moves its arguments (shift, set --) or passes them on whole ($@, $*): its
+    # positional parameters are not its calls' words
+    moved = {name for name, first, last in spans
+             if any(_MOVES_ARGUMENTS.search(line) for line in lines[first:last - 1])}
     out: dict[int, tuple[str, tuple[tuple[str, ...], ...]]] = {}
     if not spans:
         return out
     # one pass over the file finds the calls of every function (not from inside its own body)
-    call = re.compile(r"(?:^|[\s;&|(`])(" + "|".join(re.escape(n) for n, _, _ in spans) + r")\s+([^)`;|&]*)")
+    call = re.compile(r"(?:^\s*|[;&|]\s*|\$\(\s*|\b(?:then|do|else)\s+)("
+                      + "|".join(re.escape(n) for n, _, _ in spans) + r")\s+([^)`;|&]*)")
     calls: dict[str, list[tuple[str, ...]]] = {name: [] for name, _, _ in spans}
     bodies = {name: (first, last) for name, first, last in spans}
     for number, line in enumerate(lines, 1):
-        if line.lstrip().startswith("#") or not any(n in line for n in calls):
+        if line.lstrip().startswith("#") or not any(n in line for n in calls) or _PRINTING.match(line):
             continue
         for match in call.finditer(line):
             first, last = bodies[match.group(1)]
@@ -226,7 +246,7 @@ def _functions(text: str) -> dict[int, tuple[str, tuple[tuple[str, ...], ...]]]:
                 calls[match.group(1)].append(())
     for name, first, last in spans:
         for number in range(first + 1, last):
-            out[number] = (name, tuple(calls[name]))
+            out[number] = (name, () if name in moved else tuple(calls[name]))
     return out
 
 
@@ -294,7 +314,7 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
             assumed = dict(zip(undecided, choice, strict=True))
             slot = (decided, tuple(assumed.items()), tuple(row.get(n) for n in sorted(settings)))
             if slot not in seen:  # rows deciding every condition alike resolve alike
-                seen[slot] = _resolve(lines, candidates, relevant, row, row_branch, assumed, settings)
+                seen[slot] = _resolve(lines, candidates, relevant, row, row_branch, assumed, settings, texts)
             resolved, used, origins = seen[slot]
             deciding = _deciding(relevant, row, row_branch, referenced & settings, same)
             key = (resolved, tuple(assumed.items()))
@@ -346,14 +366,18 @@ def _deciding(relevant: list[Assignment], row: dict[str, str], branch: Branch, u
 
 
 def _holds(assignment: Assignment, branch: Branch, assumed: dict[str, bool],
-           script: Callable[[Guard], Branch | None] | None = None) -> bool | None:
+           script: Callable[[Guard], Branch | None] | None = None,
+           roles: frozenset = frozenset()) -> bool | None:
     """Whether the assignment runs on this branch (None: a condition is neither decided by the
     row, nor by the values the script gives its variables where it tests them (``script``), nor
-    taken either way)."""
+    taken either way). A condition on the node's place in the job (``splits_nodes``) holds for a
+    line that runs on the same side of it (``roles``: the reference's own such conditions)."""
     unknown = False
     for guard in assignment.guards:
         if splits_nodes(guard.predicate):
-            continue  # each side runs on some node of the row's job
+            if (guard.predicate, guard.negated) not in roles:
+                unknown = True  # set on some nodes only, read on others or on every node
+            continue
         value = decide(guard.predicate, branch)
         if value is None and script is not None and (known := script(guard)) is not None:
             value = decide(guard.predicate, known)
@@ -367,21 +391,41 @@ def _holds(assignment: Assignment, branch: Branch, assumed: dict[str, bool],
 
 
 def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], row: dict[str, str],
-             branch: Branch, assumed: dict[str, bool], settings: set[str]):
+             branch: Branch, assumed: dict[str, bool], settings: set[str],
+             texts: Mapping[str, str | None] | None = None):
     used: list[Assignment] = []
     origins: list[tuple[str, int | None, str]] = []
     out = list(lines)
     by_name: dict[str, list[Assignment]] = {}
     for a in sets:
         by_name.setdefault(a.name, []).append(a)
-    held: dict[int, bool | None] = {}
+    held: dict[tuple[int, frozenset], bool | None] = {}
+    texts = texts or {}
+    modelled: dict[tuple[str, str], set[int]] = {}
+    for a in sets:
+        modelled.setdefault((a.line.path, a.name), set()).add(a.line.number or 0)
+    depth_now = [0]
 
-    def holds(assignment: Assignment) -> bool | None:
-        if id(assignment) not in held:
-            held[id(assignment)] = None  # a condition that tests what it guards stays open
-            held[id(assignment)] = _holds(assignment, branch, assumed,
-                                          lambda guard: script_values(guard, assignment))
-        return held[id(assignment)]
+    def holds(assignment: Assignment, roles: frozenset = frozenset()) -> bool | None:
+        key = (id(assignment), roles)
+        if key not in held:
+            held[key] = None  # a condition that tests what it guards stays open
+            if depth_now[0] > MAX_CONDITION_DEPTH:
+                return None  # conditions on values set under conditions, too deep to follow
+            depth_now[0] += 1
+            try:
+                held[key] = _holds(assignment, branch, assumed,
+                                   lambda guard: script_values(guard, assignment), roles)
+            finally:
+                depth_now[0] -= 1
+        return held[key]
+
+    def unmodelled(name: str, line: Line) -> bool:
+        """Whether the file may write ``name`` before ``line`` in a way no assignment here models
+        (``X=$(cmd)``, ``[[ … ]] && X=1``, ``read X``, ``unset X``, …): its value is not known."""
+        writes = shell_writes(texts.get(line.path) or "").get(name, ())
+        known = modelled.get((line.path, name), set())
+        return any(n < (line.number or 0) and n not in known for n in writes)
 
     def script_values(guard: Guard, assignment: Assignment) -> Branch | None:
         """The branch with the values the script's own variables in ``guard`` have where it is
@@ -391,6 +435,8 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
             return None  # a positional parameter ($1): not known here
         if not names or not guard.line:
             return None
+        if guard.line in _functions(texts.get(assignment.line.path) or ""):
+            return None  # a function reads its variables when it is called, not where it is written
         at = replace(assignment.line, number=guard.line, text="")
         values = {}
         for name in names:
@@ -420,8 +466,12 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
                 depth: int) -> str:
         name, default = match.group(1) or match.group(3), match.group(2)
         shell = line.number is not None and _SHELL_FILE.search(line.path)
+        if shell and unmodelled(name, line):
+            return match.group(0)
+        roles = frozenset((g.predicate, g.negated) for g in shell_guards(texts.get(line.path) or "", line.number or 0)
+                          if splits_nodes(g.predicate)) if shell else frozenset()
         earlier = [(a, held) for a in by_name.get(name, ()) if shell and a.line.path == line.path
-                   and (a.line.number or 0) < (line.number or 0) and (held := holds(a)) is not False]
+                   and (a.line.number or 0) < (line.number or 0) and (held := holds(a, roles)) is not False]
         if any(holds is None for _, holds in earlier):
             return match.group(0)  # a value set under a condition left open: not known
         if earlier:

@@ -201,3 +201,44 @@ def test_a_name_defaulting_to_itself_takes_the_lane_setting_or_the_default():
     entry = {"scenarios": {"agentic-coding": [{"search-space": [
         {"conc-list": [1], "additional-settings": ["SPEC=3"]}, {"conc-list": [8]}]}]}}
     assert {v.lines[1].text for v in _variants(text, entry)} == {'run --k "3"', 'run --k "2"'}
+
+
+# what a launch author could write so that the reading says one value while bash runs another
+# (the adversarial review of the launch reading): each now reads as unknown, or as bash does
+def _run_values(text: str) -> set[str]:
+    return {next(ln.text for ln in v.lines if ln.text.startswith("run")) for v in _variants(text)}
+
+
+def test_a_write_the_reading_does_not_model_makes_the_value_unknown():
+    for write in ("AL=$(echo 3.40)", '[[ -d / ]] && AL=3.40', "read AL < f", "unset AL", "declare AL=3.40"):
+        assert _run_values(f'AL=2.99\n{write}\nrun --al "$AL"\n') == {'run --al "$AL"'}, write
+
+
+def test_a_condition_on_a_rewritten_variable_is_not_decided_with_its_first_value():
+    text = 'MODE=golden\nMODE=$(echo custom)\nAL=3.40\nif [[ "$MODE" == golden ]]; then\n  AL=2.99\nfi\nrun --al "$AL"\n'
+    assert 'run --al "3.40"' in _run_values(text)  # what bash runs is a variant the rules judge
+
+
+def test_case_arms_bash_reads_differently_are_not_decided():
+    for arms in ('  1) AL=3.40 ;&\n  *) AL=2.99 ;;\n', '  "*") AL=2.99 ;;\n', '  [^0]) AL=2.99 ;;\n',
+                 '  $MODE) AL=2.99 ;;\n'):
+        text = f'AL=3.40\ncase "$CONC" in\n{arms}esac\nrun --al "$AL"\n'
+        assert _run_values(text) != {'run --al "2.99"'}, arms
+
+
+def test_a_value_set_on_one_node_only_is_not_the_value_every_node_reads():
+    text = 'AL=3.40\nif [[ "${NODE_RANK:-0}" == 7 ]]; then\n  AL=2.99\nfi\nrun --al "$AL"\n'
+    assert _run_values(text) == {'run --al "$AL"'}
+
+
+def test_a_function_that_moves_its_arguments_resolves_no_positional_parameter():
+    entry = {"scenarios": {"agentic-coding": [{"search-space": [{"conc-list": [4]}]}]}}
+    text = 'serve() {\n    shift\n    local al="$1"\n    echo "--al ${al}"\n}\nserve 2.99 3.40\n'
+    assert _values(_variants(text, entry), 4) == {(): 'echo "--al ${al}"'}
+
+
+def test_settings_in_a_string_count_only_as_the_environment_of_a_command():
+    from infx.signoff.rules.scan import env_settings
+    assert ("SGLANG_SIMULATE_ACC_LEN", "2.99") not in env_settings('NOTE="SGLANG_SIMULATE_ACC_LEN=2.99 is golden"')
+    assert ("SGLANG_SIMULATE_ACC_LEN", "2.99") in env_settings(
+        'CMD="A=1 ${EXTRA} SGLANG_SIMULATE_ACC_LEN=2.99 python3 -m sglang.launch_server"')
