@@ -409,7 +409,7 @@ class FakeNode:
         plan_file.write_text(json.dumps({"fail": self.plan.fail, "low_eval": self.plan.low_eval}), encoding="utf-8")
         self.bin.mkdir(parents=True, exist_ok=True)
         docker = self.bin / "docker"
-        docker.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(FAKE_GPU))} \"$@\"\n",
+        docker.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -S {shlex.quote(str(FAKE_GPU))} \"$@\"\n",
                           encoding="utf-8")
         docker.chmod(0o755)
         stub_slurm.install(self.bin)
