@@ -80,10 +80,13 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session", autouse=True)
 def _shared_code_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """One compiled-code cache for every process the local workflow runner starts in this
-    session (tests/lib/code_cache), beside the xdist workers' temporary folders."""
+    session (tests/lib/code_cache), and one cache of identical sweep runs
+    (sweep_loop.run_with_github), beside the xdist workers' temporary folders."""
     root = tmp_path_factory.getbasetemp()
     shared = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
     os.environ["INFX_TEST_CODE_CACHE"] = str(shared / "code-cache")
+    # runs of the sweep several scenarios start with, run once (tests/lib/sweep_loop.py)
+    os.environ["INFX_TEST_RUN_CACHE"] = str(shared / "run-cache")
 
 
 @pytest.fixture

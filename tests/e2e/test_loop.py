@@ -19,6 +19,7 @@ from lib.loop_scenarios import (
     AGENTIC_KEY,
     AGENTIC_RECIPE,
     CHANGELOG,
+    FIRST_SWEEP,
     LABEL,
     MASTER,
     RECIPE_SCRIPT,
@@ -62,7 +63,7 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 def test_single_node_fixed_seq_pr_passes(base_repo, tmp_path):
     repo = SweepRepo(base_repo, tmp_path / "repo")
     pr = single_node_pr(repo)
-    record, world = sweep(repo, pr, tmp_path, 9101)
+    record, world = sweep(repo, pr, tmp_path, FIRST_SWEEP)
     assert record.conclusion == "success", failed_jobs(record)
     assert record.concurrency == "sweep-41-active"
     canary = jobs_of(record, "canary")
@@ -334,7 +335,7 @@ def test_evals_only_pr_passes(base_repo, tmp_path):
 def test_reuse_after_a_benchmark_neutral_push_passes(base_repo, tmp_path):
     repo = SweepRepo(base_repo, tmp_path / "repo")
     pr = single_node_pr(repo)
-    first, world = sweep(repo, pr, tmp_path, 9105)
+    first, world = sweep(repo, pr, tmp_path, FIRST_SWEEP)
     assert first.conclusion == "success", failed_jobs(first)
     add_comment(world, MAINTAINER, "MEMBER", "/reuse-sweep-run", "2026-09-29T20:00:00Z")
     swept = pr.head_sha

@@ -17,6 +17,7 @@ import pytest
 from lib.actions_runner import Event
 from lib.loop_scenarios import (
     CHANGELOG,
+    FIRST_SWEEP,
     MASTER,
     SINGLE_NODE_DETAILS,
     assert_pass,
@@ -82,7 +83,7 @@ def widen_one_entry(repo: SweepRepo, pr) -> str:
 def test_a_push_changing_one_entry_plans_only_its_new_rows(base_repo, tmp_path):
     repo = SweepRepo(base_repo, tmp_path / "repo")
     pr = single_node_pr(repo)
-    first, world = sweep(repo, pr, tmp_path, 9201)
+    first, world = sweep(repo, pr, tmp_path, FIRST_SWEEP)
     assert first.conclusion == "success", failed_jobs(first)
     first_rows = swept_rows(first)
     prints = result_prints(first)
@@ -99,7 +100,7 @@ def test_a_push_changing_one_entry_plans_only_its_new_rows(base_repo, tmp_path):
     summary = plan_job.summary
     assert f"{len(new_rows)} row(s) to run" in summary and "| source run |" in summary
     reused_lines = [line for line in summary.splitlines() if "actions/runs/" in line]
-    assert reused_lines and all("9201" in line for line in reused_lines)
+    assert reused_lines and all(str(FIRST_SWEEP) in line for line in reused_lines)
     assert {line.split("`")[1] for line in reused_lines} <= first_rows
     # every new result row carries the fingerprint its row was planned with
     assert set(result_prints(second)) <= new_rows and result_prints(second)
@@ -109,7 +110,7 @@ def test_a_push_changing_one_entry_plans_only_its_new_rows(base_repo, tmp_path):
     add_comment(world, MAINTAINER, "MEMBER", "/reuse-sweep-run", "2026-09-29T20:00:00Z")
     verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
     assert_pass(verdict)
-    assert "9201" in verdict.check(1)["reason"] and "9202" in verdict.check(1)["reason"], verdict.check(1)
+    assert str(FIRST_SWEEP) in verdict.check(1)["reason"] and "9202" in verdict.check(1)["reason"], verdict.check(1)
     assert "incremental re-sweep" in verdict.check(1)["reason"]
 
 
@@ -147,7 +148,7 @@ def sweep_jobs(record) -> list:
 def test_a_covered_merge_runs_no_sweep_and_publishes_the_union_of_runs(base_repo, tmp_path):
     repo = SweepRepo(base_repo, tmp_path / "repo")
     pr = single_node_pr(repo)
-    first, world = sweep(repo, pr, tmp_path, 9301)
+    first, world = sweep(repo, pr, tmp_path, FIRST_SWEEP)
     swept = widen_one_entry(repo, pr)
     second, world = sweep(repo, pr, tmp_path, 9302, world=refresh(world, repo, pr), action="synchronize",
                           before=swept)
@@ -158,7 +159,7 @@ def test_a_covered_merge_runs_no_sweep_and_publishes_the_union_of_runs(base_repo
     assert not sweep_jobs(record)
     plan = record.job("setup")
     assert plan.outputs["reuse-enabled"] == "true"
-    assert set(plan.outputs["reuse-source-run-ids"].split(",")) == {"9301", "9302"}
+    assert set(plan.outputs["reuse-source-run-ids"].split(",")) == {str(FIRST_SWEEP), "9302"}
     assert record.results["publish"] == "success"
     assert world["dispatches"] == [{"event_type": "infx-sweep-results", "sender": world["token_login"],
                                     "created_at": world["now"], "client_payload": {
@@ -170,7 +171,7 @@ def test_a_covered_merge_runs_no_sweep_and_publishes_the_union_of_runs(base_repo
 def test_an_uncovered_merge_fails_naming_what_to_do_and_runs_nothing(base_repo, tmp_path):
     repo = SweepRepo(base_repo, tmp_path / "repo")
     pr = single_node_pr(repo)
-    first, world = sweep(repo, pr, tmp_path, 9311)
+    first, world = sweep(repo, pr, tmp_path, FIRST_SWEEP)
     assert first.conclusion == "success"
     widen_one_entry(repo, pr)  # pushed, but merged before its sweep ran
     before, after, world = merge_pr(repo, world, pr)
@@ -228,7 +229,7 @@ def test_a_rebase_reuses_the_sweep_of_the_head_it_removed(base_repo, tmp_path):
     the sign-off passes on that run and the merge publishes it without a sweep."""
     repo = SweepRepo(base_repo, tmp_path / "repo")
     pr = single_node_pr(repo)
-    first, world = sweep(repo, pr, tmp_path, 9501)
+    first, world = sweep(repo, pr, tmp_path, FIRST_SWEEP)
     assert first.conclusion == "success", failed_jobs(first)
     first_rows = swept_rows(first)
     files = {rel: repo.read(pr.head_sha, rel) for rel in (MASTER, CHANGELOG)}
@@ -246,13 +247,13 @@ def test_a_rebase_reuses_the_sweep_of_the_head_it_removed(base_repo, tmp_path):
     summary = second.job("setup").summary
     reused_lines = [line for line in summary.splitlines() if "actions/runs/" in line]
     assert {line.split("`")[1] for line in reused_lines} == first_rows
-    assert all("9501" in line for line in reused_lines)
+    assert all(str(FIRST_SWEEP) in line for line in reused_lines)
     add_comment(world, MAINTAINER, "MEMBER", "/reuse-sweep-run", "2026-09-29T20:00:00Z")
     verdict = verify(world, pr.number, sign(world, SINGLE_NODE_DETAILS), tmp_path)
     assert_pass(verdict)
-    assert "9501" in verdict.check(1)["reason"], verdict.check(1)
+    assert str(FIRST_SWEEP) in verdict.check(1)["reason"], verdict.check(1)
     before, after, world = merge_pr(repo, world, pr)
     record, world = run_with_github(world, repo, push_event(repo, before, after), 9503, tmp_path / "run9503")
     assert record.conclusion == "success", record.job("setup").log[-3000:]
     assert not sweep_jobs(record)
-    assert record.job("setup").outputs["reuse-source-run-ids"].split(",")[0] == "9501"
+    assert record.job("setup").outputs["reuse-source-run-ids"].split(",")[0] == str(FIRST_SWEEP)

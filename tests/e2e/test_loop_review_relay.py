@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from lib.loop_scenarios import (
+    FIRST_SWEEP,
     SIGNED_AT,
     SINGLE_NODE_DETAILS,
     authorize_reuse,
@@ -87,7 +88,7 @@ def swept(base_repo, tmp_path_factory) -> Swept:
     work = tmp_path_factory.mktemp("relay")
     repo = SweepRepo(base_repo, work / "repo")
     pr = single_node_pr(repo)
-    record, world = sweep(repo, pr, work, 9401)
+    record, world = sweep(repo, pr, work, FIRST_SWEEP)
     assert record.conclusion == "success", failed_jobs(record)
     authorize_reuse(world, record.run_id)
     world["pulls"][0]["reviews"].append({

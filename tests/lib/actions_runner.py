@@ -286,6 +286,7 @@ class LocalRunner:
         self.repositories = {slug.lower(): Path(path) for slug, path in (repositories or {}).items()}
         self._source: tuple[str, str] | None = None  # (repository, commit) of a running remote workflow
         self._snapshots: dict[tuple[str, str], Path] = {}
+        self._checkouts: dict[tuple[str, str], Path] = {}  # (ref, the repository's refs) -> a clone
 
     # -- contexts ---------------------------------------------------------------------------
 
@@ -804,11 +805,28 @@ class LocalRunner:
                 archive.extractall(path, filter="data")
 
     def _checkout_into(self, path: Path, ref: str) -> None:
+        """A clone of the repository with the PR refs fetched, detached at `ref`. The first
+        checkout of `ref` while the repository's refs are as they are makes it; later ones
+        (every job of a run checks out the same commits) are byte copies of that clone, which is
+        never used itself (about half the CPU of clone, fetch and checkout)."""
         if path.exists():
             shutil.rmtree(path)
-        _git(self.repo_dir.parent, "clone", "--quiet", "--no-checkout", str(self.repo_dir), str(path))
-        _git(path, "fetch", "--quiet", "origin", "+refs/pull/*:refs/remotes/pull/*")
-        _git(path, "checkout", "--quiet", "--detach", ref)
+        refs = subprocess.run(["git", "show-ref", "--head"], cwd=self.repo_dir, capture_output=True,
+                              text=True, check=False).stdout
+        made = self._checkouts.get((ref, refs))
+        if made is None:
+            made = self.work_dir / "checkouts" / str(len(self._checkouts))
+            if made.exists():  # a checkout of a ref that failed
+                shutil.rmtree(made)
+            made.parent.mkdir(parents=True, exist_ok=True)
+            _git(self.repo_dir.parent, "clone", "--quiet", "--no-checkout", str(self.repo_dir), str(made))
+            _git(made, "fetch", "--quiet", "origin", "+refs/pull/*:refs/remotes/pull/*")
+            _git(made, "checkout", "--quiet", "--detach", ref)
+            self._checkouts[(ref, refs)] = made
+        path.parent.mkdir(parents=True, exist_ok=True)
+        copied = subprocess.run(["cp", "-a", str(made), str(path)], capture_output=True, text=True, check=False)
+        if copied.returncode != 0:
+            raise StepFailure(f"copying the checkout of {ref} failed: {copied.stderr.strip()}")
 
     def _make_shims(self) -> Path:
         shims = self.work_dir / "shims"

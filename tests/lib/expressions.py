@@ -377,6 +377,8 @@ def to_string(value: Any) -> str:
 
 def _upper(text: str) -> str:
     """GitHub's case folding for comparisons: upper case, except that a dotless ı stays."""
+    if "ı" not in text:
+        return text.upper()
     return "ı".join(part.upper() for part in text.split("ı"))
 
 
@@ -405,6 +407,8 @@ def _kind(value: Any) -> str:
 
 
 def loose_equal(left: Any, right: Any) -> bool:
+    if type(left) is str and type(right) is str:  # the common case, as the general path decides it
+        return _upper(left) == _upper(right)
     if left is None and right is None:
         return True
     if isinstance(left, bool) and isinstance(right, bool):
@@ -468,11 +472,12 @@ def _index_parts(key: Any) -> tuple[str | None, int | None]:
 
 
 def _lookup(target: Any, key: Any) -> Any:
-    """The element at `key`, or _MISSING."""
-    text, position = _index_parts(key)
+    """The element at `key`, or _MISSING (an object reads the key's text, an array its number)."""
     if isinstance(target, Mapping):
+        text = to_string(key) if _is_primitive(key) else None
         return _MISSING if text is None else _dict_get(target, text)
     if isinstance(target, list):
+        _, position = _index_parts(key)
         return target[position] if position is not None and position < len(target) else _MISSING
     return _MISSING
 
@@ -642,20 +647,23 @@ class Context:
 
 
 def evaluate(node: Any, context: Context) -> Any:
-    if isinstance(node, Literal):
+    # by the node's exact class (the parser's), the most frequent first
+    kind = type(node)
+    if kind is Binary:
+        return _binary(node, context)
+    if kind is Literal:
         return node.value
-    if isinstance(node, Name):
+    if kind is Name:
         value = _dict_get(context.values, node.name)
         return None if value is _MISSING else value
-    if isinstance(node, Index):
-        key = "*" if node.key == "*" else evaluate(node.key, context)
-        target = evaluate(node.target, context)
-        return _filter(target) if node.key == "*" else _index(target, key)
-    if isinstance(node, Unary):
+    if kind is Index:
+        if type(node.key) is str and node.key == "*":
+            return _filter(evaluate(node.target, context))
+        key = evaluate(node.key, context)
+        return _index(evaluate(node.target, context), key)
+    if kind is Unary:
         return not truthy(evaluate(node.operand, context))
-    if isinstance(node, Binary):
-        return _binary(node, context)
-    if isinstance(node, Call):
+    if kind is Call:
         args = [evaluate(arg, context) for arg in node.args]
         if node.name in STATUS_FUNCTIONS:
             return context.status(node.name)
@@ -701,10 +709,17 @@ def evaluate_if(text: str | bool | None, context: Context) -> bool:
         return context.status("success")
     if isinstance(text, bool):
         return text and context.status("success")
-    node = parse(str(text))
-    if not _uses_status_function(node):
+    node, uses_status = _parse_if(str(text))
+    if not uses_status:
         return context.status("success") and truthy(evaluate(node, context))
     return truthy(evaluate(node, context))
+
+
+@lru_cache(maxsize=512)
+def _parse_if(text: str) -> tuple[Any, bool]:
+    """An `if:` parsed, and whether it calls a status function (both depend on the text alone)."""
+    node = parse(text)
+    return node, _uses_status_function(node)
 
 
 def interpolate(text: str, context: Context) -> str:

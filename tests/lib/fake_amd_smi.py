@@ -25,7 +25,7 @@ def install(bin_dir: Path, tools: tuple[str, ...] = ("amd-smi",)) -> list[Path]:
     paths = []
     for tool in tools:
         path = bin_dir / tool
-        path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{Path(__file__).resolve()}" {tool} "$@"\n')
+        path.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "{Path(__file__).resolve()}" {tool} "$@"\n')
         path.chmod(0o755)
         paths.append(path)
     return paths

@@ -142,6 +142,11 @@ def single_node_pr(repo: SweepRepo) -> PullRequest:
                    "perf(amd): bump the dsr1 fp4 ATOM image", [LABEL])
 
 
+# The run id of the first sweep of single_node_pr in the scenarios that start with its green
+# default sweep: the same inputs, so the session runs it once (sweep_loop.run_with_github).
+FIRST_SWEEP = 9101
+
+
 SINGLE_NODE_DETAILS = ["- ATOM submission: the vLLM/SGLang upstream-recipe rule does not apply.",
                        "- No speculative decoding in this config."]
 

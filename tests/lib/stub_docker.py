@@ -26,7 +26,7 @@ def install(bin_dir: Path) -> Path:
     """Put an executable `docker` running this stub into ``bin_dir``; returns its path."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     docker = bin_dir / "docker"
-    docker.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{Path(__file__).resolve()}" "$@"\n')
+    docker.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "{Path(__file__).resolve()}" "$@"\n')
     docker.chmod(0o755)
     return docker
 

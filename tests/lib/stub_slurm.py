@@ -30,7 +30,7 @@ def install(bin_dir: Path) -> list[Path]:
     paths = []
     for tool in TOOLS:
         path = bin_dir / tool
-        path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{Path(__file__).resolve()}" {tool} "$@"\n')
+        path.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "{Path(__file__).resolve()}" {tool} "$@"\n')
         path.chmod(0o755)
         paths.append(path)
     return paths

@@ -11,8 +11,12 @@ workflow run and artifacts into a world for the fake GitHub server, and runs
 from __future__ import annotations
 
 import copy
+import dataclasses
+import fcntl
+import hashlib
 import json
 import os
+import pickle
 import shlex
 import subprocess
 import sys
@@ -405,7 +409,7 @@ class FakeNode:
         plan_file.write_text(json.dumps({"fail": self.plan.fail, "low_eval": self.plan.low_eval}), encoding="utf-8")
         self.bin.mkdir(parents=True, exist_ok=True)
         docker = self.bin / "docker"
-        docker.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(FAKE_GPU))} \"$@\"\n",
+        docker.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -S {shlex.quote(str(FAKE_GPU))} \"$@\"\n",
                           encoding="utf-8")
         docker.chmod(0o755)
         stub_slurm.install(self.bin)
@@ -614,12 +618,61 @@ def verify(world: dict[str, Any], pr: int, comment_id: int, work: Path) -> Verdi
     return Verdict(raw.get("result"), raw.get("overall"), raw.get("status"), checks, proc.stderr, raw)
 
 
+# A folder shared by the session's processes (the xdist workers) where a run of
+# run_with_github is kept by its inputs (tests/conftest.py sets it; unset, nothing is kept).
+RUN_CACHE_ENV = "INFX_TEST_RUN_CACHE"
+
+
+def _run_key(world: dict[str, Any], repo: SweepRepo, event: Event, run_id: int, gpu: GpuPlan | None,
+             start: str) -> str:
+    """Everything a run of run_with_github depends on: the world it is served, every ref of the
+    repository (the commits the runner can check out, by content), the event, the run id, the
+    fake node's plan and the clock's start (the code under test is the session's)."""
+    refs = git(repo.path, "show-ref", "--head")
+    inputs = [world, refs, dataclasses.asdict(event), run_id, dataclasses.asdict(gpu or GpuPlan()), start]
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
 def run_with_github(world: dict[str, Any], repo: SweepRepo, event: Event, run_id: int, work: Path,
                     gpu: GpuPlan | None = None, start: str = "2026-09-29T10:00:00Z",
                     repositories: dict[str, Path] | None = None) -> tuple[RunRecord, dict[str, Any]]:
     """Run the sweep while the fake GitHub serves `world` (the gate's resolver, the
     results-link and report jobs talk to it, and see the run itself in progress with its
-    finished jobs and uploaded artifacts); return the run and the world after it, run recorded."""
+    finished jobs and uploaded artifacts); return the run and the world after it, run recorded.
+
+    Several scenarios start with the same sweep (the same world, commits, event and run id):
+    the session runs it once and each caller gets its own unpickled copy of the record and the
+    world. The runner only reads the repository, so the caller's repository is the same as
+    after a run of its own; of the run's folder the cache keeps what the record reads later
+    (the fake node's docker and Slurm logs), as the folder of a passed test is deleted."""
+    cache = os.environ.get(RUN_CACHE_ENV)
+    if not cache or repositories is not None:
+        return _run_with_github(world, repo, event, run_id, work, gpu, start, repositories)
+    folder = Path(cache) / _run_key(world, repo, event, run_id, gpu, start)
+    folder.mkdir(parents=True, exist_ok=True)
+    result = folder / "result.pickle"
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another worker running the same sweep: wait for it
+        if not result.exists():
+            ran = _run_with_github(world, repo, event, run_id, work, gpu, start, None)
+            node = ran[0].node
+            for name in ("docker_log", "slurm_log"):
+                log = getattr(node, name)
+                kept = folder / log.name
+                if log.exists():
+                    kept.write_bytes(log.read_bytes())
+                setattr(node, name, kept)
+            partial = folder / "result.pickle.part"
+            partial.write_bytes(pickle.dumps(ran))
+            partial.rename(result)
+            return ran
+        data = result.read_bytes()
+    return pickle.loads(data)
+
+
+def _run_with_github(world: dict[str, Any], repo: SweepRepo, event: Event, run_id: int, work: Path,
+                     gpu: GpuPlan | None, start: str, repositories: dict[str, Path] | None
+                     ) -> tuple[RunRecord, dict[str, Any]]:
     from infx.github.fake import FakeGitHub
 
     with FakeGitHub(copy.deepcopy(world)) as fake:

@@ -11,7 +11,6 @@ the previous workflow-level, per-PR setting show the drop this replaced.
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 import random
@@ -83,13 +82,13 @@ class Stream:
                 "https://github.com/acme/inferencex/pull/7#issuecomment-1"
             return "workflow_dispatch", {"inputs": {"pr-number": "7", "comment_url": url}}, url
         if kind == "review":
-            payload = copy.deepcopy(_payload("pull_request_review", "submitted"))
+            payload = _payload("pull_request_review", "submitted")  # parsed fresh
             item, event, anchor = payload["review"], "pull_request_review", "pullrequestreview"
         elif kind == "review_comment":
-            payload = copy.deepcopy(_payload("pull_request_review_comment", "created"))
+            payload = _payload("pull_request_review_comment", "created")  # parsed fresh
             item, event, anchor = payload["comment"], "pull_request_review_comment", "discussion_r"
         else:
-            payload = copy.deepcopy(_payload("issue_comment", "created"))
+            payload = _payload("issue_comment", "created")  # parsed fresh
             payload["issue"]["number"] = 7
             payload["issue"]["pull_request"] = {"url": "https://api.github.com/repos/acme/inferencex/pulls/7"}
             item, event, anchor = payload["comment"], "issue_comment", "issuecomment-"
@@ -106,7 +105,7 @@ class Stream:
 
     def reuse_event(self) -> tuple[str, dict, str | None]:
         edit = self.comments and self.rng.random() < 0.3
-        payload = copy.deepcopy(_payload("issue_comment", "edited" if edit else "created"))
+        payload = _payload("issue_comment", "edited" if edit else "created")  # parsed fresh
         payload["issue"]["number"] = 7
         payload["issue"]["pull_request"] = {"url": "https://api.github.com/repos/acme/inferencex/pulls/7"}
         payload["comment"]["id"] = self.rng.choice(self.comments) if edit else self._id()
