@@ -186,3 +186,23 @@ def test_a_shared_launcher_pruning_the_draft_fails_without_an_affected_config():
     outcome = run(with_head_file(evidence, launcher, text), SETTINGS)
     assert outcome.status == Status.FAIL
     assert "--speculative-token-map" in outcome.reason and "reaches every spec-decode config" in outcome.reason
+
+
+def test_a_config_reached_only_through_a_changed_shared_file_needs_no_record(monkeypatch):
+    """The reviewer records the draft precision of what the PR's plan sweeps; a spec-decode config
+    launched through a helper the PR changed is still scanned, but asks for no record."""
+    from dataclasses import replace
+
+    from infx.signoff.checks import draft
+    from infx.signoff.rules.affected import affected_configs
+    from infx.signoff.swept import SHARED_ONLY
+
+    evidence = with_body(world_evidence("seed000"), "CODEOWNER sign-off\n")  # no record at all
+    real = affected_configs(evidence)
+    assert run(evidence, SETTINGS).status == Status.FAIL  # the changed config needs its record
+    monkeypatch.setattr(draft, "affected_configs", lambda _: [replace(c, how=SHARED_ONLY) for c in real])
+    monkeypatch.setattr("infx.signoff.swept.swept_keys", lambda head, base: set())
+    outcome = run(evidence, SETTINGS)
+    assert outcome.status == Status.PASS and "no record is needed" in outcome.reason, outcome.reason
+    monkeypatch.setattr("infx.signoff.swept.swept_keys", lambda head, base: {c.key for c in real})
+    assert run(evidence, SETTINGS).status == Status.FAIL  # swept after all: the record is asked
