@@ -333,14 +333,15 @@ def _invoked_refs(path: str, text: str) -> tuple[tuple[str, str | None, bool, in
     lines = text.splitlines()
     depth = 0
     for index, line in enumerate(lines):
-        if line.lstrip().startswith("#"):
-            continue
         word = line.strip()
+        if word.startswith("#") or not ("cd" in word or "pushd" in word or "()" in word
+                                        or word.startswith("}") or _MAY_INVOKE.search(word)):
+            continue  # (most lines: nothing that starts, names or moves)
         if _FUNCTION_OPEN.match(word):
             depth += 1
         elif depth and word.startswith("}"):
             depth -= 1
-        stripped = _DIRNAME.sub(lambda _: here, line)
+        stripped = _DIRNAME.sub(lambda _: here, line) if "dirname" in line else line
         moved = _CD.match(stripped)
         if moved:
             if depth:
