@@ -236,8 +236,8 @@ def exported_variables(row: Mapping[str, Any]) -> dict[str, str]:
 
 def row_settings(row: Mapping[str, Any]) -> dict[str, str]:
     """The ``NAME=value`` additional-settings a row's launch exports: the row's (or lane's) own,
-    then its prefill, decode and worker sides' (later wins), as the reference's templates
-    ``export`` them after the row's fields."""
+    then its prefill, decode and worker sides' (later wins). They never replace a row field or
+    an exported variable (infx.workflow.launch.row_env refuses such a row)."""
     return setting_variables(lane_settings(row))
 
 
