@@ -60,7 +60,6 @@ _NAMED_FILE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=[\"']?([\w.-]+\.(?:s
 _CD = re.compile(r"^\s*(?:cd|pushd)\s+\"?([^\s\"';|&]+)\"?\s*(?:\|\|.*|&&.*|;.*)?$")
 _UNKNOWN_FOLDER = re.compile(r"^\$\{?\w+\}?/(?=[\w.-]+$)")
 _TOP_ASSIGN = re.compile(r"^(?:export\s+)?([A-Za-z_]\w*)=(\S*|\".*\"|'[^']*')\s*;?$")
-_WHOLE_REF = re.compile(r"\$\{(\w+)(?::-[^}]*)?\}|\$(\w+)")
 # "${VAR:-…}" with any default (nested ones too): the environment's VAR when it is set
 _OWN_OR_WHOLE_REF = re.compile(r"\$\{(\w+)(?::-.*)?\}|\$(\w+)")
 _OPENS = re.compile(r"^(?:if|case|for|while|until|select)\b|^(?:function\s+)?[\w-]+\s*\(\)\s*\{?$|^\{$")
@@ -74,7 +73,11 @@ _WRITES = re.compile(r"(?:^|[\s;&|(`{])(?:(?:export|local|readonly|typeset|decla
 _UNSETS = re.compile(r"\bunset\s+(?:-[vf]\s+)?((?:[A-Za-z_]\w*\s*)+)")
 _EXPORTS = re.compile(r"^export\s+([A-Za-z_]\w*)\s*$")
 _PRINTS = re.compile(r"^\s*(?:echo|printf|cat|ls|logger|test|\[)\b")
-_FUNCTION_OPEN = re.compile(r"^(?:function\s+)?[\w-]+\s*\(\)\s*\{?\s*$")
+# a shell function's first line, `name() {` (its name: group 1)
+FUNCTION_OPEN = re.compile(r"^\s*(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\s*\)\s*\{?\s*$")
+# variables that tell a node of a multi-node job its place (head, prefill or decode node)
+NODE_ROLE_VARIABLES = frozenset({"NODE_RANK", "NODE_OFFSET", "RANK", "LOCAL_RANK", "SLURM_NODEID",
+                                 "SLURM_PROCID", "SLURM_LOCALID"})
 _DIRNAME = re.compile(r"\$\(\s*dirname\s+\"?\$(?:0|\{0\}|\{BASH_SOURCE\[0\]\}|BASH_SOURCE)\"?\s*\)")
 _ROOTS = re.compile(r"^(?:/workspace/|\$\{?(?:GITHUB_WORKSPACE|INFERENCEX_ROOT|REPO_ROOT)\}?/)")
 _MAX_FILES = 400
@@ -300,25 +303,6 @@ def _followed(path: str, text: str, branch: Branch) -> tuple[tuple[str, str | No
                  for ref, folder, loose, index, sourced in _invoked_refs(path, lines))
 
 
-def _resolved(path: str, refs: Iterable[tuple[str, str | None, bool, int, bool]], tree: Tree) -> list[str]:
-    found: list[str] = []
-    for ref, folder, loose, _, _ in refs:
-        target = _resolve_ref(ref, path, tree, folder, loose)
-        if target and target != path and target not in found:
-            found.append(target)
-    return found
-
-
-def invoked_files(path: str, text: str, tree: Tree) -> list[str]:
-    """Files of the tree a shell file sources or starts (comments ignored): ``source`` / ``.`` /
-    ``bash`` / ``sh`` / ``exec`` / ``nohup bash`` of a ``.sh``, ``.bash`` or ``.slurm`` path, a
-    ``$(dirname "$0")/<file>`` path (a sibling handed to ``sbatch`` or kept in an array), and a
-    sibling's bare name assigned to a variable (``RUN_FILE="server.sh"``). A relative path is
-    looked up in the folder of the last ``cd`` before it, then from the root and beside the file;
-    a path under a variable the graph cannot know (``"$WS_PATH/server_x.sh"``) beside the file."""
-    return _resolved(path, _invoked_refs(path, text), tree)
-
-
 @functools.lru_cache(maxsize=512)
 def _invoked_refs(path: str, text: str) -> tuple[tuple[str, str | None, bool, int, bool], ...]:
     """(path as written, the folder a ``cd`` moved to or None, whether an unknown variable
@@ -337,7 +321,7 @@ def _invoked_refs(path: str, text: str) -> tuple[tuple[str, str | None, bool, in
         if word.startswith("#") or not ("cd" in word or "pushd" in word or "()" in word
                                         or word.startswith("}") or _MAY_INVOKE.search(word)):
             continue  # (most lines: nothing that starts, names or moves)
-        if _FUNCTION_OPEN.match(word):
+        if FUNCTION_OPEN.match(word):
             depth += 1
         elif depth and word.startswith("}"):
             depth -= 1
@@ -615,6 +599,7 @@ _JOIN = re.compile(r"\s*(&&|\|\||\s-a\s|\s-o\s)\s*")
 # `{ a || b; }` inside a condition: an innermost group (no braces in it but ${…} expansions)
 _GROUP = re.compile(r"(?<!\$)\{\s+((?:[^{};]|\$\{[^{}]*\})+?);\s*\}")
 _KNOWN = {True: "__infx_true__", False: "__infx_false__", None: "__infx_unknown__"}
+_UNDECIDED_ARM = " undecided"
 _CASE_GUARD = re.compile(r"^case\s+(.+?)\s+in\s+(.+)\)$")
 _ANY_REF = re.compile(r"\$\{?([A-Za-z_]\w*)")
 _WORD_REF = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}|\$(\w+)")
@@ -648,6 +633,8 @@ def _decide(condition: str, branch: Branch) -> bool | None:
     (left to right, as bash does; ``{ …; }`` groups first); a chain is decided as soon as its
     known parts decide it. A ``case WORD in PATTERNS)`` guard (infx.signoff.rules.scan) holds when
     WORD, its variables known, matches one of the ``|``-separated glob patterns."""
+    if condition.endswith(_UNDECIDED_ARM):
+        return None
     arm = _CASE_GUARD.match(condition.strip())
     if arm:
         return _case_arm(arm.group(1), arm.group(2), branch)
@@ -670,6 +657,12 @@ def _decide(condition: str, branch: Branch) -> bool | None:
         else:
             value = True if value is True or atom is True else (None if None in (value, atom) else False)
     return value
+
+
+def case_predicate(word: str, patterns: str, decided: bool = True) -> str:
+    """The guard text of one ``case`` arm, ``case WORD in PATTERNS)``, as ``decide`` reads it;
+    ``decided=False``: an arm whose pattern does not say when it runs (``decide`` gives None)."""
+    return f"case {word} in {patterns})" + ("" if decided else _UNDECIDED_ARM)
 
 
 def _case_arm(word: str, patterns: str, branch: Branch) -> bool | None:

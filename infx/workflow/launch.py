@@ -13,7 +13,7 @@ from typing import Any
 
 from infx.errors import InfxError, Problem
 from infx.plan import identity
-from infx.plan.launch_graph import exported_variables, row_settings
+from infx.plan.launch_graph import NODE_ROLE_VARIABLES, exported_variables, row_settings
 from infx.results import normalise, power
 
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
@@ -37,7 +37,7 @@ _SETTING_PROTECTED_NAMES = {"HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY"
                             "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "CUDA_VISIBLE_DEVICES",
                             "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "PROMPT_COMMAND", "PREFILL_TP",
                             "DECODE_TP", "MALLOC_CONF", "JAVA_TOOL_OPTIONS", "RESULT_FILENAME", "RESULT_DIR",
-                            "BENCHMARK_LOGS_DIR", "AIPERF_EXPERIMENTAL_FAST"}
+                            "BENCHMARK_LOGS_DIR", "AIPERF_EXPERIMENTAL_FAST"} | NODE_ROLE_VARIABLES
 GPUS_PER_NODE = 8  # an MI355X node; INFX_GPUS_PER_NODE in the runner's environment overrides it
 _STOP_GRACE = 90  # seconds a cancelled launcher gets to remove its containers
 _RUNNER_PREFIX = re.compile(r"[A-Za-z0-9.-]+")

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from infx.plan.launch_graph import case_predicate
+
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _ENV_NAME = r"[A-Z][A-Z0-9_]*"
 _ENV_PATTERNS = (
@@ -237,15 +239,9 @@ class Guard:
 def shell_guards(text: str, number: int) -> list[Guard]:
     """The conditions (outermost first) that enclose line ``number`` of a shell script: ``if`` /
     ``elif`` conditions (one-line ``if …; then …; fi`` forms guard only themselves) and ``case``
-    arms — an arm's line is guarded by its own pattern (``case_predicate``) and by the earlier
+    arms — an arm's line is guarded by its own pattern (launch_graph.case_predicate) and by the earlier
     arms' patterns, negated (the first matching arm runs)."""
     return list(_shell_guards(text, number))
-
-
-def case_predicate(word: str, patterns: str) -> str:
-    """The guard text of one ``case`` arm: ``case WORD in PATTERNS)`` (decided by
-    infx.plan.launch_graph.decide)."""
-    return f"case {word} in {patterns})"
 
 
 def case_arm_body(text: str, number: int) -> str | None:
@@ -332,19 +328,19 @@ def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int,
         until = _embedded_end(line)
         word = line.strip().rstrip(";")
         top = stack[-1] if stack else None
+        if top is not None and top.word is not None and word == "esac":
+            stack.pop()
+            flat = None
+            found.append(current())
+            continue
         if top is not None and top.word is not None and top.expect_arm and word:
-            if word == "esac":
-                stack.pop()
-                flat = None
-                found.append(current())
-                continue
             arm = _CASE_ARM.match(line)
             if arm:
                 patterns, body = arm.group(1).strip(), arm.group(2).strip()
                 if top.open_ended or len(top.arms) >= _MAX_ARMS or nocase:
                     # after `;&` / `;;&` (bash runs or tests on), past _MAX_ARMS arms, or under
                     # nocasematch: the arm runs when the script says, not when its pattern says
-                    top.guards = (Guard(case_predicate(top.word, patterns) + " undecided", False, top.opened),)
+                    top.guards = (Guard(case_predicate(top.word, patterns, decided=False), False, top.opened),)
                 else:
                     top.guards = tuple(Guard(case_predicate(top.word, p), True, top.opened) for p in top.arms) + (
                         Guard(case_predicate(top.word, patterns), False, top.opened),)
@@ -363,11 +359,6 @@ def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int,
             top.expect_arm = True
             top.open_ended = top.open_ended or _FALLS_THROUGH.search(line) is not None
             bodies[number] = line[:closed.start()].strip()
-            continue
-        if top is not None and top.word is not None and word == "esac":
-            stack.pop()
-            flat = None
-            found.append(current())
             continue
         inline = _INLINE_IF.match(line)
         found.append(current() + (Guard(inline.group(1), False, number),) if inline else current())

@@ -38,6 +38,8 @@ from typing import Any
 from infx.plan.expand import listed_or_range
 from infx.plan.launch_graph import (
     AGENTIC,
+    FUNCTION_OPEN,
+    NODE_ROLE_VARIABLES,
     Branch,
     decide,
     exported_variables,
@@ -49,11 +51,6 @@ from infx.plan.launch_graph import (
 from infx.signoff.rules.scan import Guard, Line, case_arm_body, shell_guards
 from infx.workflow.launch import env_name
 
-# variables that tell a node of a multi-node job its place (head, prefill or decode node): a
-# condition testing only these splits a script between nodes that all run in every row, so
-# both of its sides run (neither is a variant of the row)
-NODE_ROLE_VARIABLES = frozenset({"NODE_RANK", "NODE_OFFSET", "RANK", "LOCAL_RANK", "SLURM_NODEID",
-                                 "SLURM_PROCID", "SLURM_LOCALID"})
 _PREDICATE_REF = re.compile(r"\$\{?(\w+)")
 MAX_CONDITION_DEPTH = 24  # conditions on values set under conditions, followed this deep
 MAX_UNDECIDED = 4  # conditions a row cannot decide, taken both ways (2**4 variants at most)
@@ -141,7 +138,8 @@ def _own_default(assignment: Assignment) -> bool:
 
 
 def splits_nodes(predicate: str) -> bool:
-    """Whether a condition tests only a node's place in a multi-node job (NODE_ROLE_VARIABLES)."""
+    """Whether a condition tests only a node's place in a multi-node job (NODE_ROLE_VARIABLES): it
+    splits a script between nodes that all run in every row, so it is no variant of the row."""
     names = set(_PREDICATE_REF.findall(predicate))
     return bool(names) and names <= NODE_ROLE_VARIABLES
 
@@ -177,7 +175,6 @@ def assignments(lines: Iterable[Line], texts: Mapping[str, str | None]) -> list[
     return found
 
 
-_FUNCTION = re.compile(r"^\s*(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\s*\)\s*\{?\s*$")
 _MOVES_ARGUMENTS = re.compile(r"\bshift\b|\bset\s+--|\$[@*]|\$\{[@*]|\$#|\bgetopts\b")
 _PRINTING = re.compile(r"^\s*(?:echo|printf|cat|logger)\b")
 _POSITIONAL = re.compile(r"^([\"']?)\$\{?([1-9])\}?\1$")
@@ -213,7 +210,7 @@ def _functions(text: str) -> dict[int, tuple[str, tuple[tuple[str, ...], ...]]]:
     spans: list[tuple[str, int, int]] = []
     index = 0
     while index < len(lines):
-        opened = _FUNCTION.match(lines[index])
+        opened = FUNCTION_OPEN.match(lines[index])
         if opened:
             indent = lines[index][:len(lines[index]) - len(lines[index].lstrip())]
             end = next((j for j in range(index + 1, len(lines))
@@ -300,7 +297,7 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
     rows_run = row_variables(entry) or [{"EVAL_ONLY": "false"}]
     # variables every row has alike (IS_AGENTIC, MODEL_NAME, …) tell no group of rows apart
     same = frozenset(n for n in rows_run[0] if all(r.get(n) == rows_run[0][n] for r in rows_run)) \
-        if len(rows_run) > 1 else frozenset(exported_variables({**entry, "scenario-type": AGENTIC}))
+        if len(rows_run) > 1 else frozenset(exported_variables(entry))
     for row in rows_run:
         row_branch = replace(base, row=tuple(sorted((dict(base.row) | row).items())))
         decided = tuple(decide(p, row_branch) for p in predicates)
@@ -444,7 +441,7 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
             if "$" in value:
                 return None
             values[name] = value
-        return replace(branch, row=tuple(sorted((dict(branch.row) | values).items())))
+        return replace(branch, row=tuple(sorted((branch.values | values).items())))
     # (reference as written, file, line, depth) -> (value, assignments used, where values are set):
     # a reference is worked out once, however many values name it
     memo: dict[tuple[str, str, int | None, int], tuple[str, list[Assignment], dict[str, None]]] = {}

@@ -344,7 +344,7 @@ ROW = Branch(row=(("MODEL_PREFIX", "dsv4"), ("PRECISION", "fp4"), ("FRAMEWORK", 
     ('[[ $PRECISION == "fp8" ]] && { [[ $MODEL_PREFIX == "dsv4" ]] || [[ $RUNNER == x ]]; }', False),
     ('[[ $PRECISION == "fp4" ]] && { [[ $MODEL_PREFIX == "dsr1" ]] || [[ $FRAMEWORK == "sglang" ]]; }', True),
     ('[[ $PRECISION == "fp4" ]] && { [[ $MODEL_PREFIX == "dsr1" ]] || [[ $RUNNER == x ]]; }', None),
-    # case arms (infx.signoff.rules.scan.case_predicate): globs over the word, `|` alternatives
+    # case arms (infx.plan.launch_graph.case_predicate): globs over the word, `|` alternatives
     ('case "${MODEL_PREFIX}:${PRECISION}" in dsr1:*|dsv4:fp4)', True),
     ('case "${MODEL_PREFIX}:${PRECISION}" in dsv4:fp8)', False),
     ('case "$RUNNER" in a|b)', None),
