@@ -242,3 +242,31 @@ def test_settings_in_a_string_count_only_as_the_environment_of_a_command():
     assert ("SGLANG_SIMULATE_ACC_LEN", "2.99") not in env_settings('NOTE="SGLANG_SIMULATE_ACC_LEN=2.99 is golden"')
     assert ("SGLANG_SIMULATE_ACC_LEN", "2.99") in env_settings(
         'CMD="A=1 ${EXTRA} SGLANG_SIMULATE_ACC_LEN=2.99 python3 -m sglang.launch_server"')
+
+
+def test_the_row_variables_are_what_the_launch_step_exports_for_the_planned_rows():
+    """The seam: the planner's real rows of real corpus configs, through the launch step's real
+    row_env, give every variable the sign-off's model of those rows (row_variables) claims —
+    exports, lane settings and the row's own fields — with the same value."""
+    from pathlib import Path
+
+    from infx.config.runners import load_runners
+    from infx.plan.generate import generate_full_sweep
+    from infx.workflow.launch import row_env
+    from infx.yamlio import load_file
+
+    root = Path(__file__).resolve().parents[2]
+    configs = load_file(root / "data" / "realprs" / "2309" / "head" / "configs" / "amd-master.yaml")
+    runners = load_runners(root.parent / "configs" / "runners.yaml")
+    keys = ["dsv4-fp4-mi355x-sglang-disagg-agentic-hicache-mtp", "dsv4-fp4-mi355x-sglang-disagg-mtp"]
+    rows = generate_full_sweep({k: configs[k] for k in keys}, runners, evals="none")
+    assert rows
+    model = [dict(v) for k in keys for v in row_variables(configs[k])]
+    envs = [row_env(row) for row in rows]
+    compared = 0
+    for variables in model:
+        claimed = {n: v for n, v in variables.items() if n not in ("EVAL_ONLY", "RUN_EVAL", "CONC")}
+        # some planned row of that lane runs with exactly these values
+        assert any(all(env.get(n) == v for n, v in claimed.items()) for env in envs), claimed
+        compared += len(claimed)
+    assert compared > 20
