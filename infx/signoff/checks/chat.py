@@ -8,6 +8,7 @@ from functools import lru_cache
 from infx.inert import code
 from infx.plan.launch_graph import Branch, decide
 from infx.signoff.model import Evidence, Outcome, Status
+from infx.signoff.rules import options
 from infx.signoff.rules.affected import (
     affected_configs,
     config_where,
@@ -48,13 +49,13 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
             continue
         where = config_where(evidence, config)
         candidates = [ln for ln in lines if _chat_line(ln.text)]
-        chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln)), None)
+        chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln, lines)), None)
         raw = _first(lines, _RAW)
         if chat:
             judged.append(f"{where}: client uses the chat template ({chat.where()}: {_clip(chat.text)}"
-                          + _guard_note(evidence, chat) + ")")
+                          + _guard_note(evidence, chat, lines) + ")")
         elif candidates:
-            guard = _unproven_guard(evidence, candidates[0])
+            guard = _unproven_guard(evidence, candidates[0], lines)
             failures.append(f"{where}: the chat template is applied only under {code(guard)} at "
                             f"{candidates[0].where()}, which could not be shown to hold for this "
                             "spec-decode config (accepted guards test the MTP/speculative/draft setting)")
@@ -78,12 +79,21 @@ def _guards(evidence: Evidence, line: Line) -> list[Guard]:
     return shell_guards(evidence.head_files.get(line.path) or "", line.number)
 
 
-def _unproven_guard(evidence: Evidence, line: Line) -> str | None:
+def _unproven_guard(evidence: Evidence, line: Line, lines: list[Line]) -> str | None:
     """The first enclosing condition that does not test spec decoding (None: every one does).
     Shared helpers add the chat flag only when MTP is on, which a spec config satisfies; a
     condition the launch graph decides (EVAL_ONLY, IS_MTP, SPEC_DECODING) holds when a spec
-    config's throughput run takes the side the line is on."""
-    for guard in _guards(evidence, line):
+    config's throughput run takes the side the line is on; inside a helper that reads its
+    options in a loop, the arm a line is in and the conditions on what the loop sets hold when
+    every call the config's launch makes passes the options that take them (rules.options)."""
+    guards = _guards(evidence, line)
+    by_loop, holds, loop = _loop_guards(evidence, line, lines, guards)
+    if by_loop and not holds:
+        guard = by_loop[-1]
+        return f"{loop.function} called without the option that sets it ({guard.predicate})"
+    for guard in guards:
+        if any(guard is g for g in by_loop):
+            continue
         taken = decide(guard.predicate, _THROUGHPUT)
         if taken is not None:
             if taken != guard.negated:
@@ -94,9 +104,29 @@ def _unproven_guard(evidence: Evidence, line: Line) -> str | None:
     return None
 
 
-def _guard_note(evidence: Evidence, line: Line) -> str:
+def _loop_guards(evidence: Evidence, line: Line, lines: list[Line], guards: list[Guard]
+                 ) -> tuple[list[Guard], bool, options.OptionLoop | None]:
+    """The line's guards that its function's option loop decides, whether they hold for the
+    config's calls of that function, and the loop."""
+    if not guards or line.number is None:
+        return [], False, None
+    loop = options.loop_at(evidence.head_files.get(line.path) or "", line.number)
+    if loop is None:
+        return [], False, None
+    called = options.calls(evidence.head_files, lines, loop.function, _THROUGHPUT)
+    results = [options.run(loop, words) for words in called or ()]
+    known = [r for r in results if r is not None] if called and None not in results else []
+    decided, holds = options.guards_hold(loop, line.number, guards, known, _THROUGHPUT)
+    return decided, holds, loop
+
+
+def _guard_note(evidence: Evidence, line: Line, lines: list[Line]) -> str:
     guards = _guards(evidence, line)
-    return f", when {' and '.join(('not ' if g.negated else '') + g.predicate for g in guards)}" if guards else ""
+    by_loop, _, loop = _loop_guards(evidence, line, lines, guards)
+    said = [('not ' if g.negated else '') + g.predicate for g in guards if not any(g is d for d in by_loop)]
+    if by_loop and loop is not None:
+        said.append(f"every call of {loop.function} passes the option that sets it")
+    return f", when {' and '.join(said)}" if said else ""
 
 
 def _first(lines: list[Line], pattern: re.Pattern[str]) -> Line | None:

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from infx.plan.launch_graph import case_predicate
+from infx.plan.launch_graph import FUNCTION_OPEN, case_predicate
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _ENV_NAME = r"[A-Z][A-Z0-9_]*"
@@ -223,6 +223,25 @@ def first_number(text: str) -> float | None:
     return float(match.group(0)) if match else None
 
 
+@lru_cache(maxsize=128)
+def function_spans(text: str) -> tuple[tuple[str, int, int], ...]:
+    """The shell functions of ``text``: (name, the line that opens it, the line of its closing
+    ``}``), 1-based. A body ends at the first ``}`` indented as its opening line."""
+    lines = text.splitlines()
+    spans: list[tuple[str, int, int]] = []
+    index = 0
+    while index < len(lines):
+        opened = FUNCTION_OPEN.match(lines[index])
+        if opened:
+            indent = lines[index][:len(lines[index]) - len(lines[index].lstrip())]
+            end = next((j for j in range(index + 1, len(lines))
+                        if lines[j].startswith(indent + "}")), len(lines))
+            spans.append((opened.group(1), index + 1, end + 1))
+            index = end
+        index += 1
+    return tuple(spans)
+
+
 _SHELL_IF = re.compile(r"^\s*(if|elif)\s+(.*?)\s*(?:;\s*then)?\s*$")
 _INLINE_IF = re.compile(r"^\s*if\s+(.*?);\s*then\s+.*\bfi\s*;?\s*$")
 
@@ -275,8 +294,8 @@ def _embedded_end(line: str) -> re.Pattern[str] | None:
     ``python3 -c "…"`` program), the pattern of the line that closes it: the heredoc's word, or
     the program's first unescaped closing quote."""
     unquoted = _QUOTED.sub('""', line)
-    heredoc = _HEREDOC.search(unquoted)
-    if heredoc and "<<<" not in unquoted and not _SHELL_READER.search(unquoted):
+    heredoc = _heredoc(line)
+    if heredoc and not _SHELL_READER.search(unquoted):
         indent = r"\t*" if heredoc.group(1) else ""
         return re.compile(rf"^{indent}{re.escape(heredoc.group(3))}\s*$")
     tail = line.rstrip()[-160:]  # bounded: the opening quote ends the line
@@ -284,6 +303,19 @@ def _embedded_end(line: str) -> re.Pattern[str] | None:
     if program:
         quote = program.group(1)
         return re.compile(r"(?:^|[^\\])\"" if quote == '"' else "'")
+    return None
+
+
+def _heredoc(line: str) -> re.Match[str] | None:
+    """The first heredoc operator of ``line`` outside quotes (its word may be quoted itself:
+    ``<<'EOF'``, ``<<"EOF"``); a here-string (``<<<``) opens no text."""
+    quoted = [m.span() for m in _QUOTED.finditer(line)]
+    for match in _HEREDOC.finditer(line):
+        start = match.start()
+        if line[start + 2:start + 3] == "<" or (start and line[start - 1] == "<"):
+            continue
+        if not any(first <= start < last for first, last in quoted):
+            return match
     return None
 
 

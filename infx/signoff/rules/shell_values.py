@@ -38,7 +38,6 @@ from typing import Any
 from infx.plan.expand import listed_or_range
 from infx.plan.launch_graph import (
     AGENTIC,
-    FUNCTION_OPEN,
     NODE_ROLE_VARIABLES,
     Branch,
     decide,
@@ -48,7 +47,7 @@ from infx.plan.launch_graph import (
     setting_variables,
     shell_writes,
 )
-from infx.signoff.rules.scan import Guard, Line, case_arm_body, shell_guards
+from infx.signoff.rules.scan import Guard, Line, case_arm_body, function_spans, shell_guards
 from infx.workflow.launch import env_name
 
 _PREDICATE_REF = re.compile(r"\$\{?(\w+)")
@@ -207,17 +206,7 @@ def _functions(text: str) -> dict[int, tuple[str, tuple[tuple[str, ...], ...]]]:
     """Line number inside a function body -> (the function, the arguments of its calls in the
     file, as written). A body ends at the first ``}`` indented as its opening line."""
     lines = text.splitlines()
-    spans: list[tuple[str, int, int]] = []
-    index = 0
-    while index < len(lines):
-        opened = FUNCTION_OPEN.match(lines[index])
-        if opened:
-            indent = lines[index][:len(lines[index]) - len(lines[index].lstrip())]
-            end = next((j for j in range(index + 1, len(lines))
-                        if lines[j].startswith(indent + "}")), len(lines))
-            spans.append((opened.group(1), index + 1, end + 1))
-            index = end
-        index += 1
+    spans = function_spans(text)
     # a body that moves its arguments (shift, set --) or passes them on whole ($@, $*): its
     # positional parameters are not its calls' words
     moved = {name for name, first, last in spans

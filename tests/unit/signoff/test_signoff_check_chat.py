@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from lib.signoff_policy_support import with_head_file, world_evidence
 
 from infx.signoff.checks.chat import run
@@ -114,3 +115,59 @@ def test_changing_a_shared_helper_affects_the_multi_node_configs():
     found = {(c.key, c.how) for c in affected_configs(edited)}
     assert ("minimaxm3-fp4-mi355x-atom-disagg-mtp", "shared helper changed") in found
     assert not any(key.endswith("-vllm") for key, _ in found)  # single-node configs do not use it
+
+
+OPTION_HELPER = """#!/usr/bin/env bash
+bench() {
+    local use_chat_template=false
+    while [[ $# -gt 0 ]]; do
+        case $1 in
+            --url) url="$2"; shift 2 ;;
+            --use-chat-template) use_chat_template=true; shift ;;
+            --chat)
+                use_chat_template=true
+                shift
+                ;;
+            *) echo "unknown option $1" >&2; exit 1 ;;
+        esac
+    done
+    local extra=""
+    if [[ "$use_chat_template" == true ]]; then
+        extra="--apply-chat-template"
+    fi
+    python3 -m sglang.bench_serving --backend openai --base-url "$url" $extra
+}
+"""
+
+
+def with_option_helper(call: str):
+    """Seed 003's MTP lanes whose client helper takes the chat template as an option (real
+    #1981: ``run_benchmark_serving --dsv4`` sets ``use_chat_template=true`` in
+    benchmark_lib.sh's option loop); ``call`` is the rest of the file, which calls it."""
+    evidence = seed003_with_mtp()
+    return with_head_file(evidence, BENCH, OPTION_HELPER + call)
+
+
+def test_an_option_the_launch_passes_to_a_helpers_option_loop_applies_the_template():
+    outcome = run(with_option_helper('bench --url "$URL" \\\n  --chat\n'), SETTINGS)
+    assert outcome.status == Status.PASS, outcome.reason
+    assert f"{BENCH}:9" in outcome.reason and "every call of bench passes" in outcome.reason
+
+
+@pytest.mark.parametrize("call", [
+    'bench --url "$URL"\n',  # the option is not passed
+    'bench "$@"\n',  # options named at run time
+    'bench --url "$URL" --unknown --chat\n',  # an option no arm takes ends the helper first
+    'bench --url "$URL" --chat\nbench --url "$URL"\n',  # one of two calls does not pass it
+    'if [ "$EVAL_ONLY" = "true" ]; then\n  bench --url "$URL" --chat\nelse\n  bench --url "$URL"\nfi\n',
+    '',  # the helper is never called
+])
+def test_a_helpers_option_loop_proves_nothing_without_every_call_passing_the_option(call):
+    outcome = run(with_option_helper(call), SETTINGS)
+    assert outcome.status == Status.FAIL, outcome.reason
+    assert "minimaxm3-fp4-mi355x-atom-disagg-mtp" in outcome.reason
+
+
+def test_the_throughput_call_is_the_one_that_counts():
+    call = 'if [ "$EVAL_ONLY" = "true" ]; then\n  bench --url "$URL"\nelse\n  bench --url "$URL" --chat\nfi\n'
+    assert run(with_option_helper(call), SETTINGS).status == Status.PASS

@@ -27,6 +27,16 @@ def test_heredocs_and_inline_programs_open_no_conditions():
     assert shell_guards(text, 9)[0].line == 8
 
 
+def test_a_heredoc_with_a_quoted_word_opens_no_conditions():
+    """``<<'PYEOF'`` and ``<<"EOF"`` (real #2003: a Python patch whose ``if count != 1:`` was read
+    as the guard of every later line); ``<<`` inside quotes and here-strings open nothing."""
+    text = ("python3 - <<'PYEOF' || { echo failed >&2; exit 1; }\nif count != 1:\n    x\nPYEOF\n"
+            'cat <<"EOF" > f\nif b\nEOF\nrun --use-chat-template\n'
+            'echo "<<EOF"\nif [ "$Y" = 1 ]; then\n  z <<< "$w"\n  v\nfi\n')
+    assert shell_guards(text, 3) == [] and shell_guards(text, 6) == [] and shell_guards(text, 8) == []
+    assert [g.predicate for g in shell_guards(text, 12)] == ['[ "$Y" = 1 ]']
+
+
 def test_flags_in_json_whose_quotes_are_escaped_in_a_shell_word():
     from infx.signoff.rules.scan import flag_values
     word = r'"{\"method\":\"dspark\",\"rejection_sample_method\": \"synthetic\", \"synthetic_acceptance_length\": 2.51}"'

@@ -1,0 +1,272 @@
+"""What a shell function's option loop sets for the calls a config's launch makes of it.
+
+Shared helpers take their settings as options (``run_benchmark_serving --model "$MODEL" --dsv4``)
+and read them in a loop of the form::
+
+    f() {
+        local use_chat_template=false
+        while [[ $# -gt 0 ]]; do
+            case $1 in
+                --use-chat-template) use_chat_template=true; shift ;;
+                --dsv4) dsv4=true; use_chat_template=true; shift ;;
+                --model) model="$2"; shift 2 ;;
+                *) echo "unknown $1"; exit 1 ;;
+            esac
+        done
+        if [[ "$use_chat_template" == true ]]; then …
+
+A line inside an arm runs for a call when one of the call's options selects that arm (the first
+arm whose patterns match it, as bash takes it); a condition after the loop is decided with the
+values the selected arms give the function's variables over their ``local`` defaults. Anything
+the loop does that this does not model (an arm that shifts by a computed count, a pattern bash
+expands, a value computed at run time, an option no arm takes) leaves the answer unknown.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import shlex
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from infx.plan.launch_graph import Branch, decide
+from infx.signoff.rules.scan import (
+    Guard,
+    Line,
+    case_arm_body,
+    function_spans,
+    join_continuations,
+    shell_guards,
+    strip_comment,
+    text_lines,
+)
+
+_WHILE_ARGS = re.compile(r"^\s*while\s+(?:\[\[?\s*\"?\$\{?#\}?\"?\s+-(?:gt|ne)\s+0\s*\]\]?|"
+                         r"\(\(\s*\$?#\s*(?:>\s*0\s*)?\)\))\s*(?:;\s*do)?\s*$")
+_CASE_FIRST = re.compile(r"^\s*case\s+\"?\$(?:1|\{1\})\"?\s+in\s*$")
+_ASSIGN = re.compile(r"^\s*(?:local\s+|declare\s+)?([A-Za-z_]\w*)=(\S*)\s*$")
+_SHIFT = re.compile(r"^\s*shift(?:\s+(\d+))?\s*;?\s*$")
+_UNDECIDABLE_PATTERN = re.compile(r"[$`\"'\\]|\[\^|\[!")
+MAX_CALL_WORDS = 200  # a call of more words is not followed
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm of an option loop: its patterns, what it sets, and how many words it consumes
+    (None: not known)."""
+
+    patterns: tuple[str, ...]
+    sets: tuple[tuple[str, str | None], ...]  # (name, literal value, or None when computed)
+    consumes: int | None
+
+
+@dataclass(frozen=True)
+class OptionLoop:
+    """A function's loop over its options (``while [[ $# -gt 0 ]]; do case $1 in …``)."""
+
+    function: str
+    opened: int  # the function's opening line
+    closed: int  # the line of its closing brace
+    case_line: int  # the ``case $1 in`` line (where its arms' guards are tested)
+    end_line: int  # the loop's ``done`` line
+    arms: tuple[Arm, ...]
+    arm_of_line: tuple[tuple[int, int], ...]  # (line, index of the arm it belongs to)
+    defaults: tuple[tuple[str, str | None], ...]  # ``local name=value`` before the loop
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """What one call's options do in a loop: the arms they select and the values they leave."""
+
+    arms: frozenset[int]
+    values: tuple[tuple[str, str], ...]  # the variables with a known literal value after the loop
+
+
+def loop_at(text: str, number: int) -> OptionLoop | None:
+    """The option loop of the function that line ``number`` of ``text`` is in, if it has one."""
+    for loop in option_loops(text):
+        if loop.opened < number < loop.closed:
+            return loop
+    return None
+
+
+@lru_cache(maxsize=128)
+def option_loops(text: str) -> tuple[OptionLoop, ...]:
+    """Every function of ``text`` that reads its options in a ``while``/``case $1`` loop."""
+    lines = text.splitlines()
+    found = []
+    for name, opened, closed in function_spans(text):
+        loop = _loop(text, lines, name, opened, closed)
+        if loop is not None:
+            found.append(loop)
+    return tuple(found)
+
+
+def _loop(text: str, lines: list[str], name: str, opened: int, closed: int) -> OptionLoop | None:
+    body = range(opened + 1, closed)  # 1-based line numbers
+    start = next((n for n in body if _WHILE_ARGS.match(lines[n - 1])), None)
+    if start is None:
+        return None
+    case_line = next((n for n in range(start + 1, closed) if lines[n - 1].strip() not in ("", "do")), None)
+    if case_line is None or not _CASE_FIRST.match(lines[case_line - 1]):
+        return None
+    end = next((n for n in range(case_line + 1, closed) if lines[n - 1].strip() in ("done", "done;")), None)
+    if end is None:
+        return None
+    prefix = lines[case_line - 1].strip().split(" in")[0].removeprefix("case").strip()
+    own = f"case {prefix} in "
+    arm_lines: dict[int, list[int]] = {}
+    patterns: list[str] = []
+    for number in range(case_line + 1, end):
+        arm = [g for g in shell_guards(text, number) if g.line == case_line and not g.negated]
+        if len(arm) != 1 or not arm[0].predicate.startswith(own) or not arm[0].predicate.endswith(")"):
+            continue  # the esac line, or an arm bash runs whatever its pattern (after ;&)
+        pattern = arm[0].predicate[len(own):-1]
+        if pattern not in patterns:
+            patterns.append(pattern)
+        arm_lines.setdefault(patterns.index(pattern), []).append(number)
+    arms = []
+    of_line: list[tuple[int, int]] = []
+    for index, pattern in enumerate(patterns):
+        numbers = arm_lines[index]
+        of_line += [(n, index) for n in numbers]
+        arms.append(_arm(pattern, [_arm_text(text, lines, n) for n in numbers]))
+    defaults = tuple(_literal(m) for raw in lines[opened:start - 1] if (m := _ASSIGN.match(raw)))
+    return OptionLoop(name, opened, closed, case_line, end, tuple(arms), tuple(of_line), defaults)
+
+
+def _arm_text(text: str, lines: list[str], number: int) -> list[str]:
+    """The commands of one line of an arm (the pattern dropped on its first line; ``;`` splits)."""
+    body = case_arm_body(text, number)
+    command = body if body is not None else strip_comment(lines[number - 1])
+    command = re.sub(r";;&?\s*$|;&\s*$", "", command)
+    return [part for part in (p.strip() for p in command.split(";")) if part]
+
+
+def _arm(pattern: str, commands: list[list[str]]) -> Arm:
+    sets: list[tuple[str, str | None]] = []
+    consumes: int | None = None
+    shifts = 0
+    for line in commands:
+        for command in line:
+            shift = _SHIFT.match(command)
+            if shift:
+                shifts += 1
+                consumes = int(shift.group(1) or 1)
+                continue
+            assigned = _ASSIGN.match(command)
+            if assigned:
+                sets.append(_literal(assigned))
+    split = tuple(p.strip() for p in pattern.split("|"))
+    return Arm(split, tuple(sets), consumes if shifts == 1 else None)
+
+
+def _literal(match: re.Match[str]) -> tuple[str, str | None]:
+    value = match.group(2)
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        value = value[1:-1]
+    return match.group(1), (None if any(c in value for c in "$`\\\"'") else value)
+
+
+def _selected(loop: OptionLoop, word: str) -> int | None:
+    """The arm bash takes for ``word`` (the first whose pattern matches), or None when that
+    cannot be said here."""
+    for index, arm in enumerate(loop.arms):
+        for pattern in arm.patterns:
+            if _UNDECIDABLE_PATTERN.search(pattern):
+                return None
+            if fnmatch.fnmatchcase(word, pattern):
+                return index
+    return None
+
+
+def run(loop: OptionLoop, words: tuple[str, ...]) -> CallResult | None:
+    """What the call's ``words`` (its arguments, as written) do in ``loop``; None when that is
+    not known (a word with an expansion the loop tests, an arm that shifts unknowably, an
+    option no arm takes)."""
+    values: dict[str, str | None] = dict(loop.defaults)
+    taken: set[int] = set()
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if "$" in word or "`" in word:
+            return None  # an option named at run time
+        arm_index = _selected(loop, word.strip("\"'"))
+        if arm_index is None:
+            return None
+        arm = loop.arms[arm_index]
+        if arm.consumes is None:
+            return None
+        taken.add(arm_index)
+        for name, value in arm.sets:
+            values[name] = value
+        index += arm.consumes
+    known = tuple(sorted((n, v) for n, v in values.items() if v is not None))
+    return CallResult(frozenset(taken), known)
+
+
+def calls(texts: Mapping[str, str | None], lines: Iterable[Line], function: str,
+          branch: Branch) -> list[tuple[str, ...]] | None:
+    """The arguments of every call of ``function`` that ``lines`` (a config's launch) make on
+    ``branch``, as written; None when a call's words cannot be read (or are too many)."""
+    wanted: dict[str, set[int]] = {}
+    for line in lines:
+        if line.number is not None:
+            wanted.setdefault(line.path, set()).add(line.number)
+    pattern = re.compile(rf"(?:^\s*|[;&|]\s*|\b(?:then|do|else)\s+){re.escape(function)}(?:\s+(.*))?$")
+    found: list[tuple[str, ...]] = []
+    for path, numbers in sorted(wanted.items()):
+        text = texts.get(path) or ""
+        if function not in text:
+            continue
+        inside = [(first, last) for name, first, last in function_spans(text) if name == function]
+        for logical in join_continuations(text_lines(path, text)):
+            number = logical.number or 0
+            if number not in numbers or any(first <= number <= last for first, last in inside):
+                continue
+            match = pattern.search(logical.text)
+            if match is None:
+                continue
+            if any(decide(g.predicate, branch) == g.negated for g in shell_guards(text, number)):
+                continue  # a call this branch does not make
+            try:
+                words = tuple(shlex.split(match.group(1) or "", posix=False))
+            except ValueError:
+                return None
+            if len(words) > MAX_CALL_WORDS:
+                return None
+            found.append(_until_operator(words))
+    return found
+
+
+def _until_operator(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The call's own arguments: up to a redirection, pipe or list operator."""
+    out = []
+    for word in words:
+        if word in ("|", "||", "&&", ";", "&") or word.startswith((">", "<", "2>", "&>", "|")):
+            break
+        out.append(word)
+    return tuple(out)
+
+
+def guards_hold(loop: OptionLoop, number: int, guards: Iterable[Guard], results: list[CallResult],
+                branch: Branch) -> tuple[list[Guard], bool]:
+    """Of ``guards`` (line ``number``'s, in ``loop``'s function), those the loop decides, and
+    whether they hold for every call in ``results``: the arm the line is in is selected by
+    each call; a condition after the loop holds with each call's values."""
+    arm = dict(loop.arm_of_line).get(number)
+    decided: list[Guard] = []
+    holds = bool(results)
+    for guard in guards:
+        if guard.line == loop.case_line and arm is not None:
+            decided.append(guard)
+            holds = holds and all(arm in result.arms for result in results)
+        elif loop.end_line < guard.line < loop.closed:
+            values = [decide(guard.predicate, replace(branch, row=tuple(sorted((branch.values | dict(r.values)).items()))))
+                      for r in results]
+            if all(v is not None for v in values):
+                decided.append(guard)
+                holds = holds and all(v != guard.negated for v in values)
+    return decided, holds

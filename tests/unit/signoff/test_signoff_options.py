@@ -1,0 +1,87 @@
+"""What a shell function's option loop sets for its calls (infx.signoff.rules.options)."""
+
+from __future__ import annotations
+
+from infx.plan.launch_graph import Branch
+from infx.signoff.rules import options
+from infx.signoff.rules.scan import Line, shell_guards
+
+HELPER = """f() {
+    local chat=false
+    local mode=plain
+    while [ "$#" -gt 0 ]; do
+        case "$1" in
+            --model) model="$2"; shift 2 ;;
+            --chat|-c) chat=true; shift ;;
+            --dsv4) mode=dsv4; chat=true; shift ;;
+            --x*) mode=x; shift ;;
+            --loose) chat=true ;;
+            *) shift ;;
+        esac
+    done
+    if [[ "$chat" == true ]]; then
+        echo chat
+    fi
+}
+g() {
+    echo "$1"
+}
+"""
+
+
+def test_the_loop_its_arms_and_defaults_are_read():
+    (loop,) = options.option_loops(HELPER)
+    assert (loop.function, loop.case_line, loop.end_line) == ("f", 5, 13)
+    assert dict(loop.defaults) == {"chat": "false", "mode": "plain"}
+    assert [a.patterns for a in loop.arms] == [("--model",), ("--chat", "-c"), ("--dsv4",), ("--x*",),
+                                              ("--loose",), ("*",)]
+    assert [a.consumes for a in loop.arms] == [2, 1, 1, 1, None, 1]
+    assert loop.arms[0].sets == (("model", None),)  # computed at run time
+    assert options.loop_at(HELPER, 15) is loop and options.loop_at(HELPER, 19) is None
+
+
+def test_a_call_selects_the_first_matching_arm_and_skips_option_values():
+    (loop,) = options.option_loops(HELPER)
+    result = options.run(loop, ('--model', '"--chat"', "--dsv4"))
+    assert result is not None and result.arms == {0, 2}  # "--chat" is --model's value
+    assert dict(result.values) == {"chat": "true", "mode": "dsv4"}
+    assert dict(options.run(loop, ("--xyz", "-c")).values) == {"chat": "true", "mode": "x"}
+    assert dict(options.run(loop, ()).values) == {"chat": "false", "mode": "plain"}
+
+
+def test_what_the_loop_cannot_be_followed_through_is_unknown():
+    (loop,) = options.option_loops(HELPER)
+    assert options.run(loop, ('"$@"',)) is None  # options named at run time
+    assert options.run(loop, ("--loose",)) is None  # an arm that does not say how far it shifts
+
+
+def test_a_guard_after_the_loop_holds_only_when_every_call_sets_its_value():
+    (loop,) = options.option_loops(HELPER)
+    guards = shell_guards(HELPER, 15)
+    chat, plain = options.run(loop, ("--chat",)), options.run(loop, ())
+    assert options.guards_hold(loop, 15, guards, [chat], Branch()) == (guards, True)
+    assert options.guards_hold(loop, 15, guards, [chat, plain], Branch()) == (guards, False)
+    assert options.guards_hold(loop, 15, guards, [], Branch())[1] is False
+
+
+def test_a_line_in_an_arm_holds_when_every_call_takes_that_arm():
+    (loop,) = options.option_loops(HELPER)
+    guards = shell_guards(HELPER, 8)  # the --dsv4 arm, after two arms it is not
+    decided, holds = options.guards_hold(loop, 8, guards, [options.run(loop, ("--dsv4",))], Branch())
+    assert len(decided) == 3 and holds
+    assert options.guards_hold(loop, 8, guards, [options.run(loop, ("--chat",))], Branch())[1] is False
+
+
+def test_calls_are_read_from_the_launch_lines_on_the_branch_they_run():
+    script = ('source lib.sh\nif [ "$EVAL_ONLY" = "true" ]; then\n  f --model m\nelse\n'
+              '  f --model m \\\n    --chat 2>&1 | tee log\nfi\n')
+    texts = {"run.sh": script, "lib.sh": HELPER}
+    lines = [Line("run.sh", n, t) for n, t in enumerate(script.splitlines(), 1)]
+    assert options.calls(texts, lines, "f", Branch(eval_only=False)) == [("--model", "m", "--chat")]
+    assert options.calls(texts, lines, "f", Branch(eval_only=True)) == [("--model", "m")]
+    assert options.calls(texts, lines[:4], "f", Branch()) == []  # only the lines the launch runs count
+    assert options.calls(texts, lines, "g", Branch()) == []
+
+
+def test_a_function_without_an_option_loop_has_none():
+    assert options.option_loops("g() {\n  case $1 in\n    a) x=1 ;;\n  esac\n}\n") == ()
