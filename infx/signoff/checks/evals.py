@@ -14,7 +14,7 @@ from infx.signoff.rules import configs_at, eval_jobs
 from infx.signoff.rules.affected import affected_configs
 from infx.signoff.rules.eval_jobs import eval_score
 from infx.signoff.rules.policy_reads import EvidenceGap
-from infx.signoff.rules.sweeps import GreenRun, find_green_run
+from infx.signoff.rules.sweeps import GreenRun, find_green_run, plans_no_evals
 from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
@@ -25,6 +25,9 @@ _CHANGELOG_UNPARSED = f"{CHANGELOG} could not be parsed, so the requested eval c
 
 
 def run(evidence: Evidence, settings: Settings) -> Outcome:
+    if plans_no_evals(evidence):
+        return Outcome(Status.NA, "the head's plan has no eval rows (an append-only entry, rows the "
+                       "planner gives no eval, or no changelog entry), so no eval is needed.")
     green = find_green_run(evidence)
     if green is None:
         return _fail("no in-PR commit has a passing sweep (Check 1), so there are no evals to verify.")

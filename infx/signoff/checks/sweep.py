@@ -29,6 +29,7 @@ from infx.signoff.rules.sweeps import (
     find_green_run,
     green_jobs,
     latest_attempt,
+    plans_nothing,
     run_id_of,
 )
 from infx.signoff.table import Settings
@@ -48,7 +49,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                         + (f" and {len(files) - SHOWN} more" if len(files) > SHOWN else "") + ")"
                         for key, files in unlisted[:SHOWN])
             + (f" and {len(unlisted) - SHOWN} more" if len(unlisted) > SHOWN else ""))
-    status = Status.WARN if outcome.status is Status.PASS else outcome.status
+    status = Status.WARN if outcome.status in (Status.PASS, Status.NA) else outcome.status
     return Outcome(status, outcome.reason, (*outcome.details, note))
 
 
@@ -79,6 +80,9 @@ def _judge(evidence: Evidence) -> Outcome:
                        "row fingerprints equal the head's (incremental re-sweep).")
     if green is not None:
         return _drift(evidence, green, aside)
+    if plans_nothing(evidence):
+        return Outcome(Status.NA, "the head's plan has no rows (no changelog entry of this PR names a "
+                       "config that runs), so no sweep is needed.", tuple(aside))
     details = list(aside)
     # read and failed (None); commits the branch shows no sweep run on are not read at all
     unread = [c[:8] for c in evidence.commits

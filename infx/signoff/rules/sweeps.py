@@ -175,8 +175,8 @@ def green_jobs(evidence: Evidence, run_id: int) -> GreenRun | None:
     evals = sum(1 for job in ok if family(job.name) == "eval")
     by_row = any(parse_job_name(job.name) is not None for job in relevant)
     planned = head_plan(evidence) if by_row else None
-    if by_row and planned is None:
-        return None  # the head's plan cannot be read: no sweep can be shown to cover it
+    if by_row and not planned:
+        return None  # the head's plan cannot be read (no sweep can be shown to cover it), or has no row
     if planned:
         # our sweep names its jobs by row identity: every row of the head's plan needs a
         # green job of this run (infx.plan.coverage; a missing, skipped, neutral or
@@ -207,7 +207,10 @@ def head_plan(evidence: Evidence) -> dict[str, tuple[dict, str]] | None:
         return memo[1]
     head, base = evidence.head_files, evidence.base_files
     wanted: dict[str, tuple[dict, str]] | None = None
-    if head and base:
+    if head and base and head.get(DEFAULT_CHANGELOG) is not None \
+            and head.get(DEFAULT_CHANGELOG) == base.get(DEFAULT_CHANGELOG):
+        wanted = {}  # the PR leaves the changelog as it is: it asks for no row
+    elif head and base:
         try:
             labels = sweep_flags(evidence.pr.labels)
             flags = PlanFlags(trim=labels.trim_conc, all_evals=labels.all_evals, evals_only=labels.evals_only)
@@ -223,6 +226,20 @@ def head_plan(evidence: Evidence) -> dict[str, tuple[dict, str]] | None:
 
 
 _PLANS: dict[int, tuple[tuple, dict[str, tuple[dict, str]] | None]] = {}
+
+
+def plans_nothing(evidence: Evidence) -> bool:
+    """Whether the head's plan has no row at all (no changelog entry of the PR runs anything:
+    a PR that retires configs or changes no benchmark), so no sweep is needed; False when the
+    plan cannot be read."""
+    return head_plan(evidence) == {}
+
+
+def plans_no_evals(evidence: Evidence) -> bool:
+    """Whether the head's plan (readable) has no eval row (append-only entries, multi-node
+    rows the planner gives no eval), so no eval is needed."""
+    planned = head_plan(evidence)
+    return planned is not None and not any(is_eval_name(name) for name in planned)
 
 
 def missing_rows(planned: dict[str, tuple[dict, str]], jobs: list[Job]) -> tuple[str, ...]:
@@ -368,8 +385,8 @@ def union_coverage(evidence: Evidence) -> tuple[Coverage, dict[str, tuple[dict, 
     if not runs or not head or not base:
         return None
     wanted = head_plan(evidence)
-    if wanted is None:
-        return None  # Check `sweep` (and Check `append`) report the unreadable plan inputs
+    if not wanted:
+        return None  # Check `sweep` (and Check `append`) report the unreadable plan inputs; no row: no sweep
     rows = []
     for run_id in runs:
         jobs = latest_attempt(evidence.run_jobs.get(run_id) or [])

@@ -274,3 +274,23 @@ def test_unreadable_swept_keys_fail_closed(monkeypatch) -> None:
     ev = _with_shared_only(monkeypatch, LISTED.format(key="no-such-key"))
     problem = evals._coverage_and_image(ev, RUN_SHA, [row()])
     assert "the configs the PR's plan sweeps could not be read" in problem
+
+
+def test_a_plan_without_eval_rows_asks_for_no_eval() -> None:
+    """Issue 26: an entry the planner plans no eval for (`no-evals: true`, append-only), or no
+    changelog entry at all: Check `evals` is N/A instead of failing for a sweep it never needed."""
+    from lib.project_trees import BASE, ENTRY
+    from lib.signoff_policy_support import bare_evidence
+
+    from infx.signoff.checks import evals
+    from infx.signoff.table import load_table
+
+    settings = load_table().settings
+    ev = bare_evidence(head_sha="b" * 40, commits=["b" * 40], check_runs={"b" * 40: []}, run_jobs={})
+    for head in (BASE | {"perf-changelog.yaml": BASE["perf-changelog.yaml"] + ENTRY + "  no-evals: true\n"},
+                 dict(BASE)):
+        ev.head_files, ev.base_files = head, BASE
+        outcome = evals.run(ev, settings)
+        assert outcome.status.value == "N/A" and "no eval rows" in outcome.reason, outcome
+    ev.head_files = BASE | {"perf-changelog.yaml": BASE["perf-changelog.yaml"] + ENTRY}
+    assert evals.run(ev, settings).status.value == "FAIL"  # evals planned, none swept

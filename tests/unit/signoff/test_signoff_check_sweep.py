@@ -652,3 +652,28 @@ def test_an_adopters_job_names_in_another_workflow_are_set_aside_like_any_look_a
     assert sweep.set_aside(ev) == [(7, FOREIGN)]
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.FAIL and outcome.details[0] == f"set aside: run 7 — {FOREIGN}"
+
+
+def test_a_pr_whose_plan_has_no_rows_needs_no_sweep() -> None:
+    """Issue 26, real #2561/#2531/#2527 (retiring configs, moving their scripts to deprecated/,
+    no changelog entry): the head's plan has no rows, so no sweep is asked for. A config the PR
+    still changes without an entry is named in the advisory warning; a plan that cannot be read
+    still fails closed."""
+    from lib.project_trees import BASE, KEY, MASTER, SIBLING
+    from lib.reuse_world import _key_block
+
+    from infx.signoff.model import ChangedFile
+
+    base = BASE | {MASTER: _key_block(KEY) + "\n" + _key_block(SIBLING)}
+    retired = base | {MASTER: _key_block(KEY)}
+    ev = evidence({})
+    ev.head_files, ev.base_files = retired, base
+    ev.files = [ChangedFile(MASTER, "modified")]
+    outcome = sweep.run(ev, SETTINGS)
+    assert outcome.status is Status.NA and "no sweep is needed" in outcome.reason, outcome
+    listed, sibling = base[MASTER].split("\n\n", 1)
+    ev.head_files = base | {MASTER: listed + "\n\n" + sibling.replace("image: ", "image: other/", 1)}
+    warned = sweep.run(ev, SETTINGS)
+    assert warned.status is Status.WARN and SIBLING in unwrap(warned.details[-1]), warned
+    ev.head_files = retired | {"perf-changelog.yaml": "- config-keys: [\n"}
+    assert sweep.run(ev, SETTINGS).status is Status.FAIL  # no plan can be read: not "nothing"
