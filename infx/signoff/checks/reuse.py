@@ -18,6 +18,7 @@ from infx.commands.grammar import (
 from infx.inert import code
 from infx.reuse.posted_head import binding_problem
 from infx.signoff.model import Comment, Evidence, Outcome, Status
+from infx.signoff.rules.sweeps import plans_nothing
 from infx.signoff.table import Settings
 
 ASK = f"a maintainer should post {code('/use <run_id>')} on its own line."
@@ -32,6 +33,8 @@ class _Unknown(Exception):
 
 
 def run(evidence: Evidence, settings: Settings) -> Outcome:
+    if plans_nothing(evidence):
+        return Outcome(Status.NA, "the head's plan has no rows, so there is no sweep to reuse.")
     if evidence.comments is None:
         return Outcome(Status.WARN, "the PR conversation could not be read, so no authorised "
                        "reuse command can be confirmed; " + ASK)

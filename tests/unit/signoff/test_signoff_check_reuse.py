@@ -252,3 +252,17 @@ def test_a_conversation_without_any_command_says_only_that() -> None:
                 comment(3, "m", "MEMBER", "/use abc"), comment(4, "m", "MEMBER", "```\n/use 4\n```")]
     assert check(evidence(comments, {"m": WRITE})).reason == \
         "no authorised reuse command has been posted; " + reuse.ASK
+
+
+def test_a_plan_without_rows_asks_for_no_reuse_command() -> None:
+    """A PR that leaves the changelog as it is (retiring configs) plans no row: no sweep to
+    reuse, so no advice to post one; with an entry the advice stands."""
+    from lib.project_trees import BASE as TREE
+    from lib.project_trees import ENTRY
+
+    ev = evidence([])
+    ev.head_files, ev.base_files = dict(TREE), TREE
+    outcome = check(ev)
+    assert outcome.status is Status.NA and "no sweep to reuse" in outcome.reason
+    ev.head_files = TREE | {"perf-changelog.yaml": TREE["perf-changelog.yaml"] + ENTRY}
+    assert check(ev).status is Status.WARN
