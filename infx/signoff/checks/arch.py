@@ -15,6 +15,7 @@ from infx.signoff.rules.scan import (
     added_lines,
     flag_values,
     join_continuations,
+    may_name,
     mentions_flag,
 )
 from infx.signoff.table import Settings
@@ -152,7 +153,7 @@ def publication_values(text: str, setting: str) -> list[str]:
     """Each value a line gives the setting: ``true``, ``false``, or the raw text when it is
     not a literal (an unexpanded variable, say). A bare ``--flag`` switch means true and
     ``--no-flag`` means false."""
-    return list(_publication_values(text, setting))
+    return list(_publication_values(text, setting)) if may_name(text, setting) else []
 
 
 @lru_cache(maxsize=16384)

@@ -49,13 +49,14 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
             continue
         where = config_where(evidence, config)
         candidates = [ln for ln in lines if _chat_line(ln.text)]
-        chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln, lines)), None)
+        launch = _Launch(evidence, lines)
+        chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln, launch)), None)
         raw = _first(lines, _RAW)
         if chat:
             judged.append(f"{where}: client uses the chat template ({chat.where()}: {_clip(chat.text)}"
-                          + _guard_note(evidence, chat, lines) + ")")
+                          + _guard_note(evidence, chat, launch) + ")")
         elif candidates:
-            guard = _unproven_guard(evidence, candidates[0], lines)
+            guard = _unproven_guard(evidence, candidates[0], launch)
             failures.append(f"{where}: the chat template is applied only under {code(guard)} at "
                             f"{candidates[0].where()}, which could not be shown to hold for this "
                             "spec-decode config (accepted guards test the MTP/speculative/draft setting)")
@@ -79,7 +80,20 @@ def _guards(evidence: Evidence, line: Line) -> list[Guard]:
     return shell_guards(evidence.head_files.get(line.path) or "", line.number)
 
 
-def _unproven_guard(evidence: Evidence, line: Line, lines: list[Line]) -> str | None:
+class _Launch:
+    """A config's launch lines, with the calls they make of each helper (read once)."""
+
+    def __init__(self, evidence: Evidence, lines: list[Line]) -> None:
+        self._evidence, self._lines = evidence, lines
+        self._calls: dict[str, list[tuple[str, ...]] | None] = {}
+
+    def calls(self, function: str) -> list[tuple[str, ...]] | None:
+        if function not in self._calls:
+            self._calls[function] = options.calls(self._evidence.head_files, self._lines, function, _THROUGHPUT)
+        return self._calls[function]
+
+
+def _unproven_guard(evidence: Evidence, line: Line, launch: _Launch) -> str | None:
     """The first enclosing condition that does not test spec decoding (None: every one does).
     Shared helpers add the chat flag only when MTP is on, which a spec config satisfies; a
     condition the launch graph decides (EVAL_ONLY, IS_MTP, SPEC_DECODING) holds when a spec
@@ -87,7 +101,7 @@ def _unproven_guard(evidence: Evidence, line: Line, lines: list[Line]) -> str | 
     options in a loop, the arm a line is in and the conditions on what the loop sets hold when
     every call the config's launch makes passes the options that take them (rules.options)."""
     guards = _guards(evidence, line)
-    by_loop, holds, loop = _loop_guards(evidence, line, lines, guards)
+    by_loop, holds, loop = _loop_guards(evidence, line, launch, guards)
     if by_loop and not holds:
         guard = by_loop[-1]
         return f"{loop.function} called without the option that sets it ({guard.predicate})"
@@ -104,7 +118,7 @@ def _unproven_guard(evidence: Evidence, line: Line, lines: list[Line]) -> str | 
     return None
 
 
-def _loop_guards(evidence: Evidence, line: Line, lines: list[Line], guards: list[Guard]
+def _loop_guards(evidence: Evidence, line: Line, launch: _Launch, guards: list[Guard]
                  ) -> tuple[list[Guard], bool, options.OptionLoop | None]:
     """The line's guards that its function's option loop decides, whether they hold for the
     config's calls of that function, and the loop."""
@@ -113,16 +127,16 @@ def _loop_guards(evidence: Evidence, line: Line, lines: list[Line], guards: list
     loop = options.loop_at(evidence.head_files.get(line.path) or "", line.number)
     if loop is None:
         return [], False, None
-    called = options.calls(evidence.head_files, lines, loop.function, _THROUGHPUT)
+    called = launch.calls(loop.function)
     results = [options.run(loop, words) for words in called or ()]
     known = [r for r in results if r is not None] if called and None not in results else []
     decided, holds = options.guards_hold(loop, line.number, guards, known, _THROUGHPUT)
     return decided, holds, loop
 
 
-def _guard_note(evidence: Evidence, line: Line, lines: list[Line]) -> str:
+def _guard_note(evidence: Evidence, line: Line, launch: _Launch) -> str:
     guards = _guards(evidence, line)
-    by_loop, _, loop = _loop_guards(evidence, line, lines, guards)
+    by_loop, _, loop = _loop_guards(evidence, line, launch, guards)
     said = [('not ' if g.negated else '') + g.predicate for g in guards if not any(g is d for d in by_loop)]
     if by_loop and loop is not None:
         said.append(f"every call of {loop.function} passes the option that sets it")

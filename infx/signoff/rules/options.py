@@ -215,30 +215,43 @@ def calls(texts: Mapping[str, str | None], lines: Iterable[Line], function: str,
     for line in lines:
         if line.number is not None:
             wanted.setdefault(line.path, set()).add(line.number)
-    pattern = re.compile(rf"(?:^\s*|[;&|]\s*|\b(?:then|do|else)\s+){re.escape(function)}(?:\s+(.*))?$")
     found: list[tuple[str, ...]] = []
     for path, numbers in sorted(wanted.items()):
         text = texts.get(path) or ""
         if function not in text:
             continue
-        inside = [(first, last) for name, first, last in function_spans(text) if name == function]
-        for logical in join_continuations(text_lines(path, text)):
-            number = logical.number or 0
-            if number not in numbers or any(first <= number <= last for first, last in inside):
-                continue
-            match = pattern.search(logical.text)
-            if match is None:
+        for number, words in _calls_in(path, text, function):
+            if number not in numbers:
                 continue
             if any(decide(g.predicate, branch) == g.negated for g in shell_guards(text, number)):
                 continue  # a call this branch does not make
-            try:
-                words = tuple(shlex.split(match.group(1) or "", posix=False))
-            except ValueError:
+            if words is None:
                 return None
-            if len(words) > MAX_CALL_WORDS:
-                return None
-            found.append(_until_operator(words))
+            found.append(words)
     return found
+
+
+@lru_cache(maxsize=512)
+def _calls_in(path: str, text: str, function: str) -> tuple[tuple[int, tuple[str, ...] | None], ...]:
+    """(line, arguments as written, or None when unreadable or too many) of every call of
+    ``function`` in the file, outside the function's own body; read once per file."""
+    pattern = re.compile(rf"(?:^\s*|[;&|]\s*|\b(?:then|do|else)\s+){re.escape(function)}(?:\s+(.*))?$")
+    inside = [(first, last) for name, first, last in function_spans(text) if name == function]
+    found: list[tuple[int, tuple[str, ...] | None]] = []
+    for logical in join_continuations(text_lines(path, text)):
+        number = logical.number or 0
+        if function not in logical.text or any(first <= number <= last for first, last in inside):
+            continue
+        match = pattern.search(logical.text)
+        if match is None:
+            continue
+        try:
+            words = tuple(shlex.split(match.group(1) or "", posix=False))
+        except ValueError:
+            found.append((number, None))
+            continue
+        found.append((number, _until_operator(words) if len(words) <= MAX_CALL_WORDS else None))
+    return tuple(found)
 
 
 def _until_operator(words: tuple[str, ...]) -> tuple[str, ...]:

@@ -106,8 +106,22 @@ def _strip_comment(text: str) -> str:
     return text.rstrip()
 
 
+@lru_cache(maxsize=1024)
 def _norm_flag(flag: str) -> str:
     return flag.lstrip("-").replace("_", "-").lower()
+
+
+@lru_cache(maxsize=65536)
+def _folded(text: str) -> str:
+    """The line as the flag patterns compare it: lower case, ``_`` read as ``-`` (a flag whose
+    folded name is not in it matches nowhere in it, which spares most lines the regex)."""
+    return text.lower().replace("_", "-")
+
+
+def may_name(text: str, flag: str) -> bool:
+    """False when the line cannot name the flag in any spelling the flag readers accept
+    (case, ``-``/``_``, leading dashes): a cheap test before a pattern search."""
+    return _norm_flag(flag) in _folded(text)
 
 
 def flag_values(text: str, flag: str) -> list[str]:
@@ -116,6 +130,8 @@ def flag_values(text: str, flag: str) -> list[str]:
 
     Hyphens and underscores are equivalent; quotes around the value are removed.
     """
+    if not may_name(text, flag):
+        return []
     return list(_flag_values(text, flag))
 
 
@@ -140,7 +156,7 @@ def _value_pattern(flag: str) -> re.Pattern[str]:
 @lru_cache(maxsize=32768)
 def mentions_flag(text: str, flag: str) -> bool:
     """Whether the flag (or YAML key) appears as a word in the line."""
-    return _mention_pattern(flag).search(text) is not None
+    return may_name(text, flag) and _mention_pattern(flag).search(text) is not None
 
 
 @lru_cache(maxsize=1024)
