@@ -18,6 +18,7 @@ from infx.signoff.rules.scan import (
     may_name,
     mentions_flag,
 )
+from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
 _WRITES_JSON = re.compile(r"json\.dump|\.write\(|write_text|\bsed\s+-i|\bjq\b|>\s*\S*config\.json")
@@ -27,7 +28,9 @@ _TRUE = ("true", "1", "yes", "on")
 
 @fail_closed("Architecture integrity")
 def run(evidence: Evidence, settings: Settings) -> Outcome:
-    configs = affected_configs(evidence)
+    # the launches of the configs the PR submits (infx.signoff.swept.judged_configs); a shared
+    # helper's own changed lines are read below as added lines wherever they land
+    configs = judged_configs(evidence, affected_configs(evidence))
     files = [f for f in diffed_files(evidence) if BENCHMARK_FILE.search(f.filename)]
     if not configs and not files:
         return Outcome(Status.NA, "no serving config, image or launch path is affected")

@@ -18,6 +18,7 @@ from infx.signoff.rules.affected import (
 )
 from infx.signoff.rules.policy_reads import fail_closed, failed
 from infx.signoff.rules.scan import Guard, Line, shell_guards
+from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
 # client settings that apply the chat template (AIPerf, bench-serving, srt-slurm, helpers)
@@ -39,7 +40,7 @@ def _chat_line(text: str) -> bool:
 
 @fail_closed("Chat-template use")
 def run(evidence: Evidence, settings: Settings) -> Outcome:
-    configs = affected_configs(evidence)
+    configs = judged_configs(evidence, affected_configs(evidence))  # what the PR submits
     judged, failures, skipped = [], [], []
     for config in configs:
         lines = launch_lines(evidence, config)

@@ -45,7 +45,9 @@ _RECORD = {
 @fail_closed("Draft precision")
 def run(evidence: Evidence, settings: Settings) -> Outcome:
     configs = []
-    for config in affected_configs(evidence):
+    # the launches of the configs the PR submits (infx.signoff.swept.judged_configs); a shared
+    # helper's own changed lines are scanned as `shared` for every config behind it
+    for config in judged_configs(evidence, affected_configs(evidence)):
         lines = launch_lines(evidence, config)
         if is_spec_decode(config, lines):
             configs.append((config, lines))
@@ -61,8 +63,9 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
         if found:
             return failed([f"{p} (in a changed benchmark file; it reaches every spec-decode config "
                            "that launches through it)" for p in found])
-        return Outcome(Status.NA, "no spec-decode benchmark is added, changed or re-enabled, and no "
-                       "changed benchmark file sets a prohibited draft flag or environment")
+        return Outcome(Status.NA, "no spec-decode benchmark is added, changed or re-enabled (a config "
+                       "reached only through a changed shared file is judged by that file's changed "
+                       "lines), and no changed benchmark file sets a prohibited draft flag or environment")
     problems: list[str] = []
     scanned_lines: dict[str, list[str]] = {}  # configs launched through one file share its lines
     for config, lines in configs:
@@ -75,10 +78,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
     problems += [p for p in _launch_problems(shared, rules) if not any(p in q for q in problems)]
     problems += [f"{p.where}: patch changes draft loading/precision ({p.what})"
                  for p in patching_in(evidence) if _lowers_draft(p.what + "\n" + "\n".join(p.body))]
-    # the reviewer's record is asked for the spec-decode configs the PR's plan sweeps (a config
-    # reached only through a shared helper the PR changed is scanned above, not recorded)
-    recorded = judged_configs(evidence, [config for config, _ in configs])
-    missing = missing_record_fields(evidence.signoff.body) if recorded else []
+    missing = missing_record_fields(evidence.signoff.body)
     if missing:
         problems.append("Draft precision could not be verified: the Additional detail section has no "
                         f"draft-precision record with {', '.join(missing)}")
@@ -86,9 +86,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
         return failed(problems)
     scanned = sorted({ln.path for _, lines in configs for ln in lines})
     effective = next((ln for ln in detail_lines(evidence.signoff.body) if re.search(r"effective", ln, re.I)), "")
-    record = (f"the sign-off records the draft, shipped, default-handling and effective precision "
-              f"(\"{effective}\")" if recorded else
-              "no record is needed: the PR's plan sweeps none of them (they launch through a changed shared file)")
+    record = f"the sign-off records the draft, shipped, default-handling and effective precision (\"{effective}\")"
     return Outcome(Status.PASS, f"{', '.join(c.key for c, _ in configs)}: no draft quantization/dtype "
                    "override, draft pruning/cheapening override or prohibited draft environment (e.g. SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE) in "
                    f"{', '.join(scanned)}; {record}", tuple(scanned))

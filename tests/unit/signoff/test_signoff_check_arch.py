@@ -179,3 +179,27 @@ def test_a_changed_shared_helper_line_is_reported_once():
     outcome = run(seed003_with_script_line("""MODEL_FLAGS="--hf-overrides '{\\"index_topk_freq\\": 4}'\""""), SETTINGS)
     assert outcome.status == Status.FAIL
     assert outcome.reason.endswith("does not natively support")  # one problem, no "(+1 more)"
+
+
+def test_a_config_the_pr_reaches_only_through_a_changed_shared_file_is_judged_by_that_files_lines(monkeypatch):
+    """Real #2609/#2690 (NVIDIA PRs changing three lines of benchmarks/benchmark_lib.sh) were
+    charged with an MI355X script's pre-existing `use_index_cache=True`: a config affected only
+    through a changed shared file, which the PR's plan does not sweep, is judged by the shared
+    file's changed lines; swept, its whole launch counts again."""
+    from infx.signoff.checks import arch
+    from infx.signoff.rules.affected import affected_configs
+    from infx.signoff.swept import SHARED_ONLY
+
+    evidence = world_evidence("scenario11")
+    launcher = "benchmarks/single_node/launchers/b300_sglang.sh"
+    text = evidence.head_files[launcher].replace(
+        'exec python3 -m sglang.launch_server "$@"',
+        """exec python3 -m sglang.launch_server --json-model-override-args '{"num_hidden_layers": 30}' "$@\"""")
+    evidence = replace(evidence, head_files={**evidence.head_files, launcher: text},
+                       base_files={**evidence.base_files, launcher: text})
+    real = affected_configs(evidence)
+    monkeypatch.setattr(arch, "affected_configs", lambda _: [replace(c, how=SHARED_ONLY) for c in real])
+    monkeypatch.setattr("infx.signoff.swept.swept_keys", lambda head, base: [])
+    assert run(evidence, SETTINGS).status != Status.FAIL
+    monkeypatch.setattr("infx.signoff.swept.swept_keys", lambda head, base: [c.key for c in real])
+    assert run(evidence, SETTINGS).status == Status.FAIL

@@ -171,3 +171,21 @@ def test_a_helpers_option_loop_proves_nothing_without_every_call_passing_the_opt
 def test_the_throughput_call_is_the_one_that_counts():
     call = 'if [ "$EVAL_ONLY" = "true" ]; then\n  bench --url "$URL"\nelse\n  bench --url "$URL" --chat\nfi\n'
     assert run(with_option_helper(call), SETTINGS).status == Status.PASS
+
+
+def test_a_spec_config_reached_only_through_a_changed_shared_file_is_not_judged_unswept(monkeypatch):
+    """A spec-decode config affected only through a shared file the PR changed, which its plan
+    does not sweep, is not what the PR submits: its launch is judged when it is swept."""
+    from dataclasses import replace
+
+    from infx.signoff.checks import chat
+    from infx.signoff.rules.affected import affected_configs
+    from infx.signoff.swept import SHARED_ONLY
+
+    evidence = seed003_with_mtp('"${IS_MTP:-false}" == "true"', '"$MODEL_NAME" == *Qwen*')
+    real = affected_configs(evidence)
+    monkeypatch.setattr(chat, "affected_configs", lambda _: [replace(c, how=SHARED_ONLY) for c in real])
+    monkeypatch.setattr("infx.signoff.swept.swept_keys", lambda head, base: [])
+    assert run(evidence, SETTINGS).status == Status.NA
+    monkeypatch.setattr("infx.signoff.swept.swept_keys", lambda head, base: [c.key for c in real])
+    assert run(evidence, SETTINGS).status == Status.FAIL
