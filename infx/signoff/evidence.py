@@ -32,7 +32,6 @@ from infx.signoff.model import (
     ExternalPull,
     Job,
     PullRequest,
-    SignOff,
     WorkflowRun,
 )
 from infx.signoff.ports import SignoffClient
@@ -52,8 +51,7 @@ from infx.signoff.rules.sweeps import (
     took_rows,
 )
 from infx.signoff.table import CheckSpec, Settings
-from infx.signoff.trigger import codeowners
-from infx.signoff.trigger.binding import comment_pr_number
+from infx.signoff.trigger import binding, codeowners
 from infx.signoff.trigger.checklist import parse as parse_checklist
 from infx.signoff.trigger.gating import SignoffRef
 from infx.trust import Identity, our_comment
@@ -153,7 +151,9 @@ class Reader:
     def _expected(self, number: int, key: str) -> int | None:
         return self.counts.get(number, {}).get(key)
 
-    def signoff(self, ref: SignoffRef, pr_number: int) -> SignOff:
+    def signoff(self, ref: SignoffRef, pr_number: int) -> Comment:
+        """The comment, review or inline review comment `ref` names, as GitHub answers now
+        (the PR it is on is read from the answer, never assumed: binding.signoff_pr)."""
         what = f"reading the sign-off {ref.kind} {ref.id}"
         if ref.kind == "review":
             data = self.read(what, self.client.pull_review, self.repo, pr_number, ref.id)
@@ -161,12 +161,7 @@ class Reader:
             endpoint = {"issue_comment": self.client.issue_comment,
                         "review_comment": self.client.pull_review_comment}[ref.kind]
             data = self.read(what, endpoint, self.repo, ref.id)
-        comment = parsed(lambda item: Comment.from_json(item, ref.kind), data, what)
-        return SignOff(author=comment.user, body=comment.body, url=comment.html_url, source_id=comment.id,
-                       kind=ref.kind, created_at=comment.created_at or None,
-                       pr_number=comment_pr_number(data, self.repo),
-                       commit_id=(comment.commit_id or None) if ref.kind == "review" else None,
-                       state=comment.state)
+        return parsed(lambda item: Comment.from_json(item, ref.kind), data, what)
 
     def compare(self, base: str, head: str) -> list[ChangedFile]:
         """The changes of `head` since its merge base with `base` (GitHub's three-dot compare)."""
@@ -880,7 +875,7 @@ def team_evidence(reader: Reader, evidence: Evidence, codeowners_paths: tuple[st
     if text is None or evidence.files is None:
         return
     owners = codeowners.parse(text)
-    signer = evidence.signoff.author
+    signer = evidence.signoff.user
     teams: list[str] = []
     specific = False
     for path in changed_paths(evidence):
@@ -987,13 +982,40 @@ def _digested_check_runs(by_sha: dict[str, list[CheckRun] | None] | None) -> Any
         for run in runs] for sha, runs in by_sha.items()}
 
 
+# where a comment of the PR's own listings is on adds nothing (they are listed as the PR's);
+# the sign-off's is digested as binding reads it (_digested_signoff)
+COMMENT_NOT_DIGESTED = frozenset({"issue_repo", "issue_number"})
+
+
+def _digested_comments(comments: Iterable[Comment] | None) -> Any:
+    if comments is None:
+        return None
+    return [{k: v for k, v in _plain(asdict(c)).items() if k not in COMMENT_NOT_DIGESTED}
+            for c in comments]
+
+
+def _digested_signoff(evidence: Evidence) -> dict[str, Any]:
+    """What of the sign-off the verdict rests on: its signer and text, which one it is (kind
+    and id, 0 for a draft: none), when it was posted, the PR of this repository it is on, a
+    review's head and state. Named as verdicts have always digested them, so a standing
+    verdict's digest does not change with the model (a changed digest re-posts it)."""
+    signoff = evidence.signoff
+    return {"author": signoff.user, "body": signoff.body, "url": signoff.html_url,
+            "source_id": signoff.id or None, "kind": signoff.kind,
+            "created_at": signoff.created_at or None,
+            "pr_number": binding.signoff_pr(signoff, evidence.repo),
+            "commit_id": binding.reviewed_head(signoff), "state": signoff.state}
+
+
 def digest(evidence: Evidence, marker: str, identity: Identity) -> str:
     """Fingerprint of what the verdict depends on: the review DATE (not time), no verdicts, and
     of check runs what they concluded, not their output (CHECK_RUN_NOT_DIGESTED)."""
     data = to_json(evidence)
     data["now"] = evidence.now.date().isoformat()
-    data["comments"] = None if evidence.comments is None else [
-        _plain(asdict(c)) for c in evidence.comments if not is_verdict(c, marker, identity)]
+    data["signoff"] = _digested_signoff(evidence)
+    data["comments"] = _digested_comments(None if evidence.comments is None else [
+        c for c in evidence.comments if not is_verdict(c, marker, identity)])
+    data["reviews"] = _digested_comments(evidence.reviews)
     data["check_runs"] = _digested_check_runs(evidence.check_runs)
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
