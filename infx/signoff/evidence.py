@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, TypeVar
 
 from infx import trust
@@ -22,7 +22,7 @@ from infx.github.client import ListingCapped, parsed, pull_cap_error
 from infx.plan.benchmark_content import is_benchmark_path
 from infx.plan.coverage import METADATA_ARTIFACT
 from infx.plan.incremental import plan_tree_path
-from infx.reuse.posted_head import head_seen, timeline_gap
+from infx.reuse.posted_head import github_time, head_seen, timeline_gap
 from infx.signoff.model import (
     ArtifactMembers,
     ChangedFile,
@@ -111,6 +111,9 @@ class Reader:
         self.counts: dict[int, dict[str, int]] = {}
         # workflow run id -> its check suite id (GitHub's record), for the per-suite listing
         self.suites: dict[int, int] = {}
+        # PR number -> when GitHub says it was opened (`created_at` of the latest read), the
+        # lower bound of its fork sweeps' listing (dispatched_runs)
+        self.opened: dict[int, str] = {}
 
     @property
     def calls(self) -> int:
@@ -146,6 +149,8 @@ class Reader:
         data = self.read(f"reading PR #{number}", self.client.get_pull, self.repo, number)
         self.counts[number] = {key: int(data[key]) for key in ("commits", "comments")
                                if isinstance(data.get(key), int)}
+        if isinstance(data.get("created_at"), str):
+            self.opened[number] = data["created_at"]
         return PullRequest.from_json(data), data
 
     def _expected(self, number: int, key: str) -> int | None:
@@ -333,11 +338,16 @@ class Reader:
             self._note_suite(item)
         return [WorkflowRun.from_json(item) for item in items]
 
-    def dispatched_runs(self, branch: str) -> list[WorkflowRun]:
-        """Workflow runs dispatched on `branch` (trusted fork sweeps are run-sweep.yml dispatched
-        on the default branch: infx.trust), newest first."""
+    def dispatched_runs(self, branch: str, number: int) -> list[WorkflowRun]:
+        """Workflow runs dispatched on `branch` since PR `number` was opened (its fork sweeps
+        are run-sweep.yml dispatched on the default branch by an approval on the PR:
+        infx.trust), newest first. GitHub's `created` filter keeps the listing to the PR's
+        lifetime, not the repository's (dispatched_since); unbounded when the PR's opening
+        is unknown."""
+        since = dispatched_since(self.opened.get(number))
+        bound = {"created": f">={since}"} if since else {}
         items = self.read(f"listing dispatched workflow runs on {branch}", self.client.workflow_runs,
-                          self.repo, branch=branch, event=trust.FORK_SWEEP_EVENT)
+                          self.repo, branch=branch, event=trust.FORK_SWEEP_EVENT, **bound)
         for item in items:
             self._note_suite(item)
         return [WorkflowRun.from_json(item) for item in items]
@@ -378,6 +388,15 @@ class Reader:
         return ExternalPull(repo=repo, number=number, state=data.get("state") or "",
                             merged_at=data.get("merged_at"), draft=bool(data.get("draft")),
                             files=tuple(changed_file(item) for item in files))
+
+
+def dispatched_since(opened: str | None) -> str | None:
+    """The first day (YYYY-MM-DD) whose dispatched runs may be a PR's fork sweeps: the day
+    before GitHub's `created_at` of the PR (a day's margin, whatever zone GitHub reads a
+    bare date in); None when `opened` is no GitHub time. An approval is a comment on the
+    PR, so no sweep of it was dispatched before it was opened."""
+    when = github_time(opened)
+    return (when.astimezone(timezone.utc) - timedelta(days=1)).date().isoformat() if when else None
 
 
 # --- JSON -> model ---------------------------------------------------------------------------
@@ -718,7 +737,7 @@ def _fork_sweeps(reader: Reader, evidence: Evidence, commits: list[str]) -> dict
     pr = evidence.pr
     runs = trust.fork_sweeps(pr.number, commits, head_repo=pr.head_repo, repo=evidence.repo,
                              dispatched=lambda: optional(evidence, "dispatched workflow runs",
-                                                         lambda: reader.dispatched_runs(evidence.default_branch)))
+                                                         lambda: reader.dispatched_runs(evidence.default_branch, pr.number)))
     found: dict[str, list[int]] = {}
     for run in runs:
         evidence.workflow_runs[run.id] = run

@@ -120,6 +120,27 @@ def test_signoff_kinds_are_read_from_their_own_endpoints(fake_github, seed000) -
     assert (comment.issue_repo, comment.issue_number) == (world["repo"], 3412)
 
 
+def test_fork_sweeps_are_listed_from_the_day_before_the_pr_was_opened(fake_github, seed000) -> None:
+    """The dispatched runs read are the PR's lifetime's (GitHub's `created` filter), with a
+    day's margin; a PR whose opening is unknown lists them all, as before."""
+    world = copy.deepcopy(seed000)
+    world["pulls"][0]["created_at"] = "2026-09-20T00:30:00Z"
+    model = next(r for r in world["workflow_runs"])
+    for run_id, created in ((801, "2026-09-18T23:59:59Z"), (802, "2026-09-19T00:00:00Z"),
+                            (803, "2026-09-21T10:00:00Z")):
+        world["workflow_runs"].append({**copy.deepcopy(model), "id": run_id, "created_at": created,
+                                       "event": "workflow_dispatch", "head_branch": "main"})
+    fake = fake_github(world)
+    reader = ev.Reader(fake.client(), world["repo"], cap=30)
+    assert [r.id for r in reader.dispatched_runs("main", 3412)] == [801, 802, 803][::-1]  # not read yet
+    reader.pull(3412)
+    assert [r.id for r in reader.dispatched_runs("main", 3412)] == [803, 802]
+    queries = [q["query"] for q in fake.matching("GET", r"/actions/runs$")]
+    assert "created" not in queries[0] and queries[1]["created"] == ">=2026-09-19", queries
+    assert ev.dispatched_since("2026-09-20T23:30:00-02:00") == "2026-09-20"  # 01:30Z on the 21st
+    assert ev.dispatched_since(None) is None and ev.dispatched_since("soon") is None
+
+
 def test_pull_info_and_files(fake_github, seed000) -> None:
     fake = fake_github(seed000)
     reader = ev.Reader(fake.client(), seed000["repo"], cap=30)
