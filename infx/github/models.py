@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from infx.github.urls import issue_of
+
 COMMENT_KINDS = ("issue_comment", "review", "review_comment")
 
 
@@ -26,6 +28,12 @@ class Comment:
     commit_id: str = ""  # the head a review or inline comment was written on; "" for comments
     path: str = ""  # the file an inline review comment is on; "" for the other kinds
     line: int | None = None  # its line in that file (None: outdated, or another kind)
+    # the issue or PR it is on ("owner/name" and number), from GitHub's own `pull_request_url`
+    # (reviews, inline comments) or `issue_url` (conversation comments); "" and None when the
+    # answer names none. Whether that is a PR of the repository being verified is binding's
+    # decision (infx.signoff.trigger.binding.signoff_pr)
+    issue_repo: str = ""
+    issue_number: int | None = None
 
     @classmethod
     def from_json(cls, data: dict, kind: str = "issue_comment") -> Comment:
@@ -38,6 +46,8 @@ class Comment:
         # follows later pushes that keep its line, so the head it was written on is its original
         commit = data.get("original_commit_id" if kind == "review_comment" else "commit_id")
         line = data.get("line")
+        urls = (data.get(key) for key in ("pull_request_url", "issue_url"))
+        issue = next((named for url in urls if isinstance(url, str) and (named := issue_of(url))), None)
         return cls(id=data["id"], user=user.get("login", ""), body=data.get("body") or "",
                    author_association=data.get("author_association") or "",
                    created_at=data.get("created_at") or data.get("submitted_at") or "",
@@ -46,7 +56,8 @@ class Comment:
                    state=str(data.get("state") or "").upper() if kind == "review" else "",
                    commit_id=commit if kind != "issue_comment" and isinstance(commit, str) else "",
                    path=str(data.get("path") or "") if kind == "review_comment" else "",
-                   line=line if kind == "review_comment" and isinstance(line, int) else None)
+                   line=line if kind == "review_comment" and isinstance(line, int) else None,
+                   issue_repo=issue[0] if issue else "", issue_number=issue[1] if issue else None)
 
 
 @dataclass(frozen=True)

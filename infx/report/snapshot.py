@@ -14,7 +14,7 @@ from datetime import datetime
 
 from infx.errors import InfxError
 from infx.signoff import evidence as ev
-from infx.signoff.model import Evidence, Outcome, SignOff
+from infx.signoff.model import Evidence, Outcome, unposted
 from infx.signoff.ports import SignoffClient
 from infx.signoff.table import CheckSpec, CheckTable, load_table
 from infx.signoff.verdict import run_check
@@ -45,8 +45,7 @@ def snapshot(client: SignoffClient, repo: str, pr_number: int, check_ids: tuple[
         default_tree = reader.tree(default_sha)
         files = reader.files(pr_number, pr.changed_files)
         evidence = Evidence(repo=repo, default_branch=branch, now=now or ev.evidence_clock(client), pr=pr,
-                            signoff=SignOff(author="", body="", url=None, source_id=None,
-                                            kind="issue_comment"),
+                            signoff=unposted(),
                             files=files, default_branch_files=default_tree,
                             base_files=dict(default_tree) if pr.base_sha == default_sha else {})
         ev.Context(reader, evidence, table.settings).provide(specs)  # only what these checks need

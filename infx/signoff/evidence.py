@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, TypeVar
 
 from infx import trust
@@ -22,7 +22,7 @@ from infx.github.client import ListingCapped, parsed, pull_cap_error
 from infx.plan.benchmark_content import is_benchmark_path
 from infx.plan.coverage import METADATA_ARTIFACT
 from infx.plan.incremental import plan_tree_path
-from infx.reuse.posted_head import head_seen, timeline_gap
+from infx.reuse.posted_head import github_time, head_seen, timeline_gap
 from infx.signoff.model import (
     ArtifactMembers,
     ChangedFile,
@@ -32,7 +32,6 @@ from infx.signoff.model import (
     ExternalPull,
     Job,
     PullRequest,
-    SignOff,
     WorkflowRun,
 )
 from infx.signoff.ports import SignoffClient
@@ -52,8 +51,7 @@ from infx.signoff.rules.sweeps import (
     took_rows,
 )
 from infx.signoff.table import CheckSpec, Settings
-from infx.signoff.trigger import codeowners
-from infx.signoff.trigger.binding import comment_pr_number
+from infx.signoff.trigger import binding, codeowners
 from infx.signoff.trigger.checklist import parse as parse_checklist
 from infx.signoff.trigger.gating import SignoffRef
 from infx.trust import Identity, our_comment
@@ -113,6 +111,9 @@ class Reader:
         self.counts: dict[int, dict[str, int]] = {}
         # workflow run id -> its check suite id (GitHub's record), for the per-suite listing
         self.suites: dict[int, int] = {}
+        # PR number -> when GitHub says it was opened (`created_at` of the latest read), the
+        # lower bound of its fork sweeps' listing (dispatched_runs)
+        self.opened: dict[int, str] = {}
 
     @property
     def calls(self) -> int:
@@ -148,12 +149,16 @@ class Reader:
         data = self.read(f"reading PR #{number}", self.client.get_pull, self.repo, number)
         self.counts[number] = {key: int(data[key]) for key in ("commits", "comments")
                                if isinstance(data.get(key), int)}
+        if isinstance(data.get("created_at"), str):
+            self.opened[number] = data["created_at"]
         return PullRequest.from_json(data), data
 
     def _expected(self, number: int, key: str) -> int | None:
         return self.counts.get(number, {}).get(key)
 
-    def signoff(self, ref: SignoffRef, pr_number: int) -> SignOff:
+    def signoff(self, ref: SignoffRef, pr_number: int) -> Comment:
+        """The comment, review or inline review comment `ref` names, as GitHub answers now
+        (the PR it is on is read from the answer, never assumed: binding.signoff_pr)."""
         what = f"reading the sign-off {ref.kind} {ref.id}"
         if ref.kind == "review":
             data = self.read(what, self.client.pull_review, self.repo, pr_number, ref.id)
@@ -161,12 +166,7 @@ class Reader:
             endpoint = {"issue_comment": self.client.issue_comment,
                         "review_comment": self.client.pull_review_comment}[ref.kind]
             data = self.read(what, endpoint, self.repo, ref.id)
-        comment = parsed(lambda item: Comment.from_json(item, ref.kind), data, what)
-        return SignOff(author=comment.user, body=comment.body, url=comment.html_url, source_id=comment.id,
-                       kind=ref.kind, created_at=comment.created_at or None,
-                       pr_number=comment_pr_number(data, self.repo),
-                       commit_id=(comment.commit_id or None) if ref.kind == "review" else None,
-                       state=comment.state)
+        return parsed(lambda item: Comment.from_json(item, ref.kind), data, what)
 
     def compare(self, base: str, head: str) -> list[ChangedFile]:
         """The changes of `head` since its merge base with `base` (GitHub's three-dot compare)."""
@@ -338,11 +338,16 @@ class Reader:
             self._note_suite(item)
         return [WorkflowRun.from_json(item) for item in items]
 
-    def dispatched_runs(self, branch: str) -> list[WorkflowRun]:
-        """Workflow runs dispatched on `branch` (trusted fork sweeps are run-sweep.yml dispatched
-        on the default branch: infx.trust), newest first."""
+    def dispatched_runs(self, branch: str, number: int) -> list[WorkflowRun]:
+        """Workflow runs dispatched on `branch` since PR `number` was opened (its fork sweeps
+        are run-sweep.yml dispatched on the default branch by an approval on the PR:
+        infx.trust), newest first. GitHub's `created` filter keeps the listing to the PR's
+        lifetime, not the repository's (dispatched_since); unbounded when the PR's opening
+        is unknown."""
+        since = dispatched_since(self.opened.get(number))
+        bound = {"created": f">={since}"} if since else {}
         items = self.read(f"listing dispatched workflow runs on {branch}", self.client.workflow_runs,
-                          self.repo, branch=branch, event=trust.FORK_SWEEP_EVENT)
+                          self.repo, branch=branch, event=trust.FORK_SWEEP_EVENT, **bound)
         for item in items:
             self._note_suite(item)
         return [WorkflowRun.from_json(item) for item in items]
@@ -383,6 +388,15 @@ class Reader:
         return ExternalPull(repo=repo, number=number, state=data.get("state") or "",
                             merged_at=data.get("merged_at"), draft=bool(data.get("draft")),
                             files=tuple(changed_file(item) for item in files))
+
+
+def dispatched_since(opened: str | None) -> str | None:
+    """The first day (YYYY-MM-DD) whose dispatched runs may be a PR's fork sweeps: the day
+    before GitHub's `created_at` of the PR (a day's margin, whatever zone GitHub reads a
+    bare date in); None when `opened` is no GitHub time. An approval is a comment on the
+    PR, so no sweep of it was dispatched before it was opened."""
+    when = github_time(opened)
+    return (when.astimezone(timezone.utc) - timedelta(days=1)).date().isoformat() if when else None
 
 
 # --- JSON -> model ---------------------------------------------------------------------------
@@ -723,7 +737,7 @@ def _fork_sweeps(reader: Reader, evidence: Evidence, commits: list[str]) -> dict
     pr = evidence.pr
     runs = trust.fork_sweeps(pr.number, commits, head_repo=pr.head_repo, repo=evidence.repo,
                              dispatched=lambda: optional(evidence, "dispatched workflow runs",
-                                                         lambda: reader.dispatched_runs(evidence.default_branch)))
+                                                         lambda: reader.dispatched_runs(evidence.default_branch, pr.number)))
     found: dict[str, list[int]] = {}
     for run in runs:
         evidence.workflow_runs[run.id] = run
@@ -880,7 +894,7 @@ def team_evidence(reader: Reader, evidence: Evidence, codeowners_paths: tuple[st
     if text is None or evidence.files is None:
         return
     owners = codeowners.parse(text)
-    signer = evidence.signoff.author
+    signer = evidence.signoff.user
     teams: list[str] = []
     specific = False
     for path in changed_paths(evidence):
@@ -987,13 +1001,40 @@ def _digested_check_runs(by_sha: dict[str, list[CheckRun] | None] | None) -> Any
         for run in runs] for sha, runs in by_sha.items()}
 
 
+# where a comment of the PR's own listings is on adds nothing (they are listed as the PR's);
+# the sign-off's is digested as binding reads it (_digested_signoff)
+COMMENT_NOT_DIGESTED = frozenset({"issue_repo", "issue_number"})
+
+
+def _digested_comments(comments: Iterable[Comment] | None) -> Any:
+    if comments is None:
+        return None
+    return [{k: v for k, v in _plain(asdict(c)).items() if k not in COMMENT_NOT_DIGESTED}
+            for c in comments]
+
+
+def _digested_signoff(evidence: Evidence) -> dict[str, Any]:
+    """What of the sign-off the verdict rests on: its signer and text, which one it is (kind
+    and id, 0 for a draft: none), when it was posted, the PR of this repository it is on, a
+    review's head and state. Named as verdicts have always digested them, so a standing
+    verdict's digest does not change with the model (a changed digest re-posts it)."""
+    signoff = evidence.signoff
+    return {"author": signoff.user, "body": signoff.body, "url": signoff.html_url,
+            "source_id": signoff.id or None, "kind": signoff.kind,
+            "created_at": signoff.created_at or None,
+            "pr_number": binding.signoff_pr(signoff, evidence.repo),
+            "commit_id": binding.reviewed_head(signoff), "state": signoff.state}
+
+
 def digest(evidence: Evidence, marker: str, identity: Identity) -> str:
     """Fingerprint of what the verdict depends on: the review DATE (not time), no verdicts, and
     of check runs what they concluded, not their output (CHECK_RUN_NOT_DIGESTED)."""
     data = to_json(evidence)
     data["now"] = evidence.now.date().isoformat()
-    data["comments"] = None if evidence.comments is None else [
-        _plain(asdict(c)) for c in evidence.comments if not is_verdict(c, marker, identity)]
+    data["signoff"] = _digested_signoff(evidence)
+    data["comments"] = _digested_comments(None if evidence.comments is None else [
+        c for c in evidence.comments if not is_verdict(c, marker, identity)])
+    data["reviews"] = _digested_comments(evidence.reviews)
     data["check_runs"] = _digested_check_runs(evidence.check_runs)
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

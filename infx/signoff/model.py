@@ -51,23 +51,11 @@ class ChangedFile:
     deletions: int = 0
 
 
-@dataclass(frozen=True)
-class SignOff:
-    """The comment or review whose checklist is being verified."""
-
-    author: str
-    body: str
-    url: str | None
-    source_id: int | None
-    kind: str  # issue_comment | review | review_comment
-    created_at: str | None = None
-    # the PR the comment or review is on, from GitHub's own issue_url / pull_request_url
-    # (None: not a PR of this repository, or a draft given to `preview`)
-    pr_number: int | None = None
-    # a review's `commit_id`: GitHub's record of the head it was submitted on (binding)
-    commit_id: str | None = None
-    # a review's state as GitHub reports it now (DISMISSED once a maintainer dismissed it)
-    state: str = ""
+def unposted(author: str = "", body: str = "") -> Comment:
+    """A sign-off that is no comment on GitHub: the draft given to `infx signoff preview`
+    (its signer and text only), or, with neither, none at all (a head's status, the sweep
+    report). It has no id (0, which GitHub never gives), URL, time or PR."""
+    return Comment(id=0, user=author, body=body, author_association="", created_at="")
 
 
 @dataclass(frozen=True)
@@ -97,7 +85,7 @@ class Evidence:
     default_branch: str
     now: datetime
     pr: PullRequest
-    signoff: SignOff
+    signoff: Comment  # the comment, review or inline review comment verified (or `unposted`)
     files: list[ChangedFile] | None = None
     commits: list[str] | None = None  # oldest first
     check_runs: dict[str, list[CheckRun]] | None = None  # by commit sha

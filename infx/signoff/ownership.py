@@ -14,7 +14,7 @@ def owns_some_path(evidence: Evidence, settings: Settings) -> bool:
     _, text = first_trusted_file(evidence, settings.codeowners_paths)
     if text is None or evidence.files is None:
         return False
-    owned, _ = specific_paths(evidence, codeowners.parse(text), evidence.signoff.author)
+    owned, _ = specific_paths(evidence, codeowners.parse(text), evidence.signoff.user)
     return bool(owned)
 
 

@@ -12,7 +12,7 @@ from infx.github.markers import Marker, make_marker
 from infx.reuse.posted_head import github_time
 from infx.signoff import checkrun, ownership, render
 from infx.signoff import evidence as ev
-from infx.signoff.model import Comment, Evidence, PullRequest, SignOff, Status
+from infx.signoff.model import Comment, Evidence, PullRequest, Status, unposted
 from infx.signoff.ports import SignoffClient
 from infx.signoff.rules.policy_reads import first_trusted_file
 from infx.signoff.table import CheckTable, load_table
@@ -211,25 +211,25 @@ class _Session:
                 raise InfxError("the comment given to the dispatch is not a sign-off (it lacks "
                                 "the phrase 'As a PR reviewer and CODEOWNER')")
             return self._skip("the text does not contain the sign-off phrase")
-        if gating.is_bot(signoff.author):
+        if gating.is_bot(signoff.user):
             return self._skip("sign-offs posted by bots are ignored")
         withdrawn = gating.withdrawn_problem(signoff.kind, signoff.state,
-                                             f"the sign-off {signoff.kind} {signoff.source_id}")
+                                             f"the sign-off {signoff.kind} {signoff.id}")
         if withdrawn:
             return self._skip(f"{withdrawn}; a dismissed review is not verified")
         if self.options.body_override is None:
             # a sign-off speaks only for the PR it is on: never a status for another PR's head
-            problem = binding.belongs_problem(signoff.pr_number, pr.number,
-                                              f"the sign-off {signoff.kind} {signoff.source_id}")
+            problem = binding.belongs_problem(binding.signoff_pr(signoff, self.repo), pr.number,
+                                              f"the sign-off {signoff.kind} {signoff.id}")
             if problem:
                 return self._skip(problem)
-        actor = trigger.actor or signoff.author
+        actor = trigger.actor or signoff.user
         permissions: dict[str, dict[str, str] | None] = {}
         if self.options.post:
             permissions[actor.lower()] = self.reader.permission(actor)
             problem = gating.actor_problem(actor, permissions[actor.lower()])
             if not problem and trigger.asked_again:
-                problem = binding.dispatch_problem(actor, signoff.author, permissions[actor.lower()])
+                problem = binding.dispatch_problem(actor, signoff.user, permissions[actor.lower()])
             if problem:
                 return self._skip(problem)
         out_of_scope = scope_mod.target_problem(pr.base_ref, ev.default_branch_of(raw), "are verified")
@@ -264,8 +264,7 @@ class _Session:
             if ours is not None and ours.get("state") == "success":
                 return self._head_result("pending", NOT_VERIFIED, out_of_scope)
             return self._skip(out_of_scope)
-        nobody = SignOff(author="", body="", url=None, source_id=None, kind="issue_comment")
-        evidence = self._scope(pr, raw, nobody, {})
+        evidence = self._scope(pr, raw, unposted(), {})
         if isinstance(evidence, Result):
             return evidence  # `success` no sign-off needed, or `error` (scope unreadable)
         self.evidence = evidence
@@ -325,7 +324,7 @@ class _Session:
         owner = run_check_by_id(self.table, "codeowner", evidence)
         if owner is None or owner.status != Status.PASS:
             why = owner.reason if owner is not None else "Check 0 is not configured"
-            return (f"@{signoff.author} is no longer a CODEOWNER of this PR on "
+            return (f"@{signoff.user} is no longer a CODEOWNER of this PR on "
                     f"{evidence.default_branch}: {why}")
         return None
 
@@ -335,7 +334,7 @@ class _Session:
         ours = [s for s in self.reader.statuses(sha) if s.get("context") == context]
         return ours[0] if ours and our_status(self.identity, ours[0]) else None
 
-    def _signoff_changed(self, record: str, pr_number: int, since: str) -> tuple[str | None, SignOff | None]:
+    def _signoff_changed(self, record: str, pr_number: int, since: str) -> tuple[str | None, Comment | None]:
         """Read the sign-off a verdict judged (`record`: binding.signoff_record) as it stands now:
         why it no longer stands (deleted, on another PR, dismissed, edited since `since`), or
         None with the sign-off as read."""
@@ -350,12 +349,12 @@ class _Session:
             if getattr(exc, "status", None) not in ev.ABSENT_STATUSES:
                 raise
             return f"{what} was deleted after {since}", None
-        if binding.belongs_problem(signoff.pr_number, pr_number, what):
+        if binding.belongs_problem(binding.signoff_pr(signoff, self.repo), pr_number, what):
             return f"{what} is not on PR #{pr_number}", None
         withdrawn = gating.withdrawn_problem(signoff.kind, signoff.state, what)
         if withdrawn:
             return f"{withdrawn} after {since}", None
-        if binding.signoff_record(signoff.kind, signoff.source_id, signoff.body) != record:
+        if binding.signoff_record(signoff.kind, signoff.id, signoff.body) != record:
             return f"{what} was edited after {since}; a new verification is needed", None
         return None, signoff
 
@@ -416,7 +415,7 @@ class _Session:
                       "posted on, could not be read")
             evidence.unreadable["workflow runs"] = evidence.read_errors.get("workflow runs", reason)
             return None
-        if evidence.timeline is None and evidence.signoff.commit_id is None \
+        if evidence.timeline is None and binding.reviewed_head(evidence.signoff) is None \
                 and self.options.body_override is None:
             reason = ("the PR's timeline, which shows whether the head moved without a workflow "
                       "run (a force-push, a push that skips workflows), could not be read")
@@ -442,10 +441,10 @@ class _Session:
 
     def _binding(self, evidence: Evidence) -> binding.Binding:
         pr, signoff = evidence.pr, evidence.signoff
-        found = binding.decide(posted_at=signoff.created_at, runs=evidence.branch_runs or [],
+        found = binding.decide(posted_at=signoff.created_at or None, runs=evidence.branch_runs or [],
                                head=pr.head_sha, head_ref=pr.head_ref, head_repo=pr.head_repo,
                                head_files=evidence.files, signed_files=None,
-                               timeline=evidence.timeline, review_commit=signoff.commit_id)
+                               timeline=evidence.timeline, review_commit=binding.reviewed_head(signoff))
         if found.covered or found.seen is None or found.seen == pr.head_sha:
             return found
         signed = ev.optional(evidence, f"compare:{found.seen}",
@@ -458,7 +457,7 @@ class _Session:
         """Answer a sign-off by someone who is not a CODEOWNER of this PR: a comment, no status."""
         context = self._context(evidence, ev.digest(evidence, self.settings.marker, self.identity))
         body = render.non_owner_body(context, why)
-        result = Result("not-owner", f"@{evidence.signoff.author} is not a CODEOWNER of this PR; "
+        result = Result("not-owner", f"@{evidence.signoff.user} is not a CODEOWNER of this PR; "
                         "the status is unchanged", body=body, evidence=evidence)
         if self.options.post:
             marker = _marker(self.settings.marker, context)
@@ -474,18 +473,17 @@ class _Session:
     def _skip(self, reason: str) -> Result:
         return Result("skipped", reason, api_calls=self.reader.calls)
 
-    def _signoff(self, trigger: gating.Trigger, pr: PullRequest) -> SignOff:
+    def _signoff(self, trigger: gating.Trigger, pr: PullRequest) -> Comment:
         if self.options.body_override is not None:
             from infx.signoff.trigger.checklist import parse
 
             author = self.options.signer_override or parse(self.options.body_override).signed
             if not author:
                 raise InfxError("the draft has no `Signed:` line; pass --signer LOGIN")
-            return SignOff(author=author, body=self.options.body_override, url=None,
-                           source_id=None, kind="issue_comment")
+            return unposted(author, self.options.body_override)
         return self.reader.signoff(trigger.ref, pr.number)
 
-    def _scope(self, pr: PullRequest, raw: dict, signoff: SignOff,
+    def _scope(self, pr: PullRequest, raw: dict, signoff: Comment,
                permissions: dict[str, dict[str, str] | None]) -> Evidence | Result:
         try:
             branch = ev.default_branch_of(raw) or pr.base_ref
@@ -560,7 +558,7 @@ class _Session:
         settings = self.settings
         return render.Context(
             marker=settings.marker, assessed_sha=evidence.pr.head_sha,
-            signer=evidence.signoff.author, evidence_digest=fingerprint,
+            signer=evidence.signoff.user, evidence_digest=fingerprint,
             live_head_sha=evidence.live_head_sha,
             head_unconfirmed=(evidence.live_head_sha is None
                               and "live head" in evidence.read_errors),
@@ -572,9 +570,9 @@ class _Session:
     def _signed(self, evidence: Evidence) -> str:
         """The record of the judged sign-off (none for a preview's draft)."""
         signoff = evidence.signoff
-        if self.options.body_override is not None or signoff.source_id is None:
+        if self.options.body_override is not None or not signoff.id:
             return ""
-        return binding.signoff_record(signoff.kind, signoff.source_id, signoff.body)
+        return binding.signoff_record(signoff.kind, signoff.id, signoff.body)
 
     def _conclude(self, evidence: Evidence) -> Result:
         settings = self.settings
@@ -736,10 +734,10 @@ def newer_owner_signoff(evidence: Evidence, table: CheckTable) -> Comment | None
     later = []
     for item in [*(evidence.comments or []), *(evidence.reviews or [])]:
         when = github_time(item.created_at)
-        if (item.id == evidence.signoff.source_id or when is None or when <= mine
+        if (item.id == evidence.signoff.id or when is None or when <= mine
                 or not standing_signoff(item)):
             continue
-        other = replace(evidence, signoff=replace(evidence.signoff, author=item.user))
+        other = replace(evidence, signoff=replace(evidence.signoff, user=item.user))
         owner = run_check_by_id(table, "codeowner", other)
         if owner is not None and owner.status == Status.PASS:
             later.append((when, item.id, item))

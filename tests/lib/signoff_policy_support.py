@@ -18,11 +18,11 @@ from infx.github.fake.world import tree_at
 from infx.signoff.model import (
     ChangedFile,
     CheckRun,
+    Comment,
     Evidence,
     ExternalPull,
     Job,
     PullRequest,
-    SignOff,
     WorkflowRun,
 )
 from infx.signoff.rules.provenance import SWEEP_WORKFLOW
@@ -82,9 +82,10 @@ def evidence_from_world(world: dict[str, Any], number: int | None = None,
                     head_ref=pull["head"]["ref"], head_sha=head_sha,
                     head_repo=pull["head"].get("repo"), labels=tuple(pull.get("labels", ())),
                     changed_files=len(files)),
-        signoff=SignOff(author=comment["user"], body=comment["body"], url=None,
-                        source_id=comment["id"], kind="issue_comment",
-                        created_at=comment.get("created_at")),
+        signoff=Comment(id=comment["id"], user=comment["user"], body=comment["body"],
+                        author_association=comment.get("author_association") or "",
+                        created_at=comment.get("created_at") or "", issue_repo=world["repo"],
+                        issue_number=pull["number"]),
         files=files, commits=list(pull.get("commits", [head_sha])),
         head_files=dict(head), base_files=dict(base), default_branch_files=default,
         external_pulls=_external(world.get("external") or {}))
@@ -123,7 +124,7 @@ def bare_evidence(*, head_sha: str = "d" * 40, signer: str = "alice", body: str 
     if provenance and fields.get("run_jobs"):
         _provenance(fields, head_sha)
     return Evidence(repo="o/r", default_branch="main", now=now, pr=pr,
-                    signoff=SignOff(signer, body, None, 1, "issue_comment"), **fields)
+                    signoff=Comment(1, signer, body, "", ""), **fields)
 
 
 def _provenance(fields: dict[str, Any], head_sha: str) -> None:

@@ -17,7 +17,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
     if evidence.files is None:
         return Outcome(Status.FAIL, "the PR's changed files could not be read.")
     owners = codeowners.parse(text)
-    signer = evidence.signoff.author
+    signer = evidence.signoff.user
     owned, failures = specific_paths(evidence, owners, signer)
     specific = [*owned, *(changed for changed, _ in failures)]
     if failures and owned:

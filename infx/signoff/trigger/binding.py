@@ -27,9 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from infx.commands.authorization import ELEVATED_ROLES
-from infx.github.urls import issue_of
 from infx.reuse.posted_head import head_seen
-from infx.signoff.model import ChangedFile
+from infx.signoff.model import ChangedFile, Comment
 
 DISPATCH_ROLES = ELEVATED_ROLES  # besides the signer, who may re-verify a sign-off
 COMPARE_FILE_LIMIT = 300  # GitHub's compare lists at most this many files
@@ -69,17 +68,19 @@ class Binding:
         return self.seen if self.covered and self.seen else None
 
 
-def comment_pr_number(data: dict[str, Any], repo: str) -> int | None:
-    """The PR (or issue) a comment or review is on, from GitHub's own `issue_url` /
-    `pull_request_url`; None when the answer names no PR of `repo`."""
-    for key in ("pull_request_url", "issue_url"):
-        url = data.get(key)
-        if not isinstance(url, str):
-            continue
-        named = issue_of(url)
-        if named and named[0].lower() == repo.lower():
-            return named[1]
-    return None
+def signoff_pr(signoff: Comment, repo: str) -> int | None:
+    """The PR (or issue) of `repo` the sign-off is on, as GitHub's own `issue_url` /
+    `pull_request_url` name it (Comment.issue_repo, issue_number); None when they name none
+    of `repo`'s (another repository's, or a draft that was never posted)."""
+    if signoff.issue_number is None or signoff.issue_repo.lower() != repo.lower():
+        return None
+    return signoff.issue_number
+
+
+def reviewed_head(signoff: Comment) -> str | None:
+    """The head a review sign-off was submitted on (GitHub's `commit_id`); None for a
+    conversation or inline review comment, whose head is the PR head when it was posted."""
+    return (signoff.commit_id or None) if signoff.kind == "review" else None
 
 
 def belongs_problem(comment_pr: int | None, pr_number: int, what: str) -> str | None:

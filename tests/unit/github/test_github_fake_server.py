@@ -566,6 +566,30 @@ def two_sweeps(world):
     return world
 
 
+def test_runs_listing_filters_by_created_in_githubs_search_syntax(fake_github, world):
+    """`created` as "List workflow runs for a repository" takes it: a bound, a range or a
+    day (whole UTC days for bare dates), combined with the other filters."""
+    world = two_sweeps(world)  # SWEEP2 at 2026-09-29T11:00:00Z
+    next(r for r in world["workflow_runs"] if r["id"] == RUN)["created_at"] = "2026-09-28T08:00:00Z"
+    fake = fake_github(world)
+
+    def listed(created: str, **more: str) -> list[int] | int:
+        answer = requests.get(f"{fake.url}/repos/{REPO}/actions/runs",
+                              params={"created": created, **more}, timeout=5)
+        return [r["id"] for r in answer.json()["workflow_runs"]] if answer.ok else answer.status_code
+
+    assert listed(">=2026-09-29") == listed("2026-09-29") == listed("2026-09-29..*") == [SWEEP2]
+    assert listed(">2026-09-28") == listed(">=2026-09-29T10:59:59Z") == [SWEEP2]
+    assert listed(">2026-09-29") == listed(">2026-09-29T11:00:00Z") == []
+    assert listed(">=2026-09-29T13:00:00+02:00") == [SWEEP2]  # the same instant, another zone
+    assert listed(">=2026-09-29T13:00:01+02:00") == []
+    assert listed("<2026-09-29") == listed("*..2026-09-28") == listed("2026-09-28") == [RUN]
+    assert listed("<=2026-09-29") == listed("2026-09-28..2026-09-29") == [SWEEP2, RUN]
+    assert listed("2026-09-28T08:00:00Z..2026-09-29T10:59:59Z") == [RUN]
+    assert listed(">=2026-09-29", event="push") == []
+    assert listed("yesterday") == listed(">=29/09/2026") == 422
+
+
 def test_check_runs_latest_is_per_check_suite(fake_github, world):
     fake = fake_github(two_sweeps(world))
     runs = fake.github().get_repo(REPO).get_commit(HEAD).get_check_runs()

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
-from infx.github.models import WorkflowRun
+from infx.github.models import Comment, WorkflowRun
 from infx.signoff.evidence import changed_file
+from infx.signoff.model import unposted
 from infx.signoff.trigger import binding
 
 A, B, C = "a" * 40, "b" * 40, "c" * 40
@@ -42,26 +43,41 @@ def shifted(patch: str, by: int) -> str:
 # --- which PR, which dispatcher ---------------------------------------------------------------
 
 
+def on(data: dict, repo: str, kind: str = "issue_comment") -> int | None:
+    """The PR of `repo` GitHub's answer for a comment of `kind` names (binding.signoff_pr)."""
+    return binding.signoff_pr(Comment.from_json({"id": 1, **data}, kind), repo)
+
+
 def test_a_comment_is_on_the_pr_its_issue_url_names() -> None:
     comment = {"id": 9, "issue_url": "https://api.github.com/repos/SemiAnalysisAI/InferenceX/issues/3412",
                "html_url": "https://github.com/SemiAnalysisAI/InferenceX/pull/3412#issuecomment-9"}
-    assert binding.comment_pr_number(comment, "semianalysisai/inferencex") == 3412
+    assert on(comment, "semianalysisai/inferencex") == 3412
     review = {"id": 10, "pull_request_url": "https://api.github.com/repos/SemiAnalysisAI/InferenceX/pulls/77"}
-    assert binding.comment_pr_number(review, "SemiAnalysisAI/InferenceX") == 77
+    assert on(review, "SemiAnalysisAI/InferenceX", "review") == 77
+    assert on(review, "SemiAnalysisAI/InferenceX", "review_comment") == 77
 
 
 def test_a_comment_of_another_repository_or_without_a_url_names_no_pr() -> None:
     other = {"issue_url": "https://api.github.com/repos/fork/InferenceX/issues/3412"}
-    assert binding.comment_pr_number(other, "SemiAnalysisAI/InferenceX") is None
-    assert binding.comment_pr_number({}, "o/r") is None
+    assert Comment.from_json({"id": 1, **other}).issue_number == 3412  # the model keeps it ...
+    assert on(other, "SemiAnalysisAI/InferenceX") is None  # ... binding sees it is another repo's
+    assert on({}, "o/r") is None
     for url in ("https://api.github.com/repos/o/r/issues/4/comments",  # not the issue itself
                 "https://api.github.com/repos/o/r/issues/",  # no number
                 "https://api.github.com/repos/o/r/commits/4",
                 "https://api.github.com/repos//r/issues/4",
                 "https://api.github.com/repos/o/r/x/issues/4"):
-        assert binding.comment_pr_number({"issue_url": url}, "o/r") is None, url
-    assert binding.comment_pr_number({"issue_url": "https://api.github.com/repos/o/r/issues/1234"},
-                                     "o/r") == 1234
+        assert on({"issue_url": url}, "o/r") is None, url
+    assert on({"issue_url": "https://api.github.com/repos/o/r/issues/1234"}, "o/r") == 1234
+    assert binding.signoff_pr(unposted("alice", "draft"), "o/r") is None  # a draft is on no PR
+
+
+def test_only_a_reviews_commit_is_the_head_it_was_signed_on() -> None:
+    answer = {"commit_id": A, "original_commit_id": B}
+    assert binding.reviewed_head(Comment.from_json({"id": 1, **answer}, "review")) == A
+    assert binding.reviewed_head(Comment.from_json({"id": 1, **answer}, "review_comment")) is None
+    assert binding.reviewed_head(Comment.from_json({"id": 1, **answer})) is None
+    assert binding.reviewed_head(Comment.from_json({"id": 1}, "review")) is None
 
 
 def test_a_signoff_belongs_only_to_its_own_pr() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from infx.signoff import checkrun
-from infx.signoff.model import ChangedFile, Evidence, Outcome, PullRequest, SignOff, Status
+from infx.signoff.model import ChangedFile, Comment, Evidence, Outcome, PullRequest, Status
 from infx.signoff.table import load_table
 from infx.signoff.verdict import from_outcomes
 
@@ -20,8 +20,7 @@ def evidence(lines: int = 400) -> Evidence:
                   base_ref="main", base_sha="cd" * 20, head_ref="b", head_sha=HEAD, head_repo=None)
     text = "\n".join(f"line {i}" for i in range(1, lines + 1)) + "\n"
     return Evidence(repo="acme/x", default_branch="main", now=datetime(2026, 9, 30, tzinfo=timezone.utc),
-                    pr=pr, signoff=SignOff(author="alice", body="", url=None, source_id=1,
-                                           kind="issue_comment"),
+                    pr=pr, signoff=Comment(1, "alice", "", "MEMBER", "2026-09-29T00:00:00Z"),
                     files=[ChangedFile(CONFIG, "modified"), ChangedFile(SCRIPT, "modified"),
                            ChangedFile("gone.yaml", "removed")],
                     head_files={CONFIG: text, SCRIPT: "a\nb\nc\n"})

@@ -43,7 +43,7 @@ def test_verify_json_lists_every_check(capsys, tmp_path) -> None:
     template = next(c for c in data["checks"] if c["id"] == "template")
     assert template == {"id": "template", "number": 5, "name": "Latest checklist template",
                         "status": "FAIL", "reason": template["reason"], "details": []}
-    assert json.loads(dump.read_text())["signoff"]["author"] == "billishyahao"
+    assert json.loads(dump.read_text())["signoff"]["user"] == "billishyahao"
 
 
 def test_preview_posts_nothing(capsys, tmp_path, repo_root) -> None:

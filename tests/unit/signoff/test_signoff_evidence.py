@@ -113,9 +113,32 @@ def test_signoff_kinds_are_read_from_their_own_endpoints(fake_github, seed000) -
     fake = fake_github(world)
     reader = ev.Reader(fake.client(), world["repo"], cap=30)
     review = reader.signoff(SignoffRef("review", 201), 3412)
-    assert review.author == "chunfangamd" and review.kind == "review" and review.body == body
+    assert review.user == "chunfangamd" and review.kind == "review" and review.body == body
+    assert (review.issue_repo, review.issue_number) == (world["repo"], 3412)
     comment = reader.signoff(SignoffRef("issue_comment", 5003), 3412)
-    assert comment.url and comment.source_id == 5003
+    assert comment.html_url and comment.id == 5003
+    assert (comment.issue_repo, comment.issue_number) == (world["repo"], 3412)
+
+
+def test_fork_sweeps_are_listed_from_the_day_before_the_pr_was_opened(fake_github, seed000) -> None:
+    """The dispatched runs read are the PR's lifetime's (GitHub's `created` filter), with a
+    day's margin; a PR whose opening is unknown lists them all, as before."""
+    world = copy.deepcopy(seed000)
+    world["pulls"][0]["created_at"] = "2026-09-20T00:30:00Z"
+    model = next(r for r in world["workflow_runs"])
+    for run_id, created in ((801, "2026-09-18T23:59:59Z"), (802, "2026-09-19T00:00:00Z"),
+                            (803, "2026-09-21T10:00:00Z")):
+        world["workflow_runs"].append({**copy.deepcopy(model), "id": run_id, "created_at": created,
+                                       "event": "workflow_dispatch", "head_branch": "main"})
+    fake = fake_github(world)
+    reader = ev.Reader(fake.client(), world["repo"], cap=30)
+    assert [r.id for r in reader.dispatched_runs("main", 3412)] == [801, 802, 803][::-1]  # not read yet
+    reader.pull(3412)
+    assert [r.id for r in reader.dispatched_runs("main", 3412)] == [803, 802]
+    queries = [q["query"] for q in fake.matching("GET", r"/actions/runs$")]
+    assert "created" not in queries[0] and queries[1]["created"] == ">=2026-09-19", queries
+    assert ev.dispatched_since("2026-09-20T23:30:00-02:00") == "2026-09-20"  # 01:30Z on the 21st
+    assert ev.dispatched_since(None) is None and ev.dispatched_since("soon") is None
 
 
 def test_pull_info_and_files(fake_github, seed000) -> None:
@@ -138,6 +161,22 @@ def test_digest_ignores_the_bots_own_verdicts_and_the_time_of_day() -> None:
     assert ev.digest(plain, MARKER, BOTS) != ev.digest(forged, MARKER, BOTS)
     next_day = replace(plain, now=datetime(2026, 10, 1, tzinfo=timezone.utc))
     assert ev.digest(plain, MARKER, BOTS) != ev.digest(next_day, MARKER, BOTS)
+
+
+def test_the_digest_reads_where_the_signoff_is_as_binding_does() -> None:
+    """Where the sign-off is on reaches the digest only as binding reads it (a PR of this
+    repository, or none), and where a listed comment is on not at all (the PR's listings)."""
+    listed = Comment(1, "alice", "hi", "MEMBER", "2026-09-30T07:00:00Z", issue_repo="o/r", issue_number=1)
+    plain = minimal([listed])
+    signed = replace(plain, signoff=replace(plain.signoff, issue_repo="o/r", issue_number=1))
+    assert ev.digest(replace(plain, comments=[replace(listed, issue_repo="", issue_number=None)]),
+                     MARKER, BOTS) == ev.digest(plain, MARKER, BOTS)
+    assert ev.digest(replace(signed, signoff=replace(signed.signoff, issue_repo="O/R")), MARKER, BOTS) \
+        == ev.digest(signed, MARKER, BOTS) != ev.digest(plain, MARKER, BOTS)
+    elsewhere = replace(signed, signoff=replace(signed.signoff, issue_repo="fork/r"))
+    assert ev.digest(elsewhere, MARKER, BOTS) == ev.digest(plain, MARKER, BOTS)  # on no PR of o/r
+    moved = replace(signed, signoff=replace(signed.signoff, issue_number=2))
+    assert ev.digest(moved, MARKER, BOTS) != ev.digest(signed, MARKER, BOTS)
 
 
 def test_a_check_runs_output_never_reaches_the_digest(fake_github, seed000) -> None:

@@ -36,7 +36,7 @@ def test_a_fact_is_computed_once_inside_a_scope_and_every_time_outside():
 
 def test_another_evidence_object_never_shares_the_scope():
     evidence, calls = world_evidence("seed000"), []
-    other = replace(evidence, signoff=replace(evidence.signoff, author="someone-else"))
+    other = replace(evidence, signoff=replace(evidence.signoff, user="someone-else"))
     with per_verdict.shared(evidence):
         per_verdict.once(evidence, "x", counting(calls))
         per_verdict.once(other, "x", counting(calls))

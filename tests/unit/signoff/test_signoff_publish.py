@@ -553,7 +553,7 @@ def test_evidence_dump_round_trips_as_json(fake_github, seed000) -> None:
 
     result = run(fake_github(seed000), 3412, 5003, table=core_table())
     data = json.loads(json.dumps(to_json(result.evidence)))
-    assert data["pr"]["head_sha"] == HEAD000 and data["signoff"]["author"] == "chunfangamd"
+    assert data["pr"]["head_sha"] == HEAD000 and data["signoff"]["user"] == "chunfangamd"
     assert "base64" in json.dumps(data["artifacts"])
 
 

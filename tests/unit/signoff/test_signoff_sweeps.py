@@ -44,11 +44,11 @@ def test_a_run_that_took_rows_from_earlier_runs_is_no_whole_sweep_alone():
     import json
     from datetime import datetime, timezone
 
-    from infx.signoff.model import Artifact, ArtifactMembers, Evidence, PullRequest, SignOff
+    from infx.signoff.model import Artifact, ArtifactMembers, Evidence, PullRequest, unposted
 
     pr = PullRequest(7, "t", "", "a", "open", False, "main", "b" * 40, "x", "h" * 40, None)
     evidence = Evidence("o/r", "main", datetime(2026, 9, 30, tzinfo=timezone.utc), pr,
-                        SignOff("s", "", None, None, "issue_comment"))
+                        unposted("s"))
     meta = {"entries": [], "reused-rows": {"dsr1 fp4 mi355x atom 8k1k TP4 c4 #02949557": 9201}}
     evidence.artifacts[9202] = [ArtifactMembers(Artifact(0, "changelog-metadata", False),
                                          {"changelog_metadata.json": json.dumps(meta).encode()})]

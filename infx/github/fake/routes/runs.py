@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 from urllib.parse import unquote
 
 from infx.github.fake import world as W
@@ -76,6 +79,47 @@ def create_workflow_dispatch(state: State, req: Request, owner: str, name: str, 
     return Response(status=204)
 
 
+_WHEN = re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:Z|[+-]\d{2}:\d{2}))?")
+
+
+def _instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)
+
+
+def _span(text: str) -> tuple[datetime, datetime]:
+    """[start, end) of a search-syntax date (a whole UTC day) or date-time (that instant)."""
+    if not _WHEN.fullmatch(text):
+        raise validation_failed("WorkflowRun", "created", f"{text!r} is not a date or date-time")
+    if "T" in text:
+        start = _instant(text)
+        return start, start + timedelta(microseconds=1)
+    start = datetime.fromisoformat(text).replace(tzinfo=timezone.utc)
+    return start, start + timedelta(days=1)
+
+
+def created_filter(value: str) -> Callable[[str], bool]:
+    """The `created` filter of "List workflow runs for a repository", in GitHub's search
+    syntax for dates: `>D`, `>=D`, `<D`, `<=D`, `D..D` (both ends included, either may be
+    `*`) or `D` alone, each D a date (YYYY-MM-DD, a whole day) or a date-time with its zone."""
+    low: datetime | None = None
+    high: datetime | None = None  # exclusive
+    for sign in (">=", "<=", ">", "<"):
+        if value.startswith(sign):
+            start, end = _span(value[len(sign):])
+            low, high = {">=": (start, None), ">": (end, None), "<=": (None, end),
+                         "<": (None, start)}[sign]
+            break
+    else:
+        first, dots, last = value.partition("..")
+        if dots:
+            low = None if first == "*" else _span(first)[0]
+            high = None if last == "*" else _span(last)[1]
+        else:
+            low, high = _span(value)
+    return lambda created: bool(created) and (low is None or _instant(created) >= low) \
+        and (high is None or _instant(created) < high)
+
+
 def _runs(state: State) -> list[dict]:
     return sorted(state.world["workflow_runs"], key=lambda r: (r.get("created_at", ""), r["id"]),
                   reverse=True)
@@ -94,6 +138,9 @@ def list_runs(state: State, req: Request, owner: str, name: str) -> Response:
         runs = [r for r in runs if r.get("head_branch") == q["branch"]]
     if "status" in q:
         runs = [r for r in runs if q["status"] in (r.get("status", "completed"), r.get("conclusion"))]
+    if "created" in q:
+        within = created_filter(q["created"])
+        runs = [r for r in runs if within(r.get("created_at", ""))]
     shapes = state.shapes(req)
     return Response(items=runs, list_key="workflow_runs", shape=shapes.workflow_run,
                     cap=MAX_LISTED_RESULTS if set(q) & RUN_SEARCH_FILTERS else None)
