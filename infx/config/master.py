@@ -40,10 +40,11 @@ class MasterConfigs(Mapping):
         return self._sources[key]
 
     def locate(self, key: str, path: Sequence[Any] = (), message: str = "",
-               fix: str | None = None) -> Problem:
-        """A Problem pointing at ``path`` inside config ``key`` (line computed now)."""
+               fix: str | None = None, *, line: bool = True) -> Problem:
+        """A Problem pointing at ``path`` inside config ``key`` (line computed now; with
+        ``line=False`` only the file, for a problem that is counted but not shown)."""
         name, text = self._sources[key]
-        return Problem(message, file=name, line=line_of(text, [key, *path]), key=key, fix=fix)
+        return Problem(message, file=name, line=line_of(text, [key, *path]) if line else None, key=key, fix=fix)
 
 
 def load_master_configs(paths: Sequence[str | Path]) -> MasterConfigs:
@@ -145,7 +146,10 @@ def validation_problems(configs: MasterConfigs) -> list[Problem]:
     """Every schema and semantic problem of every config key (empty when all valid).
 
     Semantic rules assume the shapes the schema guarantees, so they run only on entries
-    the schema accepts; an entry the schema rejects gets its schema problems only.
+    the schema accepts; an entry the schema rejects gets its schema problems only. Only the
+    first MAX_REPORTED problems, which ``capped`` shows, are given their line (a master file
+    of a thousand broken entries would otherwise be searched a thousand times for lines
+    nobody reads).
     """
     if schemacheck.quick_valid("master", dict(configs.items())):
         bad_schema: set[str] = set()
@@ -159,7 +163,7 @@ def validation_problems(configs: MasterConfigs) -> list[Problem]:
             problems.append(configs.locate(
                 key, path, f"Master config entry '{key}' failed validation: {message}"
                            + (f" (at {format_path(path)})" if path else ""),
-                fix=_fix_hint(message)))
+                fix=_fix_hint(message), line=len(problems) < MAX_REPORTED))
     return problems
 
 
@@ -209,7 +213,7 @@ def _schema_problems(configs: MasterConfigs) -> tuple[set[str], list[Problem]]:
             where = f" (at {format_path(inner)})" if inner else ""
             problems.append(configs.locate(
                 key, inner, f"Master config entry '{key}' failed validation: {message}{where}",
-                fix=_schema_fix(message)))
+                fix=_schema_fix(message), line=len(problems) < MAX_REPORTED))
     return bad, problems
 
 

@@ -8,6 +8,7 @@ in the same block, so a run that reports several findings composes each block on
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -25,6 +26,10 @@ def line_of(text: str, path: Sequence[Any]) -> int | None:
     if not path:
         return 1
     if isinstance(path[0], str):
+        if len(path) == 2 and isinstance(path[1], str):
+            line = _child_line(text, path[0], path[1])
+            if line is not None:
+                return line
         block = _block(text, path[0])
         if block is not None:
             first_line, node = block
@@ -56,7 +61,40 @@ def _block(text: str, key: str) -> tuple[int, yaml.Node] | None:
     node = compose(text[start:end])
     if node is None:
         return None
-    return text.count("\n", 0, start) + 1, node
+    return _line_at(text, start), node
+
+
+def _child_line(text: str, key: str, child: str) -> int | None:
+    """The line of ``child`` when it is a direct key of the block-style mapping ``key``
+    opens (``runner:`` of a config, reported for every config that names an unknown label),
+    found by its indentation without composing the block; None for any other shape."""
+    start = _key_offset(text, key)
+    if start is None:
+        return None
+    following = _NEXT_TOP_LEVEL.search(text, start)
+    lines = text[start:following.start() if following else len(text)].split("\n")
+    indent = next((ln[:len(ln) - len(ln.lstrip(" "))] for ln in lines[1:]
+                   if ln.strip() and not ln.lstrip(" ").startswith("#")), "")
+    if not indent:
+        return None
+    for index, line in enumerate(lines[1:], 1):
+        if not line.startswith(indent) or line[len(indent):len(indent) + 1] in (" ", "\t", ""):
+            continue
+        rest = line[len(indent):]
+        for spelling in (child, f"'{child}'", f'"{child}"'):
+            if rest.startswith(spelling) and rest[len(spelling):].lstrip(" ").startswith(":"):
+                return _line_at(text, start) + index
+    return None
+
+
+def _line_at(text: str, offset: int) -> int:
+    """1-based line of a character offset (newline offsets indexed once per text)."""
+    return bisect.bisect_right(_newlines(text), offset - 1) + 1
+
+
+@lru_cache(maxsize=8)
+def _newlines(text: str) -> list[int]:
+    return [m.start() for m in re.finditer("\n", text)]
 
 
 def _key_offset(text: str, key: str) -> int | None:
