@@ -49,7 +49,8 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                 skipped.append(f"{config.key} sets the draft size to 0 on every lane")
             continue
         where = config_where(evidence, config)
-        candidates = [ln for ln in lines if _chat_line(ln.text)]
+        # a helper's option loop only records the option; the line that passes it on is the evidence
+        candidates = [ln for ln in lines if _chat_line(ln.text) and not _parses_options(evidence, ln)]
         launch = _Launch(evidence, lines)
         chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln, launch)), None)
         raw = _first(lines, _RAW)
@@ -117,6 +118,13 @@ def _unproven_guard(evidence: Evidence, line: Line, launch: _Launch) -> str | No
         if guard.negated or not _SPEC_GUARD.search(guard.predicate):
             return ("else of " if guard.negated else "") + guard.predicate
     return None
+
+
+def _parses_options(evidence: Evidence, line: Line) -> bool:
+    if line.number is None or not _SHELL_FILE.search(line.path):
+        return False
+    loop = options.loop_at(evidence.head_files.get(line.path) or "", line.number)
+    return loop is not None and loop.parses(line.number)
 
 
 def _loop_guards(evidence: Evidence, line: Line, launch: _Launch, guards: list[Guard]

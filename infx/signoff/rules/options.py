@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from infx.plan.launch_graph import Branch, decide
+from infx.plan.launch_graph import Branch, decide, shell_writes
 from infx.signoff.rules.scan import (
     Guard,
     Line,
@@ -49,6 +49,7 @@ _CASE_FIRST = re.compile(r"^\s*case\s+\"?\$(?:1|\{1\})\"?\s+in\s*$")
 _ASSIGN = re.compile(r"^\s*(?:local\s+|declare\s+)?([A-Za-z_]\w*)=(\S*)\s*$")
 _SHIFT = re.compile(r"^\s*shift(?:\s+(\d+))?\s*;?\s*$")
 _UNDECIDABLE_PATTERN = re.compile(r"[$`\"'\\]|\[\^|\[!")
+_TESTED = re.compile(r"\$\{?([A-Za-z_]\w*)")
 MAX_CALL_WORDS = 200  # a call of more words is not followed
 
 
@@ -74,6 +75,13 @@ class OptionLoop:
     arms: tuple[Arm, ...]
     arm_of_line: tuple[tuple[int, int], ...]  # (line, index of the arm it belongs to)
     defaults: tuple[tuple[str, str | None], ...]  # ``local name=value`` before the loop
+    # (name, line) of every write the function makes after the loop (a condition on that name
+    # past such a write is not what the loop left)
+    later_writes: tuple[tuple[str, int], ...] = ()
+
+    def parses(self, number: int) -> bool:
+        """Whether line ``number`` is part of the loop itself (its case, arms and ``done``)."""
+        return self.case_line <= number <= self.end_line
 
 
 @dataclass(frozen=True)
@@ -134,7 +142,9 @@ def _loop(text: str, lines: list[str], name: str, opened: int, closed: int) -> O
         of_line += [(n, index) for n in numbers]
         arms.append(_arm(pattern, [_arm_text(text, lines, n) for n in numbers]))
     defaults = tuple(_literal(m) for raw in lines[opened:start - 1] if (m := _ASSIGN.match(raw)))
-    return OptionLoop(name, opened, closed, case_line, end, tuple(arms), tuple(of_line), defaults)
+    later = tuple((written, n) for written, numbers in shell_writes(text).items()
+                  for n in numbers if end < n < closed)
+    return OptionLoop(name, opened, closed, case_line, end, tuple(arms), tuple(of_line), defaults, later)
 
 
 def _arm_text(text: str, lines: list[str], number: int) -> list[str]:
@@ -277,6 +287,9 @@ def guards_hold(loop: OptionLoop, number: int, guards: Iterable[Guard], results:
             decided.append(guard)
             holds = holds and all(arm in result.arms for result in results)
         elif loop.end_line < guard.line < loop.closed:
+            tested = set(_TESTED.findall(guard.predicate))
+            if any(name in tested and n < guard.line for name, n in loop.later_writes):
+                continue  # set again after the loop: not the loop's value (left undecided)
             values = [decide(guard.predicate, replace(branch, row=tuple(sorted((branch.values | dict(r.values)).items()))))
                       for r in results]
             if all(v is not None for v in values):

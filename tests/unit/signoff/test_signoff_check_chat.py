@@ -151,7 +151,17 @@ def with_option_helper(call: str):
 def test_an_option_the_launch_passes_to_a_helpers_option_loop_applies_the_template():
     outcome = run(with_option_helper('bench --url "$URL" \\\n  --chat\n'), SETTINGS)
     assert outcome.status == Status.PASS, outcome.reason
-    assert f"{BENCH}:9" in outcome.reason and "every call of bench passes" in outcome.reason
+    # the line that passes the template flag on is the evidence, not the loop's own `chat=true`
+    assert f"{BENCH}:17" in outcome.reason and "every call of bench passes" in outcome.reason
+
+
+def test_a_value_the_helper_sets_again_after_its_option_loop_is_not_the_options():
+    """Red-team: the option sets use_chat_template=true, then the helper resets it before testing
+    it; the flag line is then never proven (and the loop's own assignment is no evidence)."""
+    helper = OPTION_HELPER.replace('    local extra=""\n', '    local extra=""\n    use_chat_template=false\n')
+    evidence = with_head_file(seed003_with_mtp(), BENCH, helper + 'bench --url "$URL" --chat\n')
+    outcome = run(evidence, SETTINGS)
+    assert outcome.status == Status.FAIL, outcome.reason
 
 
 @pytest.mark.parametrize("call", [

@@ -85,3 +85,15 @@ def test_calls_are_read_from_the_launch_lines_on_the_branch_they_run():
 
 def test_a_function_without_an_option_loop_has_none():
     assert options.option_loops("g() {\n  case $1 in\n    a) x=1 ;;\n  esac\n}\n") == ()
+
+
+def test_the_loop_knows_its_own_lines_and_the_writes_after_it():
+    (loop,) = options.option_loops(HELPER)
+    assert loop.parses(5) and loop.parses(8) and loop.parses(13) and not loop.parses(14)
+    assert loop.later_writes == ()
+    reset = HELPER.replace("    done\n", "    done\n    chat=false\n")
+    (loop,) = options.option_loops(reset)
+    assert ("chat", 14) in loop.later_writes
+    guards = shell_guards(reset, 16)
+    # a condition on a name written again after the loop is left to the caller (undecided)
+    assert options.guards_hold(loop, 16, guards, [options.run(loop, ("--chat",))], Branch())[0] == []
