@@ -129,8 +129,12 @@ def _loop(text: str, lines: list[str], name: str, opened: int, closed: int) -> O
     patterns: list[str] = []
     for number in range(case_line + 1, end):
         arm = [g for g in shell_guards(text, number) if g.line == case_line and not g.negated]
+        if not arm:
+            continue  # the esac line
         if len(arm) != 1 or not arm[0].predicate.startswith(own) or not arm[0].predicate.endswith(")"):
-            continue  # the esac line, or an arm bash runs whatever its pattern (after ;&)
+            # an arm whose pattern does not say when it runs (after a ;& fall-through, past the
+            # guard reader's arm cap, under nocasematch): the loop is not followed at all
+            return None
         pattern = arm[0].predicate[len(own):-1]
         if pattern not in patterns:
             patterns.append(pattern)
@@ -170,7 +174,8 @@ def _arm(pattern: str, commands: list[list[str]]) -> Arm:
             if assigned:
                 sets.append(_literal(assigned))
     split = tuple(p.strip() for p in pattern.split("|"))
-    return Arm(split, tuple(sets), consumes if shifts == 1 else None)
+    # `shift 0` (or a count past what the loop can read) consumes nothing bash would move on by
+    return Arm(split, tuple(sets), consumes if shifts == 1 and consumes and consumes <= MAX_CALL_WORDS else None)
 
 
 def _literal(match: re.Match[str]) -> tuple[str, str | None]:

@@ -97,3 +97,18 @@ def test_the_loop_knows_its_own_lines_and_the_writes_after_it():
     guards = shell_guards(reset, 16)
     # a condition on a name written again after the loop is left to the caller (undecided)
     assert options.guards_hold(loop, 16, guards, [options.run(loop, ("--chat",))], Branch())[0] == []
+
+
+def test_an_arm_that_shifts_by_nothing_is_not_followed():
+    """``shift 0`` would loop forever in bash: the call is unknown, never an endless walk."""
+    text = "f() {\n  while [[ $# -gt 0 ]]; do\n    case $1 in\n      --a) x=1; shift 0 ;;\n    esac\n  done\n}\n"
+    (loop,) = options.option_loops(text)
+    assert loop.arms[0].consumes is None and options.run(loop, ("--a",)) is None
+
+
+def test_a_loop_that_falls_through_between_arms_is_not_followed():
+    """``--a) x=true ;&`` runs the next arm too (x=false): not modelled, so never a value."""
+    text = ("f() {\n  while [[ $# -gt 0 ]]; do\n    case $1 in\n      --a) x=true; shift ;&\n"
+            "      --b) x=false; shift ;;\n    esac\n  done\n}\n")
+    assert options.option_loops(text) == ()
+    assert len(options.option_loops(text.replace(";&", ";;"))) == 1
