@@ -231,6 +231,9 @@ def calls(texts: Mapping[str, str | None], lines: Iterable[Line], function: str,
         if line.number is not None:
             wanted.setdefault(line.path, set()).add(line.number)
     found: list[tuple[str, ...]] = []
+    defined = sum(1 for path in wanted for name, _, _ in function_spans(texts.get(path) or "") if name == function)
+    if defined > 1:
+        return None  # defined again (in the file or another the launch reads): which one runs is not known here
     for path, numbers in sorted(wanted.items()):
         text = texts.get(path) or ""
         if function not in text:

@@ -171,6 +171,7 @@ def test_a_value_the_helper_sets_again_after_its_option_loop_is_not_the_options(
     'bench --url "$URL" --chat\nbench --url "$URL"\n',  # one of two calls does not pass it
     'if [ "$EVAL_ONLY" = "true" ]; then\n  bench --url "$URL" --chat\nelse\n  bench --url "$URL"\nfi\n',
     '',  # the helper is never called
+    'bench() {\n  python3 -m sglang.bench_serving --backend openai\n}\nbench --url "$URL" --chat\n',  # redefined
 ])
 def test_a_helpers_option_loop_proves_nothing_without_every_call_passing_the_option(call):
     outcome = run(with_option_helper(call), SETTINGS)
