@@ -12,6 +12,7 @@ from infx.plan.planner import DEFAULT_CHANGELOG, appended_entries
 from infx.signoff.model import Evidence
 from infx.signoff.per_verdict import once
 from infx.signoff.rules import configs_at
+from infx.signoff.rules.policy_reads import EvidenceGap
 
 T = TypeVar("T", bound=Any)  # infx.signoff.rules.affected.AffectedConfig (key, how)
 
@@ -40,13 +41,11 @@ def judged_configs(evidence: Evidence, configs: list[T]) -> list[T]:
     `draft`'s record and `patch`'s inherited patching judge: a config affected only through a file it
     shares with others (a launcher or sourced helper the PR changed) is judged only when the
     PR's plan sweeps it (an appended changelog entry names it); every other affected config
-    is. When the swept keys cannot be read (an entry Check `append` rejects, a key no master
-    has), every affected config is judged: a superset of what the plan sweeps, so never a
-    pass the readable plan would not give, and each check names real lines rather than the
-    unreadable changelog six times over."""
+    is. An EvidenceGap when that needs the swept keys and they cannot be read."""
     if not any(config.how == SHARED_ONLY for config in configs):
         return configs
     keys = once(evidence, "swept keys", lambda: swept_keys(evidence.head_files, evidence.base_files))
     if keys is None:
-        return configs
+        raise EvidenceGap(f"the configs the PR's plan sweeps could not be read from "
+                          f"{DEFAULT_CHANGELOG} and the master configs at head")
     return [config for config in configs if config.how != SHARED_ONLY or config.key in keys]
