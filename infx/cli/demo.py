@@ -152,7 +152,7 @@ def replay_step(world: dict, echo: Callable[[str], None], world_path: Path | Non
         for comment in sorted(before.values(), key=lambda c: c["created_at"]):
             if not looks_like_command(comment["body"]):
                 continue
-            event = CommentEvent("created", PR_NUMBER, True, comment["id"], comment["body"],
+            event = CommentEvent.of("created", PR_NUMBER, True, comment["id"], comment["body"],
                                  comment["updated_at"])
             outcome = acknowledge(gateway, event)
             echo(f"comment {comment['id']} by {comment['user']} ({comment['author_association']}): "

@@ -18,6 +18,7 @@ from typing import Any
 
 from infx.config.thresholds import Thresholds, load_thresholds_text
 from infx.errors import InfxError
+from infx.github.models import Job
 from infx.inert import cell, code, link, render_inert
 from infx.plan.coverage import row_name
 from infx.plan.identity import matches_legacy_name, parse_job_name
@@ -42,17 +43,6 @@ OTHER = "(no changelog config key)"
 CHANGELOG = "perf-changelog.yaml"
 
 
-
-@dataclass(frozen=True)
-class SweepJob:
-    """One benchmark or eval job of the run (latest attempt), as the jobs API lists it."""
-
-    name: str
-    conclusion: str | None
-    status: str = "completed"
-    url: str | None = None
-
-
 @dataclass(frozen=True)
 class CheckResult:
     number: int
@@ -69,7 +59,7 @@ class Report:
     run_id: int
     run_attempt: int
     head_sha: str
-    jobs: tuple[SweepJob, ...] | str  # str: why the jobs could not be read
+    jobs: tuple[Job, ...] | str  # str: why the jobs could not be read
     configs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # key -> head master entry
     # row job name -> source run id, by the sign-off's coverage rule (str: why not derived)
     reused: Mapping[str, int] | str = field(default_factory=dict)
@@ -142,10 +132,10 @@ class KeyCounts:
     cancelled: int = 0
     reused: int = 0
     other: int = 0  # skipped or not finished
-    failing: list[SweepJob] = field(default_factory=list)
+    failing: list[Job] = field(default_factory=list)
 
 
-def counts_by_key(jobs: Sequence[SweepJob], reused: Mapping[str, int],
+def counts_by_key(jobs: Sequence[Job], reused: Mapping[str, int],
                   configs: Mapping[str, Mapping[str, Any]]) -> dict[str, KeyCounts]:
     table: dict[str, KeyCounts] = {key: KeyCounts() for key in configs}
     for job in jobs:
@@ -168,16 +158,16 @@ def counts_by_key(jobs: Sequence[SweepJob], reused: Mapping[str, int],
     return table
 
 
-def reused_rows(covered: Mapping[str, int], run_id: int, jobs: Sequence[SweepJob] | str) -> dict[str, int]:
+def reused_rows(covered: Mapping[str, int], run_id: int, jobs: Sequence[Job] | str) -> dict[str, int]:
     """The rows of the head's plan that an earlier run covers (`covered`: row job name -> the
     run the sign-off's coverage rule takes it from) and this run did not run."""
     ran = set() if isinstance(jobs, str) else {row_name(job.name) for job in jobs}
     return {name: source for name, source in covered.items() if source != run_id and name not in ran}
 
 
-def _job_link(job: SweepJob, repo: str) -> str:
+def _job_link(job: Job, repo: str) -> str:
     text = row_name(job.name)
-    return link(text, job.url) if job.url else code(text)
+    return link(text, job.html_url) if job.html_url else code(text)
 
 
 def jobs_section(report: Report) -> list[str]:
@@ -241,7 +231,7 @@ def eval_verdict(row: Mapping[str, Any], thresholds: Thresholds) -> tuple[str, f
     return ("below floor" if score < floor else "ok"), floor, source
 
 
-def _find_job(jobs: Sequence[SweepJob] | str, job_name: Any) -> SweepJob | None:
+def _find_job(jobs: Sequence[Job] | str, job_name: Any) -> Job | None:
     if isinstance(jobs, str) or not isinstance(job_name, str) or not job_name:
         return None
     return next((job for job in jobs if row_name(job.name) == job_name), None)

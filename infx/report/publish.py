@@ -8,11 +8,11 @@ from typing import Any
 
 from infx.errors import InfxError
 from infx.github.markers import make_marker, parse_markers
+from infx.github.models import Job
 from infx.report.build import (
     MARKER_NAME,
     CheckResult,
     Report,
-    SweepJob,
     changelog_configs,
     render,
     reused_rows,
@@ -54,9 +54,8 @@ def read_report(client: SignoffClient, repo: str, pr_number: int, run_id: int, r
     from earlier runs as the sign-off's evidence shows them (`reused`: the plan job's list,
     only compared with them)."""
     try:
-        jobs: tuple[SweepJob, ...] | str = tuple(
-            SweepJob(job.name, job.conclusion, job.status, job.html_url)
-            for job in client.run_jobs(repo, run_id) if family(job.name) is not None)
+        jobs: tuple[Job, ...] | str = tuple(
+            job for job in client.run_jobs(repo, run_id) if family(job.name) is not None)
     except InfxError as exc:
         jobs = str(exc).split("\n")[0]
     state = snapshot(client, repo, pr_number)
@@ -82,7 +81,7 @@ def read_report(client: SignoffClient, repo: str, pr_number: int, run_id: int, r
                   thresholds_source=source, checks=checks, problems=tuple(problems))
 
 
-def _reused(state: Snapshot, run_id: int, jobs: tuple[SweepJob, ...] | str) -> dict[str, int] | str:
+def _reused(state: Snapshot, run_id: int, jobs: tuple[Job, ...] | str) -> dict[str, int] | str:
     """This run's reused rows, re-derived from the sign-off's evidence by its coverage rule
     (the plan job's own list is PR code's word); why not, when the evidence was not read."""
     if state.evidence is None or state.problem is not None:

@@ -9,6 +9,7 @@ from typing import Any
 from infx.commands.authorization import authority_of, rejection_reason
 from infx.commands.grammar import parse_command
 from infx.commands.registry import near_misses
+from infx.github.models import Comment
 from infx.inert import render_inert
 from infx.reuse.facts import ReuseError
 from infx.reuse.gateway import GitHubGateway
@@ -20,24 +21,44 @@ _ATTEMPT = re.compile(r"^[ \t]*(/reuse-sweep-run|/use)(?:[ \t]|$)", re.MULTILINE
 
 @dataclass(frozen=True)
 class CommentEvent:
-    """The parts of an issue_comment webhook payload the acknowledgement uses."""
+    """The parts of an issue_comment webhook payload the acknowledgement uses: the action, the
+    issue, and the comment itself (the one model, infx.github.models.Comment)."""
 
     action: str
     issue_number: int
     is_pull_request: bool
-    comment_id: int
-    body: str
-    updated_at: str
-    html_url: str = ""
+    comment: Comment
 
     @classmethod
     def from_event(cls, event: Any) -> CommentEvent:
         """From infx.github.events' IssueCommentEvent (the parsed $GITHUB_EVENT_PATH payload)."""
-        comment = event.comment
+        comment = event.comment or Comment(0, "", "", "", "", updated_at="")
         return cls(action=event.action or "", issue_number=event.issue_number,
-                   is_pull_request=event.is_pull_request, comment_id=comment.id if comment else 0,
-                   body=comment.body if comment else "", updated_at=comment.updated_at if comment else "",
-                   html_url=comment.html_url if comment else "")
+                   is_pull_request=event.is_pull_request, comment=comment)
+
+    @classmethod
+    def of(cls, action: str, issue_number: int, is_pull_request: bool, comment_id: int, body: str,
+           updated_at: str, html_url: str = "") -> CommentEvent:
+        """An event for a comment known by its id, text and edit time (the demo's, a replay's)."""
+        return cls(action, issue_number, is_pull_request,
+                   Comment(comment_id, "", body, "", "", updated_at=updated_at, html_url=html_url or None))
+
+    # what the handlers read of the comment, by the names the event payload gives them
+    @property
+    def comment_id(self) -> int:
+        return self.comment.id
+
+    @property
+    def body(self) -> str:
+        return self.comment.body
+
+    @property
+    def updated_at(self) -> str | None:
+        return self.comment.updated_at
+
+    @property
+    def html_url(self) -> str:
+        return self.comment.html_url or ""
 
 
 @dataclass(frozen=True)

@@ -494,7 +494,7 @@ def reuse_world() -> tuple[dict, int]:
 
 def ack(fake, comment_id: int) -> AckOutcome | InfxError:
     comment = next(c for p in fake.world["pulls"] for c in p["comments"] if c["id"] == comment_id)
-    event = CommentEvent("created", 12, True, comment_id, comment["body"], comment["updated_at"])
+    event = CommentEvent.of("created", 12, True, comment_id, comment["body"], comment["updated_at"])
     try:
         return acknowledge(GitHubGateway(fake.client(), REUSE_REPO), event)
     except InfxError as exc:

@@ -125,7 +125,7 @@ def run_merge(sweep: dict, fake_github, world: dict) -> Outcome:
 def ack(fake_github, world: dict, comment_id: int):
     fake, gateway = start(fake_github, world)
     comment = next(c for c in pr(world)["comments"] if c["id"] == comment_id)
-    outcome = acknowledge(gateway, CommentEvent("created", 12, True, comment_id, comment["body"],
+    outcome = acknowledge(gateway, CommentEvent.of("created", 12, True, comment_id, comment["body"],
                                                 comment["updated_at"]))
     bot = [r["content"] for p in fake.world["pulls"] for c in p["comments"] if c["id"] == comment_id
            for r in c.get("reactions", []) if r["user"] == "github-actions[bot]"]

@@ -23,6 +23,7 @@ import cmarkgfm
 from cmarkgfm.cmark import Options
 
 from infx.config.thresholds import Thresholds
+from infx.github.models import Job
 from infx.inert import SENTINELS
 from infx.report import build as sweep_report
 from infx.retest.failed import rerun_summary
@@ -114,8 +115,8 @@ def verdict_rows(text: str) -> str:
 
 def report_tables(text: str) -> str:
     job_url = f"https://github.com/{REPO}/actions/runs/7/job/1"
-    jobs = (sweep_report.SweepJob(f"single-node 1k1k / {text}", "failure", url=job_url),
-            sweep_report.SweepJob(f"evals / {text} 2", "failure"))
+    jobs = (Job(1, f"single-node 1k1k / {text}", conclusion="failure", html_url=job_url),
+            Job(2, f"evals / {text} 2", conclusion="failure"))
     evals = [{"task": text, "job_name": text, "model_prefix": text, "precision": text, "hw": text,
               "framework": text, "conc": text, "score": 0.5, "infrastructure_success": True, "source": text},
              {"task": "gsm8k", "job_name": f"{text} 2", "model_prefix": text, "conc": 4, "score": 0.9,

@@ -4,6 +4,7 @@ status comment of its command kind (also end to end through `infx reuse ack|rete
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -23,7 +24,7 @@ T1 = "2026-09-29T18:00:00Z"
 
 def _event(world, comment_id: int, action: str = "created") -> CommentEvent:
     comment = next(c for c in pr(world)["comments"] if c["id"] == comment_id)
-    return CommentEvent(action, 12, True, comment_id, comment["body"], comment["updated_at"],
+    return CommentEvent.of(action, 12, True, comment_id, comment["body"], comment["updated_at"],
                         f"https://github.com/{REPO}/pull/12#issuecomment-{comment_id}")
 
 
@@ -76,7 +77,7 @@ def test_an_edit_that_fixes_the_line_takes_the_confused_back(fake_github):
     assert answer(client, REPO, _event(world, cid)).reaction == "confused"
     comment = next(c for c in pr(fake.world)["comments"] if c["id"] == cid)
     comment.update(body="/retest", updated_at="2026-09-29T18:05:00Z")
-    event = CommentEvent("edited", 12, True, cid, "/retest", "2026-09-29T18:05:00Z")
+    event = CommentEvent.of("edited", 12, True, cid, "/retest", "2026-09-29T18:05:00Z")
     got = answer(client, REPO, event)
     assert got.reaction is None and "took back" in got.summary
     assert _reactions(fake, cid) == []
@@ -93,7 +94,7 @@ def test_nothing_is_answered(fake_github, user, body, stale, why):
     fake = fake_github(world)
     event = _event(world, cid)
     if stale:
-        event = CommentEvent(**(event.__dict__ | {"body": "/help (older text)"}))
+        event = dataclasses.replace(event, comment=dataclasses.replace(event.comment, body="/help (older text)"))
     got = answer(fake.client(), REPO, event)
     assert got.reaction is None and got.help is None and why in got.summary.lower()
     assert _reactions(fake, cid) == [] and fake.count("POST", r"/issues/12/comments$") == 0

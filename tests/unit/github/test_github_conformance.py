@@ -127,7 +127,7 @@ def run_reuse_and_posting() -> None:
     cid = add_comment(world, "alice", "MEMBER", "/use 101", "2026-09-29T19:00:00Z")
     with FakeGitHub(world) as fake:
         comment = next(c for p in fake.world["pulls"] for c in p["comments"] if c["id"] == cid)
-        event = CommentEvent("created", 12, True, cid, comment["body"], comment["updated_at"])
+        event = CommentEvent.of("created", 12, True, cid, comment["body"], comment["updated_at"])
         acknowledge(GitHubGateway(fake.client(), REPO), event)
         post_welcome(fake.client(), REPO, 12)
         post_results_link(fake.client(), REPO, 12, 101)

@@ -29,11 +29,11 @@ from lib.report_charts import (
 
 from infx.config.thresholds import load_thresholds_text
 from infx.github.fake import FakeGitHub
+from infx.github.models import Job
 from infx.report.build import (
     LIMIT,
     CheckResult,
     Report,
-    SweepJob,
     curves,
     eval_verdict,
     mermaid,
@@ -114,7 +114,7 @@ def test_the_plan_jobs_list_of_reused_rows_is_compared_never_counted(collected, 
 
 
 def test_reused_rows_are_the_covered_rows_this_run_did_not_run():
-    jobs = (SweepJob("single-node 8k1k / a", "failure"), SweepJob("eval / b", "success"))
+    jobs = (Job(1, "single-node 8k1k / a", conclusion="failure"), Job(2, "eval / b", conclusion="success"))
     covered = {"a": 4, "b": RUN, "c": 4, "d": RUN}
     assert reused_rows(covered, RUN, jobs) == {"c": 4}  # a: this run ran it (and failed it)
     assert reused_rows(covered, RUN, "the jobs could not be read") == {"a": 4, "c": 4}
@@ -246,8 +246,8 @@ def test_a_700_row_plan_stays_under_the_limit_and_links_the_run():
     for i in range(700):
         tp = 1 + (i // 12) % 8  # every curve (model prefix m0..m11) has 8 layouts
         name = f"dsr1 fp8 mi355x sglang 8k1k TP{tp} c{i} #{i:08x}"
-        jobs.append(SweepJob(f"single-node 8k1k / {name}", "failure" if i % 3 == 0 else "success",
-                             url=f"https://github.com/{REPO}/actions/runs/{RUN}/job/{100000 + i}"))
+        jobs.append(Job(100000 + i, f"single-node 8k1k / {name}", conclusion="failure" if i % 3 == 0 else "success",
+                        html_url=f"https://github.com/{REPO}/actions/runs/{RUN}/job/{100000 + i}"))
         bmk.append({"infmax_model_prefix": f"m{i % 12}", "hw": "mi355x", "framework": "sglang",
                     "precision": "fp8", "isl": 8192, "osl": 1024, "tput_per_gpu": 100.0 + (i * 37) % 900,
                     "median_e2el": 1.0 + (i * 13) % 97 / 7, "conc": i, "job_name": name, "tp": tp})

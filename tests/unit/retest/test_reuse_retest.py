@@ -101,7 +101,7 @@ def test_failed_rows_are_failed_or_cancelled_sweep_jobs_only():
 
 def _event(world, comment_id: int) -> CommentEvent:
     comment = next(c for c in pr(world)["comments"] if c["id"] == comment_id)
-    return CommentEvent("created", 12, True, comment_id, comment["body"], comment["updated_at"])
+    return CommentEvent.of("created", 12, True, comment_id, comment["body"], comment["updated_at"])
 
 
 def _with_failed_jobs(world: dict) -> dict:
@@ -241,7 +241,7 @@ def _fork_sweep_world(title: str) -> dict:
 def test_a_fork_prs_retest_reruns_its_fork_sweep_of_the_head(fake_github, title, rerun):
     world = _fork_sweep_world(title)
     fake = fake_github(world)
-    event = CommentEvent("created", 14, True, 950, "/retest-failed", WHEN)
+    event = CommentEvent.of("created", 14, True, 950, "/retest-failed", WHEN)
     outcome = retest(fake.client(), REPO, event)
     assert fake.count("POST", r"/actions/runs/301/rerun-failed-jobs$") == int(rerun)
     if rerun:

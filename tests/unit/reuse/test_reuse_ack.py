@@ -17,7 +17,7 @@ BOT = "github-actions[bot]"
 
 def _event(world: dict, comment_id: int, action: str = "created", on_pr: bool = True) -> CommentEvent:
     comment = next(c for p in world["pulls"] for c in p["comments"] if c["id"] == comment_id)
-    return CommentEvent(action=action, issue_number=12, is_pull_request=on_pr, comment_id=comment_id,
+    return CommentEvent.of(action=action, issue_number=12, is_pull_request=on_pr, comment_id=comment_id,
                         body=comment["body"], updated_at=comment["updated_at"])
 
 
@@ -30,7 +30,9 @@ def _ack(fake_github, world, comment_id, **event_overrides):
     fake, gateway = start(fake_github, world)
     event = _event(world, comment_id)
     if event_overrides:
-        event = CommentEvent(**(event.__dict__ | event_overrides))
+        event = CommentEvent.of(**({"action": event.action, "issue_number": event.issue_number,
+                                    "is_pull_request": event.is_pull_request, "comment_id": event.comment_id,
+                                    "body": event.body, "updated_at": event.updated_at} | event_overrides))
     outcome = acknowledge(gateway, event)
     assert fake.count("POST", r"/issues/\d+/comments$") == 0  # never a reply comment
     return fake, dataclasses.replace(outcome, summary=_as_shown(outcome.summary))

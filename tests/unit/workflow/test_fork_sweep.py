@@ -29,7 +29,7 @@ def _world(**fields) -> dict:
 
 def _event(world: dict, comment_id: int) -> CommentEvent:
     comment = next(c for c in pr(world, 14)["comments"] if c["id"] == comment_id)
-    return CommentEvent(action="created", issue_number=14, is_pull_request=True, comment_id=comment_id,
+    return CommentEvent.of(action="created", issue_number=14, is_pull_request=True, comment_id=comment_id,
                         body=comment["body"], updated_at=comment["updated_at"])
 
 
@@ -75,7 +75,7 @@ def test_a_same_repository_pr_needs_no_approval(fake_github):
     world = base_world()
     cid = add_comment(world, "root", "OWNER", f"/approve-sweep {pr(world)['head']['sha']}", T1)
     fake = fake_github(world)
-    event = CommentEvent("created", 12, True, cid, pr(world)["comments"][-1]["body"], T1)
+    event = CommentEvent.of("created", 12, True, cid, pr(world)["comments"][-1]["body"], T1)
     outcome = approve(fake.client(), REPO, event)
     assert outcome.failed and "its own run-sweep.yml run sweeps it" in outcome.summary
 
