@@ -141,7 +141,8 @@ def retest(client: ReuseClient, repo: str, event: Any, *, workflow: str = DEFAUL
         pull = gateway.pull(pr)
         # a fork PR's sweeps of its head, found as the sign-off and reuse find them
         pinned = trust.fork_sweeps(pull.number, [pull.head_sha], head_repo=pull.head_repo, repo=repo,
-                                   dispatched=lambda: gateway.dispatched_runs(pull.default_branch, completed=False),
+                                   dispatched=lambda: gateway.dispatched_runs(pull.default_branch, since_pr=pull.number,
+                                                                              completed=False),
                                    workflow=workflow_path(workflow))
         run, passed = latest(gateway.pull_runs(pull.head_ref), jobs_of=gateway.run_jobs, workflow=workflow,
                              ours=lambda r: gateway.run_problem(r, pull.default_branch, workflow=workflow_path(workflow)),

@@ -12,7 +12,7 @@ from infx.github.models import Artifact, Job, PullRequest, WorkflowRun
 from infx.plan.incremental import plan_tree_path
 from infx.reuse.facts import ReuseError
 from infx.reuse.ports import ReuseClient
-from infx.reuse.posted_head import timeline_gap
+from infx.reuse.posted_head import dispatched_since, timeline_gap
 
 MAX_LISTED_COMMITS = 250  # GitHub's pull request commit listing stops here
 
@@ -96,10 +96,16 @@ class GitHubGateway:
         runs = [WorkflowRun.from_json(item) for item in items]
         return sorted(runs, key=lambda r: (r.created_at, r.id), reverse=True)
 
-    def dispatched_runs(self, branch: str, *, completed: bool = True) -> list[WorkflowRun]:
+    def dispatched_runs(self, branch: str, *, since_pr: int | None = None,
+                        completed: bool = True) -> list[WorkflowRun]:
         """Runs dispatched on a branch (trusted fork sweeps run on the default branch:
-        infx.trust.fork_sweeps), newest first; finished ones only unless `completed` is False."""
+        infx.trust.fork_sweeps), newest first; finished ones only unless `completed` is False.
+        With `since_pr`, only those since that PR was opened (its fork sweeps; the bound of
+        posted_head.dispatched_since, as the sign-off lists them), when this gateway read it."""
         state = {"status": "completed"} if completed else {}
+        since = dispatched_since((self._pulls.get(since_pr) or {}).get("created_at")) if since_pr else None
+        if since:
+            state["created"] = f">={since}"
         items = self.client.workflow_runs(
             self.repo, event=trust.FORK_SWEEP_EVENT, branch=branch, **state,
             action=f"listing dispatched workflow runs on {branch}", permission="actions: read")

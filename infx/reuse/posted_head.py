@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from infx import trust
@@ -41,6 +41,15 @@ def github_time(value: object) -> datetime | None:
         except ValueError:
             return None
     return None
+
+
+def dispatched_since(opened: str | None) -> str | None:
+    """The first day (YYYY-MM-DD) whose dispatched runs may be a PR's fork sweeps: the day
+    before GitHub's `created_at` of the PR (a day's margin, whatever zone GitHub reads a
+    bare date in); None when `opened` is no GitHub time. An approval is a comment on the
+    PR, so no sweep of it was dispatched before it was opened."""
+    when = github_time(opened)
+    return (when.astimezone(timezone.utc) - timedelta(days=1)).date().isoformat() if when else None
 
 
 # GitHub starts no push or pull_request workflow for a head commit whose message has one of

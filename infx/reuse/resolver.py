@@ -95,7 +95,7 @@ def fork_sweeps(gateway: GitHubGateway, pull: PullRequest, commits: list[str],
     """A fork PR's trusted fork sweeps on its commits, found as the sign-off finds them
     (infx.trust.fork_sweeps; none for a same-repository PR, and then nothing is listed)."""
     return trust.fork_sweeps(pull.number, commits, head_repo=pull.head_repo, repo=gateway.repo,
-                             dispatched=lambda: gateway.dispatched_runs(pull.default_branch),
+                             dispatched=lambda: gateway.dispatched_runs(pull.default_branch, since_pr=pull.number),
                              workflow=workflow_path(workflow))
 
 

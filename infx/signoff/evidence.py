@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from infx import trust
@@ -22,7 +22,7 @@ from infx.github.client import ListingCapped, parsed, pull_cap_error
 from infx.plan.benchmark_content import is_benchmark_path
 from infx.plan.coverage import METADATA_ARTIFACT
 from infx.plan.incremental import plan_tree_path
-from infx.reuse.posted_head import github_time, head_seen, timeline_gap
+from infx.reuse.posted_head import dispatched_since, head_seen, timeline_gap
 from infx.signoff.model import (
     ArtifactMembers,
     ChangedFile,
@@ -388,15 +388,6 @@ class Reader:
         return ExternalPull(repo=repo, number=number, state=data.get("state") or "",
                             merged_at=data.get("merged_at"), draft=bool(data.get("draft")),
                             files=tuple(changed_file(item) for item in files))
-
-
-def dispatched_since(opened: str | None) -> str | None:
-    """The first day (YYYY-MM-DD) whose dispatched runs may be a PR's fork sweeps: the day
-    before GitHub's `created_at` of the PR (a day's margin, whatever zone GitHub reads a
-    bare date in); None when `opened` is no GitHub time. An approval is a comment on the
-    PR, so no sweep of it was dispatched before it was opened."""
-    when = github_time(opened)
-    return (when.astimezone(timezone.utc) - timedelta(days=1)).date().isoformat() if when else None
 
 
 # --- JSON -> model ---------------------------------------------------------------------------

@@ -103,3 +103,18 @@ def test_a_reuse_command_naming_another_prs_dispatch_is_refused(fake_github):
     _, gateway = start(fake_github, world)
     with pytest.raises(ReuseError, match=f"run {SWEEP} was triggered by workflow_dispatch, expected pull_request"):
         resolve(gateway, PUSH)
+
+
+def test_merge_time_reuse_lists_dispatches_only_since_the_pr_was_opened(fake_github):
+    """The gateway bounds its listing of dispatched runs as the sign-off does
+    (posted_head.dispatched_since: from the day before the PR was opened): an older dispatch
+    is not even listed, the PR's own fork sweep is."""
+    world = _fork_world()
+    pr(world)["created_at"] = "2026-09-28T12:00:00Z"
+    old = copy.deepcopy(next(r for r in world["workflow_runs"] if r["id"] == SWEEP))
+    world["workflow_runs"].append(old | {"id": 203, "created_at": "2026-09-20T00:00:00Z"})
+    _, gateway = start(fake_github, world)
+    gateway.pull(12)
+    assert {r.id for r in gateway.dispatched_runs("main")} == {SWEEP, 203}  # unbounded
+    assert {r.id for r in gateway.dispatched_runs("main", since_pr=12)} == {SWEEP}
+    assert resolve(gateway, PUSH).outputs()["reuse-source-run-ids"] == str(SWEEP)
