@@ -1310,19 +1310,6 @@ class GitHubClient:
                            declared=size_in_bytes) as blob:
             return read_zip(blob, label, self.limits, wanted)
 
-    def artifact_json(self, repo: Any, artifact_id: int) -> dict[str, Any]:
-        """The JSON members of an artifact, parsed (name -> value)."""
-        members = self.download_artifact(repo, artifact_id)
-        parsed = {}
-        for member, data in members.items():
-            if member.endswith(".json"):
-                try:
-                    parsed[member] = json.loads(data)
-                except ValueError as exc:
-                    raise GitHubError(f"artifact {artifact_id} member {member} is not valid JSON: "
-                                      f"{exc}", status=None, action="reading artifact JSON") from None
-        return parsed
-
 
 def _annotation(data: dict) -> Annotation:
     return Annotation(path=data["path"], start_line=int(data["start_line"]),
