@@ -120,7 +120,11 @@ def _loop(text: str, lines: list[str], name: str, opened: int, closed: int) -> O
     case_line = next((n for n in range(start + 1, closed) if lines[n - 1].strip() not in ("", "do")), None)
     if case_line is None or not _CASE_FIRST.match(lines[case_line - 1]):
         return None
-    end = next((n for n in range(case_line + 1, closed) if lines[n - 1].strip() in ("done", "done;")), None)
+    # the loop's `done` follows the case's own `esac` (a loop inside an arm has its own `done`)
+    esac = next((n for n in range(case_line + 1, closed) if lines[n - 1].strip().rstrip(";") == "esac"
+                 and not any(g.line == case_line for g in shell_guards(text, n))), None)
+    end = next((n for n in range(esac + 1, closed) if lines[n - 1].strip() in ("done", "done;")), None) \
+        if esac is not None else None
     if end is None:
         return None
     prefix = lines[case_line - 1].strip().split(" in")[0].removeprefix("case").strip()

@@ -112,3 +112,12 @@ def test_a_loop_that_falls_through_between_arms_is_not_followed():
             "      --b) x=false; shift ;;\n    esac\n  done\n}\n")
     assert options.option_loops(text) == ()
     assert len(options.option_loops(text.replace(";&", ";;"))) == 1
+
+
+def test_a_loop_inside_an_arm_does_not_end_the_option_loop():
+    text = ("f() {\n  local chat=false\n  while [[ $# -gt 0 ]]; do\n    case $1 in\n"
+            "      --many) while read -r x; do\n          :\n        done < /dev/null; shift ;;\n"
+            "      --chat) chat=true; shift ;;\n    esac\n  done\n  if [[ \"$chat\" == true ]]; then\n"
+            "    echo chat\n  fi\n}\n")
+    (loop,) = options.option_loops(text)
+    assert loop.end_line == 10 and [a.patterns for a in loop.arms] == [("--many",), ("--chat",)]
