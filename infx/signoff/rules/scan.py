@@ -120,8 +120,10 @@ def _folded(text: str) -> str:
 
 def may_name(text: str, flag: str) -> bool:
     """False when the line cannot name the flag in any spelling the flag readers accept
-    (case, ``-``/``_``, leading dashes): a cheap test before a pattern search."""
-    return _norm_flag(flag) in _folded(text)
+    (case, ``-``/``_``, leading dashes): a cheap test before a pattern search. A line with
+    non-ASCII text always goes to the patterns, whose case-insensitive matching folds some
+    letters (``ſ``, ``İ``) that ``lower()`` does not."""
+    return not text.isascii() or _norm_flag(flag) in _folded(text)
 
 
 def flag_values(text: str, flag: str) -> list[str]:

@@ -42,3 +42,15 @@ def test_flags_in_json_whose_quotes_are_escaped_in_a_shell_word():
     word = r'"{\"method\":\"dspark\",\"rejection_sample_method\": \"synthetic\", \"synthetic_acceptance_length\": 2.51}"'
     assert flag_values(word, "rejection_sample_method") == ["synthetic"]
     assert flag_values(word, "synthetic_acceptance_length") == ["2.51"]
+
+
+def test_the_flag_prefilter_never_hides_what_the_patterns_would_read():
+    """scan.may_name only spares lines the patterns could not match: every spelling the readers
+    accept passes it, and lines with letters that case-insensitive matching folds go through."""
+    from infx.signoff.rules.scan import flag_values, may_name, mentions_flag
+
+    for line in ("--HF_Overrides x", "HF-OVERRIDES: x", '"hf_overrides": x', "--hf-overrideſ x"):
+        assert may_name(line, "--hf-overrides")
+        assert mentions_flag(line, "--hf-overrides")
+    assert flag_values("--hf-overrideſ '{}'", "--hf-overrides") == ["{}"]
+    assert not may_name("--model x --tp 2", "--hf-overrides")
