@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from infx import inert
 from infx.github.checks import MAX_ANNOTATIONS_PER_REQUEST, Annotation, CheckOutput, fit
 from infx.signoff.model import Evidence, Status
-from infx.signoff.render import EMOJI, HEADERS, blocking_summary, clean
+from infx.signoff.render import EMOJI, HEADERS, blocking_summary, clean, shown_reason
 from infx.signoff.verdict import Overall, Row, Verdict
 
 # at most this many annotations per check run (three requests of GitHub's 50); the rest are
@@ -40,7 +40,7 @@ def check_table(verdict: Verdict, repo: str = "") -> str:
     """The verdict's rows as a markdown table (every cell inert), in check order."""
     lines = ["| | Check | Status | Reason |", "|---|---|---|---|"]
     for row in verdict.rows:
-        reason = inert.cell(row.outcome.reason, repo) or "no reason given."
+        reason = inert.cell(shown_reason(row.outcome.reason), repo) or "no reason given."
         lines.append(f"| {EMOJI[row.status]} | {row.spec.number} ({inert.cell(row.spec.name, raw=True)}) "
                      f"| {row.status.value} | {reason} |")
     return "\n".join(lines) + "\n"

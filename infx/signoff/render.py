@@ -87,12 +87,47 @@ def _inert(text: str, repo: str) -> str:
     return inert.render_inert(text, repo)
 
 
+# the characters of one row's reason and details as shown (before escaping): sixteen rows stay
+# inside a comment's 65,536 characters and a check run's 65,535, so no row is cut off whole
+ROW_CHARS = 2000
+
+
+def _fit(parts: list[str], budget: int) -> tuple[list[str], int]:
+    """The leading `parts` that fit in `budget` characters joined by `; ` (the first one cut
+    with `…` when it alone is longer), and how many were left off."""
+    kept: list[str] = []
+    used = 0
+    for part in parts:
+        cost = len(part) + (2 if kept else 0)
+        if used + cost > budget:
+            if not kept and budget > 1:
+                kept.append(part[: budget - 1] + "…")
+            break
+        kept.append(part)
+        used += cost
+    return kept, len(parts) - len(kept)
+
+
+def shown_reason(reason: str, budget: int | None = None) -> str:
+    """A reason as a row shows it: its `; `-separated parts that fit in `budget` characters and
+    a count of the parts left off. The verdict keeps the whole reason (its JSON, the check run's
+    annotations); a cut inside one of the bot's code spans leaves that span as plain text."""
+    budget = ROW_CHARS if budget is None else budget
+    if len(reason) <= budget:
+        return reason
+    kept, left = _fit(reason.split("; "), budget)
+    return "; ".join(kept) + (f"; … and {left} more part(s) not shown" if left else "")
+
+
 def row_line(row: Row, repo: str = "") -> str:
-    reason = _inert(row.outcome.reason, repo) or "no reason given."
+    source = shown_reason(row.outcome.reason)
+    reason = _inert(source, repo) or "no reason given."
     shown = clean(row.outcome.reason)
     pieces = set(shown.split("; "))  # a detail the reason lists as one of its parts is in it
-    details = [_inert(d, repo) for d in row.outcome.details
-               if (said := clean(d)) and said not in pieces and said not in shown]
+    extra = [d for d in row.outcome.details if (said := clean(d)) and said not in pieces and said not in shown]
+    # details only in what a whole reason leaves of the budget (a cut reason: counted only)
+    kept, left = _fit(extra, ROW_CHARS - len(source) if source is row.outcome.reason else 0)
+    details = [_inert(d, repo) for d in kept] + ([f"… and {left} more detail(s) not shown"] if left else [])
     if details:
         reason += " Also: " + "; ".join(details)
     return f"{EMOJI[row.status]} Check {row.spec.number} ({row.spec.name}): {row.status.value} — {reason}"

@@ -82,9 +82,11 @@ def test_the_text_is_the_check_table_and_untrusted_text_stays_inert() -> None:
     assert checkrun.verdict_output(verdict(), evidence(), "ok.", None).title == "Verdict: PASS"
 
 
-def test_an_overlong_table_is_cut_to_what_github_keeps_so_a_rerun_compares_equal() -> None:
+def test_an_overlong_table_is_cut_to_what_github_keeps_so_a_rerun_compares_equal(monkeypatch) -> None:
     from infx.github.checks import MAX_CHECK_OUTPUT_CHARS, TRUNCATED
+    from infx.signoff import render
 
+    monkeypatch.setattr(render, "ROW_CHARS", 1_000_000)  # rows long enough to reach the last resort
     v = verdict(golden=Outcome(Status.FAIL, "x " * 40_000))
     out = checkrun.verdict_output(v, evidence(), "rejected.", None)
     assert len(out.text) == MAX_CHECK_OUTPUT_CHARS and out.text.endswith(TRUNCATED)
@@ -108,3 +110,21 @@ def test_a_withdrawn_check_run_says_why_first_and_keeps_the_verdict_as_its_recor
     assert "https://github.com/o/r/pull/7" in output.summary and output.text == "| table |"
     bare = checkrun.withdrawn_output(None, None, "Not verified.", "retargeted", None)
     assert "before" not in bare.summary and bare.text == ""
+
+
+def test_every_row_of_a_verdict_with_huge_reasons_fits_and_annotations_keep_every_finding() -> None:
+    from infx.github.checks import MAX_CHECK_OUTPUT_CHARS, TRUNCATED
+    from infx.signoff import render
+
+    parts = [f"key k{i:04d} has <odd> value [x]" for i in range(3000)]
+    parts.append(f"{CONFIG}:399: the last finding")  # far past what a row shows
+    table = load_table()
+    v = from_outcomes(table, {spec.id: Outcome(Status.FAIL, "; ".join(parts)) for spec in table.checks})
+    out = checkrun.verdict_output(v, evidence(), "rejected.", None)
+    assert not out.text.endswith(TRUNCATED) and len(out.text) <= MAX_CHECK_OUTPUT_CHARS
+    rows = [line for line in out.text.splitlines()[2:]]
+    assert len(rows) == len(table.checks)
+    for line in rows:
+        assert line.endswith("; … and " + str(len(parts) - line.count("key k")) + " more part(s) not shown |")
+        assert len(line) < 2 * render.ROW_CHARS
+    assert {(a.path, a.start_line) for a in out.annotations} == {(CONFIG, 399)}

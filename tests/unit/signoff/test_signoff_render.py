@@ -145,3 +145,30 @@ def test_any_allowed_combination_renders_a_valid_verdict(data) -> None:
     text = render.render(verdict, context())
     assert render.validate(text, table, MARKER) == []
     assert text.split("\n")[1] == render.HEADERS[verdict.overall]
+
+
+def test_a_row_shows_the_parts_that_fit_and_counts_the_rest() -> None:
+    parts = [f"configs/amd-master.yaml:{i} [key-{i}]: client uses the chat template" for i in range(1, 900)]
+    details = tuple(f"detail {i} " + "y" * 300 for i in range(40))
+    text = render.render(from_outcomes(load_table(), outcomes(
+        **{c.id: Outcome(Status.WARN if c.advisory else Status.FAIL, "; ".join(parts), details)
+           for c in load_table().checks})), context())
+    assert len(text) <= 65_536  # what GitHub keeps of a comment: no row is cut off whole
+    assert render.validate(text, load_table(), MARKER) == []
+    rows = [line for line in text.split("\n") if render._ROW_START.match(line)]
+    assert len(rows) == len(load_table().checks)
+    for line in rows:
+        shown = line.count("client uses the chat template")
+        assert 0 < shown < len(parts)
+        assert f"; … and {len(parts) - shown} more part(s) not shown" in line
+        assert line.endswith(" Also: … and 40 more detail(s) not shown")  # a cut reason: details counted
+    short = render.row_line(from_outcomes(load_table(), outcomes(
+        golden=Outcome(Status.FAIL, "short reason.", details))).rows[11])
+    assert short.count("detail ") == 6 and "; … and 34 more detail(s) not shown" in short
+
+
+def test_one_overlong_part_is_cut_with_an_ellipsis_and_a_short_reason_is_untouched() -> None:
+    assert render.shown_reason("a; b", 10) == "a; b"
+    assert render.shown_reason("x" * 50 + "; tail", 10) == "x" * 9 + "…; … and 1 more part(s) not shown"
+    code = render.shown_reason(render.inert.code("k" * 50), 10)  # a span cut open renders plain
+    assert render.inert.render_inert(code) == "k" * 8 + "…"  # the opening sentinel counted
