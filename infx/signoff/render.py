@@ -126,7 +126,7 @@ def row_line(row: Row, repo: str = "") -> str:
     pieces = set(shown.split("; "))  # a detail the reason lists as one of its parts is in it
     extra = [d for d in row.outcome.details if (said := clean(d)) and said not in pieces and said not in shown]
     # details only in what a whole reason leaves of the budget (a cut reason: counted only)
-    kept, left = _fit(extra, ROW_CHARS - len(source) if source is row.outcome.reason else 0)
+    kept, left = _fit(extra, ROW_CHARS - len(source) if len(row.outcome.reason) <= ROW_CHARS else 0)
     details = [_inert(d, repo) for d in kept] + ([f"… and {left} more detail(s) not shown"] if left else [])
     if details:
         reason += " Also: " + "; ".join(details)
