@@ -51,6 +51,11 @@ def link(text: str, url: str) -> str:
 _NO_SENTINELS = dict.fromkeys(map(ord, SENTINELS))
 
 
+def clip(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, a cut one ending in `…`."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _strip(text: str) -> str:
     if any(sentinel in text for sentinel in SENTINELS):
         return text.translate(_NO_SENTINELS)

@@ -51,6 +51,7 @@ from infx.github.checks import (
 )
 from infx.github.markers import Marker, as_marker, has_marker, with_marker
 from infx.github.models import Artifact, CheckRun, Comment, Job
+from infx.inert import clip
 from infx.trust import Identity, our_comment
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -1151,8 +1152,7 @@ class GitHubClient:
         if state not in STATUS_STATES:
             raise ValueError(f"status state must be one of {STATUS_STATES}, not {state!r}")
         name = _repo_name(repo)
-        if len(description) > MAX_STATUS_DESCRIPTION:
-            description = description[: MAX_STATUS_DESCRIPTION - 1] + "…"
+        description = clip(description, MAX_STATUS_DESCRIPTION)
         body = {"state": state, "context": context, "description": description}
         if target_url:
             body["target_url"] = target_url

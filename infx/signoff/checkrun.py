@@ -91,8 +91,7 @@ def annotations(found: list[Finding]) -> tuple[Annotation, ...]:
     """One annotation per finding, capped at MAX_ANNOTATIONS."""
     out = []
     for item in found[:MAX_ANNOTATIONS]:
-        message = item.text if len(item.text) <= MAX_MESSAGE_CHARS else \
-            item.text[: MAX_MESSAGE_CHARS - 1] + "…"
+        message = inert.clip(item.text, MAX_MESSAGE_CHARS)
         out.append(Annotation(path=item.path, start_line=item.line, end_line=item.line,
                               level=LEVELS[item.row.status], message=message,
                               title=f"Check {item.row.spec.number} ({item.row.spec.name}): "

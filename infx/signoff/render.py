@@ -101,7 +101,7 @@ def _fit(parts: list[str], budget: int) -> tuple[list[str], int]:
         cost = len(part) + (2 if kept else 0)
         if used + cost > budget:
             if not kept and budget > 1:
-                kept.append(part[: budget - 1] + "…")
+                kept.append(inert.clip(part, budget))
             break
         kept.append(part)
         used += cost

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from infx.inert import code
+from infx.inert import clip, code
 from infx.plan.launch_graph import Branch, decide
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.rules import options
@@ -157,5 +157,4 @@ def _first(lines: list[Line], pattern: re.Pattern[str]) -> Line | None:
 
 
 def _clip(text: str, limit: int = 120) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return clip(" ".join(text.split()), limit)

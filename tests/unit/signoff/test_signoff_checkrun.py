@@ -122,7 +122,7 @@ def test_every_row_of_a_verdict_with_huge_reasons_fits_and_annotations_keep_ever
     v = from_outcomes(table, {spec.id: Outcome(Status.FAIL, "; ".join(parts)) for spec in table.checks})
     out = checkrun.verdict_output(v, evidence(), "rejected.", None)
     assert not out.text.endswith(TRUNCATED) and len(out.text) <= MAX_CHECK_OUTPUT_CHARS
-    rows = [line for line in out.text.splitlines()[2:]]
+    rows = out.text.splitlines()[2:]
     assert len(rows) == len(table.checks)
     for line in rows:
         assert line.endswith("; … and " + str(len(parts) - line.count("key k")) + " more part(s) not shown |")
