@@ -723,3 +723,26 @@ def test_a_verdict_post_that_fails_after_being_applied_is_not_duplicated(fake_gi
     result = run(fake, 3412, 5003, table=core_table())
     assert result.status == "success" and len(verdicts(fake, 3412)) == 1
     assert statuses(fake, HEAD000) == ["pending", "success"]
+
+
+def test_a_verdict_on_hundreds_of_keys_is_posted_whole(fake_github, seed000) -> None:
+    """The rendered comment goes through the real client and fake: every row and the closing line
+    arrive, none cut off by GitHub's comment limit (rows show what fits, render.ROW_CHARS)."""
+    world = copy.deepcopy(seed000)
+    files = world["commits"][pull(world)["commits"][0]]["files"]
+    key = "minimaxm3-fp4-mi355x-atom-agentic-mtp"  # the entry seed 000's PR changes
+    master = files["configs/amd-master.yaml"]
+    block = master[master.index(f"{key}:"):].rstrip("\n")
+    grown = [f"{key}-g{i:03d}" for i in range(300)]
+    files["configs/amd-master.yaml"] = master.rstrip("\n") + "\n" + "".join(
+        "\n" + block.replace(f"{key}:", f"{name}:", 1) + "\n" for name in grown)
+    files["perf-changelog.yaml"] = files["perf-changelog.yaml"].replace(
+        f"    - {key}\n", f"    - {key}\n" + "".join(f"    - {name}\n" for name in grown))
+    fake = fake_github(world)
+    result = run(fake, 3412, 5003)
+    assert result.verdict.overall.value == "PASS", result.body
+    assert any(len(row.outcome.reason) > render.ROW_CHARS for row in result.verdict.rows)
+    [posted] = verdicts(fake, 3412)
+    assert posted["body"] == result.body and len(posted["body"]) <= 65_536
+    assert render.validate(posted["body"], load_table(), CONTEXT) == []
+    assert posted["body"].endswith(f"Assessed commit: `{HEAD000}`.\n")
