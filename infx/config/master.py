@@ -168,7 +168,9 @@ def validation_problems(configs: MasterConfigs) -> list[Problem]:
 
 
 def _parse_file(name: str, text: str) -> dict:
-    data = yamlio.load_text(text, name, unique_keys=True)
+    # the sign-off has often parsed this text already (infx.yamlio.load_shared); the
+    # merge below and the planner after it build on the data, so they get their own copy
+    data = yamlio.private_copy(yamlio.load_shared(text, name, unique_keys=True))
     if not isinstance(data, dict):
         found = "an empty file" if data is None else f"a {type(data).__name__}"
         raise InfxError(Problem(f"Config file '{name}' must contain a mapping of config keys, "

@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
 from typing import Any
 
 from infx import yamlio
@@ -52,12 +51,11 @@ def is_benchmark_path(path: str) -> bool:
                 or PR_EXECUTED.match(path))
 
 
-@lru_cache(maxsize=32)
 def load_tree_file(path: str, text: str) -> Any:
     """One YAML file of a tree parsed once per process (the trees compared share most of
-    their files, and the sign-off's checks read the same master configs): raises InfxError
-    on bad YAML. Treat the result as read-only."""
-    return yamlio.load_text(text, path)
+    their files, and the sign-off's checks and the planner read the same master configs:
+    infx.yamlio.load_shared): raises InfxError on bad YAML. Treat the result as read-only."""
+    return yamlio.load_shared(text, path)
 
 
 

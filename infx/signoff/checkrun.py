@@ -49,7 +49,12 @@ def check_table(verdict: Verdict, repo: str = "") -> str:
 def _parts(row: Row) -> list[str]:
     """A row's findings: the parts of its reason (`; `-separated) and its details, plain."""
     parts = [p for p in clean(row.outcome.reason).split("; ") if p]
-    parts += [said for detail in row.outcome.details if (said := clean(detail)) and said not in parts]
+    known = set(parts)  # a set beside the list: a row over a thousand configs has thousands of each
+    for detail in row.outcome.details:
+        said = clean(detail)
+        if said and said not in known:
+            known.add(said)
+            parts.append(said)
     return parts
 
 

@@ -119,12 +119,23 @@ def shown_reason(reason: str, budget: int | None = None) -> str:
     return "; ".join(kept) + (f"; … and {left} more part(s) not shown" if left else "")
 
 
+def _not_in_reason(reason: str, details: tuple[str, ...] | list[str]) -> list[str]:
+    """The details a row's reason does not already say (compared as plain words): a detail
+    whose every `; `-part is one of the reason's parts is in it without being cleaned (a
+    verdict over a thousand configs lists one part and one detail per config)."""
+    parts = set(reason.split("; "))
+    rest = [d for d in details if not parts.issuperset(d.split("; "))]
+    if not rest:
+        return []
+    shown = clean(reason)
+    pieces = set(shown.split("; "))  # a detail the reason lists as one of its parts is in it
+    return [d for d in rest if (said := clean(d)) and said not in pieces and said not in shown]
+
+
 def row_line(row: Row, repo: str = "") -> str:
     source = shown_reason(row.outcome.reason)
     reason = _inert(source, repo) or "no reason given."
-    shown = clean(row.outcome.reason)
-    pieces = set(shown.split("; "))  # a detail the reason lists as one of its parts is in it
-    extra = [d for d in row.outcome.details if (said := clean(d)) and said not in pieces and said not in shown]
+    extra = _not_in_reason(row.outcome.reason, row.outcome.details)
     # details only in what a whole reason leaves of the budget (a cut reason: counted only)
     kept, left = _fit(extra, ROW_CHARS - len(source) if len(row.outcome.reason) <= ROW_CHARS else 0)
     details = [_inert(d, repo) for d in kept] + ([f"… and {left} more detail(s) not shown"] if left else [])

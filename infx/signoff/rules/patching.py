@@ -69,8 +69,12 @@ _ENTER = re.compile(r"(?:^\s*|[;&|]\s*)(?:cd|pushd)\s+(\S+)|\bgit\s+clone\b(?:\s
 
 def non_engine_component(text: str, folder: str, components: list[dict]) -> str | None:
     """The non-engine component a line works on (it names one, or runs in its folder)."""
-    markers = tuple((str(c["name"]), _lowered(tuple(c["markers"]))) for c in components)
-    return _component_of(text, folder, markers)
+    return _component_of(text, folder, component_markers(components))
+
+
+def component_markers(components: list[dict]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(name, lower-case markers) of each non-engine component, as `_component_of` reads them."""
+    return tuple((str(c["name"]), _lowered(tuple(c["markers"]))) for c in components)
 
 
 @lru_cache(maxsize=16384)
@@ -104,6 +108,7 @@ def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: lis
     file_locates_engine = _touches_engine("\n".join(ln.text for ln in lines), paths)
     index, folder, clones = 0, "", {}
     read: dict[str, _LineFacts] = {}  # copied blocks repeat their lines: read each text once
+    markers = component_markers(components)
     while index < len(lines):
         line = lines[index]
         facts = read.get(line.text)
@@ -111,7 +116,7 @@ def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: lis
             facts = read[line.text] = _LineFacts(line.text, paths, packages, allowed)
         if facts.enters:
             folder = _folder_after(line.text, folder, clones)
-        if components and not facts.names_engine and non_engine_component(line.text, folder, components):
+        if markers and not facts.names_engine and _component_of(line.text, folder, markers):
             index += 1
             continue
         heredoc = facts.heredoc

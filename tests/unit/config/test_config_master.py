@@ -354,3 +354,26 @@ def test_null_optional_fields_of_agentic_and_multinode_entries():
 def test_nulls_the_reference_does_not_treat_as_absent_are_rejected(old, new):
     assert old in DISAGG
     assert "must be of type" in str(error_of(DISAGG.replace(old, new)))
+
+
+def test_the_merged_configs_do_not_share_the_readers_parse(repo_root) -> None:
+    """The planner's entries are its own: changing them leaves the parse the sign-off's tree
+    readers share (infx.yamlio.load_shared) as it was, and duplicate keys are still refused."""
+    from infx import yamlio
+
+    text = (repo_root / "configs" / "amd-master.yaml").read_text()
+    name = "configs/amd-master.yaml"
+    shared = yamlio.load_shared(text, name)
+    before = copy.deepcopy(shared)
+    configs = load_master_configs_from_texts([(name, text)])
+    for key in before:  # every list and mapping inside every entry, down to the leaves
+        stack = [configs[key]]
+        while stack:
+            node = stack.pop()
+            children = list(node.values()) if isinstance(node, dict) else list(node)
+            stack += [c for c in children if isinstance(c, (dict, list))]
+            node.clear()
+    assert yamlio.load_shared(text, name) == before
+    first = text.split("\n", 1)[0]
+    with pytest.raises(InfxError, match="duplicate key"):
+        load_master_configs_from_texts([(name, text + "\n" + first + "\n  model: x\n")])

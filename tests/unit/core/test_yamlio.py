@@ -324,3 +324,34 @@ def test_the_limits_file_is_checked(monkeypatch):
     assert [p.key for p in caught.value.problems] == [
         "yaml_limits.nodes", "yaml_limits.file_bytes", "yaml_limits.document_nodes"]
     assert all(p.file == "infx/limits.yaml" for p in caught.value.problems)
+
+
+def test_one_shared_parse_serves_both_key_rules() -> None:
+    text = "a: 1\nb: &x [1, 2]\nc: *x\n"
+    strict, lenient = yamlio.load_shared(text, "s.yaml", unique_keys=True), yamlio.load_shared(text, "s.yaml")
+    assert strict is lenient and strict == {"a": 1, "b": [1, 2], "c": [1, 2]}
+    twice = "a: 1\na: 2\n"
+    assert yamlio.load_shared(twice, "t.yaml") == {"a": 2}  # the last one wins, as PyYAML
+    for _ in range(2):  # the refusal is remembered, and raised to every strict reader
+        with pytest.raises(InfxError, match="duplicate key") as caught:
+            yamlio.load_shared(twice, "t.yaml", unique_keys=True)
+        assert caught.value.problems[0].file == "t.yaml" and caught.value.problems[0].line == 2
+    with pytest.raises(InfxError, match="invalid YAML"):
+        yamlio.load_shared("a: [1\n", "bad.yaml")
+
+
+def test_a_shared_parse_follows_the_caps_in_force(monkeypatch) -> None:
+    text = "- [" + "1, " * 60 + "1]\n"
+    assert len(yamlio.load_shared(text, "f.yaml")[0]) == 61
+    monkeypatch.setenv("INFX_MAX_YAML_NODES", "50")  # a remembered parse does not skip a lower cap
+    with pytest.raises(yamlio.YamlLimitError):
+        yamlio.load_shared(text, "f.yaml")
+
+
+def test_a_private_copy_is_independent_and_keeps_aliases_shared() -> None:
+    data = yamlio.load_shared("b: &x {k: [1]}\nc: *x\nd: 2026-01-02\n", "p.yaml")
+    copy = yamlio.private_copy(data)
+    assert copy == data and copy["b"] is copy["c"] and copy["b"] is not data["b"]
+    copy["b"]["k"].append(2)
+    assert data["b"]["k"] == [1] and copy["c"]["k"] == [1, 2]
+    assert isinstance(copy["d"], datetime.date)

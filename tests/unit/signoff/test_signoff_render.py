@@ -172,3 +172,13 @@ def test_one_overlong_part_is_cut_with_an_ellipsis_and_a_short_reason_is_untouch
     assert render.shown_reason("x" * 50 + "; tail", 10) == "x" * 9 + "…; … and 1 more part(s) not shown"
     code = render.shown_reason(render.inert.code("k" * 50), 10)  # a span cut open renders plain
     assert render.inert.render_inert(code) == "k" * 8 + "…"  # the opening sentinel counted
+
+
+def test_a_detail_made_of_the_reasons_parts_is_not_repeated() -> None:
+    """A detail that is several of the reason's parts (one config's finding with a `; ` in it)
+    is in the reason; one that is only partly there is shown."""
+    reason = "k1: vendor atom; first by v1; k2: vendor atom; first by v2"
+    text = body(evals=Outcome(Status.FAIL, reason, ("k1: vendor atom; first by v1", "k2: vendor atom; new fact",
+                                                    "k2:   vendor atom")))
+    line = next(li for li in text.split("\n") if li.startswith("❌ Check 2"))
+    assert line == f"❌ Check 2 (Evals pass): FAIL — {reason} Also: k2: vendor atom; new fact"
