@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 from infx.inert import clip, code
@@ -10,6 +11,7 @@ from infx.plan.launch_graph import Branch, decide
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.rules import options
 from infx.signoff.rules.affected import (
+    AffectedConfig,
     affected_configs,
     config_where,
     draft_size_zero,
@@ -40,40 +42,70 @@ def _chat_line(text: str) -> bool:
 
 @fail_closed("Chat-template use")
 def run(evidence: Evidence, settings: Settings) -> Outcome:
-    configs = judged_configs(evidence, affected_configs(evidence))  # what the PR submits
+    affected = affected_configs(evidence)
+    configs = judged_configs(evidence, affected)  # what the PR submits
     judged, failures, skipped = [], [], []
     for config in configs:
-        lines = launch_lines(evidence, config)
-        if not is_spec_decode(config, lines):
+        verdict = _judge(evidence, config)
+        if verdict is None:
             if draft_size_zero(config):
                 skipped.append(f"{config.key} sets the draft size to 0 on every lane")
             continue
-        where = config_where(evidence, config)
-        # a helper's option loop only records the option; the line that passes it on is the evidence
-        candidates = [ln for ln in lines if _chat_line(ln.text) and not _parses_options(evidence, ln)]
-        launch = _Launch(evidence, lines)
-        chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln, launch)), None)
-        raw = _first(lines, _RAW)
-        if chat:
-            judged.append(f"{where}: client uses the chat template ({chat.where()}: {_clip(chat.text)}"
-                          + _guard_note(evidence, chat, launch) + ")")
-        elif candidates:
-            guard = _unproven_guard(evidence, candidates[0], launch)
-            failures.append(f"{where}: the chat template is applied only under {code(guard)} at "
-                            f"{candidates[0].where()}, which could not be shown to hold for this "
-                            "spec-decode config (accepted guards test the MTP/speculative/draft setting)")
-        elif raw:
-            failures.append(f"{where}: spec-decode benchmark drives raw completions without a chat "
-                            f"template at {raw.where()}: {_clip(raw.text)}")
-        else:
-            failures.append(f"{where}: the benchmark client could not be verified to use a chat "
-                            "template (no chat endpoint or template flag in its recipe or launch files)")
+        (judged if verdict[0] else failures).append(verdict[1])
+    failures += _dropped_by_shared_files(evidence, [c for c in affected if c not in configs])
     if failures:
         return failed(failures, judged)
     if not judged:
         reason = "no spec-decode config is added or changed"
         return Outcome(Status.NA, reason + (f" ({'; '.join(skipped)})" if skipped else ""))
     return Outcome(Status.PASS, "; ".join(judged), tuple(judged))
+
+
+def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | None:
+    """(uses the chat template, what was found) for a spec-decode config's launch in the
+    evidence's head files; None for a config that does not decode speculatively."""
+    lines = launch_lines(evidence, config)
+    if not is_spec_decode(config, lines):
+        return None
+    where = config_where(evidence, config)
+    # a helper's option loop only records the option; the line that passes it on is the evidence
+    candidates = [ln for ln in lines if _chat_line(ln.text) and not _parses_options(evidence, ln)]
+    launch = _Launch(evidence, lines)
+    chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln, launch)), None)
+    raw = _first(lines, _RAW)
+    if chat:
+        return True, (f"{where}: client uses the chat template ({chat.where()}: {_clip(chat.text)}"
+                      + _guard_note(evidence, chat, launch) + ")")
+    if candidates:
+        guard = _unproven_guard(evidence, candidates[0], launch)
+        return False, (f"{where}: the chat template is applied only under {code(guard)} at "
+                       f"{candidates[0].where()}, which could not be shown to hold for this "
+                       "spec-decode config (accepted guards test the MTP/speculative/draft setting)")
+    if raw:
+        return False, (f"{where}: spec-decode benchmark drives raw completions without a chat "
+                       f"template at {raw.where()}: {_clip(raw.text)}")
+    return False, (f"{where}: the benchmark client could not be verified to use a chat "
+                   "template (no chat endpoint or template flag in its recipe or launch files)")
+
+
+def _dropped_by_shared_files(evidence: Evidence, configs: list[AffectedConfig]) -> list[str]:
+    """Configs the PR reaches only through a file they share (not swept, so not judged on
+    their own) whose launch used the chat template at base and no longer does at head: the
+    PR's change to the shared file took it away. A launch that already lacked it at base is
+    not this PR's doing."""
+    if not configs or not evidence.base_files:
+        return []
+    at_base = replace(evidence, head_files=evidence.base_files)
+    found = []
+    for config in configs:
+        now = _judge(evidence, config)
+        if now is None or now[0]:
+            continue
+        before = _judge(at_base, config)
+        if before is not None and before[0]:
+            found.append(f"{now[1]}; the PR's change to {', '.join(code(f) for f in config.files)} "
+                         f"takes away the chat template its launch used at base")
+    return found
 
 
 def _guards(evidence: Evidence, line: Line) -> list[Guard]:

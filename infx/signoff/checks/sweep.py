@@ -32,6 +32,7 @@ from infx.signoff.rules.sweeps import (
     plans_nothing,
     run_id_of,
 )
+from infx.signoff.swept import SHARED_ONLY
 from infx.signoff.table import Settings
 
 FIX = f"run a full sweep on a commit in this PR, or re-anchor with {code('/use <run_id>')}"
@@ -41,21 +42,38 @@ SHOWN = 5  # neutral files named before "and N more"
 def run(evidence: Evidence, settings: Settings) -> Outcome:
     outcome = _judge(evidence)
     unlisted = unlisted_configs(evidence)
-    if not unlisted:
+    own = [(key, files) for key, files, shared in unlisted if not shared]
+    shared = [(key, files) for key, files, is_shared in unlisted if is_shared]
+    details = list(outcome.details)
+    if shared:
+        details.append(f"{len(shared)} config(s) whose launch this PR changes only through a file "
+                       "they share (a launcher or sourced helper) have no changelog entry, so the "
+                       f"sweep did not cover them (advisory): {_named(shared)}")
+    if own:
+        # PRODUCT §4.8: `success` means the benchmarks the PR changes were swept green; a
+        # config whose own block, recipe or script changes and that no entry names is not swept
+        unswept = (f"{len(own)} config(s) whose own benchmark-affecting content this PR changes have "
+                   f"no changelog entry, so no sweep covers them: {_named(own)}. Fix: append a "
+                   "changelog entry naming them, then sweep.")
+        if outcome.status is Status.FAIL:  # no green sweep at all: that stays the root cause
+            return Outcome(Status.FAIL, outcome.reason, (*details, unswept))
+        return Outcome(Status.FAIL, unswept, (outcome.reason, *details))
+    if not shared:
         return outcome
-    note = (f"{len(unlisted)} config(s) whose benchmark-affecting content this PR changes have no "
-            "changelog entry, so the sweep did not cover them (advisory): "
-            + "; ".join(f"{code(key)} ({', '.join(code(f) for f in files[:SHOWN])}"
-                        + (f" and {len(files) - SHOWN} more" if len(files) > SHOWN else "") + ")"
-                        for key, files in unlisted[:SHOWN])
-            + (f" and {len(unlisted) - SHOWN} more" if len(unlisted) > SHOWN else ""))
     status = Status.WARN if outcome.status in (Status.PASS, Status.NA) else outcome.status
-    return Outcome(status, outcome.reason, (*outcome.details, note))
+    return Outcome(status, outcome.reason, tuple(details))
 
 
-def unlisted_configs(evidence: Evidence) -> list[tuple[str, tuple[str, ...]]]:
+def _named(configs: list[tuple[str, tuple[str, ...]]]) -> str:
+    return ("; ".join(f"{code(key)} ({', '.join(code(f) for f in files[:SHOWN])}"
+                      + (f" and {len(files) - SHOWN} more" if len(files) > SHOWN else "") + ")"
+                      for key, files in configs[:SHOWN])
+            + (f" and {len(configs) - SHOWN} more" if len(configs) > SHOWN else ""))
+
+
+def unlisted_configs(evidence: Evidence) -> list[tuple[str, tuple[str, ...], bool]]:
     """Configs the PR affects (infx.signoff.rules.affected) that none of its changelog entries
-    names, with the changed files that affect each (issue 26: named, never judged here)."""
+    names: (key, the changed files that affect it, affected only through a shared file)."""
     head, base = evidence.head_files, evidence.base_files
     if not head or not base:
         return []
@@ -64,7 +82,8 @@ def unlisted_configs(evidence: Evidence) -> list[tuple[str, tuple[str, ...]]]:
         affected = affected_configs(evidence)
     except (EvidenceGap, InfxError, Unreadable, ValueError):
         return []  # unreadable inputs: the checks that judge them fail on them
-    return [(c.key, c.files or (c.master_path,)) for c in affected if c.key not in listed]
+    return [(c.key, c.files or (c.master_path,), c.how == SHARED_ONLY) for c in affected
+            if c.key not in listed]
 
 
 def _judge(evidence: Evidence) -> Outcome:

@@ -359,7 +359,6 @@ def _no_changelog_entry(evidence):
                    check_runs={commit: [] for commit in evidence.commits})
 
 
-@pytest.mark.xfail(strict=True, reason="red team: sweep only WARNs (→ success) when changed configs are unswept")
 def test_changed_master_configs_without_a_changelog_entry_are_not_swept_yet_not_failed():
     """Attack: seed 003's PR (changes amd-master.yaml entries and the ATOM server script) with
     perf-changelog.yaml left untouched, and no sweep run at all. The plan is empty, so Check
@@ -372,7 +371,6 @@ def test_changed_master_configs_without_a_changelog_entry_are_not_swept_yet_not_
     assert overall_of([r.status for r in rows]) == Overall.REJECTED, [(r.status, r.reason) for r in rows]
 
 
-@pytest.mark.xfail(strict=True, reason="red team: a shared-helper-only PR is judged by nothing")
 def test_a_pr_changing_only_a_shared_helper_to_drop_the_chat_template_is_green():
     """Attack: the master configs are settled (an MTP config already on main) and the PR only
     edits the shared multi-node client helper bench.sh so it never adds --use-chat-template,

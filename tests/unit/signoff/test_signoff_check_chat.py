@@ -184,9 +184,11 @@ def test_the_throughput_call_is_the_one_that_counts():
     assert run(with_option_helper(call), SETTINGS).status == Status.PASS
 
 
-def test_a_spec_config_reached_only_through_a_changed_shared_file_is_not_judged_unswept(monkeypatch):
+def test_a_spec_config_reached_only_through_a_changed_shared_file_is_judged_by_what_the_pr_changes(monkeypatch):
     """A spec-decode config affected only through a shared file the PR changed, which its plan
-    does not sweep, is not what the PR submits: its launch is judged when it is swept."""
+    does not sweep, is not what the PR submits: a launch that lacked the chat template already
+    at base is not held against the PR, but a shared-file change that takes the template away
+    fails (red team 3: a helper-only PR could drop it for every config behind the helper)."""
     from dataclasses import replace
 
     from infx.signoff.checks import chat
@@ -197,6 +199,10 @@ def test_a_spec_config_reached_only_through_a_changed_shared_file_is_not_judged_
     real = affected_configs(evidence)
     monkeypatch.setattr(chat, "affected_configs", lambda _: [replace(c, how=SHARED_ONLY) for c in real])
     monkeypatch.setattr("infx.signoff.swept.swept_keys", lambda head, base: [])
-    assert run(evidence, SETTINGS).status == Status.NA
+    taken = run(evidence, SETTINGS)
+    assert taken.status == Status.FAIL, taken
+    assert "takes away the chat template its launch used at base" in taken.reason
+    already = replace(evidence, base_files={**evidence.base_files, BENCH: evidence.head_files[BENCH]})
+    assert run(already, SETTINGS).status == Status.NA  # as it was at base: not this PR's doing
     monkeypatch.setattr("infx.signoff.swept.swept_keys", lambda head, base: [c.key for c in real])
-    assert run(evidence, SETTINGS).status == Status.FAIL
+    assert run(already, SETTINGS).status == Status.FAIL  # swept: judged on its own

@@ -609,10 +609,11 @@ def test_a_plan_without_eval_rows_passes_with_an_honest_green_sweep() -> None:
     assert sweep.run(missing, SETTINGS).status is Status.FAIL  # still every row
 
 
-def test_configs_changed_without_a_changelog_entry_are_named_in_a_warning() -> None:
-    """Issue 26: the PR also changes the block of a config its changelog entries do not name.
-    The sweep of the listed config still stands; Check `sweep` warns (advisory: an overall WARN is
-    still `success`), naming the unlisted config and the file that changes it."""
+def test_configs_changed_without_a_changelog_entry_fail_naming_them() -> None:
+    """Issue 26 / PRODUCT §4.8: the PR also changes the block of a config its changelog entries
+    do not name. The sweep of the listed config stands, but the unlisted config's benchmark
+    changes unswept, so `success` would be a lie: Check `sweep` fails, naming the config, the
+    file that changes it and the fix (red team 3: it used to be an advisory WARN)."""
     from lib.project_trees import BASE, ENTRY, KEY, MASTER, SIBLING
     from lib.reuse_world import _key_block
 
@@ -631,12 +632,15 @@ def test_configs_changed_without_a_changelog_entry_are_named_in_a_warning() -> N
         return ev
 
     outcome = sweep.run(world(lambda b, e: b + e), SETTINGS)
-    assert outcome.status is Status.WARN, outcome
-    assert unwrap(outcome.details[-1]) == (
-        "1 config(s) whose benchmark-affecting content this PR changes have no changelog entry, so the "
-        f"sweep did not cover them (advisory): `{SIBLING}` (`{MASTER}`)")
+    assert outcome.status is Status.FAIL, outcome
+    assert unwrap(outcome.reason) == (
+        "1 config(s) whose own benchmark-affecting content this PR changes have no changelog entry, "
+        f"so no sweep covers them: `{SIBLING}` (`{MASTER}`). Fix: append a changelog entry naming "
+        "them, then sweep.")
+    assert outcome.details[0].startswith("in-PR commit")  # the listed config's sweep, still said
     failed = sweep.run(world(lambda b, e: b[:1]), SETTINGS)
-    assert failed.status is Status.FAIL and SIBLING in unwrap(failed.details[-1])  # a FAIL stays FAIL
+    assert failed.status is Status.FAIL and failed.reason.startswith("No passing sweep")  # root cause first
+    assert SIBLING in unwrap(failed.details[-1])
     honest = world(lambda b, e: b + e)
     honest.head_files = head | {MASTER: base[MASTER]}
     honest.files = changed[:1]
@@ -657,7 +661,7 @@ def test_an_adopters_job_names_in_another_workflow_are_set_aside_like_any_look_a
 def test_a_pr_whose_plan_has_no_rows_needs_no_sweep() -> None:
     """Issue 26, real #2561/#2531/#2527 (retiring configs, moving their scripts to deprecated/,
     no changelog entry): the head's plan has no rows, so no sweep is asked for. A config the PR
-    still changes without an entry is named in the advisory warning; a plan that cannot be read
+    still changes without an entry fails (PRODUCT §4.8, red team 3); a plan that cannot be read
     still fails closed."""
     from lib.project_trees import BASE, KEY, MASTER, SIBLING
     from lib.reuse_world import _key_block
@@ -673,7 +677,29 @@ def test_a_pr_whose_plan_has_no_rows_needs_no_sweep() -> None:
     assert outcome.status is Status.NA and "no sweep is needed" in outcome.reason, outcome
     listed, sibling = base[MASTER].split("\n\n", 1)
     ev.head_files = base | {MASTER: listed + "\n\n" + sibling.replace("image: ", "image: other/", 1)}
-    warned = sweep.run(ev, SETTINGS)
-    assert warned.status is Status.WARN and SIBLING in unwrap(warned.details[-1]), warned
+    unswept = sweep.run(ev, SETTINGS)
+    assert unswept.status is Status.FAIL and SIBLING in unwrap(unswept.reason), unswept
+    assert "no sweep is needed" in unswept.details[0]
     ev.head_files = retired | {"perf-changelog.yaml": "- config-keys: [\n"}
     assert sweep.run(ev, SETTINGS).status is Status.FAIL  # no plan can be read: not "nothing"
+
+
+def test_configs_changed_only_through_a_shared_helper_are_named_in_a_warning() -> None:
+    """Issue 26: a PR that changes only a helper many configs source (seed 003's multi-node
+    bench.sh), with no changelog entry, is not asked to sweep every config behind it: Check
+    `sweep` warns (advisory), naming the configs and the helper."""
+    from dataclasses import replace
+
+    from lib.signoff_policy_support import changed, world_evidence
+
+    evidence = world_evidence("seed003")
+    helper = "benchmarks/multi_node/amd_utils/bench.sh"
+    base = {**evidence.head_files, "perf-changelog.yaml": evidence.base_files["perf-changelog.yaml"]}
+    head = {**base, helper: base[helper] + "\necho done\n"}
+    evidence = replace(evidence, base_files=base, head_files=head, files=changed(base, head),
+                       check_runs={commit: [] for commit in evidence.commits})
+    outcome = sweep.run(evidence, SETTINGS)
+    assert outcome.status is Status.WARN, outcome
+    note = unwrap(outcome.details[-1])
+    assert note.startswith("2 config(s) whose launch this PR changes only through a file they share") \
+        and f"(`{helper}`)" in note and "(advisory)" in note, note
