@@ -108,11 +108,29 @@ def _fit(parts: list[str], budget: int) -> tuple[list[str], int]:
     return kept, len(parts) - len(kept)
 
 
+# a word (a path, a value) longer than this is shown by its head and tail: a PR that makes a
+# path thousands of characters long cannot push the finding after it out of its row
+WORD_CHARS = 160
+_LONG_WORD = re.compile(rf"\S{{{WORD_CHARS + 1},}}")
+
+
+def _short_word(match: re.Match[str]) -> str:
+    word = match.group(0)
+    return word[:100] + "…" + word[-(WORD_CHARS - 101):]
+
+
+def short_words(text: str) -> str:
+    """The text with every word over WORD_CHARS characters shortened to its head and tail."""
+    return _LONG_WORD.sub(_short_word, text) if len(text) > WORD_CHARS else text
+
+
 def shown_reason(reason: str, budget: int | None = None) -> str:
-    """A reason as a row shows it: its `; `-separated parts that fit in `budget` characters and
-    a count of the parts left off. The verdict keeps the whole reason (its JSON, the check run's
-    annotations); a cut inside one of the bot's code spans leaves that span as plain text."""
+    """A reason as a row shows it: words over WORD_CHARS shortened in the middle, then its
+    `; `-separated parts that fit in `budget` characters and a count of the parts left off.
+    The verdict keeps the whole reason (its JSON, the check run's annotations); a cut inside
+    one of the bot's code spans or links leaves that piece as plain text."""
     budget = ROW_CHARS if budget is None else budget
+    reason = short_words(reason)
     if len(reason) <= budget:
         return reason
     kept, left = _fit(reason.split("; "), budget)
@@ -135,9 +153,10 @@ def _not_in_reason(reason: str, details: tuple[str, ...] | list[str]) -> list[st
 def row_line(row: Row, repo: str = "") -> str:
     source = shown_reason(row.outcome.reason)
     reason = _inert(source, repo) or "no reason given."
-    extra = _not_in_reason(row.outcome.reason, row.outcome.details)
+    extra = [short_words(d) for d in _not_in_reason(row.outcome.reason, row.outcome.details)]
     # details only in what a whole reason leaves of the budget (a cut reason: counted only)
-    kept, left = _fit(extra, ROW_CHARS - len(source) if len(row.outcome.reason) <= ROW_CHARS else 0)
+    whole = len(short_words(row.outcome.reason)) <= ROW_CHARS
+    kept, left = _fit(extra, ROW_CHARS - len(source) if whole else 0)
     details = [_inert(d, repo) for d in kept] + ([f"… and {left} more detail(s) not shown"] if left else [])
     if details:
         reason += " Also: " + "; ".join(details)

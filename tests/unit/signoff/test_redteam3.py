@@ -390,7 +390,6 @@ def test_a_pr_changing_only_a_shared_helper_to_drop_the_chat_template_is_green()
 
 # --- 5. render: a PR-controlled path pushes the decisive text out of the row -----------------
 
-@pytest.mark.xfail(strict=True, reason="red team: render.shown_reason cuts a long path, dropping the finding")
 def test_a_deep_path_hides_what_the_fail_row_is_about():
     """Attack: the override is added in a file whose path (nested directories the PR creates) is
     longer than ROW_CHARS. The verdict is FAIL, but the posted row is the path cut with "…":

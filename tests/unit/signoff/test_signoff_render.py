@@ -149,7 +149,7 @@ def test_any_allowed_combination_renders_a_valid_verdict(data) -> None:
 
 def test_a_row_shows_the_parts_that_fit_and_counts_the_rest() -> None:
     parts = [f"configs/amd-master.yaml:{i} [key-{i}]: client uses the chat template" for i in range(1, 900)]
-    details = tuple(f"detail {i} " + "y" * 300 for i in range(40))
+    details = tuple(f"detail {i} " + "yy " * 100 for i in range(40))
     text = render.render(from_outcomes(load_table(), outcomes(
         **{c.id: Outcome(Status.WARN if c.advisory else Status.FAIL, "; ".join(parts), details)
            for c in load_table().checks})), context())
@@ -182,3 +182,16 @@ def test_a_detail_made_of_the_reasons_parts_is_not_repeated() -> None:
                                                     "k2:   vendor atom")))
     line = next(li for li in text.split("\n") if li.startswith("❌ Check 2"))
     assert line == f"❌ Check 2 (Evals pass): FAIL — {reason} Also: k2: vendor atom; new fact"
+
+
+def test_an_overlong_word_is_shown_by_its_head_and_tail() -> None:
+    """A path (or value) the PR makes thousands of characters long is shortened in the middle,
+    so the finding after it stays in the row; the verdict keeps it whole."""
+    path = "benchmarks/" + "d" * 3000 + "/x.sh"
+    reason = f"{path}:2: overrides num_hidden_layers=30; second part"
+    shown = render.shown_reason(reason)
+    assert shown.endswith("/x.sh:2: overrides num_hidden_layers=30; second part")
+    assert shown.startswith("benchmarks/ddd") and len(shown) < 250
+    word = shown.split(" ", 1)[0]
+    assert len(word) == render.WORD_CHARS and "…" in word
+    assert render.shown_reason("short; words") == "short; words"
