@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
+from infx.inert import clip
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.rules.affected import (
     AffectedConfig,
@@ -23,6 +25,7 @@ from infx.signoff.rules.scan import (
     is_enabled,
     join_continuations,
     mentions_flag,
+    unquoted,
 )
 from infx.signoff.rules.spec_decoding import engine_family
 from infx.signoff.swept import judged_configs
@@ -108,9 +111,11 @@ def _launch_problems(lines: list[Line], rules: dict, scanned: dict[str, list[str
 def _text_problems(text: str, rules: dict) -> list[str]:
     """The prohibited draft settings one launch line's text makes."""
     problems = []
-    for name, value in env_settings(text):
+    settings = env_settings(text)
+    for name, value in settings:
         if name in rules["prohibited-env"] and is_enabled(value):
             problems.append(f"{name}={value} lowers draft precision (prohibited)")
+    problems += _unread_prohibited(text, rules["prohibited-env"], {name for name, _ in settings})
     for flag in rules["distinct-flags"]["prohibited-flags"]:
         if mentions_flag(text, flag):
             value = (flag_values(text, flag) or [""])[0]
@@ -126,6 +131,29 @@ def _text_problems(text: str, rules: dict) -> list[str]:
                             "the draft, which prunes its layers/experts/heads below the shipped draft")
     problems += _override_problems(text, rules)
     return problems
+
+
+def _unread_prohibited(text: str, names: list[str], read: set[str]) -> list[str]:
+    """A prohibited environment name the line writes in a form whose value cannot be read
+    (``printf -v NAME 1``, ``read NAME``, ``export NAME`` after either, the name kept in a
+    variable): fail closed, it counts as set. Reading it (``$NAME``) or unsetting it does not."""
+    if not any(name in text for name in names) and not any(name in unquoted(text) for name in names):
+        return []
+    plain = unquoted(text)
+    if _UNSET.match(plain):
+        return []
+    return [f"{name} is written in a form whose value cannot be read ({clip(' '.join(text.split()), 80)}), "
+            "so it counts as enabled, which lowers draft precision (prohibited)"
+            for name in names if name not in read and _named_word(name).search(plain)]
+
+
+# names only: unset, or exported with the value given where it is set (read there)
+_UNSET = re.compile(r"^\s*(?:unset(?:\s+-v)?|export|declare\s+-x|readonly)\s+[\w\s]+$")
+
+
+@lru_cache(maxsize=64)
+def _named_word(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w${{]){re.escape(name)}(?!\w)")
 
 
 def _rules(draft: dict, overrides: dict) -> dict:

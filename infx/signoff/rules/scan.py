@@ -118,12 +118,56 @@ def _folded(text: str) -> str:
     return text.lower().replace("_", "-")
 
 
+def unquoted(text: str) -> str:
+    """The line as bash's quote removal leaves its words: ``--hf-"overrides"``, ``--hf''-overrides``,
+    ``overrid\\es`` and ``export "NAME=1"`` read as the words bash builds (quoted blanks stay
+    inside their word; the line itself when it has no quote or backslash). The flag and
+    environment readers read both spellings, so quoting cannot hide a word from them."""
+    if "'" not in text and '"' not in text and "\\" not in text:
+        return text
+    return _unquoted(text)
+
+
+@lru_cache(maxsize=16384)
+def _unquoted(text: str) -> str:
+    out: list[str] = []
+    quote = None
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if quote == "'":
+            if char == "'":
+                quote = None
+            else:
+                out.append(char)
+        elif char == "\\" and index + 1 < len(text) and (quote is None or text[index + 1] in '"\\$`'):
+            out.append(text[index + 1])
+            index += 1
+        elif quote == '"':
+            if char == '"':
+                quote = None
+            else:
+                out.append(char)
+        elif char in "'\"":
+            quote = char
+        else:
+            out.append(char)
+        index += 1
+    return "".join(out)
+
+
 def may_name(text: str, flag: str) -> bool:
     """False when the line cannot name the flag in any spelling the flag readers accept
-    (case, ``-``/``_``, leading dashes): a cheap test before a pattern search. A line with
-    non-ASCII text always goes to the patterns, whose case-insensitive matching folds some
-    letters (``ſ``, ``İ``) that ``lower()`` does not."""
-    return not text.isascii() or _norm_flag(flag) in _folded(text)
+    (case, ``-``/``_``, leading dashes, shell quotes inside the word): a cheap test before a
+    pattern search. A line with non-ASCII text always goes to the patterns, whose
+    case-insensitive matching folds some letters (``ſ``, ``İ``) that ``lower()`` does not."""
+    if not text.isascii():
+        return True
+    name = _norm_flag(flag)
+    if name in _folded(text):
+        return True
+    plain = unquoted(text)
+    return plain is not text and name in _folded(plain)
 
 
 def flag_values(text: str, flag: str) -> list[str]:
@@ -134,7 +178,14 @@ def flag_values(text: str, flag: str) -> list[str]:
     """
     if not may_name(text, flag):
         return []
-    return list(_flag_values(text, flag))
+    found = list(_flag_values(text, flag))
+    plain = unquoted(text)
+    if plain is not text:  # the words bash builds name it too (a quote inside the flag); a value
+        raw = tuple(found)  # the quoted reading already gave (`"2.49")` read bare) is not new
+        found += [value for value in _flag_values(plain, flag)
+                  if not any(value.startswith(known) and not value[len(known):].strip(")]};") for known in raw)
+                  and value not in found]
+    return found
 
 
 @lru_cache(maxsize=32768)
@@ -157,8 +208,12 @@ def _value_pattern(flag: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=32768)
 def mentions_flag(text: str, flag: str) -> bool:
-    """Whether the flag (or YAML key) appears as a word in the line."""
-    return may_name(text, flag) and _mention_pattern(flag).search(text) is not None
+    """Whether the flag (or YAML key) appears as a word in the line (or in its unquoted words)."""
+    if not may_name(text, flag):
+        return False
+    plain = unquoted(text)
+    return _mention_pattern(flag).search(text) is not None or (
+        plain is not text and _mention_pattern(flag).search(plain) is not None)
 
 
 @lru_cache(maxsize=1024)
@@ -168,8 +223,13 @@ def _mention_pattern(flag: str) -> re.Pattern[str]:
 
 
 def env_settings(text: str) -> list[tuple[str, str]]:
-    """Environment assignments in a line: shell, ``NAME: value`` YAML, os.environ."""
-    return list(_env_settings(text))
+    """Environment assignments in a line: shell, ``NAME: value`` YAML, os.environ; also as
+    bash's quote removal spells them (``export "NAME=1"``, a quote inside the name)."""
+    found = list(_env_settings(text))
+    plain = unquoted(text)
+    if plain is not text:
+        found += [pair for pair in _env_settings(plain) if pair not in found]
+    return found
 
 
 @lru_cache(maxsize=16384)
@@ -226,7 +286,10 @@ def join_continuations(lines: Iterable[Line]) -> Iterator[Line]:
     pending: Line | None = None
     for line in lines:
         if pending is not None:
-            line = replace(pending, text=pending.text[:-1] + " " + line.text.strip())
+            head = pending.text[:-1]
+            # bash drops the backslash-newline: a word split there is one word again
+            glued = head[-1:] not in ("", " ", "\t") and line.text[:1] not in ("", " ", "\t")
+            line = replace(pending, text=head + ("" if glued else " ") + line.text.strip())
             pending = None
         if line.text.endswith("\\"):
             pending = line

@@ -284,7 +284,6 @@ def test_harness_control_plain_override_fails():
     assert arch.run(_server_line(line), SETTINGS).status == Status.FAIL
 
 
-@pytest.mark.xfail(strict=True, reason="red team: scan.may_name/flag_values miss a flag bash assembles")
 @pytest.mark.parametrize("line", [
     """python -m atom.entrypoints.openai_server --hf-"overrides" '{"num_hidden_layers": 30}'""",
     """python -m atom.entrypoints.openai_server --hf''-overrides '{"num_hidden_layers": 30}'""",
@@ -332,7 +331,6 @@ def test_harness_control_plain_prohibited_env_fails():
     assert draft.run(_launcher("export SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1"), SETTINGS).status == Status.FAIL
 
 
-@pytest.mark.xfail(strict=True, reason="red team: scan.env_settings misses quoted/continued/indirect exports")
 @pytest.mark.parametrize("line", [
     'export "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1"',
     "export 'SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1'",

@@ -208,3 +208,25 @@ def test_a_config_reached_only_through_a_changed_shared_file_needs_no_record(mon
     assert outcome.status == Status.NA and "judged by that file's changed lines" in outcome.reason, outcome.reason
     monkeypatch.setattr("infx.signoff.swept.swept_keys", lambda head, base: {c.key for c in real})
     assert run(evidence, SETTINGS).status == Status.FAIL  # swept after all: the record is asked
+
+
+def test_a_prohibited_name_written_in_an_unreadable_form_counts_as_set():
+    """Red team 3: `printf -v` / `read` / a variable holding the name set the prohibited
+    environment without an assignment the scan reads; fail closed. Exporting or unsetting the
+    name alone, or reading `$NAME`, is not a setting."""
+    evidence = world_evidence("scenario11")
+    path = "benchmarks/single_node/launchers/b300_sglang.sh"
+    name = "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"
+
+    def launched(line: str):
+        return run(with_head_file(evidence, path, evidence.head_files[path].replace(f"export {name}=1", line)),
+                   SETTINGS)
+
+    written = launched(f"printf -v {name} 1")
+    assert written.status == Status.FAIL and "written in a form whose value cannot be read" in written.reason
+    assert launched(f"N={name}").status == Status.FAIL
+    for harmless in (f"{name}=0", f"export {name}=off", f"unset {name}",
+                     f'echo "draft env: ${{{name}:-unset}}"', f'[ -z "${name}" ]'):
+        outcome = launched(harmless)
+        assert outcome.status == Status.PASS, (harmless, outcome.reason)
+    assert launched(f"{name}=0\nexport {name}").status == Status.PASS  # its value is read where it is set

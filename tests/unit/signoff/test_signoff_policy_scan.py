@@ -16,6 +16,7 @@ from infx.signoff.rules.scan import (
     mentions_flag,
     strip_comment,
     text_lines,
+    unquoted,
 )
 
 PATCH = """@@ -1,3 +1,4 @@
@@ -96,3 +97,27 @@ def test_every_added_line_is_reported_at_its_number(lines):
     patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
     expected = [(i, strip_comment(ln)) for i, ln in enumerate(lines, 1) if strip_comment(ln).strip()]
     assert [(ln.number, ln.text) for ln in added_lines("p", patch)] == expected
+
+
+def test_unquoted_reads_the_words_bash_builds():
+    assert unquoted('--hf-"overrides" x') == "--hf-overrides x"
+    assert unquoted("--hf''-overrides") == "--hf-overrides"
+    assert unquoted("overrid\\es") == "overrides"
+    assert unquoted('export "A_B=1"') == "export A_B=1"
+    assert unquoted("""'{"k": 1}'""") == '{"k": 1}'  # double quotes inside single quotes stay
+    assert unquoted('x "a\\"b"') == 'x a"b'
+    plain = "serve --tp 4"
+    assert unquoted(plain) is plain
+
+
+def test_flags_and_settings_hidden_by_quotes_are_read():
+    assert flag_values("""serve --hf-"overrides" '{"n": 1}'""", "--hf-overrides") == ['{"n": 1}']
+    assert mentions_flag("serve --enable-''dp-attention", "--enable-dp-attention")
+    assert env_settings('export "SGLANG_X=1"') == [("SGLANG_X", "1")]
+    assert env_settings("export SGLANG_\"X\"=1") == [("SGLANG_X", "1")]
+
+
+def test_a_word_split_by_a_continuation_is_one_word_again():
+    lines = [Line("a.sh", 1, "serve --hf-over\\"), Line("a.sh", 2, "rides x"),
+             Line("a.sh", 3, "serve \\"), Line("a.sh", 4, "    --tp 4")]
+    assert [ln.text for ln in join_continuations(lines)] == ["serve --hf-overrides x", "serve  --tp 4"]
