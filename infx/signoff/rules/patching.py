@@ -9,10 +9,16 @@ from functools import cached_property, lru_cache
 from infx.signoff import per_verdict
 from infx.signoff.model import ChangedFile, Evidence
 from infx.signoff.rules.policy_reads import diffed_files, policy
-from infx.signoff.rules.scan import Line, added_lines, join_continuations
+from infx.signoff.rules.scan import (
+    HEREDOC,
+    Line,
+    added_lines,
+    heredoc_opening,
+    heredoc_word,
+    join_continuations,
+)
 from infx.signoff.rules.shell_values import literal_assignments
 
-_HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 _INPLACE = re.compile(r"\bsed\s+(?:-\w*\s+)*-i|\bawk\s+-i\s+inplace|\bperl\s+-\w*i|\bgit\s+apply\b"
                       r"|\bpatch\s+-p\d|\bpatch\s+<|\bpatch\s+-i\b")
 _COPY = re.compile(r"\b(?:cp|mv|install|rsync|ln|tee|dd)\b")
@@ -121,7 +127,7 @@ def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: lis
             continue
         heredoc = facts.heredoc
         if heredoc:
-            body, index = _heredoc_body(lines, index, heredoc.group(1))
+            body, index = _heredoc_body(lines, index, heredoc_word(heredoc))
             text = line.text + "\n" + "\n".join(body)
             target = heredoc_target(line.text, heredoc_files["writers"]) if heredoc_files else None
             if target is not None:
@@ -151,7 +157,7 @@ class _LineFacts:
     def __init__(self, text: str, paths: list[str], packages: list[str], allowed: list[str]) -> None:
         self._text, self._rules = text, (paths, packages, allowed)
         self.enters = _ENTER.search(text) is not None
-        self.heredoc = _HEREDOC.search(text)
+        self.heredoc = heredoc_opening(text)
 
     @cached_property
     def names_engine(self) -> bool:
@@ -175,7 +181,7 @@ def heredoc_target(text: str, writers: list[str]) -> str | None:
     command = _WRITER_WORD.match(text)
     if not command or command.group(1).rsplit("/", 1)[-1] not in writers:
         return None
-    opening = _HEREDOC.sub(" ", text[command.end():], count=1)
+    opening = HEREDOC.sub(" ", text[command.end():], count=1)
     if command.group(1).endswith("tee"):
         words = [w for w in opening.split() if not w.startswith(("-", ">")) and w != "/dev/null"]
         return words[0].strip("\"'") if words and not words[0].startswith(("|", ";", "&")) else None

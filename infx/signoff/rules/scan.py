@@ -361,10 +361,15 @@ _ARM_END = re.compile(r";;&?\s*$|;&\s*$")
 _FALLS_THROUGH = re.compile(r"(?:;;&|;&)\s*$")
 
 
-_HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_]\w*)\2")
+# a heredoc operator and its word, as bash takes it: bare (letters, digits, `_`, `-`), quoted
+# whole or in part ('EOF', "END-X", \EOF, E"O"F: any quote makes the body literal text)
+HEREDOC = re.compile(r"<<(?P<tabs>-?)\s*(?P<word>(?:\\.|'[^'\n]*'|\"[^\"\n]*\"|[\w.-])+)")
 _QUOTED = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'")
-# a heredoc fed to a shell is shell: its lines keep being read for conditions
-_SHELL_READER = re.compile(r"(?:^|[\s;&|(])(?:bash|sh|zsh|dash|srun|ssh|sudo)\b[^<]*<<")
+# a heredoc fed to a shell is shell: its lines keep being read for conditions (a shell named
+# before the operator, after sudo/srun or not, or ssh given a host and no command); fed to any
+# other program (tee, cat, a remote command) it is that program's data
+_SHELL_READER = re.compile(r"(?:^|[\s;&|(])(?:bash|sh|zsh|dash)\b[^<]*<<"
+                           r"|(?:^|[\s;&|(])ssh(?:\s+-\w+)*\s+[^\s'\"<>;&|-][^\s'\"<>;&|]*\s*<<")
 # a program given as a quoted argument that continues on the next lines: `python3 -c "` … `"`
 _INLINE_PROGRAM = re.compile(r"(?:^|[\s;&|(`])(?:python3?|perl|ruby|node|awk)(?:\s+-\w+)*\s+([\"'])$")
 _MAX_ARMS = 32  # a case of more arms leaves every arm undecided (first-match guards grow as arms**2)
@@ -377,8 +382,8 @@ def _embedded_end(line: str) -> re.Pattern[str] | None:
     unquoted = _QUOTED.sub('""', line)
     heredoc = _heredoc(line)
     if heredoc and not _SHELL_READER.search(unquoted):
-        indent = r"\t*" if heredoc.group(1) else ""
-        return re.compile(rf"^{indent}{re.escape(heredoc.group(3))}\s*$")
+        indent = r"\t*" if heredoc.group("tabs") else ""
+        return re.compile(rf"^{indent}{re.escape(heredoc_word(heredoc))}$")  # the exact word ends it
     tail = line.rstrip()[-160:]  # bounded: the opening quote ends the line
     program = _INLINE_PROGRAM.search(tail) if tail.endswith(("\"", "'")) else None
     if program:
@@ -387,11 +392,22 @@ def _embedded_end(line: str) -> re.Pattern[str] | None:
     return None
 
 
+def heredoc_word(match: re.Match[str]) -> str:
+    """The word that ends a heredoc opened by ``match`` (``HEREDOC``): its quotes removed."""
+    return _unquoted(match.group("word"))
+
+
+def heredoc_opening(line: str) -> re.Match[str] | None:
+    """The first heredoc operator of ``line`` outside quotes (``HEREDOC``; its word is
+    ``heredoc_word``), or None: the one reading of where a heredoc starts."""
+    return _heredoc(line)
+
+
 def _heredoc(line: str) -> re.Match[str] | None:
     """The first heredoc operator of ``line`` outside quotes (its word may be quoted itself:
     ``<<'EOF'``, ``<<"EOF"``); a here-string (``<<<``) opens no text."""
     quoted = [m.span() for m in _QUOTED.finditer(line)]
-    for match in _HEREDOC.finditer(line):
+    for match in HEREDOC.finditer(line):
         start = match.start()
         if line[start + 2:start + 3] == "<" or (start and line[start - 1] == "<"):
             continue

@@ -252,7 +252,6 @@ def test_harness_control_quoted_heredoc_is_skipped():
     assert outcome.status == Status.FAIL
 
 
-@pytest.mark.xfail(strict=True, reason="red team: scan._heredoc misreads <<\\EOF, <<'A-B', sudo tee, ssh cmd, 'EOF '")
 @pytest.mark.parametrize("opener, closer, spoof", [
     ("cat > /tmp/notes <<\\EOF", "EOF", ""),  # backslash-quoted word: not recognised
     ("cat > /tmp/notes <<'END-X'", "END-X", ""),  # quoted word with '-': not recognised

@@ -10,10 +10,13 @@ from infx.signoff.rules.scan import (
     added_lines,
     env_settings,
     flag_values,
+    heredoc_opening,
+    heredoc_word,
     hunks,
     is_enabled,
     join_continuations,
     mentions_flag,
+    shell_guards,
     strip_comment,
     text_lines,
     unquoted,
@@ -121,3 +124,24 @@ def test_a_word_split_by_a_continuation_is_one_word_again():
     lines = [Line("a.sh", 1, "serve --hf-over\\"), Line("a.sh", 2, "rides x"),
              Line("a.sh", 3, "serve \\"), Line("a.sh", 4, "    --tp 4")]
     assert [ln.text for ln in join_continuations(lines)] == ["serve --hf-overrides x", "serve  --tp 4"]
+
+
+def test_heredoc_words_as_bash_reads_them():
+    words = {"cat <<EOF": "EOF", "cat <<'EOF'": "EOF", 'cat <<"END-X"': "END-X", "cat <<\\EOF": "EOF",
+             "cat <<-E\"O\"F": "EOF", "cat <<END-X >f": "END-X"}
+    for line, word in words.items():
+        opening = heredoc_opening(line)
+        assert opening is not None and heredoc_word(opening) == word, line
+    assert heredoc_opening('cat <<< "$x"') is None and heredoc_opening("echo '<<EOF'") is None
+
+
+def test_a_heredoc_is_shell_only_when_a_shell_reads_it():
+    def guards_inside(opener: str, closer: str = "EOF") -> list[str]:
+        text = f"{opener}\nif [ x ]; then\n  y\nfi\n{closer}\nz\n"
+        return [g.predicate for g in shell_guards(text, 3)]
+
+    assert guards_inside("sudo tee /tmp/f <<'EOF'") == []  # tee's data
+    assert guards_inside("ssh host 'cat > /tmp/f' <<'EOF'") == []  # a remote command's data
+    assert guards_inside("ssh host <<'EOF'") == ["[ x ]"]  # the remote shell reads it
+    assert guards_inside("sudo bash <<'EOF'") == ["[ x ]"]
+    assert guards_inside("cat > f <<EOF", "EOF ") == []  # `EOF ` is not the word: still data
