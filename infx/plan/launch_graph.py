@@ -69,10 +69,13 @@ _CLOSES = re.compile(r"^(?:fi|esac|done)\b|^\}")
 # ${NAME:=x}, read NAME, for NAME in, and the names unset lists
 _WRITES = re.compile(r"(?:^|[\s;&|(`{])(?:(?:export|local|readonly|typeset|declare(?:\s+-\w+)*)\s+)?"
                      r"([A-Za-z_]\w*)\+?=|\$\{([A-Za-z_]\w*):?=|\bread\s+(?:-\w+\s+)*([A-Za-z_]\w*)"
-                     r"|\bfor\s+([A-Za-z_]\w*)\s+in\b")
+                     r"|\bfor\s+([A-Za-z_]\w*)\s+in\b|\bprintf\s+-v\s+([A-Za-z_]\w*)")
+# commands that may write any variable: eval, and sourcing another file
+_WRITES_ANY = re.compile(r"(?:^|[\s;&|(`{])(?:eval|source|\.)\s+\S")
+ANY_VARIABLE = "*"  # shell_writes' name for the lines that may write every variable
 _UNSETS = re.compile(r"\bunset\s+(?:-[vf]\s+)?((?:[A-Za-z_]\w*\s*)+)")
 _EXPORTS = re.compile(r"^export\s+([A-Za-z_]\w*)\s*$")
-_PRINTS = re.compile(r"^\s*(?:echo|printf|cat|ls|logger|test|\[)\b")
+_PRINTS = re.compile(r"^\s*(?:echo|printf(?!\s+-v)|cat|ls|logger|test|\[)\b")
 # a shell function's first line, `name() {` (its name: group 1)
 FUNCTION_OPEN = re.compile(r"^\s*(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\s*\)\s*\{?\s*$")
 # variables that tell a node of a multi-node job its place (head, prefill or decode node)
@@ -356,7 +359,9 @@ def shell_writes(text: str) -> dict[str, tuple[int, ...]]:
     """Name -> the (1-based) lines of a shell file that may write that variable: assignments
     anywhere on a line (in strings too: over-counting only makes a value unknown), declare /
     local / readonly / typeset, ``${NAME:=x}``, ``read``, ``for NAME in`` and ``unset``; lines
-    that only print, and comments, write nothing."""
+    that only print, and comments, write nothing; ``printf -v NAME`` writes NAME, and a line
+    that evals or sources is listed under ANY_VARIABLE (it may write any: a reader that
+    follows sourced files itself, as the launch graph does, may set those lines aside)."""
     found: dict[str, list[int]] = {}
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
@@ -364,6 +369,8 @@ def shell_writes(text: str) -> dict[str, tuple[int, ...]]:
             continue
         names = [n for groups in _WRITES.findall(stripped) for n in groups if n]
         names += [n for listed in _UNSETS.findall(stripped) for n in listed.split()]
+        if _WRITES_ANY.search(stripped):
+            names.append(ANY_VARIABLE)
         for name in dict.fromkeys(names):
             found.setdefault(name, []).append(number)
     return {name: tuple(lines) for name, lines in found.items()}

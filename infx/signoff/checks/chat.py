@@ -19,7 +19,7 @@ from infx.signoff.rules.affected import (
     launch_lines,
 )
 from infx.signoff.rules.policy_reads import fail_closed, failed
-from infx.signoff.rules.scan import Guard, Line, shell_guards
+from infx.signoff.rules.scan import Guard, Line, data_lines, shell_guards
 from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
@@ -34,10 +34,32 @@ _RAW = re.compile(r"/v1/completions\b|--endpoint-type[ =]completions\b|--backend
                   r"(?!-chat)", re.IGNORECASE)
 
 
+# in a shell file, `use_chat_template=true` only sets a variable: the line that passes what
+# it decides to the client is the evidence, not the assignment
+_SHELL_VARIABLE_ONLY = re.compile(r"^\s*(?:(?:local|export|declare(?:\s+-\w+)*|readonly)\s+)?"
+                                  r"\w*use_chat_template\w*=\S*\s*;?\s*$", re.IGNORECASE)
+
+
 @lru_cache(maxsize=65536)
 def _chat_line(text: str) -> bool:
     # the configs launched through one helper ask this of the same lines
     return _CHAT.search(text) is not None
+
+
+_PRINTED = re.compile(r"^\s*(?:echo|printf(?!\s+-v))\b")
+
+
+def _chat_evidence(evidence: Evidence, line: Line) -> bool:
+    """Whether a launch line sets the client's chat template. In a shell file these do not: a
+    variable that only records the choice, a line that prints it, text of a heredoc or an
+    inline program (scan.data_lines)."""
+    if not _chat_line(line.text):
+        return False
+    if not _SHELL_FILE.search(line.path):
+        return True
+    if _SHELL_VARIABLE_ONLY.match(line.text) or _PRINTED.match(line.text):
+        return False
+    return line.number is None or line.number not in data_lines(evidence.head_files.get(line.path) or "")
 
 
 @fail_closed("Chat-template use")
@@ -69,7 +91,7 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
         return None
     where = config_where(evidence, config)
     # a helper's option loop only records the option; the line that passes it on is the evidence
-    candidates = [ln for ln in lines if _chat_line(ln.text) and not _parses_options(evidence, ln)]
+    candidates = [ln for ln in lines if _chat_evidence(evidence, ln) and not _parses_options(evidence, ln)]
     launch = _Launch(evidence, lines)
     chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln, launch)), None)
     raw = _first(lines, _RAW)

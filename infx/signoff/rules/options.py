@@ -31,11 +31,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from infx.plan.launch_graph import Branch, decide, shell_writes
+from infx.plan.launch_graph import ANY_VARIABLE, FUNCTION_OPEN, Branch, decide, shell_writes
 from infx.signoff.rules.scan import (
     Guard,
     Line,
     case_arm_body,
+    data_lines,
     function_spans,
     join_continuations,
     shell_guards,
@@ -48,7 +49,10 @@ _WHILE_ARGS = re.compile(r"^\s*while\s+(?:\[\[?\s*\"?\$\{?#\}?\"?\s+-(?:gt|ne)\s
 _CASE_FIRST = re.compile(r"^\s*case\s+\"?\$(?:1|\{1\})\"?\s+in\s*$")
 _ASSIGN = re.compile(r"^\s*(?:local\s+|declare\s+)?([A-Za-z_]\w*)=(\S*)\s*$")
 _SHIFT = re.compile(r"^\s*shift(?:\s+(\d+))?\s*;?\s*$")
-_UNDECIDABLE_PATTERN = re.compile(r"[$`\"'\\]|\[\^|\[!")
+# a pattern fnmatch does not read as bash does: quoting, expansions, negated or POSIX classes
+_UNDECIDABLE_PATTERN = re.compile(r"[$`\"'\\]|\[\^|\[!|\[:")
+# an arm command after which the loop does not go on reading words as this models
+_ENDS_LOOP = re.compile(r"^(?:break|continue|return|exit|set\s+(?:\S+\s+)?--|shift\s+\$)(?:\s|$)")
 _TESTED = re.compile(r"\$\{?([A-Za-z_]\w*)")
 MAX_CALL_WORDS = 200  # a call of more words is not followed
 
@@ -149,10 +153,31 @@ def _loop(text: str, lines: list[str], name: str, opened: int, closed: int) -> O
         numbers = arm_lines[index]
         of_line += [(n, index) for n in numbers]
         arms.append(_arm(pattern, [_arm_text(text, lines, n) for n in numbers]))
-    defaults = tuple(_literal(m) for raw in lines[opened:start - 1] if (m := _ASSIGN.match(raw)))
+    defaults = _defaults(text, lines, opened, start)
     later = tuple((written, n) for written, numbers in shell_writes(text).items()
                   for n in numbers if end < n < closed)
     return OptionLoop(name, opened, closed, case_line, end, tuple(arms), tuple(of_line), defaults, later)
+
+
+def _defaults(text: str, lines: list[str], opened: int, start: int) -> tuple[tuple[str, str | None], ...]:
+    """The values the function's variables have when its loop starts: its literal
+    assignments before the loop, in order; a variable written there in any other way
+    (``printf -v``, ``read``, ``export X=$(…)``) is unknown, and so is every one after an
+    eval or source."""
+    values: dict[str, str | None] = {}
+    writes = shell_writes(text)
+    for number in range(opened + 1, start):
+        assigned = _ASSIGN.match(lines[number - 1])
+        if assigned:
+            name, value = _literal(assigned)
+            values[name] = value
+            continue
+        if number in writes.get(ANY_VARIABLE, ()):
+            values = {name: None for name in values}
+        for name, numbers in writes.items():
+            if number in numbers and name != ANY_VARIABLE:
+                values[name] = None
+    return tuple(values.items())
 
 
 def _arm_text(text: str, lines: list[str], number: int) -> list[str]:
@@ -167,6 +192,7 @@ def _arm(pattern: str, commands: list[list[str]]) -> Arm:
     sets: list[tuple[str, str | None]] = []
     consumes: int | None = None
     shifts = 0
+    opaque = False  # the arm ends the loop, or may write any variable: not followed
     for line in commands:
         for command in line:
             shift = _SHIFT.match(command)
@@ -177,9 +203,18 @@ def _arm(pattern: str, commands: list[list[str]]) -> Arm:
             assigned = _ASSIGN.match(command)
             if assigned:
                 sets.append(_literal(assigned))
+                continue
+            if _ENDS_LOOP.match(command):
+                opaque = True
+            # any other write (`[[ … ]] && x=false`, printf -v, read, unset, export x=$(…)):
+            # the variable's value after the arm is not known
+            written = shell_writes(command)
+            opaque = opaque or ANY_VARIABLE in written
+            sets += [(name, None) for name in written if name != ANY_VARIABLE]
     split = tuple(p.strip() for p in pattern.split("|"))
     # `shift 0` (or a count past what the loop can read) consumes nothing bash would move on by
-    return Arm(split, tuple(sets), consumes if shifts == 1 and consumes and consumes <= MAX_CALL_WORDS else None)
+    known = not opaque and shifts == 1 and consumes and consumes <= MAX_CALL_WORDS
+    return Arm(split, tuple(sets), consumes if known else None)
 
 
 def _literal(match: re.Match[str]) -> tuple[str, str | None]:
@@ -257,15 +292,19 @@ def calls(texts: Mapping[str, str | None], lines: Iterable[Line], function: str,
 def _calls_in(path: str, text: str, function: str) -> tuple[tuple[int, tuple[str, ...] | None], ...]:
     """(line, arguments as written, or None when unreadable or too many) of every call of
     ``function`` in the file, outside the function's own body; read once per file."""
-    pattern = re.compile(rf"(?:^\s*|[;&|]\s*|\b(?:then|do|else)\s+){re.escape(function)}(?:\s+(.*))?$")
+    pattern = re.compile(rf"(?:^\s*|[;&|]\s*|\b(?:then|do|else)\s+){_PREFIXES}{re.escape(function)}(?:\s+(.*))?$")
+    named = re.compile(rf"(?<![\w$-]){re.escape(function)}(?![\w-])")
     inside = [(first, last) for name, first, last in function_spans(text) if name == function]
+    data = data_lines(text)  # a heredoc's or inline program's text calls nothing
     found: list[tuple[int, tuple[str, ...] | None]] = []
     for logical in join_continuations(text_lines(path, text)):
         number = logical.number or 0
-        if function not in logical.text or any(first <= number <= last for first, last in inside):
+        if function not in logical.text or number in data or any(first <= number <= last for first, last in inside):
             continue
         match = pattern.search(logical.text)
         if match is None:
+            if named.search(logical.text) and not FUNCTION_OPEN.match(logical.text):
+                found.append((number, None))  # named in a way not read as a call: may be one
             continue
         try:
             words = tuple(shlex.split(match.group(1) or "", posix=False))
@@ -276,11 +315,23 @@ def _calls_in(path: str, text: str, function: str) -> tuple[tuple[int, tuple[str
     return tuple(found)
 
 
+# what may come before a call's name in the same command: grouping, negation, keywords and
+# the wrappers that run it as it is
+_PREFIXES = r"(?:(?:\(|\$\(|\{|!|time|command|builtin|exec|nohup|if|elif|while|until)\s*)*"
+_OPERATOR_IN_WORD = re.compile(r"[;&|)]")
+
+
 def _until_operator(words: tuple[str, ...]) -> tuple[str, ...]:
-    """The call's own arguments: up to a redirection, pipe or list operator."""
+    """The call's own arguments: up to a redirection, pipe, list operator or closing
+    parenthesis, glued to a word or not (``x;`` ends the call after ``x``)."""
     out = []
     for word in words:
-        if word in ("|", "||", "&&", ";", "&") or word.startswith((">", "<", "2>", "&>", "|")):
+        if word in ("|", "||", "&&", ";", "&") or word.startswith((">", "<", "2>", "&>", "|", ")")):
+            break
+        glued = _OPERATOR_IN_WORD.search(word) if word[:1] not in "\"'" else None
+        if glued:
+            if glued.start():
+                out.append(word[:glued.start()])
             break
         out.append(word)
     return tuple(out)
@@ -300,7 +351,7 @@ def guards_hold(loop: OptionLoop, number: int, guards: Iterable[Guard], results:
             holds = holds and all(arm in result.arms for result in results)
         elif loop.end_line < guard.line < loop.closed:
             tested = set(_TESTED.findall(guard.predicate))
-            if any(name in tested and n < guard.line for name, n in loop.later_writes):
+            if any((name in tested or name == ANY_VARIABLE) and n < guard.line for name, n in loop.later_writes):
                 continue  # set again after the loop: not the loop's value (left undecided)
             values = [decide(guard.predicate, replace(branch, row=tuple(sorted((branch.values | dict(r.values)).items()))))
                       for r in results]

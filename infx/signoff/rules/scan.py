@@ -392,6 +392,23 @@ def _embedded_end(line: str) -> re.Pattern[str] | None:
     return None
 
 
+@lru_cache(maxsize=128)
+def data_lines(text: str) -> frozenset[int]:
+    """The (1-based) lines of a shell file that are text, not commands: the bodies of heredocs
+    no shell reads and of multi-line ``python3 -c "…"`` programs, closing line included (the
+    guard scan skips the same lines)."""
+    found: set[int] = set()
+    until: re.Pattern[str] | None = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        if until is not None:
+            found.add(number)
+            if until.search(raw):
+                until = None
+            continue
+        until = _embedded_end(strip_comment(raw))
+    return frozenset(found)
+
+
 def heredoc_word(match: re.Match[str]) -> str:
     """The word that ends a heredoc opened by ``match`` (``HEREDOC``): its quotes removed."""
     return _unquoted(match.group("word"))

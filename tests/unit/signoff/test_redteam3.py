@@ -81,7 +81,6 @@ def test_harness_control_option_helper_passes_and_fails_as_bash_would():
 
 # --- 1. options.py: calls of the helper the call reader never sees ---------------------------
 
-@pytest.mark.xfail(strict=True, reason="red team: options._calls_in misses calls in (…), $(…), time, if, !, { }, command")
 @pytest.mark.parametrize("hidden_call", [
     '(bench --url "$URL")',  # subshell
     'OUT=$(bench --url "$URL")',  # command substitution
@@ -101,11 +100,12 @@ def test_chat_a_second_call_without_the_option_in_an_unrecognised_form_is_ignore
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team: a call in heredoc/string/uncalled-function text counts as a call")
 @pytest.mark.parametrize("dead_call", [
     "cat > /tmp/usage.txt <<'EOF'\nbench --url \"$URL\" --chat\nEOF\n",  # heredoc body (data)
-    'USAGE="\nbench --url "$URL" --chat\n"\n',  # inside a multi-line string
-    'never_called() {\n  bench --url "$URL" --chat\n}\n',  # body of a function nobody calls
+    pytest.param('USAGE="\nbench --url "$URL" --chat\n"\n', marks=pytest.mark.xfail(
+        strict=True, reason="red team: a call inside a multi-line string counts as a call")),
+    pytest.param('never_called() {\n  bench --url "$URL" --chat\n}\n', marks=pytest.mark.xfail(
+        strict=True, reason="red team: a call in a function nobody calls counts as a call")),
 ])
 def test_chat_a_call_in_text_that_never_runs_proves_the_option(dead_call):
     """Attack: the only 'call' of the helper is text bash never executes (a heredoc written to a
@@ -116,7 +116,6 @@ def test_chat_a_call_in_text_that_never_runs_proves_the_option(dead_call):
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team: options._calls_in reads words past `;`/`&` as the call's")
 @pytest.mark.parametrize("call", [
     'bench --url x; --chat 2>/dev/null || true',
     'bench --url x& --chat 2>/dev/null || true',
@@ -130,7 +129,6 @@ def test_chat_option_after_a_list_operator_glued_to_a_word(call):
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team: options._arm ignores non-literal writes in an arm")
 @pytest.mark.parametrize("reset", [
     "[[ -n x ]] && use_chat_template=false",
     "export use_chat_template=false",
@@ -149,7 +147,6 @@ def test_chat_an_arm_that_sets_then_resets_the_value(reset):
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team: options._loop defaults ignore later non-literal writes")
 @pytest.mark.parametrize("reset", ["printf -v use_chat_template false", "export use_chat_template=false"])
 def test_chat_a_default_overwritten_before_the_loop(reset):
     """Attack: ``local use_chat_template=true`` then, still before the loop, a write the default
@@ -161,7 +158,6 @@ def test_chat_a_default_overwritten_before_the_loop(reset):
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team: shell_writes misses printf -v / eval / source after the loop")
 @pytest.mark.parametrize("reset", [
     "printf -v use_chat_template false",
     'eval "use_chat""_template=false"',
@@ -177,7 +173,6 @@ def test_chat_a_write_after_the_loop_the_write_scan_misses(reset):
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team: options._selected uses fnmatch, which lacks POSIX classes")
 def test_chat_a_posix_class_arm_bash_takes_first():
     """Attack: an earlier arm ``--[[:lower:]]hat) shift ;;`` matches ``--chat`` in bash (so the
     chat arm never runs); fnmatch has no POSIX classes, does not match it, and the tool picks
@@ -188,7 +183,6 @@ def test_chat_a_posix_class_arm_bash_takes_first():
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team: options.run ignores break / set -- inside an arm")
 @pytest.mark.parametrize("arm, word", [
     ("--stop) shift; break ;;", "--stop"),
     ("--reset) set -- ; shift ;;", "--reset"),
@@ -213,11 +207,11 @@ def test_chat_template_flag_passed_to_a_helper_whose_loop_discards_it():
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team: a chat flag in text the client never receives is evidence")
 @pytest.mark.parametrize("decoy", [
     "cat > /tmp/notes.txt <<EOF\nclient flags: --use-chat-template\nEOF",  # heredoc data
     "echo 'TODO: add --use-chat-template'",  # printed text
-    'UNUSED="--use-chat-template"',  # a variable the client never gets
+    pytest.param('UNUSED="--use-chat-template"', marks=pytest.mark.xfail(  # never given to the client
+        strict=True, reason="red team: a chat flag in a variable the client never gets is evidence")),
 ])
 def test_chat_flag_mentioned_in_text_that_never_reaches_the_client(decoy):
     """Attack: the only client line drives raw completions (``--backend openai``, no template);

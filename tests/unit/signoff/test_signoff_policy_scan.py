@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from infx.signoff.rules.scan import (
     Line,
     added_lines,
+    data_lines,
     env_settings,
     flag_values,
     heredoc_opening,
@@ -145,3 +146,9 @@ def test_a_heredoc_is_shell_only_when_a_shell_reads_it():
     assert guards_inside("ssh host <<'EOF'") == ["[ x ]"]  # the remote shell reads it
     assert guards_inside("sudo bash <<'EOF'") == ["[ x ]"]
     assert guards_inside("cat > f <<EOF", "EOF ") == []  # `EOF ` is not the word: still data
+
+
+def test_data_lines_are_the_text_of_heredocs_and_inline_programs():
+    text = ("a\ncat > f <<'EOF'\nbench --chat\nEOF\nb\npython3 -c \"\nprint(1)\n\"\n"
+            "bash <<EOF\nrun\nEOF\n")
+    assert data_lines(text) == frozenset({3, 4, 7, 8})  # a heredoc bash reads is commands
