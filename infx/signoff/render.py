@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from infx import inert
 from infx.signoff.model import Status
@@ -111,7 +112,7 @@ def _fit(parts: list[str], budget: int) -> tuple[list[str], int]:
 # a word (a path, a value) longer than this is shown by its head and tail: a PR that makes a
 # path thousands of characters long cannot push the finding after it out of its row
 WORD_CHARS = 160
-_LONG_WORD = re.compile(rf"\S{{{WORD_CHARS + 1},}}")
+_LONG_WORD = re.compile(rf"(?<!\S)\S{{{WORD_CHARS + 1},}}")  # tried at word starts only: linear
 
 
 def _short_word(match: re.Match[str]) -> str:
@@ -121,7 +122,13 @@ def _short_word(match: re.Match[str]) -> str:
 
 def short_words(text: str) -> str:
     """The text with every word over WORD_CHARS characters shortened to its head and tail."""
-    return _LONG_WORD.sub(_short_word, text) if len(text) > WORD_CHARS else text
+    return _short_words(text) if len(text) > WORD_CHARS else text
+
+
+@lru_cache(maxsize=64)
+def _short_words(text: str) -> str:
+    # a row's reason is shortened for its comment line, its budget and its check-run cell
+    return _LONG_WORD.sub(_short_word, text)
 
 
 def shown_reason(reason: str, budget: int | None = None) -> str:

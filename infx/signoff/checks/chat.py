@@ -74,7 +74,8 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                 skipped.append(f"{config.key} sets the draft size to 0 on every lane")
             continue
         (judged if verdict[0] else failures).append(verdict[1])
-    failures += _dropped_by_shared_files(evidence, [c for c in affected if c not in configs])
+    kept = {id(config) for config in configs}  # judged_configs keeps the very objects it was given
+    failures += _dropped_by_shared_files(evidence, [c for c in affected if id(c) not in kept])
     if failures:
         return failed(failures, judged)
     if not judged:

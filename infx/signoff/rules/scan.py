@@ -161,13 +161,15 @@ def may_name(text: str, flag: str) -> bool:
     (case, ``-``/``_``, leading dashes, shell quotes inside the word): a cheap test before a
     pattern search. A line with non-ASCII text always goes to the patterns, whose
     case-insensitive matching folds some letters (``ſ``, ``İ``) that ``lower()`` does not."""
-    if not text.isascii():
-        return True
-    name = _norm_flag(flag)
-    if name in _folded(text):
-        return True
+    return not text.isascii() or _norm_flag(flag) in _searchable(text)
+
+
+@lru_cache(maxsize=65536)
+def _searchable(text: str) -> str:
+    """The line folded (``_folded``), then on a second line its unquoted words folded when
+    they differ: what ``may_name`` looks a flag up in (each line is asked for many flags)."""
     plain = unquoted(text)
-    return plain is not text and name in _folded(plain)
+    return _folded(text) if plain is text else _folded(text) + "\n" + _folded(plain)
 
 
 def flag_values(text: str, flag: str) -> list[str]:
