@@ -92,7 +92,9 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
         return None
     where = config_where(evidence, config)
     # a helper's option loop only records the option; the line that passes it on is the evidence
-    candidates = [ln for ln in lines if _chat_evidence(evidence, ln) and not _parses_options(evidence, ln)]
+    handed = options.option_calls(evidence.head_files, lines)  # words given to a helper's option loop
+    candidates = [ln for ln in lines if _chat_evidence(evidence, ln) and not _parses_options(evidence, ln)
+                  and (ln.path, ln.number) not in handed]
     launch = _Launch(evidence, lines)
     chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln, launch)), None)
     raw = _first(lines, _RAW)

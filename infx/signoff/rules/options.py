@@ -288,6 +288,22 @@ def calls(texts: Mapping[str, str | None], lines: Iterable[Line], function: str,
     return found
 
 
+def option_calls(texts: Mapping[str, str | None], lines: Iterable[Line]) -> frozenset[tuple[str, int]]:
+    """(path, line) of every call ``lines`` (a config's launch) make of a function that reads
+    its options in a loop, defined in any of their files: such a line hands its words to the
+    loop, which decides what they do (a flag in it is not the client's until the loop says so)."""
+    lines = list(lines)
+    paths = sorted({line.path for line in lines})
+    functions = {loop.function for path in paths for loop in option_loops(texts.get(path) or "")}
+    found: set[tuple[str, int]] = set()
+    for path in paths:
+        text = texts.get(path) or ""
+        for function in functions:
+            if function in text:
+                found.update((path, number) for number, _ in _calls_in(path, text, function))
+    return frozenset(found)
+
+
 @lru_cache(maxsize=512)
 def _calls_in(path: str, text: str, function: str) -> tuple[tuple[int, tuple[str, ...] | None], ...]:
     """(line, arguments as written, or None when unreadable or too many) of every call of

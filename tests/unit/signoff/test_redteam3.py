@@ -196,7 +196,6 @@ def test_chat_an_arm_that_ends_the_loop_before_the_option(arm, word):
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team: a template flag passed to a helper that drops it is evidence")
 def test_chat_template_flag_passed_to_a_helper_whose_loop_discards_it():
     """Attack: the call passes ``--apply-chat-template`` to a helper whose option loop has no arm
     for it and drops unknown words (``*) shift ;;``). The call line itself matches the chat
