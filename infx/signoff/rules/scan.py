@@ -391,6 +391,12 @@ def _embedded_end(line: str) -> re.Pattern[str] | None:
     if program:
         quote = program.group(1)
         return re.compile(r"(?:^|[^\\])\"" if quote == '"' else "'")
+    # any other quote left open at the end of the line: a multi-line string (USAGE="…), whose
+    # lines are text until the quote closes
+    rest = _QUOTED.sub("", line.replace("\\\\", "").replace('\\"', "").replace("\\'", ""))
+    opened = min((i for i in (rest.find('"'), rest.find("'")) if i >= 0), default=-1)
+    if opened >= 0:
+        return re.compile(r"(?:^|[^\\])\"" if rest[opened] == '"' else "'")
     return None
 
 

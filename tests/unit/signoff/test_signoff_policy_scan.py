@@ -152,3 +152,9 @@ def test_data_lines_are_the_text_of_heredocs_and_inline_programs():
     text = ("a\ncat > f <<'EOF'\nbench --chat\nEOF\nb\npython3 -c \"\nprint(1)\n\"\n"
             "bash <<EOF\nrun\nEOF\n")
     assert data_lines(text) == frozenset({3, 4, 7, 8})  # a heredoc bash reads is commands
+
+
+def test_a_multi_line_string_is_text():
+    text = 'USAGE="\nif [ x ]; then\n  bench --chat\nfi\n"\necho "one line"\nrun\n'
+    assert data_lines(text) == frozenset({2, 3, 4, 5})
+    assert shell_guards(text, 3) == []
