@@ -377,6 +377,9 @@ _INLINE_PROGRAM = re.compile(r"(?:^|[\s;&|(`])(?:python3?|perl|ruby|node|awk)(?:
 _MAX_ARMS = 32  # a case of more arms leaves every arm undecided (first-match guards grow as arms**2)
 
 
+_OPEN_STRING = re.compile(r"^\s*(?:(?:export|local|readonly|declare(?:\s+-\w+)*)\s+)?[A-Za-z_]\w*=([\"'])\s*$")
+
+
 def _embedded_end(line: str) -> re.Pattern[str] | None:
     """When ``line`` opens text that is not shell (a heredoc not fed to a shell, a multi-line
     ``python3 -c "…"`` program), the pattern of the line that closes it: the heredoc's word, or
@@ -391,12 +394,12 @@ def _embedded_end(line: str) -> re.Pattern[str] | None:
     if program:
         quote = program.group(1)
         return re.compile(r"(?:^|[^\\])\"" if quote == '"' else "'")
-    # any other quote left open at the end of the line: a multi-line string (USAGE="…), whose
-    # lines are text until the quote closes
-    rest = _QUOTED.sub("", line.replace("\\\\", "").replace('\\"', "").replace("\\'", ""))
-    opened = min((i for i in (rest.find('"'), rest.find("'")) if i >= 0), default=-1)
-    if opened >= 0:
-        return re.compile(r"(?:^|[^\\])\"" if rest[opened] == '"' else "'")
+    # a variable given a multi-line string (USAGE=" at the end of the line): its lines are text
+    # until the quote closes (only this plain form: a quote the scan merely fails to pair is
+    # read as shell, so it cannot turn real commands into text)
+    string = _OPEN_STRING.match(line)
+    if string:
+        return re.compile(r"(?:^|[^\\])\"" if string.group(1) == '"' else "'")
     return None
 
 
@@ -436,6 +439,8 @@ def _heredoc(line: str) -> re.Match[str] | None:
         start = match.start()
         if line[start + 2:start + 3] == "<" or (start and line[start - 1] == "<"):
             continue
+        if line.count("((", 0, start) > line.count("))", 0, start):
+            continue  # a left shift in arithmetic: $(( 1 << n )), (( x <<= 2 ))
         if not any(first <= start < last for first, last in quoted):
             return match
     return None

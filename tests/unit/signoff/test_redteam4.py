@@ -220,7 +220,6 @@ def test_harness_control_qwen_only_guard_fails():
                     SETTINGS).status == Status.FAIL
 
 
-@pytest.mark.xfail(strict=True, reason="red team 4: a quote balanced in bash read as open hides the chat guard")
 @pytest.mark.parametrize("odd", [
     """LABEL="$(printf '%s' "it's")\"""",  # quotes inside $(…) inside double quotes
     "SEP='\\'",  # a single-quoted backslash
@@ -286,7 +285,6 @@ def test_draft_prohibited_env_name_assembled_from_pieces(line):
 SHIFTS = ["X=$(( 1 << then ))", "X=$((1<<then))", "(( X = 1 << then ))"]
 
 
-@pytest.mark.xfail(strict=True, reason="red team 4: an arithmetic shift `<< then` opens a 'heredoc' that hides the chat guard")
 @pytest.mark.parametrize("shift", SHIFTS)
 def test_chat_arithmetic_shift_read_as_a_heredoc_hides_the_guard(shift):
     """Attack: ``X=$(( 1 << then ))`` (bash: arithmetic, ``then`` an unset variable: X=1; the file
@@ -304,7 +302,6 @@ def test_chat_arithmetic_shift_read_as_a_heredoc_hides_the_guard(shift):
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team 4: an arithmetic shift `<< then` swallows an engine reinstall in Check patch")
 @pytest.mark.parametrize("shift", SHIFTS)
 def test_patch_arithmetic_shift_read_as_a_heredoc_hides_an_engine_reinstall(shift):
     """Attack: a launch file the PR adds runs ``pip install git+…/sglang@fast`` (alone: Check

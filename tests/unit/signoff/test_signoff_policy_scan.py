@@ -158,3 +158,11 @@ def test_a_multi_line_string_is_text():
     text = 'USAGE="\nif [ x ]; then\n  bench --chat\nfi\n"\necho "one line"\nrun\n'
     assert data_lines(text) == frozenset({2, 3, 4, 5})
     assert shell_guards(text, 3) == []
+
+
+def test_an_arithmetic_shift_opens_no_heredoc_and_a_paired_quote_no_string():
+    assert heredoc_opening("X=$(( 1 << then ))") is None and heredoc_opening("(( x <<= 2 ))") is None
+    assert heredoc_opening("cat <<EOF; (( x ))") is not None
+    label = 'LABEL="$(printf ' + "'%s'" + ' "it' + "'" + 's")"'
+    for line in (label, "SEP='\\'", 'MSG="first line'):
+        assert data_lines(line + "\nif [ x ]; then\n  y\nfi\n") == frozenset(), line
