@@ -137,14 +137,34 @@ def _unread_prohibited(text: str, names: list[str], read: set[str]) -> list[str]
     """A prohibited environment name the line writes in a form whose value cannot be read
     (``printf -v NAME 1``, ``read NAME``, ``export NAME`` after either, the name kept in a
     variable): fail closed, it counts as set. Reading it (``$NAME``) or unsetting it does not."""
-    if not any(name in text for name in names) and not any(name in unquoted(text) for name in names):
-        return []
     plain = unquoted(text)
+    assembled = _assembled(plain, names)
+    if assembled:
+        return assembled
+    if not any(name in text for name in names) and not any(name in plain for name in names):
+        return []
     if _UNSET.match(plain):
         return []
     return [f"{name} is written in a form whose value cannot be read ({clip(' '.join(text.split()), 80)}), "
             "so it counts as enabled, which lowers draft precision (prohibited)"
             for name in names if name not in read and _named_word(name).search(plain)]
+
+
+_BUILT_NAME = re.compile(r"(?:^|[\s;&|(])((?:\w|\$\{[^}]*\}|\$\w+)*\$(?:\{[^}]*\}|\w+)(?:\w|\$\{[^}]*\}|\$\w+)*)=")
+_EXPANSION = re.compile(r"\$\{[^}]*\}|\$\w+")
+
+
+def _assembled(plain: str, names: list[str]) -> list[str]:
+    """A variable name the line builds at run time (``${P}_NEXTN_MOE=1``) whose written
+    pieces all belong to a prohibited name: it may be that name, so it counts as set."""
+    found = []
+    for match in _BUILT_NAME.finditer(plain):
+        pieces = [p for p in _EXPANSION.split(match.group(1)) if p]
+        for name in names:
+            if pieces and sum(map(len, pieces)) >= 4 and all(p in name for p in pieces):
+                found.append(f"{match.group(1)} is a name built at run time that may be {name} "
+                             "(fail closed: it counts as set), which lowers draft precision (prohibited)")
+    return found
 
 
 # names only: unset, or exported with the value given where it is set (read there)

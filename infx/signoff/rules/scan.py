@@ -16,6 +16,7 @@ _ENV_PATTERNS = (
     re.compile(rf"^\s*-?\s*[\"']?({_ENV_NAME})[\"']?\s*:\s*(\"[^\"]*\"|'[^']*'|[^\s#,}}]+)"),
     re.compile(rf"\benv\s+({_ENV_NAME})=(\S+)"),
     re.compile(rf"os\.environ\[[\"']({_ENV_NAME})[\"']\]\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)"),
+    re.compile(rf"\$\{{({_ENV_NAME}):?=([^}}]*)\}}"),  # ${NAME:=value} assigns when unset
 )
 
 

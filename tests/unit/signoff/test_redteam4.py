@@ -251,7 +251,6 @@ def test_harness_control_prohibited_env_fails():
     assert draft.run(_launcher(f"export {PROHIBITED}=1"), SETTINGS).status == Status.FAIL
 
 
-@pytest.mark.xfail(strict=True, reason="red team 4: ${NAME:=1} then a bare export sets the prohibited env unseen")
 @pytest.mark.parametrize("line", [
     f': "${{{PROHIBITED}:=1}}"\nexport {PROHIBITED}',
     f": ${{{PROHIBITED}=1}}\nexport {PROHIBITED}",
@@ -266,7 +265,6 @@ def test_draft_prohibited_env_assigned_by_a_default_expansion(line):
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team 4: the prohibited name assembled from a variable is not seen")
 @pytest.mark.parametrize("line", [
     "P=SGLANG_NVFP4_CKPT_FP8\nexport ${P}_NEXTN_MOE=1",
     'export "SGLANG_NVFP4_CKPT_FP8_${X:-NEXTN}_MOE=1"',

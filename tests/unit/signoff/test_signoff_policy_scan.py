@@ -166,3 +166,9 @@ def test_an_arithmetic_shift_opens_no_heredoc_and_a_paired_quote_no_string():
     label = 'LABEL="$(printf ' + "'%s'" + ' "it' + "'" + 's")"'
     for line in (label, "SEP='\\'", 'MSG="first line'):
         assert data_lines(line + "\nif [ x ]; then\n  y\nfi\n") == frozenset(), line
+
+
+def test_a_default_assignment_expansion_is_a_setting():
+    assert env_settings(': "${SGLANG_X:=1}"') == [("SGLANG_X", "1")]
+    assert env_settings("echo ${SGLANG_X=on}") == [("SGLANG_X", "on")]
+    assert env_settings('echo "${SGLANG_X:-1}"') == []  # a default for this use only
