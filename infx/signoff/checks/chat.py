@@ -7,7 +7,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from infx.inert import clip, code
-from infx.plan.launch_graph import Branch, decide
+from infx.plan.launch_graph import Branch, decide, shell_writes
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.rules import options
 from infx.signoff.rules.affected import (
@@ -94,7 +94,7 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
     # a helper's option loop only records the option; the line that passes it on is the evidence
     handed = options.option_calls(evidence.head_files, lines)  # words given to a helper's option loop
     candidates = [ln for ln in lines if _chat_evidence(evidence, ln) and not _parses_options(evidence, ln)
-                  and (ln.path, ln.number) not in handed]
+                  and (ln.path, ln.number) not in handed and _reaches_a_command(evidence, ln, lines)]
     launch = _Launch(evidence, lines)
     chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln, launch)), None)
     raw = _first(lines, _RAW)
@@ -111,6 +111,28 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
                        f"template at {raw.where()}: {_clip(raw.text)}")
     return False, (f"{where}: the benchmark client could not be verified to use a chat "
                    "template (no chat endpoint or template flag in its recipe or launch files)")
+
+
+_SHELL_ASSIGNMENT = re.compile(r"^\s*(?:(?:export|local|readonly|declare(?:\s+-\w+)*)\s+)?([A-Za-z_]\w*)\+?=")
+
+
+def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line]) -> bool:
+    """A shell variable given the chat flag (``EXTRA="--use-chat-template"``) is evidence only
+    when a later launch line expands it whole (``$EXTRA``, ``${EXTRA}``, ``${EXTRA:-…}``) and
+    its file does not write it again afterwards except to extend it; any other line is
+    evidence as it stands."""
+    assigned = _SHELL_ASSIGNMENT.match(line.text) if _SHELL_FILE.search(line.path) else None
+    if assigned is None or line.number is None:
+        return True
+    name = assigned.group(1)
+    use = re.compile(rf"\$(?:{name}(?!\w)|\{{{name}(?:\}}|:?[-+=]))")
+    text = evidence.head_files.get(line.path) or ""
+    source = text.splitlines()
+    for number in shell_writes(text).get(name, ()):
+        if number > line.number and not use.search(source[number - 1]):
+            return False  # set again (or unset) afterwards: not what the client gets
+    return any(use.search(other.text) for other in lines
+               if other is not line and (other.path != line.path or (other.number or 0) > line.number))
 
 
 def _dropped_by_shared_files(evidence: Evidence, configs: list[AffectedConfig]) -> list[str]:

@@ -208,8 +208,7 @@ def test_chat_template_flag_passed_to_a_helper_whose_loop_discards_it():
 @pytest.mark.parametrize("decoy", [
     "cat > /tmp/notes.txt <<EOF\nclient flags: --use-chat-template\nEOF",  # heredoc data
     "echo 'TODO: add --use-chat-template'",  # printed text
-    pytest.param('UNUSED="--use-chat-template"', marks=pytest.mark.xfail(  # never given to the client
-        strict=True, reason="red team: a chat flag in a variable the client never gets is evidence")),
+    'UNUSED="--use-chat-template"',  # a variable the client never gets
 ])
 def test_chat_flag_mentioned_in_text_that_never_reaches_the_client(decoy):
     """Attack: the only client line drives raw completions (``--backend openai``, no template);

@@ -156,7 +156,6 @@ def test_harness_control_a_shared_helper_dropping_the_template_fails():
     assert chat.run(evidence, SETTINGS).status == Status.FAIL
 
 
-@pytest.mark.xfail(strict=True, reason="red team 4: a shared helper keeps the chat flag in a variable its client no longer gets")
 @pytest.mark.parametrize("edit", [
     (" $EXTRA\n", "\n"),  # the client line no longer passes $EXTRA
     ("fi\n", 'fi\nEXTRA=""\n'),  # reset after the guard
