@@ -223,7 +223,7 @@ class _Run:
     evals: list[dict] = field(default_factory=list)
 
     def add_entry(self, entry: ChangelogEntry, index: int, keys: list[str]) -> None:
-        if not (self.flags.evals_only or entry.evals_only or entry.all_evals):
+        if plans_benchmarks(entry.evals_only, entry.all_evals, self.flags.evals_only):
             self._add_throughput(entry, keys)
         if not (entry.append_only or entry.no_evals):
             self._add_evals(entry, index, keys)
@@ -290,6 +290,12 @@ def _check_append_only_scope(entries: Sequence[ChangelogEntry], resolved: list[l
 
 
 # --- plan ----------------------------------------------------------------------------------
+
+def plans_benchmarks(evals_only: bool, all_evals: bool, label_evals_only: bool = False) -> bool:
+    """Whether a changelog entry plans benchmark (throughput) rows for its keys: an evals-only
+    or all-evals entry, and every entry under the evals-only label, plans evals only."""
+    return not (label_evals_only or evals_only or all_evals)
+
 
 def build_plan(entries: Sequence[ChangelogEntry], *, base_ref: str, head_ref: str,
                flags: PlanFlags, sources: Sources,

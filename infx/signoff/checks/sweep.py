@@ -17,6 +17,8 @@ from infx.plan.benchmark_content import (
     named_keys,
     pr_entries,
 )
+from infx.plan.labels import sweep_flags
+from infx.plan.planner import plans_benchmarks
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.rules import provenance
 from infx.signoff.rules.affected import affected_configs
@@ -77,8 +79,14 @@ def unlisted_configs(evidence: Evidence) -> list[tuple[str, tuple[str, ...], boo
     head, base = evidence.head_files, evidence.base_files
     if not head or not base:
         return []
+    label_evals_only = sweep_flags(evidence.pr.labels).evals_only
     try:
-        listed = named_keys(pr_entries(head, base), list(master_blocks(head)))
+        # a config counts as listed only by an entry that benchmarks it (an evals-only entry
+        # names its keys but runs none of their benchmarks: infx.plan.planner.plans_benchmarks)
+        benchmarking = [e for e in pr_entries(head, base)
+                        if plans_benchmarks(e.get("evals-only") is True, e.get("all-evals") is True,
+                                            label_evals_only)]
+        listed = named_keys(benchmarking, list(master_blocks(head)))
         affected = affected_configs(evidence)
     except (EvidenceGap, InfxError, Unreadable, ValueError):
         return []  # unreadable inputs: the checks that judge them fail on them

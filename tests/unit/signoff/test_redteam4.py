@@ -67,7 +67,6 @@ def test_harness_control_an_unlisted_changed_config_fails():
 
 # --- 1. Check sweep: a key "listed" by an entry whose plan does not benchmark it ---------------
 
-@pytest.mark.xfail(strict=True, reason="red team 4: an evals-only/all-evals entry 'lists' a config whose benchmark it never sweeps")
 @pytest.mark.parametrize("modifier", ["evals-only: true", "all-evals: true"])
 def test_sweep_an_entry_that_plans_no_benchmark_rows_still_lists_the_config(modifier):
     """Attack: the PR changes SIBLING's image (its own master block) and appends an entry for
