@@ -222,7 +222,28 @@ def _affected_configs(evidence: Evidence) -> list[AffectedConfig]:
         elif changed & shared:
             found[key] = AffectedConfig(key, entry, "shared helper changed", path, recipe,
                                         tuple(sorted(changed & shared)))
+    # a launch file the PR deletes is in no head graph: a config that ran it at base runs
+    # something else now (another script the launcher falls back to), so its launch changed
+    gone = {p for p in changed if LAUNCH_PATH.match(p) and evidence.head_files.get(p) is None}
+    if gone and evidence.base_files:
+        for key, (path, entry) in head.items():
+            if key in found or key not in base:
+                continue
+            ran = _base_own_files(evidence, key, base[key][0], base[key][1])
+            if ran & gone:
+                found[key] = AffectedConfig(key, entry, "launch file changed", path, None,
+                                            tuple(sorted(ran & gone)))
     return [found[key] for key in sorted(found)]
+
+
+def _base_own_files(evidence: Evidence, key: str, path: str, entry: dict[str, Any]) -> set[str]:
+    """The files a config's jobs ran at base other than launchers and helpers (its launch
+    graph in the base tree; none when that cannot be followed)."""
+    try:
+        graph = launch_graph(evidence.base_files, key, entry, _runners(evidence.base_files), path)
+    except (LaunchGraphError, EvidenceGap, InfxError):
+        return set()
+    return {f.path for f in graph.files if f.role not in (LAUNCHER, HELPER)}
 
 
 def launch_lines(evidence: Evidence, config: AffectedConfig, eval_only: bool = False) -> list[Line]:

@@ -105,7 +105,6 @@ def test_sweep_an_append_only_entry_lists_configs_whose_script_it_changes(keys):
 
 # --- 1. affected.py: a change to the script a config ran at base is not seen ----------------
 
-@pytest.mark.xfail(strict=True, reason="red team 4: deleting the script a config ran at base leaves it unaffected")
 def test_sweep_deleting_the_mtp_script_switches_the_config_to_another_script_unseen():
     """Attack: at base SIBLING's MTP lanes run MTP_SCRIPT (the launcher's first candidate,
     ``…_sglang_mtp.sh``). The PR deletes that file, so at head the launcher falls back to
