@@ -12,9 +12,8 @@ from infx.signoff.rules.patching import BENCHMARK_FILE
 from infx.signoff.rules.policy_reads import diffed_files, fail_closed, failed, policy
 from infx.signoff.rules.scan import (
     Line,
-    added_lines,
+    added_commands,
     flag_values,
-    join_continuations,
     may_name,
     mentions_flag,
 )
@@ -35,7 +34,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
     if not configs and not files:
         return Outcome(Status.NA, "no serving config, image or launch path is affected")
     rules = policy(evidence).doc("overrides")
-    lines = [ln for f in files for ln in join_continuations(added_lines(f.filename, f.patch))]
+    lines = [ln for f in files for ln in added_commands(f.filename, f.patch)]
     # the effective launch counts too, including unchanged files an affected config uses
     seen = {(ln.path, ln.number, ln.text) for ln in lines}
     for config in configs:

@@ -19,11 +19,10 @@ from infx.signoff.rules.patching import BENCHMARK_FILE, patching_in
 from infx.signoff.rules.policy_reads import detail_lines, diffed_files, fail_closed, failed, policy
 from infx.signoff.rules.scan import (
     Line,
-    added_lines,
+    added_commands,
     env_settings,
     flag_values,
     is_enabled,
-    join_continuations,
     mentions_flag,
     unquoted,
 )
@@ -55,7 +54,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
         if is_spec_decode(config, lines):
             configs.append((config, lines))
     shared = [ln for f in diffed_files(evidence) if BENCHMARK_FILE.search(f.filename)
-              for ln in join_continuations(added_lines(f.filename, f.patch))]
+              for ln in added_commands(f.filename, f.patch)]
     if not configs and not shared:
         return Outcome(Status.NA, "no spec-decode benchmark is added, changed or re-enabled")
     reader = policy(evidence)

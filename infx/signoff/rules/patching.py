@@ -12,10 +12,10 @@ from infx.signoff.rules.policy_reads import diffed_files, policy
 from infx.signoff.rules.scan import (
     HEREDOC,
     Line,
+    added_commands,
     added_lines,
     heredoc_opening,
     heredoc_word,
-    join_continuations,
 )
 from infx.signoff.rules.shell_values import literal_assignments
 
@@ -61,7 +61,7 @@ def find_patching(files: list[ChangedFile], engine_paths: list[str], engine_pack
             found.append(Patching(f.filename, "adds a patch file", f.filename,
                                   tuple(ln.text for ln in added_lines(f.filename, f.patch))))
             continue
-        lines = list(join_continuations(added_lines(f.filename, f.patch)))
+        lines = added_commands(f.filename, f.patch)
         if _DOCKERFILE.search(f.filename):
             found += [Patching(ln.where(), f"builds a derived image instead of running the pinned one: "
                                f"{ln.text.strip()}", ln.path, (ln.text,))

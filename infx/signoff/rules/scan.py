@@ -73,6 +73,17 @@ def _added_lines(path: str, patch: str | None) -> tuple[Line, ...]:
     return tuple(line for line in lines if line.text.strip())
 
 
+def added_commands(path: str, patch: str | None) -> list[Line]:
+    """The added lines of one file's diff with shell continuations joined (``added_lines``
+    then ``join_continuations``: what the policy checks scan, read once per diff)."""
+    return list(_added_commands(path, patch))
+
+
+@lru_cache(maxsize=64)
+def _added_commands(path: str, patch: str | None) -> tuple[Line, ...]:
+    return tuple(join_continuations(_added_lines(path, patch)))
+
+
 def text_lines(path: str, text: str | None) -> list[Line]:
     """Every non-comment, non-blank line of a whole file."""
     return list(_text_lines(path, text))
