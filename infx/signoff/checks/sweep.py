@@ -86,12 +86,19 @@ def unlisted_configs(evidence: Evidence) -> list[tuple[str, tuple[str, ...], boo
         benchmarking = [e for e in pr_entries(head, base)
                         if plans_benchmarks(e.get("evals-only") is True, e.get("all-evals") is True,
                                             label_evals_only)]
-        listed = named_keys(benchmarking, list(master_blocks(head)))
+        keys = list(master_blocks(head))
+        listed = named_keys(benchmarking, keys)
+        # an append-only entry sweeps only the rows it adds: a recipe or script it changes
+        # under the rows that already ran is swept by no entry of its own
+        whole = named_keys([e for e in benchmarking if e.get("append-only") is not True], keys)
         affected = affected_configs(evidence)
     except (EvidenceGap, InfxError, Unreadable, ValueError):
         return []  # unreadable inputs: the checks that judge them fail on them
     return [(c.key, c.files or (c.master_path,), c.how == SHARED_ONLY) for c in affected
-            if c.key not in listed]
+            if c.key not in listed or (c.key not in whole and c.how in LAUNCH_CHANGES)]
+
+
+LAUNCH_CHANGES = ("recipe changed", "launch file changed")  # infx.signoff.rules.affected: not the block
 
 
 def _judge(evidence: Evidence) -> Outcome:

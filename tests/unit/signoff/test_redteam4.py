@@ -83,7 +83,6 @@ def test_sweep_an_entry_that_plans_no_benchmark_rows_still_lists_the_config(modi
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team 4: an append-only entry lists configs whose changed script is never re-swept")
 @pytest.mark.parametrize("keys", [[SIBLING, KEY], ["dsr1-fp4-mi355x-sglang*"]])
 def test_sweep_an_append_only_entry_lists_configs_whose_script_it_changes(keys):
     """Attack: an append-only PR adds one concurrency (c128) to SIBLING and, in the same PR,
