@@ -128,11 +128,20 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line]) -> boo
     use = re.compile(rf"\$(?:{name}(?!\w)|\{{{name}(?:\}}|:?[-+=]))")
     text = evidence.head_files.get(line.path) or ""
     source = text.splitlines()
+    here = shell_guards(text, line.number)
     for number in shell_writes(text).get(name, ()):
-        if number > line.number and not use.search(source[number - 1]):
+        if number > line.number and not use.search(source[number - 1]) \
+                and not _exclusive(here, shell_guards(text, number)):
             return False  # set again (or unset) afterwards: not what the client gets
     return any(use.search(other.text) for other in lines
                if other is not line and (other.path != line.path or (other.number or 0) > line.number))
+
+
+def _exclusive(one: list[Guard], other: list[Guard]) -> bool:
+    """Whether two lines sit in branches of one condition that never both run (the if and
+    the else of one test, two arms of one case)."""
+    return any(a.line == b.line and a.predicate == b.predicate and a.negated != b.negated
+               for a in one for b in other)
 
 
 def _dropped_by_shared_files(evidence: Evidence, configs: list[AffectedConfig]) -> list[str]:

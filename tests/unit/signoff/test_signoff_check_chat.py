@@ -206,3 +206,16 @@ def test_a_spec_config_reached_only_through_a_changed_shared_file_is_judged_by_w
     assert run(already, SETTINGS).status == Status.NA  # as it was at base: not this PR's doing
     monkeypatch.setattr("infx.signoff.swept.swept_keys", lambda head, base: [c.key for c in real])
     assert run(already, SETTINGS).status == Status.FAIL  # swept: judged on its own
+
+
+def test_a_chat_variable_set_in_one_branch_and_cleared_in_the_other_is_evidence():
+    """`EXTRA="--use-chat-template"` under the MTP test and `EXTRA=""` in its else: the else
+    never runs for a spec config, so the client still gets the flag; clearing it after the
+    `fi` takes it away."""
+    evidence = seed003_with_mtp()
+    text = evidence.head_files[BENCH]
+    assert 'EXTRA="--use-chat-template"\nfi\n' in text
+    branches = text.replace('EXTRA="--use-chat-template"\nfi\n', 'EXTRA="--use-chat-template"\nelse\n  EXTRA=""\nfi\n')
+    assert run(with_head_file(evidence, BENCH, branches), SETTINGS).status == Status.PASS
+    cleared = text.replace('EXTRA="--use-chat-template"\nfi\n', 'EXTRA="--use-chat-template"\nfi\nEXTRA=""\n')
+    assert run(with_head_file(evidence, BENCH, cleared), SETTINGS).status == Status.FAIL
