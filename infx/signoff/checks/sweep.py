@@ -55,8 +55,9 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
         # PRODUCT §4.8: `success` means the benchmarks the PR changes were swept green; a
         # config whose own block, recipe or script changes and that no entry names is not swept
         unswept = (f"{len(own)} config(s) whose own benchmark-affecting content this PR changes have "
-                   f"no changelog entry, so no sweep covers them: {_named(own)}. Fix: append a "
-                   "changelog entry naming them, then sweep.")
+                   f"no changelog entry that benchmarks them, so no sweep covers them: {_named(own)}. "
+                   "Fix: append a changelog entry naming them (not evals-only; not append-only for a "
+                   "changed recipe or script), then sweep.")
         if outcome.status is Status.FAIL:  # no green sweep at all: that stays the root cause
             return Outcome(Status.FAIL, outcome.reason, (*details, unswept))
         return Outcome(Status.FAIL, unswept, (outcome.reason, *details))

@@ -634,9 +634,10 @@ def test_configs_changed_without_a_changelog_entry_fail_naming_them() -> None:
     outcome = sweep.run(world(lambda b, e: b + e), SETTINGS)
     assert outcome.status is Status.FAIL, outcome
     assert unwrap(outcome.reason) == (
-        "1 config(s) whose own benchmark-affecting content this PR changes have no changelog entry, "
-        f"so no sweep covers them: `{SIBLING}` (`{MASTER}`). Fix: append a changelog entry naming "
-        "them, then sweep.")
+        "1 config(s) whose own benchmark-affecting content this PR changes have no changelog entry "
+        f"that benchmarks them, so no sweep covers them: `{SIBLING}` (`{MASTER}`). Fix: append a "
+        "changelog entry naming them (not evals-only; not append-only for a changed recipe or "
+        "script), then sweep.")
     assert outcome.details[0].startswith("in-PR commit")  # the listed config's sweep, still said
     failed = sweep.run(world(lambda b, e: b[:1]), SETTINGS)
     assert failed.status is Status.FAIL and failed.reason.startswith("No passing sweep")  # root cause first
