@@ -19,7 +19,7 @@ from infx.signoff.rules.affected import (
     launch_lines,
 )
 from infx.signoff.rules.policy_reads import fail_closed, failed
-from infx.signoff.rules.scan import Guard, Line, data_lines, shell_guards
+from infx.signoff.rules.scan import SHELL_ASSIGNMENT, Guard, Line, data_lines, shell_guards
 from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
@@ -34,10 +34,12 @@ _RAW = re.compile(r"/v1/completions\b|--endpoint-type[ =]completions\b|--backend
                   r"(?!-chat)", re.IGNORECASE)
 
 
-# in a shell file, `use_chat_template=true` only sets a variable: the line that passes what
-# it decides to the client is the evidence, not the assignment
-_SHELL_VARIABLE_ONLY = re.compile(r"^\s*(?:(?:local|export|declare(?:\s+-\w+)*|readonly)\s+)?"
-                                  r"\w*use_chat_template\w*=\S*\s*;?\s*$", re.IGNORECASE)
+def _records_the_choice(text: str) -> bool:
+    """In a shell file, `use_chat_template=true` only sets a variable: the line that passes
+    what it decides to the client is the evidence, not the assignment (one word assigned)."""
+    assigned = SHELL_ASSIGNMENT.match(text)
+    return assigned is not None and "use_chat_template" in assigned.group(1).lower() \
+        and len(text[assigned.end():].rstrip().rstrip(";").split()) <= 1
 
 
 @lru_cache(maxsize=65536)
@@ -57,7 +59,7 @@ def _chat_evidence(evidence: Evidence, line: Line) -> bool:
         return False
     if not _SHELL_FILE.search(line.path):
         return True
-    if _SHELL_VARIABLE_ONLY.match(line.text) or _PRINTED.match(line.text):
+    if _records_the_choice(line.text) or _PRINTED.match(line.text):
         return False
     return line.number is None or line.number not in data_lines(evidence.head_files.get(line.path) or "")
 
@@ -113,25 +115,21 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
                    "template (no chat endpoint or template flag in its recipe or launch files)")
 
 
-_SHELL_ASSIGNMENT = re.compile(r"^\s*(?:(?:export|local|readonly|declare(?:\s+-\w+)*)\s+)?([A-Za-z_]\w*)\+?=")
-
-
 def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line]) -> bool:
     """A shell variable given the chat flag (``EXTRA="--use-chat-template"``) is evidence only
     when a later launch line expands it whole (``$EXTRA``, ``${EXTRA}``, ``${EXTRA:-…}``) and
     its file does not write it again afterwards except to extend it; any other line is
     evidence as it stands."""
-    assigned = _SHELL_ASSIGNMENT.match(line.text) if _SHELL_FILE.search(line.path) else None
+    assigned = SHELL_ASSIGNMENT.match(line.text) if _SHELL_FILE.search(line.path) else None
     if assigned is None or line.number is None:
         return True
     name = assigned.group(1)
     use = re.compile(rf"\$(?:{name}(?!\w)|\{{{name}(?:\}}|:?[-+=]))")
     text = evidence.head_files.get(line.path) or ""
-    source = text.splitlines()
-    here = shell_guards(text, line.number)
-    for number in shell_writes(text).get(name, ()):
-        if number > line.number and not use.search(source[number - 1]) \
-                and not _exclusive(here, shell_guards(text, number)):
+    later = [n for n in shell_writes(text).get(name, ()) if n > line.number]
+    if later:
+        source, here = text.splitlines(), shell_guards(text, line.number)
+        if any(not use.search(source[n - 1]) and not _exclusive(here, shell_guards(text, n)) for n in later):
             return False  # set again (or unset) afterwards: not what the client gets
     return any(use.search(other.text) for other in lines
                if other is not line and (other.path != line.path or (other.number or 0) > line.number))

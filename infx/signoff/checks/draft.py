@@ -134,22 +134,26 @@ def _text_problems(text: str, rules: dict) -> list[str]:
 
 def _unread_prohibited(text: str, names: list[str], read: set[str]) -> list[str]:
     """A prohibited environment name the line writes in a form whose value cannot be read
-    (``printf -v NAME 1``, ``read NAME``, ``export NAME`` after either, the name kept in a
-    variable): fail closed, it counts as set. Reading it (``$NAME``) or unsetting it does not."""
-    plain = unquoted(text)
+    (``printf -v NAME 1``, ``read NAME``, the name kept in a variable, a name built at run
+    time): fail closed, it counts as set. Reading it (``$NAME``), unsetting it or exporting it
+    by name alone (its value is read where it is set) does not."""
+    plain = unquoted(text)  # holds every name the raw line holds: quote removal keeps letters
     assembled = _assembled(plain, names)
     if assembled:
         return assembled
-    if not any(name in text for name in names) and not any(name in plain for name in names):
+    if not any(name in plain for name in names):
         return []
-    if _UNSET.match(plain):
+    if _NAMES_ONLY.match(plain):
         return []
     return [f"{name} is written in a form whose value cannot be read ({clip(' '.join(text.split()), 80)}), "
             "so it counts as enabled, which lowers draft precision (prohibited)"
             for name in names if name not in read and _named_word(name).search(plain)]
 
 
-_BUILT_NAME = re.compile(r"(?:^|[\s;&|(])((?:\w|\$\{[^}]*\}|\$\w+)*\$(?:\{[^}]*\}|\w+)(?:\w|\$\{[^}]*\}|\$\w+)*)=")
+# a word's name part made of letters, `$NAME` and `${…}` (each character has one reading, so a
+# long hostile word costs linear time); words split at blanks and shell operators
+_BUILT_NAME = re.compile(r"(?:\w|\$\{[^}]*\}|\$)*")
+_WORD_BREAK = re.compile(r"[\s;&|()]+")
 _EXPANSION = re.compile(r"\$\{[^}]*\}|\$\w+")
 
 
@@ -157,17 +161,20 @@ def _assembled(plain: str, names: list[str]) -> list[str]:
     """A variable name the line builds at run time (``${P}_NEXTN_MOE=1``) whose written
     pieces all belong to a prohibited name: it may be that name, so it counts as set."""
     found = []
-    for match in _BUILT_NAME.finditer(plain):
-        pieces = [p for p in _EXPANSION.split(match.group(1)) if p]
+    for word in _WORD_BREAK.split(plain):
+        built = word.split("=", 1)[0] if "=" in word else ""
+        if "$" not in built or not _BUILT_NAME.fullmatch(built):
+            continue
+        pieces = [p for p in _EXPANSION.split(built) if p]
         for name in names:
             if pieces and sum(map(len, pieces)) >= 4 and all(p in name for p in pieces):
-                found.append(f"{match.group(1)} is a name built at run time that may be {name} "
+                found.append(f"{built} is a name built at run time that may be {name} "
                              "(fail closed: it counts as set), which lowers draft precision (prohibited)")
     return found
 
 
 # names only: unset, or exported with the value given where it is set (read there)
-_UNSET = re.compile(r"^\s*(?:unset(?:\s+-v)?|export|declare\s+-x|readonly)\s+[\w\s]+$")
+_NAMES_ONLY = re.compile(r"^\s*(?:unset(?:\s+-v)?|export|declare\s+-x|readonly)\s+[\w\s]+$")
 
 
 @lru_cache(maxsize=64)

@@ -168,6 +168,13 @@ def _unquoted(text: str) -> str:
     return "".join(out)
 
 
+def _spellings(text: str) -> tuple[str, ...]:
+    """The line, and its unquoted words when they differ: what the flag and environment
+    readers read."""
+    plain = unquoted(text)
+    return (text,) if plain is text else (text, plain)
+
+
 def may_name(text: str, flag: str) -> bool:
     """False when the line cannot name the flag in any spelling the flag readers accept
     (case, ``-``/``_``, leading dashes, shell quotes inside the word): a cheap test before a
@@ -180,8 +187,7 @@ def may_name(text: str, flag: str) -> bool:
 def _searchable(text: str) -> str:
     """The line folded (``_folded``), then on a second line its unquoted words folded when
     they differ: what ``may_name`` looks a flag up in (each line is asked for many flags)."""
-    plain = unquoted(text)
-    return _folded(text) if plain is text else _folded(text) + "\n" + _folded(plain)
+    return "\n".join(_folded(spelling) for spelling in _spellings(text))
 
 
 def flag_values(text: str, flag: str) -> list[str]:
@@ -223,11 +229,7 @@ def _value_pattern(flag: str) -> re.Pattern[str]:
 @lru_cache(maxsize=32768)
 def mentions_flag(text: str, flag: str) -> bool:
     """Whether the flag (or YAML key) appears as a word in the line (or in its unquoted words)."""
-    if not may_name(text, flag):
-        return False
-    plain = unquoted(text)
-    return _mention_pattern(flag).search(text) is not None or (
-        plain is not text and _mention_pattern(flag).search(plain) is not None)
+    return may_name(text, flag) and any(_mention_pattern(flag).search(t) for t in _spellings(text))
 
 
 @lru_cache(maxsize=1024)
@@ -239,10 +241,9 @@ def _mention_pattern(flag: str) -> re.Pattern[str]:
 def env_settings(text: str) -> list[tuple[str, str]]:
     """Environment assignments in a line: shell, ``NAME: value`` YAML, os.environ; also as
     bash's quote removal spells them (``export "NAME=1"``, a quote inside the name)."""
-    found = list(_env_settings(text))
-    plain = unquoted(text)
-    if plain is not text:
-        found += [pair for pair in _env_settings(plain) if pair not in found]
+    found: list[tuple[str, str]] = []
+    for spelling in _spellings(text):
+        found += [pair for pair in _env_settings(spelling) if pair not in found]
     return found
 
 
@@ -389,7 +390,8 @@ _INLINE_PROGRAM = re.compile(r"(?:^|[\s;&|(`])(?:python3?|perl|ruby|node|awk)(?:
 _MAX_ARMS = 32  # a case of more arms leaves every arm undecided (first-match guards grow as arms**2)
 
 
-_OPEN_STRING = re.compile(r"^\s*(?:(?:export|local|readonly|declare(?:\s+-\w+)*)\s+)?[A-Za-z_]\w*=([\"'])\s*$")
+# a shell assignment's start, `[export|local|readonly|declare -x] NAME=` (NAME: group 1)
+SHELL_ASSIGNMENT = re.compile(r"^\s*(?:(?:export|local|readonly|declare(?:\s+-\w+)*)\s+)?([A-Za-z_]\w*)\+?=")
 
 
 def _embedded_end(line: str) -> re.Pattern[str] | None:
@@ -397,7 +399,7 @@ def _embedded_end(line: str) -> re.Pattern[str] | None:
     ``python3 -c "…"`` program), the pattern of the line that closes it: the heredoc's word, or
     the program's first unescaped closing quote."""
     unquoted = _QUOTED.sub('""', line)
-    heredoc = _heredoc(line)
+    heredoc = heredoc_opening(line)
     if heredoc and not _SHELL_READER.search(unquoted):
         indent = r"\t*" if heredoc.group("tabs") else ""
         return re.compile(rf"^{indent}{re.escape(heredoc_word(heredoc))}$")  # the exact word ends it
@@ -409,17 +411,18 @@ def _embedded_end(line: str) -> re.Pattern[str] | None:
     # a variable given a multi-line string (USAGE=" at the end of the line): its lines are text
     # until the quote closes (only this plain form: a quote the scan merely fails to pair is
     # read as shell, so it cannot turn real commands into text)
-    string = _OPEN_STRING.match(line)
-    if string:
-        return re.compile(r"(?:^|[^\\])\"" if string.group(1) == '"' else "'")
+    assigned = SHELL_ASSIGNMENT.match(line)
+    opened = line[assigned.end():].strip() if assigned else ""
+    if opened in ('"', "'"):
+        return re.compile(r"(?:^|[^\\])\"" if opened == '"' else "'")
     return None
 
 
 @lru_cache(maxsize=128)
 def data_lines(text: str) -> frozenset[int]:
     """The (1-based) lines of a shell file that are text, not commands: the bodies of heredocs
-    no shell reads and of multi-line ``python3 -c "…"`` programs, closing line included (the
-    guard scan skips the same lines)."""
+    no shell reads, of multi-line ``python3 -c "…"`` programs and of ``NAME="`` strings,
+    closing line included (``_embedded_end``; the guard scan reads around them)."""
     found: set[int] = set()
     until: re.Pattern[str] | None = None
     for number, raw in enumerate(text.splitlines(), 1):
@@ -438,14 +441,9 @@ def heredoc_word(match: re.Match[str]) -> str:
 
 
 def heredoc_opening(line: str) -> re.Match[str] | None:
-    """The first heredoc operator of ``line`` outside quotes (``HEREDOC``; its word is
-    ``heredoc_word``), or None: the one reading of where a heredoc starts."""
-    return _heredoc(line)
-
-
-def _heredoc(line: str) -> re.Match[str] | None:
-    """The first heredoc operator of ``line`` outside quotes (its word may be quoted itself:
-    ``<<'EOF'``, ``<<"EOF"``); a here-string (``<<<``) opens no text."""
+    """The first heredoc operator of ``line`` outside quotes (``HEREDOC``; its word, quoted or
+    not, is ``heredoc_word``), or None: the one reading of where a heredoc starts. A
+    here-string (``<<<``) and a shift in arithmetic open no text."""
     quoted = [m.span() for m in _QUOTED.finditer(line)]
     for match in HEREDOC.finditer(line):
         start = match.start()
@@ -488,15 +486,12 @@ def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int,
             flat = tuple(g for frame in stack for g in frame.guards)
         return flat
 
-    until: re.Pattern[str] | None = None  # the end of an embedded program's text being skipped
+    data = data_lines(text)
     for number, raw in enumerate(text.splitlines(), 1):
-        if until is not None:  # heredoc or `python3 -c "` text: not shell, guards unchanged
+        if number in data:  # heredoc, `python3 -c "` or multi-line string text: guards unchanged
             found.append(current())
-            if until.search(raw):
-                until = None
             continue
         line = strip_comment(raw)
-        until = _embedded_end(line)
         word = line.strip().rstrip(";")
         top = stack[-1] if stack else None
         if top is not None and top.word is not None and word == "esac":
