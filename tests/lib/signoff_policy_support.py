@@ -182,3 +182,50 @@ def with_head_file(evidence: Evidence, path: str, text: str | None) -> Evidence:
 
 def at(date: str) -> datetime:
     return _time(f"{date}T12:00:00Z")
+
+
+# seed 003's shared multi-node client helper, and the spec-decode config behind it
+SEED003_BENCH = "benchmarks/multi_node/amd_utils/bench.sh"
+SEED003_MTP_KEY = "minimaxm3-fp4-mi355x-atom-disagg-mtp"
+
+
+def seed003_with_mtp(bench_old: str | None = None, bench_new: str = "") -> Evidence:
+    """Seed 003 with the fp4 ATOM disagg lanes turning EAGLE3 on (draft size 3) at head: a
+    multi-node spec-decode config whose client is the shared bench.sh helper (with
+    ``bench_old`` replaced by ``bench_new`` in that helper when given)."""
+    evidence = world_evidence("seed003")
+    master = "configs/amd-master.yaml"
+    text = evidence.head_files[master]
+    start = text.index(f"{SEED003_MTP_KEY}:")
+    end = text.index("minimaxm3-fp8-mi355x-atom-disagg-mtp:")
+    evidence = with_head_file(evidence, master, text[:start]
+                              + text[start:end].replace("DECODE_MTP_SIZE=0", "DECODE_MTP_SIZE=3") + text[end:])
+    if bench_old is not None:
+        evidence = with_head_file(evidence, SEED003_BENCH,
+                                  evidence.head_files[SEED003_BENCH].replace(bench_old, bench_new))
+    return evidence
+
+
+# A client helper that takes the chat template as an option (the real benchmark_lib.sh shape):
+# only `--chat` / `--use-chat-template` turn it on; its client otherwise drives raw completions.
+OPTION_HELPER = """#!/usr/bin/env bash
+bench() {
+    local use_chat_template=false
+    while [[ $# -gt 0 ]]; do
+        case $1 in
+            --url) url="$2"; shift 2 ;;
+            --use-chat-template) use_chat_template=true; shift ;;
+            --chat)
+                use_chat_template=true
+                shift
+                ;;
+            *) echo "unknown option $1" >&2; exit 1 ;;
+        esac
+    done
+    local extra=""
+    if [[ "$use_chat_template" == true ]]; then
+        extra="--apply-chat-template"
+    fi
+    python3 -m sglang.bench_serving --backend openai --base-url "$url" $extra
+}
+"""

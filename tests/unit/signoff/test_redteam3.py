@@ -8,7 +8,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from lib.signoff_policy_support import changed, with_head_file, world_evidence
+from lib.signoff_policy_support import (
+    OPTION_HELPER,
+    changed,
+    seed003_with_mtp,
+    with_head_file,
+    world_evidence,
+)
 
 from infx.signoff.checks import arch, chat, draft, evals, sweep
 from infx.signoff.model import Status
@@ -25,46 +31,10 @@ MTP_KEY = "minimaxm3-fp4-mi355x-atom-disagg-mtp"
 B300_LAUNCHER = "benchmarks/single_node/launchers/b300_sglang.sh"
 
 
-def seed003_with_mtp():
-    """Seed 003 with the fp4 ATOM disagg lanes turning EAGLE3 on (draft size 3): a multi-node
-    spec-decode config whose benchmark client is the shared amd_utils/bench.sh helper (as in
-    test_signoff_check_chat)."""
-    evidence = world_evidence("seed003")
-    master = "configs/amd-master.yaml"
-    text = evidence.head_files[master]
-    start = text.index(f"{MTP_KEY}:")
-    end = text.index("minimaxm3-fp8-mi355x-atom-disagg-mtp:")
-    return with_head_file(evidence, master, text[:start]
-                          + text[start:end].replace("DECODE_MTP_SIZE=0", "DECODE_MTP_SIZE=3") + text[end:])
-
-
 def with_bench(text: str):
     return with_head_file(seed003_with_mtp(), BENCH, text)
 
 
-# A client helper that takes the chat template as an option (the real benchmark_lib.sh shape):
-# only `--chat` / `--use-chat-template` turn it on; its client otherwise drives raw completions.
-OPTION_HELPER = """#!/usr/bin/env bash
-bench() {
-    local use_chat_template=false
-    while [[ $# -gt 0 ]]; do
-        case $1 in
-            --url) url="$2"; shift 2 ;;
-            --use-chat-template) use_chat_template=true; shift ;;
-            --chat)
-                use_chat_template=true
-                shift
-                ;;
-            *) echo "unknown option $1" >&2; exit 1 ;;
-        esac
-    done
-    local extra=""
-    if [[ "$use_chat_template" == true ]]; then
-        extra="--apply-chat-template"
-    fi
-    python3 -m sglang.bench_serving --backend openai --base-url "$url" $extra
-}
-"""
 CHAT_ARM = "            --chat)\n                use_chat_template=true\n"
 CALL_WITH_CHAT = 'bench --url "$URL" --chat\n'
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 from lib.project_trees import BASE, ENTRY, KEY, MASTER, SIBLING
 from lib.reuse_world import _key_block
-from lib.signoff_policy_support import changed, with_head_file, world_evidence
+from lib.signoff_policy_support import changed, seed003_with_mtp, with_head_file, world_evidence
 from lib.union_world import union_world
 
 from infx.plan.launch_graph import launch_graph
@@ -190,16 +190,6 @@ def test_chat_shared_helper_decoy_file_in_the_helper_folder():
 
 # --- 3. scan._embedded_end: a quote balanced in bash read as left open -----------------------
 
-def _seed003_mtp():
-    evidence = world_evidence("seed003")
-    master = "configs/amd-master.yaml"
-    text = evidence.head_files[master]
-    start = text.index(f"{MTP_KEY}:")
-    end = text.index("minimaxm3-fp8-mi355x-atom-disagg-mtp:")
-    return with_head_file(evidence, master, text[:start]
-                          + text[start:end].replace("DECODE_MTP_SIZE=0", "DECODE_MTP_SIZE=3") + text[end:])
-
-
 def _qwen_only_bench(odd: str) -> str:
     """bench.sh whose chat flag is set only for *Qwen* models (never for this MiniMax config),
     after a line ``odd`` and with an apostrophe in a double-quoted echo inside the branch."""
@@ -212,7 +202,7 @@ def _qwen_only_bench(odd: str) -> str:
 
 
 def test_harness_control_qwen_only_guard_fails():
-    assert chat.run(with_head_file(_seed003_mtp(), BENCH, _qwen_only_bench("LABEL=plain")),
+    assert chat.run(with_head_file(seed003_with_mtp(), BENCH, _qwen_only_bench("LABEL=plain")),
                     SETTINGS).status == Status.FAIL
 
 
@@ -231,7 +221,7 @@ def test_chat_guard_hidden_by_a_quote_the_scan_reads_as_open(odd):
     up to the next apostrophe (the echo), so the chat flag looks unguarded and Check chat
     PASSes. Bash applies the template only for Qwen; this MiniMax config drives raw
     completions. Correct: FAIL (as with the control line ``LABEL=plain``)."""
-    outcome = chat.run(with_head_file(_seed003_mtp(), BENCH, _qwen_only_bench(odd)), SETTINGS)
+    outcome = chat.run(with_head_file(seed003_with_mtp(), BENCH, _qwen_only_bench(odd)), SETTINGS)
     assert outcome.status == Status.FAIL, outcome.reason
 
 
@@ -292,7 +282,7 @@ def test_chat_arithmetic_shift_read_as_a_heredoc_hides_the_guard(shift):
             '  EXTRA="--use-chat-template"\n'
             "fi\n"
             'python3 -m sglang.bench_serving --backend openai --base-url "$URL" $EXTRA\n')
-    outcome = chat.run(with_head_file(_seed003_mtp(), BENCH, text), SETTINGS)
+    outcome = chat.run(with_head_file(seed003_with_mtp(), BENCH, text), SETTINGS)
     assert outcome.status == Status.FAIL, outcome.reason
 
 

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from lib.signoff_policy_support import with_head_file, world_evidence
+from lib.signoff_policy_support import (
+    OPTION_HELPER,
+    seed003_with_mtp,
+    with_head_file,
+    world_evidence,
+)
 
 from infx.signoff.checks.chat import run
 from infx.signoff.model import Status
@@ -58,21 +63,6 @@ def test_fail_closed_without_file_list():
 BENCH = "benchmarks/multi_node/amd_utils/bench.sh"
 
 
-def seed003_with_mtp(bench_old=None, bench_new=None):
-    """Seed 003 with the fp4 ATOM disagg lanes turning EAGLE3 on (draft size 3): a multi-node
-    spec config whose client is the shared amd_utils/bench.sh helper."""
-    evidence = world_evidence("seed003")
-    master = "configs/amd-master.yaml"
-    text = evidence.head_files[master]
-    start = text.index("minimaxm3-fp4-mi355x-atom-disagg-mtp:")
-    end = text.index("minimaxm3-fp8-mi355x-atom-disagg-mtp:")
-    evidence = with_head_file(evidence, master, text[:start]
-                              + text[start:end].replace("DECODE_MTP_SIZE=0", "DECODE_MTP_SIZE=3") + text[end:])
-    if bench_old is not None:
-        evidence = with_head_file(evidence, BENCH, evidence.head_files[BENCH].replace(bench_old, bench_new))
-    return evidence
-
-
 def test_shared_multi_node_helper_adds_the_chat_template_when_mtp_is_on():
     outcome = run(seed003_with_mtp(), SETTINGS)
     assert outcome.status == Status.PASS
@@ -115,29 +105,6 @@ def test_changing_a_shared_helper_affects_the_multi_node_configs():
     found = {(c.key, c.how) for c in affected_configs(edited)}
     assert ("minimaxm3-fp4-mi355x-atom-disagg-mtp", "shared helper changed") in found
     assert not any(key.endswith("-vllm") for key, _ in found)  # single-node configs do not use it
-
-
-OPTION_HELPER = """#!/usr/bin/env bash
-bench() {
-    local use_chat_template=false
-    while [[ $# -gt 0 ]]; do
-        case $1 in
-            --url) url="$2"; shift 2 ;;
-            --use-chat-template) use_chat_template=true; shift ;;
-            --chat)
-                use_chat_template=true
-                shift
-                ;;
-            *) echo "unknown option $1" >&2; exit 1 ;;
-        esac
-    done
-    local extra=""
-    if [[ "$use_chat_template" == true ]]; then
-        extra="--apply-chat-template"
-    fi
-    python3 -m sglang.bench_serving --backend openai --base-url "$url" $extra
-}
-"""
 
 
 def with_option_helper(call: str):
