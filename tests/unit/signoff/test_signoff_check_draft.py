@@ -230,3 +230,13 @@ def test_a_prohibited_name_written_in_an_unreadable_form_counts_as_set():
         outcome = launched(harmless)
         assert outcome.status == Status.PASS, (harmless, outcome.reason)
     assert launched(f"{name}=0\nexport {name}").status == Status.PASS  # its value is read where it is set
+
+
+def test_a_hostile_word_is_read_in_linear_time():
+    """A launch line of many `$` pieces (which a backtracking name pattern took exponential
+    time over) is read at once, and a real built name on it is still found."""
+    from infx.signoff.checks.draft import _assembled
+
+    name = "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"
+    assert _assembled("x ${a}" + "b$c" * 5000 + "=1", [name]) == []
+    assert len(_assembled("y " + "$a" * 5000 + " export ${P}_NEXTN_MOE=1", [name])) == 1
