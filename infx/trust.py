@@ -361,7 +361,7 @@ def sweep_files(default_tree: Files, workflow: str = SWEEP_WORKFLOW) -> tuple[st
         if text is None:
             continue  # compared as absent on both sides
         try:
-            data = yamlio.load_text(text, path)
+            data = yamlio.load_shared(text, path)  # read-only; parsed once per process
         except InfxError as exc:
             raise InfxError(f"the default branch's {path} cannot be parsed "
                             f"({str(exc).splitlines()[0]})") from None

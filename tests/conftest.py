@@ -144,10 +144,21 @@ def fake_github():
         fake.stop()
 
 
+E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """`-m "not e2e"` (the unit-test command) does not import tests/e2e at all: every item there
+    is marked `e2e` (below), so that expression deselects them all after collection anyway."""
+    if collection_path == E2E and " ".join(str(config.option.markexpr).split()) == "not e2e":
+        return True
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test under tests/e2e (the loop, workflow runs, faults, trust worlds) is marked `e2e`:
     `pytest -m "not e2e"` runs the unit tests alone; .ci/run runs both."""
-    e2e = Path(__file__).resolve().parent / "e2e"
+    e2e = E2E
     under_e2e: dict[Path, bool] = {}  # per test file: a file holds many items
     for item in items:
         if item.path not in under_e2e:

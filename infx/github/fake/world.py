@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from functools import lru_cache
@@ -12,7 +11,7 @@ from typing import Any
 
 from infx.errors import InfxError, Problem
 from infx.schemas import quick_valid
-from infx.yamlio import find_line, load_json_text, load_text, read_text
+from infx.yamlio import find_line, load_json_text, load_text, private_copy, read_text
 
 DEFAULT_NOW = "2026-01-01T00:00:00Z"
 DEFAULT_LOGIN = "github-actions[bot]"
@@ -34,7 +33,7 @@ def _validator():
 def load_world(source: str | Path | dict, *, filename: str | None = None) -> dict:
     """Load a world from a path or a dict, validate it, and return a normalised deep copy."""
     if isinstance(source, dict):
-        return validate_world(copy.deepcopy(source), filename=filename or "<world>", text=None)
+        return validate_world(private_copy(source), filename=filename or "<world>", text=None)
     path = Path(source)
     text = read_text(path, what="world file", missing="cannot read world file: file not found",
                      fix="check the --world path")
