@@ -12,6 +12,7 @@ from infx.plan.planner import DEFAULT_CHANGELOG, appended_entries
 from infx.signoff.model import Evidence
 from infx.signoff.per_verdict import once
 from infx.signoff.rules import configs_at
+from infx.signoff.rules.affected import SHARED_ONLY
 from infx.signoff.rules.policy_reads import EvidenceGap
 
 T = TypeVar("T", bound=Any)  # infx.signoff.rules.affected.AffectedConfig (key, how)
@@ -31,9 +32,6 @@ def swept_keys(head_files: Mapping[str, str | None],
     except (InfxError, KeyResolutionError):
         return None
     return [key for key in dict.fromkeys(keys) if key in files]
-
-
-SHARED_ONLY = "shared helper changed"  # infx.signoff.rules.affected: attributed only through a shared file
 
 
 def judged_configs(evidence: Evidence, configs: list[T]) -> list[T]:

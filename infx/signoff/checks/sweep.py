@@ -21,7 +21,7 @@ from infx.plan.labels import sweep_flags
 from infx.plan.planner import plans_benchmarks
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.rules import provenance
-from infx.signoff.rules.affected import affected_configs
+from infx.signoff.rules.affected import LAUNCH_CHANGES, SHARED_ONLY, affected_configs
 from infx.signoff.rules.policy_reads import EvidenceGap
 from infx.signoff.rules.sweeps import (
     BAD,
@@ -34,7 +34,6 @@ from infx.signoff.rules.sweeps import (
     plans_nothing,
     run_id_of,
 )
-from infx.signoff.swept import SHARED_ONLY
 from infx.signoff.table import Settings
 
 FIX = f"run a full sweep on a commit in this PR, or re-anchor with {code('/use <run_id>')}"
@@ -98,8 +97,6 @@ def unlisted_configs(evidence: Evidence) -> list[tuple[str, tuple[str, ...], boo
     return [(c.key, c.files or (c.master_path,), c.how == SHARED_ONLY) for c in affected
             if c.key not in listed or (c.key not in whole and c.how in LAUNCH_CHANGES)]
 
-
-LAUNCH_CHANGES = ("recipe changed", "launch file changed")  # infx.signoff.rules.affected: not the block
 
 
 def _judge(evidence: Evidence) -> Outcome:

@@ -41,11 +41,18 @@ SPEC_METHOD = re.compile(r"(?:^|\s)--method[ =][\"']?(?:eagle3|eagle|mtp|dspark)
 _DRAFT_ZERO = re.compile(r"(?:^|_)(?:MTP_SIZE|NUM_DRAFT_TOKENS|DRAFT_LEN)=0$")
 
 
+# how a config is affected (AffectedConfig.how), one name each for the checks that branch on it
+ADDED, CHANGED = "added", "changed"  # its block in the master config
+RECIPE_CHANGED, LAUNCH_CHANGED = "recipe changed", "launch file changed"  # its own launch, not the block
+SHARED_ONLY = "shared helper changed"  # attributed only through a file it shares with other configs
+LAUNCH_CHANGES = (RECIPE_CHANGED, LAUNCH_CHANGED)
+
+
 @dataclass(frozen=True)
 class AffectedConfig:
     key: str
     entry: dict[str, Any]
-    how: str  # "added" | "changed" | "recipe changed" | "launch file changed" | "shared helper changed"
+    how: str  # ADDED | CHANGED | RECIPE_CHANGED | LAUNCH_CHANGED | SHARED_ONLY
     master_path: str
     recipe: Recipe | None = None
     files: tuple[str, ...] = ()  # the PR's changed files that make it affected (for Check `sweep`'s WARN)
@@ -194,19 +201,19 @@ def _affected_configs(evidence: Evidence) -> list[AffectedConfig]:
     found: dict[str, AffectedConfig] = {}
     for key, (path, entry) in head.items():
         if key not in base:
-            found[key] = AffectedConfig(key, entry, "added", path, head_recipe(evidence, key), (path,))
+            found[key] = AffectedConfig(key, entry, ADDED, path, head_recipe(evidence, key), (path,))
         elif base[key][1] != entry:
-            found[key] = AffectedConfig(key, entry, "changed", path, head_recipe(evidence, key), (path,))
+            found[key] = AffectedConfig(key, entry, CHANGED, path, head_recipe(evidence, key), (path,))
     changed = {f.filename for f in changed_files(evidence)}
     for key, (path, entry) in head.items():
         if key in found:
             continue
         if recipe_path(key) in changed:
-            found[key] = AffectedConfig(key, entry, "recipe changed", path, head_recipe(evidence, key),
+            found[key] = AffectedConfig(key, entry, RECIPE_CHANGED, path, head_recipe(evidence, key),
                                         (recipe_path(key),))
             continue
         recipe = head_recipe(evidence, key) if recipe_path(key) in evidence.head_files else None
-        config = AffectedConfig(key, entry, "launch file changed", path, recipe)
+        config = AffectedConfig(key, entry, LAUNCH_CHANGED, path, recipe)
         # a key whose launch cannot be resolved at head (its script is missing) is judged by
         # the files named after it: only a PR that changes one of them is answered with the
         # gap (by the checks that read its launch); every other PR is not about it
@@ -220,7 +227,7 @@ def _affected_configs(evidence: Evidence) -> list[AffectedConfig]:
         if recipe and changed.intersection(recipe.files) or changed & own:
             found[key] = replace(config, files=tuple(sorted(changed & (own | set(recipe.files if recipe else ())))))
         elif changed & shared:
-            found[key] = AffectedConfig(key, entry, "shared helper changed", path, recipe,
+            found[key] = AffectedConfig(key, entry, SHARED_ONLY, path, recipe,
                                         tuple(sorted(changed & shared)))
     # a launch file the PR deletes is in no head graph: a config that ran it at base runs
     # something else now (another script the launcher falls back to), so its launch changed
@@ -231,7 +238,7 @@ def _affected_configs(evidence: Evidence) -> list[AffectedConfig]:
                 continue
             ran = _base_own_files(evidence, key, base[key][0], base[key][1])
             if ran & gone:
-                found[key] = AffectedConfig(key, entry, "launch file changed", path, None,
+                found[key] = AffectedConfig(key, entry, LAUNCH_CHANGED, path, None,
                                             tuple(sorted(ran & gone)))
     return [found[key] for key in sorted(found)]
 
