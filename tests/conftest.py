@@ -158,10 +158,9 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test under tests/e2e (the loop, workflow runs, faults, trust worlds) is marked `e2e`:
     `pytest -m "not e2e"` runs the unit tests alone; .ci/run runs both."""
-    e2e = E2E
     under_e2e: dict[Path, bool] = {}  # per test file: a file holds many items
     for item in items:
         if item.path not in under_e2e:
-            under_e2e[item.path] = e2e in Path(str(item.path)).resolve().parents
+            under_e2e[item.path] = E2E in Path(str(item.path)).resolve().parents
         if under_e2e[item.path]:
             item.add_marker(pytest.mark.e2e)
