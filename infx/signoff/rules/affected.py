@@ -171,11 +171,35 @@ def _graph_or_gap(evidence: Evidence, config: AffectedConfig) -> LaunchGraph | E
     try:
         graph = launch_graph(tree, config.key, config.entry, runners, config.master_path)
     except LaunchGraphError as exc:
-        graph = None if exc.no_launcher else EvidenceGap(str(exc))
+        graph = EvidenceGap(str(exc))
+        if exc.no_launcher:
+            graph = _launcher_removed(evidence, config) or None
     if len(_GRAPHS) > 512:
         _GRAPHS.clear()
     _GRAPHS[slot] = (tree, config.entry, graph)
     return graph
+
+
+def _launcher_removed(evidence: Evidence, config: AffectedConfig) -> EvidenceGap | None:
+    """A gap when the head has no launcher of the config's runner but the base had one: the
+    PR removed what the runner executes, so files named after the config cannot stand in for
+    its launch (only a tree that never held a launcher is read that way)."""
+    if not evidence.base_files:
+        return None
+    try:
+        runners = _runners(evidence.base_files)
+    except EvidenceGap as gap:
+        return gap
+    try:
+        launch_graph(evidence.base_files, config.key, config.entry, runners, config.master_path)
+    except LaunchGraphError as exc:
+        if exc.no_launcher:
+            return None
+    except InfxError:
+        pass  # the base's launcher exists (its graph got past it)
+    return EvidenceGap(f"[{config.key}]: the base's launcher of runner {config.entry.get('runner')!r} "
+                       "is gone at the assessed head, so its launch cannot be followed (restore the "
+                       "launcher under runners/)")
 
 
 def _runners(tree) -> Any:
@@ -329,10 +353,26 @@ def _named_launch_lines(evidence: Evidence, config: AffectedConfig) -> list[Line
               if _names_config(p, config)]
     for path in dict.fromkeys(files):
         lines += text_lines(path, head_text(evidence, path))
-    for path in helper_files(evidence, config):
-        if path not in files:
-            lines += [replace(line, shared=True) for line in text_lines(path, head_text(evidence, path))]
+    for path in _launched_helpers(evidence, config, files):
+        lines += [replace(line, shared=True) for line in text_lines(path, head_text(evidence, path))]
     return list(join_continuations(lines))
+
+
+def _launched_helpers(evidence: Evidence, config: AffectedConfig, files: list[str]) -> list[str]:
+    """The shared helper files a trimmed tree's launch stands for: those the base already
+    held, and those a file of the launch names (by file name, followed from file to file). A
+    file the PR adds to the helper folder that nothing names is never run."""
+    helpers = [p for p in helper_files(evidence, config) if p not in files]
+    base = evidence.base_files or {}
+    kept = {p for p in helpers if base.get(p) is not None}
+    texts = [head_text(evidence, p) or "" for p in [*files, *sorted(kept)]]
+    while True:
+        named = {p for p in helpers if p not in kept
+                 and any(p.rsplit("/", 1)[-1] in text for text in texts)}
+        if not named:
+            return [p for p in helpers if p in kept]
+        kept |= named
+        texts += [head_text(evidence, p) or "" for p in sorted(named)]
 
 
 def _candidates(evidence: Evidence) -> list[str]:

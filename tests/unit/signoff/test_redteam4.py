@@ -173,13 +173,13 @@ def test_chat_shared_helper_keeps_a_dead_chat_assignment(edit):
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team 4: a never-run decoy file in the helper folder restores chat evidence")
 def test_chat_shared_helper_decoy_file_in_the_helper_folder():
     """Attack: the PR drops the flag from bench.sh and adds ``amd_utils/notes.sh`` (sourced by
     nothing) holding a ``--use-chat-template`` client line. On this tree (no launcher of the
     runner: affected._named_launch_lines) every file in the policy's helper folder is read as
     launch lines, so the decoy is the head's "chat evidence" and Check chat is N/A. Correct:
-    FAIL — the launch's client lost its template."""
+    FAIL — the launch's client lost its template. (Fixed: a helper the PR adds is read only
+    when a file of the launch names it.)"""
     bench = _seed003_mtp_settled().base_files[BENCH]
     outcome = chat.run(_shared_change(**{
         BENCH: bench.replace('EXTRA="--use-chat-template"', 'EXTRA=""'),

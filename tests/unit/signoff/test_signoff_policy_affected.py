@@ -184,3 +184,34 @@ def test_a_pr_that_removes_a_keys_script_gets_the_gap_for_that_key():
     assert configs[VLLM_KEY].files == (VLLM_SCRIPT,)
     with pytest.raises(EvidenceGap, match=f"finds no benchmark script; add {VLLM_SCRIPT}"):
         launch_lines(evidence, configs[VLLM_KEY])
+
+
+def test_a_pr_that_removes_the_runners_launcher_gets_a_gap_not_the_named_files():
+    # the base holds the launcher; at head it is gone, so the trimmed-tree reading (files named
+    # after the config) must not stand in for a launch the runner can no longer start
+    evidence = _with_launcher(world_evidence("seed000"))
+    head = {p: t for p, t in evidence.head_files.items() if p != LAUNCHER}
+    evidence = replace(evidence, head_files=head)
+    config = next(c for c in affected_configs(evidence) if c.key == "minimaxm3-fp4-mi355x-atom-agentic-mtp")
+    with pytest.raises(EvidenceGap, match="launcher of runner .* is gone at the assessed head"):
+        launch_lines(evidence, config)
+
+
+SEED003_MTP = "minimaxm3-fp4-mi355x-atom-disagg-mtp"
+HELPERS = "benchmarks/multi_node/amd_utils/"
+
+
+@pytest.mark.parametrize("bench_addition, read", [
+    ("", False),  # nothing names the new file: never run
+    ("source \"$(dirname \"$0\")/extra.sh\"\n", True),  # the base's helper sources it
+])
+def test_a_helper_the_pr_adds_is_launch_only_when_the_launch_names_it(bench_addition, read):
+    evidence = world_evidence("seed003")
+    bench = HELPERS + "bench.sh"
+    head = {**evidence.head_files, bench: evidence.head_files[bench] + bench_addition,
+            HELPERS + "extra.sh": "#!/usr/bin/env bash\necho extra\n"}
+    evidence = replace(evidence, head_files=head)
+    config = next(c for c in affected_configs(evidence) if c.key == SEED003_MTP)
+    paths = {ln.path for ln in launch_lines(evidence, config) if ln.shared}
+    assert (HELPERS + "extra.sh" in paths) is read
+    assert bench in paths
