@@ -273,19 +273,75 @@ def calls(texts: Mapping[str, str | None], lines: Iterable[Line], function: str,
     defined = sum(1 for path in wanted for name, _, _ in function_spans(texts.get(path) or "") if name == function)
     if defined > 1:
         return None  # defined again (in the file or another the launch reads): which one runs is not known here
+    runs = _functions_run(texts, wanted, branch)
+    for path, number, words in _sites(texts, wanted, function, branch):
+        inside = _enclosing(texts.get(path) or "", number)
+        state = True if inside is None else runs.get((path, inside))
+        if state is False:
+            continue  # in the body of a function the launch never calls: it never runs
+        if words is None or state is None:
+            return None
+        found.append(words)
+    return found
+
+
+def _sites(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]], function: str,
+           branch: Branch) -> list[tuple[str, int, tuple[str, ...] | None]]:
+    """(path, line, words) of the calls of ``function`` on the launch's lines that ``branch``
+    takes (words None: named in a way not read as a call)."""
+    found = []
     for path, numbers in sorted(wanted.items()):
         text = texts.get(path) or ""
         if function not in text:
             continue
         for number, words in _calls_in(path, text, function):
-            if number not in numbers:
-                continue
-            if any(decide(g.predicate, branch) == g.negated for g in shell_guards(text, number)):
-                continue  # a call this branch does not make
-            if words is None:
-                return None
-            found.append(words)
+            if number in numbers and not any(decide(g.predicate, branch) == g.negated
+                                             for g in shell_guards(text, number)):
+                found.append((path, number, words))
     return found
+
+
+def _enclosing(text: str, number: int) -> str | None:
+    """The innermost shell function whose body holds line ``number`` (None: top level)."""
+    spans = [(first, name) for name, first, last in function_spans(text) if first < number <= last]
+    return max(spans)[1] if spans else None
+
+
+def _functions_run(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]],
+                   branch: Branch) -> dict[tuple[str, str], bool | None]:
+    """For each (file, function) defined in the launch's files, whether the launch runs it on
+    ``branch``: True when readable calls reach it from the top level; False when nothing at top
+    level reaches it at all (a function nobody calls, or only functions nobody calls); None (not
+    known) when it is reached only through a naming not read as a call, or when a launch file
+    runs a command whose name is built at run time (which may name any function)."""
+    defined = {(path, name) for path in wanted for name, _, _ in function_spans(texts.get(path) or "")}
+    callers: dict[tuple[str, str], list[tuple[tuple[str, str] | None, bool]]] = {}
+    for key in defined:
+        for path, number, words in _sites(texts, wanted, key[1], branch):
+            inside = _enclosing(texts.get(path) or "", number)
+            callers.setdefault(key, []).append((None if inside is None else (path, inside), words is not None))
+
+    def reached(readable_only: bool) -> set[tuple[str, str]]:
+        found: set[tuple[str, str]] = set()
+        grew = True
+        while grew:
+            grew = False
+            for key in sorted(defined - found):
+                if any((readable or not readable_only) and (caller is None or caller in found)
+                       for caller, readable in callers.get(key, ())):
+                    found.add(key)
+                    grew = True
+        return found
+
+    runs, maybe = reached(True), reached(False)
+    dynamic = any(_DYNAMIC_COMMAND.search(texts.get(path) or "") for path in wanted)
+    return {key: True if key in runs else None if key in maybe or dynamic else False for key in defined}
+
+
+# a command whose name is an expansion or is evaluated: it may call any function by a name
+# that appears nowhere in the text
+_DYNAMIC_COMMAND = re.compile(r"(?:^|[;&|({]|\b(?:then|do|else|exec|command|builtin)\b)\s*"
+                              r"(?:eval\b|\"?\$|`)", re.MULTILINE)
 
 
 def option_calls(texts: Mapping[str, str | None], lines: Iterable[Line]) -> frozenset[tuple[str, int]]:

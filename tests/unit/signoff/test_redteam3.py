@@ -73,8 +73,9 @@ def test_chat_a_second_call_without_the_option_in_an_unrecognised_form_is_ignore
 @pytest.mark.parametrize("dead_call", [
     "cat > /tmp/usage.txt <<'EOF'\nbench --url \"$URL\" --chat\nEOF\n",  # heredoc body (data)
     'USAGE="\nbench --url "$URL" --chat\n"\n',  # inside a multi-line string
-    pytest.param('never_called() {\n  bench --url "$URL" --chat\n}\n', marks=pytest.mark.xfail(
-        strict=True, reason="red team: a call in a function nobody calls counts as a call")),
+    'never_called() {\n  bench --url "$URL" --chat\n}\n',  # a function nobody calls
+    'outer() {\n  inner\n}\ninner() {\n  bench --url "$URL" --chat\n}\n',  # called only from one nobody calls
+    'loop() {\n  bench --url "$URL" --chat\n  loop\n}\n',  # it calls only itself
 ])
 def test_chat_a_call_in_text_that_never_runs_proves_the_option(dead_call):
     """Attack: the only 'call' of the helper is text bash never executes (a heredoc written to a

@@ -83,6 +83,38 @@ def test_calls_are_read_from_the_launch_lines_on_the_branch_they_run():
     assert options.calls(texts, lines, "g", Branch()) == []
 
 
+THROUGHPUT = Branch()
+
+
+def _calls_of_script(script: str, branch: Branch = THROUGHPUT) -> list[tuple[str, ...]] | None:
+    texts = {"run.sh": script, "lib.sh": HELPER}
+    lines = [Line(path, n, t) for path, text in texts.items() for n, t in enumerate(text.splitlines(), 1)]
+    return options.calls(texts, lines, "f", branch)
+
+
+def test_calls_in_functions_count_only_when_the_launch_runs_those_functions():
+    runner = "run() {\n  f --chat\n}\n"
+    assert _calls_of_script(runner + "run\n") == [("--chat",)]  # called at top level
+    assert _calls_of_script(runner + "outer() {\n  run\n}\nouter\n") == [("--chat",)]  # through another
+    assert _calls_of_script(runner) == []  # never called: its call never runs
+    assert _calls_of_script(runner + "outer() {\n  run\n}\n") == []  # called only from dead code
+    assert _calls_of_script("run() {\n  f --chat\n  run\n}\n") == []  # only by itself
+    # a dead function's call does not count against the live ones either
+    assert _calls_of_script("spare() {\n  f\n}\nf --chat\n") == [("--chat",)]
+
+
+def test_calls_in_functions_whose_running_is_not_known_are_unknown():
+    runner = "run() {\n  f --chat\n}\n"
+    assert _calls_of_script(runner + "trap run EXIT\n") is None  # named, not read as a call
+    assert _calls_of_script(runner + 'name=r; "${name}un"\n') is None  # a command named at run time
+    assert _calls_of_script(runner + "eval \"$CMD\"\n") is None
+    assert _calls_of_script("a() {\n  b\n}\nb() {\n  a\n  f --chat\n}\n") == []  # a cycle nobody enters
+    # the call that makes a function run is taken only on the branch it runs on
+    guarded = runner + 'if [ "$EVAL_ONLY" = "true" ]; then\n  run\nfi\n'
+    assert _calls_of_script(guarded, Branch(eval_only=True)) == [("--chat",)]
+    assert _calls_of_script(guarded, Branch(eval_only=False)) == []
+
+
 def test_a_function_without_an_option_loop_has_none():
     assert options.option_loops("g() {\n  case $1 in\n    a) x=1 ;;\n  esac\n}\n") == ()
 
