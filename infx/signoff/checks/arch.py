@@ -16,12 +16,16 @@ from infx.signoff.rules.scan import (
     flag_values,
     may_name,
     mentions_flag,
+    names_flag,
 )
 from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
 _WRITES_JSON = re.compile(r"json\.dump|\.write\(|write_text|\bsed\s+-i|\bjq\b|>\s*\S*config\.json")
 _FALSE = ("false", "0", "no", "off")
+_RUN_TIME = re.compile(r"\$|`")  # an expansion or a command substitution
+# an option whose name is completed at run time: ``--hf-$X``, ``"--$NAME"``, ``'--hf-%s'``
+_BUILT_OPTION = re.compile(r"(?<![\w-])(--[A-Za-z0-9_-]*)(?=\$|%[A-Za-z]|`|[\"']\$)")
 _TRUE = ("true", "1", "yes", "on")
 
 
@@ -43,7 +47,7 @@ def run(evidence: Evidence, settings: Settings) -> Outcome:
                 seen.add((ln.path, ln.number, ln.text))
                 lines.append(ln)
     prefixes = {c.prefix for c in configs}
-    problems = _override_problems(lines, rules, prefixes)
+    problems = _override_problems(lines, rules, prefixes) + _unread_overrides(lines, rules)
     problems += _publication_problems(evidence, configs, lines, rules["publication"])
     if problems:
         return failed(problems)
@@ -81,6 +85,36 @@ def _override_problems(lines: list[Line], rules: dict, prefixes: set[str]) -> li
                 problems.append(f"{line.where()}: overrides {key}={value}, which removes "
                                 "architectural FLOPs the model does not natively support")
     return list(dict.fromkeys(problems))  # one flag has several spellings; report a line once
+
+
+def _unread_overrides(lines: list[Line], rules: dict) -> list[str]:
+    """Overrides the check cannot read, which fail closed: a line that names an override flag
+    but gives it no readable value (the flag held in a variable or an array), a value or key
+    built at run time, a FLOP-reducing key whose value is not a literal, and an option name
+    built at run time that may spell an override flag (``$(printf -- '--hf-%s' overrides)``)."""
+    flags, denied = rules["override-flags"], rules["flop-reducing-keys"]
+    spelled = {"--" + flag.lstrip("-").replace("_", "-").lower() for flag in flags}
+    problems = []
+    for line in lines:
+        named = [flag for flag in flags if names_flag(line.text, flag)]
+        values = list(dict.fromkeys(v for flag in named for v in flag_values(line.text, flag)))
+        unread = [key for value in values for key in denied
+                  if re.search(rf"\b{key}\b", value) and key not in {k for k, _ in _keys(value)}]
+        built = [value for value in values if _RUN_TIME.search(value)]
+        options = [o for o in _BUILT_OPTION.findall(line.text)
+                   if any(flag.startswith(o.replace("_", "-").lower()) for flag in spelled)]
+        if unread:
+            problems.append(f"{line.where()}: overrides {unread[0]} with a value that cannot be read")
+        elif built:
+            problems.append(f"{line.where()}: gives {named[0]} a value built at run time ({built[0]}), "
+                            "so the override could not be verified")
+        elif named and not values:
+            problems.append(f"{line.where()}: names {named[0]} in a form whose value cannot be read "
+                            "(a variable, an array or a block), so the override could not be verified")
+        elif options:
+            problems.append(f"{line.where()}: builds an option name at run time ({options[0]}…) that may "
+                            "spell a model-config override flag, so the override could not be verified")
+    return list(dict.fromkeys(problems))
 
 
 def _override_payload(text: str, flags: list[str], edits_config: bool) -> list[tuple[str, object]]:

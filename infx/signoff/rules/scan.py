@@ -183,6 +183,16 @@ def may_name(text: str, flag: str) -> bool:
     return not text.isascii() or _norm_flag(flag) in _searchable(text)
 
 
+def names_flag(text: str, flag: str) -> bool:
+    """Whether the flag's name appears anywhere in the line in a spelling the readers accept,
+    glued to other text or not (``F=--hf-overrides``, ``ARGS=(--hf-overrides)``): a line that
+    names a flag but gives it no value the readers can read hides what it passes."""
+    if text.isascii():
+        return may_name(text, flag)
+    name = re.escape(_norm_flag(flag)).replace(r"\-", "[-_]")
+    return any(re.search(name, spelling, re.IGNORECASE) for spelling in _spellings(text))
+
+
 @lru_cache(maxsize=65536)
 def _searchable(text: str) -> str:
     """The line folded (``_folded``), then on a second line its unquoted words folded when

@@ -264,7 +264,6 @@ def test_arch_override_flag_or_key_split_by_quotes_or_a_continuation(line):
     assert outcome.status == Status.FAIL, outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="red team: an override named through a variable/array/$(…) passes")
 @pytest.mark.parametrize("line", [
     """F=--hf-overrides; python -m atom.entrypoints.openai_server $F '{"num_hidden_layers": 30}'""",
     """ARGS=(--hf-overrides); ARGS+=('{"num_hidden_layers": 30}'); python -m atom.entrypoints.openai_server "${ARGS[@]}\"""",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from lib.signoff_policy_support import with_head_file, world_evidence
 
 from infx.signoff.checks.arch import run
@@ -44,6 +45,27 @@ def test_fail_on_config_json_edit():
 def test_harmless_override_passes():
     outcome = run(seed003_with_script_line("""FLAGS="--hf-overrides '{\\"max_position_embeddings\\": 200000}'\""""), SETTINGS)
     assert outcome.status == Status.PASS
+
+
+@pytest.mark.parametrize("line, finding", [
+    ('atom serve --hf-overrides "$OVERRIDES"', "value built at run time"),
+    ("""atom serve --hf-overrides '{"num_hidden_layers": $N}'""", "num_hidden_layers with a value that cannot be read"),
+    ("ARGS=(--hf-overrides)", "value cannot be read"),
+    ('atom serve "--$OPTION" x', "builds an option name at run time"),
+    ('atom serve --json-model-override-args "$(cat o.json)"', "value built at run time"),
+])
+def test_an_override_the_check_cannot_read_fails_closed(line, finding):
+    outcome = run(seed003_with_script_line(line), SETTINGS)
+    assert outcome.status == Status.FAIL, outcome.reason
+    assert finding in outcome.reason and f"{SCRIPT}:3" in outcome.reason
+
+
+@pytest.mark.parametrize("line", [
+    'atom serve --tp "$TP" --port=$PORT --kv-cache-$DTYPE -- "$@"',  # option names no override flag spells
+    'cp -r "$HOME/models--${MODEL//\\//--}" /tmp',  # "--" inside a word is not an option
+])
+def test_options_built_at_run_time_that_cannot_spell_an_override_pass(line):
+    assert run(seed003_with_script_line(line), SETTINGS).status == Status.PASS
 
 
 def test_native_support_allowlist():
