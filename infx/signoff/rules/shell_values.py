@@ -44,6 +44,7 @@ from infx.plan.launch_graph import (
     exported_variables,
     lane_settings,
     lanes,
+    recipe_file,
     setting_variables,
     shell_writes,
 )
@@ -284,6 +285,7 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
         (m.group(1) or m.group(3)) in names or m.group(2) is not None for m in _REF.finditer(ln.text))]
     seen: dict[tuple, tuple] = {}
     rows_run = row_variables(entry) or [{"EVAL_ONLY": "false"}]
+    recipes = {path for row in rows_run for path in (_row_recipe(row, False), _row_recipe(row, True)) if path}
     # variables every row has alike (IS_AGENTIC, MODEL_NAME, …) tell no group of rows apart
     same = frozenset(n for n in rows_run[0] if all(r.get(n) == rows_run[0][n] for r in rows_run)) \
         if len(rows_run) > 1 else frozenset(exported_variables(entry))
@@ -302,6 +304,9 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
             if slot not in seen:  # rows deciding every condition alike resolve alike
                 seen[slot] = _resolve(lines, candidates, relevant, row, row_branch, assumed, settings, texts)
             resolved, used, origins = seen[slot]
+            if recipes:  # a row runs its own srt-slurm recipe, not its siblings'
+                own = _row_recipe(row, base.eval_only)
+                resolved = tuple(ln for ln in resolved if ln.path not in recipes or ln.path == own)
             deciding = _deciding(relevant, row, row_branch, referenced & settings, same)
             key = (resolved, tuple(assumed.items()))
             rows, _, _ = out.setdefault(key, ([], used, origins))
@@ -309,6 +314,14 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
                 rows.append(deciding)
     return [Variant(tuple(r for r in rows if r), resolved, used, assumed, origins)
             for (resolved, assumed), (rows, used, origins) in out.items()]
+
+
+def _row_recipe(row: Mapping[str, str], eval_only: bool) -> str | None:
+    """The srt-slurm recipe a multi-node row hands the launcher (``CONFIG_FILE=``, or
+    ``EVAL_CONFIG_FILE=`` for its eval-only run), as a repository path (None: it names none)."""
+    named = row.get("EVAL_CONFIG_FILE") if eval_only else None
+    named = named or row.get("CONFIG_FILE")
+    return recipe_file(named) if named else None
 
 
 def arithmetic(expression: str) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from infx.plan.launch_graph import lane_spec
 from infx.signoff.rules.affected import AffectedConfig
 from infx.signoff.rules.scan import Line, env_settings, first_number, flag_values
 
@@ -50,11 +51,14 @@ def draft_method(config: AffectedConfig, lines: list[Line]) -> str | None:
     if config.recipe and config.recipe.spec:
         return config.recipe.spec.method
     for line in lines:
-        for flag in ("--speculative-algorithm", "method", "--method"):
+        for flag in ("--speculative-algorithm", "method", "--method", "decoding_type"):
             for value in flag_values(line.text, flag):
                 method = _ALGORITHMS.get(value.strip().lower())
                 if method:
                     return method
+    declared = {lane_spec(lane) for lane in config.lanes}
+    if declared == {"mtp"}:  # the master config's own word for every lane
+        return "mtp"
     key = config.key.lower()
     return next((m for word, m in _ALGORITHMS.items() if word in key), None)
 

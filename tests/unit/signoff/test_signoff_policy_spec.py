@@ -46,6 +46,18 @@ def test_method_variant_and_thinking():
     assert draft_method(config("x-dspark"), lines("serve")) == "dspark"
 
 
+def test_method_from_a_trt_speculative_config_or_the_master_configs_lanes():
+    # TensorRT-LLM's speculative_config names its method `decoding_type`; a key without a method
+    # word whose every lane says `spec-decoding: mtp` is an MTP config (real #2690's dsv4 GB300 AgentX)
+    trt = config("dsv4-fp4-gb300-dynamo-trt-agentx", framework="dynamo-trt")
+    assert draft_method(trt, lines("  speculative_config:", "    decoding_type: MTP")) == "mtp"
+    lanes = {"scenarios": {"agentic-coding": [{"search-space": [{"spec-decoding": "mtp"}, {"spec-decoding": "mtp"}]}]}}
+    declared = AffectedConfig("dsv4-fp4-gb300-dynamo-trt-agentx", {**trt.entry, **lanes}, "added", "m.yaml")
+    assert draft_method(declared, lines("serve")) == "mtp"
+    mixed = {"scenarios": {"agentic-coding": [{"search-space": [{"spec-decoding": "mtp"}, {"spec-decoding": "none"}]}]}}
+    assert draft_method(AffectedConfig("x-trt-agentx", {**trt.entry, **mixed}, "added", "m.yaml"), lines("serve")) is None
+
+
 def test_readings_convert_to_acceptance_length():
     found = acceptance_readings(lines(
         "export SGLANG_SIMULATE_ACC_LEN=3.39",

@@ -270,3 +270,23 @@ def test_the_row_variables_are_what_the_launch_step_exports_for_the_planned_rows
         assert any(all(env.get(n) == v for n, v in claimed.items()) for env in envs), claimed
         compared += len(claimed)
     assert compared > 20
+
+
+def test_a_multi_node_row_reads_its_own_srt_slurm_recipe_only():
+    # real #2657: one config, several CONFIG_FILE recipes pinning different acceptance for
+    # different draft lengths; a row is judged by the recipe it hands the launcher
+    root = "benchmarks/multi_node/srt-slurm-recipes/"
+    lane = {"conc-list": [4], "spec-decoding": "mtp", "prefill": {"num-worker": 1, "tp": 4, "ep": 4, "dp-attn": True},
+            "decode": {"num-worker": 1, "tp": 8, "ep": 8, "dp-attn": False}}
+    entry = {"multinode": True, "scenarios": {"agentic-coding": [{"search-space": [
+        {**lane, "prefill": {**lane["prefill"], "additional-settings": [f"CONFIG_FILE=recipes/{name}.yaml"]}}
+        for name in ("a-mtp5", "b-mtp3")]}]}}
+    texts = {f"{root}{name}.yaml": f"env:\n  ACCEPTED: '{al}'\n" for name, al in (("a-mtp5", "2.6"), ("b-mtp3", "1.99"))}
+    launcher = "runners/launch_x.sh"
+    texts[launcher] = 'srtctl apply -f "$CONFIG_FILE"\n'
+    lines = [ln for path, text in texts.items() for ln in text_lines(path, text)]
+    found = variants(lines, texts, entry)
+    by_recipe = {next(r for r in v.rows[0].split() if r.startswith("CONFIG_FILE=")): {ln.path for ln in v.lines}
+                 for v in found}
+    assert by_recipe == {"CONFIG_FILE=recipes/a-mtp5.yaml": {f"{root}a-mtp5.yaml", launcher},
+                         "CONFIG_FILE=recipes/b-mtp3.yaml": {f"{root}b-mtp3.yaml", launcher}}
