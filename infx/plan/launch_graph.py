@@ -50,7 +50,7 @@ AGENTIC = "agentic-coding"
 _SETTING = re.compile(r"^\s*(EVAL_CONFIG_FILE|CONFIG_FILE)\s*=\s*[\"']?([^\"'\s]+)")
 # `source X` / `. X` / `bash X` / `exec bash X` naming a file path (the path may use
 # $(dirname "$0"), $(dirname "${BASH_SOURCE[0]}"), $SCRIPT_DIR, /workspace, $GITHUB_WORKSPACE)
-_INVOKE = re.compile(r"(?:^|[;&|(`]|\bthen|\bdo|\bexec|\bnohup)\s*(source|\.|bash|sh)\s+"
+_INVOKE = re.compile(r"(?:^|[;&|(`]|\bthen|\bdo|\bexec|\bnohup|^\s*command:\s*[\"']?)\s*(source|\.|bash|sh)\s+"
                      r"\"?([^\s\"';)]+\.(?:sh|bash|slurm))")
 _MAY_INVOKE = re.compile(r"\.(?:sh|bash|slurm)\b")  # a line naming no shell file starts none
 # "$(dirname "$0")/job.slurm" (after _DIRNAME: "<folder>/job.slurm") anywhere on a line
@@ -82,7 +82,11 @@ FUNCTION_OPEN = re.compile(r"^\s*(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\s*\)\s*\
 NODE_ROLE_VARIABLES = frozenset({"NODE_RANK", "NODE_OFFSET", "RANK", "LOCAL_RANK", "SLURM_NODEID",
                                  "SLURM_PROCID", "SLURM_LOCALID"})
 _DIRNAME = re.compile(r"\$\(\s*dirname\s+\"?\$(?:0|\{0\}|\{BASH_SOURCE\[0\]\}|BASH_SOURCE)\"?\s*\)")
-_ROOTS = re.compile(r"^(?:/workspace/|\$\{?(?:GITHUB_WORKSPACE|INFERENCEX_ROOT|REPO_ROOT)\}?/)")
+# where a launch names the repository's root: the runner's checkout, and the folder the
+# multi-node launchers mount it at in the job's containers (an srt-slurm recipe's benchmark
+# ``command: bash /infmax-workspace/benchmarks/…``)
+_ROOTS = re.compile(r"^(?:/workspace/|/infmax-workspace/|\$\{?(?:GITHUB_WORKSPACE|INFERENCEX_ROOT|REPO_ROOT"
+                    r"|INFMAX_WORKSPACE|INFMAX_CONTAINER_WORKSPACE)\}?/)")
 _MAX_FILES = 400
 
 
@@ -521,9 +525,9 @@ def launch_graph(tree: Tree, key: str, entry: Mapping[str, Any], runners: Any = 
                 runs.setdefault(Run(launcher, kind, spec, branch.eval_only, script), None)
     if not external and not any(role in (SCRIPT, RECIPE) for _, role in files):
         raise LaunchGraphError(f"{where} [{key}]: no launcher of runner {label!r} has a script for it")
-    # helpers: what launchers and scripts source or start on each branch, transitively; a file
-    # passes on what it assigns at its top level (ENGINE="${FRAMEWORK}") to the files it starts
-    queue = [(path, branch) for (path, role), (_, branches) in files.items() if role in (LAUNCHER, SCRIPT)
+    # helpers: what launchers, scripts and srt-slurm recipes (their benchmark ``command:``)
+    # source or start on each branch, transitively; a file passes on what it assigns at its top level (ENGINE="${FRAMEWORK}") to the files it starts
+    queue = [(path, branch) for (path, role), (_, branches) in files.items() if role in (LAUNCHER, SCRIPT, RECIPE)
              for branch in sorted(branches, key=_branch_order)]
     followed: set[tuple[str, Branch]] = set()
     while queue and len(files) < _MAX_FILES:

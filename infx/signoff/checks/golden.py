@@ -15,8 +15,10 @@ from infx.signoff.rules.affected import (
     config_where,
     is_spec_decode,
     launch_lines,
+    runs_spec_decode,
 )
 from infx.signoff.rules.policy_reads import (
+    changed_files,
     detail_lines,
     exception_lines,
     fail_closed,
@@ -32,6 +34,7 @@ from infx.signoff.rules.spec_decoding import (
     draft_method,
     draft_variant,
     engine_family,
+    injected_acceptance,
     thinking_mode,
 )
 from infx.signoff.swept import judged_configs
@@ -101,12 +104,15 @@ def _judge_agentic(evidence: Evidence, reader: PolicyReader, config: AffectedCon
     found = _variants(evidence, config, lines)
     verdicts = []
     for variant in found:
+        if set(variant.specs) <= {"none"} and not (config.recipe and config.recipe.spec) \
+                and not runs_spec_decode(list(variant.lines)):
+            continue  # rows of lanes that run no speculative decoding pin nothing
         verdict = _judge_variant(reader, config, variant, where, refs, evidence)
         rows = f" ({variant.label()})" if len(found) > 1 else ""
         if not verdict.startswith("ok:"):
             return verdict.replace(f"{where}: ", f"{where}{rows}: ", 1)
         verdicts.append(verdict.removeprefix("ok:").replace(f"{where}: ", "", 1) + rows)
-    return f"ok:{where}: " + "; ".join(verdicts)
+    return f"ok:{where}: " + ("; ".join(verdicts) or "no row's lane runs speculative decoding")
 
 
 def _judge_variant(reader: PolicyReader, config: AffectedConfig, variant: Variant, where: str,
@@ -115,6 +121,11 @@ def _judge_variant(reader: PolicyReader, config: AffectedConfig, variant: Varian
     engine = engine_family(config)
     k = draft_length(engine, lines)
     readings = [r for r in acceptance_readings(lines, k) if _effective(r)]
+    injected, unverifiable = injected_acceptance(lines, reader.doc("golden").get("injected-acceptance") or [],
+                                                 evidence.head_files, (f.filename for f in changed_files(evidence)))
+    if unverifiable:
+        return f"{where}: {unverifiable}"
+    readings += injected
     if not readings:
         return (f"{where}: synthetic acceptance is not enabled for the throughput runs "
                 f"({_expected_knob(engine)} not found in its recipe or launch files)")

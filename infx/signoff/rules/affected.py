@@ -445,6 +445,14 @@ def _lane_draft_zero(lane: dict[str, Any]) -> bool:
     return any(_DRAFT_ZERO.search(str(s).strip()) for s in settings)
 
 
+def runs_spec_decode(lines: list[Line]) -> bool:
+    """Whether a launch's own lines (not a shared helper's) turn speculative decoding on: a
+    speculative flag or config block, or a draft method."""
+    own = [line for line in lines if not line.shared]
+    return any(flag in line.text for line in own for flag in (*SPEC_FLAGS, "speculative-config")) \
+        or any(SPEC_METHOD.search(line.text) for line in own)
+
+
 def is_spec_decode(config: AffectedConfig, lines: list[Line] | None = None) -> bool:
     """Spec-decode config: a lane with spec-decoding set, a recipe with a draft, speculative
     flags in its launch, or (when lanes do not say) a -mtp/eagle/dspark key. Every lane's draft
@@ -455,10 +463,7 @@ def is_spec_decode(config: AffectedConfig, lines: list[Line] | None = None) -> b
     if any(value not in ("none", "", "null") for value in declared):
         return True
     # a shared helper's speculative flags serve every config on the SKU, so they prove nothing
-    own = [line for line in lines or [] if not line.shared]
-    if (config.recipe and config.recipe.spec) or any(
-            flag in line.text for line in own for flag in SPEC_FLAGS) or any(
-            SPEC_METHOD.search(line.text) for line in own):
+    if (config.recipe and config.recipe.spec) or runs_spec_decode(lines or []):
         return True
     if config.lanes and len(declared) == len(config.lanes):
         return False  # every lane says spec-decoding: none, whatever the key is called

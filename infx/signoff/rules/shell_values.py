@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from infx.plan.benchmark_content import MASTER_PATH
 from infx.plan.expand import listed_or_range
 from infx.plan.launch_graph import (
     AGENTIC,
@@ -91,6 +92,7 @@ class Variant:
     used: tuple[Assignment, ...]  # assignments whose values replaced a reference
     assumed: tuple[tuple[str, bool], ...] = ()  # undecided conditions, as taken here
     origins: tuple[tuple[str, int | None, str], ...] = ()  # (path, line, where its values are set)
+    specs: tuple[str, ...] = ()  # the spec-decoding its rows' lanes declare ("none" when they do not)
 
     def label(self) -> str:
         """``rows with CONC=1`` (+ ``when … holds`` for conditions taken one way)."""
@@ -284,6 +286,7 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
     candidates = [i for i, ln in enumerate(lines) if "$" in ln.text and any(
         (m.group(1) or m.group(3)) in names or m.group(2) is not None for m in _REF.finditer(ln.text))]
     seen: dict[tuple, tuple] = {}
+    specs: dict[tuple, set[str]] = {}  # the lanes' spec-decoding of each variant's rows
     rows_run = row_variables(entry) or [{"EVAL_ONLY": "false"}]
     recipes = {path for row in rows_run for path in (_row_recipe(row, False), _row_recipe(row, True)) if path}
     # variables every row has alike (IS_AGENTIC, MODEL_NAME, …) tell no group of rows apart
@@ -307,13 +310,24 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
             if recipes:  # a row runs its own srt-slurm recipe, not its siblings'
                 own = _row_recipe(row, base.eval_only)
                 resolved = tuple(ln for ln in resolved if ln.path not in recipes or ln.path == own)
+            resolved = tuple(ln for ln in resolved if _row_setting(ln, row))
             deciding = _deciding(relevant, row, row_branch, referenced & settings, same)
             key = (resolved, tuple(assumed.items()))
             rows, _, _ = out.setdefault(key, ([], used, origins))
             if deciding not in rows:
                 rows.append(deciding)
-    return [Variant(tuple(r for r in rows if r), resolved, used, assumed, origins)
-            for (resolved, assumed), (rows, used, origins) in out.items()]
+            specs.setdefault(key, set()).add(row.get("SPEC_DECODING") or "none")
+    return [Variant(tuple(r for r in rows if r), resolved, used, assumed, origins, tuple(sorted(specs[key])))
+            for key, (rows, used, origins) in out.items() for resolved, assumed in [key]]
+
+
+def _row_setting(line: Line, row: Mapping[str, str]) -> bool:
+    """False for a master-config ``additional-settings`` line of another lane: a row exports
+    only its own lane's settings (a line of any other kind is kept)."""
+    if not MASTER_PATH.match(line.path):
+        return True
+    given = setting_variables([line.text])
+    return not given or all(row.get(name) == value for name, value in given.items())
 
 
 def _row_recipe(row: Mapping[str, str], eval_only: bool) -> str | None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from infx.plan.launch_graph import lane_spec
 from infx.signoff.rules.affected import AffectedConfig
-from infx.signoff.rules.scan import Line, env_settings, first_number, flag_values
+from infx.signoff.rules.scan import Line, env_settings, first_number, flag_values, function_spans
 
 _ALGORITHMS = {"eagle3": "eagle3", "eagle": "mtp", "nextn": "mtp", "mtp": "mtp", "dspark": "dspark"}
 _THINKING = re.compile(r"[\"']?(enable_thinking|thinking_mode|thinking)[\"']?\s*[:=]\s*[\"']?(\w+)",
@@ -99,6 +100,43 @@ def acceptance_readings(lines: list[Line], k: int | None) -> list[Reading]:
                 readings.append(Reading(number + 1, line, f"{name}={value}"))
         readings += _flag_readings(line, k)
     return readings
+
+
+def injected_acceptance(lines: list[Line], rules: list[dict], texts: Mapping[str, str | None],
+                        changed: Iterable[str]) -> tuple[list[Reading], str | None]:
+    """Acceptance a launcher injects into the row's recipe (golden.yaml ``injected-acceptance``):
+    readings of the row's length setting when its switch setting is true and a launch line
+    outside any function body runs the injector; or why such an opt-in cannot be verified
+    (the PR changes the injector, or no length is given, so the injector picks one itself)."""
+    readings: list[Reading] = []
+    for rule in rules:
+        values = [(name, value, line) for line in lines for name, value in env_settings(line.text)]
+        if not any(name == rule["switch"] and value.strip().strip("\"'").lower() == "true"
+                   for name, value, _ in values):
+            continue
+        call = re.compile(rf"(?:^|[;&|]|\b(?:then|do|else|if|!))\s*(?:python3?\s+[\"']?[^\s\"']*/)?"
+                          rf"{re.escape(rule['runs'])}(?:\.py)?[\"']?(?=\s|$)")
+        if not any(call.search(line.text) and not _in_function(texts.get(line.path) or "", line.number)
+                   for line in lines):
+            continue  # switched on, but nothing the row runs injects it: the setting is inert
+        touched = sorted(p for p in changed if any(p == f or (f.endswith("/") and p.startswith(f))
+                                                  for f in rule["files"]))
+        if touched:
+            return [], (f"the PR changes the acceptance injector ({touched[0]}), so the AL it injects "
+                        f"could not be verified")
+        lengths = [(value, line) for name, value, line in values if name == rule["length"]]
+        if not lengths:
+            return [], (f"{rule['switch']}=true leaves the AL to the injector ({rule['runs']}), which "
+                        f"picks it itself: set {rule['length']} to the golden AL")
+        for value, line in lengths:
+            number = first_number(value)
+            if number is not None:
+                readings.append(Reading(number, line, f"{rule['length']}={value}"))
+    return readings, None
+
+
+def _in_function(text: str, number: int | None) -> bool:
+    return number is not None and any(first < number <= last for _, first, last in function_spans(text))
 
 
 def _flag_readings(line: Line, k: int | None) -> list[Reading]:

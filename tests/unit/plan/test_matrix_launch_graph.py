@@ -92,6 +92,25 @@ def test_multi_node_key_launches_its_config_file_recipe_not_another_skus():
     assert root + "disagg-b200-1p1d.yaml" not in graph.paths()
 
 
+def test_a_recipes_benchmark_command_is_followed_into_the_repository_it_mounts():
+    # real #2676: the recipe's client is `bash /infmax-workspace/benchmarks/multi_node/agentic_srt.sh`
+    # (the launcher mounts the checkout there), which sources benchmark_lib.sh through
+    # $INFMAX_CONTAINER_WORKSPACE: the AIPerf client the chat check reads
+    root = "benchmarks/multi_node/srt-slurm-recipes/vllm/deepseek-v4/agentic/"
+    tree = {**TREE, root + "agg-gb200-tp8.yaml": "benchmark:\n  type: custom\n"
+                                                "  command: bash /infmax-workspace/benchmarks/multi_node/agentic_srt.sh\n",
+            "benchmarks/multi_node/agentic_srt.sh": 'source "$INFMAX_CONTAINER_WORKSPACE/benchmarks/benchmark_lib.sh"\n'
+                                                    "run_agentic_replay\n"}
+    lane = {"spec-decoding": "mtp", "prefill": {"num-worker": 1, "additional-settings": [
+        "CONFIG_FILE=recipes/vllm/deepseek-v4/agentic/agg-gb200-tp8.yaml"]}, "decode": {"num-worker": 0}}
+    graph = launch_graph(tree, "dsv4-fp4-gb200-dynamo-vllm-agentic-mtp-agg",
+                         entry(runner="gb200", framework="dynamo-vllm", kind="agentic-coding", lane=lane,
+                               multinode=True), RUNNERS)
+    named = {f.path: f.named_by for f in graph.files if f.role == HELPER}
+    assert named["benchmarks/multi_node/agentic_srt.sh"] == root + "agg-gb200-tp8.yaml"
+    assert named[LIB] == "benchmarks/multi_node/agentic_srt.sh"
+
+
 AMD = "benchmarks/multi_node/amd_utils"
 AMD_TREE = {
     "runners/launch_mi355x-amds.sh": "bash x\n",

@@ -66,3 +66,39 @@ def test_readings_convert_to_acceptance_length():
         "--spec-decode-acceptance-rate 0.5 --num-speculative-tokens 4"), k=4)
     assert [round(r.al, 2) for r in found] == [3.39, 2.49, 2.78, 3.0]
     assert found[1].spelling == "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=1.49"
+
+
+INJECTED = [{"switch": "SYNTHETIC_ACCEPTANCE", "length": "SYNTHETIC_ACCEPTANCE_LENGTH",
+             "runs": "inject_synthetic_acceptance", "files": ["runners/inject_synthetic_acceptance.py",
+                                                              "runners/synthetic_injectors/"]}]
+LAUNCHER = 'CONFIG_PATH="${CONFIG_FILE%%:*}"\ninject_synthetic_acceptance "$CONFIG_PATH" "$FRAMEWORK" || exit 1\n'
+HELPER = 'inject_synthetic_acceptance() {\n    python3 "$GITHUB_WORKSPACE/runners/inject_synthetic_acceptance.py" "$1" "$2"\n}\n'
+
+
+def _injected(settings: list[str], launcher: str = LAUNCHER, changed: tuple[str, ...] = ()):
+    from infx.signoff.rules.spec_decoding import injected_acceptance
+    texts = {"runners/launch_x.sh": launcher, "runners/slurm_utils.sh": HELPER}
+    launch = [Line("configs/nvidia-master.yaml", 10 + i, s) for i, s in enumerate(settings)]
+    launch += [Line(p, n, t) for p, text in texts.items() for n, t in enumerate(text.splitlines(), 1)]
+    return injected_acceptance(launch, INJECTED, texts, changed)
+
+
+def test_acceptance_a_launcher_injects_from_the_rows_settings():
+    readings, problem = _injected(["SYNTHETIC_ACCEPTANCE=true", "SYNTHETIC_ACCEPTANCE_LENGTH=2.49"])
+    assert problem is None and [(r.al, r.spelling, r.line.number) for r in readings] == [
+        (2.49, "SYNTHETIC_ACCEPTANCE_LENGTH=2.49", 11)]
+    # off, or nothing the row runs calls the injector (only the helper's body names it): inert
+    assert _injected(["SYNTHETIC_ACCEPTANCE=false", "SYNTHETIC_ACCEPTANCE_LENGTH=2.49"]) == ([], None)
+    assert _injected(["SYNTHETIC_ACCEPTANCE=true", "SYNTHETIC_ACCEPTANCE_LENGTH=2.49"],
+                     launcher='echo "see inject_synthetic_acceptance"\n') == ([], None)
+    # the launcher may run the injector's script itself
+    direct = 'python3 "$GITHUB_WORKSPACE/runners/inject_synthetic_acceptance.py" "$CONFIG_PATH" "$FRAMEWORK"\n'
+    assert _injected(["SYNTHETIC_ACCEPTANCE=true", "SYNTHETIC_ACCEPTANCE_LENGTH=3.84"], launcher=direct)[0]
+
+
+def test_injected_acceptance_that_cannot_be_verified():
+    _, problem = _injected(["SYNTHETIC_ACCEPTANCE=true"])
+    assert "leaves the AL to the injector" in problem
+    _, problem = _injected(["SYNTHETIC_ACCEPTANCE=true", "SYNTHETIC_ACCEPTANCE_LENGTH=2.49"],
+                           changed=("runners/synthetic_injectors/vllm.py",))
+    assert "changes the acceptance injector (runners/synthetic_injectors/vllm.py)" in problem
