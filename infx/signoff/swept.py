@@ -25,13 +25,40 @@ def swept_keys(head_files: Mapping[str, str | None],
     head_text = head_files.get(DEFAULT_CHANGELOG)
     if head_text is None:
         return []
+    base_text = base_files.get(DEFAULT_CHANGELOG)
     try:
         files = configs_at.master_files(dict(head_files))
-        entries = appended_entries(base_files.get(DEFAULT_CHANGELOG), head_text, DEFAULT_CHANGELOG)
+        try:
+            entries = appended_entries(base_text, head_text, DEFAULT_CHANGELOG)
+        except InfxError:
+            # not an append (a squash that put the entry before ones merged meanwhile, say;
+            # Check `append` judges that): the entries the head holds that the base does not,
+            # read as if appended
+            entries = appended_entries(base_text, _with_new_entries_last(base_text or "", head_text),
+                                       DEFAULT_CHANGELOG)
         keys = [key for entry in entries for key in entry.resolve_keys(files)]
     except (InfxError, KeyResolutionError):
         return None
     return [key for key in dict.fromkeys(keys) if key in files]
+
+
+def _with_new_entries_last(base_text: str, head_text: str) -> str:
+    """The base changelog with the head's top-level entries that it lacks (by their text,
+    trailing blanks aside) appended in head order."""
+    known = {block.rstrip() for block in _entries(base_text)}
+    new = [block.rstrip() for block in _entries(head_text) if block.rstrip() not in known]
+    return base_text.rstrip("\n") + "\n\n" + "\n\n".join(new) + "\n" if new else base_text
+
+
+def _entries(text: str) -> list[str]:
+    """The changelog's top-level list items as text (each from its ``- `` line)."""
+    blocks: list[list[str]] = []
+    for line in text.split("\n"):
+        if line.startswith("- ") or line == "-":
+            blocks.append([line])
+        elif blocks:
+            blocks[-1].append(line)
+    return ["\n".join(block) for block in blocks]
 
 
 def judged_configs(evidence: Evidence, configs: list[T]) -> list[T]:
