@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 URL = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
@@ -26,7 +28,27 @@ def init_repo(path: Path) -> Path:
 
 
 def fixture_f_repo(path: Path, test_data: Path, history: str = HISTORY) -> Path:
-    """A repository holding fixture F's configs and ``history`` as the changelog, committed."""
+    """A repository holding fixture F's configs and ``history`` as the changelog, committed:
+    a copy of the one this process built for that history (each test gets its own copy; the
+    five git processes that build it ran once)."""
+    shutil.copytree(_fixture_f_template(test_data, history), path, symlinks=True,
+                    dirs_exist_ok=True)
+    return path
+
+
+_TEMPLATES: dict[tuple[Path, str], Path] = {}  # (test data, history) -> the repository built
+
+
+def _fixture_f_template(test_data: Path, history: str) -> Path:
+    built = _TEMPLATES.get((test_data, history))
+    if built is not None:
+        return built
+    if not _TEMPLATES:
+        holder = Path(tempfile.mkdtemp(prefix="fixture-f-"))
+        atexit.register(shutil.rmtree, holder, True)
+        _HOLDER.append(holder)
+    path = _HOLDER[0] / str(len(_TEMPLATES))
+    path.mkdir()
     (path / "configs").mkdir()
     shutil.copy(test_data / "changelog" / "f-master.yaml", path / "configs" / "f-master.yaml")
     shutil.copy(test_data / "changelog" / "f-runners.yaml", path / "configs" / "runners.yaml")
@@ -34,4 +56,8 @@ def fixture_f_repo(path: Path, test_data: Path, history: str = HISTORY) -> Path:
     init_repo(path)
     git(path, "add", ".")
     git(path, "commit", "-q", "-m", "base")
+    _TEMPLATES[(test_data, history)] = path
     return path
+
+
+_HOLDER: list[Path] = []  # the process's folder of built repositories

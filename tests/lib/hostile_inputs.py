@@ -10,6 +10,7 @@ import io
 import tarfile
 import zipfile
 import zlib
+from functools import lru_cache
 
 MIB = 1024 * 1024
 
@@ -87,8 +88,10 @@ def unhashable_key() -> bytes:
     return b"? [a, b]\n: 1\n"
 
 
+@lru_cache(maxsize=2)
 def huge_config(megabytes: int = 20) -> bytes:
-    """Many valid entries, ``megabytes`` MB in total."""
+    """Many valid entries, ``megabytes`` MB in total. Kept once made (bytes cannot be
+    changed): the in-process and the CLI tests of one worker read the same text."""
     size = megabytes * 1_000_000
     one = len(valid_config("k-000000"))
     return b"".join(valid_config(f"k-{index:06d}") for index in range(size // one + 1))

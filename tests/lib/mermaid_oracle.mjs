@@ -1,17 +1,20 @@
 // Parses mermaid diagrams with mermaid's own parser (npm mermaid, the library GitHub renders
 // mermaid code blocks with) so that tests check the report's charts against it, not against a
 // regular expression of ours.
-// Usage: node mermaid_oracle.mjs <node_modules dir> < blocks.json > results.json
-// request: a JSON list of diagram texts (the inside of a ```mermaid fence)
-// results: one object per text:
+// Usage: node mermaid_oracle.mjs <node_modules dir> < requests > answers
+// Each line of the input is one request, and gets one line of output, in order; the process
+// ends at the end of its input (loading mermaid takes about 2 s, so a test session keeps one
+// process and sends it every request).
+// request: a JSON list of diagram texts (the inside of a ```mermaid fence), on one line
+// answer: a JSON list of one object per text:
 //   {"ok": true, "type": "xychart", "config": {...frontmatter config...}, "title": "<the title as
 //    the SVG shows it>", "xAxis": {...}, "yAxis": {...}, "plots": [{"type": "line", "data":
 //    [["<x>", y], ...]}, ...]}   (xAxis, yAxis and plots: the chart's data as mermaid computed it)
 //   or {"ok": false, "error": "..."} when mermaid rejects the text.
 // Mermaid's text sanitizer (DOMPurify) needs a DOM: jsdom provides one before mermaid loads.
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 
 const modules = process.argv[2];
@@ -58,10 +61,16 @@ async function check(text) {
   return out;
 }
 
-const texts = JSON.parse(readFileSync(0, "utf-8"));
-const results = [];
-for (const text of texts) {
-  results.push(await check(text));
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of lines) {
+  if (!line.trim()) {
+    continue;
+  }
+  const results = [];
+  for (const text of JSON.parse(line)) {
+    results.push(await check(text));
+  }
+  await new Promise((done) => process.stdout.write(JSON.stringify(results) + "\n", done));
 }
-// exit once the pipe has taken all of it (jsdom keeps the event loop alive otherwise)
-process.stdout.write(JSON.stringify(results) + "\n", () => process.exit(0));
+// the input ended: exit (jsdom keeps the event loop alive otherwise)
+process.exit(0);

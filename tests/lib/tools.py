@@ -9,9 +9,11 @@ of the repository: `$INFX_TOOLS_CACHE`, else `$XDG_CACHE_HOME/infx`, else `~/.ca
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -153,14 +155,66 @@ def github_expressions(expressions: list[dict], contexts: list[dict]) -> list[li
     return json.loads(done.stdout)
 
 
+class _MermaidParser:
+    """One mermaid_oracle.mjs process, kept for the rest of the test process: starting Node.js
+    and loading mermaid and jsdom costs about 2.5 s of CPU, parsing one chart about 25 ms."""
+
+    def __init__(self) -> None:
+        self.errors = tempfile.TemporaryFile(mode="w+")  # a file: a full pipe would block it
+        self.process = subprocess.Popen(
+            [node(), str(MERMAID_SCRIPT), str(node_modules())], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self.errors, text=True)
+
+    def ask(self, texts: list[str]) -> list[dict]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.write(json.dumps(texts) + "\n")
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            pass  # it ended: the empty answer below reports why
+        # one answer line per request, so nothing is left buffered between requests and the
+        # pipe itself says when the answer is there (or never: 600 s, as subprocess.run had)
+        ready, _, _ = select.select([self.process.stdout], [], [], 600)
+        if not ready:
+            self.process.kill()
+        answer = self.process.stdout.readline() if ready else ""
+        if not answer.endswith("\n"):
+            self.stop()
+            self.errors.seek(0)
+            raise RuntimeError(f"the mermaid parser did not run (exit {self.process.returncode}):\n"
+                               f"{self.errors.read()}")
+        return json.loads(answer)
+
+    def stop(self) -> None:
+        if self.process.stdin is not None and not self.process.stdin.closed:
+            try:
+                self.process.stdin.close()  # its input ends: it exits
+            except BrokenPipeError:
+                pass
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+_MERMAID: list[_MermaidParser] = []  # the process's one parser, once started
+
+
 def mermaid(texts: list[str]) -> list[dict]:
     """Each mermaid diagram text (the inside of a ```mermaid fence) as mermaid's own parser reads
-    it (npm mermaid); see mermaid_oracle.mjs for the shape of each answer."""
-    done = subprocess.run([node(), str(MERMAID_SCRIPT), str(node_modules())], input=json.dumps(texts),
-                          capture_output=True, text=True, check=False, timeout=600)
-    if done.returncode != 0:
-        raise RuntimeError(f"the mermaid parser did not run (exit {done.returncode}):\n{done.stderr}")
-    return json.loads(done.stdout)
+    it (npm mermaid); see mermaid_oracle.mjs for the shape of each answer. The first call starts
+    the parser, later calls of the same process send it their texts."""
+    if not _MERMAID or _MERMAID[0].process.poll() is not None:
+        if not _MERMAID:
+            atexit.register(_stop_mermaid)
+        _MERMAID[:] = [_MermaidParser()]
+    return _MERMAID[0].ask(texts)
+
+
+def _stop_mermaid() -> None:
+    for parser in _MERMAID:
+        parser.stop()
 
 
 def main(argv: list[str]) -> int:

@@ -15,6 +15,28 @@ ROOT = Path(__file__).resolve().parents[2] / "infx"
 CHECKS = ROOT / "signoff" / "checks"
 
 
+_TREES: dict[str, tuple[ast.Module, tuple[ast.AST, ...]]] = {}  # source -> (tree, its nodes)
+
+
+def parsed(source: str, where: str = "<unknown>") -> ast.Module:
+    """The syntax tree of a source text, parsed once per session (``where`` names the text
+    in a syntax error): many tests read the same package files, and none changes a tree."""
+    return _tree_and_nodes(source, where)[0]
+
+
+def nodes_of(source: str, where: str = "<unknown>") -> tuple[ast.AST, ...]:
+    """Every node of the text's tree, in `ast.walk` order (walked once per session)."""
+    return _tree_and_nodes(source, where)[1]
+
+
+def _tree_and_nodes(source: str, where: str) -> tuple[ast.Module, tuple[ast.AST, ...]]:
+    known = _TREES.get(source)
+    if known is None:
+        tree = ast.parse(source, where)
+        known = _TREES[source] = (tree, tuple(ast.walk(tree)))
+    return known
+
+
 def module_name(path: Path) -> str:
     parts = path.relative_to(ROOT.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -23,13 +45,13 @@ def module_name(path: Path) -> str:
 def imports_of(path: Path) -> set[str]:
     """Every infx module a file imports, anywhere in it (top level or inside a function),
     except under `if TYPE_CHECKING:`."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    skipped = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
+    source = path.read_text(encoding="utf-8")
+    skipped = {id(node) for block in nodes_of(source, str(path)) if isinstance(block, ast.If)
                and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
                for node in ast.walk(block)}
     package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes_of(source, str(path)):
         if id(node) in skipped:
             continue
         if isinstance(node, ast.Import):
@@ -144,7 +166,7 @@ PACKAGES = sorted(p for p in ROOT.rglob("__init__.py") if "__pycache__" not in p
 
 @pytest.mark.parametrize("init", PACKAGES, ids=lambda p: str(p.parent.relative_to(ROOT.parent)))
 def test_every_package_says_what_it_owns(init: Path) -> None:
-    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+    doc = ast.get_docstring(parsed(init.read_text(encoding="utf-8"))) or ""
     assert len(doc.split()) >= 5, f"{init}: open the package with a docstring saying what it owns"
 
 
@@ -174,7 +196,7 @@ def test_no_test_module_imports_another_test_module() -> None:
     tests = ROOT.parent / "tests"
     offenders = []
     for path in tests.rglob("test_*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in nodes_of(path.read_text(encoding="utf-8"), str(path)):
             names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             offenders += [f"{path.relative_to(tests)}:{node.lineno} imports {name}"
@@ -191,7 +213,7 @@ def rest_paths(source: str) -> list[tuple[int, str]]:
     """Line and text of every string literal, and every literal piece of an f-string, that
     starts with a REST root."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes_of(source):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                 and node.value.startswith(REST_ROOTS):
             found.append((node.lineno, node.value))
@@ -235,7 +257,7 @@ def class_definitions(modules: dict[str, Path]) -> dict[str, set[str]]:
     """Class name -> the modules (as module.Class) that define a class of that name."""
     found: dict[str, set[str]] = {}
     for name, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in nodes_of(path.read_text(encoding="utf-8"), str(path)):
             if isinstance(node, ast.ClassDef):
                 found.setdefault(node.name, set()).add(f"{name}.{node.name}")
     return found
@@ -252,7 +274,7 @@ def record_fields(source: str, where: str) -> dict[str, tuple[str, ...]]:
     """Class name -> its field names, for every dataclass or NamedTuple defined in `source`
     (`where`.Class; ClassVar annotations are not fields)."""
     found: dict[str, tuple[str, ...]] = {}
-    for node in ast.walk(ast.parse(source, where)):
+    for node in nodes_of(source, where):
         if not isinstance(node, ast.ClassDef):
             continue
         marks = [ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
@@ -417,7 +439,7 @@ def plan_key_reads(source: str) -> list[tuple[int, str]]:
             isinstance(node, ast.Attribute) and node.attr in names)
 
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes_of(source):
         if isinstance(node, ast.Subscript) and names_a_key(node.slice):
             found.append((node.lineno, ast.unparse(node)))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
@@ -451,7 +473,7 @@ def test_only_the_plan_type_reads_the_plans_top_level_keys() -> None:
 def is_gatherer(source: str) -> bool:
     """A module that reads evidence for the verdict: it registers piece readers (`@piece(...)`)
     or defines the evidence Reader."""
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes_of(source):
         if isinstance(node, ast.ClassDef) and node.name == "Reader":
             return True
         if isinstance(node, ast.FunctionDef) and any(
@@ -469,12 +491,12 @@ def check_mentions(source: str, module: str = "") -> list[tuple[int, str]]:
     table = load_table()
     ids = {spec.id for spec in table.checks}
     words = ids | {spec.name for spec in table.checks}
-    tree = ast.parse(source)
-    keys = {id(node.slice) for node in ast.walk(tree) if isinstance(node, ast.Subscript)} | {
-        id(node.args[0]) for node in ast.walk(tree) if isinstance(node, ast.Call) and node.args
+    nodes = nodes_of(source)
+    keys = {id(node.slice) for node in nodes if isinstance(node, ast.Subscript)} | {
+        id(node.args[0]) for node in nodes if isinstance(node, ast.Call) and node.args
         and isinstance(node.func, ast.Attribute) and node.func.attr == "get"}
     found = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in words \
                 and id(node) not in keys:
             found.append((node.lineno, repr(node.value)))

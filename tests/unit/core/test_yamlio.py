@@ -346,6 +346,11 @@ def test_a_shared_parse_follows_the_caps_in_force(monkeypatch) -> None:
     monkeypatch.setenv("INFX_MAX_YAML_NODES", "50")  # a remembered parse does not skip a lower cap
     with pytest.raises(yamlio.YamlLimitError):
         yamlio.load_shared(text, "f.yaml")
+    twice = "a: 1\na: 2\nb:\n" + text  # a duplicate key before the cap: the cap is the error
+    for unique in (True, False):
+        with pytest.raises(yamlio.YamlLimitError, match="more than 50 nodes") as caught:
+            yamlio.load_shared(twice, "f.yaml", unique_keys=unique)
+        assert caught.value.problems[0].line == 4
 
 
 def test_a_private_copy_is_independent_and_keeps_aliases_shared() -> None:

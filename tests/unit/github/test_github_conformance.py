@@ -11,6 +11,7 @@ test fails when the bots call a route the fake does not serve or the description
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import re
 from datetime import datetime
@@ -158,8 +159,12 @@ def traffic() -> list[dict]:
 
 
 def test_every_response_validates_against_githubs_description(traffic) -> None:
+    """Each distinct answer body of an operation and status is validated once: about a quarter
+    of the bodies repeat one already seen byte for byte (the same listing read again), and a
+    body's errors depend on nothing else."""
     validated: dict[str, int] = {}
     problems = []
+    seen: set[tuple[str, str, str]] = set()
     for exchange in traffic:
         if exchange["origin"] != "api" or exchange["faulted"]:
             continue
@@ -169,15 +174,20 @@ def test_every_response_validates_against_githubs_description(traffic) -> None:
         check = validator(key, str(exchange["status"]))
         if check is None or not exchange["body"]:
             continue
+        validated[key] = validated.get(key, 0) + 1
+        raw = exchange["body"]
+        digest = hashlib.sha256(raw if isinstance(raw, bytes) else raw.encode()).hexdigest()
+        if (key, str(exchange["status"]), digest) in seen:
+            continue  # this very body was validated for this operation and status
+        seen.add((key, str(exchange["status"]), digest))
         body = json.loads(exchange["body"])
         errors = sorted(check.iter_errors(body), key=lambda e: list(e.absolute_path))
         for error in errors[:3]:
             where = "/".join(str(p) for p in error.absolute_path)
             problems.append(f"{key} {exchange['status']} at {where or '<root>'}: {error.message[:160]}")
-        validated[key] = validated.get(key, 0) + 1
     assert not problems, "\n".join(sorted(set(problems))[:40])
     print(f"\nconformance: {sum(validated.values())} responses of {len(validated)} operations "
-          f"validated against {description()['source']}")
+          f"({len(seen)} distinct) validated against {description()['source']}")
     assert len(validated) >= 20
 
 
