@@ -35,7 +35,7 @@ import pytest
 from lib.reuse_world import REPO as REUSE_REPO
 from lib.reuse_world import add_comment, base_world
 
-import infx.github.client as github_client
+import infx.github.transport as github_client
 from infx import yamlio
 from infx.errors import InfxError
 from infx.reuse.ack import AckOutcome, CommentEvent, acknowledge
@@ -1116,8 +1116,8 @@ def test_signoff_write_refusals_never_duplicate_and_always_end(fake_github, seed
 def test_a_read_slower_than_the_client_waits_is_unreadable_evidence(seed000) -> None:
     """Check runs answered after the client's timeout: never a PASS, a final `error` status
     naming what could not be read, one verdict comment at most."""
-    from infx.github.client import GitHubClient, RetryPolicy
     from infx.github.fake import FakeGitHub
+    from infx.github.transport import GitHubClient, RetryPolicy
 
     world = copy.deepcopy(seed000) | {"faults": [{"method": "GET", "path": fault_path(_CHECKS),
                                                   "delay": 2.5}]}

@@ -9,7 +9,9 @@ import requests
 
 from infx.errors import InfxError
 from infx.github.budget import BudgetExceeded, RequestBudget
-from infx.github.client import (
+from infx.github.fake.world import load_world
+from infx.github.markers import make_marker
+from infx.github.transport import (
     MAX_COMMENT_CHARS,
     GitHubClient,
     GitHubError,
@@ -19,8 +21,6 @@ from infx.github.client import (
     retry_wait,
     truncate_body,
 )
-from infx.github.fake.world import load_world
-from infx.github.markers import make_marker
 
 REPO = "acme/inferencex"
 HEAD = "beef010000000000000000000000000000000000"
@@ -630,7 +630,7 @@ def test_downloads_are_plain_io_files_in_memory_and_on_disk(fake_github, world, 
     download is a BytesIO, or past SPOOL_IN_MEMORY a real temporary file, and both read."""
     import io
 
-    import infx.github.client as client_module
+    import infx.github.transport as client_module
 
     client = fake_github(world).client()
     path = f"/repos/{REPO}/actions/artifacts/1/zip"
