@@ -90,8 +90,9 @@ def listings(client, suite_id: int) -> list[tuple[str, str, dict]]:
 
 
 def measure(world_file: str, mode: str) -> list[tuple[str, int, float, float]]:
+    from infx.github.client import GitHubClient
     from infx.github.fake.shapes import stable_id
-    from infx.github.transport import GitHubClient, RetryPolicy
+    from infx.github.retry import RetryPolicy
 
     child = subprocess.Popen([sys.executable, "-c", SERVE, world_file, mode], stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})

@@ -125,7 +125,7 @@ def fake_github():
     ``world`` is a dict or a path to a world file. The handle has ``.url``,
     ``.requests`` (the request log; ``.count(method, path_regex)`` / ``.matching``),
     ``.world`` (live state), ``.github()`` (a raw PyGithub client), ``.client(**policy)``
-    (an ``infx.github.transport.GitHubClient`` whose retries never really sleep),
+    (an ``infx.github.client.GitHubClient`` whose retries never really sleep),
     ``.env()`` (GITHUB_API_URL/GITHUB_TOKEN for ``GitHubClient.from_env``),
     ``.add_fault(...)`` and ``.dump(path)``. Every server started here is stopped at
     teardown.

@@ -136,7 +136,7 @@ def _is_usage_error(exc: BaseException) -> bool:
 def _unexpected(exc: BaseException, prog_name: str) -> list[Problem]:
     """The one line for an exception no command turned into a located problem."""
     if type(exc).__module__.split(".")[0] in ("requests", "urllib3"):
-        from infx.github.transport import as_network_problem
+        from infx.github.failures import as_network_problem
 
         translated = as_network_problem(exc)
         if translated is not None:

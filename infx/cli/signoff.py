@@ -31,7 +31,7 @@ def _github(world: str | None, repo: str | None = None) -> Iterator[tuple[Any, s
     installation on ``repo``, else on $GITHUB_REPOSITORY), or a fake server for --world."""
     if world is None:
         with loading():  # the first client imports PyGithub
-            from infx.github.transport import GitHubClient
+            from infx.github.client import GitHubClient
 
             client = GitHubClient.from_env(repo=repo)
         yield client, None, None

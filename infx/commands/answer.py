@@ -13,8 +13,8 @@ from typing import Any
 from infx.commands.authorization import is_bot
 from infx.commands.grammar import has_help
 from infx.commands.registry import HELP_MARKER_NAME, help_body, near_misses
+from infx.github.failures import GitHubError
 from infx.github.markers import make_marker
-from infx.github.transport import GitHubError
 from infx.inert import render_inert
 
 CONFUSED = "confused"

@@ -15,7 +15,7 @@ from infx.errors import InfxError, Problem
 @contextmanager
 def open_client(world: Path | None = None) -> Iterator:
     """A ``GitHubClient``: the fake server for ``--world``, else the API from the environment."""
-    from infx.github.transport import GitHubClient
+    from infx.github.client import GitHubClient
 
     if world is not None:
         from infx.github.fake import FakeGitHub

@@ -1,9 +1,10 @@
-"""GitHub's API URLs read back from its answers (which issue or PR an `issue_url` names)."""
+"""GitHub's API URLs: the default API root, and what a URL in its answers names (an `issue_url`'s PR)."""
 
 from __future__ import annotations
 
 import re
 
+DEFAULT_API_URL = "https://api.github.com"
 _ISSUE_OR_PULL = re.compile(r"/repos/([^/]+/[^/]+)/(?:issues|pulls)/(\d+)$")
 
 

@@ -7,8 +7,9 @@ from typing import Any
 
 from infx import trust
 from infx.errors import InfxError
-from infx.github.models import Artifact, Job, PullRequest, WorkflowRun
-from infx.github.transport import Comment, GitHubError, Permission
+from infx.github.endpoints.people import Permission
+from infx.github.failures import GitHubError
+from infx.github.models import Artifact, Comment, Job, PullRequest, WorkflowRun
 from infx.plan.incremental import plan_tree_path
 from infx.reuse.facts import ReuseError
 from infx.reuse.ports import ReuseClient

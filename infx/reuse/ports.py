@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # types only: importing the client would load PyGithub
+    from infx.github.endpoints.people import Permission
     from infx.github.models import Artifact, Comment, Job
-    from infx.github.transport import Permission
 
 
 class ReuseClient(Protocol):

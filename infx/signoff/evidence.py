@@ -18,7 +18,8 @@ from infx.config.policy import load_policy_document
 from infx.errors import InfxError
 from infx.github.archives import ArchiveLimitError
 from infx.github.budget import BudgetExceeded, RequestBudget
-from infx.github.transport import ListingCapped, parsed, pull_cap_error
+from infx.github.failures import ListingCapped, pull_cap_error
+from infx.github.transport import parsed
 from infx.plan.benchmark_content import is_benchmark_path
 from infx.plan.coverage import METADATA_ARTIFACT
 from infx.plan.incremental import plan_tree_path

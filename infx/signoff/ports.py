@@ -9,9 +9,10 @@ if TYPE_CHECKING:  # types only: importing the client would load PyGithub
 
     from infx.github.budget import RequestBudget
     from infx.github.checks import Annotation, CheckOutput
+    from infx.github.endpoints.issues import Upsert
+    from infx.github.endpoints.people import Permission
     from infx.github.markers import Marker
     from infx.github.models import Artifact, CheckRun, Comment, Job
-    from infx.github.transport import Permission, Upsert
     from infx.trust import Identity
 
 

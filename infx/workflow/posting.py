@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 from infx import trust
 from infx.errors import InfxError, Problem
+from infx.github.client import GitHubClient
+from infx.github.endpoints.issues import Upsert
 from infx.github.markers import make_marker, parse_markers
 from infx.github.models import WorkflowRun
-from infx.github.transport import GitHubClient, Upsert
 from infx.workflow.comments import (
     RESULTS_MARKER_NAME,
     WELCOME_MARKER_NAME,

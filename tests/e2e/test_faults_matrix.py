@@ -35,9 +35,9 @@ import pytest
 from lib.reuse_world import REPO as REUSE_REPO
 from lib.reuse_world import add_comment, base_world
 
-import infx.github.transport as github_client
 from infx import yamlio
 from infx.errors import InfxError
+from infx.github import transport
 from infx.reuse.ack import AckOutcome, CommentEvent, acknowledge
 from infx.reuse.gateway import GitHubGateway
 from infx.signoff import pipeline as publish
@@ -310,7 +310,7 @@ def assert_signoff_invariants(fake, same: str, result, baseline: publish.Result)
 @pytest.mark.parametrize("case", read_cases(SIGNOFF_READS, SIGNOFF_SAME), ids=lambda c: c.id)
 def test_signoff_read_fault(fake_github, seed000, signoff_baseline, monkeypatch, case) -> None:
     if case.kind == "truncated":
-        monkeypatch.setattr(github_client, "PER_PAGE", 1)  # every listing spans pages
+        monkeypatch.setattr(transport, "PER_PAGE", 1)  # every listing spans pages
     world = copy.deepcopy(seed000) | {"faults": [case.fault]}
     fake = fake_github(world)
     result = attempt(fake)
@@ -454,7 +454,7 @@ def test_truncated_conversation_after_a_verdict_never_posts_a_second_one(
     """The re-run cannot see its earlier verdict: it must stop with `error`, not post again."""
     fake = fake_github(copy.deepcopy(seed000))
     verify(fake)
-    monkeypatch.setattr(github_client, "PER_PAGE", 1)
+    monkeypatch.setattr(transport, "PER_PAGE", 1)
     fake.add_fault(method="GET", path=r"/issues/\d+/comments$", truncate=True)
     again = verify(fake)
     assert again.kind == "error" and "incomplete listing" in again.reason
@@ -539,7 +539,7 @@ def assert_reuse_invariants(fake, cid: int, same: str, outcome, baseline: AckOut
 @pytest.mark.parametrize("case", read_cases(REUSE_READS, REUSE_SAME), ids=lambda c: c.id)
 def test_reuse_read_fault(fake_github, reuse_baseline, monkeypatch, case) -> None:
     if case.kind == "truncated":
-        monkeypatch.setattr(github_client, "PER_PAGE", 1)
+        monkeypatch.setattr(transport, "PER_PAGE", 1)
     world, cid = reuse_world()
     fake = fake_github(world | {"faults": [case.fault]})
     outcome = ack(fake, cid)
@@ -576,7 +576,7 @@ def test_truncated_conversation_never_accepts_a_superseded_command(fake_github,
     next(p for p in world["pulls"] if p["number"] == 12)["comments"].clear()
     old = add_comment(world, "root", "OWNER", "/use 101", T1)
     add_comment(world, "alice", "MEMBER", "/use 102", T2)
-    monkeypatch.setattr(github_client, "PER_PAGE", 1)
+    monkeypatch.setattr(transport, "PER_PAGE", 1)
     fake = fake_github(world | {"faults": [{"method": "GET", "path": r"/issues/12/comments$",
                                             "truncate": True}]})
     outcome = ack(fake, old)
@@ -632,7 +632,7 @@ def test_truncated_conversation_never_duplicates_an_upserted_comment(fake_github
     next(p for p in world["pulls"] if p["number"] == 12)["comments"].append(
         {"id": 700, "user": BOT, "author_association": "NONE", "body": welcome,
          "created_at": T1, "updated_at": T1})
-    monkeypatch.setattr(github_client, "PER_PAGE", 1)
+    monkeypatch.setattr(transport, "PER_PAGE", 1)
     fake = fake_github(world | {"faults": [{"method": "GET", "path": r"/issues/12/comments$",
                                             "truncate": True}]})
     with pytest.raises(InfxError, match="incomplete listing"):
@@ -729,7 +729,7 @@ def test_reuse_repeated_calls_are_the_listed_ones(reuse_baseline) -> None:
 def test_signoff_later_read_fault(fake_github, seed000, signoff_baseline, monkeypatch,
                                   case) -> None:
     if case.kind == "truncated":
-        monkeypatch.setattr(github_client, "PER_PAGE", 1)
+        monkeypatch.setattr(transport, "PER_PAGE", 1)
     fake = fake_github(copy.deepcopy(seed000) | {"faults": [case.fault]})
     result = attempt(fake)
     assert_fired(fake, case)
@@ -777,7 +777,7 @@ def test_signoff_later_write_fault(fake_github, seed000, signoff_baseline, case)
                          ids=lambda c: c.id)
 def test_reuse_later_read_fault(fake_github, reuse_baseline, monkeypatch, case) -> None:
     if case.kind == "truncated":
-        monkeypatch.setattr(github_client, "PER_PAGE", 1)
+        monkeypatch.setattr(transport, "PER_PAGE", 1)
     world, cid = reuse_world()
     fake = fake_github(world | {"faults": [case.fault]})
     outcome = ack(fake, cid)
@@ -946,7 +946,7 @@ def test_signoff_persistent_plus_flaky_fault(fake_github, seed000, signoff_basel
                                              name) -> None:
     faults = PERSISTENT_PLUS_FLAKY[name]
     if any(f.get("truncate") for f in faults):
-        monkeypatch.setattr(github_client, "PER_PAGE", 1)
+        monkeypatch.setattr(transport, "PER_PAGE", 1)
     fake = fake_github(copy.deepcopy(seed000) | {"faults": copy.deepcopy(faults)})
     result = attempt(fake)
     assert isinstance(result, publish.Result)
@@ -1116,8 +1116,9 @@ def test_signoff_write_refusals_never_duplicate_and_always_end(fake_github, seed
 def test_a_read_slower_than_the_client_waits_is_unreadable_evidence(seed000) -> None:
     """Check runs answered after the client's timeout: never a PASS, a final `error` status
     naming what could not be read, one verdict comment at most."""
+    from infx.github.client import GitHubClient
     from infx.github.fake import FakeGitHub
-    from infx.github.transport import GitHubClient, RetryPolicy
+    from infx.github.retry import RetryPolicy
 
     world = copy.deepcopy(seed000) | {"faults": [{"method": "GET", "path": fault_path(_CHECKS),
                                                   "delay": 2.5}]}

@@ -232,7 +232,7 @@ def test_no_rest_path_outside_the_github_package() -> None:
     offenders = [f"{path.relative_to(ROOT.parent)}:{line} {text[:60]!r}"
                  for path in sorted(ROOT.rglob("*.py")) if GITHUB not in path.parents
                  for line, text in rest_paths(path.read_text(encoding="utf-8"))]
-    assert not offenders, "add an endpoint method to infx/github/transport.py:\n" + "\n".join(offenders)
+    assert not offenders, "add an endpoint method to its resource's module in infx/github/endpoints/:\n" + "\n".join(offenders)
 
 
 # the class names that model each GitHub object, wherever they are defined in infx/

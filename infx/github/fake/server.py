@@ -195,7 +195,8 @@ class FakeGitHub:
         """A `GitHubClient` for this server (optionally with other archive `limits`); by
         default retries never really sleep. With `app_login` the client is a GitHub App's
         of that `<app>[bot]` login (set the world's `token_login` to it, as GitHub would)."""
-        from infx.github.transport import GitHubClient, RetryPolicy
+        from infx.github.client import GitHubClient
+        from infx.github.retry import RetryPolicy
 
         policy.setdefault("sleep", lambda seconds: None)
         return GitHubClient(token=FAKE_TOKEN, base_url=self.url, policy=RetryPolicy(**policy),

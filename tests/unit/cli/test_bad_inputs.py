@@ -190,10 +190,10 @@ def test_a_github_app_key_that_is_not_pem_is_named(monkeypatch, capsys, tmp_path
 def test_the_app_installation_is_found_on_the_repo_option(monkeypatch) -> None:
     """--repo reaches the App's installation lookup (it was ignored: GITHUB_REPOSITORY only)."""
     from infx.cli import signoff as signoff_cli
-    from infx.github import transport as client_module
+    from infx.github.client import GitHubClient
 
     seen: list[str | None] = []
-    monkeypatch.setattr(client_module.GitHubClient, "from_env",
+    monkeypatch.setattr(GitHubClient, "from_env",
                         classmethod(lambda cls, repo=None, **_: seen.append(repo) or object()))
     with signoff_cli._github(None, "o/r"):
         pass

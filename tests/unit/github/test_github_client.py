@@ -1,31 +1,23 @@
-"""The GitHub client: retry policy, errors, and every helper through PyGithub + the fake server."""
+"""The composed GitHub client through PyGithub + the fake server: the transport and every endpoint."""
 
 import copy
 import json
-from datetime import datetime, timezone
 
 import pytest
 import requests
+from lib.rate_limits import SECONDARY
 
 from infx.errors import InfxError
 from infx.github.budget import BudgetExceeded, RequestBudget
+from infx.github.client import GitHubClient
+from infx.github.endpoints.issues import MAX_COMMENT_CHARS, truncate_body
+from infx.github.failures import GitHubError, ListingCapped
 from infx.github.fake.world import load_world
 from infx.github.markers import make_marker
-from infx.github.transport import (
-    MAX_COMMENT_CHARS,
-    GitHubClient,
-    GitHubError,
-    ListingCapped,
-    RetryPolicy,
-    explain,
-    retry_wait,
-    truncate_body,
-)
+from infx.github.retry import RetryPolicy
 
 REPO = "acme/inferencex"
 HEAD = "beef010000000000000000000000000000000000"
-SECONDARY = ("You have exceeded a secondary rate limit. Please wait a few minutes before you "
-             "try again.")
 
 
 @pytest.fixture
@@ -49,67 +41,6 @@ class Sleeps(list):
 @pytest.fixture
 def sleeps():
     return Sleeps()
-
-
-# --- pure policy -------------------------------------------------------------------------------
-
-POLICY = RetryPolicy(backoff=1.0, secondary_wait=60.0, clock=lambda: 1_000.0)
-
-
-@pytest.mark.parametrize("status,headers,message,attempt,expected", [
-    (502, {}, "", 0, 1.0),
-    (502, {}, "", 2, 4.0),
-    (None, {}, "", 1, 2.0),                                             # connection error
-    (503, {"Retry-After": "7"}, "", 0, 7.0),
-    (403, {"Retry-After": "3"}, "", 0, 3.0),
-    (429, {"retry-after": "2"}, "", 3, 2.0),
-    (403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1030"}, "API rate limit exceeded", 0, 31.0),
-    (403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "900"}, "", 0, 1.0),
-    (403, {}, SECONDARY, 0, 60.0),
-    (429, {}, "", 1, 2.0),
-    (403, {}, "Resource not accessible by integration", 0, None),      # a real permission error
-    (404, {}, "Not Found", 0, None),
-    (422, {}, "Validation Failed", 0, None),
-])
-def test_retry_wait(status, headers, message, attempt, expected):
-    assert retry_wait(status, headers, message, attempt, POLICY) == expected
-
-
-def test_retry_after_as_http_date():
-    moment = datetime(2026, 1, 1, 0, 0, 10, tzinfo=timezone.utc)
-    policy = RetryPolicy(clock=lambda: moment.timestamp() - 10)
-    assert retry_wait(503, {"Retry-After": "Thu, 01 Jan 2026 00:00:10 GMT"}, "", 0, policy) == 10
-
-
-def test_max_wait_from_environment(monkeypatch):
-    monkeypatch.setenv("INFX_GITHUB_MAX_WAIT", "2.5")
-    assert RetryPolicy.from_env().max_wait == 2.5
-    monkeypatch.setenv("INFX_GITHUB_MAX_WAIT", "soon")
-    with pytest.raises(Exception, match="INFX_GITHUB_MAX_WAIT"):
-        RetryPolicy.from_env()
-
-
-@pytest.mark.parametrize("status,data,needle", [
-    (401, {"message": "Bad credentials"}, "GITHUB_TOKEN"),
-    (403, {"message": "Resource not accessible by integration"}, "statuses: write"),
-    (404, {"message": "Not Found"}, "statuses: write"),
-    (403, {"message": SECONDARY}, "rate limit"),
-    (410, {"message": "Artifact has expired"}, "gone"),
-    (422, {"message": "Validation Failed", "errors": [{"message": "body is too long"}]},
-     "body is too long"),
-    (502, {"message": "Server Error"}, "gave up after 3 attempt(s)"),
-    (None, "connection refused", "no answer"),
-])
-def test_explain_says_what_is_missing(status, data, needle):
-    error = explain(status, data, "setting a status", "statuses: write", attempts=3, waited=1)
-    assert needle in str(error)
-    assert error.status == status
-
-
-def test_fork_token_hint():
-    error = explain(403, {"message": "Resource not accessible by integration"}, "commenting",
-                    "pull-requests: write")
-    assert "fork" in str(error)
 
 
 def test_truncate_body_keeps_short_bodies_and_cuts_long_ones():
@@ -630,13 +561,13 @@ def test_downloads_are_plain_io_files_in_memory_and_on_disk(fake_github, world, 
     download is a BytesIO, or past SPOOL_IN_MEMORY a real temporary file, and both read."""
     import io
 
-    import infx.github.transport as client_module
+    from infx.github import transport
 
     client = fake_github(world).client()
     path = f"/repos/{REPO}/actions/artifacts/1/zip"
     with client.download(path, action="a test download", permission="actions: read") as blob:
         assert type(blob) is io.BytesIO and blob.tell() == 0
-    monkeypatch.setattr(client_module, "SPOOL_IN_MEMORY", 16)
+    monkeypatch.setattr(transport, "SPOOL_IN_MEMORY", 16)
     with client.download(path, action="a test download", permission="actions: read") as blob:
         assert type(blob) is io.BufferedRandom and blob.tell() == 0 and blob.seekable()
     assert client.download_artifact(REPO, 1)["notes.txt"] == b"plain text\n"
@@ -787,75 +718,6 @@ def test_a_shared_wait_budget_spans_calls(fake_github) -> None:
     shared.get("/repos/o/r/branches/main", action="a", permission="p")
     with pytest.raises(GitHubError, match="gave up"):
         shared.get("/repos/o/r", action="b", permission="p")
-
-
-# --- the sign-off GitHub App (installation token through PyGithub's App auth) ---------------------
-
-
-def _app_key() -> str:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import rsa
-
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
-                             serialization.NoEncryption()).decode()
-
-
-@pytest.mark.parametrize("installation", ["", "77"])
-def test_from_env_as_the_github_app_uses_an_installation_token(fake_github, installation) -> None:
-    world = {"repo": "acme/widgets", "commits": {"a" * 40: {"parents": [], "files": {"x": "1\n"}}},
-             "branches": {"main": "a" * 40},
-             "teams": {"acme/core": ["root"]},
-             "app": {"id": 5, "slug": "infx-signoff", "installation_id": 77,
-                     "permissions": {"members": "read", "statuses": "write"}}}
-    fake = fake_github(world)
-    env = {"GITHUB_API_URL": fake.url, "INFX_APP_ID": "5", "INFX_APP_PRIVATE_KEY": _app_key(),
-           "INFX_APP_INSTALLATION_ID": installation, "GITHUB_REPOSITORY": "acme/widgets",
-           "GITHUB_TOKEN": "workflow-token-never-used"}
-    client = GitHubClient.from_env(env=env)
-    assert client.team_membership("acme", "core", "root") == "active"
-    minted = fake.matching("POST", "/app/installations/77/access_tokens")
-    assert len(minted) == 1 and fake.count("GET", "/repos/acme/widgets/installation") == (0 if installation else 1)
-    team_read = fake.matching("GET", "/orgs/acme/teams/core/memberships/root")[-1]
-    assert team_read["authorization"]  # the installation token, not the workflow's
-
-
-def test_an_app_not_installed_on_the_repository_says_what_to_do(fake_github) -> None:
-    world = {"repo": "acme/widgets", "commits": {"a" * 40: {"parents": [], "files": {"x": "1\n"}}},
-             "branches": {"main": "a" * 40}}
-    fake = fake_github(world)
-    env = {"GITHUB_API_URL": fake.url, "INFX_APP_ID": "5", "INFX_APP_PRIVATE_KEY": _app_key(),
-           "GITHUB_REPOSITORY": "acme/widgets"}
-    with pytest.raises(InfxError, match="not installed on acme/widgets"):
-        GitHubClient.from_env(env=env)
-
-
-def _app_world() -> dict:
-    return {"repo": "acme/widgets", "commits": {"a" * 40: {"parents": [], "files": {"x": "1\n"}}},
-            "branches": {"main": "a" * 40},
-            "app": {"id": 5, "slug": "infx-signoff", "installation_id": 77,
-                    "permissions": {"statuses": "write"}}}
-
-
-def test_the_login_comes_from_the_environment_the_client_is_built_from(fake_github, monkeypatch) -> None:
-    monkeypatch.delenv("INFX_BOT_LOGIN", raising=False)
-    fake = fake_github(_app_world())
-    env = {"GITHUB_API_URL": fake.url, "INFX_APP_ID": "5", "INFX_APP_PRIVATE_KEY": _app_key(),
-           "INFX_APP_INSTALLATION_ID": "77", "GITHUB_REPOSITORY": "acme/widgets",
-           "INFX_BOT_LOGIN": "infx-signoff[bot]"}
-    assert GitHubClient.from_env(env=env).login == "infx-signoff[bot]"
-    assert fake.count("GET", "/user") == 0
-
-
-def test_an_app_without_its_login_never_takes_the_actions_bots_comments(fake_github, monkeypatch) -> None:
-    """GET /user is refused to installation tokens: falling back to github-actions[bot] would
-    make the App edit that bot's marker comments and never find its own."""
-    monkeypatch.delenv("INFX_BOT_LOGIN", raising=False)
-    fake = fake_github(_app_world())
-    env = {"GITHUB_API_URL": fake.url, "INFX_APP_ID": "5", "INFX_APP_PRIVATE_KEY": _app_key(),
-           "INFX_APP_INSTALLATION_ID": "77", "GITHUB_REPOSITORY": "acme/widgets"}
-    with pytest.raises(InfxError, match="INFX_BOT_LOGIN"):
-        _ = GitHubClient.from_env(env=env).login
 
 
 # --- check runs (the Checks API writes) ------------------------------------------------------

@@ -85,7 +85,7 @@ def test_an_app_token_holds_what_it_asked_for_within_the_installation(fake_githu
 
 
 def test_the_client_names_the_missing_permission(fake_github, world) -> None:
-    from infx.github.transport import GitHubError
+    from infx.github.failures import GitHubError
 
     fake = fake_github(copy.deepcopy(world) | {"token_permissions": {"issues": "write"}})
     client = fake.client()

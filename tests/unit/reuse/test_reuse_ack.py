@@ -8,7 +8,7 @@ import re
 import pytest
 from lib.reuse_world import add_comment, base_world, pr, start
 
-from infx.github.transport import GitHubError
+from infx.github.failures import GitHubError
 from infx.reuse.ack import CommentEvent, acknowledge, looks_like_command
 
 T1, T2 = "2026-09-29T18:00:00Z", "2026-09-29T19:00:00Z"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lib.reuse_world import C1, C2, C9, M1, add_comment, base_world, merged, pr, start
 
-from infx.github.transport import GitHubError
+from infx.github.failures import GitHubError
 from infx.reuse.facts import ReuseError
 from infx.reuse.resolver import ResolveRequest, resolve
 

@@ -6,7 +6,7 @@ import inspect
 
 import pytest
 
-from infx.github.transport import GitHubClient
+from infx.github.client import GitHubClient
 from infx.reuse.ports import ReuseClient
 from infx.signoff.ports import SignoffClient
 

@@ -8,8 +8,8 @@ import pytest
 from lib.reuse_world import C1, C2, FORK, REPO, add_fork_pr, base_world
 
 from infx.errors import InfxError
+from infx.github.failures import GitHubError
 from infx.github.models import WorkflowRun
-from infx.github.transport import GitHubError
 from infx.workflow.posting import (
     RunHead,
     post_results_link,
