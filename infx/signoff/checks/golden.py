@@ -84,7 +84,7 @@ def _at(variant: Variant, reading: Reading) -> str:
 def _judge_fixed(evidence: Evidence, config: AffectedConfig, lines) -> str | None:
     engine = engine_family(config)
     found = [(v, r) for v in _variants(evidence, config, lines)
-             for r in acceptance_readings(list(v.lines), draft_length(engine, list(v.lines)))]
+             for r in acceptance_readings(list(v.lines), draft_length(engine, list(v.lines), evidence.head_files))]
     if not found:
         return None
     variant, first = found[0]
@@ -119,7 +119,7 @@ def _judge_variant(reader: PolicyReader, config: AffectedConfig, variant: Varian
                    refs: Callable[[], list[GoldenCurveRef]], evidence: Evidence) -> str:
     lines = list(variant.lines)
     engine = engine_family(config)
-    k = draft_length(engine, lines)
+    k = draft_length(engine, lines, evidence.head_files)
     readings = [r for r in acceptance_readings(lines, k) if _effective(r)]
     injected, unverifiable = injected_acceptance(lines, reader.doc("golden").get("injected-acceptance") or [],
                                                  evidence.head_files, (f.filename for f in changed_files(evidence)))

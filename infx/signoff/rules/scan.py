@@ -324,9 +324,45 @@ def join_continuations(lines: Iterable[Line]) -> Iterator[Line]:
         yield replace(pending, text=pending.text[:-1])
 
 
+# a value that is a number, quoted or not, before the punctuation that closes what holds it
+_NUMBER_VALUE = re.compile(r"\s*([\"']?)(-?\d+(?:\.\d+)?)\1[\s,;)}\]\"']*")
+
+
 def first_number(text: str) -> float | None:
-    match = re.search(r"-?\d+(?:\.\d+)?", text)
-    return float(match.group(0)) if match else None
+    """The number a flag's or setting's value is, or None when it is anything else: a reference
+    left unresolved (``$K2``, ``${K:-2}``), a printf conversion (``%.2f``), a word with digits
+    in it. What the launch passes at run time is not known then, so nothing is read (fail closed)."""
+    match = _NUMBER_VALUE.fullmatch(text)
+    return float(match.group(2)) if match else None
+
+
+_YAML_KEY = re.compile(r"^(\s*)(?:-\s+)*([\w.-]+)\s*:(?:\s|$)")
+
+
+def yaml_parents(text: str, number: int) -> tuple[str, ...]:
+    """The keys of the YAML mappings a line of ``text`` sits in, outermost first, read from
+    indentation (``sglang_config:`` / ``decode:`` / ``speculative-num-steps: 2`` -> the last
+    line's parents are ``("sglang_config", "decode")``); () for a top-level line."""
+    parents = _yaml_parents(text)
+    return parents[number - 1] if 0 < number <= len(parents) else ()
+
+
+@lru_cache(maxsize=64)
+def _yaml_parents(text: str) -> tuple[tuple[str, ...], ...]:
+    out: list[tuple[str, ...]] = []
+    stack: list[tuple[int, str]] = []
+    for raw in text.splitlines():
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            out.append(tuple(key for _, key in stack))
+            continue
+        match = _YAML_KEY.match(raw)
+        indent = match.start(2) if match else len(raw) - len(raw.lstrip(" -"))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        out.append(tuple(key for _, key in stack))
+        if match:
+            stack.append((indent, match.group(2)))
+    return tuple(out)
 
 
 @lru_cache(maxsize=128)

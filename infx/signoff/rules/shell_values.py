@@ -19,8 +19,13 @@ runs them, with every such reference replaced by its value:
 
 Only straight assignments are followed (``NAME=value``, ``export``/``local``/``readonly``),
 also as the body of a ``case`` arm (guarded by the arm's pattern, decided when the row knows the
-case's word: ``case "${MODEL_NAME}:${DECODE_MTP_SIZE}" in *DeepSeek-V4*:3) AL=2.49 ;;``); loops,
-functions and command substitutions are not, and read as written.
+case's word: ``case "${MODEL_NAME}:${DECODE_MTP_SIZE}" in *DeepSeek-V4*:3) AL=2.49 ;;``), and two
+command substitutions the launches compute values with: awk arithmetic (``NAME=$(awk
+"BEGIN{print EXPR}")``) and ``NAME=$(printf FORMAT ARG…)`` (a JSON config built from variables:
+``%s``/``%d``/``%.2f`` filled in as printf does; a number conversion whose argument is not known
+leaves the name as written, an unknown ``%s`` argument stays as written inside the value, as it
+would on a line that spells the JSON out). Loops, functions and other command substitutions are
+not followed, and read as written.
 """
 
 from __future__ import annotations
@@ -62,6 +67,17 @@ _ASSIGN = re.compile(r"^\s*(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)="
 _AWK = re.compile(r"^\s*(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)="
                   r"\$\(\s*awk\s+([\"'])BEGIN\s*\{\s*print\s+([^{}\"';]*?)\s*\}\2\s*\)\s*;?\s*$")
 _ARITHMETIC = re.compile(r"[\d.\s()+\-*/]+")
+# NAME=$(printf WORD…): words of quoted text, plain characters and simple references only (no
+# nested substitution, redirection or pipe), so the words are known once references are
+_REF_WORD = r"\$\{\w+(?::?-[^}$`\"'\\]*)?\}|\$\w+"
+_WORD = rf"""(?:'[^']*'|"(?:[^"\\`$]|\\.|{_REF_WORD})*"|[^\s'"()`;|&<>$\\]|{_REF_WORD})+"""
+_PRINTF = re.compile(r"^\s*(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)="
+                     rf"\$\(\s*printf\s+((?:--\s+)?{_WORD}(?:\s+{_WORD})*)\s*\)\s*;?\s*$")
+_WORD_PART = re.compile(rf"""'([^']*)'|"((?:[^"\\`$]|\\.|{_REF_WORD})*)"|({_REF_WORD})|([^\s'"\\$]+)""")
+_CONVERSION = re.compile(r"%([-+ 0#]*)(\d*)(?:\.(\d+))?([sdifeEgGxX%])|\\(.)")
+_INTEGER = re.compile(r"[-+]?\d+")
+_FLOAT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
 _ESCAPED = re.compile(r"\\([\"\\])")  # \" and \\ inside a double-quoted value
 MAX_DEPTH = 4  # a value that names another variable is followed this many steps
 # a followed value longer than this stays as written: values naming variables that name
@@ -81,6 +97,7 @@ class Assignment:
     line: Line
     guards: tuple[Guard, ...]
     arithmetic: bool = False  # NAME=$(awk "BEGIN{print EXPR}"): value is EXPR, computed once resolved
+    formatted: bool = False  # NAME=$(printf …): value is printf's words, printed once resolved
 
 
 @dataclass(frozen=True)
@@ -164,6 +181,14 @@ def assignments(lines: Iterable[Line], texts: Mapping[str, str | None]) -> list[
         if awk:
             guards = tuple(shell_guards(text, line.number))
             found.append(Assignment(awk.group(1), awk.group(3), line, guards, arithmetic=True))
+            continue
+        printed = _PRINTF.match(command)
+        if printed and not any("$" in word or "`" in word for word in re.findall(r"'[^']*'", printed.group(2))):
+            words = printed.group(2)
+            words = words[2:].lstrip() if words.startswith("--") and words[2:3].isspace() else words
+            if not words.startswith("-"):  # printf -v NAME: an option, not a format
+                guards = tuple(shell_guards(text, line.number))
+                found.append(Assignment(printed.group(1), words, line, guards, formatted=True))
             continue
         match = _ASSIGN.match(command)
         if match:
@@ -264,8 +289,8 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
     # set to a literal in the launch or is a lane setting (those names count as referenced)
     # NAME="${NAME:-2}": the environment's NAME (a lane setting) or else the default, a literal too
     literal = {a.name for a in sets if "$" not in a.value or _own_default(a)} | settings
-    sets = [a for a in sets if _own_default(a) or all((m.group(1) or m.group(3)) in literal
-                                                      for m in _REF.finditer(a.value))]
+    sets = [a for a in sets if a.formatted or _own_default(a) or all((m.group(1) or m.group(3)) in literal
+                                                                     for m in _REF.finditer(a.value))]
     referenced |= {m.group(1) or m.group(3) for a in sets for m in _REF.finditer(a.value)}
     # an assignment matters when a later line of its file uses it
     last_use: dict[tuple[str, str], int] = {}  # (file, name) -> the last line using the name
@@ -363,6 +388,73 @@ def arithmetic(expression: str) -> str | None:
         return None
 
 
+def printf(words: str, expand: Callable[[str], str]) -> str | None:
+    """What ``$(printf WORDS)`` gives, references in double-quoted and bare words replaced by
+    ``expand``; None when it cannot be known: a conversion or escape not modelled, a number
+    conversion of anything but a number, fewer or more arguments than conversions."""
+    values = []
+    for word in _split_words(words):
+        values.append("".join(part if quoted else expand(part) for quoted, part in word))
+    if not values:
+        return None
+    fmt, arguments = values[0], iter(values[1:])
+    failed = False
+
+    def convert(match: re.Match[str]) -> str:
+        nonlocal failed
+        flags, width, precision, kind, escaped = match.groups()
+        if escaped is not None:
+            if escaped not in _ESCAPES:
+                failed = True
+            return _ESCAPES.get(escaped, "")
+        if kind == "%":
+            return "%"
+        argument = next(arguments, None)
+        spec = f"%{flags}{width}" + (f".{precision}" if precision is not None else "") + kind
+        if argument is None:
+            failed = True
+            return ""
+        if kind == "s":
+            return spec % argument
+        if kind in "dixX" and _INTEGER.fullmatch(argument):
+            return spec % int(argument)
+        if kind in "feEgG" and _FLOAT.fullmatch(argument):
+            return spec % float(argument)
+        failed = True  # bash would print an error and 0, or the argument is not known
+        return ""
+
+    out = _CONVERSION.sub(convert, fmt)
+    if failed or next(arguments, None) is not None:
+        return None
+    return out.rstrip("\n")  # a command substitution drops trailing newlines
+
+
+def _split_words(words: str) -> list[list[tuple[bool, str]]]:
+    """printf's words as (literal?, text) parts: single-quoted text is literal, double-quoted
+    text has its escapes undone and its references left for expansion."""
+    out: list[list[tuple[bool, str]]] = []
+    position = 0
+    while position < len(words):
+        if words[position].isspace():
+            position += 1
+            continue
+        word: list[tuple[bool, str]] = []
+        while position < len(words) and not words[position].isspace():
+            part = _WORD_PART.match(words, position)
+            if part is None:
+                return []
+            single, double, reference, bare = part.groups()
+            if single is not None:
+                word.append((True, single))
+            elif double is not None:
+                word.append((False, _ESCAPED.sub(r"\1", double)))
+            else:
+                word.append((False, reference or bare))
+            position = part.end()
+        out.append(word)
+    return out
+
+
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
 
@@ -436,9 +528,17 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
     def unmodelled(name: str, line: Line) -> bool:
         """Whether the file may write ``name`` before ``line`` in a way no assignment here models
         (``X=$(cmd)``, ``[[ … ]] && X=1``, ``read X``, ``unset X``, …): its value is not known."""
-        writes = shell_writes(texts.get(line.path) or "").get(name, ())
+        text = texts.get(line.path) or ""
         known = modelled.get((line.path, name), set())
-        return any(n < (line.number or 0) and n not in known for n in writes)
+        return any(n < (line.number or 0) and n not in known and not skipped(line.path, text, n)
+                   for n in shell_writes(text).get(name, ()))
+
+    def skipped(path: str, text: str, number: int) -> bool:
+        """Whether a line sits under a condition the row decides false (the other arm of
+        ``if [ "$EVAL_ONLY" = true ]``): what it writes is not written on this branch."""
+        guards = tuple(shell_guards(text, number))
+        return bool(guards) and _holds(Assignment("", "", Line(path, number, ""), guards),
+                                       branch, assumed) is False
 
     def script_values(guard: Guard, assignment: Assignment) -> Branch | None:
         """The branch with the values the script's own variables in ``guard`` have where it is
@@ -491,6 +591,14 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
             chosen = earlier[-1][0]
             took.append(chosen)
             value = chosen.value
+            if chosen.formatted:
+                expand = (lambda text: _REF.sub(lambda m: lookup(m, chosen.line, took, here, depth + 1), text)) \
+                    if depth < MAX_DEPTH else (lambda text: text)
+                value = printf(value, expand)
+                if value is None or len(value) > MAX_VALUE:
+                    return match.group(0)
+                here[f"{name}={value} at {chosen.line.where()}"] = None
+                return value
             if "$" in value and depth < MAX_DEPTH:  # the value names further variables
                 value = _REF.sub(lambda m: lookup(m, chosen.line, took, here, depth + 1), value)
                 if len(value) > MAX_VALUE:

@@ -8,8 +8,16 @@ from dataclasses import dataclass
 
 from infx.plan.launch_graph import lane_spec
 from infx.signoff.rules.affected import AffectedConfig
-from infx.signoff.rules.scan import Line, env_settings, first_number, flag_values, function_spans
+from infx.signoff.rules.scan import (
+    Line,
+    env_settings,
+    first_number,
+    flag_values,
+    function_spans,
+    yaml_parents,
+)
 
+_YAML = re.compile(r"\.ya?ml$")
 _ALGORITHMS = {"eagle3": "eagle3", "eagle": "mtp", "nextn": "mtp", "mtp": "mtp", "dspark": "dspark"}
 _THINKING = re.compile(r"[\"']?(enable_thinking|thinking_mode|thinking)[\"']?\s*[:=]\s*[\"']?(\w+)",
                        re.IGNORECASE)
@@ -34,17 +42,22 @@ def engine_family(config: AffectedConfig) -> str:
     return "trt" if "trt" in framework else framework
 
 
-def draft_length(engine: str, lines: list[Line]) -> int | None:
+def draft_length(engine: str, lines: list[Line], texts: Mapping[str, str | None] | None = None) -> int | None:
+    """The number of draft tokens the launch runs: the engine's own flag first. In a
+    disaggregated srt-slurm recipe (``texts`` given) the decode workers' setting wins: they
+    generate the tokens whose acceptance the benchmark measures, and a prefill side may draft
+    fewer (#2642: prefill 1, decode 2)."""
     flags = {"vllm": ("num_speculative_tokens",), "sglang": ("--speculative-num-steps",),
              "atom": ("--num-speculative-tokens",),
              "trt": ("max_draft_len", "--max-draft-len", "num_nextn_predict_layers")}
     ordered = flags.get(engine, ()) + tuple(f for fs in flags.values() for f in fs)
     for flag in ordered:
-        for line in lines:
-            for value in flag_values(line.text, flag):
-                number = first_number(value)
-                if number is not None:
-                    return int(number)
+        found = [(line, int(number)) for line in lines for value in flag_values(line.text, flag)
+                 if (number := first_number(value)) is not None]
+        if found:
+            decode = [k for line, k in found if texts is not None and line.number is not None
+                      and _YAML.search(line.path) and "decode" in yaml_parents(texts.get(line.path) or "", line.number)]
+            return (decode or [k for _, k in found])[0]
     return None
 
 

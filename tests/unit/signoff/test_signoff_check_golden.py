@@ -189,3 +189,47 @@ def test_an_unset_variable_is_not_a_pinned_value():
     outcome = run(with_head_file(evidence, GLM_SCRIPT, text), SETTINGS)
     assert outcome.status == Status.FAIL
     assert "synthetic acceptance is not enabled" in outcome.reason
+
+
+PRINTF_LAUNCH = """#!/usr/bin/env bash
+set -euo pipefail
+NUM_SPEC=3
+SPEC_AL=2.99
+if [ "${EVAL_ONLY:-}" = "true" ]; then
+    SPEC_ARGS=$(printf -- '--num-speculative-tokens %d' "$NUM_SPEC")
+else
+    SPEC_ARGS=$(printf -- \\
+        '--num-speculative-tokens %d --spec-decode-acceptance-length %.2f' "$NUM_SPEC" "$SPEC_AL")
+fi
+python -m atom.entrypoints.openai_server --model "$MODEL" -tp 8 \\
+  --kv_cache_dtype fp8 --method mtp $SPEC_ARGS &
+aiperf profile --endpoint /v1/chat/completions --endpoint-type chat \\
+  --apply-chat-template --extra-inputs '{"chat_template_kwargs": {"enable_thinking": true}}'
+"""
+
+
+def test_spec_flags_built_with_printf_are_read_as_printf_prints_them():
+    # the reference's vLLM launches build --speculative-config this way (#2611, #2328); the
+    # eval-only arm's printf does not run in the throughput rows and leaves the value known
+    evidence = with_head_file(world_evidence("scenario5"), GLM_SCRIPT, PRINTF_LAUNCH)
+    outcome = run(evidence, SETTINGS)
+    assert outcome.status == Status.PASS, outcome.reason
+    assert "thinking_on[3] = 2.99" in outcome.reason and f"SPEC_AL=2.99 at {GLM_SCRIPT}:4" in outcome.reason
+    wrong = run(with_head_file(evidence, GLM_SCRIPT, PRINTF_LAUNCH.replace("SPEC_AL=2.99", "SPEC_AL=2.5")), SETTINGS)
+    assert wrong.status == Status.FAIL and "--spec-decode-acceptance-length 2.50" in wrong.reason
+
+
+def test_a_draft_length_printf_cannot_know_is_not_read():
+    # %d of a value the reading cannot know: bash prints whatever it is at run time
+    text = PRINTF_LAUNCH.replace('NUM_SPEC=3', 'NUM_SPEC=$(cat /tmp/k)')
+    outcome = run(with_head_file(world_evidence("scenario5"), GLM_SCRIPT, text), SETTINGS)
+    assert outcome.status == Status.FAIL and "synthetic acceptance is not enabled" in outcome.reason
+
+
+def test_digits_in_an_unresolved_reference_are_not_a_draft_length():
+    # `$K3` is whatever K3 holds at run time, not 3 (the reading used to take its digits)
+    text = PER_CONC.format(al1="2.99", al="2.99").replace('"$NUM_SPEC"', '"$K3"')
+    text = text.replace("set -euo pipefail\n", "set -euo pipefail\nK3=$(cat /tmp/k)\n")
+    outcome = run(with_head_file(world_evidence("scenario5"), GLM_SCRIPT, text), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "the draft length (num speculative tokens) could not be read" in outcome.reason

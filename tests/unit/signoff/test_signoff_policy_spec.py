@@ -102,3 +102,15 @@ def test_injected_acceptance_that_cannot_be_verified():
     _, problem = _injected(["SYNTHETIC_ACCEPTANCE=true", "SYNTHETIC_ACCEPTANCE_LENGTH=2.49"],
                            changed=("runners/synthetic_injectors/vllm.py",))
     assert "changes the acceptance injector (runners/synthetic_injectors/vllm.py)" in problem
+
+
+def test_a_disaggregated_recipe_judges_the_decode_workers_draft_length():
+    # real #2642: prefill drafts 1 token, decode 2; SGLANG_SIMULATE_ACC_LEN 2.5 is decode's AL
+    recipe = ("backend:\n  sglang_config:\n    prefill:\n      speculative-num-steps: 1\n"
+              "    decode:\n      speculative-num-steps: 2\n")
+    path = "benchmarks/multi_node/srt-slurm-recipes/sglang/x/disagg.yaml"
+    launch = [Line(path, 4, "      speculative-num-steps: 1"), Line(path, 6, "      speculative-num-steps: 2")]
+    assert draft_length("sglang", launch, {path: recipe}) == 2
+    assert draft_length("sglang", launch) == 1  # without the recipe's text: the first setting
+    one_sided = recipe.replace("    decode:\n", "    other:\n")
+    assert draft_length("sglang", launch, {path: one_sided}) == 1

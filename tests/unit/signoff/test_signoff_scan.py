@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from infx.signoff.rules.scan import case_arm_body, env_settings, shell_guards
+from infx.signoff.rules.scan import case_arm_body, env_settings, first_number, shell_guards
 
 
 def test_a_command_kept_in_a_string_sets_its_environment_inside_it():
@@ -54,3 +54,21 @@ def test_the_flag_prefilter_never_hides_what_the_patterns_would_read():
         assert mentions_flag(line, "--hf-overrides")
     assert flag_values("--hf-overrideſ '{}'", "--hf-overrides") == ["{}"]
     assert not may_name("--model x --tp 2", "--hf-overrides")
+
+
+def test_a_number_is_read_only_from_a_value_that_is_one():
+    assert [first_number(v) for v in ("3", '"2.78"', "3)", "0.7,", "-1", "4}'")] == [3, 2.78, 3, 0.7, -1, 4]
+    # what bash passes for these is not known here: digits inside them are no reading
+    for value in ("$K2", "${K:-2}", "%.2f", "2.5x", "v3", "$((K+1))", "`echo 3`"):
+        assert first_number(value) is None, value
+
+
+def test_yaml_parents_follow_indentation_and_list_items():
+    from infx.signoff.rules.scan import yaml_parents
+
+    text = ("backend:\n  sglang_config:\n    prefill:\n      steps: 1\n    decode:\n"
+            "      - steps: 2\n        x: 1\n\n  # c\n  env:\n    A: 1\ntop: 2\n")
+    assert [yaml_parents(text, n) for n in (1, 4, 6, 7, 11, 12)] == [
+        (), ("backend", "sglang_config", "prefill"), ("backend", "sglang_config", "decode"),
+        ("backend", "sglang_config", "decode"), ("backend", "env"), ()]
+    assert yaml_parents(text, 0) == () and yaml_parents(text, 99) == ()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from infx.plan.launch_graph import Branch, decide
-from infx.signoff.rules.scan import text_lines
+from infx.signoff.rules.scan import join_continuations, text_lines
 from infx.signoff.rules.shell_values import row_variables, variants
 
 PATH = "benchmarks/single_node/agentic/x_fp4_mi355x_atom_mtp.sh"
@@ -290,3 +290,42 @@ def test_a_multi_node_row_reads_its_own_srt_slurm_recipe_only():
                  for v in found}
     assert by_recipe == {"CONFIG_FILE=recipes/a-mtp5.yaml": {f"{root}a-mtp5.yaml", launcher},
                          "CONFIG_FILE=recipes/b-mtp3.yaml": {f"{root}b-mtp3.yaml", launcher}}
+
+
+def test_a_json_config_built_with_printf_is_followed():
+    # the reference's minimaxm3 B200/B300 vLLM launches (#2611, #2328)
+    text = ('K=3\nAL=2.5\nSPEC=$(printf \\\n  \'{"model":"%s","num_speculative_tokens":%d,"synthetic_acceptance_length":%.2f}\' '
+            '"$DRAFT" "$K" "$AL")\nrun --speculative-config "$SPEC"\n')
+    lines = list(join_continuations(text_lines(PATH, text)))
+    found = variants(lines, {PATH: text}, ENTRY)
+    # the unknown %s stays as written inside the value, as on a line spelling the JSON out
+    assert _values(found, 5) == {(): 'run --speculative-config "{"model":"$DRAFT","num_speculative_tokens":3,'
+                                      '"synthetic_acceptance_length":2.50}"'}
+
+
+def test_printf_formats_as_bash_does_or_not_at_all():
+    from infx.signoff.rules.shell_values import printf
+
+    def same(text):
+        return text
+
+    assert printf("'%s=%d %.2f %5.1f %%\\n' a 7 2.5 3", same) == "a=7 2.50   3.0 %"
+    assert printf("'k=%d' 3.5", same) is None  # bash: invalid number
+    assert printf("'k=%d' '$K'", same) is None  # a number conversion of what is not known
+    assert printf("'%s %s' a", same) is None and printf("'%s' a b", same) is None  # arguments != conversions
+    assert printf("'%q' a", same) is None and printf("'a\\x41'", same) is None  # not modelled
+    assert printf("\"$F\" 3", lambda t: t.replace("$F", "k=%d")) == "k=3"  # a format from a variable
+
+
+def test_printf_the_reading_cannot_follow_leaves_the_name_as_written():
+    for write in ("AL=$(printf -v X '%s' 3)", "AL=$(printf '%s' \"$(cat f)\")", "AL=$(printf '%d' \"$U\")",
+                  "AL=$(printf '$X')", "AL=$(printf '%s' 3 | tr 3 4)"):
+        assert _run_values(f'AL=2.99\n{write}\nrun --al "$AL"\n') == {'run --al "$AL"'}, write
+    assert _run_values("AL=2.99\nAL=$(printf '%.2f' 3.4)\nrun --al \"$AL\"\n") == {'run --al "3.40"'}
+
+
+def test_a_write_on_an_arm_the_row_does_not_take_leaves_the_value_known():
+    text = ('AL=2.99\nif [ "${EVAL_ONLY:-}" = "true" ]; then\n  AL=$(cat f)\nfi\nrun --al "$AL"\n')
+    assert _run_values(text) == {'run --al "2.99"'}
+    undecided = text.replace('"${EVAL_ONLY:-}" = "true"', '-f /x')
+    assert _run_values(undecided) == {'run --al "$AL"'}
