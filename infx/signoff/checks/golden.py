@@ -103,10 +103,16 @@ def _judge_agentic(evidence: Evidence, reader: PolicyReader, config: AffectedCon
     where = config_where(evidence, config)
     found = _variants(evidence, config, lines)
     verdicts = []
+    launch_runs_spec = runs_spec_decode(lines)
     for variant in found:
-        if set(variant.specs) <= {"none"} and not (config.recipe and config.recipe.spec) \
-                and not runs_spec_decode(list(variant.lines)):
-            continue  # rows of lanes that run no speculative decoding pin nothing
+        if not runs_spec_decode(list(variant.lines)) and not (config.recipe and config.recipe.spec):
+            if set(variant.specs) <= {"none"}:
+                continue  # rows of lanes that run no speculative decoding pin nothing
+            if launch_runs_spec:
+                # the launch's draft settings sit under a condition these rows decide false
+                # (#2616: NUM_SPEC_TOKENS=0 above CONC 16): they run without a draft
+                verdicts.append(f"{variant.label()} run no speculative decoding")
+                continue
         verdict = _judge_variant(reader, config, variant, where, refs, evidence)
         rows = f" ({variant.label()})" if len(found) > 1 else ""
         if not verdict.startswith("ok:"):

@@ -512,6 +512,11 @@ class _Frame:
     expect_arm: bool = False  # a case frame between arms
     opened: int = 0  # a case frame's line (where its word is read)
     open_ended: bool = False  # an arm ended with ;& or ;;&: later arms' patterns do not decide
+    tested: tuple[Guard, ...] = ()  # an if frame's conditions so far (if, then each elif)
+
+
+def _failed(tested: tuple[Guard, ...]) -> tuple[Guard, ...]:
+    return tuple(Guard(g.predicate, True, g.line) for g in tested)
 
 
 @lru_cache(maxsize=64)
@@ -583,14 +588,17 @@ def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int,
             continue
         match = _SHELL_IF.match(line)
         if match and match.group(1) == "if":
-            stack.append(_Frame((Guard(match.group(2), False, number),)))
+            tested = Guard(match.group(2), False, number)
+            stack.append(_Frame((tested,), tested=(tested,)))
             flat = None
         elif match and stack and stack[-1].word is None:
-            stack[-1].guards = (Guard(match.group(2), False, number),)
+            # an elif arm runs when every earlier condition of its if failed and its own holds
+            tested = Guard(match.group(2), False, number)
+            stack[-1].guards = _failed(stack[-1].tested) + (tested,)
+            stack[-1].tested += (tested,)
             flat = None
-        elif word == "else" and stack and stack[-1].word is None and stack[-1].guards:
-            last = stack[-1].guards[-1]
-            stack[-1].guards = (Guard(last.predicate, True, last.line),)
+        elif word == "else" and stack and stack[-1].word is None and stack[-1].tested:
+            stack[-1].guards = _failed(stack[-1].tested)  # every condition of the if failed
             flat = None
         elif word == "fi" and stack and stack[-1].word is None:
             stack.pop()

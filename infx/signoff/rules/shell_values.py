@@ -310,7 +310,14 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
     # only lines that use a followed name or a default are rewritten
     candidates = [i for i, ln in enumerate(lines) if "$" in ln.text and any(
         (m.group(1) or m.group(3)) in names or m.group(2) is not None for m in _REF.finditer(ln.text))]
+    # the conditions around each shell line: a row that decides one false does not run the line
+    guarded = _line_guards(lines, texts)
+    line_predicates = list(dict.fromkeys(g.predicate for guards in guarded.values() for g in guards))
+    # the conditions around the lines that write a followed name (a write a row does not run
+    # does not make the value unknown): rows resolve alike only when they decide these alike
+    write_predicates = _write_predicates(lines, texts, referenced)
     seen: dict[tuple, tuple] = {}
+    dropped: dict[tuple, frozenset[int]] = {}
     specs: dict[tuple, set[str]] = {}  # the lanes' spec-decoding of each variant's rows
     rows_run = row_variables(entry) or [{"EVAL_ONLY": "false"}]
     recipes = {path for row in rows_run for path in (_row_recipe(row, False), _row_recipe(row, True)) if path}
@@ -328,15 +335,23 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
             choices = itertools.product((True, False), repeat=len(undecided))
         for choice in choices:
             assumed = dict(zip(undecided, choice, strict=True))
-            slot = (decided, tuple(assumed.items()), tuple(row.get(n) for n in sorted(settings)))
+            slot = (decided, tuple(assumed.items()), tuple(row.get(n) for n in sorted(settings)),
+                    tuple(decide(p, row_branch) for p in write_predicates))
             if slot not in seen:  # rows deciding every condition alike resolve alike
-                seen[slot] = _resolve(lines, candidates, relevant, row, row_branch, assumed, settings, texts)
-            resolved, used, origins = seen[slot]
+                seen[slot] = _resolve(lines, candidates, relevant, row, row_branch, assumed, settings, texts,
+                                      guarded)
+            resolved, used, origins, not_run = seen[slot]
+            line_decided = tuple(decide(p, row_branch) for p in line_predicates)
+            run_key = (slot, line_decided)
+            if run_key not in dropped:
+                dropped[run_key] = not_run(row_branch, dict(zip(line_predicates, line_decided, strict=True)))
+            if dropped[run_key]:
+                resolved = tuple(ln for i, ln in enumerate(resolved) if i not in dropped[run_key])
             if recipes:  # a row runs its own srt-slurm recipe, not its siblings'
                 own = _row_recipe(row, base.eval_only)
                 resolved = tuple(ln for ln in resolved if ln.path not in recipes or ln.path == own)
             resolved = tuple(ln for ln in resolved if _row_setting(ln, row))
-            deciding = _deciding(relevant, row, row_branch, referenced & settings, same)
+            deciding = _deciding(relevant, row, row_branch, referenced & settings, same, line_predicates)
             key = (resolved, tuple(assumed.items()))
             rows, _, _ = out.setdefault(key, ([], used, origins))
             if deciding not in rows:
@@ -459,12 +474,13 @@ _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
 
 
 def _deciding(relevant: list[Assignment], row: dict[str, str], branch: Branch, used: set[str],
-              same: frozenset[str] = frozenset()) -> str:
+              same: frozenset[str] = frozenset(), lines_tested: Iterable[str] = ()) -> str:
     """The row's variables that make its variant (how the variant names its rows): those its
-    conditions test (but ``same``: alike in every row of the config) and the lane settings the
-    lines take."""
-    names = [n for a in relevant for g in a.guards for n in _PREDICATE_REF.findall(g.predicate)
-             if n in row and n != "EVAL_ONLY" and n not in same and decide(g.predicate, branch) is not None]
+    conditions test, the values' and the lines' (``lines_tested``; but ``same``: alike in every
+    row of the config), and the lane settings the lines take."""
+    predicates = [g.predicate for a in relevant for g in a.guards] + list(lines_tested)
+    names = [n for p in predicates for n in _PREDICATE_REF.findall(p)
+             if n in row and n != "EVAL_ONLY" and n not in same and decide(p, branch) is not None]
     found = [f"{n}={row[n]}" for n in dict.fromkeys(names)]
     return " ".join(found + [f"{n}={row[n]}" if n in row else f"{n} unset" for n in sorted(used)
                              if n not in names])
@@ -495,9 +511,33 @@ def _holds(assignment: Assignment, branch: Branch, assumed: dict[str, bool],
     return None if unknown else True
 
 
+def _write_predicates(lines: list[Line], texts: Mapping[str, str | None], names: set[str]) -> list[str]:
+    """The conditions around every line of the launch's shell files that may write one of ``names``."""
+    found: dict[str, None] = {}
+    for path in dict.fromkeys(ln.path for ln in lines if ln.number is not None and _SHELL_FILE.search(ln.path)):
+        text = texts.get(path) or ""
+        writes = shell_writes(text)
+        for name in names:
+            for number in writes.get(name, ()):
+                found.update((g.predicate, None) for g in shell_guards(text, number))
+    return list(found)
+
+
+def _line_guards(lines: list[Line], texts: Mapping[str, str | None]) -> dict[int, tuple[Guard, ...]]:
+    """Index in ``lines`` -> the conditions enclosing that shell line (lines under none left out)."""
+    out = {}
+    for index, line in enumerate(lines):
+        if line.number is not None and _SHELL_FILE.search(line.path):
+            guards = tuple(shell_guards(texts.get(line.path) or "", line.number))
+            if guards:
+                out[index] = guards
+    return out
+
+
 def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], row: dict[str, str],
              branch: Branch, assumed: dict[str, bool], settings: set[str],
-             texts: Mapping[str, str | None] | None = None):
+             texts: Mapping[str, str | None] | None = None,
+             guarded: Mapping[int, tuple[Guard, ...]] | None = None):
     used: list[Assignment] = []
     origins: list[tuple[str, int | None, str]] = []
     out = list(lines)
@@ -537,10 +577,18 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
         """Whether a line sits under a condition the row decides false (the other arm of
         ``if [ "$EVAL_ONLY" = true ]``): what it writes is not written on this branch."""
         guards = tuple(shell_guards(text, number))
-        return bool(guards) and _holds(Assignment("", "", Line(path, number, ""), guards),
-                                       branch, assumed) is False
+        return bool(guards) and runs(Line(path, number, ""), guards) is False
 
-    def script_values(guard: Guard, assignment: Assignment) -> Branch | None:
+    lines_asked: dict[tuple[str, int | None], Assignment] = {}
+
+    def runs(line: Line, guards: tuple[Guard, ...]) -> bool | None:
+        """Whether a line under ``guards`` runs in this row (None: not known); one decision for
+        the lines a reference's value may come from and the lines the variant keeps."""
+        # each line's stand-in lives as long as this row: holds() remembers answers by id
+        pseudo = lines_asked.setdefault((line.path, line.number), Assignment("", "", line, guards))
+        return holds(pseudo)
+
+    def script_values(guard: Guard, assignment: Assignment, on: Branch | None = None) -> Branch | None:
         """The branch with the values the script's own variables in ``guard`` have where it is
         tested (``[[ -n "$AL" ]]`` after ``AL=2.49``), or None when one is not known."""
         names = [n for n in dict.fromkeys(_PREDICATE_REF.findall(guard.predicate)) if n not in row]
@@ -548,6 +596,8 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
             return None  # a positional parameter ($1): not known here
         if not names or not guard.line:
             return None
+        if any(n not in by_name for n in names):
+            return None  # a name no followed assignment sets has no value here (lookup says so, slower)
         if guard.line in _functions(texts.get(assignment.line.path) or ""):
             return None  # a function reads its variables when it is called, not where it is written
         at = replace(assignment.line, number=guard.line, text="")
@@ -557,7 +607,8 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
             if "$" in value:
                 return None
             values[name] = value
-        return replace(branch, row=tuple(sorted((branch.values | values).items())))
+        on = on or branch  # the row asking (a line's condition), else this slot's first row
+        return replace(on, row=tuple(sorted((on.values | values).items())))
     # (reference as written, file, line, depth) -> (value, assignments used, where values are set):
     # a reference is worked out once, however many values name it
     memo: dict[tuple[str, str, int | None, int], tuple[str, list[Assignment], dict[str, None]]] = {}
@@ -624,4 +675,37 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
                                                  line.text))
         if here:
             origins.append((line.path, line.number, ", ".join(here)))
-    return tuple(out), tuple(used), tuple(origins)
+    # a line under a condition this row decides false (by its own variables, or by the values
+    # the script gives its variables where the condition is tested) does not run in its rows
+    script_answers: dict[tuple, bool | None] = {}
+
+    def not_run(row_branch: Branch, decided: Mapping[str, bool | None]) -> frozenset[int]:
+        """The indexes of the lines a row with ``row_branch`` (one of this slot's) does not run:
+        under a condition it decides false (``decided``: its own decision of each line
+        condition), or one the values the script gives its variables where the condition is
+        tested decide false."""
+        found = set()
+        for index, guards in (guarded or {}).items():
+            open_guards = []
+            for guard in guards:
+                value = None if splits_nodes(guard.predicate) else decided[guard.predicate]
+                if value is None:
+                    open_guards.append(guard)
+                elif value == guard.negated:
+                    found.add(index)
+                    break
+            else:
+                if open_guards and any(n in by_name for g in open_guards for n in _PREDICATE_REF.findall(g.predicate)):
+                    # the answer depends on the slot's values and the row's own values of the
+                    # names the conditions test: rows alike in those share it
+                    tested = {n for g in open_guards for n in _PREDICATE_REF.findall(g.predicate)}
+                    key = (index, tuple(sorted((n, v) for n, v in row_branch.values.items() if n in tested)))
+                    if key not in script_answers:
+                        pseudo = Assignment("", "", lines[index], tuple(open_guards))
+                        script_answers[key] = _holds(
+                            pseudo, row_branch, assumed, lambda guard, pseudo=pseudo: script_values(guard, pseudo, row_branch))
+                    if script_answers[key] is False:
+                        found.add(index)
+        return frozenset(found)
+
+    return tuple(out), tuple(used), tuple(origins), not_run

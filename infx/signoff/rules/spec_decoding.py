@@ -83,7 +83,11 @@ def draft_variant(config: AffectedConfig, lines: list[Line]) -> str | None:
     text = " ".join(ln.text.lower() for ln in lines)
     if "eagle3-gqa" in text or "eagle3_gqa" in text:
         return "gqa"
-    if "probabilistic" in text and "block" in text:
+    # the probabilistic curve was measured with probabilistic drafting and real (block)
+    # verification; a throughput run pins acceptance, so it verifies with the synthetic method
+    # and only its drafting tells the curves apart (#2561, #2616: "do not mix curves")
+    if any(value.strip().lower() == "probabilistic" for ln in lines
+           for value in flag_values(ln.text, "draft_sample_method")):
         return "probabilistic-block"
     return None
 

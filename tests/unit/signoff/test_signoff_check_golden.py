@@ -233,3 +233,27 @@ def test_digits_in_an_unresolved_reference_are_not_a_draft_length():
     outcome = run(with_head_file(world_evidence("scenario5"), GLM_SCRIPT, text), SETTINGS)
     assert outcome.status == Status.FAIL
     assert "the draft length (num speculative tokens) could not be read" in outcome.reason
+
+
+def test_an_elif_arm_cannot_stand_in_for_the_rows_an_earlier_arm_takes():
+    # the rows CONC <= 1 take the first arm (a wrong AL); the elif's golden value is not theirs
+    text = PER_CONC.format(al1="2.50", al="2.99").replace(
+        'else\n    SPEC_AL=2.99', 'elif [ "$CONC" -le 99 ]; then\n    SPEC_AL=2.99').replace('= 1 ]', '-le 1 ]')
+    text = text.replace("NUM_SPEC=4", "NUM_SPEC=3")
+    outcome = run(with_head_file(world_evidence("scenario5"), GLM_SCRIPT, text), SETTINGS)
+    assert outcome.status == Status.FAIL, outcome.reason
+    assert "(rows with CONC=1)" in outcome.reason and "pins AL 2.50" in outcome.reason
+
+
+def test_rows_whose_launch_turns_the_draft_off_pin_nothing():
+    # real #2616: a lane declares MTP, but above some concurrency the launch runs no draft
+    text = PER_CONC.format(al1="3.33", al="2.99").replace("    SPEC_AL=2.99\n    NUM_SPEC=3\n", "    NUM_SPEC=0\n")
+    text = text.replace('python -m atom', 'SPEC=()\nif [ "$NUM_SPEC" -gt 0 ]; then\n  SPEC=(--method mtp '
+                        '--num-speculative-tokens "$NUM_SPEC" --spec-decode-acceptance-length "$SPEC_AL")\nfi\n'
+                        'python -m atom').replace(
+        '--kv_cache_dtype fp8 --method mtp --num-speculative-tokens "$NUM_SPEC" \\\n  --spec-decode-acceptance-length "$SPEC_AL" &',
+        '--kv_cache_dtype fp8 "${SPEC[@]}" &')
+    outcome = run(with_head_file(world_evidence("scenario5"), GLM_SCRIPT, text), SETTINGS)
+    assert outcome.status == Status.PASS, outcome.reason
+    assert "thinking_on[4] = 3.33 (rows with CONC=1)" in outcome.reason
+    assert "rows with CONC=4 or CONC=8 run no speculative decoding" in outcome.reason

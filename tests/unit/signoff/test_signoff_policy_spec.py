@@ -114,3 +114,15 @@ def test_a_disaggregated_recipe_judges_the_decode_workers_draft_length():
     assert draft_length("sglang", launch) == 1  # without the recipe's text: the first setting
     one_sided = recipe.replace("    decode:\n", "    other:\n")
     assert draft_length("sglang", launch, {path: one_sided}) == 1
+
+
+def test_the_probabilistic_curve_is_chosen_by_the_drafting_method():
+    # real #2561/#2616: throughput verifies with the synthetic method; only drafting tells the
+    # probabilistic curve (measured with block verification) from the standard one
+    spec = ('--speculative-config "{\\"method\\": \\"dspark\\", \\"draft_sample_method\\": \\"probabilistic\\", '
+            '\\"rejection_sample_method\\": \\"synthetic\\", \\"synthetic_acceptance_length\\": 2.51}"')
+    assert draft_variant(config("kimik3-fp4-b300-vllm-agentic-dspark"), lines(spec, "--block-size 64")) \
+        == "probabilistic-block"
+    # the words alone are no setting: a comment-like string and a block size
+    assert draft_variant(config("kimik3-fp4-b300-vllm-agentic-dspark"),
+                         lines('echo "probabilistic sampling is off"', "--block-size 64")) is None

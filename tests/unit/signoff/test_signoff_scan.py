@@ -72,3 +72,12 @@ def test_yaml_parents_follow_indentation_and_list_items():
         (), ("backend", "sglang_config", "prefill"), ("backend", "sglang_config", "decode"),
         ("backend", "sglang_config", "decode"), ("backend", "env"), ()]
     assert yaml_parents(text, 0) == () and yaml_parents(text, 99) == ()
+
+
+def test_an_elif_or_else_arm_runs_only_when_every_earlier_condition_failed():
+    text = ('if [ "$CONC" -le 8 ]; then\n  K=7\nelif [ "$CONC" -le 16 ]; then\n  K=3\nelse\n  K=0\nfi\nrun\n')
+    assert [(g.predicate, g.negated) for g in shell_guards(text, 4)] == [
+        ('[ "$CONC" -le 8 ]', True), ('[ "$CONC" -le 16 ]', False)]
+    assert [(g.predicate, g.negated) for g in shell_guards(text, 6)] == [
+        ('[ "$CONC" -le 8 ]', True), ('[ "$CONC" -le 16 ]', True)]
+    assert shell_guards(text, 8) == []

@@ -17,8 +17,12 @@ def _variants(text: str, entry=ENTRY):
     return variants(text_lines(PATH, text), {PATH: text}, entry)
 
 
+def _line(variant, number: int):
+    return next(ln for ln in variant.lines if ln.number == number)
+
+
 def _values(found, number: int) -> dict[tuple[str, ...], str]:
-    return {v.rows: next(ln.text for ln in v.lines if ln.number == number).strip() for v in found}
+    return {v.rows: _line(v, number).text.strip() for v in found}
 
 
 def test_row_variables_name_fields_as_the_launch_step_does():
@@ -38,7 +42,7 @@ def test_a_later_unconditional_assignment_wins_and_export_counts():
     text = 'export AL=3.5\nAL="2.5"\nrun --al ${AL}\n'
     found = _variants(text)
     assert _values(found, 3) == {(): "run --al 2.5"}
-    assert found[0].source(found[0].lines[2]) == f"AL=2.5 at {PATH}:2"
+    assert found[0].source(_line(found[0], 3)) == f"AL=2.5 at {PATH}:2"
 
 
 def test_an_undecided_condition_is_taken_both_ways():
@@ -83,7 +87,7 @@ def test_the_first_matching_arm_wins_and_patterns_match_the_rows_launch_variable
             '  *:3) AL=9 ;;\nesac\nrun SIM_AL=${AL}\n')
     assert _values(_variants(text, entry), 6) == {("DECODE_MTP_SIZE=3",): "run SIM_AL=2.49"}
     single = entry | {"multinode": False}  # MODEL_NAME is the multi-node launch's variable: unknown
-    assert {v.lines[5].text for v in _variants(text, single)} == {"run SIM_AL=2.49", "run SIM_AL=9", "run SIM_AL="}
+    assert {_line(v, 6).text for v in _variants(text, single)} == {"run SIM_AL=2.49", "run SIM_AL=9", "run SIM_AL="}
 
 
 def test_conditions_on_a_nodes_place_in_the_job_run_both_sides():
@@ -133,7 +137,7 @@ def test_a_double_quoted_json_value_naming_another_variable_is_followed():
     found = _variants(text)
     assert _values(found, 7) == {(): 'serve --speculative-config "{"method": "eagle3", '
                                       '"synthetic_acceptance_length": 2.78}"'}
-    assert found[0].source(found[0].lines[6]) == (f"AL=2.78 at {PATH}:1, SPEC={{\"method\": \"eagle3\", "
+    assert found[0].source(_line(found[0], 7)) == (f"AL=2.78 at {PATH}:1, SPEC={{\"method\": \"eagle3\", "
                                                   f"\"synthetic_acceptance_length\": 2.78}} at {PATH}:5")
 
 
@@ -200,7 +204,7 @@ def test_a_name_defaulting_to_itself_takes_the_lane_setting_or_the_default():
     assert _values(_variants(text), 2) == {(): 'run --k "2"'}
     entry = {"scenarios": {"agentic-coding": [{"search-space": [
         {"conc-list": [1], "additional-settings": ["SPEC=3"]}, {"conc-list": [8]}]}]}}
-    assert {v.lines[1].text for v in _variants(text, entry)} == {'run --k "3"', 'run --k "2"'}
+    assert {_line(v, 2).text for v in _variants(text, entry)} == {'run --k "3"', 'run --k "2"'}
 
 
 # what a launch author could write so that the reading says one value while bash runs another
@@ -329,3 +333,22 @@ def test_a_write_on_an_arm_the_row_does_not_take_leaves_the_value_known():
     assert _run_values(text) == {'run --al "2.99"'}
     undecided = text.replace('"${EVAL_ONLY:-}" = "true"', '-f /x')
     assert _run_values(undecided) == {'run --al "$AL"'}
+
+
+def test_an_elif_arm_is_not_the_value_of_rows_an_earlier_arm_takes():
+    # real #2616: CONC <= 8 runs 7 draft tokens; reading `elif` alone gave those rows 3
+    text = ('if [ "$CONC" -le 1 ]; then\n  K=7\nelif [ "$CONC" -le 8 ]; then\n  K=3\nelse\n  K=0\nfi\n'
+            'run --k "$K"\n')
+    assert _values(_variants(text), 8) == {("CONC=1",): 'run --k "7"', ("CONC=4",): 'run --k "3"',
+                                           ("CONC=8", "CONC=16"): 'run --k "0"'} or \
+        _values(_variants(text), 8) == {("CONC=1",): 'run --k "7"', ("CONC=4", "CONC=8"): 'run --k "3"',
+                                        ("CONC=16",): 'run --k "0"'}
+
+
+def test_lines_on_an_arm_the_rows_do_not_take_are_not_in_their_launch():
+    text = ('if [ "$CONC" -le 4 ]; then\n  export SIM_AL=3.5\nelse\n  export SIM_AL=2.5\nfi\n'
+            'K=0\nif [ "$K" -gt 0 ]; then\n  ARGS="--speculative-num-steps $K"\nfi\nrun $ARGS\n')
+    found = {v.rows: {ln.number for ln in v.lines} & {2, 4, 8, 10} for v in _variants(text)}
+    assert found == {("CONC=1", "CONC=4"): {2, 10}, ("CONC=8", "CONC=16"): {4, 10}}
+    unknown = text.replace("K=0", "K=$(cat k)")  # a condition the reading cannot decide keeps its lines
+    assert all(8 in {ln.number for ln in v.lines} for v in _variants(unknown))
