@@ -18,12 +18,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from lib.signoff_policy_support import trusted_policy_files, world_evidence
-
 from infx.signoff import per_verdict
 from infx.signoff.checks import arch, chat, deprecated, draft, golden, images, patch
 from infx.signoff.model import ChangedFile, Evidence, Outcome
 from infx.signoff.table import load_table
+from lib.signoff_policy_support import trusted_policy_files, world_evidence
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "realprs_nvidia"
 # the checks that read only the PR's trees and the trusted policy (no sweep, comment or API)

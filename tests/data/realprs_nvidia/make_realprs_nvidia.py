@@ -16,13 +16,23 @@ the trimmed trees this script writes:
   a kept key at base or at head, resolved with the reference's own runners and launchers; the
   launchers of the kept keys' runners also when their graph cannot be resolved (a missing
   script is then the finding);
-- every file the PR changes under the folders above.
+- every file the PR changes under the folders above, except one no launch runs whose diff no
+  outcome depends on (``left-out`` in pr.json);
+- in the shared launchers and helpers bigger than CUT_FROM (runners/launch_*.sh,
+  benchmarks/benchmark_lib.sh; never a config's own script or recipe), the top-level statements
+  no outcome depends on are emptied: their lines stay, empty, so every line keeps its number, and
+  bash must still parse the file. A statement the PR changes is never emptied.
 
 ``<N>/base/`` holds the trimmed base tree, ``<N>/head/`` the files of the trimmed head tree
-that differ from it, ``<N>/pr.json`` the title, SHAs, merge time, changed paths and deletions.
-A PR is written only when every check gives the same status on the trimmed trees as on the
-full ones, and the same reason once master-config line numbers are set aside; otherwise the
-script names the check and writes nothing for that PR.
+that differ from it, ``<N>/pr.json`` the title, SHAs, merge time, changed paths, deletions,
+the kept keys and the full-tree statuses. Every trimming step is checked: a step is taken only
+when every check still gives the same status and the same reason as on the full trees, two
+numbers set aside (master-config line numbers, and the count of lines Check arch says it read,
+which emptied statements lower). A PR whose first cut already differs is not written; the
+script names the check.
+
+The patches are computed by tests/lib/realprs_nvidia.changed (a git-like diff), on the full
+trees as on the trimmed ones.
 
 Run from the repository root (INFX_REFERENCE_REPO: the bare clone, default the mirror):
 
@@ -44,11 +54,13 @@ ROOT = HERE.parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(HERE.parent / "realprs")]
 
 from lib import realprs_nvidia as corpus  # noqa: E402
-from make_realprs import REFERENCE, changelog_slice, git, read  # noqa: E402
+from make_realprs import REFERENCE, changelog_slice, git  # noqa: E402
 
 from infx import yamlio  # noqa: E402
 from infx.plan.benchmark_content import MASTER_PATH  # noqa: E402
 from infx.plan.launch_graph import (  # noqa: E402
+    HELPER,
+    LAUNCHER,
     RUNNERS_PATH,
     LaunchGraphError,
     launch_graph,
@@ -87,6 +99,9 @@ PRS: dict[int, tuple[str, str]] = {
 }
 
 _LINE_OF_MASTER = re.compile(r"(configs/[^/\s]+-master\.yaml):\d+")
+# how many lines Check arch read (its PASS reason says): fewer once a helper's unused statements
+# are emptied, so the comparison sets the number aside as it does master-config line numbers
+_LINES_READ = re.compile(r"\bin \d+ added or launch lines\b")
 _TOP_KEY = re.compile(r"^([^\s#][^:]*?)\s*:(?:\s|$)")
 
 
@@ -181,11 +196,14 @@ def master_keys(launched: set[str], base: dict[str, str], head: dict[str, str], 
     return launched | _keys_named(reasons, every)
 
 
-def launch_files(tree: dict[str, str], keys: set[str]) -> set[str]:
+def launch_files(tree: dict[str, str], keys: set[str], shared: set[str] | None = None) -> set[str]:
     """Every file a launch graph names for one of ``keys`` in ``tree``, and the launchers of
-    their runners (those too when the graph cannot be resolved)."""
+    their runners (those too when the graph cannot be resolved). The launchers and helpers
+    among them (files every config of a runner shares) are added to ``shared``."""
     runners = yamlio.load_text(tree[RUNNERS_PATH], RUNNERS_PATH)
     found: set[str] = set()
+    own: set[str] = set()
+    shared = set() if shared is None else shared
     for key, (path, entry) in master_files(tree).items():
         if key not in keys:
             continue
@@ -193,6 +211,7 @@ def launch_files(tree: dict[str, str], keys: set[str]) -> set[str]:
             launcher = launcher_path(name)
             while launcher in tree and launcher not in found:  # a launcher kept as a symlink
                 found.add(launcher)
+                shared.add(launcher)
                 text = tree[launcher].strip()
                 if "\n" in text or not text.endswith(".sh"):
                     break
@@ -203,18 +222,169 @@ def launch_files(tree: dict[str, str], keys: set[str]) -> set[str]:
             print(f"  [{key}]: {str(exc).splitlines()[0]}")
             continue
         found |= {p for p in graph.paths() if p in tree}
+        shared |= {f.path for f in graph.files if f.role in (LAUNCHER, HELPER)}
+        own |= {f.path for f in graph.files if f.role not in (LAUNCHER, HELPER)}
+    shared -= own  # a file that is also some config's own script or recipe is not shared
     return found
 
 
-def trimmed_trees(base: dict[str, str], head: dict[str, str], files: set[str],
-                  keys: set[str]) -> tuple[dict[str, str], dict[str, str]]:
-    """Both trees cut to ``files``, master configs to ``keys`` and the changelog to its slice."""
-    trees = []
+_SECOND_LEVEL = re.compile(r"^  ([^\s#].*?):(?:\s|$)")
+
+
+def trim_runners(text: str, labels: set[str]) -> str:
+    """runners.yaml with only the second-level entries (a label's runners, a label's hardware)
+    of ``labels``; what they parse to must be unchanged."""
+    out, keep = [], True
+    for line in text.splitlines(keepends=True):
+        entry = _SECOND_LEVEL.match(line)
+        if entry:
+            keep = entry.group(1).strip("\"'") in labels
+        elif line[:1] not in ("", " ", "\n"):
+            keep = True  # a top-level key
+        if keep:
+            out.append(line)
+    cut, whole = yamlio.load_text("".join(out), RUNNERS_PATH), yamlio.load_text(text, RUNNERS_PATH)
+    for section, entries in whole.items():
+        kept = {k: v for k, v in (entries or {}).items() if k in labels}
+        if (cut.get(section) or {}) != kept:
+            raise SystemExit(f"{RUNNERS_PATH}: cutting labels changed section {section}")
+    return "".join(out)
+
+
+def runner_labels(trees: list[dict[str, str]], keys: set[str]) -> set[str]:
+    return {str(entry.get("runner", "")) for tree in trees
+            for key, (_, entry) in master_files(tree).items() if key in keys}
+
+
+# -- shell files: statements no check depends on are emptied (their lines stay, empty) ----------
+
+SHELL_FILE = re.compile(r"\.(?:sh|bash|slurm)$")
+CUT_FROM = 6000  # bytes: smaller shell files are kept whole
+_HEREDOC = re.compile(r"<<(-?)\s*([\"']?)([A-Za-z_]\w*)\2")
+_CLOSER = re.compile(r"^(?:fi|done|esac|\}|\)|else|elif|then|do|;;)(?:\s|;|$)")
+_DEFINES = re.compile(r"^(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\s*\)")
+
+
+def _scan(line: str, quote: str | None) -> tuple[str | None, bool, tuple[str, bool] | None]:
+    """After one line: the quote still open, whether the line continues on the next, and the
+    here-document it opens (delimiter, tabs stripped)."""
+    i, opened = 0, None
+    while i < len(line):
+        ch = line[i]
+        if quote == "'":
+            quote = None if ch == "'" else quote
+        elif quote == '"':
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                quote = None
+        elif ch == "\\":
+            i += 1
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1] in " \t;("):
+            break
+        elif line.startswith("<<", i) and not line.startswith("<<<", i):
+            match = _HEREDOC.match(line, i)
+            if match:
+                opened = (match.group(3), match.group(1) == "-")
+                i = match.end()
+                continue
+        i += 1
+    continues = quote is None and line.endswith("\\") and not line.endswith("\\\\")
+    return quote, continues, opened
+
+
+def statements(text: str) -> list[tuple[int, int]]:
+    """Line ranges [start, stop) of a shell file's top-level statements: each begins on a line
+    in column 0 that no open quote, here-document or continuation holds and that closes no
+    block, and runs to the next one (comments and empty lines after it included); the lines
+    before the first are a range of their own."""
+    lines = text.split("\n")
+    starts, quote, continued, heredoc = [0], None, False, None
+    for number, line in enumerate(lines):
+        if heredoc:
+            if (line.lstrip("\t") if heredoc[1] else line) == heredoc[0]:
+                heredoc = None
+            continue
+        if quote is None and not continued and line[:1] not in ("", " ", "\t", "#") \
+                and not _CLOSER.match(line) and number:
+            starts.append(number)
+        quote, continued, opened = _scan(line, quote)
+        heredoc = opened or heredoc
+    return list(zip(starts, starts[1:] + [len(lines)], strict=True))
+
+
+def _chunks(text: str) -> list[str]:
+    lines = text.split("\n")
+    return ["\n".join(lines[a:b]) for a, b in statements(text)]
+
+
+def empty_statements(text: str, emptied: frozenset[str]) -> str:
+    """``text`` with every top-level statement whose text is in ``emptied`` made empty lines."""
+    lines = text.split("\n")
+    for a, b in statements(text):
+        if "\n".join(lines[a:b]) in emptied:
+            lines[a:b] = [""] * (b - a)
+    return "\n".join(lines)
+
+
+def statement_candidates(base: dict[str, str], head: dict[str, str], path: str) -> list[str]:
+    """The statements of ``path`` that may be emptied: in a file both trees hold, only those
+    both versions have (a statement the PR changes stays as it is, so its diff does too)."""
+    versions = [tree[path] for tree in (base, head) if path in tree]
+    found = [c for c in _chunks(versions[-1]) if c.strip()]
+    if len(versions) == 2 and versions[0] != versions[1]:
+        other = set(_chunks(versions[0]))
+        found = [c for c in found if c in other]
+    return list(dict.fromkeys(found))
+
+
+def unused_functions(tree: dict[str, str], path: str, candidates: list[str]) -> list[str]:
+    """The function definitions among ``candidates`` whose names nothing else in the tree names
+    (a first guess at what a launch never runs, checked like any other)."""
+    texts = [t for p, t in tree.items() if p != path] + [c for c in candidates if not _DEFINES.match(c)]
+    found = []
+    for chunk in candidates:
+        match = _DEFINES.match(chunk)
+        if match:
+            word = re.compile(rf"(?<![\w-]){re.escape(match.group(1))}(?![\w-])")
+            if not any(word.search(t) for t in texts) and not word.search(chunk, match.end()):
+                found.append(chunk)
+    return found
+
+
+def shell_ok(text: str) -> bool:
+    return subprocess.run(["bash", "-n"], input=text.encode(), capture_output=True).returncode == 0
+
+
+def reduce(candidates: list[str], accepted: frozenset[str], works) -> frozenset[str]:
+    """The largest ``accepted`` this bisection finds: all candidates at once, else each half."""
+    if not candidates:
+        return accepted
+    if works(accepted | set(candidates)):
+        return accepted | set(candidates)
+    if len(candidates) == 1:
+        return accepted
+    half = len(candidates) // 2
+    return reduce(candidates[half:], reduce(candidates[:half], accepted, works), works)
+
+
+def trimmed_trees(base: dict[str, str], head: dict[str, str], files: set[str], keys: set[str],
+                  emptied: dict[str, frozenset[str]] | None = None) -> tuple[dict[str, str], dict[str, str]]:
+    """Both trees cut to ``files``, master configs to ``keys``, runners.yaml to their runners'
+    labels, the changelog to its slice and the shell files of ``emptied`` to what is kept."""
+    trees, labels = [], runner_labels([base, head], keys)
     for tree in (base, head):
         cut = {p: tree[p] for p in sorted(files) if p in tree and not MASTER_PATH.match(p)}
         for path, text in tree.items():
             if MASTER_PATH.match(path) and keys & set(master_files({path: text})):
                 cut[path] = trim_master(path, text, keys)
+        if RUNNERS_PATH in cut:
+            cut[RUNNERS_PATH] = trim_runners(cut[RUNNERS_PATH], labels)
+        for path, gone in (emptied or {}).items():
+            if path in cut:
+                cut[path] = empty_statements(cut[path], gone)
         trees.append(cut)
     base_log, _ = changelog_slice(base[CHANGELOG], head[CHANGELOG])
     start = len(base[CHANGELOG]) - len(base_log)  # the slice keeps the PR's text as it is
@@ -223,7 +393,7 @@ def trimmed_trees(base: dict[str, str], head: dict[str, str], files: set[str],
 
 
 def _plain(reason: str) -> str:
-    return _LINE_OF_MASTER.sub(r"\1", reason)
+    return _LINES_READ.sub("in N added or launch lines", _LINE_OF_MASTER.sub(r"\1", reason))
 
 
 def differences(full, trimmed) -> list[str]:
@@ -254,7 +424,8 @@ def extract(number: int, short: str, what: str) -> dict | None:
     full = outcomes(base, head)
     launched = launched_keys(corpus.evidence(base, head, when, base_sha, sha), base, head)
     keys = master_keys(launched, base, head, full)
-    graphs = launch_files(base, launched) | launch_files(head, launched)
+    shared: set[str] = set()
+    graphs = launch_files(base, launched, shared) | launch_files(head, launched, shared)
     changed = {p for p in set(base) | set(head) if base.get(p) != head.get(p)}
     files = {RUNNERS_PATH} | graphs | changed
     cut_base, cut_head = trimmed_trees(base, head, files, keys)
@@ -267,7 +438,7 @@ def extract(number: int, short: str, what: str) -> dict | None:
     # a changed file no launch runs counts only through its diff: left out when no check's
     # outcome (reasons included) depends on it
     left_out = []
-    for path in sorted(changed - graphs - {RUNNERS_PATH, CHANGELOG}, 
+    for path in sorted(changed - graphs - {RUNNERS_PATH, CHANGELOG},
                        key=lambda p: -len(head.get(p) or base.get(p) or "")):
         if MASTER_PATH.match(path):
             continue
@@ -276,6 +447,36 @@ def extract(number: int, short: str, what: str) -> dict | None:
             files.discard(path)
             left_out.append(path)
             cut_base, cut_head = trial
+    # big shared launchers and helpers (the configs' own scripts and recipes stay whole): the
+    # top-level statements no outcome depends on are emptied, each file's lines keeping their
+    # numbers; bash must still parse what is left
+    emptied: dict[str, frozenset[str]] = {}
+    big = [p for p in files & shared if SHELL_FILE.search(p)
+           and max(len(t.get(p) or "") for t in (base, head)) > CUT_FROM]
+    for path in sorted(big, key=lambda p: -len(head.get(p) or base.get(p) or "")):
+        versions = [t[path] for t in (cut_base, cut_head) if path in t]
+        parses = all(shell_ok(v) for v in versions)
+
+        def works(gone: frozenset[str], path=path, parses=parses) -> bool:
+            trial = trimmed_trees(base, head, files, keys, {**emptied, path: frozenset(gone)})
+            if parses and not all(shell_ok(t[path]) for t in trial if path in t):
+                return False
+            return not differences(full, outcomes(*trial))
+
+        candidates = statement_candidates(cut_base, cut_head, path)
+        guess = frozenset(unused_functions(cut_head if path in cut_head else cut_base, path, candidates))
+        accepted = guess if guess and works(guess) else frozenset()
+        accepted = reduce([c for c in candidates if c not in accepted], accepted, works)
+        if accepted:
+            emptied[path] = accepted
+            print(f"  {path}: {len(accepted)} of {len(candidates)} statements emptied")
+    cut_base, cut_head = trimmed_trees(base, head, files, keys, emptied)
+    wrong = differences(full, outcomes(cut_base, cut_head))
+    if wrong:  # each step was checked on its own; the whole cut is checked once more
+        print(f"#{number}: not written, the trimmed trees change what the checks say:")
+        for line in wrong:
+            print(f"  {line}")
+        return None
     out = HERE / str(number)
     shutil.rmtree(out, ignore_errors=True)
     head_files = {p: t for p, t in cut_head.items() if cut_base.get(p) != t}
