@@ -58,7 +58,8 @@ CASES = [
     # elsewhere) and compares it with the curve the launch selects: it names no draft sampling
     # or rejection method, so the plain DSpark curve (3.54, 2.45) applies; README, what is left
     Case(2697, False, (*NO_SWEEP,
-                       ("11", "(rows with CONC=1): --spec-decode-acceptance-length 3.75 at "
+                       # (KV_OFFLOADING: the launch tests it around lines the rows run or not)
+                       ("11", "(rows with CONC=1 KV_OFFLOADING=none): --spec-decode-acceptance-length 3.75 at "
                               "benchmarks/single_node/agentic/kimik3_fp4_mi355x_atom_mtp.sh:219 "
                               "(SPEC_DECODE_AL=3.75 at benchmarks/single_node/agentic/"
                               "kimik3_fp4_mi355x_atom_mtp.sh:201) pins AL 3.75, but the golden value "
