@@ -317,7 +317,7 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
     # does not make the value unknown): rows resolve alike only when they decide these alike
     write_predicates = _write_predicates(lines, texts, referenced)
     seen: dict[tuple, tuple] = {}
-    dropped: dict[tuple, frozenset[int]] = {}
+    kept: dict[tuple, tuple[Line, ...]] = {}  # the lines rows run, per run_key
     specs: dict[tuple, set[str]] = {}  # the lanes' spec-decoding of each variant's rows
     rows_run = row_variables(entry) or [{"EVAL_ONLY": "false"}]
     recipes = {path for row in rows_run for path in (_row_recipe(row, False), _row_recipe(row, True)) if path}
@@ -342,15 +342,18 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
                                       guarded)
             resolved, used, origins, not_run = seen[slot]
             line_decided = tuple(decide(p, row_branch) for p in line_predicates)
-            run_key = (slot, line_decided)
-            if run_key not in dropped:
-                dropped[run_key] = not_run(row_branch, dict(zip(line_predicates, line_decided, strict=True)))
-            if dropped[run_key]:
-                resolved = tuple(ln for i, ln in enumerate(resolved) if i not in dropped[run_key])
-            if recipes:  # a row runs its own srt-slurm recipe, not its siblings'
-                own = _row_recipe(row, base.eval_only)
-                resolved = tuple(ln for ln in resolved if ln.path not in recipes or ln.path == own)
-            resolved = tuple(ln for ln in resolved if _row_setting(ln, row))
+            # the lines a row runs follow from its slot, its line decisions and its own recipe
+            # (the slot holds its lane settings): rows alike in those share one tuple
+            own = _row_recipe(row, base.eval_only) if recipes else None
+            run_key = (slot, line_decided, own)
+            if run_key not in kept:
+                skip = not_run(row_branch, dict(zip(line_predicates, line_decided, strict=True)))
+                kept[run_key] = tuple(
+                    ln for i, ln in enumerate(resolved) if i not in skip
+                    # a row runs its own srt-slurm recipe, not its siblings'
+                    and (not recipes or ln.path not in recipes or ln.path == own)
+                    and _row_setting(ln, row))
+            resolved = kept[run_key]
             deciding = _deciding(relevant, row, row_branch, referenced & settings, same, line_predicates)
             key = (resolved, tuple(assumed.items()))
             rows, _, _ = out.setdefault(key, ([], used, origins))
@@ -486,20 +489,22 @@ def _deciding(relevant: list[Assignment], row: dict[str, str], branch: Branch, u
                              if n not in names])
 
 
-def _holds(assignment: Assignment, branch: Branch, assumed: dict[str, bool],
+def _holds(assignment: Assignment, branch: Branch, assumed: Mapping[str, bool],
            script: Callable[[Guard], Branch | None] | None = None,
-           roles: frozenset = frozenset()) -> bool | None:
+           roles: frozenset = frozenset(), decided: Mapping[str, bool | None] | None = None) -> bool | None:
     """Whether the assignment runs on this branch (None: a condition is neither decided by the
     row, nor by the values the script gives its variables where it tests them (``script``), nor
     taken either way). A condition on the node's place in the job (``splits_nodes``) holds for a
-    line that runs on the same side of it (``roles``: the reference's own such conditions)."""
+    line that runs on the same side of it (``roles``: the reference's own such conditions).
+    ``decided``: the row's decisions of some conditions, worked out already (``decide``'s)."""
     unknown = False
     for guard in assignment.guards:
         if splits_nodes(guard.predicate):
             if (guard.predicate, guard.negated) not in roles:
                 unknown = True  # set on some nodes only, read on others or on every node
             continue
-        value = decide(guard.predicate, branch)
+        value = decided[guard.predicate] if decided is not None and guard.predicate in decided \
+            else decide(guard.predicate, branch)
         if value is None and script is not None and (known := script(guard)) is not None:
             value = decide(guard.predicate, known)
         if value is None:
@@ -686,26 +691,24 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
         tested decide false."""
         found = set()
         for index, guards in (guarded or {}).items():
-            open_guards = []
-            for guard in guards:
-                value = None if splits_nodes(guard.predicate) else decided[guard.predicate]
-                if value is None:
-                    open_guards.append(guard)
-                elif value == guard.negated:
-                    found.add(index)
-                    break
-            else:
-                if open_guards and any(n in by_name for g in open_guards for n in _PREDICATE_REF.findall(g.predicate)):
-                    # the answer depends on the slot's values and the row's own values of the
-                    # names the conditions test: rows alike in those share it
-                    tested = {n for g in open_guards for n in _PREDICATE_REF.findall(g.predicate)}
-                    key = (index, tuple(sorted((n, v) for n, v in row_branch.values.items() if n in tested)))
-                    if key not in script_answers:
-                        pseudo = Assignment("", "", lines[index], tuple(open_guards))
-                        script_answers[key] = _holds(
-                            pseudo, row_branch, assumed, lambda guard, pseudo=pseudo: script_values(guard, pseudo, row_branch))
-                    if script_answers[key] is False:
-                        found.add(index)
+            line = lines[index]
+            if _holds(Assignment("", "", line, guards), row_branch, {}, decided=decided) is False:
+                found.add(index)  # the row's own variables decide a condition false
+                continue
+            open_guards = tuple(g for g in guards if splits_nodes(g.predicate) or decided[g.predicate] is None)
+            tested = {n for g in open_guards for n in _PREDICATE_REF.findall(g.predicate)}
+            if not open_guards or not tested & by_name.keys():
+                continue
+            # the answer depends on the slot's values and the row's own values of the names the
+            # conditions test: rows alike in those share it
+            key = (index, tuple(sorted((n, v) for n, v in row_branch.values.items() if n in tested)))
+            if key not in script_answers:
+                pseudo = Assignment("", "", line, open_guards)
+                script_answers[key] = _holds(
+                    pseudo, row_branch, assumed, lambda guard, pseudo=pseudo: script_values(guard, pseudo, row_branch),
+                    decided=decided)
+            if script_answers[key] is False:
+                found.add(index)
         return frozenset(found)
 
     return tuple(out), tuple(used), tuple(origins), not_run
