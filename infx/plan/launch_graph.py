@@ -251,6 +251,12 @@ def row_settings(row: Mapping[str, Any]) -> dict[str, str]:
     return setting_variables(lane_settings(row))
 
 
+def is_recipe(path: str) -> bool:
+    """Whether a repository path is an srt-slurm recipe's place (where ``recipe_file`` puts what
+    a multi-node lane's CONFIG_FILE names)."""
+    return path.startswith(RECIPES_ROOT)
+
+
 def recipe_file(config_file: str) -> str:
     """``recipes/<x>[:variant]`` (srt-slurm relative) -> the checked-in recipe path."""
     path = config_file.split(":", 1)[0]

@@ -7,6 +7,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+import yaml
+
+from infx import yamlio
+from infx.errors import InfxError
 from infx.plan.launch_graph import FUNCTION_OPEN, case_predicate
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -336,33 +340,63 @@ def first_number(text: str) -> float | None:
     return float(match.group(2)) if match else None
 
 
-_YAML_KEY = re.compile(r"^(\s*)(?:-\s+)*([\w.-]+)\s*:(?:\s|$)")
-
-
-def yaml_parents(text: str, number: int) -> tuple[str, ...]:
-    """The keys of the YAML mappings a line of ``text`` sits in, outermost first, read from
-    indentation (``sglang_config:`` / ``decode:`` / ``speculative-num-steps: 2`` -> the last
-    line's parents are ``("sglang_config", "decode")``); () for a top-level line."""
-    parents = _yaml_parents(text)
-    return parents[number - 1] if 0 < number <= len(parents) else ()
+def yaml_sections(text: str, number: int) -> frozenset[tuple[str, ...]] | None:
+    """The key paths of the YAML mapping entries that line ``number`` of ``text`` is part of
+    (its key or any line of its value), innermost entries only: ``sglang_config:`` /
+    ``decode:`` / ``speculative-num-steps: 2`` -> {("sglang_config", "decode",
+    "speculative-num-steps")}; two on a line that holds a flow map's ``{a: 1, b: 2}``; empty
+    for a line outside every entry. None when the structure is not plain enough to say where a
+    line belongs: the text does not parse within infx.yamlio's bounds, a key repeats, or a key is
+    not text. The lines of an anchored node belong to every place an alias (or a merge key,
+    ``<<: *x``) uses it."""
+    sections = _yaml_sections(text)
+    if sections is None:
+        return None
+    return sections.get(number, frozenset())
 
 
 @lru_cache(maxsize=64)
-def _yaml_parents(text: str) -> tuple[tuple[str, ...], ...]:
-    out: list[tuple[str, ...]] = []
-    stack: list[tuple[int, str]] = []
-    for raw in text.splitlines():
-        if not raw.strip() or raw.lstrip().startswith("#"):
-            out.append(tuple(key for _, key in stack))
-            continue
-        match = _YAML_KEY.match(raw)
-        indent = match.start(2) if match else len(raw) - len(raw.lstrip(" -"))
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        out.append(tuple(key for _, key in stack))
-        if match:
-            stack.append((indent, match.group(2)))
-    return tuple(out)
+def _yaml_sections(text: str) -> dict[int, frozenset[tuple[str, ...]]] | None:
+    try:
+        yamlio.load_text(text, "recipe", unique_keys=True)  # bounds, duplicate keys
+    except InfxError:
+        return None
+    root = yamlio.compose(text)
+    if root is None:
+        return None
+    rows = text.splitlines()
+    covering: dict[int, set[tuple[str, ...]]] = {}  # line -> the entries it is part of
+
+    def walk(node: yaml.Node, path: tuple[str, ...]) -> bool:
+        # an aliased node is walked at each place it is used: its lines belong to each of them
+        # (load_text bounded how often); a merge key's mapping belongs to the mapping it is in
+        if isinstance(node, yaml.SequenceNode):
+            return all(walk(item, path) for item in node.value)
+        if not isinstance(node, yaml.MappingNode):
+            return True
+        for key, value in node.value:
+            if not isinstance(key, yaml.ScalarNode):
+                return False
+            if key.tag == "tag:yaml.org,2002:merge":
+                if not walk(value, path):
+                    return False
+                continue
+            here = (*path, key.value)
+            end = value.end_mark  # where the next token starts: a line of its own, or inside this one
+            last = end.line + (1 if rows[end.line][:end.column].strip() else 0) if end.line < len(rows) else end.line
+            for line in range(key.start_mark.line + 1, max(last, key.start_mark.line + 1) + 1):
+                covering.setdefault(line, set()).add(here)
+            if not walk(value, here):
+                return False
+        return True
+
+    if not walk(root, ()):
+        return None
+    out = {}
+    for line, paths in covering.items():
+        # innermost: no other path on the line extends it
+        out[line] = frozenset(p for p in paths if not any(len(q) > len(p) and q[:len(p)] == p for q in paths))
+    return out
 
 
 @lru_cache(maxsize=128)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from infx.plan.launch_graph import lane_spec
+from infx.plan.launch_graph import is_recipe, lane_spec
 from infx.signoff.rules.affected import AffectedConfig
 from infx.signoff.rules.scan import (
     Line,
@@ -14,10 +14,9 @@ from infx.signoff.rules.scan import (
     first_number,
     flag_values,
     function_spans,
-    yaml_parents,
+    yaml_sections,
 )
 
-_YAML = re.compile(r"\.ya?ml$")
 _ALGORITHMS = {"eagle3": "eagle3", "eagle": "mtp", "nextn": "mtp", "mtp": "mtp", "dspark": "dspark"}
 _THINKING = re.compile(r"[\"']?(enable_thinking|thinking_mode|thinking)[\"']?\s*[:=]\s*[\"']?(\w+)",
                        re.IGNORECASE)
@@ -52,13 +51,35 @@ def draft_length(engine: str, lines: list[Line], texts: Mapping[str, str | None]
              "trt": ("max_draft_len", "--max-draft-len", "num_nextn_predict_layers")}
     ordered = flags.get(engine, ()) + tuple(f for fs in flags.values() for f in fs)
     for flag in ordered:
-        found = [(line, int(number)) for line in lines for value in flag_values(line.text, flag)
-                 if (number := first_number(value)) is not None]
-        if found:
-            decode = [k for line, k in found if texts is not None and line.number is not None
-                      and _YAML.search(line.path) and "decode" in yaml_parents(texts.get(line.path) or "", line.number)]
-            return (decode or [k for _, k in found])[0]
+        found = [(line, value) for line in lines for value in flag_values(line.text, flag)]
+        readable = [(line, int(number)) for line, value in found if (number := first_number(value)) is not None]
+        if not readable:
+            continue
+        decode = []
+        for line, value in found:
+            side = _decode_side(line, texts)
+            if side is None:
+                return None  # a recipe whose structure does not say which workers a setting is for
+            if side:
+                number = first_number(value)
+                if number is None or re.match(r"\s*[\"']?-?0\d", value):
+                    return None  # the decode workers' setting is no plain number (a reference, 010, 0x2)
+                decode.append(int(number))
+        return (decode or [k for _, k in readable])[0]
     return None
+
+
+def _decode_side(line: Line, texts: Mapping[str, str | None] | None) -> bool | None:
+    """Whether a launch line is a setting of a disaggregated recipe's decode workers (False for
+    every line outside a recipe, or when the recipe's text is not given; None: the recipe's
+    structure does not say, or the line holds settings of both sides)."""
+    if texts is None or line.number is None or not is_recipe(line.path):
+        return False
+    sections = yaml_sections(texts.get(line.path) or "", line.number)
+    if sections is None:
+        return None
+    sides = {"decode" in path for path in sections}
+    return None if len(sides) > 1 else sides == {True}
 
 
 def draft_method(config: AffectedConfig, lines: list[Line]) -> str | None:

@@ -116,6 +116,29 @@ def test_a_disaggregated_recipe_judges_the_decode_workers_draft_length():
     assert draft_length("sglang", launch, {path: one_sided}) == 1
 
 
+def test_the_decode_side_is_read_from_the_recipe_as_yaml_and_unclear_structure_reads_nothing():
+    path = "benchmarks/multi_node/srt-slurm-recipes/sglang/x/disagg.yaml"
+
+    def length(recipe: str) -> int | None:
+        launch = [Line(path, n, text) for n, text in enumerate(recipe.splitlines(), 1)]
+        return draft_length("sglang", launch, {path: recipe})
+
+    # a decode command in a block scalar, a flow map, a quoted key: decode's 2, not prefill's 1
+    assert length("prefill:\n  speculative-num-steps: 1\ndecode:\n  cmd: |\n"
+                  "    run --speculative-num-steps 2\n") == 2
+    assert length("prefill: {speculative-num-steps: 1}\ndecode: {speculative-num-steps: 2}\n") == 2
+    assert length('prefill:\n  speculative-num-steps: 1\n"decode":\n  speculative-num-steps: 2\n') == 2
+    # both sides on one line, an alias, a repeated key, decode's value in hex or with a leading
+    # zero (YAML 1.1 reads 010 as 8): which length decode runs is not known
+    for unclear in ("x: {prefill: {speculative-num-steps: 1}, decode: {speculative-num-steps: 2}}\n",
+                    "prefill: &p\n  speculative-num-steps: 1\ndecode: *p\n",
+                    "prefill: &p\n  speculative-num-steps: 1\ndecode:\n  <<: *p\n  x: 1\n",
+                    "decode:\n  speculative-num-steps: 2\ndecode:\n  speculative-num-steps: 3\n",
+                    "prefill:\n  speculative-num-steps: 1\ndecode:\n  speculative-num-steps: 0x2\n",
+                    "prefill:\n  speculative-num-steps: 1\ndecode:\n  speculative-num-steps: 010\n"):
+        assert length(unclear) is None, unclear
+
+
 def test_the_probabilistic_curve_is_chosen_by_the_drafting_method():
     # real #2561/#2616: throughput verifies with the synthetic method; only drafting tells the
     # probabilistic curve (measured with block verification) from the standard one

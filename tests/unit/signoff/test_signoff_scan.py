@@ -63,15 +63,26 @@ def test_a_number_is_read_only_from_a_value_that_is_one():
         assert first_number(value) is None, value
 
 
-def test_yaml_parents_follow_indentation_and_list_items():
-    from infx.signoff.rules.scan import yaml_parents
+def test_yaml_sections_follow_the_parsed_structure():
+    from infx.signoff.rules.scan import yaml_sections
 
     text = ("backend:\n  sglang_config:\n    prefill:\n      steps: 1\n    decode:\n"
             "      - steps: 2\n        x: 1\n\n  # c\n  env:\n    A: 1\ntop: 2\n")
-    assert [yaml_parents(text, n) for n in (1, 4, 6, 7, 11, 12)] == [
-        (), ("backend", "sglang_config", "prefill"), ("backend", "sglang_config", "decode"),
-        ("backend", "sglang_config", "decode"), ("backend", "env"), ()]
-    assert yaml_parents(text, 0) == () and yaml_parents(text, 99) == ()
+    assert [yaml_sections(text, n) for n in (1, 4, 6, 10, 11, 12)] == [
+        {("backend",)}, {("backend", "sglang_config", "prefill", "steps")},
+        {("backend", "sglang_config", "decode", "steps")}, {("backend", "env")},
+        {("backend", "env", "A")}, {("top",)}]
+    assert yaml_sections(text, 0) == set() and yaml_sections(text, 99) == set()
+    # a block scalar's lines belong to its key; a flow map's line to each of its entries
+    other = 'a:\n  "decode":\n    command: |\n      run --k 3\n  prefill: {k: 1, j: 2}\n'
+    assert yaml_sections(other, 4) == {("a", "decode", "command")}
+    assert yaml_sections(other, 5) == {("a", "prefill", "k"), ("a", "prefill", "j")}
+    # an anchored node's lines belong to every place that uses it (an alias, a merge key)
+    assert yaml_sections("a: &x {k: 1}\nb: *x\n", 1) == {("a", "k"), ("b", "k")}
+    assert yaml_sections("a: &x {k: 1}\nb:\n  <<: *x\n  j: 2\n", 1) == {("a", "k"), ("b", "k")}
+    # where a line belongs is not known: repeated keys, no YAML
+    for unclear in ("a: 1\na: 2\n", "a: [\n"):
+        assert yaml_sections(unclear, 1) is None, unclear
 
 
 def test_an_elif_or_else_arm_runs_only_when_every_earlier_condition_failed():
