@@ -95,8 +95,13 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
     where = config_where(evidence, config)
     # a helper's option loop only records the option; the line that passes it on is the evidence
     handed = options.option_calls(evidence.head_files, lines)  # words given to a helper's option loop
-    candidates = [ln for ln in lines if _chat_evidence(evidence, ln) and not _parses_options(evidence, ln)
-                  and (ln.path, ln.number) not in handed and _reaches_a_command(evidence, ln, lines)]
+    found = [ln for ln in lines if _chat_evidence(evidence, ln) and not _parses_options(evidence, ln)
+             and (ln.path, ln.number) not in handed and _reaches_a_command(evidence, ln, lines)]
+    # a line in a shell function counts when the throughput run calls that function: the chat
+    # template of a helper only the accuracy eval runs (run_lm_eval) is not the benchmark's
+    runs = options.function_runs(evidence.head_files, lines, _THROUGHPUT)
+    candidates = [ln for ln in found if runs(ln)[1] is True]
+    unproven = [(ln, runs(ln)[0]) for ln in found if runs(ln)[1] is None]
     launch = _Launch(evidence, lines)
     chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln, launch)), None)
     raw = _first(lines, _RAW)
@@ -108,6 +113,11 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
         return False, (f"{where}: the chat template is applied only under {code(guard)} at "
                        f"{candidates[0].where()}, which could not be shown to hold for this "
                        "spec-decode config (accepted guards test the MTP/speculative/draft setting)")
+    if unproven:
+        line, function = unproven[0]
+        return False, (f"{where}: the chat template is applied only inside the shell function "
+                       f"{code(function or '')} at {line.where()}, which the spec-decode throughput run "
+                       "could not be shown to call")
     if raw:
         return False, (f"{where}: spec-decode benchmark drives raw completions without a chat "
                        f"template at {raw.where()}: {_clip(raw.text)}")
@@ -125,11 +135,13 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line]) -> boo
         return True
     name = assigned.group(1)
     use = re.compile(rf"\$(?:{name}(?!\w)|\{{{name}(?:\}}|:?[-+=]))")
+    extends = re.compile(rf"^\s*{name}\+=")  # NAME+=" --more": what it held is kept
     text = evidence.head_files.get(line.path) or ""
     later = [n for n in shell_writes(text).get(name, ()) if n > line.number]
     if later:
         source, here = text.splitlines(), shell_guards(text, line.number)
-        if any(not use.search(source[n - 1]) and not _exclusive(here, shell_guards(text, n)) for n in later):
+        if any(not use.search(source[n - 1]) and not extends.match(source[n - 1])
+               and not _exclusive(here, shell_guards(text, n)) for n in later):
             return False  # set again (or unset) afterwards: not what the client gets
     return any(use.search(other.text) for other in lines
                if other is not line and (other.path != line.path or (other.number or 0) > line.number))

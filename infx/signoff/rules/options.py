@@ -27,7 +27,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -283,6 +283,29 @@ def calls(texts: Mapping[str, str | None], lines: Iterable[Line], function: str,
             return None
         found.append(words)
     return found
+
+
+def function_runs(texts: Mapping[str, str | None], lines: Iterable[Line],
+                  branch: Branch) -> Callable[[Line], tuple[str | None, bool | None]]:
+    """For a config's launch (``lines``): of a line, the shell function whose body holds it (None:
+    top level) and whether the launch runs that function on ``branch`` (True at top level; see
+    ``_functions_run``: False for one nothing calls, None when not known)."""
+    wanted: dict[str, set[int]] = {}
+    for line in lines:
+        if line.number is not None:
+            wanted.setdefault(line.path, set()).add(line.number)
+    runs: dict[tuple[str, str], bool | None] | None = None
+
+    def state(line: Line) -> tuple[str | None, bool | None]:
+        nonlocal runs
+        inside = None if line.number is None else _enclosing(texts.get(line.path) or "", line.number)
+        if inside is None:
+            return None, True
+        if runs is None:
+            runs = _functions_run(texts, wanted, branch)
+        return inside, runs.get((line.path, inside))
+
+    return state
 
 
 def _sites(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]], function: str,

@@ -186,3 +186,49 @@ def test_a_chat_variable_set_in_one_branch_and_cleared_in_the_other_is_evidence(
     assert run(with_head_file(evidence, BENCH, branches), SETTINGS).status == Status.PASS
     cleared = text.replace('EXTRA="--use-chat-template"\nfi\n', 'EXTRA="--use-chat-template"\nfi\nEXTRA=""\n')
     assert run(with_head_file(evidence, BENCH, cleared), SETTINGS).status == Status.FAIL
+
+
+SCENARIO5_SCRIPT = "benchmarks/single_node/agentic/glm5.2_fp4_b300_atom_mtp.sh"
+_SERVER = ('python -m atom.entrypoints.openai_server --model "$MODEL" -tp 8 \\\n'
+           '  --kv_cache_dtype fp8 --method mtp --num-speculative-tokens 3 \\\n'
+           '  --spec-decode-acceptance-length 2.99 &\n')
+_EVAL = ('run_lm_eval() {\n  local base="http://0.0.0.0:${PORT}/v1/chat/completions"\n'
+         '  lm_eval --model local-chat-completions --apply_chat_template --model_args "base_url=$base"\n}\n')
+
+
+def _with_script(body: str):
+    evidence = world_evidence("scenario5")
+    return run(with_head_file(evidence, SCENARIO5_SCRIPT, "#!/usr/bin/env bash\n" + body), SETTINGS)
+
+
+def test_the_accuracy_evals_chat_template_is_not_the_benchmark_clients():
+    """Real #2611 and the agentic configs of 87 merged PRs: the only chat endpoint the check
+    had found was run_lm_eval's (benchmark_lib.sh), which only the eval-only run calls; with
+    the replay client's lines emptied the config still passed."""
+    eval_only = _EVAL + _SERVER + ('if [ "${EVAL_ONLY}" = "true" ]; then\n  run_lm_eval\nelse\n'
+                                   '  aiperf profile --endpoint /v1/completions\nfi\n')
+    outcome = _with_script(eval_only)
+    assert outcome.status == Status.FAIL and "raw completions" in outcome.reason, outcome
+    # a function nobody calls is never evidence either
+    assert _with_script(_EVAL + _SERVER + "aiperf profile --url x\n").status == Status.FAIL
+    # the same function on the throughput path is
+    assert _with_script(_EVAL + _SERVER + "run_lm_eval\n").status == Status.PASS
+
+
+def test_a_chat_flag_in_a_function_whose_call_is_not_known_is_no_proof():
+    # "$CLIENT" may name any function: whether run_lm_eval runs is not known
+    outcome = _with_script(_EVAL + _SERVER + '"$CLIENT" --port 1\n')
+    assert outcome.status == Status.FAIL, outcome
+    assert "inside the shell function" in outcome.reason and "run_lm_eval" in outcome.reason
+    assert "could not be shown to call" in outcome.reason
+
+
+def test_a_command_variable_extended_with_plus_equals_keeps_the_chat_flag():
+    """benchmark_lib.sh's build_replay_cmd: REPLAY_CMD+=" --endpoint-type chat", more
+    REPLAY_CMD+= lines, then $REPLAY_CMD runs: the flag reaches the client."""
+    built = _SERVER + ('REPLAY_CMD="aiperf profile"\nREPLAY_CMD+=" --endpoint-type chat"\n'
+                       'REPLAY_CMD+=" --streaming"\n$REPLAY_CMD\n')
+    assert _with_script(built).status == Status.PASS
+    # set anew afterwards (not extended): the flag is gone
+    reset = built.replace('REPLAY_CMD+=" --streaming"', 'REPLAY_CMD="aiperf profile --streaming"')
+    assert _with_script(reset).status == Status.FAIL
