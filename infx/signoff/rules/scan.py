@@ -345,10 +345,10 @@ def yaml_sections(text: str, number: int) -> frozenset[tuple[str, ...]] | None:
     (its key or any line of its value), innermost entries only: ``sglang_config:`` /
     ``decode:`` / ``speculative-num-steps: 2`` -> {("sglang_config", "decode",
     "speculative-num-steps")}; two on a line that holds a flow map's ``{a: 1, b: 2}``; empty
-    for a line outside every entry. None when the structure is not plain enough to say where a
-    line belongs: the text does not parse within infx.yamlio's bounds, a key repeats, or a key is
-    not text. The lines of an anchored node belong to every place an alias (or a merge key,
-    ``<<: *x``) uses it."""
+    for a line outside every entry. The lines of an anchored node belong to every place an
+    alias (or a merge key, ``<<: *x``) uses it. None when where the line belongs is not known:
+    the text does not parse within infx.yamlio's bounds, a key is not text, or the line is in an
+    entry a later one of the same key replaces (a loader keeps one of the two)."""
     sections = _yaml_sections(text)
     if sections is None:
         return None
@@ -356,9 +356,9 @@ def yaml_sections(text: str, number: int) -> frozenset[tuple[str, ...]] | None:
 
 
 @lru_cache(maxsize=64)
-def _yaml_sections(text: str) -> dict[int, frozenset[tuple[str, ...]]] | None:
+def _yaml_sections(text: str) -> dict[int, frozenset[tuple[str, ...]] | None] | None:
     try:
-        yamlio.load_text(text, "recipe", unique_keys=True)  # bounds, duplicate keys
+        yamlio.load_text(text, "recipe")  # the bounds (size, nesting, alias expansion)
     except InfxError:
         return None
     root = yamlio.compose(text)
@@ -366,15 +366,22 @@ def _yaml_sections(text: str) -> dict[int, frozenset[tuple[str, ...]]] | None:
         return None
     rows = text.splitlines()
     covering: dict[int, set[tuple[str, ...]]] = {}  # line -> the entries it is part of
+    replaced: set[int] = set()  # lines of an entry a repeated key replaces
+
+    def lines_of(key: yaml.Node, value: yaml.Node) -> range:
+        end = value.end_mark  # where the next token starts: a line of its own, or inside this one
+        last = end.line + (1 if rows[end.line][:end.column].strip() else 0) if end.line < len(rows) else end.line
+        return range(key.start_mark.line + 1, max(last, key.start_mark.line + 1) + 1)
 
     def walk(node: yaml.Node, path: tuple[str, ...]) -> bool:
-        # an aliased node is walked at each place it is used: its lines belong to each of them
-        # (load_text bounded how often); a merge key's mapping belongs to the mapping it is in
+        # an aliased node is walked at each place it is used (load_text bounded how often); a
+        # merge key's mapping belongs to the mapping it is in
         if isinstance(node, yaml.SequenceNode):
             return all(walk(item, path) for item in node.value)
         if not isinstance(node, yaml.MappingNode):
             return True
-        for key, value in node.value:
+        last_of = {key.value: index for index, (key, _) in enumerate(node.value) if isinstance(key, yaml.ScalarNode)}
+        for index, (key, value) in enumerate(node.value):
             if not isinstance(key, yaml.ScalarNode):
                 return False
             if key.tag == "tag:yaml.org,2002:merge":
@@ -382,20 +389,21 @@ def _yaml_sections(text: str) -> dict[int, frozenset[tuple[str, ...]]] | None:
                     return False
                 continue
             here = (*path, key.value)
-            end = value.end_mark  # where the next token starts: a line of its own, or inside this one
-            last = end.line + (1 if rows[end.line][:end.column].strip() else 0) if end.line < len(rows) else end.line
-            for line in range(key.start_mark.line + 1, max(last, key.start_mark.line + 1) + 1):
+            for line in lines_of(key, value):
                 covering.setdefault(line, set()).add(here)
+                if last_of[key.value] != index:
+                    replaced.add(line)
             if not walk(value, here):
                 return False
         return True
 
     if not walk(root, ()):
         return None
-    out = {}
+    out: dict[int, frozenset[tuple[str, ...]] | None] = {}
     for line, paths in covering.items():
         # innermost: no other path on the line extends it
-        out[line] = frozenset(p for p in paths if not any(len(q) > len(p) and q[:len(p)] == p for q in paths))
+        out[line] = None if line in replaced else frozenset(
+            p for p in paths if not any(len(q) > len(p) and q[:len(p)] == p for q in paths))
     return out
 
 

@@ -80,9 +80,10 @@ def test_yaml_sections_follow_the_parsed_structure():
     # an anchored node's lines belong to every place that uses it (an alias, a merge key)
     assert yaml_sections("a: &x {k: 1}\nb: *x\n", 1) == {("a", "k"), ("b", "k")}
     assert yaml_sections("a: &x {k: 1}\nb:\n  <<: *x\n  j: 2\n", 1) == {("a", "k"), ("b", "k")}
-    # where a line belongs is not known: repeated keys, no YAML
-    for unclear in ("a: 1\na: 2\n", "a: [\n"):
-        assert yaml_sections(unclear, 1) is None, unclear
+    # where a line belongs is not known: an entry a repeated key replaces, no YAML
+    assert yaml_sections("a: 1\nb: 2\na: 3\n", 1) is None
+    assert yaml_sections("a: 1\nb: 2\na: 3\n", 3) == {("a",)}
+    assert yaml_sections("a: [\n", 1) is None
 
 
 def test_an_elif_or_else_arm_runs_only_when_every_earlier_condition_failed():
