@@ -18,8 +18,11 @@ from infx.signoff.rules.scan import (
 )
 
 _ALGORITHMS = {"eagle3": "eagle3", "eagle": "mtp", "nextn": "mtp", "mtp": "mtp", "dspark": "dspark"}
-_THINKING = re.compile(r"[\"']?(enable_thinking|thinking_mode|thinking)[\"']?\s*[:=]\s*[\"']?(\w+)",
+# a request's or a chat template's own setting (chat_template_kwargs, --default-chat-template-kwargs)
+_THINKING = re.compile(r"(?<![\w-])[\"']?(enable_thinking|thinking_mode|thinking)[\"']?\s*[:=]\s*[\"']?(\w+)",
                        re.IGNORECASE)
+# a server's default for requests that set none (Dynamo's workers: #2690 sets it to disabled)
+_DEFAULT_THINKING = re.compile(r"(?<![\w-])[\"']?(DYN_DEFAULT_THINKING_MODE)[\"']?\s*[:=]\s*[\"']?(\w+)")
 
 
 @dataclass(frozen=True)
@@ -114,13 +117,15 @@ def draft_variant(config: AffectedConfig, lines: list[Line]) -> str | None:
 
 
 def thinking_mode(config: AffectedConfig, lines: list[Line]) -> str:
-    """``on`` or ``off``: the recipe's setting, else chat-template kwargs; default on."""
+    """``on`` or ``off``: the recipe's setting, else the chat-template kwargs the launch sets,
+    else the server's default for requests that set none; default on."""
     if config.recipe and config.recipe.spec:
         return config.recipe.spec.thinking
-    for line in lines:
-        match = _THINKING.search(line.text)
-        if match:
-            return "off" if match.group(2).lower() in ("false", "disabled", "off", "0") else "on"
+    for pattern in (_THINKING, _DEFAULT_THINKING):
+        for line in lines:
+            match = pattern.search(line.text)
+            if match:
+                return "off" if match.group(2).lower() in ("false", "disabled", "off", "0") else "on"
     return "on"
 
 

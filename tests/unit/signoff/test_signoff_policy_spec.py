@@ -43,6 +43,13 @@ def test_method_variant_and_thinking():
     assert draft_variant(config(), launch) == "gqa"
     assert thinking_mode(config(), launch) == "off"
     assert thinking_mode(config(), lines("serve")) == "on"
+    # a server default (Dynamo's, #2690) governs requests that set nothing; the request's own wins
+    default = lines("    DYN_DEFAULT_THINKING_MODE: disabled")
+    assert thinking_mode(config(), default) == "off"
+    asked = lines("--extra-inputs '{\"chat_template_kwargs\": {\"enable_thinking\": true}}'")
+    assert thinking_mode(config(), default + asked) == "on"
+    # a name that only ends in the word is no setting of it
+    assert thinking_mode(config(), lines("MY_THINKING=off")) == "on"
     assert draft_method(config("x-dspark"), lines("serve")) == "dspark"
 
 
