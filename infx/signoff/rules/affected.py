@@ -423,9 +423,15 @@ def _names_family(path: str, framework: str, prefix: str, sku: str, precision: s
     engine = framework.split("-")[1] if framework.startswith("dynamo-") else framework.split("-")[0]
     prefix_forms = {prefix.lower(), prefix.lower().replace(".", "")}
     precisions = set(re.findall(r"(?<![a-z0-9])(fp4|fp8|bf16|int4|mxfp4|nvfp4)(?![a-z0-9])", lowered))
-    return (any(p and p in lowered for p in prefix_forms) and engine in lowered
-            and sku in lowered and precisions <= {precision.lower()}
+    return (any(p and _word_in(p, lowered) for p in prefix_forms) and engine in lowered
+            and _word_in(sku.lower(), lowered) and precisions <= {precision.lower()}
             and ("agentic" in lowered) == agentic)
+
+
+def _word_in(word: str, text: str) -> bool:
+    """Whether ``word`` is in ``text`` as a whole name: not inside a longer one ("b200" is not
+    in "gb200", "glm5" is not in "glm5.2" nor "glm51")."""
+    return re.search(rf"(?<![a-z0-9.]){re.escape(word)}(?![a-z0-9]|\.\d)", text) is not None
 
 
 def draft_size_zero(config: AffectedConfig) -> bool:

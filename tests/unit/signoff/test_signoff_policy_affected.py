@@ -215,3 +215,18 @@ def test_a_helper_the_pr_adds_is_launch_only_when_the_launch_names_it(bench_addi
     paths = {ln.path for ln in launch_lines(evidence, config) if ln.shared}
     assert (HELPERS + "extra.sh" in paths) is read
     assert bench in paths
+
+
+def test_a_launch_file_is_named_after_a_config_by_whole_names_only():
+    """A GB200 recipe is no B200 config's file, nor a GLM-5.2 script a GLM-5 config's
+    ("b200" is inside "gb200", "glm5" inside "glm5.2")."""
+    from infx.signoff.rules.affected import _names_family
+
+    def names(path: str, prefix: str = "glm5", sku: str = "b200") -> bool:
+        return _names_family(path, "sglang", prefix, sku, "fp4", False)
+
+    assert names("benchmarks/single_node/fixed_seq_len/glm5_fp4_b200_sglang.sh")
+    assert not names("benchmarks/single_node/fixed_seq_len/glm5_fp4_gb200_sglang.sh")
+    assert not names("benchmarks/single_node/fixed_seq_len/glm5.2_fp4_b200_sglang.sh")
+    assert names("benchmarks/single_node/fixed_seq_len/glm5.2_fp4_b200_sglang.sh", prefix="glm5.2")
+    assert names("benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/b200-fp4/x.yaml")
