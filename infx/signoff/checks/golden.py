@@ -99,10 +99,11 @@ def _judge_fixed(evidence: Evidence, config: AffectedConfig, lines) -> str | Non
 def _judge_agentic(evidence: Evidence, reader: PolicyReader, config: AffectedConfig, lines,
                    refs: Callable[[], list[GoldenCurveRef]]) -> str:
     """Each group of rows (a shell variable may pin another AL per concurrency) must pin its
-    golden AL; the first group that does not is the finding."""
+    golden AL; the first group that does not is the finding, the number of others that do not
+    is said after it."""
     where = config_where(evidence, config)
     found = _variants(evidence, config, lines)
-    verdicts = []
+    verdicts, failing = [], []
     launch_runs_spec = runs_spec_decode(lines)
     for variant in found:
         if not runs_spec_decode(list(variant.lines)) and not (config.recipe and config.recipe.spec):
@@ -116,8 +117,12 @@ def _judge_agentic(evidence: Evidence, reader: PolicyReader, config: AffectedCon
         verdict = _judge_variant(reader, config, variant, where, refs, evidence)
         rows = f" ({variant.label()})" if len(found) > 1 else ""
         if not verdict.startswith("ok:"):
-            return verdict.replace(f"{where}: ", f"{where}{rows}: ", 1)
+            failing.append(verdict.replace(f"{where}: ", f"{where}{rows}: ", 1))
+            continue
         verdicts.append(verdict.removeprefix("ok:").replace(f"{where}: ", "", 1) + rows)
+    if failing:  # the first group of rows that fails is the finding; the others are counted
+        more = len(failing) - 1
+        return failing[0] + (f" (and {more} other group{'s' if more > 1 else ''} of rows)" if more else "")
     return f"ok:{where}: " + ("; ".join(verdicts) or "no row's lane runs speculative decoding")
 
 

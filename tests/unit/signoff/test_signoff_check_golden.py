@@ -172,6 +172,14 @@ def test_a_variable_branch_with_a_wrong_value_fails_naming_its_rows():
     assert f"SPEC_AL=2.50 at {GLM_SCRIPT}:7" in outcome.reason
 
 
+def test_every_failing_group_of_rows_is_counted_after_the_first():
+    outcome = run(_per_conc("3.00", "2.50"), SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "(rows with CONC=1)" in outcome.reason and "pins AL 3.00" in outcome.reason
+    assert outcome.reason.endswith("(and 1 other group of rows)"), outcome.reason
+    assert "and 1 other group" not in run(_per_conc("3.33", "2.50"), SETTINGS).reason
+
+
 def test_a_branch_no_row_decides_must_pass_both_ways():
     # the condition tests something no row sets: each side is a variant on its own
     evidence = _per_conc("3.33", "2.99")
