@@ -387,7 +387,9 @@ def option_calls(texts: Mapping[str, str | None], lines: Iterable[Line]) -> froz
 def _calls_in(path: str, text: str, function: str) -> tuple[tuple[int, tuple[str, ...] | None], ...]:
     """(line, arguments as written, or None when unreadable or too many) of every call of
     ``function`` in the file, outside the function's own body; read once per file."""
-    pattern = re.compile(rf"(?:^\s*|[;&|]\s*|\b(?:then|do|else)\s+){_PREFIXES}{re.escape(function)}(?:\s+(.*))?$")
+    # the name, then its words or the operator that ends the command (``f; rc=$?``, ``f && g``)
+    pattern = re.compile(rf"(?:^\s*|[;&|]\s*|\b(?:then|do|else)\s+){_PREFIXES}{re.escape(function)}"
+                         r"(?:\s*[;&|)].*|\s+(.*))?$")
     named = re.compile(rf"(?<![\w$-]){re.escape(function)}(?![\w-])")
     inside = [(first, last) for name, first, last in function_spans(text) if name == function]
     data = data_lines(text)  # a heredoc's or inline program's text calls nothing

@@ -102,6 +102,10 @@ def test_calls_in_functions_count_only_when_the_launch_runs_those_functions():
     # a dead function's call does not count against the live ones either
     assert _calls_of_script("spare() {\n  f\n}\nf --chat\n") == [("--chat",)]
 
+    # a call the command's operator ends (real #2533: ``run_bench_and_eval; BENCH_RC=$?``)
+    assert _calls_of_script(runner + "run; rc=$?\n") == [("--chat",)]
+    assert _calls_of_script(runner + "run && echo ok\n") == [("--chat",)]
+
 
 def test_calls_in_functions_whose_running_is_not_known_are_unknown():
     runner = "run() {\n  f --chat\n}\n"
