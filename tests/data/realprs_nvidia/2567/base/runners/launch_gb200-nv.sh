@@ -156,108 +156,108 @@ source "$(dirname "${BASH_SOURCE[0]}")/slurm_utils.sh"
 
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
+if [[ $FRAMEWORK == "dynamo-sglang" ]]; then
+    export CONFIG_DIR="/mnt/lustre01/artifacts/sglang-configs/1k1k"
+    if [[ $MODEL_PREFIX == "dsr1" && $PRECISION == "fp8" ]]; then
+        export MODEL_PATH="/mnt/lustre01/models/deepseek-r1-0528"
+        export SRT_SLURM_MODEL_PREFIX="dsr1-fp8"
+    elif [[ $MODEL_PREFIX == "dsr1" && $PRECISION == "fp4" ]]; then
+        export MODEL_PATH="/mnt/lustre01/models/deepseek-r1-0528-fp4-v2/"
+        export SRT_SLURM_MODEL_PREFIX="dsr1-fp4"
+    elif [[ $MODEL_PREFIX == "dsv4" && $PRECISION == "fp4" ]]; then
+        # Lustre-resident weights staged on the GB200 external cluster.
+        # SRT_SLURM_MODEL_PREFIX matches the model.path alias in our
+        # DSV4 sglang recipes.
+        export MODEL_PATH="/mnt/lustre01/models/deepseek-v4-pro"
+        export SRT_SLURM_MODEL_PREFIX="deepseek-v4-pro"
+    elif [[ $MODEL_PREFIX == "glm5.1" && $PRECISION == "fp4" ]]; then
+        # SRT_SLURM_MODEL_PREFIX matches the model.path alias ("glm-5-fp4")
+        # in our GLM-5.1 sglang recipes.
+        export MODEL_PATH="/mnt/lustre01/models/GLM-5.1-NVFP4"
+        export SRT_SLURM_MODEL_PREFIX="glm-5-fp4"
+    elif [[ $MODEL_PREFIX == "qwen3.5" && $PRECISION == "fp8" ]]; then
+        export MODEL_PATH="/mnt/lustre01/models/Qwen3.5-397B-A17B-FP8"
+        export SRT_SLURM_MODEL_PREFIX="qwen3.5-fp8"
+    elif [[ $MODEL_PREFIX == "qwen3.5" && $PRECISION == "fp4" ]]; then
+        export MODEL_PATH="/mnt/lustre01/models/Qwen3.5-397B-A17B-NVFP4-V2"
+        export SRT_SLURM_MODEL_PREFIX="qwen3.5-fp4"
+    elif [[ $MODEL_PREFIX == "glm5.1" && $PRECISION == "fp4" ]]; then
+        # SRT_SLURM_MODEL_PREFIX matches the model.path alias ("glm-5-fp4")
+        # in our GLM-5.1 sglang recipes.
+        export MODEL_PATH="/mnt/lustre01/models/GLM-5.1-NVFP4"
+        export SRT_SLURM_MODEL_PREFIX="glm-5-fp4"
+    elif [[ $MODEL_PREFIX == "glm5.1" && $PRECISION == "fp8" ]]; then
+        # SRT_SLURM_MODEL_PREFIX matches the model.path alias ("glm-5.1-fp8")
+        # in our GLM-5.1 sglang recipes.
+        export MODEL_PATH="/mnt/lustre01/models/GLM-5.1-FP8"
+        export SRT_SLURM_MODEL_PREFIX="glm-5.1-fp8"
+    else
+        export MODEL_PATH=$MODEL
+    fi
+elif [[ $FRAMEWORK == "dynamo-trt" ]]; then
+    if [[ $MODEL_PREFIX == "gptoss" ]]; then
+        export MODEL_PATH="/mnt/lustre01/models/gpt-oss-120b"
+        export SERVED_MODEL_NAME="gpt-oss-120b"
+    elif [[ $MODEL_PREFIX == "dsr1" && $PRECISION == "fp4" ]]; then
+        export MODEL_PATH="/mnt/numa1/models/DeepSeek-R1-0528-NVFP4-v2"
+        export SERVED_MODEL_NAME="deepseek-r1-fp4"
+        export SRT_SLURM_MODEL_PREFIX="dsr1"
+    elif [[ $MODEL_PREFIX == "dsr1" && $PRECISION == "fp8" ]]; then
+        export MODEL_PATH="/mnt/numa1/models/DeepSeek-R1-0528"
+        export SERVED_MODEL_NAME="deepseek-r1-fp8"
+        export SRT_SLURM_MODEL_PREFIX="dsr1-fp8"
+    elif [[ $MODEL_PREFIX == "kimik2.5" && $PRECISION == "fp4" ]]; then
+        export MODEL_PATH="/mnt/lustre01/models/kimi-k2.5-nvfp4"
+        export SERVED_MODEL_NAME="kimi-k2.5-nvfp4"
+        export SRT_SLURM_MODEL_PREFIX="nvidia/Kimi-K2.5-NVFP4"
+    elif [[ $MODEL_PREFIX == "glm5" && $PRECISION == "fp4" ]]; then
+        # SRT_SLURM_MODEL_PREFIX matches the model.path alias
+        # ("nvidia/GLM-5-NVFP4") in the upstream GLM5 trtllm_dynamo recipes.
+        export MODEL_PATH="/mnt/lustre01/slurm-shared/glm-model/GLM-5-NVFP4"
+        export SERVED_MODEL_NAME="glm-5-nvfp4"
+        export SRT_SLURM_MODEL_PREFIX="nvidia/GLM-5-NVFP4"
+    else
+        echo "Unsupported model prefix: $MODEL_PREFIX. Supported prefixes are: gptoss, dsr1, kimik2.5, or glm5"
+        exit 1
+    fi
+elif [[ $FRAMEWORK == "dynamo-vllm" ]]; then
+    if [[ $MODEL_PREFIX == "kimik2.5" && $PRECISION == "fp4" ]]; then
+        export MODEL_PATH="/mnt/lustre01/models/kimi-k2.5-nvfp4"
+        export SRT_SLURM_MODEL_PREFIX="kimi-k2.5-nvfp4"
+    elif [[ $MODEL_PREFIX == "kimik3" && $PRECISION == "fp4" ]]; then
+        # Load Kimi K3 from node-local NVMe for faster startup. The checkpoint
+        # must be pre-staged at this exact path on every allocated GB200 node.
+        # This alias matches model.path in the checked-in AgentX recipes.
+        export MODEL_PATH="/mnt/numa1/models/Kimi-K3"
+        export SRT_SLURM_MODEL_PREFIX="kimi-k3"
+    elif [[ $MODEL_PREFIX == "dsv4" && $PRECISION == "fp4" ]]; then
+        # FP4 checkpoint on compute-visible Lustre (the /mnt/numa1 path is gone
+        # on watchtower compute nodes). Use the base DeepSeek-V4-Pro checkpoint,
+        # NOT the -NVFP4 re-quant: the recipe's served identity is plain
+        # deepseek-ai/DeepSeek-V4-Pro and the pinned v0.20.1 container's
+        # deepseek_v4 loader doesn't define the NVFP4 export's extra quant
+        # params (e.g. ffn.experts.w13_input_scale), which KeyErrors at load.
+        # The lowercase Lustre sibling is the FP8 checkpoint, so name the
+        # CamelCase FP4 path explicitly (Linux is case-sensitive).
+        export MODEL_PATH="/mnt/lustre01/models/DeepSeek-V4-Pro"
+        export SRT_SLURM_MODEL_PREFIX="deepseek-v4-pro"
+        MODEL_PATHS_EXTRA='  "deepseek-v4-pro-mxfp4": "/mnt/lustre01/models/DeepSeek-V4-Pro"'
+    elif [[ $MODEL_PREFIX == "minimaxm2.5" && $PRECISION == "fp4" ]]; then
+        export MODEL_PATH="/mnt/lustre01/models/MiniMax-M2.5-NVFP4"
+        export SRT_SLURM_MODEL_PREFIX="minimax-m2.5-nvfp4"
+    elif [[ $MODEL_PREFIX == "minimaxm2.5" && $PRECISION == "fp8" ]]; then
+        export MODEL_PATH="/mnt/lustre01/models/MiniMax-M2.5"
+        export SRT_SLURM_MODEL_PREFIX="minimax-m2.5-fp8"
+    elif [[ $MODEL_PREFIX == "minimaxm3" && $PRECISION == "fp8" ]]; then
+        export MODEL_PATH="/mnt/lustre01/models/MiniMax-M3-MXFP8"
+        export SRT_SLURM_MODEL_PREFIX="minimax-m3-mxfp8"
+    else
+        echo "Unsupported model prefix/precision combination: $MODEL_PREFIX/$PRECISION. Supported combinations for dynamo-vllm: kimik2.5/fp4, kimik3/fp4, dsv4/fp4, minimaxm2.5/fp4, minimaxm2.5/fp8, minimaxm3/fp8"
+        exit 1
+    fi
+else
+    export MODEL_PATH=$MODEL
+fi
 
 
 
@@ -556,42 +556,42 @@ fi
 
 
 
+cat > srtslurm.yaml <<EOF
+# SRT SLURM Configuration for GB200
 
+# Default SLURM settings
+default_account: "${SLURM_ACCOUNT}"
+default_partition: "${SLURM_PARTITION}"
+default_time_limit: "6:00:00"
 
+# Resource defaults
+gpus_per_node: 4
+network_interface: ""
 
+# Path to srtctl repo root (where the configs live)
+srtctl_root: "${SRTCTL_ROOT}"
 
+# Model path aliases
+model_paths:
+  "${SRT_SLURM_MODEL_PREFIX}": "${MODEL_PATH}"
+${MODEL_PATHS_EXTRA}
+containers:
+  dynamo-trtllm: ${SQUASH_FILE}
+  dynamo-sglang: ${SQUASH_FILE}
+  "${IMAGE}": ${SQUASH_FILE}
+  nginx-sqsh: ${NGINX_SQUASH_FILE}
+# srtctl defaults this to true, which adds #SBATCH --segment=<total_nodes>.
+# On watchtower the whole batch partition (blue-cn01-18) is a single NVL72
+# rack, so segment contiguity buys nothing for MNNVL — but it DOES make
+# jobs unschedulable when the partition is fragmented: Slurm backfills a
+# non-contiguous node set, fails segment placement at start, and the job
+# dies with "CANCELLED Reason=Resources" at RunTime=0 (hit by the first
+# gb200 agentic run, job 18582). Mirror launch_gb300-nv.sh and disable.
+use_segment_sbatch_directive: false
+${DEFAULT_MOUNTS_BLOCK}
+EOF
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
+# Appended via sed so non-power lanes' generated yaml stays byte-identical.
 
 
 

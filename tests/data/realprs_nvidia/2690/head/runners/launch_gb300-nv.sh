@@ -37,73 +37,6 @@ export SBATCH_PARTITION="$SLURM_PARTITION"
 
 
 
-if [[ $MODEL_PREFIX == "dsr1" && $PRECISION == "fp4" ]]; then
-    export SERVED_MODEL_NAME="deepseek-r1-fp4"
-    export MODEL_PATH=/scratch/models/DeepSeek-R1-0528-NVFP4-v2
-    export SRT_SLURM_MODEL_PREFIX="dsr1"
-elif [[ $MODEL_PREFIX == "dsr1" && $PRECISION == "fp8" ]]; then
-    export SERVED_MODEL_NAME="deepseek-r1-fp8"
-    export MODEL_PATH=/scratch/models/DeepSeek-R1-0528
-    export SRT_SLURM_MODEL_PREFIX="dsr1-fp8"
-elif [[ $MODEL_PREFIX == "dsv4" && $PRECISION == "fp4" ]]; then
-    # Use the node-local /scratch SSD for the 806 GB DSv4-Pro
-    # checkpoint. Faster than the Vast NFS path, but this dir only
-    # exists on compute nodes — the GHA runner pod's view does NOT
-    # have /scratch/models, so srtctl preflight (which stats the path
-    # from the runner pod) may fail with "Model alias resolved to
-    # /scratch/models/DeepSeek-V4-Pro, but that path is unavailable."
-    # If that happens, the next step is either to (a) patch srt-slurm
-    # to add a skip_model_preflight recipe field, or (b) stub a
-    # symlink on the runner pod that points at the NFS copy.
-    export MODEL_PATH=/scratch/models/DeepSeek-V4-Pro
-    export SRT_SLURM_MODEL_PREFIX="deepseek-v4-pro"
-elif [[ $MODEL_PREFIX == "glm5" && $PRECISION == "fp4" && $FRAMEWORK == "dynamo-trt" ]]; then
-    export SERVED_MODEL_NAME="glm-5-nvfp4"
-    export MODEL_PATH=/scratch/models/GLM-5-NVFP4
-    export SRT_SLURM_MODEL_PREFIX="nvidia/GLM-5-NVFP4"
-elif [[ $MODEL_PREFIX == "glm5.1" && $PRECISION == "fp4" ]]; then
-    # SRT_SLURM_MODEL_PREFIX matches the model.path alias ("glm-5-fp4")
-    # in our GLM-5.1 sglang recipes.
-    export MODEL_PATH=/scratch/models/GLM-5.1-NVFP4
-    export SRT_SLURM_MODEL_PREFIX="glm-5-fp4"
-elif [[ $MODEL_PREFIX == "glm5.2" && $PRECISION == "fp4" ]]; then
-    export MODEL_PATH=/scratch/models/GLM-5.2-NVFP4
-    export SRT_SLURM_MODEL_PREFIX="glm-5.2-fp4"
-elif [[ $MODEL_PREFIX == "glm5" && $PRECISION == "fp4" ]]; then
-    export MODEL_PATH=/scratch/models/GLM-5-NVFP4
-    export SRT_SLURM_MODEL_PREFIX="glm-5-fp4"
-elif [[ $MODEL_PREFIX == "glm5" && $PRECISION == "fp8" ]]; then
-    export MODEL_PATH=/scratch/models/GLM-5-FP8
-    export SRT_SLURM_MODEL_PREFIX="glm-5-fp8"
-elif [[ $MODEL_PREFIX == "minimaxm2.5" && $PRECISION == "fp4" ]]; then
-    export MODEL_PATH=/data/models/MiniMax-M2.5-NVFP4
-    export SRT_SLURM_MODEL_PREFIX="minimax-m2.5-nvfp4"
-elif [[ $MODEL_PREFIX == "minimaxm2.5" && $PRECISION == "fp8" ]]; then
-    export MODEL_PATH=/data/models/MiniMax-M2.5
-    export SRT_SLURM_MODEL_PREFIX="minimax-m2.5-fp8"
-elif [[ $MODEL_PREFIX == "minimaxm3" && $PRECISION == "fp8" ]]; then
-    export MODEL_PATH=/data/models/MiniMax-M3-MXFP8
-    export SRT_SLURM_MODEL_PREFIX="minimax-m3-mxfp8"
-elif [[ $MODEL_PREFIX == "kimik2.5" && $PRECISION == "fp4" ]]; then
-    export MODEL_PATH=/scratch/models/Kimi-K2.5-NVFP4
-    export SRT_SLURM_MODEL_PREFIX="nvidia/Kimi-K2.5-NVFP4"
-elif [[ $MODEL_PREFIX == "kimik3" && $PRECISION == "fp4" ]]; then
-    export MODEL_PATH=/scratch/models/Kimi-K3
-    export SRT_SLURM_MODEL_PREFIX="moonshotai/Kimi-K3"
-elif [[ $MODEL_PREFIX == "qwen3.5" && $PRECISION == "fp4" ]]; then
-    # SRT_SLURM_MODEL_PREFIX must match the model.path alias used in our
-    # Qwen3.5 sglang recipes (qwen3.5-fp4).
-    export MODEL_PATH=/scratch/models/Qwen3.5-397B-A17B-NVFP4-V2
-    export SRT_SLURM_MODEL_PREFIX="qwen3.5-fp4"
-elif [[ $MODEL_PREFIX == "qwen3.5" && $PRECISION == "fp8" ]]; then
-    # SRT_SLURM_MODEL_PREFIX must match the model.path alias used in our
-    # Qwen3.5 sglang recipes (qwen3.5-fp8).
-    export MODEL_PATH=/scratch/models/Qwen3.5-397B-A17B-FP8
-    export SRT_SLURM_MODEL_PREFIX="qwen3.5-fp8"
-else
-    echo "Unsupported model: $MODEL_PREFIX-$PRECISION. Supported models are: dsr1-fp4, dsr1-fp8, dsv4-fp4, glm5-fp4, glm5-fp8, glm5.2-fp4, minimaxm2.5-fp4, minimaxm2.5-fp8, kimik2.5-fp4, kimik3-fp4, qwen3.5-fp4, qwen3.5-fp8"
-    exit 1
-fi
 
 
 
@@ -146,20 +79,6 @@ fi
 
 
 
-if [[ -n "$CONFIG_FILE" && -f "$_RECIPE_SRC" ]] && awk '
-    /^telemetry:/ { t = 1; next }
-    t && /^[^ ]/  { t = 0 }
-    t && /^  provider: dcgm-power$/ { p = 1 }
-    t && /^  enabled: true$/        { e = 1 }
-    END { exit !(p && e) }
-' "$_RECIPE_SRC"; then
-    USES_DCGM_POWER=1
-fi
-
-# Note (wenyao): the producer pin follows the srt-slurm main lineage that the
-# dynamo-sglang lanes run on (fp8 validated end-to-end, fp4 recipes
-# parse-verified against the pin); other frameworks clone diverging refs
-# (aflowers branch, sa-submission), so fail fast for them instead.
 
 
 
@@ -171,18 +90,99 @@ fi
 
 
 
-if [[ "$USES_DCGM_POWER" == "1" ]]; then
-    DCGM_EXPORTER_IMAGE="nvcr.io/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless"
-    DCGM_EXPORTER_SQSH="/data/home/sa-shared/gharunners/squash/$(echo "$DCGM_EXPORTER_IMAGE" | sed 's/[\/:@#]/_/g').sqsh"
-    # Note (wenyao): import_squash treats an existing unsquashfs-valid file
-    # as a cache hit but does not re-validate a fresh import, so check
-    # explicitly — on a compute node, like the import itself (login node is
-    # x86, nodes aarch64).
-    import_squash "$DCGM_EXPORTER_SQSH" "$DCGM_EXPORTER_IMAGE"
-    test -r "$DCGM_EXPORTER_SQSH" || { echo "Error: DCGM exporter squash not readable: $DCGM_EXPORTER_SQSH" >&2; exit 1; }
-    srun --partition=$SLURM_PARTITION --exclusive --time=30 bash -c "unsquashfs -l \"$DCGM_EXPORTER_SQSH\" > /dev/null" || { echo "Error: DCGM exporter squash invalid: $DCGM_EXPORTER_SQSH" >&2; exit 1; }
-    sha256sum "$DCGM_EXPORTER_SQSH" > "$GITHUB_WORKSPACE/exporter-image.sha256"
-fi
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -515,10 +515,10 @@ EOF
 
 
 
-
-
-
-
+SRTCTL_APPLY_ARGS=(
+    -f "$CONFIG_FILE"
+    --tags "gb300,${MODEL_PREFIX},${PRECISION},${ISL}x${OSL},infmax-$(date +%Y%m%d)"
+)
 
 
 

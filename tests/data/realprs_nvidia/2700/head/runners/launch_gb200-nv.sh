@@ -292,12 +292,33 @@ source "$(dirname "${BASH_SOURCE[0]}")/slurm_utils.sh"
 
 
 
+if [[ -n "$CONFIG_FILE" && -f "$_RECIPE_SRC" ]] && awk '
+    /^telemetry:/ { t = 1; next }
+    t && /^[^ ]/  { t = 0 }
+    t && /^  provider: dcgm-power$/ { p = 1 }
+    t && /^  enabled: true$/        { e = 1 }
+    END { exit !(p && e) }
+' "$_RECIPE_SRC"; then
+    USES_DCGM_POWER=1
+fi
 
+# Note (wenyao): the producer pin follows the srt-slurm main lineage that the
+# dynamo-sglang lanes run on (fp8 validated end-to-end, fp4 recipes
+# parse-verified against the pin); other frameworks clone diverging refs
+# (aflowers branch, sa-submission), so fail fast for them instead.
 
 
 
 
 
+if [[ "$USES_DCGM_POWER" == "1" ]]; then
+    DCGM_EXPORTER_IMAGE="nvcr.io/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless"
+    DCGM_EXPORTER_SQSH="${SQUASH_DIR}/$(echo "$DCGM_EXPORTER_IMAGE" | sed 's/[\/:@#]/_/g').sqsh"
+    import_squash "$DCGM_EXPORTER_SQSH" "$DCGM_EXPORTER_IMAGE"
+    test -r "$DCGM_EXPORTER_SQSH" || { echo "Error: DCGM exporter squash not readable: $DCGM_EXPORTER_SQSH" >&2; exit 1; }
+    unsquashfs -l "$DCGM_EXPORTER_SQSH" > /dev/null || { echo "Error: DCGM exporter squash invalid: $DCGM_EXPORTER_SQSH" >&2; exit 1; }
+    sha256sum "$DCGM_EXPORTER_SQSH" > "$GITHUB_WORKSPACE/exporter-image.sha256"
+fi
 
 
 
@@ -367,32 +388,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/slurm_utils.sh"
 
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
+if uses_watchtower_shared_fs; then
+    SHARED_BASE="/mnt/lustre01/users-public/sa-shared/gha-runs"
+    RUN_KEY="${GITHUB_RUN_ID}-${GITHUB_RUN_ATTEMPT}-${RUNNER_NAME}-$$"
+    SRT_REPO_DIR="${SHARED_BASE}/srt-slurm-${RUN_KEY}"
+fi
 
 
 
@@ -609,42 +609,42 @@ fi
 
 
 
-cat > srtslurm.yaml <<EOF
-# SRT SLURM Configuration for GB200
 
-# Default SLURM settings
-default_account: "${SLURM_ACCOUNT}"
-default_partition: "${SLURM_PARTITION}"
-default_time_limit: "6:00:00"
 
-# Resource defaults
-gpus_per_node: 4
-network_interface: ""
 
-# Path to srtctl repo root (where the configs live)
-srtctl_root: "${SRTCTL_ROOT}"
 
-# Model path aliases
-model_paths:
-  "${SRT_SLURM_MODEL_PREFIX}": "${MODEL_PATH}"
-${MODEL_PATHS_EXTRA}
-containers:
-  dynamo-trtllm: ${SQUASH_FILE}
-  dynamo-sglang: ${SQUASH_FILE}
-  "${IMAGE}": ${SQUASH_FILE}
-  nginx-sqsh: ${NGINX_SQUASH_FILE}
-# srtctl defaults this to true, which adds #SBATCH --segment=<total_nodes>.
-# On watchtower the whole batch partition (blue-cn01-18) is a single NVL72
-# rack, so segment contiguity buys nothing for MNNVL — but it DOES make
-# jobs unschedulable when the partition is fragmented: Slurm backfills a
-# non-contiguous node set, fails segment placement at start, and the job
-# dies with "CANCELLED Reason=Resources" at RunTime=0 (hit by the first
-# gb200 agentic run, job 18582). Mirror launch_gb300-nv.sh and disable.
-use_segment_sbatch_directive: false
-${DEFAULT_MOUNTS_BLOCK}
-EOF
 
-# Appended via sed so non-power lanes' generated yaml stays byte-identical.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -724,14 +724,14 @@ python3 "$GITHUB_WORKSPACE/runners/inject_synthetic_acceptance.py" "$CONFIG_PATH
 
 
 
-SRTCTL_APPLY_ARGS=(
-    "${PREFLIGHT_ARGS[@]}"
-    # Pass the full CONFIG_FILE (not the stripped CONFIG_PATH): srtctl needs the
-    # ":zip_override_...[i]" selector to pick the recipe block. For plain-file
-    # recipes CONFIG_FILE == CONFIG_PATH, so this is a no-op for them.
-    -f "$CONFIG_FILE"
-    --tags "gb200,${MODEL_PREFIX},${PRECISION},${ISL}x${OSL},infmax-$(date +%Y%m%d)"
-)
+
+
+
+
+
+
+
+
 
 
 
