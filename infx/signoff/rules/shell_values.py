@@ -156,6 +156,7 @@ def _own_default(assignment: Assignment) -> bool:
                 and "$" not in match.group(2))
 
 
+@lru_cache(maxsize=4096)
 def splits_nodes(predicate: str) -> bool:
     """Whether a condition tests only a node's place in a multi-node job (NODE_ROLE_VARIABLES): it
     splits a script between nodes that all run in every row, so it is no variant of the row."""
@@ -302,8 +303,7 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
     relevant = [a for a in sets if a.name in referenced
                 and last_use.get((a.line.path, a.name), 0) > (a.line.number or 0)]
     base = branch or Branch(eval_only=False, spec=True)
-    out: dict[tuple[tuple[Line, ...], tuple[tuple[str, bool], ...]],
-              tuple[list[str], tuple[Assignment, ...], tuple[tuple[str, int | None, str], ...]]] = {}
+    out: dict[int, tuple[list[str], tuple[Assignment, ...], tuple[tuple[str, int | None, str], ...]]] = {}
     predicates = list(dict.fromkeys(g.predicate for a in relevant for g in a.guards
                                     if not splits_nodes(g.predicate)))
     names = {a.name for a in relevant} | settings
@@ -317,7 +317,8 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
     # does not make the value unknown): rows resolve alike only when they decide these alike
     write_predicates = _write_predicates(lines, texts, referenced)
     seen: dict[tuple, tuple] = {}
-    kept: dict[tuple, tuple[Line, ...]] = {}  # the lines rows run, per run_key
+    kept: dict[tuple, int] = {}  # run_key -> the number of the variant its rows make
+    numbered: dict[tuple[tuple[Line, ...], tuple[tuple[str, bool], ...]], int] = {}  # (lines, assumed) -> number
     specs: dict[tuple, set[str]] = {}  # the lanes' spec-decoding of each variant's rows
     rows_run = row_variables(entry) or [{"EVAL_ONLY": "false"}]
     recipes = {path for row in rows_run for path in (_row_recipe(row, False), _row_recipe(row, True)) if path}
@@ -348,20 +349,23 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
             run_key = (slot, line_decided, own)
             if run_key not in kept:
                 skip = not_run(row_branch, dict(zip(line_predicates, line_decided, strict=True)))
-                kept[run_key] = tuple(
+                ran = tuple(
                     ln for i, ln in enumerate(resolved) if i not in skip
                     # a row runs its own srt-slurm recipe, not its siblings'
                     and (not recipes or ln.path not in recipes or ln.path == own)
                     and _row_setting(ln, row))
-            resolved = kept[run_key]
+                # rows running the same lines under the same assumptions are one variant; the
+                # (long) tuple is hashed once per run_key, each row then finds its variant by number
+                kept[run_key] = numbered.setdefault((ran, tuple(assumed.items())), len(numbered))
+            number = kept[run_key]
             deciding = _deciding(relevant, row, row_branch, referenced & settings, same, line_predicates)
-            key = (resolved, tuple(assumed.items()))
-            rows, _, _ = out.setdefault(key, ([], used, origins))
+            rows, _, _ = out.setdefault(number, ([], used, origins))
             if deciding not in rows:
                 rows.append(deciding)
-            specs.setdefault(key, set()).add(row.get("SPEC_DECODING") or "none")
-    return [Variant(tuple(r for r in rows if r), resolved, used, assumed, origins, tuple(sorted(specs[key])))
-            for key, (rows, used, origins) in out.items() for resolved, assumed in [key]]
+            specs.setdefault(number, set()).add(row.get("SPEC_DECODING") or "none")
+    keys = {number: key for key, number in numbered.items()}
+    return [Variant(tuple(r for r in rows if r), resolved, used, assumed, origins, tuple(sorted(specs[number])))
+            for number, (rows, used, origins) in out.items() for resolved, assumed in [keys[number]]]
 
 
 def _row_setting(line: Line, row: Mapping[str, str]) -> bool:
@@ -683,17 +687,20 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
     # a line under a condition this row decides false (by its own variables, or by the values
     # the script gives its variables where the condition is tested) does not run in its rows
     script_answers: dict[tuple, bool | None] = {}
+    by_guards: dict[tuple[str, tuple[Guard, ...]], list[int]] = {}
+    for index, guards in (guarded or {}).items():
+        by_guards.setdefault((lines[index].path, guards), []).append(index)
 
     def not_run(row_branch: Branch, decided: Mapping[str, bool | None]) -> frozenset[int]:
         """The indexes of the lines a row with ``row_branch`` (one of this slot's) does not run:
         under a condition it decides false (``decided``: its own decision of each line
         condition), or one the values the script gives its variables where the condition is
         tested decide false."""
-        found = set()
-        for index, guards in (guarded or {}).items():
-            line = lines[index]
+        found: set[int] = set()
+        for (path, guards), indexes in by_guards.items():
+            line = lines[indexes[0]]  # the lines under the same conditions in a file run together
             if _holds(Assignment("", "", line, guards), row_branch, {}, decided=decided) is False:
-                found.add(index)  # the row's own variables decide a condition false
+                found.update(indexes)  # the row's own variables decide a condition false
                 continue
             open_guards = tuple(g for g in guards if splits_nodes(g.predicate) or decided[g.predicate] is None)
             tested = {n for g in open_guards for n in _PREDICATE_REF.findall(g.predicate)}
@@ -701,14 +708,14 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
                 continue
             # the answer depends on the slot's values and the row's own values of the names the
             # conditions test: rows alike in those share it
-            key = (index, tuple(sorted((n, v) for n, v in row_branch.values.items() if n in tested)))
+            key = (path, guards, tuple(sorted((n, v) for n, v in row_branch.values.items() if n in tested)))
             if key not in script_answers:
                 pseudo = Assignment("", "", line, open_guards)
                 script_answers[key] = _holds(
                     pseudo, row_branch, assumed, lambda guard, pseudo=pseudo: script_values(guard, pseudo, row_branch),
                     decided=decided)
             if script_answers[key] is False:
-                found.add(index)
+                found.update(indexes)
         return frozenset(found)
 
     return tuple(out), tuple(used), tuple(origins), not_run

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from infx.plan.launch_graph import is_recipe, lane_spec
 from infx.signoff.rules.affected import AffectedConfig
@@ -49,12 +50,10 @@ def draft_length(engine: str, lines: list[Line], texts: Mapping[str, str | None]
     disaggregated srt-slurm recipe (``texts`` given) the decode workers' setting wins: they
     generate the tokens whose acceptance the benchmark measures, and a prefill side may draft
     fewer (#2642: prefill 1, decode 2)."""
-    flags = {"vllm": ("num_speculative_tokens",), "sglang": ("--speculative-num-steps",),
-             "atom": ("--num-speculative-tokens",),
-             "trt": ("max_draft_len", "--max-draft-len", "num_nextn_predict_layers")}
-    ordered = flags.get(engine, ()) + tuple(f for fs in flags.values() for f in fs)
+    ordered = _DRAFT_FLAGS.get(engine, ()) + tuple(f for fs in _DRAFT_FLAGS.values() for f in fs)
+    named = [(line, given) for line in lines if (given := _draft_settings(line.text))]
     for flag in ordered:
-        found = [(line, value) for line in lines for value in flag_values(line.text, flag)]
+        found = [(line, value) for line, given in named for f, value in given if f == flag]
         readable = [(line, int(number)) for line, value in found if (number := first_number(value)) is not None]
         if not readable:
             continue
@@ -70,6 +69,19 @@ def draft_length(engine: str, lines: list[Line], texts: Mapping[str, str | None]
                 decode.append(int(number))
         return (decode or [k for _, k in readable])[0]
     return None
+
+
+_DRAFT_FLAGS = {"vllm": ("num_speculative_tokens",), "sglang": ("--speculative-num-steps",),
+                "atom": ("--num-speculative-tokens",),
+                "trt": ("max_draft_len", "--max-draft-len", "num_nextn_predict_layers")}
+
+
+@lru_cache(maxsize=65536)
+def _draft_settings(text: str) -> tuple[tuple[str, str], ...]:
+    """(flag, value) of every draft-length flag a line gives (each variant of a config asks
+    this of the same lines)."""
+    return tuple((flag, value) for flags in _DRAFT_FLAGS.values() for flag in flags
+                 for value in flag_values(text, flag))
 
 
 def _decode_side(line: Line, texts: Mapping[str, str | None] | None) -> bool | None:
@@ -131,18 +143,35 @@ def thinking_mode(config: AffectedConfig, lines: list[Line]) -> str:
 
 def acceptance_readings(lines: list[Line], k: int | None) -> list[Reading]:
     """Every synthetic acceptance setting in the launch, as an AL (TRT +1, ATOM rate -> AL)."""
-    readings: list[Reading] = []
-    for line in lines:
-        for name, value in env_settings(line.text):
-            number = first_number(value)
-            if number is None:
-                continue
-            if name == "SGLANG_SIMULATE_ACC_LEN":
-                readings.append(Reading(number, line, f"{name}={value}"))
-            elif name == "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS":
-                readings.append(Reading(number + 1, line, f"{name}={value}"))
-        readings += _flag_readings(line, k)
-    return readings
+    return [Reading(al, line, spelling) for line in lines for al, spelling in _line_readings(line.text, k)]
+
+
+@lru_cache(maxsize=65536)
+def _line_readings(text: str, k: int | None) -> tuple[tuple[float, str], ...]:
+    """(AL, spelling) of each acceptance setting in one line (each variant of a config asks
+    this of the same lines)."""
+    found: list[tuple[float, str]] = []
+    for name, value in env_settings(text):
+        number = first_number(value)
+        if number is None:
+            continue
+        if name == "SGLANG_SIMULATE_ACC_LEN":
+            found.append((number, f"{name}={value}"))
+        elif name == "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS":
+            found.append((number + 1, f"{name}={value}"))
+    for value in flag_values(text, "synthetic_acceptance_length"):
+        number = first_number(value)
+        if number is not None:
+            found.append((number, f"synthetic_acceptance_length={value}"))
+    for value in flag_values(text, "--spec-decode-acceptance-length"):
+        number = first_number(value)
+        if number is not None:
+            found.append((number, f"--spec-decode-acceptance-length {value}"))
+    for value in flag_values(text, "--spec-decode-acceptance-rate"):
+        number = first_number(value)
+        if number is not None and k:
+            found.append((1 + number * k, f"--spec-decode-acceptance-rate {value} (k={k})"))
+    return tuple(found)
 
 
 def injected_acceptance(lines: list[Line], rules: list[dict], texts: Mapping[str, str | None],
@@ -180,20 +209,3 @@ def injected_acceptance(lines: list[Line], rules: list[dict], texts: Mapping[str
 
 def _in_function(text: str, number: int | None) -> bool:
     return number is not None and any(first < number <= last for _, first, last in function_spans(text))
-
-
-def _flag_readings(line: Line, k: int | None) -> list[Reading]:
-    found = []
-    for value in flag_values(line.text, "synthetic_acceptance_length"):
-        number = first_number(value)
-        if number is not None:
-            found.append(Reading(number, line, f"synthetic_acceptance_length={value}"))
-    for value in flag_values(line.text, "--spec-decode-acceptance-length"):
-        number = first_number(value)
-        if number is not None:
-            found.append(Reading(number, line, f"--spec-decode-acceptance-length {value}"))
-    for value in flag_values(line.text, "--spec-decode-acceptance-rate"):
-        number = first_number(value)
-        if number is not None and k:
-            found.append(Reading(1 + number * k, line, f"--spec-decode-acceptance-rate {value} (k={k})"))
-    return found
