@@ -31,6 +31,7 @@ not followed, and read as written.
 from __future__ import annotations
 
 import ast
+import decimal
 import itertools
 import operator
 import re
@@ -74,9 +75,13 @@ _WORD = rf"""(?:'[^']*'|"(?:[^"\\`$]|\\.|{_REF_WORD})*"|[^\s'"()`;|&<>$\\]|{_REF
 _PRINTF = re.compile(r"^\s*(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)="
                      rf"\$\(\s*printf\s+((?:--\s+)?{_WORD}(?:\s+{_WORD})*)\s*\)\s*;?\s*$")
 _WORD_PART = re.compile(rf"""'([^']*)'|"((?:[^"\\`$]|\\.|{_REF_WORD})*)"|({_REF_WORD})|([^\s'"\\$]+)""")
-_CONVERSION = re.compile(r"%([-+ 0#]*)(\d*)(?:\.(\d+))?([sdifeEgGxX%])|\\(.)")
-_INTEGER = re.compile(r"[-+]?\d+")
-_FLOAT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_CONVERSION = re.compile(r"%([-+ 0#]*)(\d*)(?:\.(\d+))?(.?)|\\(.?)", re.ASCII)  # any `%`: unmodelled ones fail
+# printf's integer argument as bash reads it (strtoimax, base 0): 0x1f hex, 017 octal, else decimal
+_INTEGER = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+_INT64 = (-(2 ** 63), 2 ** 63 - 1)
+_FLOAT_DIGITS = 15  # significant digits a double and bash's long double surely agree on
+_GLOB_OR_BRACE = re.compile(r"[*?\[]|^~|\{.*(?:,|\.\.).*\}")  # bash expands these in an unquoted word
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
 _ESCAPED = re.compile(r"\\([\"\\])")  # \" and \\ inside a double-quoted value
 MAX_DEPTH = 4  # a value that names another variable is followed this many steps
@@ -184,11 +189,9 @@ def assignments(lines: Iterable[Line], texts: Mapping[str, str | None]) -> list[
             continue
         printed = _PRINTF.match(command)
         if printed and not any("$" in word or "`" in word for word in re.findall(r"'[^']*'", printed.group(2))):
-            words = printed.group(2)
-            words = words[2:].lstrip() if words.startswith("--") and words[2:3].isspace() else words
-            if not words.startswith("-"):  # printf -v NAME: an option, not a format
-                guards = tuple(shell_guards(text, line.number))
-                found.append(Assignment(printed.group(1), words, line, guards, formatted=True))
+            # options (``--``, ``-v NAME``) are printf's to read: printf() gives None for any but ``--``
+            guards = tuple(shell_guards(text, line.number))
+            found.append(Assignment(printed.group(1), printed.group(2), line, guards, formatted=True))
             continue
         match = _ASSIGN.match(command)
         if match:
@@ -405,11 +408,17 @@ def arithmetic(expression: str) -> str | None:
 
 def printf(words: str, expand: Callable[[str], str]) -> str | None:
     """What ``$(printf WORDS)`` gives, references in double-quoted and bare words replaced by
-    ``expand``; None when it cannot be known: a conversion or escape not modelled, a number
-    conversion of anything but a number, fewer or more arguments than conversions."""
-    values = []
-    for word in _split_words(words):
-        values.append("".join(part if quoted else expand(part) for quoted, part in word))
+    ``expand``; None when it cannot be known exactly as bash's printf builtin prints it: a
+    conversion, flag or escape not modelled, a number conversion of anything but a number bash
+    reads the same way, fewer or more arguments than conversions, a bare word bash would split
+    or expand as a glob, a format bash takes for an option."""
+    values = _printf_words(words, expand)
+    if not values:
+        return None
+    if values[0] == "--":  # the end of printf's options
+        values = values[1:]
+    elif values[0].startswith("-"):
+        return None  # an option (-v NAME) or an invalid one: not the format
     if not values:
         return None
     fmt, arguments = values[0], iter(values[1:])
@@ -422,21 +431,14 @@ def printf(words: str, expand: Callable[[str], str]) -> str | None:
             if escaped not in _ESCAPES:
                 failed = True
             return _ESCAPES.get(escaped, "")
-        if kind == "%":
+        if kind == "%" and not (flags or width or precision is not None):
             return "%"
         argument = next(arguments, None)
-        spec = f"%{flags}{width}" + (f".{precision}" if precision is not None else "") + kind
-        if argument is None:
-            failed = True
+        text = None if argument is None else _convert(flags, width, precision, kind, argument)
+        if text is None:
+            failed = True  # bash would print an error, or the argument is not known
             return ""
-        if kind == "s":
-            return spec % argument
-        if kind in "dixX" and _INTEGER.fullmatch(argument):
-            return spec % int(argument)
-        if kind in "feEgG" and _FLOAT.fullmatch(argument):
-            return spec % float(argument)
-        failed = True  # bash would print an error and 0, or the argument is not known
-        return ""
+        return text
 
     out = _CONVERSION.sub(convert, fmt)
     if failed or next(arguments, None) is not None:
@@ -444,27 +446,108 @@ def printf(words: str, expand: Callable[[str], str]) -> str | None:
     return out.rstrip("\n")  # a command substitution drops trailing newlines
 
 
-def _split_words(words: str) -> list[list[tuple[bool, str]]]:
-    """printf's words as (literal?, text) parts: single-quoted text is literal, double-quoted
-    text has its escapes undone and its references left for expansion."""
-    out: list[list[tuple[bool, str]]] = []
+def _printf_words(words: str, expand: Callable[[str], str]) -> list[str] | None:
+    """printf's words after expansion, or None when bash would make other words of them: an
+    unquoted glob, tilde or brace, or an unquoted reference whose value is empty, not known or
+    holds blanks or glob characters (bash splits or expands it)."""
+    values = []
+    for word in _split_words(words):
+        text = ""
+        for kind, part in word:
+            if kind == "bare" and not part.startswith("$"):
+                if _GLOB_OR_BRACE.search(part):
+                    return None
+                text += part
+                continue
+            value = part if kind == "single" else expand(part)
+            if kind == "bare" and (value in ("", part) or "$" in value or re.search(r"[\s*?\[]", value)):
+                return None
+            text += value
+        values.append(text)
+    return values
+
+
+def _convert(flags: str, width: str, precision: str | None, kind: str, argument: str) -> str | None:
+    """One printf conversion of ``argument`` as bash prints it, or None when not sure."""
+    if "#" in flags or (width and int(width) > MAX_VALUE) or (precision and int(precision) > MAX_VALUE):
+        return None
+    spec = f"%{flags}{width}" + (f".{precision}" if precision is not None else "")
+    if kind == "s":
+        return None if flags.strip("-") else (spec + "s") % argument  # only `-` means the same to both
+    if kind in "diouxX":
+        number = _integer(argument)
+        if number is None or (precision is not None and ("0" in flags or (number == 0 and int(precision) == 0))):
+            return None  # C drops the 0 flag and prints no digit of 0 at precision 0; Python does not
+        if kind in "ouxX":
+            number &= 2 ** 64 - 1  # bash prints a negative number's two's complement
+            spec = spec.replace("+", "").replace(" ", "")  # signs mean nothing to these
+        return (spec + ("d" if kind == "u" else kind)) % number
+    if kind in "feEgG":
+        if len(argument) > 100 or not _FLOAT.fullmatch(argument):
+            return None
+        exact = decimal.Decimal(argument)
+        if _near_rounding_tie(exact, kind, 6 if precision is None else int(precision)):
+            return None
+        return (spec + kind) % float(argument)
+    return None
+
+
+def _integer(argument: str) -> int | None:
+    """An integer argument as bash's printf reads it, or None (not a number, or past 64 bits)."""
+    match = _INTEGER.fullmatch(argument)
+    if match is None:
+        return None
+    digits = match.group(2)
+    base = 16 if digits[:2].lower() == "0x" else 8 if digits.startswith("0") else 10
+    number = int(digits, base) * (-1 if match.group(1) == "-" else 1)
+    return number if _INT64[0] <= number <= _INT64[1] else None
+
+
+def _near_rounding_tie(value: decimal.Decimal, kind: str, precision: int) -> bool:
+    """Whether printing ``value`` with ``%.{precision}{kind}`` could round one way from a double
+    (Python) and the other from bash's long double: the digits asked for go past what both
+    surely hold, or ``value`` lies on or next to a half-way point of the last digit printed."""
+    if value == 0:
+        return False
+    if not -300 < value.adjusted() < 300:
+        return True
+    if kind in "fF":
+        last = -precision
+    elif kind in "eE":
+        last = value.adjusted() - precision
+    else:
+        last = value.adjusted() - max(precision, 1) + 1
+    if value.adjusted() - last + 1 > _FLOAT_DIGITS:
+        return True
+    with decimal.localcontext() as context:
+        context.prec = 400
+        scaled = abs(value).scaleb(-last)
+        fraction = scaled - scaled.to_integral_value(rounding=decimal.ROUND_FLOOR)
+        return abs(fraction - decimal.Decimal("0.5")).scaleb(last) <= abs(value) * decimal.Decimal(2) ** -50
+
+
+def _split_words(words: str) -> list[list[tuple[str, str]]]:
+    """printf's words as (how quoted, text) parts: "single" text is literal, "double" text has
+    its escapes undone and its references left for expansion, "bare" text is a reference or
+    plain characters (bash splits and globs what it expands to)."""
+    out: list[list[tuple[str, str]]] = []
     position = 0
     while position < len(words):
         if words[position].isspace():
             position += 1
             continue
-        word: list[tuple[bool, str]] = []
+        word: list[tuple[str, str]] = []
         while position < len(words) and not words[position].isspace():
             part = _WORD_PART.match(words, position)
             if part is None:
                 return []
             single, double, reference, bare = part.groups()
             if single is not None:
-                word.append((True, single))
+                word.append(("single", single))
             elif double is not None:
-                word.append((False, _ESCAPED.sub(r"\1", double)))
+                word.append(("double", _ESCAPED.sub(r"\1", double)))
             else:
-                word.append((False, reference or bare))
+                word.append(("bare", reference or bare))
             position = part.end()
         out.append(word)
     return out
