@@ -722,14 +722,26 @@ def _test(text: str, branch: Branch, glob: bool) -> bool | None:
     if "$" in value or "`" in value:
         return None  # the right side is another variable or a command: not known here
     if op in _NUMERIC:
-        if not (re.fullmatch(r"-?\d+", actual.strip()) and re.fullmatch(r"-?\d+", value.strip())):
+        left, right = _test_integer(actual, glob), _test_integer(value, glob)
+        if left is None or right is None:
             return None
-        result = _NUMERIC[op](int(actual), int(value))
+        result = _NUMERIC[op](left, right)
         return not result if negated else result
     quoted = match.group(4)[:1] in "\"'"
     equal = fnmatch.fnmatchcase(actual, value) if glob and not quoted else actual == value
     result = equal == (op != "!=")
     return not result if negated else result
+
+
+def _test_integer(text: str, arithmetic: bool) -> int | None:
+    """An operand of ``-eq`` … ``-ge`` as bash reads it, or None when not sure: ASCII decimal
+    digits within 64 bits; inside ``[[ ]]`` (``arithmetic``) a leading zero means octal and
+    other forms are expressions, so only a plain decimal without one is read there."""
+    text = text.strip(" \t\n")
+    if not re.fullmatch(r"-?[0-9]+", text) or (arithmetic and re.fullmatch(r"-?0[0-9]+", text)):
+        return None
+    number = int(text)
+    return number if -(2 ** 63) <= number < 2 ** 63 else None
 
 
 def _variable(name: str, branch: Branch, default: str | None) -> str | None:
