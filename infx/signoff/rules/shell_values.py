@@ -55,7 +55,14 @@ from infx.plan.launch_graph import (
     setting_variables,
     shell_writes,
 )
-from infx.signoff.rules.scan import Guard, Line, case_arm_body, function_spans, shell_guards
+from infx.signoff.rules.scan import (
+    Guard,
+    Line,
+    case_arm_body,
+    data_lines,
+    function_spans,
+    shell_guards,
+)
 from infx.workflow.launch import env_name
 
 _PREDICATE_REF = re.compile(r"\$\{?(\w+)")
@@ -159,6 +166,18 @@ def _own_default(assignment: Assignment) -> bool:
     match = _REF.fullmatch(assignment.value)
     return bool(match and match.group(1) == assignment.name and match.group(2) is not None
                 and "$" not in match.group(2))
+
+
+def _defaults_itself(text: str, number: int, name: str) -> bool:
+    """Whether line ``number`` of ``text`` is ``name="${name:-literal}"`` (``_own_default``):
+    it keeps a value the environment gives the name."""
+    lines = text.splitlines()
+    match = _ASSIGN.match(lines[number - 1]) if 0 < number <= len(lines) else None
+    if match is None or match.group(1) != name:
+        return False
+    value = match.group(2)
+    value = value[1:-1] if value[:1] in "\"'" else value
+    return _own_default(Assignment(name, value, Line("", number, ""), ()))
 
 
 def splits_nodes(predicate: str) -> bool:
@@ -571,18 +590,21 @@ def _deciding(relevant: list[Assignment], row: dict[str, str], branch: Branch, u
 
 def _holds(assignment: Assignment, branch: Branch, assumed: dict[str, bool],
            script: Callable[[Guard], Branch | None] | None = None,
-           roles: frozenset = frozenset()) -> bool | None:
+           roles: frozenset = frozenset(),
+           rewritten: Callable[[Guard], bool] | None = None) -> bool | None:
     """Whether the assignment runs on this branch (None: a condition is neither decided by the
     row, nor by the values the script gives its variables where it tests them (``script``), nor
     taken either way). A condition on the node's place in the job (``splits_nodes``) holds for a
-    line that runs on the same side of it (``roles``: the reference's own such conditions)."""
+    line that runs on the same side of it (``roles``: the reference's own such conditions). The
+    row does not decide a condition on a variable of its own the script may write before testing
+    it (``rewritten``): the script's value there does, or nothing."""
     unknown = False
     for guard in assignment.guards:
         if splits_nodes(guard.predicate):
             if (guard.predicate, guard.negated) not in roles:
                 unknown = True  # set on some nodes only, read on others or on every node
             continue
-        value = decide(guard.predicate, branch)
+        value = None if rewritten is not None and rewritten(guard) else decide(guard.predicate, branch)
         if value is None and script is not None and (known := script(guard)) is not None:
             value = decide(guard.predicate, known)
         if value is None:
@@ -643,7 +665,8 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
             depth_now[0] += 1
             try:
                 held[key] = _holds(assignment, branch, assumed,
-                                   lambda guard: script_values(guard, assignment), roles)
+                                   lambda guard: script_values(guard, assignment), roles,
+                                   lambda guard: bool(rewritten(guard, assignment.line.path)))
             finally:
                 depth_now[0] -= 1
         return held[key]
@@ -662,6 +685,26 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
         guards = tuple(shell_guards(text, number))
         return bool(guards) and runs(Line(path, number, ""), guards) is False
 
+    rewrites: dict[tuple[str, str, int], frozenset[str]] = {}
+
+    def rewritten(guard: Guard, path: str) -> frozenset[str]:
+        """The row's own variables that ``guard`` tests and the script may write before testing
+        them (``CONC=64`` before ``if [ "$CONC" -eq 1 ]``): the row's values do not decide it. A
+        write the row does not run, or ``NAME="${NAME:-x}"`` of a name the row gives a value,
+        keeps the row's value."""
+        key = (guard.predicate, path, guard.line)
+        if key not in rewrites:
+            rewrites[key] = frozenset()  # a write whose own condition tests the name: see below
+            text = texts.get(path) or ""
+            writes, data = shell_writes(text), data_lines(text)  # a heredoc's or program's text writes nothing
+            anywhere = not guard.line or guard.line in _functions(text)  # a function runs when called
+            rewrites[key] = frozenset(
+                name for name in dict.fromkeys(_PREDICATE_REF.findall(guard.predicate)) if name in row
+                and any((anywhere or n <= guard.line) and n not in data
+                        and not (row[name] != "" and _defaults_itself(text, n, name))
+                        and not skipped(path, text, n) for n in writes.get(name, ())))
+        return rewrites[key]
+
     lines_asked: dict[tuple[str, int | None], Assignment] = {}
 
     def runs(line: Line, guards: tuple[Guard, ...]) -> bool | None:
@@ -674,7 +717,8 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
     def script_values(guard: Guard, assignment: Assignment, on: Branch | None = None) -> Branch | None:
         """The branch with the values the script's own variables in ``guard`` have where it is
         tested (``[[ -n "$AL" ]]`` after ``AL=2.49``), or None when one is not known."""
-        names = [n for n in dict.fromkeys(_PREDICATE_REF.findall(guard.predicate)) if n not in row]
+        names = [n for n in dict.fromkeys(_PREDICATE_REF.findall(guard.predicate))
+                 if n not in row or n in rewritten(guard, assignment.line.path)]
         if any(not (n[0].isalpha() or n[0] == "_") for n in names):
             return None  # a positional parameter ($1): not known here
         if not names or not guard.line:
@@ -771,7 +815,8 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
         for index, guards in (guarded or {}).items():
             open_guards = []
             for guard in guards:
-                value = None if splits_nodes(guard.predicate) else decided[guard.predicate]
+                value = None if splits_nodes(guard.predicate) or rewritten(guard, lines[index].path) \
+                    else decided[guard.predicate]
                 if value is None:
                     open_guards.append(guard)
                 elif value == guard.negated:
@@ -786,7 +831,8 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
                     if key not in script_answers:
                         pseudo = Assignment("", "", lines[index], tuple(open_guards))
                         script_answers[key] = _holds(
-                            pseudo, row_branch, assumed, lambda guard, pseudo=pseudo: script_values(guard, pseudo, row_branch))
+                            pseudo, row_branch, assumed, lambda guard, pseudo=pseudo: script_values(guard, pseudo, row_branch),
+                            rewritten=lambda guard, path=lines[index].path: bool(rewritten(guard, path)))
                     if script_answers[key] is False:
                         found.add(index)
         return frozenset(found)
