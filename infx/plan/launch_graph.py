@@ -644,8 +644,8 @@ def _decide(condition: str, branch: Branch) -> bool | None:
     (left to right, as bash does; ``{ …; }`` groups first); a chain is decided as soon as its
     known parts decide it. A ``case WORD in PATTERNS)`` guard (infx.signoff.rules.scan) holds when
     WORD, its variables known, matches one of the ``|``-separated glob patterns."""
-    if condition.endswith(_UNDECIDED_ARM):
-        return None
+    if condition.endswith(_UNDECIDED_ARM) or re.search(r"(?:&&|\|\||\||\\|\{|!)\s*$", condition):
+        return None  # a test that goes on on the next line (`if [ A ] && \\`): not read whole here
     arm = _CASE_GUARD.match(condition.strip())
     if arm:
         return _case_arm(arm.group(1), arm.group(2), branch)

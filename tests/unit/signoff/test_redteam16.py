@@ -153,7 +153,7 @@ def _per_row(text: str) -> dict[str, set[str]]:
     """CONC -> the texts of the ``run`` line across the row's variants."""
     out: dict[str, set[str]] = {c: set() for c in CONCS}
     for v in variants(text_lines(PATH, text), {PATH: text}, ENTRY):
-        line = next((ln.text for ln in v.lines if ln.text.startswith("run")), None)
+        line = next((ln.text.strip() for ln in v.lines if ln.text.strip().startswith("run")), None)
         concs = {m for r in v.rows for m in re.findall(r"\bCONC=(\d+)", r)} or set(CONCS)
         for conc in concs:
             if line is not None:
@@ -189,6 +189,12 @@ def test_writes_on_lines_holding_several_arms_are_read_as_bash_runs_them(block):
     _assert_as_bash(f'AL=2.99\n{block}run --al "$AL"\n')
 
 
+@pytest.mark.parametrize("test", ['[ "$CONC" -eq 1 ] &&\n   [ -f /nonexistent ]', '[ "$CONC" -eq 1 ] \\\n   && [ -f /nonexistent ]',
+                                  '[ "$CONC" -eq 1 ] && {\n   [ -f /nonexistent ]; }'])
+def test_a_condition_going_on_on_the_next_line_is_not_decided_by_its_first_line(test):
+    _assert_as_bash(f'AL=2.99\nif {test}; then\n  AL=9\nfi\nrun --al "$AL"\n')
+
+
 def test_one_line_conditions_the_row_decides_still_give_their_values():
     # the honest forms keep their reading: a one-line if without else guards itself
     text = 'AL=2.99\nif [ "$CONC" -eq 1 ]; then AL=3; fi\nrun --al "$AL"\n'
@@ -204,7 +210,7 @@ def test_one_line_conditions_the_row_decides_still_give_their_values():
     'AL=2.99\nCONC=1\nif [ "$CONC" -eq 1 ]; then\n  AL=9\nfi\nrun --al "$AL"\n',
     'AL=2.99\nCONC=$(echo 64)\nif [ "$CONC" -eq 1 ]; then\n  AL=9\nfi\nrun --al "$AL"\n',
     'AL=2.99\nif [ "$TP" = 8 ]; then\n  CONC=64\nfi\nif [ "$CONC" -eq 1 ]; then\n  AL=9\nfi\nrun --al "$AL"\n',
-    'AL=2.99\nread CONC < /dev/null\nif [ "$CONC" -eq 1 ]; then\n  AL=9\nfi\nrun --al "$AL"\n',
+    'AL=2.99\nread CONC <<< 64\nif [ "$CONC" -eq 1 ]; then\n  AL=9\nfi\nrun --al "$AL"\n',
 ])
 def test_a_condition_on_a_row_variable_the_script_rewrites_is_not_decided_by_the_row(text):
     _assert_as_bash(text.replace("$TP", "${TP:-8}"))
