@@ -70,8 +70,17 @@ _CLOSES = re.compile(r"^(?:fi|esac|done)\b|^\}")
 _WRITES = re.compile(r"(?:^|[\s;&|(`{])(?:(?:export|local|readonly|typeset|declare(?:\s+-\w+)*)\s+)?"
                      r"([A-Za-z_]\w*)\+?=|\$\{([A-Za-z_]\w*):?=|\bread\s+(?:-\w+\s+)*([A-Za-z_]\w*)"
                      r"|\bfor\s+([A-Za-z_]\w*)\s+in\b|\bprintf\s+-v\s+([A-Za-z_]\w*)")
+# arithmetic that assigns, inside (( )), $(( )) or let: NAME = / += / ++ / --NAME (not == or <=)
+_ARITHMETIC_WRITES = re.compile(r"([A-Za-z_]\w*)\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)")
+_ARITHMETIC = re.compile(r"\(\(|\blet\s")
+# commands that read words into names: every name-like word of their arguments may be one
+_READS_INTO = re.compile(r"\b(?:read|mapfile|readarray|getopts)\b([^;&|<>]*)")
 # commands that may write any variable: eval, and sourcing another file
 _WRITES_ANY = re.compile(r"(?:^|[\s;&|(`{])(?:eval|source|\.)\s+\S")
+# a command after the first on a line (`echo x; AL=3`, `test -f x && AL=3`): not the redirections
+# `2>&1` / `&>`, nor a pipe (its commands run in subshells)
+_NEXT_COMMAND = re.compile(r";|&&|\|\||(?<![<>&])&(?![>&])")
+_QUOTED_WORD = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'")
 ANY_VARIABLE = "*"  # shell_writes' name for the lines that may write every variable
 _UNSETS = re.compile(r"\bunset\s+(?:-[vf]\s+)?((?:[A-Za-z_]\w*\s*)+)")
 _EXPORTS = re.compile(r"^export\s+([A-Za-z_]\w*)\s*$")
@@ -362,17 +371,26 @@ def _invoked_refs(path: str, text: str) -> tuple[tuple[str, str | None, bool, in
 def shell_writes(text: str) -> dict[str, tuple[int, ...]]:
     """Name -> the (1-based) lines of a shell file that may write that variable: assignments
     anywhere on a line (in strings too: over-counting only makes a value unknown), declare /
-    local / readonly / typeset, ``${NAME:=x}``, ``read``, ``for NAME in`` and ``unset``; lines
-    that only print, and comments, write nothing; ``printf -v NAME`` writes NAME, and a line
+    local / readonly / typeset, ``${NAME:=x}``, arithmetic (``(( N = 1 ))``, ``let N++``), the
+    names ``read`` / ``mapfile`` / ``getopts`` are given, ``for NAME in`` and ``unset``; lines
+    that only print (one printing command: ``echo x; AL=3`` writes AL), and comments, write
+    nothing; ``printf -v NAME`` writes NAME, and a line
     that evals or sources is listed under ANY_VARIABLE (it may write any: a reader that
     follows sourced files itself, as the launch graph does, may set those lines aside)."""
     found: dict[str, list[int]] = {}
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
-        if not stripped or stripped.startswith("#") or _PRINTS.match(stripped):
+        if not stripped or stripped.startswith("#") or (
+                _PRINTS.match(stripped) and not _NEXT_COMMAND.search(_QUOTED_WORD.sub('""', stripped))):
             continue
         names = [n for groups in _WRITES.findall(stripped) for n in groups if n]
         names += [n for listed in _UNSETS.findall(stripped) for n in listed.split()]
+        if _ARITHMETIC.search(stripped):
+            names += [n for groups in _ARITHMETIC_WRITES.findall(stripped) for n in groups if n]
+        for arguments in _READS_INTO.findall(stripped):
+            names += re.findall(r"(?<![-\w$])[A-Za-z_]\w*\b", _QUOTED_WORD.sub(" ", arguments))
+        if re.search(r"\b(?:mapfile|readarray)\b", stripped):
+            names.append("MAPFILE")
         if _WRITES_ANY.search(stripped):
             names.append(ANY_VARIABLE)
         for name in dict.fromkeys(names):

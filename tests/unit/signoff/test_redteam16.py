@@ -166,7 +166,7 @@ def _assert_as_bash(text: str) -> None:
     for conc, lines in _per_row(text).items():
         code, out, err = _bash('run() { printf \'run --al "%s"\\n\' "$2"; }\n' + text, {"CONC": conc})
         assert code == 0 and not err, (text, err)
-        assert UNKNOWN in lines or out.strip() in lines, (conc, text, lines, out)
+        assert UNKNOWN in lines or out.strip().splitlines()[-1] in lines, (conc, text, lines, out)
 
 
 @pytest.mark.parametrize("block", [
@@ -242,3 +242,27 @@ def test_decide_still_reads_plain_integers():
     branch = Branch(eval_only=False, spec=True, row=(("X", "8"),))
     assert decide("[[ $X -eq 8 ]]", branch) is True and decide("[ $X -le 4 ]", branch) is False
     assert decide("[ $X -eq 08 ]", branch) is True  # test reads 08 as decimal
+
+
+@pytest.mark.parametrize("write", ["(( CONC = 64 ))", "mapfile -t CONC <<< 64", "read -p x CONC <<< 64",
+                                   "read A CONC <<< '1 64'", "echo hi; CONC=64", "test -d / && CONC=64",
+                                   "cat /dev/null; CONC=64", "printf x; CONC=64"])
+def test_writes_of_a_tested_row_variable_the_reading_must_see(write):
+    _assert_as_bash(f'AL=2.99\n{write}\nif [ "$CONC" -eq 1 ]; then\n  AL=9\nfi\nrun --al "$AL"\n')
+
+
+@pytest.mark.parametrize("write", ["(( AL = 64 ))", "let AL=7", "echo hi; AL=64", "test -d / && AL=64",
+                                   "cat /dev/null; AL=64", "read -p x AL <<< 64", "mapfile -t AL <<< 64",
+                                   "getopts a AL -a"])
+def test_writes_after_a_printing_command_or_in_arithmetic_make_the_value_unknown(write):
+    _assert_as_bash(f'AL=2.99\n{write}\nrun --al "$AL"\n')
+
+
+@pytest.mark.xfail(strict=True, reason="a sourced file's writes are not followed: `source`/`.` may write any "
+                                       "variable (shell_writes lists it under ANY_VARIABLE), but the per-row "
+                                       "reading would lose every value set before a launch's usual `source "
+                                       "benchmark_lib.sh` if it counted them; following the sourced file's own "
+                                       "writes is not done yet")
+def test_a_sourced_file_that_rewrites_a_tested_row_variable():
+    _assert_as_bash('AL=2.99\nsource /dev/stdin <<< "CONC=64"\nif [ "$CONC" -eq 1 ]; then\n  AL=9\nfi\n'
+                    'run --al "$AL"\n')
