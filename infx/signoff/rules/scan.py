@@ -385,6 +385,42 @@ def function_spans(text: str) -> tuple[tuple[str, int, int], ...]:
     return tuple(spans)
 
 
+_SUBSHELL_OPEN = re.compile(r"(?:^|[;&|]|\$)\s*\(\s*$|\|\s*\{\s*$")  # `(`, `$(` or `| {` ending a line
+_SUBSHELL_CLOSE = re.compile(r"^\s*[)}]")
+
+
+@lru_cache(maxsize=128)
+def body_spans(text: str) -> tuple[tuple[str, int, int], ...]:
+    """The blocks of a shell file whose lines run at another time than where they are written,
+    or in another shell: ("function", its opening line, its ``}``) as function_spans gives
+    them, ("loop", the ``do`` line, the ``done`` line) of a loop over several lines, and
+    ("subshell", the opening line, the closing line) of a ``( … )``, ``$( … )`` or ``| { … }``
+    over several lines (what it writes is gone after it); 1-based."""
+    spans = [("function", first, last) for _, first, last in function_spans(text)]
+    loops: list[int] = []
+    shells: list[int] = []
+    data = data_lines(text)
+    for number, raw in enumerate(text.splitlines(), 1):
+        if number in data:
+            continue
+        line = strip_comment(raw)
+        if shells and _SUBSHELL_CLOSE.match(line):
+            spans.append(("subshell", shells.pop(), number))
+        for begin, end in _commands(line):
+            position = begin + len(line[begin:end]) - len(line[begin:end].lstrip())
+            while (word := _LEADING_WORD.match(line, position, end)) is not None:
+                if word.group(1) == "do":
+                    loops.append(number)
+                elif word.group(1) == "done" and loops:
+                    first = loops.pop()
+                    if first < number:
+                        spans.append(("loop", first, number))
+                position = word.end()
+        if _SUBSHELL_OPEN.search(_QUOTED.sub('""', line)) and not line.rstrip().endswith("=("):
+            shells.append(number)
+    return tuple(spans)
+
+
 _CONTROL_WORD = re.compile(r"\b(?:if|then|elif|else|fi)\b")
 # a reserved word that starts a command, before the rest of it (`then AL=3`, `! [ … ]`, `{ if …`)
 _LEADING_WORD = re.compile(r"(then|else|elif|fi|do|done|if|while|until|\{|\}|!)(?=\s|$)\s*")

@@ -25,7 +25,8 @@ command substitutions the launches compute values with: awk arithmetic (``NAME=$
 ``%s``/``%d``/``%.2f`` filled in as printf does; a number conversion whose argument is not known
 leaves the name as written, an unknown ``%s`` argument stays as written inside the value, as it
 would on a line that spells the JSON out). Loops, functions and other command substitutions are
-not followed, and read as written.
+not followed, and read as written; a name written inside a function, loop or subshell that
+does not hold the reference (or later in the loop or function that does) has no value here.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from infx.plan.launch_graph import (
 from infx.signoff.rules.scan import (
     Guard,
     Line,
+    body_spans,
     case_arm_body,
     data_lines,
     function_spans,
@@ -705,6 +707,28 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
                         and not skipped(path, text, n) for n in writes.get(name, ())))
         return rewrites[key]
 
+    def elsewhere(name: str, line: Line) -> bool:
+        """Whether the file may write ``name`` where the write does not run in file order
+        before ``line``: inside a function, loop or subshell that does not hold ``line`` (run
+        when called, maybe never, or gone after the subshell), later inside the loop or
+        function that holds ``line`` (the next iteration reads it), or anywhere later when
+        ``line`` is inside a function (it may be called after that write)."""
+        text = texts.get(line.path) or ""
+        number = line.number or 0
+        spans = body_spans(text)
+        holding = [(kind, first, last) for kind, first, last in spans if first <= number <= last]
+        in_function = any(kind == "function" for kind, _, _ in holding)
+        data = data_lines(text)
+        for n in shell_writes(text).get(name, ()):
+            if n in data or n == number:
+                continue
+            if n < number and any(first <= n <= last and not first <= number <= last for _, first, last in spans):
+                return True
+            if n > number and (in_function or any(first <= n <= last for kind, first, last in holding
+                                                  if kind == "loop")):
+                return True
+        return False
+
     lines_asked: dict[tuple[str, int | None], Assignment] = {}
 
     def runs(line: Line, guards: tuple[Guard, ...]) -> bool | None:
@@ -757,7 +781,7 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
                 depth: int) -> str:
         name, default = match.group(1) or match.group(3), match.group(2)
         shell = line.number is not None and _SHELL_FILE.search(line.path)
-        if shell and unmodelled(name, line):
+        if shell and (unmodelled(name, line) or elsewhere(name, line)):
             return match.group(0)
         roles = frozenset((g.predicate, g.negated) for g in shell_guards(texts.get(line.path) or "", line.number or 0)
                           if splits_nodes(g.predicate)) if shell else frozenset()

@@ -266,3 +266,23 @@ def test_writes_after_a_printing_command_or_in_arithmetic_make_the_value_unknown
 def test_a_sourced_file_that_rewrites_a_tested_row_variable():
     _assert_as_bash('AL=2.99\nsource /dev/stdin <<< "CONC=64"\nif [ "$CONC" -eq 1 ]; then\n  AL=9\nfi\n'
                     'run --al "$AL"\n')
+
+
+@pytest.mark.parametrize("text", [
+    'AL=2.99\nwhile false; do\n  AL=9\ndone\nrun --al "$AL"\n',
+    'AL=2.99\nfor x in; do\n  AL=9\ndone\nrun --al "$AL"\n',
+    'AL=2.99\n(\n  AL=9\n)\nrun --al "$AL"\n',
+    'AL=2.99\nX=$(\n  AL=9\n)\nrun --al "$AL"\n',
+    'AL=2.99\necho | {\n  AL=9\n}\nrun --al "$AL"\n',
+    'AL=2.99\nf() {\n  AL=9\n}\nrun --al "$AL"\n',
+    'AL=2.99\nf() {\n  local AL=9\n}\nf\nrun --al "$AL"\n',
+    'AL=2.49\nf() {\n  run --al "$AL"\n}\nAL=3.5\nf\n',
+    'AL=2.99\nfor i in 1 2; do\n  run --al "$AL"\n  AL=9\ndone\n',
+])
+def test_writes_in_blocks_that_run_elsewhere_are_not_read_in_file_order(text):
+    _assert_as_bash(text)
+
+
+def test_a_value_set_and_read_inside_one_function_is_still_followed():
+    text = 'f() {\n  local al=2.5\n  run --al "$al"\n}\nf\n'
+    assert _per_row(text)["1"] == {'run --al "2.5"'}
