@@ -46,6 +46,7 @@ from infx.plan.benchmark_content import MASTER_PATH
 from infx.plan.expand import listed_or_range
 from infx.plan.launch_graph import (
     AGENTIC,
+    ANY_VARIABLE,
     NODE_ROLE_VARIABLES,
     Branch,
     decide,
@@ -89,6 +90,7 @@ _CONVERSION = re.compile(r"%([-+ 0#]*)(\d*)(?:\.(\d+))?(.?)|\\(.?)", re.ASCII)  
 _INTEGER = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
 _FLOAT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
+_PRINTF_SETTINGS = ("IFS", "LC_ALL", "LC_NUMERIC", "LANG", ANY_VARIABLE)  # what changes how printf splits or prints
 _FLOAT_DIGITS = 15  # significant digits a double and bash's long double surely agree on
 _GLOB_OR_BRACE = re.compile(r"[*?\[]|^~|\{.*(?:,|\.\.).*\}")  # bash expands these in an unquoted word
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
@@ -427,12 +429,18 @@ def arithmetic(expression: str) -> str | None:
         return None
 
 
-def printf(words: str, expand: Callable[[str], str]) -> str | None:
+def printf(words: str, expand: Callable[[str], str], settled: bool = True) -> str | None:
     """What ``$(printf WORDS)`` gives, references in double-quoted and bare words replaced by
     ``expand``; None when it cannot be known exactly as bash's printf builtin prints it: a
     conversion, flag or escape not modelled, a number conversion of anything but a number bash
     reads the same way, fewer or more arguments than conversions, a bare word bash would split
-    or expand as a glob, a format bash takes for an option."""
+    or expand as a glob, a format bash takes for an option. ``settled=False`` (the script sets
+    IFS or the locale, _PRINTF_SETTINGS): no bare reference (split at other characters) and no
+    float conversion (another decimal point) is known either."""
+    if not settled and (re.search(r"%[-+ 0#]*\d*(?:\.\d*)?[feEgGaA]", words)
+                        or any(kind == "bare" and part.startswith("$") for word in _split_words(words)
+                               for kind, part in word)):
+        return None
     values = _printf_words(words, expand)
     if not values:
         return None
@@ -796,7 +804,8 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
             if chosen.formatted:
                 expand = (lambda text: _REF.sub(lambda m: lookup(m, chosen.line, took, here, depth + 1), text)) \
                     if depth < MAX_DEPTH else (lambda text: text)
-                value = printf(value, expand)
+                written = shell_writes(texts.get(chosen.line.path) or "")
+                value = printf(value, expand, settled=not any(n in written for n in _PRINTF_SETTINGS))
                 if value is None or len(value) > MAX_VALUE:
                     return match.group(0)
                 here[f"{name}={value} at {chosen.line.where()}"] = None

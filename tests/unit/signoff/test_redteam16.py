@@ -286,3 +286,12 @@ def test_writes_in_blocks_that_run_elsewhere_are_not_read_in_file_order(text):
 def test_a_value_set_and_read_inside_one_function_is_still_followed():
     text = 'f() {\n  local al=2.5\n  run --al "$al"\n}\nf\n'
     assert _per_row(text)["1"] == {'run --al "2.5"'}
+
+
+@pytest.mark.parametrize("setting", ["IFS=.", "IFS=4", "export LC_ALL=de_DE.UTF-8", "LC_NUMERIC=de_DE.UTF-8"])
+def test_printf_after_the_script_changes_splitting_or_the_locale_is_not_known(setting):
+    text = f"{setting}\nAL=2.49\nV=$(printf '%s' $AL)\nW=$(printf '%.2f' \"$AL\")\nrun --al \"$V\" \"$W\"\n"
+    for lines in _per_row(text).values():
+        assert lines == {'run --al "$V" "$W"'}, (setting, lines)
+    honest = "AL=2.49\nV=$(printf '%s' $AL)\nW=$(printf '%.2f' \"$AL\")\nrun --al \"$V\" \"$W\"\n"
+    assert _per_row(honest)["1"] == {'run --al "2.49" "2.49"'}
