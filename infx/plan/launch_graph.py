@@ -598,8 +598,7 @@ def file_lines(file: LaunchFile, tree: Tree, eval_only: bool = False) -> tuple[t
     if not branches:
         return ()
     text = tree.get(file.path) or ""
-    conditions = _conditions(text)
-    decided = tuple(dict.fromkeys(tuple(decide(c, b) for c in conditions) for b in branches))
+    decided = tuple(dict.fromkeys(_decisions(text, b) for b in branches))
     return _merged_lines(text, decided)
 
 
@@ -778,8 +777,50 @@ def branch_lines(text: str, branch: Branch) -> list[tuple[int, str]]:
     side taken (their ``if``/``else``/``fi`` lines included), undecidable ones keep all.
     Worked out once per file and decisions of its conditions: the configs launched through one
     helper mostly decide its conditions alike."""
-    decisions = tuple(decide(condition, branch) for condition in _conditions(text))
-    return list(_branch_lines(text, decisions))
+    return list(_branch_lines(text, _decisions(text, branch)))
+
+
+def _decisions(text: str, branch: Branch) -> tuple[bool | None, ...]:
+    """``branch``'s decision of each ``if``/``elif`` condition of a file (``_conditions``); a
+    condition on a variable the branch gives a value (``_variable``) that the file may write
+    before testing it is left undecided: the file's value is tested, not the branch's."""
+    out = []
+    for condition, (plain, defaults) in zip(_conditions(text), _written_before(text), strict=True):
+        names = set(_names_in(condition))
+        known = {n for n in names if _variable(n, branch, None) is not None}
+        if known & plain or any(_variable(n, branch, None) == "" for n in known & defaults):
+            out.append(None)
+        else:
+            out.append(decide(condition, branch))
+    return tuple(out)
+
+
+def defaults_itself(line: str, name: str) -> bool:
+    """Whether a shell line is ``name="${name:-literal}"`` (export/local/readonly too): it keeps
+    what the environment gives the name, when that is not empty."""
+    return re.match(rf"^\s*(?:(?:export|local|readonly)\s+)?{re.escape(name)}=([\"']?)"
+                    rf"\$\{{{re.escape(name)}:-[^}}$`\"'\\]*\}}\1\s*;?\s*$", line) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _written_before(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """Per ``_conditions`` entry: (the names the file may write before the condition's line,
+    shell_writes; those it writes there only as ``NAME="${NAME:-x}"``)."""
+    lines = text.splitlines()
+    writes = shell_writes(text)
+    out = []
+    for number, line in enumerate(lines, 1):
+        if not _IF.match(line):
+            continue
+        plain, defaults = set(), set()
+        for name, numbers in writes.items():
+            earlier = [n for n in numbers if n <= number]
+            if earlier and all(defaults_itself(lines[n - 1], name) for n in earlier):
+                defaults.add(name)
+            elif earlier:
+                plain.add(name)
+        out.append((frozenset(plain), frozenset(defaults)))
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=256)

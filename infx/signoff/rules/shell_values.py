@@ -46,10 +46,10 @@ from infx.plan.benchmark_content import MASTER_PATH
 from infx.plan.expand import listed_or_range
 from infx.plan.launch_graph import (
     AGENTIC,
-    ANY_VARIABLE,
     NODE_ROLE_VARIABLES,
     Branch,
     decide,
+    defaults_itself,
     exported_variables,
     lane_settings,
     lanes,
@@ -90,7 +90,7 @@ _CONVERSION = re.compile(r"%([-+ 0#]*)(\d*)(?:\.(\d+))?(.?)|\\(.?)", re.ASCII)  
 _INTEGER = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
 _FLOAT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
-_PRINTF_SETTINGS = ("IFS", "LC_ALL", "LC_NUMERIC", "LANG", ANY_VARIABLE)  # what changes how printf splits or prints
+_PRINTF_SETTINGS = ("IFS", "LC_ALL", "LC_NUMERIC", "LANG")  # what changes how printf splits or prints
 _FLOAT_DIGITS = 15  # significant digits a double and bash's long double surely agree on
 _GLOB_OR_BRACE = re.compile(r"[*?\[]|^~|\{.*(?:,|\.\.).*\}")  # bash expands these in an unquoted word
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
@@ -172,16 +172,9 @@ def _own_default(assignment: Assignment) -> bool:
                 and "$" not in match.group(2))
 
 
-def _defaults_itself(text: str, number: int, name: str) -> bool:
-    """Whether line ``number`` of ``text`` is ``name="${name:-literal}"`` (``_own_default``):
-    it keeps a value the environment gives the name."""
+def _text_line(text: str, number: int) -> str:
     lines = text.splitlines()
-    match = _ASSIGN.match(lines[number - 1]) if 0 < number <= len(lines) else None
-    if match is None or match.group(1) != name:
-        return False
-    value = match.group(2)
-    value = value[1:-1] if value[:1] in "\"'" else value
-    return _own_default(Assignment(name, value, Line("", number, ""), ()))
+    return lines[number - 1] if 0 < number <= len(lines) else ""
 
 
 def splits_nodes(predicate: str) -> bool:
@@ -711,7 +704,7 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
             rewrites[key] = frozenset(
                 name for name in dict.fromkeys(_PREDICATE_REF.findall(guard.predicate)) if name in row
                 and any((anywhere or n <= guard.line) and n not in data
-                        and not (row[name] != "" and _defaults_itself(text, n, name))
+                        and not (row[name] != "" and defaults_itself(_text_line(text, n), name))
                         and not skipped(path, text, n) for n in writes.get(name, ())))
         return rewrites[key]
 

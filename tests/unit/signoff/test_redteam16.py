@@ -295,3 +295,17 @@ def test_printf_after_the_script_changes_splitting_or_the_locale_is_not_known(se
         assert lines == {'run --al "$V" "$W"'}, (setting, lines)
     honest = "AL=2.49\nV=$(printf '%s' $AL)\nW=$(printf '%.2f' \"$AL\")\nrun --al \"$V\" \"$W\"\n"
     assert _per_row(honest)["1"] == {'run --al "2.49" "2.49"'}
+
+
+def test_the_launch_graph_keeps_both_arms_of_a_condition_on_a_variable_the_file_rewrites():
+    from infx.plan.launch_graph import branch_lines
+
+    branch = Branch(eval_only=False, spec=True, row=(("SPEC_DECODING", "mtp"),))
+    text = 'SPEC_DECODING=none\nif [ "$SPEC_DECODING" = "mtp" ]; then\n  run --al 2.49\nelse\n  run --al 3.5\nfi\n'
+    kept = {line.strip() for _, line in branch_lines(text, branch)}
+    assert "run --al 3.5" in kept  # what bash runs (SPEC_DECODING is none when tested)
+    honest = 'SPEC_DECODING="${SPEC_DECODING:-none}"\n' + text.split("\n", 1)[1]
+    assert {line.strip() for _, line in branch_lines(honest, branch)} >= {"run --al 2.49"}
+    assert "run --al 3.5" not in {line.strip() for _, line in branch_lines(honest, branch)}
+    later = text.split("\n", 1)[1] + "SPEC_DECODING=none\n"
+    assert "run --al 3.5" not in {line.strip() for _, line in branch_lines(later, branch)}
