@@ -780,10 +780,40 @@ def branch_lines(text: str, branch: Branch) -> list[tuple[int, str]]:
     return list(_branch_lines(text, _decisions(text, branch)))
 
 
+# if/else forms _branch_lines does not follow (it reads `if …; then`, `elif …; then`, `else` and
+# `fi` lines, whole one-line ifs, and the forms below): a control word after `;`, `then X`
+_UNFOLLOWED_IF = re.compile(r";\s*(?:then\s+[^\s#]|else|elif|fi)\b|^\s*then\s+[^\s#]")
+# an `if`/`elif` whose `then` is on a later line or followed by commands (not Python's `if x:`),
+# and an `else` followed by a command: _branch_lines keeps both arms of such an `if`
+_OPEN_UNDECIDED = re.compile(r"^\s*(if|elif)\s(?!.*:\s*$)(?!\s*\((?!\())")
+_ELSE_COMMAND = re.compile(r"^\s*else\s+(?!if\s*\()[^\s:#{]")
+_WHOLE_IF = re.compile(r"^\s*if\s.*;\s*then\s.*\bfi\s*;?\s*$")
+
+
+@functools.lru_cache(maxsize=256)
+def _unfollowed(text: str) -> bool:
+    """Whether a file has an if/else form ``_branch_lines`` would misplace its arms in: then no
+    condition of it is decided (every line is kept)."""
+    for raw in text.splitlines():
+        line = re.sub(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'", '""', raw)
+        line = re.sub(r"(?:^|\s)#.*$", "", line)
+        if not _UNFOLLOWED_IF.search(line) or _IF.match(line) or _ELSE.match(line) or (
+                _FI.match(line) and not re.search(r";\s*(?:then|else|elif|fi)\b", line)):
+            continue
+        whole = _WHOLE_IF.match(line)
+        if whole and len(re.findall(r"\bif\b", line)) == len(re.findall(r"\bfi\b", line)):
+            continue
+        return True
+    return False
+
+
 def _decisions(text: str, branch: Branch) -> tuple[bool | None, ...]:
     """``branch``'s decision of each ``if``/``elif`` condition of a file (``_conditions``); a
     condition on a variable the branch gives a value (``_variable``) that the file may write
-    before testing it is left undecided: the file's value is tested, not the branch's."""
+    before testing it is left undecided: the file's value is tested, not the branch's; none is
+    decided in a file whose if/else forms are not followed (``_unfollowed``)."""
+    if _unfollowed(text):
+        return (None,) * len(_conditions(text))
     out = []
     for condition, (plain, defaults) in zip(_conditions(text), _written_before(text), strict=True):
         names = set(_names_in(condition))
@@ -844,9 +874,14 @@ def _branch_lines(text: str, decisions: tuple[bool | None, ...]) -> tuple[tuple[
             out += [(number, line)] if active else []
             active = stack[-1][1]
             continue
-        if cond or (_ELSE.match(line) and stack):
+        undecided = None if cond or _WHOLE_IF.match(line) else _OPEN_UNDECIDED.match(line)
+        if undecided and undecided.group(1) == "if":  # its test is not read: both arms kept
+            stack.append([False, active, active])
+            out += [(number, line)] if active else []
+            continue
+        if cond or ((_ELSE.match(line) or _ELSE_COMMAND.match(line) or undecided) and stack):
             frame = stack[-1]
-            value = next(taken) if cond else True
+            value = next(taken) if cond else None if undecided else True
             frame[1] = frame[2] and not frame[0] and value is not False
             frame[0] = frame[0] or value is True
             active = frame[1]

@@ -309,3 +309,17 @@ def test_the_launch_graph_keeps_both_arms_of_a_condition_on_a_variable_the_file_
     assert "run --al 3.5" not in {line.strip() for _, line in branch_lines(honest, branch)}
     later = text.split("\n", 1)[1] + "SPEC_DECODING=none\n"
     assert "run --al 3.5" not in {line.strip() for _, line in branch_lines(later, branch)}
+
+
+@pytest.mark.parametrize("text", [
+    'if [ "$EVAL_ONLY" = true ]; then\n  run_eval\nelse run --al 3\n  run --more\nfi\n',
+    'if [ "$EVAL_ONLY" = true ]; then\n  run_eval; else\n  run --more\nfi\n',
+    'if [ "$EVAL_ONLY" = false ]; then\n  if [ -f x ]; then run_b\n  else\n    run --more\n  fi\nfi\n',
+    'if [ "$EVAL_ONLY" = false ]; then\n  if [ -f x ] &&\n     [ -f y ]; then\n    :\n  else\n    run --more\n  fi\nfi\n',
+    'if [ "$EVAL_ONLY" = false ]; then\n  if [ -f x ]\n  then\n    :\n  else\n    run --more\n  fi\nfi\n',
+])
+def test_the_launch_graph_keeps_the_lines_a_throughput_row_runs_in_any_if_form(text):
+    from infx.plan.launch_graph import branch_lines
+
+    kept = {line.strip() for _, line in branch_lines(text, Branch(eval_only=False, spec=True))}
+    assert "run --more" in kept
