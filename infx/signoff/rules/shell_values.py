@@ -7,7 +7,8 @@ runs them, with every such reference replaced by its value:
 
 - a row's own variables (``CONC``, ``TP``, its lane's scalar fields and ``NAME=value``
   additional settings, EVAL_ONLY=false for throughput rows) decide the conditions they can
-  (``infx.plan.launch_graph.decide``);
+  (``infx.plan.launch_graph.decide``), but not one the script may write before testing it
+  (``CONC=64`` before ``if [ "$CONC" -eq 1 ]``): the script's own value there decides, or none;
 - a condition the row cannot decide is taken both ways (at most ``MAX_UNDECIDED`` per row),
   so every branch's value is a variant the rules must accept; past that many, a name set
   under a condition left open stays as written;
