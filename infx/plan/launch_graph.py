@@ -70,8 +70,17 @@ _CLOSES = re.compile(r"^(?:fi|esac|done)\b|^\}")
 _WRITES = re.compile(r"(?:^|[\s;&|(`{])(?:(?:export|local|readonly|typeset|declare(?:\s+-\w+)*)\s+)?"
                      r"([A-Za-z_]\w*)\+?=|\$\{([A-Za-z_]\w*):?=|\bread\s+(?:-\w+\s+)*([A-Za-z_]\w*)"
                      r"|\bfor\s+([A-Za-z_]\w*)\s+in\b|\bprintf\s+-v\s+([A-Za-z_]\w*)")
+# arithmetic that assigns, inside (( )), $(( )) or let: NAME = / += / ++ / --NAME (not == or <=)
+_ARITHMETIC_WRITES = re.compile(r"([A-Za-z_]\w*)\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)")
+_ARITHMETIC = re.compile(r"\(\(|\blet\s")
+# commands that read words into names: every name-like word of their arguments may be one
+_READS_INTO = re.compile(r"\b(?:read|mapfile|readarray|getopts)\b([^;&|<>]*)")
 # commands that may write any variable: eval, and sourcing another file
 _WRITES_ANY = re.compile(r"(?:^|[\s;&|(`{])(?:eval|source|\.)\s+\S")
+# a command after the first on a line (`echo x; AL=3`, `test -f x && AL=3`): not the redirections
+# `2>&1` / `&>`, nor a pipe (its commands run in subshells)
+_NEXT_COMMAND = re.compile(r";|&&|\|\||(?<![<>&])&(?![>&])")
+_QUOTED_WORD = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'")
 ANY_VARIABLE = "*"  # shell_writes' name for the lines that may write every variable
 _UNSETS = re.compile(r"\bunset\s+(?:-[vf]\s+)?((?:[A-Za-z_]\w*\s*)+)")
 _EXPORTS = re.compile(r"^export\s+([A-Za-z_]\w*)\s*$")
@@ -368,17 +377,26 @@ def _invoked_refs(path: str, text: str) -> tuple[tuple[str, str | None, bool, in
 def shell_writes(text: str) -> dict[str, tuple[int, ...]]:
     """Name -> the (1-based) lines of a shell file that may write that variable: assignments
     anywhere on a line (in strings too: over-counting only makes a value unknown), declare /
-    local / readonly / typeset, ``${NAME:=x}``, ``read``, ``for NAME in`` and ``unset``; lines
-    that only print, and comments, write nothing; ``printf -v NAME`` writes NAME, and a line
+    local / readonly / typeset, ``${NAME:=x}``, arithmetic (``(( N = 1 ))``, ``let N++``), the
+    names ``read`` / ``mapfile`` / ``getopts`` are given, ``for NAME in`` and ``unset``; lines
+    that only print (one printing command: ``echo x; AL=3`` writes AL), and comments, write
+    nothing; ``printf -v NAME`` writes NAME, and a line
     that evals or sources is listed under ANY_VARIABLE (it may write any: a reader that
     follows sourced files itself, as the launch graph does, may set those lines aside)."""
     found: dict[str, list[int]] = {}
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
-        if not stripped or stripped.startswith("#") or _PRINTS.match(stripped):
+        if not stripped or stripped.startswith("#") or (
+                _PRINTS.match(stripped) and not _NEXT_COMMAND.search(_QUOTED_WORD.sub('""', stripped))):
             continue
         names = [n for groups in _WRITES.findall(stripped) for n in groups if n]
         names += [n for listed in _UNSETS.findall(stripped) for n in listed.split()]
+        if _ARITHMETIC.search(stripped):
+            names += [n for groups in _ARITHMETIC_WRITES.findall(stripped) for n in groups if n]
+        for arguments in _READS_INTO.findall(stripped):
+            names += re.findall(r"(?<![-\w$])[A-Za-z_]\w*\b", _QUOTED_WORD.sub(" ", arguments))
+        if re.search(r"\b(?:mapfile|readarray)\b", stripped):
+            names.append("MAPFILE")
         if _WRITES_ANY.search(stripped):
             names.append(ANY_VARIABLE)
         for name in dict.fromkeys(names):
@@ -586,8 +604,7 @@ def file_lines(file: LaunchFile, tree: Tree, eval_only: bool = False) -> tuple[t
     if not branches:
         return ()
     text = tree.get(file.path) or ""
-    conditions = _conditions(text)
-    decided = tuple(dict.fromkeys(tuple(decide(c, b) for c in conditions) for b in branches))
+    decided = tuple(dict.fromkeys(_decisions(text, b) for b in branches))
     return _merged_lines(text, decided)
 
 
@@ -650,8 +667,8 @@ def _decide(condition: str, branch: Branch) -> bool | None:
     (left to right, as bash does; ``{ …; }`` groups first); a chain is decided as soon as its
     known parts decide it. A ``case WORD in PATTERNS)`` guard (infx.signoff.rules.scan) holds when
     WORD, its variables known, matches one of the ``|``-separated glob patterns."""
-    if condition.endswith(_UNDECIDED_ARM):
-        return None
+    if condition.endswith(_UNDECIDED_ARM) or re.search(r"(?:&&|\|\||\||\\|\{|!)\s*$", condition):
+        return None  # a test that goes on on the next line (`if [ A ] && \\`): not read whole here
     arm = _CASE_GUARD.match(condition.strip())
     if arm:
         return _case_arm(arm.group(1), arm.group(2), branch)
@@ -728,14 +745,26 @@ def _test(text: str, branch: Branch, glob: bool) -> bool | None:
     if "$" in value or "`" in value:
         return None  # the right side is another variable or a command: not known here
     if op in _NUMERIC:
-        if not (re.fullmatch(r"-?\d+", actual.strip()) and re.fullmatch(r"-?\d+", value.strip())):
+        left, right = _test_integer(actual, glob), _test_integer(value, glob)
+        if left is None or right is None:
             return None
-        result = _NUMERIC[op](int(actual), int(value))
+        result = _NUMERIC[op](left, right)
         return not result if negated else result
     quoted = match.group(4)[:1] in "\"'"
     equal = fnmatch.fnmatchcase(actual, value) if glob and not quoted else actual == value
     result = equal == (op != "!=")
     return not result if negated else result
+
+
+def _test_integer(text: str, arithmetic: bool) -> int | None:
+    """An operand of ``-eq`` … ``-ge`` as bash reads it, or None when not sure: ASCII decimal
+    digits within 64 bits; inside ``[[ ]]`` (``arithmetic``) a leading zero means octal and
+    other forms are expressions, so only a plain decimal without one is read there."""
+    text = text.strip(" \t\n")
+    if not re.fullmatch(r"-?[0-9]+", text) or (arithmetic and re.fullmatch(r"-?0[0-9]+", text)):
+        return None
+    number = int(text)
+    return number if -(2 ** 63) <= number < 2 ** 63 else None
 
 
 def _variable(name: str, branch: Branch, default: str | None) -> str | None:
@@ -754,8 +783,80 @@ def branch_lines(text: str, branch: Branch) -> list[tuple[int, str]]:
     side taken (their ``if``/``else``/``fi`` lines included), undecidable ones keep all.
     Worked out once per file and decisions of its conditions: the configs launched through one
     helper mostly decide its conditions alike."""
-    decisions = tuple(decide(condition, branch) for condition in _conditions(text))
-    return list(_branch_lines(text, decisions))
+    return list(_branch_lines(text, _decisions(text, branch)))
+
+
+# if/else forms _branch_lines does not follow (it reads `if …; then`, `elif …; then`, `else` and
+# `fi` lines, whole one-line ifs, and the forms below): a control word after `;`, `then X`
+_UNFOLLOWED_IF = re.compile(r";\s*(?:then\s+[^\s#]|else|elif|fi)\b|^\s*then\s+[^\s#]")
+# an `if`/`elif` whose `then` is on a later line or followed by commands (not Python's `if x:`),
+# and an `else` followed by a command: _branch_lines keeps both arms of such an `if`
+_OPEN_UNDECIDED = re.compile(r"^\s*(if|elif)\s(?!.*:\s*$)(?!\s*\((?!\())")
+_ELSE_COMMAND = re.compile(r"^\s*else\s+(?!if\s*\()[^\s:#{]")
+_WHOLE_IF = re.compile(r"^\s*if\s.*;\s*then\s.*\bfi\s*;?\s*$")
+
+
+@functools.lru_cache(maxsize=256)
+def _unfollowed(text: str) -> bool:
+    """Whether a file has an if/else form ``_branch_lines`` would misplace its arms in: then no
+    condition of it is decided (every line is kept)."""
+    for raw in text.splitlines():
+        line = re.sub(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'", '""', raw)
+        line = re.sub(r"(?:^|\s)#.*$", "", line)
+        if not _UNFOLLOWED_IF.search(line) or _IF.match(line) or _ELSE.match(line) or (
+                _FI.match(line) and not re.search(r";\s*(?:then|else|elif|fi)\b", line)):
+            continue
+        whole = _WHOLE_IF.match(line)
+        if whole and len(re.findall(r"\bif\b", line)) == len(re.findall(r"\bfi\b", line)):
+            continue
+        return True
+    return False
+
+
+def _decisions(text: str, branch: Branch) -> tuple[bool | None, ...]:
+    """``branch``'s decision of each ``if``/``elif`` condition of a file (``_conditions``); a
+    condition on a variable the branch gives a value (``_variable``) that the file may write
+    before testing it is left undecided: the file's value is tested, not the branch's; none is
+    decided in a file whose if/else forms are not followed (``_unfollowed``)."""
+    if _unfollowed(text):
+        return (None,) * len(_conditions(text))
+    out = []
+    for condition, (plain, defaults) in zip(_conditions(text), _written_before(text), strict=True):
+        names = set(_names_in(condition))
+        known = {n for n in names if _variable(n, branch, None) is not None}
+        if known & plain or any(_variable(n, branch, None) == "" for n in known & defaults):
+            out.append(None)
+        else:
+            out.append(decide(condition, branch))
+    return tuple(out)
+
+
+def defaults_itself(line: str, name: str) -> bool:
+    """Whether a shell line is ``name="${name:-literal}"`` (export/local/readonly too): it keeps
+    what the environment gives the name, when that is not empty."""
+    return re.match(rf"^\s*(?:(?:export|local|readonly)\s+)?{re.escape(name)}=([\"']?)"
+                    rf"\$\{{{re.escape(name)}:-[^}}$`\"'\\]*\}}\1\s*;?\s*$", line) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _written_before(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """Per ``_conditions`` entry: (the names the file may write before the condition's line,
+    shell_writes; those it writes there only as ``NAME="${NAME:-x}"``)."""
+    lines = text.splitlines()
+    writes = shell_writes(text)
+    out = []
+    for number, line in enumerate(lines, 1):
+        if not _IF.match(line):
+            continue
+        plain, defaults = set(), set()
+        for name, numbers in writes.items():
+            earlier = [n for n in numbers if n <= number]
+            if earlier and all(defaults_itself(lines[n - 1], name) for n in earlier):
+                defaults.add(name)
+            elif earlier:
+                plain.add(name)
+        out.append((frozenset(plain), frozenset(defaults)))
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=256)
@@ -779,9 +880,14 @@ def _branch_lines(text: str, decisions: tuple[bool | None, ...]) -> tuple[tuple[
             out += [(number, line)] if active else []
             active = stack[-1][1]
             continue
-        if cond or (_ELSE.match(line) and stack):
+        undecided = None if cond or _WHOLE_IF.match(line) else _OPEN_UNDECIDED.match(line)
+        if undecided and undecided.group(1) == "if":  # its test is not read: both arms kept
+            stack.append([False, active, active])
+            out += [(number, line)] if active else []
+            continue
+        if cond or ((_ELSE.match(line) or _ELSE_COMMAND.match(line) or undecided) and stack):
             frame = stack[-1]
-            value = next(taken) if cond else True
+            value = next(taken) if cond else None if undecided else True
             frame[1] = frame[2] and not frame[0] and value is not False
             frame[0] = frame[0] or value is True
             active = frame[1]

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import Any
 
 import yaml
 
@@ -426,8 +427,47 @@ def function_spans(text: str) -> tuple[tuple[str, int, int], ...]:
     return tuple(spans)
 
 
-_SHELL_IF = re.compile(r"^\s*(if|elif)\s+(.*?)\s*(?:;\s*then)?\s*$")
-_INLINE_IF = re.compile(r"^\s*if\s+(.*?);\s*then\s+.*\bfi\s*;?\s*$")
+_SUBSHELL_OPEN = re.compile(r"(?:^|[;&|]|\$)\s*\(\s*$|\|\s*\{\s*$")  # `(`, `$(` or `| {` ending a line
+_SUBSHELL_CLOSE = re.compile(r"^\s*[)}]")
+
+
+@lru_cache(maxsize=128)
+def body_spans(text: str) -> tuple[tuple[str, int, int], ...]:
+    """The blocks of a shell file whose lines run at another time than where they are written,
+    or in another shell: ("function", its opening line, its ``}``) as function_spans gives
+    them, ("loop", the ``do`` line, the ``done`` line) of a loop over several lines, and
+    ("subshell", the opening line, the closing line) of a ``( … )``, ``$( … )`` or ``| { … }``
+    over several lines (what it writes is gone after it); 1-based."""
+    spans = [("function", first, last) for _, first, last in function_spans(text)]
+    loops: list[int] = []
+    shells: list[int] = []
+    data = data_lines(text)
+    for number, raw in enumerate(text.splitlines(), 1):
+        if number in data:
+            continue
+        line = strip_comment(raw)
+        if shells and _SUBSHELL_CLOSE.match(line):
+            spans.append(("subshell", shells.pop(), number))
+        for begin, end in _commands(line):
+            position = begin + len(line[begin:end]) - len(line[begin:end].lstrip())
+            while (word := _LEADING_WORD.match(line, position, end)) is not None:
+                if word.group(1) == "do":
+                    loops.append(number)
+                elif word.group(1) == "done" and loops:
+                    first = loops.pop()
+                    if first < number:
+                        spans.append(("loop", first, number))
+                position = word.end()
+        if _SUBSHELL_OPEN.search(_QUOTED.sub('""', line)) and not line.rstrip().endswith("=("):
+            shells.append(number)
+    return tuple(spans)
+
+
+_CONTROL_WORD = re.compile(r"\b(?:if|then|elif|else|fi)\b")
+# a reserved word that starts a command, before the rest of it (`then AL=3`, `! [ … ]`, `{ if …`)
+_LEADING_WORD = re.compile(r"(then|else|elif|fi|do|done|if|while|until|\{|\}|!)(?=\s|$)\s*")
+_PURE_TEST = re.compile(r"^!?\s*(?:\[\[?\s|test\s)")
+_TEST_EFFECT = re.compile(r"\$\(|`|:=")  # what a test may run or assign besides testing
 
 
 @dataclass(frozen=True)
@@ -441,7 +481,9 @@ class Guard:
 
 def shell_guards(text: str, number: int) -> list[Guard]:
     """The conditions (outermost first) that enclose line ``number`` of a shell script: ``if`` /
-    ``elif`` conditions (one-line ``if …; then …; fi`` forms guard only themselves) and ``case``
+    ``elif`` conditions, read wherever on a line their words are (a one-line ``if C; then A; fi``
+    guards only itself, by C; a line with commands on two arms, ``if C; then A; else B; fi`` or
+    ``A; else B``, is guarded by neither: only by what encloses both) and ``case``
     arms — an arm's line is guarded by its own pattern (launch_graph.case_predicate) and by the earlier
     arms' patterns, negated (the first matching arm runs)."""
     return list(_shell_guards(text, number))
@@ -474,7 +516,8 @@ _QUOTED = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'")
 _SHELL_READER = re.compile(r"(?:^|[\s;&|(])(?:bash|sh|zsh|dash)\b[^<]*<<"
                            r"|(?:^|[\s;&|(])ssh(?:\s+-\w+)*\s+[^\s'\"<>;&|-][^\s'\"<>;&|]*\s*<<")
 # a program given as a quoted argument that continues on the next lines: `python3 -c "` … `"`
-_INLINE_PROGRAM = re.compile(r"(?:^|[\s;&|(`])(?:python3?|perl|ruby|node|awk)(?:\s+-\w+)*\s+([\"'])$")
+_INLINE_PROGRAM = re.compile(r"(?:^|[\s;&|(`])(?:python3?|perl|ruby|node|awk)"
+                             r"(?:\s+-\w+(?:\s+\w+=(?:\"[^\"]*\"|'[^']*'|[^\s'\"]+))?)*\s+([\"'])$")
 _MAX_ARMS = 32  # a case of more arms leaves every arm undecided (first-match guards grow as arms**2)
 
 
@@ -561,6 +604,121 @@ def _failed(tested: tuple[Guard, ...]) -> tuple[Guard, ...]:
     return tuple(Guard(g.predicate, True, g.line) for g in tested)
 
 
+def _word_at(line: str, index: int, size: int) -> bool:
+    """Whether ``line[index:index + size]`` is a word of its own (``{``, ``[[``, not ``${X}``)."""
+    before = line[index - 1] if index else " "
+    after = line[index + size] if index + size < len(line) else " "
+    return (before.isspace() or before in ";&|(") and (after.isspace() or after in ";&|)")
+
+
+def _commands(line: str) -> list[tuple[int, int]]:
+    """The (start, end) spans of the commands of a shell line: split at ``;``, ``&``, ``&&``,
+    ``||`` and ``|`` outside quotes, backquotes, parentheses and groups (``$( … )``, ``( … )``,
+    ``[[ … ]]`` and ``{ …; }`` stay whole)."""
+    spans: list[tuple[int, int]] = []
+    start, depth, quote, index = 0, 0, "", 0
+    while index < len(line):
+        char = line[index]
+        if quote:
+            if char == "\\" and quote != "'":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char == "\\":
+            index += 1
+        elif char in "'\"`":
+            quote = char
+        elif char == "(" or (line.startswith("[[", index) and _word_at(line, index, 2)) or (
+                char == "{" and _word_at(line, index, 1)):
+            depth += 1
+            index += 1 if char == "[" else 0
+        elif char == ")" or (line.startswith("]]", index) and _word_at(line, index, 2)) or (
+                char == "}" and _word_at(line, index, 1)):
+            depth = max(depth - 1, 0)
+            index += 1 if char == "]" else 0
+        elif char in ";&|" and depth == 0:
+            spans.append((start, index))
+            while index + 1 < len(line) and line[index + 1] in ";&|":
+                index += 1
+            start = index + 1
+        index += 1
+    spans.append((start, len(line)))
+    return spans
+
+
+def _if_structure(line: str, number: int, stack: list[_Frame]) -> tuple[Guard, ...]:
+    """Follow the ``if``/``then``/``elif``/``else``/``fi`` words of one line, wherever on the line
+    they are (``if C; then A; else B; fi``, ``A; else``, ``else B``, ``fi; B``), changing ``stack``;
+    the line's guards: those every command on it runs under (a line with commands on two arms is
+    guarded by neither arm), or for a line of no command, the guards it starts under. An ``if``
+    condition still open at the end of the line (``then`` on the next line) is closed there."""
+
+    def current() -> tuple[Guard, ...]:
+        return tuple(g for frame in stack for g in frame.guards)
+
+    start = current()
+    commands: list[tuple[Guard, ...]] = []
+    pending: list[Any] = []  # [kind, first, last, tests] of an if/elif/while/until test read so far
+
+    def close() -> None:
+        if not pending:
+            return
+        kind, first, last, tests = pending
+        pending.clear()
+        top = stack[-1] if stack and stack[-1].word is None else None
+        if kind == "elif" and top is None:
+            return
+        # a test that runs or assigns anything besides testing runs under the guards it is read at
+        if any(not _PURE_TEST.match(t) or _TEST_EFFECT.search(t) for t in tests):
+            outer = tuple(g for frame in stack[:-1] for g in frame.guards)
+            commands.append(outer + _failed(top.tested) if kind == "elif" and top else current())
+        tested = Guard(line[first:last].strip(), False, number)
+        if kind == "if":
+            stack.append(_Frame((tested,), tested=(tested,)))
+        elif kind == "elif" and top is not None:
+            top.guards = _failed(top.tested) + (tested,)
+            top.tested += (tested,)
+
+    for begin, end in _commands(line):
+        position = begin
+        while position < end and line[position].isspace():
+            position += 1
+        while (word := _LEADING_WORD.match(line, position, end)) is not None:
+            keyword = word.group(1)
+            position = word.end()
+            if keyword in ("if", "elif", "while", "until"):
+                close()
+                pending[:] = [keyword, position, position, []]
+                break
+            if keyword in ("then", "do", "else", "fi"):
+                close()
+            top = stack[-1] if stack and stack[-1].word is None else None
+            if keyword == "else" and top is not None and top.tested:
+                top.guards = _failed(top.tested)  # every condition of the if failed
+            elif keyword == "fi" and top is not None:
+                stack.pop()
+        text = line[position:end].strip()
+        if not text:
+            continue
+        if pending:  # one command of the test (`if A && B; then`: A, then B)
+            pending[2] = end
+            pending[3].append(text)
+        else:
+            commands.append(current())
+    if pending:  # a test going on on the next line (`[ A ] && \\`) keeps its end: decide() leaves it open
+        pending[2] = max(pending[2], len(line.rstrip()))
+    close()
+    if not commands:
+        return start
+    common = commands[0]
+    for guards in commands[1:]:
+        size = 0
+        while size < min(len(common), len(guards)) and common[size] == guards[size]:
+            size += 1
+        common = common[:size]
+    return common
+
+
 @lru_cache(maxsize=64)
 def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int, str]]:
     """The guards of every line of ``text`` in one pass (every config launched through one
@@ -619,31 +777,16 @@ def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int,
             top.open_ended = top.open_ended or _FALLS_THROUGH.search(line) is not None
             bodies[number] = line[:closed.start()].strip()
             continue
-        inline = _INLINE_IF.match(line)
-        found.append(current() + (Guard(inline.group(1), False, number),) if inline else current())
-        if inline:
-            continue
         opened = _CASE_OPEN.match(line)
         if opened:
+            found.append(current())
             stack.append(_Frame(word=opened.group(1), expect_arm=True, opened=number))
             flat = None
             continue
-        match = _SHELL_IF.match(line)
-        if match and match.group(1) == "if":
-            tested = Guard(match.group(2), False, number)
-            stack.append(_Frame((tested,), tested=(tested,)))
-            flat = None
-        elif match and stack and stack[-1].word is None:
-            # an elif arm runs when every earlier condition of its if failed and its own holds
-            tested = Guard(match.group(2), False, number)
-            stack[-1].guards = _failed(stack[-1].tested) + (tested,)
-            stack[-1].tested += (tested,)
-            flat = None
-        elif word == "else" and stack and stack[-1].word is None and stack[-1].tested:
-            stack[-1].guards = _failed(stack[-1].tested)  # every condition of the if failed
-            flat = None
-        elif word == "fi" and stack and stack[-1].word is None:
-            stack.pop()
-            flat = None
+        if not _CONTROL_WORD.search(_QUOTED.sub('""', line)):
+            found.append(current())
+            continue
+        found.append(_if_structure(line, number, stack))
+        flat = None
     found.append(current())
     return tuple(found), bodies

@@ -7,7 +7,8 @@ runs them, with every such reference replaced by its value:
 
 - a row's own variables (``CONC``, ``TP``, its lane's scalar fields and ``NAME=value``
   additional settings, EVAL_ONLY=false for throughput rows) decide the conditions they can
-  (``infx.plan.launch_graph.decide``);
+  (``infx.plan.launch_graph.decide``), but not one the script may write before testing it
+  (``CONC=64`` before ``if [ "$CONC" -eq 1 ]``): the script's own value there decides, or none;
 - a condition the row cannot decide is taken both ways (at most ``MAX_UNDECIDED`` per row),
   so every branch's value is a variant the rules must accept; past that many, a name set
   under a condition left open stays as written;
@@ -25,12 +26,14 @@ command substitutions the launches compute values with: awk arithmetic (``NAME=$
 ``%s``/``%d``/``%.2f`` filled in as printf does; a number conversion whose argument is not known
 leaves the name as written, an unknown ``%s`` argument stays as written inside the value, as it
 would on a line that spells the JSON out). Loops, functions and other command substitutions are
-not followed, and read as written.
+not followed, and read as written; a name written inside a function, loop or subshell that
+does not hold the reference (or later in the loop or function that does) has no value here.
 """
 
 from __future__ import annotations
 
 import ast
+import decimal
 import itertools
 import operator
 import re
@@ -47,6 +50,7 @@ from infx.plan.launch_graph import (
     NODE_ROLE_VARIABLES,
     Branch,
     decide,
+    defaults_itself,
     exported_variables,
     lane_settings,
     lanes,
@@ -54,7 +58,15 @@ from infx.plan.launch_graph import (
     setting_variables,
     shell_writes,
 )
-from infx.signoff.rules.scan import Guard, Line, case_arm_body, function_spans, shell_guards
+from infx.signoff.rules.scan import (
+    Guard,
+    Line,
+    body_spans,
+    case_arm_body,
+    data_lines,
+    function_spans,
+    shell_guards,
+)
 from infx.workflow.launch import env_name
 
 _PREDICATE_REF = re.compile(r"\$\{?(\w+)")
@@ -74,9 +86,14 @@ _WORD = rf"""(?:'[^']*'|"(?:[^"\\`$]|\\.|{_REF_WORD})*"|[^\s'"()`;|&<>$\\]|{_REF
 _PRINTF = re.compile(r"^\s*(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)="
                      rf"\$\(\s*printf\s+((?:--\s+)?{_WORD}(?:\s+{_WORD})*)\s*\)\s*;?\s*$")
 _WORD_PART = re.compile(rf"""'([^']*)'|"((?:[^"\\`$]|\\.|{_REF_WORD})*)"|({_REF_WORD})|([^\s'"\\$]+)""")
-_CONVERSION = re.compile(r"%([-+ 0#]*)(\d*)(?:\.(\d+))?([sdifeEgGxX%])|\\(.)")
-_INTEGER = re.compile(r"[-+]?\d+")
-_FLOAT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_CONVERSION = re.compile(r"%([-+ 0#]*)(\d*)(?:\.(\d+))?(.?)|\\(.?)", re.ASCII)  # any `%`: unmodelled ones fail
+# printf's integer argument as bash reads it (strtoimax, base 0): 0x1f hex, 017 octal, else decimal
+_INTEGER = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+_INT64 = (-(2 ** 63), 2 ** 63 - 1)
+_PRINTF_SETTINGS = ("IFS", "LC_ALL", "LC_NUMERIC", "LANG")  # what changes how printf splits or prints
+_FLOAT_DIGITS = 15  # significant digits a double and bash's long double surely agree on
+_GLOB_OR_BRACE = re.compile(r"[*?\[]|^~|\{.*(?:,|\.\.).*\}")  # bash expands these in an unquoted word
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
 _ESCAPED = re.compile(r"\\([\"\\])")  # \" and \\ inside a double-quoted value
 MAX_DEPTH = 4  # a value that names another variable is followed this many steps
@@ -156,6 +173,11 @@ def _own_default(assignment: Assignment) -> bool:
                 and "$" not in match.group(2))
 
 
+def _text_line(text: str, number: int) -> str:
+    lines = text.splitlines()
+    return lines[number - 1] if 0 < number <= len(lines) else ""
+
+
 @lru_cache(maxsize=4096)
 def splits_nodes(predicate: str) -> bool:
     """Whether a condition tests only a node's place in a multi-node job (NODE_ROLE_VARIABLES): it
@@ -185,11 +207,9 @@ def assignments(lines: Iterable[Line], texts: Mapping[str, str | None]) -> list[
             continue
         printed = _PRINTF.match(command)
         if printed and not any("$" in word or "`" in word for word in re.findall(r"'[^']*'", printed.group(2))):
-            words = printed.group(2)
-            words = words[2:].lstrip() if words.startswith("--") and words[2:3].isspace() else words
-            if not words.startswith("-"):  # printf -v NAME: an option, not a format
-                guards = tuple(shell_guards(text, line.number))
-                found.append(Assignment(printed.group(1), words, line, guards, formatted=True))
+            # options (``--``, ``-v NAME``) are printf's to read: printf() gives None for any but ``--``
+            guards = tuple(shell_guards(text, line.number))
+            found.append(Assignment(printed.group(1), printed.group(2), line, guards, formatted=True))
             continue
         match = _ASSIGN.match(command)
         if match:
@@ -410,13 +430,25 @@ def arithmetic(expression: str) -> str | None:
         return None
 
 
-def printf(words: str, expand: Callable[[str], str]) -> str | None:
+def printf(words: str, expand: Callable[[str], str], settled: bool = True) -> str | None:
     """What ``$(printf WORDS)`` gives, references in double-quoted and bare words replaced by
-    ``expand``; None when it cannot be known: a conversion or escape not modelled, a number
-    conversion of anything but a number, fewer or more arguments than conversions."""
-    values = []
-    for word in _split_words(words):
-        values.append("".join(part if quoted else expand(part) for quoted, part in word))
+    ``expand``; None when it cannot be known exactly as bash's printf builtin prints it: a
+    conversion, flag or escape not modelled, a number conversion of anything but a number bash
+    reads the same way, fewer or more arguments than conversions, a bare word bash would split
+    or expand as a glob, a format bash takes for an option. ``settled=False`` (the script sets
+    IFS or the locale, _PRINTF_SETTINGS): no bare reference (split at other characters) and no
+    float conversion (another decimal point) is known either."""
+    if not settled and (re.search(r"%[-+ 0#]*\d*(?:\.\d*)?[feEgGaA]", words)
+                        or any(kind == "bare" and part.startswith("$") for word in _split_words(words)
+                               for kind, part in word)):
+        return None
+    values = _printf_words(words, expand)
+    if not values:
+        return None
+    if values[0] == "--":  # the end of printf's options
+        values = values[1:]
+    elif values[0].startswith("-"):
+        return None  # an option (-v NAME) or an invalid one: not the format
     if not values:
         return None
     fmt, arguments = values[0], iter(values[1:])
@@ -429,21 +461,14 @@ def printf(words: str, expand: Callable[[str], str]) -> str | None:
             if escaped not in _ESCAPES:
                 failed = True
             return _ESCAPES.get(escaped, "")
-        if kind == "%":
+        if kind == "%" and not (flags or width or precision is not None):
             return "%"
         argument = next(arguments, None)
-        spec = f"%{flags}{width}" + (f".{precision}" if precision is not None else "") + kind
-        if argument is None:
-            failed = True
+        text = None if argument is None else _convert(flags, width, precision, kind, argument)
+        if text is None:
+            failed = True  # bash would print an error, or the argument is not known
             return ""
-        if kind == "s":
-            return spec % argument
-        if kind in "dixX" and _INTEGER.fullmatch(argument):
-            return spec % int(argument)
-        if kind in "feEgG" and _FLOAT.fullmatch(argument):
-            return spec % float(argument)
-        failed = True  # bash would print an error and 0, or the argument is not known
-        return ""
+        return text
 
     out = _CONVERSION.sub(convert, fmt)
     if failed or next(arguments, None) is not None:
@@ -451,27 +476,108 @@ def printf(words: str, expand: Callable[[str], str]) -> str | None:
     return out.rstrip("\n")  # a command substitution drops trailing newlines
 
 
-def _split_words(words: str) -> list[list[tuple[bool, str]]]:
-    """printf's words as (literal?, text) parts: single-quoted text is literal, double-quoted
-    text has its escapes undone and its references left for expansion."""
-    out: list[list[tuple[bool, str]]] = []
+def _printf_words(words: str, expand: Callable[[str], str]) -> list[str] | None:
+    """printf's words after expansion, or None when bash would make other words of them: an
+    unquoted glob, tilde or brace, or an unquoted reference whose value is empty, not known or
+    holds blanks or glob characters (bash splits or expands it)."""
+    values = []
+    for word in _split_words(words):
+        text = ""
+        for kind, part in word:
+            if kind == "bare" and not part.startswith("$"):
+                if _GLOB_OR_BRACE.search(part):
+                    return None
+                text += part
+                continue
+            value = part if kind == "single" else expand(part)
+            if kind == "bare" and (value in ("", part) or "$" in value or re.search(r"[\s*?\[]", value)):
+                return None
+            text += value
+        values.append(text)
+    return values
+
+
+def _convert(flags: str, width: str, precision: str | None, kind: str, argument: str) -> str | None:
+    """One printf conversion of ``argument`` as bash prints it, or None when not sure."""
+    if "#" in flags or (width and int(width) > MAX_VALUE) or (precision and int(precision) > MAX_VALUE):
+        return None
+    spec = f"%{flags}{width}" + (f".{precision}" if precision is not None else "")
+    if kind == "s":
+        return None if flags.strip("-") else (spec + "s") % argument  # only `-` means the same to both
+    if kind in "diouxX":
+        number = _integer(argument)
+        if number is None or (precision is not None and ("0" in flags or (number == 0 and int(precision) == 0))):
+            return None  # C drops the 0 flag and prints no digit of 0 at precision 0; Python does not
+        if kind in "ouxX":
+            number &= 2 ** 64 - 1  # bash prints a negative number's two's complement
+            spec = spec.replace("+", "").replace(" ", "")  # signs mean nothing to these
+        return (spec + ("d" if kind == "u" else kind)) % number
+    if kind in "feEgG":
+        if len(argument) > 100 or not _FLOAT.fullmatch(argument):
+            return None
+        exact = decimal.Decimal(argument)
+        if _near_rounding_tie(exact, kind, 6 if precision is None else int(precision)):
+            return None
+        return (spec + kind) % float(argument)
+    return None
+
+
+def _integer(argument: str) -> int | None:
+    """An integer argument as bash's printf reads it, or None (not a number, or past 64 bits)."""
+    match = _INTEGER.fullmatch(argument)
+    if match is None:
+        return None
+    digits = match.group(2)
+    base = 16 if digits[:2].lower() == "0x" else 8 if digits.startswith("0") else 10
+    number = int(digits, base) * (-1 if match.group(1) == "-" else 1)
+    return number if _INT64[0] <= number <= _INT64[1] else None
+
+
+def _near_rounding_tie(value: decimal.Decimal, kind: str, precision: int) -> bool:
+    """Whether printing ``value`` with ``%.{precision}{kind}`` could round one way from a double
+    (Python) and the other from bash's long double: the digits asked for go past what both
+    surely hold, or ``value`` lies on or next to a half-way point of the last digit printed."""
+    if value == 0:
+        return False
+    if not -300 < value.adjusted() < 300:
+        return True
+    if kind in "fF":
+        last = -precision
+    elif kind in "eE":
+        last = value.adjusted() - precision
+    else:
+        last = value.adjusted() - max(precision, 1) + 1
+    if value.adjusted() - last + 1 > _FLOAT_DIGITS:
+        return True
+    with decimal.localcontext() as context:
+        context.prec = 400
+        scaled = abs(value).scaleb(-last)
+        fraction = scaled - scaled.to_integral_value(rounding=decimal.ROUND_FLOOR)
+        return abs(fraction - decimal.Decimal("0.5")).scaleb(last) <= abs(value) * decimal.Decimal(2) ** -50
+
+
+def _split_words(words: str) -> list[list[tuple[str, str]]]:
+    """printf's words as (how quoted, text) parts: "single" text is literal, "double" text has
+    its escapes undone and its references left for expansion, "bare" text is a reference or
+    plain characters (bash splits and globs what it expands to)."""
+    out: list[list[tuple[str, str]]] = []
     position = 0
     while position < len(words):
         if words[position].isspace():
             position += 1
             continue
-        word: list[tuple[bool, str]] = []
+        word: list[tuple[str, str]] = []
         while position < len(words) and not words[position].isspace():
             part = _WORD_PART.match(words, position)
             if part is None:
                 return []
             single, double, reference, bare = part.groups()
             if single is not None:
-                word.append((True, single))
+                word.append(("single", single))
             elif double is not None:
-                word.append((False, _ESCAPED.sub(r"\1", double)))
+                word.append(("double", _ESCAPED.sub(r"\1", double)))
             else:
-                word.append((False, reference or bare))
+                word.append(("bare", reference or bare))
             position = part.end()
         out.append(word)
     return out
@@ -495,20 +601,28 @@ def _deciding(relevant: list[Assignment], row: dict[str, str], branch: Branch, u
 
 def _holds(assignment: Assignment, branch: Branch, assumed: Mapping[str, bool],
            script: Callable[[Guard], Branch | None] | None = None,
-           roles: frozenset = frozenset(), decided: Mapping[str, bool | None] | None = None) -> bool | None:
+           roles: frozenset = frozenset(),
+           rewritten: Callable[[Guard], bool] | None = None,
+           decided: Mapping[str, bool | None] | None = None) -> bool | None:
     """Whether the assignment runs on this branch (None: a condition is neither decided by the
     row, nor by the values the script gives its variables where it tests them (``script``), nor
     taken either way). A condition on the node's place in the job (``splits_nodes``) holds for a
-    line that runs on the same side of it (``roles``: the reference's own such conditions).
-    ``decided``: the row's decisions of some conditions, worked out already (``decide``'s)."""
+    line that runs on the same side of it (``roles``: the reference's own such conditions). The
+    row does not decide a condition on a variable of its own the script may write before testing
+    it (``rewritten``): the script's value there does, or nothing. ``decided``: the row's
+    decisions of some conditions, worked out already (``decide``'s)."""
     unknown = False
     for guard in assignment.guards:
         if splits_nodes(guard.predicate):
             if (guard.predicate, guard.negated) not in roles:
                 unknown = True  # set on some nodes only, read on others or on every node
             continue
-        value = decided[guard.predicate] if decided is not None and guard.predicate in decided \
-            else decide(guard.predicate, branch)
+        if rewritten is not None and rewritten(guard):
+            value = None
+        elif decided is not None and guard.predicate in decided:
+            value = decided[guard.predicate]
+        else:
+            value = decide(guard.predicate, branch)
         if value is None and script is not None and (known := script(guard)) is not None:
             value = decide(guard.predicate, known)
         if value is None:
@@ -569,7 +683,8 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
             depth_now[0] += 1
             try:
                 held[key] = _holds(assignment, branch, assumed,
-                                   lambda guard: script_values(guard, assignment), roles)
+                                   lambda guard: script_values(guard, assignment), roles,
+                                   lambda guard: bool(rewritten(guard, assignment.line.path)))
             finally:
                 depth_now[0] -= 1
         return held[key]
@@ -588,6 +703,48 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
         guards = tuple(shell_guards(text, number))
         return bool(guards) and runs(Line(path, number, ""), guards) is False
 
+    rewrites: dict[tuple[str, str, int], frozenset[str]] = {}
+
+    def rewritten(guard: Guard, path: str) -> frozenset[str]:
+        """The row's own variables that ``guard`` tests and the script may write before testing
+        them (``CONC=64`` before ``if [ "$CONC" -eq 1 ]``): the row's values do not decide it. A
+        write the row does not run, or ``NAME="${NAME:-x}"`` of a name the row gives a value,
+        keeps the row's value."""
+        key = (guard.predicate, path, guard.line)
+        if key not in rewrites:
+            rewrites[key] = frozenset()  # a write whose own condition tests the name: see below
+            text = texts.get(path) or ""
+            writes, data = shell_writes(text), data_lines(text)  # a heredoc's or program's text writes nothing
+            anywhere = not guard.line or guard.line in _functions(text)  # a function runs when called
+            rewrites[key] = frozenset(
+                name for name in dict.fromkeys(_PREDICATE_REF.findall(guard.predicate)) if name in row
+                and any((anywhere or n <= guard.line) and n not in data
+                        and not (row[name] != "" and defaults_itself(_text_line(text, n), name))
+                        and not skipped(path, text, n) for n in writes.get(name, ())))
+        return rewrites[key]
+
+    def elsewhere(name: str, line: Line) -> bool:
+        """Whether the file may write ``name`` where the write does not run in file order
+        before ``line``: inside a function, loop or subshell that does not hold ``line`` (run
+        when called, maybe never, or gone after the subshell), later inside the loop or
+        function that holds ``line`` (the next iteration reads it), or anywhere later when
+        ``line`` is inside a function (it may be called after that write)."""
+        text = texts.get(line.path) or ""
+        number = line.number or 0
+        spans = body_spans(text)
+        holding = [(kind, first, last) for kind, first, last in spans if first <= number <= last]
+        in_function = any(kind == "function" for kind, _, _ in holding)
+        data = data_lines(text)
+        for n in shell_writes(text).get(name, ()):
+            if n in data or n == number:
+                continue
+            if n < number and any(first <= n <= last and not first <= number <= last for _, first, last in spans):
+                return True
+            if n > number and (in_function or any(first <= n <= last for kind, first, last in holding
+                                                  if kind == "loop")):
+                return True
+        return False
+
     lines_asked: dict[tuple[str, int | None], Assignment] = {}
 
     def runs(line: Line, guards: tuple[Guard, ...]) -> bool | None:
@@ -600,7 +757,8 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
     def script_values(guard: Guard, assignment: Assignment, on: Branch | None = None) -> Branch | None:
         """The branch with the values the script's own variables in ``guard`` have where it is
         tested (``[[ -n "$AL" ]]`` after ``AL=2.49``), or None when one is not known."""
-        names = [n for n in dict.fromkeys(_PREDICATE_REF.findall(guard.predicate)) if n not in row]
+        names = [n for n in dict.fromkeys(_PREDICATE_REF.findall(guard.predicate))
+                 if n not in row or n in rewritten(guard, assignment.line.path)]
         if any(not (n[0].isalpha() or n[0] == "_") for n in names):
             return None  # a positional parameter ($1): not known here
         if not names or not guard.line:
@@ -639,7 +797,7 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
                 depth: int) -> str:
         name, default = match.group(1) or match.group(3), match.group(2)
         shell = line.number is not None and _SHELL_FILE.search(line.path)
-        if shell and unmodelled(name, line):
+        if shell and (unmodelled(name, line) or elsewhere(name, line)):
             return match.group(0)
         roles = frozenset((g.predicate, g.negated) for g in shell_guards(texts.get(line.path) or "", line.number or 0)
                           if splits_nodes(g.predicate)) if shell else frozenset()
@@ -654,7 +812,8 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
             if chosen.formatted:
                 expand = (lambda text: _REF.sub(lambda m: lookup(m, chosen.line, took, here, depth + 1), text)) \
                     if depth < MAX_DEPTH else (lambda text: text)
-                value = printf(value, expand)
+                written = shell_writes(texts.get(chosen.line.path) or "")
+                value = printf(value, expand, settled=not any(n in written for n in _PRINTF_SETTINGS))
                 if value is None or len(value) > MAX_VALUE:
                     return match.group(0)
                 here[f"{name}={value} at {chosen.line.where()}"] = None
@@ -699,10 +858,12 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
         found: set[int] = set()
         for (path, guards), indexes in by_guards.items():
             line = lines[indexes[0]]  # the lines under the same conditions in a file run together
-            if _holds(Assignment("", "", line, guards), row_branch, {}, decided=decided) is False:
+            changed = lambda guard, path=path: bool(rewritten(guard, path))  # noqa: E731
+            if _holds(Assignment("", "", line, guards), row_branch, {}, rewritten=changed, decided=decided) is False:
                 found.update(indexes)  # the row's own variables decide a condition false
                 continue
-            open_guards = tuple(g for g in guards if splits_nodes(g.predicate) or decided[g.predicate] is None)
+            open_guards = tuple(g for g in guards if splits_nodes(g.predicate) or changed(g)
+                                or decided[g.predicate] is None)
             tested = {n for g in open_guards for n in _PREDICATE_REF.findall(g.predicate)}
             if not open_guards or not tested & by_name.keys():
                 continue
@@ -713,7 +874,7 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
                 pseudo = Assignment("", "", line, open_guards)
                 script_answers[key] = _holds(
                     pseudo, row_branch, assumed, lambda guard, pseudo=pseudo: script_values(guard, pseudo, row_branch),
-                    decided=decided)
+                    rewritten=changed, decided=decided)
             if script_answers[key] is False:
                 found.update(indexes)
         return frozenset(found)
