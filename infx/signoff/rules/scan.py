@@ -329,8 +329,11 @@ def join_continuations(lines: Iterable[Line]) -> Iterator[Line]:
         yield replace(pending, text=pending.text[:-1])
 
 
-# a value that is a number, quoted or not, before the punctuation that closes what holds it
-_NUMBER_VALUE = re.compile(r"\s*([\"']?)(-?\d+(?:\.\d+)?)\1[\s,;)}\]\"']*")
+# a value that is a number, quoted or not, before the punctuation that closes what holds it;
+# ASCII digits only (Python reads "١" as 1, an engine's argument parser does not). Not the same
+# question as the numbers bash's printf takes (shell_values: octal, hex) or its -eq operands
+# (launch_graph._test_integer): each follows the reader it models.
+_NUMBER_VALUE = re.compile(r"\s*([\"']?)(-?[0-9]+(?:\.[0-9]+)?)\1[\s,;)}\]\"']*")
 
 
 def first_number(text: str) -> float | None:

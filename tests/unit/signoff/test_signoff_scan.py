@@ -59,7 +59,7 @@ def test_the_flag_prefilter_never_hides_what_the_patterns_would_read():
 def test_a_number_is_read_only_from_a_value_that_is_one():
     assert [first_number(v) for v in ("3", '"2.78"', "3)", "0.7,", "-1", "4}'")] == [3, 2.78, 3, 0.7, -1, 4]
     # what bash passes for these is not known here: digits inside them are no reading
-    for value in ("$K2", "${K:-2}", "%.2f", "2.5x", "v3", "$((K+1))", "`echo 3`"):
+    for value in ("$K2", "${K:-2}", "%.2f", "2.5x", "v3", "$((K+1))", "`echo 3`", "\u0663", "2.\u0665"):
         assert first_number(value) is None, value
 
 
