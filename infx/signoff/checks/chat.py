@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 
@@ -49,6 +50,8 @@ def _chat_line(text: str) -> bool:
 
 
 _PRINTED = re.compile(r"^\s*(?:echo|printf(?!\s+-v))\b")
+# a parameter expansion that edits the value: ${X/pat/rep}, ${X//pat}, ${X#pat}, ${X%pat}, ${X^}
+_EDITED = re.compile(r"\$\{[A-Za-z_]\w*(?:/|#|%|\^|,)[^}]*\}")
 
 
 def _chat_evidence(evidence: Evidence, line: Line) -> bool:
@@ -59,6 +62,8 @@ def _chat_evidence(evidence: Evidence, line: Line) -> bool:
         return False
     if not _SHELL_FILE.search(line.path):
         return True
+    if not _chat_line(_EDITED.sub("", line.text)):
+        return False  # the flag is the pattern an expansion removes or replaces: ${X/--flag/}
     if _records_the_choice(line.text) or _PRINTED.match(line.text):
         return False
     return line.number is None or line.number not in data_lines(evidence.head_files.get(line.path) or "")
@@ -95,14 +100,14 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
     where = config_where(evidence, config)
     # a helper's option loop only records the option; the line that passes it on is the evidence
     handed = options.option_calls(evidence.head_files, lines)  # words given to a helper's option loop
-    found = [ln for ln in lines if _chat_evidence(evidence, ln) and not _parses_options(evidence, ln)
-             and (ln.path, ln.number) not in handed and _reaches_a_command(evidence, ln, lines)]
     # a line in a shell function counts when the throughput run calls that function: the chat
     # template of a helper only the accuracy eval runs (run_lm_eval) is not the benchmark's
     runs = options.function_runs(evidence.head_files, lines, _THROUGHPUT)
+    launch = _Launch(evidence, lines)
+    found = [ln for ln in lines if _chat_evidence(evidence, ln) and not _parses_options(evidence, ln)
+             and (ln.path, ln.number) not in handed and _reaches_a_command(evidence, ln, lines, runs, launch)]
     candidates = [ln for ln in found if runs(ln)[1] is True]
     unproven = [(ln, runs(ln)[0]) for ln in found if runs(ln)[1] is None]
-    launch = _Launch(evidence, lines)
     chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln, launch)), None)
     raw = _first(lines, _RAW)
     if chat:
@@ -115,8 +120,11 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
                        "spec-decode config (accepted guards test the MTP/speculative/draft setting)")
     if unproven:
         line, function = unproven[0]
+        if function is None:
+            return False, (f"{where}: the chat template is applied only at {line.where()}, after the "
+                           "script's unconditional exit")
         return False, (f"{where}: the chat template is applied only inside the shell function "
-                       f"{code(function or '')} at {line.where()}, which the spec-decode throughput run "
+                       f"{code(function)} at {line.where()}, which the spec-decode throughput run "
                        "could not be shown to call")
     if raw:
         return False, (f"{where}: spec-decode benchmark drives raw completions without a chat "
@@ -125,16 +133,18 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
                    "template (no chat endpoint or template flag in its recipe or launch files)")
 
 
-def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line]) -> bool:
+def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],
+                      runs: Callable[[Line], tuple[str | None, bool | None]], launch: _Launch) -> bool:
     """A shell variable given the chat flag (``EXTRA="--use-chat-template"``) is evidence only
-    when a later launch line expands it whole (``$EXTRA``, ``${EXTRA}``, ``${EXTRA:-…}``) and
-    its file does not write it again afterwards except to extend it; any other line is
-    evidence as it stands."""
+    when a later launch line that the throughput run surely runs (not printed, not text, in no
+    function it may not call, under no condition it may not take) expands it whole (``$EXTRA``,
+    ``${EXTRA}``, ``${EXTRA:-…}``) and its file does not write it again afterwards except to
+    extend it; any other line is evidence as it stands."""
     assigned = SHELL_ASSIGNMENT.match(line.text) if _SHELL_FILE.search(line.path) else None
     if assigned is None or line.number is None:
         return True
     name = assigned.group(1)
-    use = re.compile(rf"\$(?:{name}(?!\w)|\{{{name}(?:\}}|:?[-+=]))")
+    use = re.compile(rf"\$(?:{name}(?!\w)|\{{{name}(?:\}}|\[[@*]\]\}}|:?[-+=]))")  # an array's words too
     extends = re.compile(rf"^\s*{name}\+=")  # NAME+=" --more": what it held is kept
     text = evidence.head_files.get(line.path) or ""
     later = [n for n in shell_writes(text).get(name, ()) if n > line.number]
@@ -143,8 +153,25 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line]) -> boo
         if any(not use.search(source[n - 1]) and not extends.match(source[n - 1])
                and not _exclusive(here, shell_guards(text, n)) for n in later):
             return False  # set again (or unset) afterwards: not what the client gets
-    return any(use.search(other.text) for other in lines
+    return any(use.search(other.text) and _runs_with(evidence, other, line, runs, launch) for other in lines
                if other is not line and (other.path != line.path or (other.number or 0) > line.number))
+
+
+def _runs_with(evidence: Evidence, use: Line, assigned: Line,
+               runs: Callable[[Line], tuple[str | None, bool | None]], launch: _Launch) -> bool:
+    """Whether the throughput run executes the line that expands a variable whenever it runs
+    the line that assigns it: the use is a command (not printed, not text), in the same
+    function or one the run surely calls, under no condition the assignment is not under
+    that the run may not take."""
+    if not _SHELL_FILE.search(use.path) or use.number is None:
+        return True
+    if _PRINTED.match(use.text) or use.number in data_lines(evidence.head_files.get(use.path) or ""):
+        return False
+    same = use.path == assigned.path and runs(use)[0] == runs(assigned)[0]
+    if not same and runs(use)[1] is not True:
+        return False
+    shared = _guards(evidence, assigned) if same else []
+    return all(g in shared for g in _guards(evidence, use)) or _unproven_guard(evidence, use, launch) is None
 
 
 def _exclusive(one: list[Guard], other: list[Guard]) -> bool:

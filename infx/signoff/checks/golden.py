@@ -157,6 +157,9 @@ def _judge_variant(reader: PolicyReader, config: AffectedConfig, variant: Varian
     method, variant_name = draft_kind(reader.doc("golden"), config.prefix, draft_method(config, lines),
                                       draft_variant(config, lines))
     mode = thinking_mode(config, lines)
+    if mode is None:
+        return (f"{where}: the thinking mode could not be read: its launch sets the chat template's "
+                "thinking both on and off, so which golden curve (thinking_on or thinking_off) applies is not known")
     ref = choose_curve(refs(), config.prefix, method, variant_name, config.precision)
     golden = None
     if ref is not None:

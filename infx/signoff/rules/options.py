@@ -296,16 +296,84 @@ def function_runs(texts: Mapping[str, str | None], lines: Iterable[Line],
             wanted.setdefault(line.path, set()).add(line.number)
     runs: dict[tuple[str, str], bool | None] | None = None
 
+    sure: set[tuple[str, str]] | None = None
+
     def state(line: Line) -> tuple[str | None, bool | None]:
-        nonlocal runs
-        inside = None if line.number is None else _enclosing(texts.get(line.path) or "", line.number)
+        nonlocal runs, sure
+        text = texts.get(line.path) or ""
+        inside = None if line.number is None else _enclosing(text, line.number)
         if inside is None:
-            return None, True
-        if runs is None:
-            runs = _functions_run(texts, wanted, branch)
-        return inside, runs.get((line.path, inside))
+            return None, None if line.number is not None and _after_exit(text, line.number) else True
+        if runs is None or sure is None:
+            runs, sure = _functions_run(texts, wanted, branch), _functions_surely_run(texts, wanted, branch)
+        found = runs.get((line.path, inside))
+        # reached only through calls that may not run (an undecided condition, after `&&`, a
+        # second definition, `unset -f`): not known
+        return inside, None if found is True and (line.path, inside) not in sure else found
 
     return state
+
+
+def _functions_surely_run(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]],
+                          branch: Branch) -> set[tuple[str, str]]:
+    """The (file, function) pairs the launch surely runs on ``branch``: defined once in the
+    launch's files, never unset or aliased, and called from the top level (or from a function
+    it surely runs) by a command that starts its line, under conditions ``branch`` takes, not
+    after the file's top-level ``exit`` nor, in the defining file, before the definition."""
+    spans = {path: function_spans(texts.get(path) or "") for path in wanted}
+    names = [name for path in wanted for name, _, _ in spans[path]]
+    sites: dict[tuple[str, str], list[tuple[str, str] | None]] = {}
+    for path in wanted:
+        for name, opened, _ in spans[path]:
+            if names.count(name) > 1 or any(_shadows(name).search(texts.get(p) or "") for p in wanted):
+                continue
+            for where, number, words in _sites(texts, wanted, name, branch):
+                text = texts.get(where) or ""
+                row = text.splitlines()[number - 1]
+                if words is None or not _starts_call(name).match(row) or _after_exit(text, number) \
+                        or (where == path and number < opened) \
+                        or any(decide(g.predicate, branch) != (not g.negated) for g in shell_guards(text, number)):
+                    continue
+                inside = _enclosing(text, number)
+                sites.setdefault((path, name), []).append(None if inside is None else (where, inside))
+    found: set[tuple[str, str]] = set()
+    grew = True
+    while grew:
+        grew = False
+        for key, callers in sites.items():
+            if key not in found and any(c is None or c in found for c in callers):
+                found.add(key)
+                grew = True
+    return found
+
+
+def _starts_call(name: str) -> re.Pattern[str]:
+    """A line whose first command runs ``name`` (as a condition of if/while too)."""
+    return re.compile(rf"^\s*(?:(?:[({{!]|\$\()\s*|(?:time|command|builtin|exec|nohup|if|while|until)\s+)*"
+                      rf"{re.escape(name)}(?=[\s;)]|$)")
+
+
+def _shadows(name: str) -> re.Pattern[str]:
+    """``unset -f name``, ``unset name`` or ``alias name=``: the function may not be what runs."""
+    word = rf"(?<![\w-]){re.escape(name)}(?![\w-])"
+    return re.compile(rf"\bunset\b[^;&|\n]*{word}|\balias\b[^;&|\n]*{word}\s*=", re.MULTILINE)
+
+
+def _after_exit(text: str, number: int) -> bool:
+    """Whether a top-level, unconditional ``exit`` comes before line ``number``."""
+    first = _first_exit(text)
+    return first is not None and first < number
+
+
+@lru_cache(maxsize=256)
+def _first_exit(text: str) -> int | None:
+    data = data_lines(text)
+    return next((n for n, row in enumerate(text.splitlines(), 1)
+                 if _EXIT.match(row) and n not in data and _enclosing(text, n) is None
+                 and not shell_guards(text, n)), None)
+
+
+_EXIT = re.compile(r"^\s*exit\b")
 
 
 def _sites(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]], function: str,
@@ -326,7 +394,8 @@ def _sites(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]], func
 
 def _enclosing(text: str, number: int) -> str | None:
     """The innermost shell function whose body holds line ``number`` (None: top level)."""
-    spans = [(first, name) for name, first, last in function_spans(text) if first < number <= last]
+    spans = [(first, name) for name, first, last in function_spans(text)
+             if first < number <= last or first == number == last]
     return max(spans)[1] if spans else None
 
 

@@ -414,20 +414,32 @@ def _yaml_sections(text: str) -> dict[int, frozenset[tuple[str, ...]] | None] | 
 @lru_cache(maxsize=128)
 def function_spans(text: str) -> tuple[tuple[str, int, int], ...]:
     """The shell functions of ``text``: (name, the line that opens it, the line of its closing
-    ``}``), 1-based. A body ends at the first ``}`` indented as its opening line."""
+    ``}`` or ``)``), 1-based, nested ones too. A body ends at the first ``}`` (``)`` for a
+    subshell body, ``f() (``) indented as its opening line; a body on its opening line
+    (``f() { …; }``) is that one line (first == last)."""
     lines = text.splitlines()
     spans: list[tuple[str, int, int]] = []
-    index = 0
-    while index < len(lines):
-        opened = FUNCTION_OPEN.match(lines[index])
+    for index, row in enumerate(lines):
+        one_line = _ONE_LINE_FUNCTION.match(row)
+        if one_line:
+            spans.append((one_line.group(1) or one_line.group(2), index + 1, index + 1))
+            continue
+        opened = FUNCTION_OPEN.match(row) or _OTHER_FUNCTION_OPEN.match(row)
         if opened:
-            indent = lines[index][:len(lines[index]) - len(lines[index].lstrip())]
+            indent = row[:len(row) - len(row.lstrip())]
+            close = ")" if row.rstrip().endswith("(") else "}"
             end = next((j for j in range(index + 1, len(lines))
-                        if lines[j].startswith(indent + "}")), len(lines))
-            spans.append((opened.group(1), index + 1, end + 1))
-            index = end
-        index += 1
+                        if lines[j].startswith(indent + close)), len(lines))
+            spans.append((opened.group(1) or opened.group(2), index + 1, end + 1))
     return tuple(spans)
+
+
+# the other ways bash opens a function: ``function f {``, ``f() (`` (a subshell body)
+_OTHER_FUNCTION_OPEN = re.compile(r"^\s*(?:function\s+([A-Za-z_][\w-]*)\s*(?:\(\s*\))?\s*[{(]?"
+                                  r"|([A-Za-z_][\w-]*)\s*\(\s*\)\s*\()\s*$")
+# a function whose whole body is on its opening line: ``f() { cmd; }``, ``function f { cmd; }``
+_ONE_LINE_FUNCTION = re.compile(r"^\s*(?:function\s+([A-Za-z_][\w-]*)\s*(?:\(\s*\))?|([A-Za-z_][\w-]*)\s*\(\s*\))"
+                                r"\s*(?:\{\s.*\}|\(.*\))\s*;?\s*(?:#.*)?$")
 
 
 _SUBSHELL_OPEN = re.compile(r"(?:^|[;&|]|\$)\s*\(\s*$|\|\s*\{\s*$")  # `(`, `$(` or `| {` ending a line

@@ -49,7 +49,9 @@ def draft_length(engine: str, lines: list[Line], texts: Mapping[str, str | None]
     """The number of draft tokens the launch runs: the engine's own flag first. In a
     disaggregated srt-slurm recipe (``texts`` given) the decode workers' setting wins: they
     generate the tokens whose acceptance the benchmark measures, and a prefill side may draft
-    fewer (#2642: prefill 1, decode 2)."""
+    fewer (#2642: prefill 1, decode 2). None when that is not known: the decode workers'
+    settings disagree, or a recipe with decode workers gives them none the line reader sees
+    (they run the engine's default, or a value the reader cannot place)."""
     ordered = _DRAFT_FLAGS.get(engine, ()) + tuple(f for fs in _DRAFT_FLAGS.values() for f in fs)
     named = [(line, given) for line in lines if (given := _draft_settings(line.text))]
     for flag in ordered:
@@ -57,7 +59,7 @@ def draft_length(engine: str, lines: list[Line], texts: Mapping[str, str | None]
         readable = [(line, int(number)) for line, value in found if (number := first_number(value)) is not None]
         if not readable:
             continue
-        decode = []
+        decode, other_side = [], False
         for line, value in found:
             side = _decode_side(line, texts)
             if side is None:
@@ -67,6 +69,10 @@ def draft_length(engine: str, lines: list[Line], texts: Mapping[str, str | None]
                 if number is None or re.match(r"\s*[\"']?-?0\d", value):
                     return None  # the decode workers' setting is no plain number (a reference, 010, 0x2)
                 decode.append(int(number))
+            elif texts is not None and _has_decode(line, texts):
+                other_side = True
+        if len(set(decode)) > 1 or (other_side and not decode):
+            return None  # decode says two lengths, or none while another side says one
         return (decode or [k for _, k in readable])[0]
     return None
 
@@ -84,6 +90,18 @@ def _draft_settings(text: str) -> tuple[tuple[str, str], ...]:
                  for value in flag_values(text, flag))
 
 
+def _has_decode(line: Line, texts: Mapping[str, str | None]) -> bool:
+    """Whether the line's recipe has a decode workers' section (or a line whose place is not
+    known); False outside a recipe."""
+    return is_recipe(line.path) and _recipe_has_decode(texts.get(line.path) or "")
+
+
+@lru_cache(maxsize=256)
+def _recipe_has_decode(text: str) -> bool:
+    return any(yaml_sections(text, n) is None or any("decode" in path for path in yaml_sections(text, n) or ())
+               for n in range(1, text.count("\n") + 2))
+
+
 def _decode_side(line: Line, texts: Mapping[str, str | None] | None) -> bool | None:
     """Whether a launch line is a setting of a disaggregated recipe's decode workers (False for
     every line outside a recipe, or when the recipe's text is not given; None: the recipe's
@@ -93,6 +111,8 @@ def _decode_side(line: Line, texts: Mapping[str, str | None] | None) -> bool | N
     sections = yaml_sections(texts.get(line.path) or "", line.number)
     if sections is None:
         return None
+    if any("decode" in path and "prefill" in path for path in sections):
+        return None  # a decode entry inside the prefill's (or the reverse): whose it is is unclear
     sides = {"decode" in path for path in sections}
     return None if len(sides) > 1 else sides == {True}
 
@@ -128,17 +148,22 @@ def draft_variant(config: AffectedConfig, lines: list[Line]) -> str | None:
     return None
 
 
-def thinking_mode(config: AffectedConfig, lines: list[Line]) -> str:
+def thinking_mode(config: AffectedConfig, lines: list[Line]) -> str | None:
     """``on`` or ``off``: the recipe's setting, else the chat-template kwargs the launch sets,
-    else the server's default for requests that set none; default on."""
+    else the server's default for requests that set none; default on. A line that prints is
+    no setting. None when the launch's settings of one kind disagree (one for the accuracy
+    eval, another for the benchmark, or one set again): which the benchmark sends is not known."""
     if config.recipe and config.recipe.spec:
         return config.recipe.spec.thinking
     for pattern in (_THINKING, _DEFAULT_THINKING):
-        for line in lines:
-            match = pattern.search(line.text)
-            if match:
-                return "off" if match.group(2).lower() in ("false", "disabled", "off", "0") else "on"
+        modes = {"off" if match.group(2).lower() in ("false", "disabled", "off", "0") else "on"
+                 for line in lines if not _PRINTS.match(line.text) for match in pattern.finditer(line.text)}
+        if modes:
+            return modes.pop() if len(modes) == 1 else None
     return "on"
+
+
+_PRINTS = re.compile(r"^\s*(?:echo|printf)\b")
 
 
 def acceptance_readings(lines: list[Line], k: int | None) -> list[Reading]:

@@ -1,0 +1,167 @@
+"""Red team 16b: a chat flag in a function the throughput run may not call, a disaggregated
+recipe's decode draft length, the thinking mode, whole-name launch-file matching."""
+
+from __future__ import annotations
+
+import pytest
+from lib.signoff_policy_support import with_head_file, world_evidence
+
+from infx.signoff.checks.chat import run
+from infx.signoff.model import Status
+from infx.signoff.rules.affected import AffectedConfig
+from infx.signoff.rules.scan import function_spans, text_lines
+from infx.signoff.rules.spec_decoding import draft_length, thinking_mode
+from infx.signoff.table import load_table
+
+SETTINGS = load_table().settings
+SCRIPT = "benchmarks/single_node/agentic/glm5.2_fp4_b300_atom_mtp.sh"
+SERVER = ('python -m atom.entrypoints.openai_server --model "$MODEL" -tp 8 \\\n'
+          '  --kv_cache_dtype fp8 --method mtp --num-speculative-tokens 3 \\\n'
+          '  --spec-decode-acceptance-length 2.99 &\n')
+BENCH = 'bench() {\n  aiperf profile --endpoint-type chat --url x\n}\n'
+RAW = "aiperf profile --endpoint /v1/completions\n"
+
+
+def _status(body: str) -> Status:
+    evidence = world_evidence("scenario5")
+    outcome = run(with_head_file(evidence, SCRIPT, "#!/usr/bin/env bash\n" + SERVER + body), SETTINGS)
+    return outcome.status
+
+
+def test_a_called_chat_function_still_passes():
+    assert _status(BENCH + "bench\n") == Status.PASS
+    assert _status('bench() (\n  aiperf profile --endpoint-type chat --url x\n)\nbench\n') == Status.PASS
+    # an array's words expanded whole reach the client
+    assert _status('cmd=(aiperf profile)\ncmd+=(--endpoint-type chat)\n"${cmd[@]}"\n') == Status.PASS
+
+
+@pytest.mark.parametrize("call", [
+    "if false; then bench; fi\n",  # a condition the launch graph does not decide
+    "false && bench\n",  # after a list operator
+    "while false; do bench; done\n",  # a loop body that may not run
+    "[ 1 = 2 ] && bench\n",
+    "exit 0\nbench\n",  # after the script's exit
+])
+def test_a_call_that_may_not_run_is_no_proof(call):
+    assert _status(BENCH + call + RAW) == Status.FAIL
+
+
+@pytest.mark.parametrize("body", [
+    # the later definition is what bash runs
+    BENCH + 'bench() {\n  aiperf profile --endpoint /v1/completions\n}\nbench\n',
+    'bench() { aiperf profile --endpoint-type chat; }\nbench() { aiperf profile --endpoint /v1/completions; }\nbench\n',
+    BENCH + "unset -f bench\nbench 2>/dev/null || " + RAW,
+    BENCH + "shopt -s expand_aliases\nalias bench='aiperf profile --endpoint /v1/completions'\nbench\n",
+    # called before it is defined: "command not found"
+    "bench\n" + BENCH + RAW,
+])
+def test_a_function_bash_may_not_run_as_defined_is_no_proof(body):
+    assert _status(body) == Status.FAIL
+
+
+@pytest.mark.parametrize("definition", [
+    "bench() { aiperf profile --endpoint-type chat; }\n",  # one-line body
+    "function bench {\n  aiperf profile --endpoint-type chat --url x\n}\n",
+    "bench() (\n  aiperf profile --endpoint-type chat --url x\n)\n",  # subshell body
+    # nested: calling outer only defines inner
+    "outer() {\n  inner() {\n    aiperf profile --endpoint-type chat --url x\n  }\n  true\n}\nouter\n",
+])
+def test_every_form_of_function_body_is_a_function_nobody_calls(definition):
+    assert _status(definition + RAW) == Status.FAIL
+
+
+def test_function_spans_read_every_form():
+    text = ("a() {\n  b() {\n    x\n  }\n}\nc() { z; }\nfunction d {\n q\n}\ne() (\n  w\n)\n")
+    assert function_spans(text) == (("a", 1, 5), ("b", 2, 4), ("c", 6, 6), ("d", 7, 9), ("e", 10, 12))
+
+
+def test_a_chat_line_after_the_scripts_exit_is_no_proof():
+    assert _status("exit 0\naiperf profile --endpoint-type chat --url x\n") == Status.FAIL
+
+
+@pytest.mark.parametrize("body", [
+    # the flag is what the expansion removes
+    'REPLAY_CMD="aiperf profile"\nREPLAY_CMD+=" --endpoint-type chat"\n'
+    'REPLAY_CMD="${REPLAY_CMD/--endpoint-type chat/}"\n$REPLAY_CMD\n',
+    # expanded only where it is printed, in a function nobody calls, under an undecided condition
+    'REPLAY_CMD="aiperf profile --endpoint-type chat"\necho $REPLAY_CMD\n' + RAW,
+    'REPLAY_CMD="aiperf profile --endpoint-type chat"\nnever() {\n  $REPLAY_CMD\n}\n' + RAW,
+    'REPLAY_CMD="aiperf profile --endpoint-type chat"\nif false; then\n  $REPLAY_CMD\nfi\n' + RAW,
+])
+def test_a_command_variable_that_does_not_reach_the_client_is_no_proof(body):
+    assert _status(body) == Status.FAIL
+
+
+@pytest.mark.xfail(strict=True, reason="a `return` before the chat line inside the called function is not read")
+def test_a_return_before_the_chat_line():
+    assert _status('bench() {\n  return 0\n  aiperf profile --endpoint-type chat --url x\n}\nbench\n' + RAW) \
+        == Status.FAIL
+
+
+@pytest.mark.xfail(strict=True, reason="shell_guards does not read multi-line while/until/for bodies")
+def test_a_call_in_a_multi_line_loop_that_never_runs():
+    assert _status(BENCH + "while false; do\n  bench\ndone\n" + RAW) == Status.FAIL
+
+
+@pytest.mark.xfail(strict=True, reason="a later flag of the same option (last one wins) is not read")
+def test_a_later_endpoint_type_overrides_the_chat_one():
+    assert _status('REPLAY_CMD="aiperf profile"\nREPLAY_CMD+=" --endpoint-type chat"\n'
+                   'REPLAY_CMD+=" --endpoint-type completions"\n$REPLAY_CMD\n') == Status.FAIL
+
+
+RECIPE = "benchmarks/multi_node/srt-slurm-recipes/sglang/x/disagg.yaml"
+
+
+def _length(recipe: str) -> int | None:
+    return draft_length("sglang", text_lines(RECIPE, recipe), {RECIPE: recipe})
+
+
+@pytest.mark.parametrize("recipe", [
+    # decode sets none (the engine's default runs): the prefill's 1 is not decode's
+    "backend:\n  sglang_config:\n    prefill:\n      speculative-num-steps: 1\n    decode:\n      tp: 8\n",
+    # decode's value on the next line, which the line reader does not see
+    "prefill:\n  speculative-num-steps: 1\ndecode:\n  speculative-num-steps:\n    3\n",
+    # a decode entry inside the prefill's
+    "prefill:\n  speculative-num-steps: 1\n  decode:\n    speculative-num-steps: 4\ndecode:\n  speculative-num-steps: 3\n",
+    # decode says two lengths: a flag in a block scalar and a key, a key's text in a string
+    "decode:\n  extra: |\n    --speculative-num-steps 5\n  speculative-num-steps: 3\n",
+    "prefill:\n  speculative-num-steps: 1\ndecode:\n  name: \"speculative-num-steps: 7\"\n  speculative-num-steps: 3\n",
+    "prefill:\n  speculative-num-steps: 1\ndecode:\n  speculative_num_steps: 2\n  speculative-num-steps: 3\n",
+])
+def test_a_decode_draft_length_that_is_not_clear_reads_nothing(recipe):
+    assert _length(recipe) is None
+
+
+def test_a_clear_decode_draft_length_is_read():
+    assert _length("prefill:\n  speculative-num-steps: 1  # speculative-num-steps: 9\n"
+                   "decode:\n  # speculative-num-steps: 5\n  speculative-num-steps: 3\n") == 3
+    assert _length("prefill:\r\n  speculative-num-steps: 1\r\ndecode:\r\n  speculative-num-steps: 3\r\n") == 3
+
+
+def _config() -> AffectedConfig:
+    return AffectedConfig("m-fp4-b200-vllm-agentic-mtp", {"framework": "vllm", "model-prefix": "m"}, "added", "m.yaml")
+
+
+def test_thinking_mode_ignores_printed_lines_and_does_not_pick_between_disagreeing_settings():
+    assert thinking_mode(_config(), text_lines("x.sh", 'echo "enable_thinking=false"\nvllm serve\n')) == "on"
+    both = ("lm_eval --gen_kwargs enable_thinking=false\n"
+            "aiperf --extra-inputs '{\"chat_template_kwargs\": {\"enable_thinking\": true}}'\n")
+    assert thinking_mode(_config(), text_lines("x.sh", both)) is None
+
+
+@pytest.mark.xfail(strict=True, reason="thinking_mode reads every launch line, not only what the throughput run runs")
+def test_thinking_set_only_for_the_accuracy_eval():
+    eval_only = "run_lm_eval() {\n  lm_eval --gen_kwargs enable_thinking=false\n}\naiperf profile\n"
+    assert thinking_mode(_config(), text_lines("x.sh", eval_only)) in ("on", None)
+
+
+def test_check_golden_fails_when_the_thinking_mode_is_not_known():
+    from infx.signoff.checks import golden
+
+    evidence = world_evidence("scenario5")
+    text = evidence.head_files[SCRIPT]
+    assert '"enable_thinking": true' in text
+    both = text + 'lm_eval --gen_kwargs enable_thinking=false\n'
+    assert golden.run(evidence, SETTINGS).status == Status.PASS
+    outcome = golden.run(with_head_file(evidence, SCRIPT, both), SETTINGS)
+    assert outcome.status == Status.FAIL and "thinking mode could not be read" in outcome.reason, outcome
