@@ -360,7 +360,9 @@ def _shadows(name: str) -> re.Pattern[str]:
 
 
 def _after_exit(text: str, number: int) -> bool:
-    """Whether a top-level, unconditional ``exit`` comes before line ``number``."""
+    """Whether a top-level, unconditional ``exit`` comes before line ``number``: one at the
+    start of a line, outside every function and condition (an indented one may sit in a block
+    that runs only on failure, ``cmd || {`` … ``exit 1`` … ``}``, which is not read here)."""
     first = _first_exit(text)
     return first is not None and first < number
 
@@ -373,7 +375,7 @@ def _first_exit(text: str) -> int | None:
                  and not shell_guards(text, n)), None)
 
 
-_EXIT = re.compile(r"^\s*exit\b")
+_EXIT = re.compile(r"^exit\b")
 
 
 def _sites(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]], function: str,

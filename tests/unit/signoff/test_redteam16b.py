@@ -165,3 +165,11 @@ def test_check_golden_fails_when_the_thinking_mode_is_not_known():
     assert golden.run(evidence, SETTINGS).status == Status.PASS
     outcome = golden.run(with_head_file(evidence, SCRIPT, both), SETTINGS)
     assert outcome.status == Status.FAIL and "thinking mode could not be read" in outcome.reason, outcome
+
+
+def test_an_exit_in_a_block_that_runs_on_failure_does_not_end_the_script():
+    """``wait_for_server || {`` … ``exit 1`` … ``}``: the benchmark after it runs when the
+    server came up; only an exit at the start of a line, outside functions and conditions,
+    ends the script for the lines after it."""
+    failure = "wait_for_server || {\n    echo down\n    exit 1\n}\naiperf profile --endpoint-type chat --url x\n"
+    assert _status(failure) == Status.PASS
