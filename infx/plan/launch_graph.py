@@ -27,6 +27,7 @@ Pure: trees are path -> text mappings (None = deleted), as in infx.plan.benchmar
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import functools
 import operator
@@ -820,43 +821,52 @@ def _decisions(text: str, branch: Branch) -> tuple[bool | None, ...]:
     decided in a file whose if/else forms are not followed (``_unfollowed``)."""
     if _unfollowed(text):
         return (None,) * len(_conditions(text))
+    writes = _writes_in_order(text)
     out = []
-    for condition, (plain, defaults) in zip(_conditions(text), _written_before(text), strict=True):
-        names = set(_names_in(condition))
-        known = {n for n in names if _variable(n, branch, None) is not None}
-        if known & plain or any(_variable(n, branch, None) == "" for n in known & defaults):
-            out.append(None)
-        else:
-            out.append(decide(condition, branch))
+    for condition, number in zip(_conditions(text), _condition_lines(text), strict=True):
+        rewritten = False
+        for name in _names_in(condition):
+            value = _variable(name, branch, None)
+            if value is None or name not in writes:
+                continue
+            numbers, defaulting = writes[name]
+            earlier = bisect.bisect_right(numbers, number)  # the writes at or before the condition
+            # written before the test: the file's value is tested, unless every such write only
+            # defaults the name (``NAME="${NAME:-x}"``) and the branch gives it a non-empty value
+            if earlier and (not all(defaulting[:earlier]) or value == ""):
+                rewritten = True
+                break
+        out.append(None if rewritten else decide(condition, branch))
     return tuple(out)
+
+
+_DEFAULTS_ITSELF = re.compile(r"^\s*(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)=([\"']?)"
+                              r"\$\{([A-Za-z_]\w*):-[^}$`\"'\\]*\}\2\s*;?\s*$")
 
 
 def defaults_itself(line: str, name: str) -> bool:
     """Whether a shell line is ``name="${name:-literal}"`` (export/local/readonly too): it keeps
     what the environment gives the name, when that is not empty."""
-    return re.match(rf"^\s*(?:(?:export|local|readonly)\s+)?{re.escape(name)}=([\"']?)"
-                    rf"\$\{{{re.escape(name)}:-[^}}$`\"'\\]*\}}\1\s*;?\s*$", line) is not None
+    match = _DEFAULTS_ITSELF.match(line)
+    return match is not None and match.group(1) == name == match.group(3)
+
+
+@functools.lru_cache(maxsize=1024)
+def _writes_in_order(text: str) -> dict[str, tuple[list[int], list[bool]]]:
+    """Per name the file may write (shell_writes): the lines that write it, in order, and for
+    each whether it only defaults the name (``NAME="${NAME:-x}"``, ``defaults_itself``)."""
+    lines = text.splitlines()
+    out = {}
+    for name, numbers in shell_writes(text).items():
+        ordered = sorted(numbers)
+        out[name] = (ordered, [n <= len(lines) and defaults_itself(lines[n - 1], name) for n in ordered])
+    return out
 
 
 @functools.lru_cache(maxsize=256)
-def _written_before(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
-    """Per ``_conditions`` entry: (the names the file may write before the condition's line,
-    shell_writes; those it writes there only as ``NAME="${NAME:-x}"``)."""
-    lines = text.splitlines()
-    writes = shell_writes(text)
-    out = []
-    for number, line in enumerate(lines, 1):
-        if not _IF.match(line):
-            continue
-        plain, defaults = set(), set()
-        for name, numbers in writes.items():
-            earlier = [n for n in numbers if n <= number]
-            if earlier and all(defaults_itself(lines[n - 1], name) for n in earlier):
-                defaults.add(name)
-            elif earlier:
-                plain.add(name)
-        out.append((frozenset(plain), frozenset(defaults)))
-    return tuple(out)
+def _condition_lines(text: str) -> tuple[int, ...]:
+    """The line number of every ``if``/``elif`` line, in line order (``_conditions``'s lines)."""
+    return tuple(number for number, line in enumerate(text.splitlines(), 1) if _IF.match(line))
 
 
 @functools.lru_cache(maxsize=256)

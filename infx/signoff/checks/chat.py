@@ -139,7 +139,7 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],
     when a later launch line that the throughput run surely runs (not printed, not text, in no
     function it may not call, under no condition it may not take) expands it whole (``$EXTRA``,
     ``${EXTRA}``, ``${EXTRA:-…}``) and its file does not write it again afterwards except to
-    extend it; any other line is evidence as it stands."""
+    extend it with other settings than raw completions; any other line is evidence as it stands."""
     assigned = SHELL_ASSIGNMENT.match(line.text) if _SHELL_FILE.search(line.path) else None
     if assigned is None or line.number is None:
         return True
@@ -150,9 +150,12 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],
     later = [n for n in shell_writes(text).get(name, ()) if n > line.number]
     if later:
         source, here = text.splitlines(), shell_guards(text, line.number)
-        if any(not use.search(source[n - 1]) and not extends.match(source[n - 1])
+        if any((not use.search(source[n - 1]) and not extends.match(source[n - 1])
+                or _RAW.search(source[n - 1]) is not None)
                and not _exclusive(here, shell_guards(text, n)) for n in later):
-            return False  # set again (or unset) afterwards: not what the client gets
+            # set again (or unset) afterwards, or extended with a raw-completions setting (the
+            # client takes the last of two): not what the client gets
+            return False
     return any(use.search(other.text) and _runs_with(evidence, other, line, runs, launch) for other in lines
                if other is not line and (other.path != line.path or (other.number or 0) > line.number))
 

@@ -325,7 +325,7 @@ def _functions_surely_run(texts: Mapping[str, str | None], wanted: Mapping[str, 
     sites: dict[tuple[str, str], list[tuple[str, str] | None]] = {}
     for path in wanted:
         for name, opened, _ in spans[path]:
-            if names.count(name) > 1 or any(_shadows(name).search(texts.get(p) or "") for p in wanted):
+            if names.count(name) > 1 or any(name in _shadowed(texts.get(p) or "") for p in wanted):
                 continue
             for where, number, words in _sites(texts, wanted, name, branch):
                 text = texts.get(where) or ""
@@ -353,10 +353,22 @@ def _starts_call(name: str) -> re.Pattern[str]:
                       rf"{re.escape(name)}(?=[\s;)]|$)")
 
 
-def _shadows(name: str) -> re.Pattern[str]:
-    """``unset -f name``, ``unset name`` or ``alias name=``: the function may not be what runs."""
-    word = rf"(?<![\w-]){re.escape(name)}(?![\w-])"
-    return re.compile(rf"\bunset\b[^;&|\n]*{word}|\balias\b[^;&|\n]*{word}\s*=", re.MULTILINE)
+@lru_cache(maxsize=256)
+def _shadowed(text: str) -> frozenset[str]:
+    """The names ``unset`` (``-f`` or not) or ``alias name=`` touch anywhere in a file: such a
+    function may not be what runs (read once per file)."""
+    names: set[str] = set()
+    for match in _UNSET.finditer(text):
+        names.update(_NAME_WORD.findall(match.group(1)))
+    for match in _ALIAS.finditer(text):
+        names.update(_ALIASED.findall(match.group(1)))
+    return frozenset(names)
+
+
+_UNSET = re.compile(r"\bunset\b([^;&|\n]*)")
+_ALIAS = re.compile(r"\balias\b([^;&|\n]*)")
+_NAME_WORD = re.compile(r"(?<![\w-])([A-Za-z_][\w-]*)(?![\w-])")
+_ALIASED = re.compile(r"(?<![\w-])([A-Za-z_][\w-]*)\s*=")
 
 
 def _after_exit(text: str, number: int) -> bool:
@@ -428,8 +440,14 @@ def _functions_run(texts: Mapping[str, str | None], wanted: Mapping[str, set[int
         return found
 
     runs, maybe = reached(True), reached(False)
-    dynamic = any(_DYNAMIC_COMMAND.search(texts.get(path) or "") for path in wanted)
+    dynamic = any(_runs_dynamic_commands(texts.get(path) or "") for path in wanted)
     return {key: True if key in runs else None if key in maybe or dynamic else False for key in defined}
+
+
+@lru_cache(maxsize=512)
+def _runs_dynamic_commands(text: str) -> bool:
+    """Whether a file runs a command whose name is built at run time (read once per file)."""
+    return _DYNAMIC_COMMAND.search(text) is not None
 
 
 # a command whose name is an expansion or is evaluated: it may call any function by a name

@@ -103,7 +103,6 @@ def test_a_call_in_a_multi_line_loop_that_never_runs():
     assert _status(BENCH + "while false; do\n  bench\ndone\n" + RAW) == Status.FAIL
 
 
-@pytest.mark.xfail(strict=True, reason="a later flag of the same option (last one wins) is not read")
 def test_a_later_endpoint_type_overrides_the_chat_one():
     assert _status('REPLAY_CMD="aiperf profile"\nREPLAY_CMD+=" --endpoint-type chat"\n'
                    'REPLAY_CMD+=" --endpoint-type completions"\n$REPLAY_CMD\n') == Status.FAIL
