@@ -156,25 +156,42 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],
             # set again (or unset) afterwards, or extended with a raw-completions setting (the
             # client takes the last of two): not what the client gets
             return False
-    return any(use.search(other.text) and _runs_with(evidence, other, line, runs, launch) for other in lines
-               if other is not line and (other.path != line.path or (other.number or 0) > line.number))
+    uses = [other for other in lines if other is not line and use.search(other.text)
+            and (other.path != line.path or (other.number or 0) > line.number)]
+    # a condition with an expansion on each of its arms (``if …; then "${cmd[@]}" & else
+    # "${cmd[@]}"; fi``): one of them runs, whichever way it goes
+    arms: dict[tuple[str, int, str], set[bool]] = {}
+    for other in uses:
+        if _is_command(evidence, other):
+            for guard in _guards(evidence, other):
+                arms.setdefault((other.path, guard.line, guard.predicate), set()).add(guard.negated)
+    either = frozenset(key for key, sides in arms.items() if sides == {True, False})
+    return any(_runs_with(evidence, other, line, runs, launch, either) for other in uses)
+
+
+def _is_command(evidence: Evidence, line: Line) -> bool:
+    """Whether a shell line runs what it holds (not printed, not heredoc or program text)."""
+    return not _SHELL_FILE.search(line.path) or line.number is None or not (
+        _PRINTED.match(line.text) or line.number in data_lines(evidence.head_files.get(line.path) or ""))
 
 
 def _runs_with(evidence: Evidence, use: Line, assigned: Line,
-               runs: Callable[[Line], tuple[str | None, bool | None]], launch: _Launch) -> bool:
+               runs: Callable[[Line], tuple[str | None, bool | None]], launch: _Launch,
+               either: frozenset[tuple[str, int, str]] = frozenset()) -> bool:
     """Whether the throughput run executes the line that expands a variable whenever it runs
     the line that assigns it: the use is a command (not printed, not text), in the same
     function or one the run surely calls, under no condition the assignment is not under
-    that the run may not take."""
+    that the run may not take (but those in ``either``: an expansion sits on each of their arms)."""
     if not _SHELL_FILE.search(use.path) or use.number is None:
         return True
-    if _PRINTED.match(use.text) or use.number in data_lines(evidence.head_files.get(use.path) or ""):
+    if not _is_command(evidence, use):
         return False
     same = use.path == assigned.path and runs(use)[0] == runs(assigned)[0]
     if not same and runs(use)[1] is not True:
         return False
     shared = _guards(evidence, assigned) if same else []
-    return all(g in shared for g in _guards(evidence, use)) or _unproven_guard(evidence, use, launch) is None
+    own = [g for g in _guards(evidence, use) if (use.path, g.line, g.predicate) not in either]
+    return all(g in shared for g in own) or _unproven_guard(evidence, use, launch, own) is None
 
 
 def _exclusive(one: list[Guard], other: list[Guard]) -> bool:
@@ -223,14 +240,16 @@ class _Launch:
         return self._calls[function]
 
 
-def _unproven_guard(evidence: Evidence, line: Line, launch: _Launch) -> str | None:
+def _unproven_guard(evidence: Evidence, line: Line, launch: _Launch,
+                    guards: list[Guard] | None = None) -> str | None:
     """The first enclosing condition that does not test spec decoding (None: every one does).
     Shared helpers add the chat flag only when MTP is on, which a spec config satisfies; a
     condition the launch graph decides (EVAL_ONLY, IS_MTP, SPEC_DECODING) holds when a spec
     config's throughput run takes the side the line is on; inside a helper that reads its
     options in a loop, the arm a line is in and the conditions on what the loop sets hold when
-    every call the config's launch makes passes the options that take them (rules.options)."""
-    guards = _guards(evidence, line)
+    every call the config's launch makes passes the options that take them (rules.options).
+    ``guards``: those of the line's conditions to judge (default: all)."""
+    guards = _guards(evidence, line) if guards is None else guards
     by_loop, holds, loop = _loop_guards(evidence, line, launch, guards)
     if by_loop and not holds:
         guard = by_loop[-1]

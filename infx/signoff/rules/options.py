@@ -493,7 +493,7 @@ def _calls_in(path: str, text: str, function: str) -> tuple[tuple[int, tuple[str
                 found.append((number, None))  # named in a way not read as a call: may be one
             continue
         try:
-            words = tuple(shlex.split(match.group(1) or "", posix=False))
+            words = tuple(shlex.split(_SUBSTITUTION.sub("${INFX_SUBSTITUTION}", match.group(1) or ""), posix=False))
         except ValueError:
             found.append((number, None))
             continue
@@ -505,6 +505,12 @@ def _calls_in(path: str, text: str, function: str) -> tuple[tuple[int, tuple[str
 # the wrappers that run it as it is
 _PREFIXES = r"(?:(?:\(|\$\(|\{|!|time|command|builtin|exec|nohup|if|elif|while|until)\s*)*"
 _OPERATOR_IN_WORD = re.compile(r"[;&|)]")
+
+
+# ``$(( CONC * 10 ))`` or ``$(cmd arg)`` (no nesting, no quotes): read as one reference whose
+# value is not known here (``${INFX_SUBSTITUTION}``), which the split must not cut at its blanks
+# and parentheses, quoted or not
+_SUBSTITUTION = re.compile(r"\$\(\([^()\"'`]*\)\)|\$\([^()\"'`]*\)")
 
 
 def _until_operator(words: tuple[str, ...]) -> tuple[str, ...]:

@@ -356,11 +356,19 @@ def yaml_sections(text: str, number: int) -> frozenset[tuple[str, ...]] | None:
     sections = _yaml_sections(text)
     if sections is None:
         return None
-    return sections.get(number, frozenset())
+    return sections[0].get(number, frozenset())
+
+
+def yaml_keys(text: str) -> frozenset[tuple[str, ...]] | None:
+    """The key path of every mapping entry of YAML ``text``, wherever it is (an entry a repeated
+    key replaces included); None when the text does not parse as ``yaml_sections`` reads it."""
+    sections = _yaml_sections(text)
+    return None if sections is None else sections[1]
 
 
 @lru_cache(maxsize=64)
-def _yaml_sections(text: str) -> dict[int, frozenset[tuple[str, ...]] | None] | None:
+def _yaml_sections(text: str) -> tuple[dict[int, frozenset[tuple[str, ...]] | None],
+                                      frozenset[tuple[str, ...]]] | None:
     try:
         yamlio.load_text(text, "recipe")  # the bounds (size, nesting, alias expansion)
     except InfxError:
@@ -408,7 +416,7 @@ def _yaml_sections(text: str) -> dict[int, frozenset[tuple[str, ...]] | None] | 
         # innermost: no other path on the line extends it
         out[line] = None if line in replaced else frozenset(
             p for p in paths if not any(len(q) > len(p) and q[:len(p)] == p for q in paths))
-    return out
+    return out, frozenset(path for paths in covering.values() for path in paths)
 
 
 @lru_cache(maxsize=128)

@@ -15,6 +15,7 @@ from infx.signoff.rules.scan import (
     first_number,
     flag_values,
     function_spans,
+    yaml_keys,
     yaml_sections,
 )
 
@@ -91,15 +92,15 @@ def _draft_settings(text: str) -> tuple[tuple[str, str], ...]:
 
 
 def _has_decode(line: Line, texts: Mapping[str, str | None]) -> bool:
-    """Whether the line's recipe has a decode workers' section (or a line whose place is not
-    known); False outside a recipe."""
+    """Whether the line's recipe has a decode workers' section anywhere (or its YAML is not
+    read); False outside a recipe."""
     return is_recipe(line.path) and _recipe_has_decode(texts.get(line.path) or "")
 
 
 @lru_cache(maxsize=256)
 def _recipe_has_decode(text: str) -> bool:
-    return any(yaml_sections(text, n) is None or any("decode" in path for path in yaml_sections(text, n) or ())
-               for n in range(1, text.count("\n") + 2))
+    keys = yaml_keys(text)
+    return keys is None or any("decode" in path for path in keys)
 
 
 def _decode_side(line: Line, texts: Mapping[str, str | None] | None) -> bool | None:

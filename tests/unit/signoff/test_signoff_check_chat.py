@@ -232,3 +232,14 @@ def test_a_command_variable_extended_with_plus_equals_keeps_the_chat_flag():
     # set anew afterwards (not extended): the flag is gone
     reset = built.replace('REPLAY_CMD+=" --streaming"', 'REPLAY_CMD="aiperf profile --streaming"')
     assert _with_script(reset).status == Status.FAIL
+
+
+def test_a_command_array_expanded_on_both_arms_of_a_condition_reaches_the_client():
+    """benchmark_lib.sh's run_benchmark_serving: ``"${benchmark_cmd[@]}" &`` when a server pid
+    is given, else ``"${benchmark_cmd[@]}"``: one of the two runs whichever way the test goes."""
+    built = _SERVER + ('cmd=(aiperf profile)\ncmd+=(--endpoint-type chat)\n'
+                       'if [[ -n "$SERVER_PID" ]]; then\n  "${cmd[@]}" &\nelse\n  "${cmd[@]}"\nfi\n')
+    assert _with_script(built).status == Status.PASS
+    # on one arm only: whether it runs is not known
+    one_arm = built.replace('else\n  "${cmd[@]}"\n', 'else\n  echo "${cmd[@]}"\n')
+    assert _with_script(one_arm).status == Status.FAIL

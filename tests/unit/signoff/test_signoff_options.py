@@ -157,3 +157,12 @@ def test_a_loop_inside_an_arm_does_not_end_the_option_loop():
             "    echo chat\n  fi\n}\n")
     (loop,) = options.option_loops(text)
     assert loop.end_line == 10 and [a.patterns for a in loop.arms] == [("--many",), ("--chat",)]
+
+
+def test_a_substitution_in_a_calls_words_is_one_word():
+    """Real #2492 and #2191: ``--num-prompts $((CONC * 10))`` (quoted or not) is one word; the
+    split had cut the call at its parenthesis, losing ``--use-chat-template`` after it."""
+    for words in ("--n $((CONC * 10)) --chat", '--n "$((CONC * 10))" --chat', "--n $(nproc --all) --chat"):
+        (call,) = _calls_of_script(f"f {words}\n")
+        assert len(call) == 3 and call[0] == "--n" and call[2] == "--chat", (words, call)
+        assert "$" in call[1]  # a value not known here
