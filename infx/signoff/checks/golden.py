@@ -156,7 +156,7 @@ def _judge_variant(reader: PolicyReader, config: AffectedConfig, variant: Varian
                 "rejects together with forced acceptance (the golden curves were collected without it)")
     method, variant_name = draft_kind(reader.doc("golden"), config.prefix, draft_method(config, lines),
                                       draft_variant(config, lines))
-    mode = thinking_mode(config, lines)
+    mode = thinking_mode(config, lines, evidence.head_files)
     if mode is None:
         return (f"{where}: the thinking mode could not be read: its launch sets the chat template's "
                 "thinking both on and off, so which golden curve (thinking_on or thinking_off) applies is not known")

@@ -7,8 +7,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from infx.plan.launch_graph import is_recipe, lane_spec
+from infx.plan.launch_graph import Branch, is_recipe, lane_spec
 from infx.signoff.rules.affected import AffectedConfig
+from infx.signoff.rules.options import function_runs
 from infx.signoff.rules.scan import (
     Line,
     env_settings,
@@ -149,13 +150,19 @@ def draft_variant(config: AffectedConfig, lines: list[Line]) -> str | None:
     return None
 
 
-def thinking_mode(config: AffectedConfig, lines: list[Line]) -> str | None:
+def thinking_mode(config: AffectedConfig, lines: list[Line],
+                  texts: Mapping[str, str | None] | None = None) -> str | None:
     """``on`` or ``off``: the recipe's setting, else the chat-template kwargs the launch sets,
     else the server's default for requests that set none; default on. A line that prints is
-    no setting. None when the launch's settings of one kind disagree (one for the accuracy
-    eval, another for the benchmark, or one set again): which the benchmark sends is not known."""
+    no setting, nor (``texts`` given: the launch files) one in a shell function the throughput
+    run never calls (options.function_runs). None when the launch's settings of one kind
+    disagree (one for the accuracy eval, another for the benchmark, or one set again): which
+    the benchmark sends is not known."""
     if config.recipe and config.recipe.spec:
         return config.recipe.spec.thinking
+    if texts is not None:
+        runs = function_runs(texts, lines, Branch(eval_only=False, spec=True))
+        lines = [line for line in lines if not _THINKING_ANY.search(line.text) or runs(line)[1] is not False]
     for pattern in (_THINKING, _DEFAULT_THINKING):
         modes = {"off" if match.group(2).lower() in ("false", "disabled", "off", "0") else "on"
                  for line in lines if not _PRINTS.match(line.text) for match in pattern.finditer(line.text)}
@@ -165,6 +172,7 @@ def thinking_mode(config: AffectedConfig, lines: list[Line]) -> str | None:
 
 
 _PRINTS = re.compile(r"^\s*(?:echo|printf)\b")
+_THINKING_ANY = re.compile(r"thinking", re.IGNORECASE)  # a line that may set the mode
 
 
 def acceptance_readings(lines: list[Line], k: int | None) -> list[Reading]:
