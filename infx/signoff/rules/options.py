@@ -35,6 +35,7 @@ from infx.plan.launch_graph import ANY_VARIABLE, FUNCTION_OPEN, Branch, decide, 
 from infx.signoff.rules.scan import (
     Guard,
     Line,
+    body_spans,
     case_arm_body,
     data_lines,
     function_spans,
@@ -307,6 +308,8 @@ def function_runs(texts: Mapping[str, str | None], lines: Iterable[Line],
         if runs is None or sure is None:
             runs, sure = _functions_run(texts, wanted, branch), _functions_surely_run(texts, wanted, branch)
         found = runs.get((line.path, inside))
+        if found is not False and _after_return(text, line.number or 0, inside):
+            return inside, False  # the function returns before it gets to the line
         # reached only through calls that may not run (an undecided condition, after `&&`, a
         # second definition, `unset -f`): not known
         return inside, None if found is True and (line.path, inside) not in sure else found
@@ -369,6 +372,29 @@ _UNSET = re.compile(r"\bunset\b([^;&|\n]*)")
 _ALIAS = re.compile(r"\balias\b([^;&|\n]*)")
 _NAME_WORD = re.compile(r"(?<![\w-])([A-Za-z_][\w-]*)(?![\w-])")
 _ALIASED = re.compile(r"(?<![\w-])([A-Za-z_][\w-]*)\s*=")
+
+
+def _after_return(text: str, number: int, function: str) -> bool:
+    """Whether ``function``'s body returns, unconditionally, before line ``number``: a
+    ``return`` at the body's own indentation (not in a ``|| {`` block, loop or subshell the
+    body opens), under no condition the line is not under."""
+    span = next(((first, last) for name, first, last in function_spans(text)
+                 if name == function and first < number <= last), None)
+    if span is None:
+        return False
+    rows, data = text.splitlines(), data_lines(text)
+    body = [n for n in range(span[0] + 1, number) if rows[n - 1].strip() and n not in data]
+    if not body:
+        return False
+    level = len(rows[body[0] - 1]) - len(rows[body[0] - 1].lstrip())
+    nested = [(first, last) for kind, first, last in body_spans(text) if kind != "function"]
+    guards = set(shell_guards(text, number))
+    return any(_RETURN.match(rows[n - 1]) and len(rows[n - 1]) - len(rows[n - 1].lstrip()) == level
+               and _enclosing(text, n) == function and not any(first <= n <= last for first, last in nested)
+               and set(shell_guards(text, n)) <= guards for n in body)
+
+
+_RETURN = re.compile(r"^\s*return\b")
 
 
 def _after_exit(text: str, number: int) -> bool:
