@@ -156,7 +156,9 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],
             # set again (or unset) afterwards, or extended with a raw-completions setting (the
             # client takes the last of two): not what the client gets
             return False
-    uses = [other for other in lines if other is not line and use.search(other.text)
+    # a use that also passes a raw-completions setting (``"${cmd[@]}" --endpoint-type
+    # completions``: the client takes the last) gives the client no chat template
+    uses = [other for other in lines if other is not line and use.search(other.text) and not _RAW.search(other.text)
             and (other.path != line.path or (other.number or 0) > line.number)]
     # a condition with an expansion on each of its arms (``if …; then "${cmd[@]}" & else
     # "${cmd[@]}"; fi``): one of them runs, whichever way it goes

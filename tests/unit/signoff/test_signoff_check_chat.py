@@ -243,3 +243,9 @@ def test_a_command_array_expanded_on_both_arms_of_a_condition_reaches_the_client
     # on one arm only: whether it runs is not known
     one_arm = built.replace('else\n  "${cmd[@]}"\n', 'else\n  echo "${cmd[@]}"\n')
     assert _with_script(one_arm).status == Status.FAIL
+
+
+def test_an_expansion_that_adds_a_raw_setting_after_the_chat_flag_is_no_proof():
+    built = _SERVER + 'cmd=(aiperf profile)\ncmd+=(--endpoint-type chat)\n"${cmd[@]}" --endpoint-type completions\n'
+    assert _with_script(built).status == Status.FAIL
+    assert _with_script(built.replace(" --endpoint-type completions", " --streaming")).status == Status.PASS
