@@ -31,6 +31,7 @@ _CHAT = re.compile(r"/v1/chat/completions|--endpoint-type[ =]chat\b|--apply-chat
 _SPEC_GUARD = re.compile(r"mtp|spec|draft|eagle|dspark|nextn", re.IGNORECASE)
 _SHELL_FILE = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
 _THROUGHPUT = Branch(eval_only=False, spec=True)  # what a spec config's benchmark rows run
+_RAW_ENDPOINT = re.compile(r"/v1/completions\b|--endpoint-type[ =]completions\b", re.IGNORECASE)
 _RAW = re.compile(r"/v1/completions\b|--endpoint-type[ =]completions\b|--backend[ =](?:openai|vllm|sglang)\b"
                   r"(?!-chat)", re.IGNORECASE)
 
@@ -158,7 +159,8 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],
             return False
     # a use that also passes a raw-completions setting (``"${cmd[@]}" --endpoint-type
     # completions``: the client takes the last) gives the client no chat template
-    uses = [other for other in lines if other is not line and use.search(other.text) and not _RAW.search(other.text)
+    uses = [other for other in lines if other is not line and (found := use.search(other.text))
+            and not _RAW_ENDPOINT.search(other.text, found.end())
             and (other.path != line.path or (other.number or 0) > line.number)]
     # a condition with an expansion on each of its arms (``if …; then "${cmd[@]}" & else
     # "${cmd[@]}"; fi``): one of them runs, whichever way it goes
