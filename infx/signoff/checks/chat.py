@@ -20,7 +20,14 @@ from infx.signoff.rules.affected import (
     launch_lines,
 )
 from infx.signoff.rules.policy_reads import fail_closed, failed
-from infx.signoff.rules.scan import SHELL_ASSIGNMENT, Guard, Line, data_lines, shell_guards
+from infx.signoff.rules.scan import (
+    SHELL_ASSIGNMENT,
+    Guard,
+    Line,
+    data_lines,
+    shell_guards,
+    strip_comment,
+)
 from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
@@ -138,8 +145,9 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],
                       runs: Callable[[Line], tuple[str | None, bool | None]], launch: _Launch) -> bool:
     """A shell variable given the chat flag (``EXTRA="--use-chat-template"``) is evidence only
     when a later launch line that the throughput run surely runs (not printed, not text, in no
-    function it may not call, under no condition it may not take) expands it whole (``$EXTRA``,
-    ``${EXTRA}``, ``${EXTRA:-…}``) and its file does not write it again afterwards except to
+    function it may not call, under no condition it may not take, after no exit or return on its
+    way) expands it whole (``$EXTRA``, ``${EXTRA}``, ``${EXTRA:-…}``) among the words of the
+    command it runs (``_runs_the_expansion``: followed by no other endpoint setting) and its file does not write it again afterwards except to
     extend it with other settings than raw completions; any other line is evidence as it stands."""
     assigned = SHELL_ASSIGNMENT.match(line.text) if _SHELL_FILE.search(line.path) else None
     if assigned is None or line.number is None:
@@ -157,20 +165,62 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],
             # set again (or unset) afterwards, or extended with a raw-completions setting (the
             # client takes the last of two): not what the client gets
             return False
-    # a use that also passes a raw-completions setting (``"${cmd[@]}" --endpoint-type
+    # a use that also passes another endpoint setting after it (``"${cmd[@]}" --endpoint-type
     # completions``: the client takes the last) gives the client no chat template
     uses = [other for other in lines if other is not line and (found := use.search(other.text))
-            and not _RAW_ENDPOINT.search(other.text, found.end())
+            and _runs_the_expansion(other.text, found.start(), found.end())
             and (other.path != line.path or (other.number or 0) > line.number)]
     # a condition with an expansion on each of its arms (``if …; then "${cmd[@]}" & else
-    # "${cmd[@]}"; fi``): one of them runs, whichever way it goes
-    arms: dict[tuple[str, int, str], set[bool]] = {}
-    for other in uses:
-        if _is_command(evidence, other):
-            for guard in _guards(evidence, other):
-                arms.setdefault((other.path, guard.line, guard.predicate), set()).add(guard.negated)
-    either = frozenset(key for key, sides in arms.items() if sides == {True, False})
+    # "${cmd[@]}"; fi``): one of them runs, whichever way it goes, when each such expansion
+    # runs whenever its arm is taken (under no other condition it may not take, after no exit)
+    guarded = [(other, [(other.path, g.line, g.predicate, g.negated) for g in _guards(evidence, other)])
+               for other in uses if _is_command(evidence, other)]
+    keys = {key[:3] for _, found in guarded for key in found}
+    either: frozenset[tuple[str, int, str]] = frozenset()
+    while True:  # inner conditions first: an if whose arms all expand it covers its own arm
+        grown = either | {key for key in keys - either if all(
+            any(found[i][:3] == key and found[i][3] is side and all(g[:3] in either for g in found[i + 1:])
+                # the conditions around this one are the same on both arms: judged with the use
+                and _runs_with(evidence, other, line, runs, launch, either | {g[:3] for g in found[:i + 1]})
+                for other, found in guarded for i in range(len(found)))
+            for side in (True, False))}
+        if grown == either:
+            break
+        either = grown
     return any(_runs_with(evidence, other, line, runs, launch, either) for other in uses)
+
+
+# what comes before an expansion on its line that keeps it from running as the client's
+# words: a list operator (it may not run), a substitution or group it sits in, an exit
+_NOT_RUN_BEFORE = re.compile(r"&&|\|\||\$\(|`|<\(|\b(?:exit|return)\b")
+# a first word that runs nothing with its arguments (a no-op, a test, a declaration), or an
+# assignment whose value holds the expansion (``Y="$X"``, ``saved=("${cmd[@]}")``)
+_NO_COMMAND = re.compile(r"^\s*(?:(?::|true|false|test|\[\[?|local|export|declare|typeset|readonly|unset|"
+                         r"shift|set|read|echo|printf|let|alias|trap|#)(?=\s|$)|[A-Za-z_]\w*(?:\[[^]]*\])?\+?=\S*$)")
+_SEGMENT = re.compile(r"(?:^|[;&|{(]|\b(?:then|else|do|if|while|until|time|nohup|exec|command|builtin)\b)\s*"
+                      r"(?=[^;&|{(]*$)")
+_CLOSED_SUBSTITUTION = re.compile(r"\$\(\([^()`]*\)\)|\$\([^()`]*\)|`[^`]*`")
+_ASSIGNED_VALUE = re.compile(r"(?:^|[\s;&|(])[A-Za-z_]\w*(?:\[[^]]*\])?\+?=\(?[\"']?$")
+# an endpoint setting after the expansion, in the same command: the client takes the last
+_ENDPOINT_AFTER = re.compile(r"--(?:endpoint-type|endpoint|backend)(?:=|\s+)[\"']?([^\s\"';&|]*)", re.IGNORECASE)
+
+
+def _runs_the_expansion(text: str, start: int, end: int) -> bool:
+    """Whether a line's expansion at ``start``-``end`` is part of the command its line runs (not
+    after ``&&``/``||``, not in a substitution, not the value of an assignment, not the
+    argument of a no-op) and no endpoint setting other than chat follows it in that command."""
+    before = strip_comment(text[:start]) if "#" in text[:start] else text[:start]
+    # a closed substitution before it (``--host $(hostname) $EXTRA``) is one of the command's words
+    closed = _CLOSED_SUBSTITUTION.sub("x", before)
+    if _NOT_RUN_BEFORE.search(closed) or len(before) != len(text[:start]):
+        return False
+    segment = closed[_SEGMENT.search(closed).end():] if _SEGMENT.search(closed) else closed
+    if _NO_COMMAND.match(segment):
+        return False
+    if _ASSIGNED_VALUE.search(closed):
+        return False
+    rest = re.split(r"&&|\|\||;|(?<![|>])\|(?!\|)", strip_comment(text[end:]), maxsplit=1)[0]
+    return not _RAW_ENDPOINT.search(rest) and not any(not _chat_line(m.group(0)) and not _chat_line(m.group(1)) for m in _ENDPOINT_AFTER.finditer(rest))
 
 
 def _is_command(evidence: Evidence, line: Line) -> bool:
@@ -190,6 +240,8 @@ def _runs_with(evidence: Evidence, use: Line, assigned: Line,
         return True
     if not _is_command(evidence, use):
         return False
+    if options.ends_before(evidence.head_files.get(use.path) or "", use.number):
+        return False  # an exit or return on the way to it
     same = use.path == assigned.path and runs(use)[0] == runs(assigned)[0]
     if not same and runs(use)[1] is not True:
         return False

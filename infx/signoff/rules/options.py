@@ -304,7 +304,8 @@ def function_runs(texts: Mapping[str, str | None], lines: Iterable[Line],
         text = texts.get(line.path) or ""
         inside = None if line.number is None else _enclosing(text, line.number)
         if inside is None:
-            return None, None if line.number is not None and _after_exit(text, line.number) else True
+            return None, None if line.number is not None and (_after_exit(text, line.number)
+                                                              or ends_before(text, line.number)) else True
         if runs is None or sure is None:
             runs, sure = _functions_run(texts, wanted, branch), _functions_surely_run(texts, wanted, branch)
         found = runs.get((line.path, inside))
@@ -333,11 +334,11 @@ def _functions_surely_run(texts: Mapping[str, str | None], wanted: Mapping[str, 
             for where, number, words in _sites(texts, wanted, name, branch):
                 text = texts.get(where) or ""
                 row = text.splitlines()[number - 1]
+                inside = _enclosing(text, number)
                 if words is None or not _starts_call(name).match(row) or _after_exit(text, number) \
-                        or (where == path and number < opened) \
+                        or (where == path and number < opened and not _called_after(where, text, inside, opened)) \
                         or any(decide(g.predicate, branch) != (not g.negated) for g in shell_guards(text, number)):
                     continue
-                inside = _enclosing(text, number)
                 sites.setdefault((path, name), []).append(None if inside is None else (where, inside))
     found: set[tuple[str, str]] = set()
     grew = True
@@ -348,6 +349,13 @@ def _functions_surely_run(texts: Mapping[str, str | None], wanted: Mapping[str, 
                 found.add(key)
                 grew = True
     return found
+
+
+def _called_after(path: str, text: str, caller: str | None, line: int) -> bool:
+    """Whether function ``caller`` (None: top level, never) is named nowhere in its file before
+    ``line`` outside its own body: a call written in its body before a definition it uses runs
+    when the caller is called, after the definition (``main() { srv; }``, ``srv() {…}``, ``main``)."""
+    return caller is not None and all(number > line for number, _ in _calls_in(path, text, caller))
 
 
 def _starts_call(name: str) -> re.Pattern[str]:
@@ -375,26 +383,62 @@ _ALIASED = re.compile(r"(?<![\w-])([A-Za-z_][\w-]*)\s*=")
 
 
 def _after_return(text: str, number: int, function: str) -> bool:
-    """Whether ``function``'s body returns, unconditionally, before line ``number``: a
-    ``return`` at the body's own indentation (not in a ``|| {`` block, loop or subshell the
-    body opens), under no condition the line is not under."""
-    span = next(((first, last) for name, first, last in function_spans(text)
-                 if name == function and first < number <= last), None)
-    if span is None:
-        return False
+    """Whether ``function``'s body returns (or exits), unconditionally, before line ``number``
+    (``ends_before``)."""
+    return _enclosing(text, number) == function and ends_before(text, number)
+
+
+def ends_before(text: str, number: int) -> bool:
+    """Whether an ``exit`` or ``return`` that the way to line ``number`` surely passes comes
+    before it, in the same function body (or at top level): a command of its own on a line,
+    first or after plain ``;``-separated commands (``:; return 0``, ``{ return 0; }``),
+    whatever its indentation, under no condition the line is not under, in no loop, subshell
+    or multi-line ``{ … }`` group (``cmd || {`` … ``}``) that does not hold the line too, and
+    not the second half of a list continued from the line before (``cmd ||`` / ``return 1``)."""
     rows, data = text.splitlines(), data_lines(text)
-    body = [n for n in range(span[0] + 1, number) if rows[n - 1].strip() and n not in data]
-    if not body:
-        return False
-    level = len(rows[body[0] - 1]) - len(rows[body[0] - 1].lstrip())
-    nested = [(first, last) for kind, first, last in body_spans(text) if kind != "function"]
+    function = _enclosing(text, number)
+    spans = [(first, last) for name, first, last in function_spans(text)
+             if name == function and first < number <= last]
+    start = spans[-1][0] + 1 if function is not None and spans else 1
     guards = set(shell_guards(text, number))
-    return any(_RETURN.match(rows[n - 1]) and len(rows[n - 1]) - len(rows[n - 1].lstrip()) == level
-               and _enclosing(text, n) == function and not any(first <= n <= last for first, last in nested)
-               and set(shell_guards(text, n)) <= guards for n in body)
+    nested = [(first, last) for kind, first, last in body_spans(text) if kind != "function"] \
+        + _brace_groups(text)
+    previous = ""
+    for n in range(start, min(number, len(rows) + 1)):
+        if n in data:
+            continue
+        row = strip_comment(rows[n - 1])
+        if not row.strip():
+            continue
+        if _ENDS.match(row) and not _CONTINUED.search(previous) and _enclosing(text, n) == function \
+                and not any(first <= n <= last and not first <= number <= last for first, last in nested) \
+                and set(shell_guards(text, n)) <= guards:
+            return True
+        previous = row
+    return False
 
 
-_RETURN = re.compile(r"^\s*return\b")
+@lru_cache(maxsize=256)
+def _brace_groups(text: str) -> list[tuple[int, int]]:
+    """The multi-line ``{ … }`` groups that are no function body (``cmd || {`` … ``}``)."""
+    opened = {first for _, first, _ in function_spans(text)}
+    data, stack, out = data_lines(text), [], []
+    for n, raw in enumerate(text.splitlines(), 1):
+        if n in data:
+            continue
+        row = strip_comment(raw).strip()
+        if row.startswith("}") and stack:
+            out.append((stack.pop(), n))
+        if row.endswith("{") and n not in opened:
+            stack.append(n)
+    return out
+
+
+# exit/return as a command of its own: first on the line, or after plain `;`-separated commands
+# (no keyword that opens a condition or loop, no list operator, no grouping)
+_ENDS = re.compile(r"^\s*(?:\{\s*)?(?:(?!(?:if|then|elif|else|do|while|until|for|case|select)\b)"
+                   r"[^;&|(){}`$\n]*;\s*)*(?:exit|return)\b(?!\s*=)")
+_CONTINUED = re.compile(r"(?:\|\||&&|\||\\)\s*$")
 
 
 def _after_exit(text: str, number: int) -> bool:
