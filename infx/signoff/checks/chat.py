@@ -196,9 +196,11 @@ _NOT_RUN_BEFORE = re.compile(r"&&|\|\||\$\(|`|<\(|\b(?:exit|return)\b")
 # a first word that runs nothing with its arguments (a no-op, a test, a declaration), or an
 # assignment whose value holds the expansion (``Y="$X"``, ``saved=("${cmd[@]}")``)
 _NO_COMMAND = re.compile(r"^\s*(?:(?::|true|false|test|\[\[?|local|export|declare|typeset|readonly|unset|"
-                         r"shift|set|read|echo|printf|let|alias|trap|#)(?=\s|$)|[A-Za-z_]\w*(?:\[[^]]*\])?\+?=\S*$)")
+                         r"shift|set|read|echo|printf|let|alias|trap|logger|cat|tee|grep|wc|type|hash|which|"
+                         r"command\s+-[vV]|#)(?=\s|$)|[A-Za-z_]\w*(?:\[[^]]*\])?\+?=\S*$)")
 _SEGMENT = re.compile(r"(?:^|[;&|{(]|\b(?:then|else|do|if|while|until|time|nohup|exec|command|builtin)\b)\s*"
                       r"(?=[^;&|{(]*$)")
+_LEADING_NOISE = re.compile(r"^\s*(?:(?:\d*[<>]+&?\S*|[A-Za-z_]\w*=(?:\"[^\"]*\"|'[^']*'|\S+))\s+)*")
 _CLOSED_SUBSTITUTION = re.compile(r"\$\(\([^()`]*\)\)|\$\([^()`]*\)|`[^`]*`")
 _ASSIGNED_VALUE = re.compile(r"(?:^|[\s;&|(])[A-Za-z_]\w*(?:\[[^]]*\])?\+?=\(?[\"']?$")
 # an endpoint setting after the expansion, in the same command: the client takes the last
@@ -212,10 +214,13 @@ def _runs_the_expansion(text: str, start: int, end: int) -> bool:
     before = strip_comment(text[:start]) if "#" in text[:start] else text[:start]
     # a closed substitution before it (``--host $(hostname) $EXTRA``) is one of the command's words
     closed = _CLOSED_SUBSTITUTION.sub("x", before)
+    closed = re.sub(r"([<>])&|&(>)", r"\1_\2", closed)  # a redirection's & (>&2, &>log) separates nothing
     if _NOT_RUN_BEFORE.search(closed) or len(before) != len(text[:start]):
         return False
     segment = closed[_SEGMENT.search(closed).end():] if _SEGMENT.search(closed) else closed
-    if _NO_COMMAND.match(segment):
+    # what may stand before the command word: redirections (``>&2 echo``), environment settings
+    segment = _LEADING_NOISE.sub("", segment)
+    if _NO_COMMAND.match(segment) or "<<<" in closed:
         return False
     if _ASSIGNED_VALUE.search(closed):
         return False

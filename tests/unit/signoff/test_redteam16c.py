@@ -118,3 +118,13 @@ def test_an_expansion_among_a_commands_words_reaches_it(use):
 @pytest.mark.parametrize("use", ['out=$(aiperf profile $EXTRA\n)\n', 'x=`echo $EXTRA`\n', 'cd /tmp && aiperf profile $EXTRA\n'])
 def test_an_expansion_in_a_substitution_or_after_a_list_operator_is_not_read(use):
     assert _status('EXTRA="--endpoint-type chat"\n' + use + RAW) == Status.FAIL  # fails closed
+
+
+@pytest.mark.parametrize("use", [">&2 echo $REPLAY_CMD\n", "logger $REPLAY_CMD\n", 'cat <<< "$REPLAY_CMD"\n',
+                                 "command -v $REPLAY_CMD\n", "X=1 echo $REPLAY_CMD\n"])
+def test_an_expansion_handed_to_a_command_that_runs_nothing_is_no_proof(use):
+    assert _status(VAR + use + RAW) == Status.FAIL
+
+
+def test_an_expansion_after_an_environment_setting_still_runs():
+    assert _status(VAR + "CUDA_VISIBLE_DEVICES=0 $REPLAY_CMD\n") == Status.PASS
