@@ -147,8 +147,9 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],
     when a later launch line that the throughput run surely runs (not printed, not text, in no
     function it may not call, under no condition it may not take, after no exit or return on its
     way) expands it whole (``$EXTRA``, ``${EXTRA}``, ``${EXTRA:-…}``) among the words of the
-    command it runs (``_runs_the_expansion``: followed by no other endpoint setting) and its file does not write it again afterwards except to
-    extend it with other settings than raw completions; any other line is evidence as it stands."""
+    command it runs (``_runs_the_expansion``: followed by no other endpoint setting), and its
+    file does not write it again afterwards except to extend it with other settings than raw
+    completions; any other line is evidence as it stands."""
     assigned = SHELL_ASSIGNMENT.match(line.text) if _SHELL_FILE.search(line.path) else None
     if assigned is None or line.number is None:
         return True
@@ -225,7 +226,8 @@ def _runs_the_expansion(text: str, start: int, end: int) -> bool:
     if _ASSIGNED_VALUE.search(closed):
         return False
     rest = re.split(r"&&|\|\||;|(?<![|>])\|(?!\|)", strip_comment(text[end:]), maxsplit=1)[0]
-    return not _RAW_ENDPOINT.search(rest) and not any(not _chat_line(m.group(0)) and not _chat_line(m.group(1)) for m in _ENDPOINT_AFTER.finditer(rest))
+    return not _RAW_ENDPOINT.search(rest) and not any(
+        not _chat_line(m.group(0)) and not _chat_line(m.group(1)) for m in _ENDPOINT_AFTER.finditer(rest))
 
 
 def _is_command(evidence: Evidence, line: Line) -> bool:
