@@ -4,28 +4,15 @@ recipe's decode draft length, the thinking mode, whole-name launch-file matching
 from __future__ import annotations
 
 import pytest
+from lib.chat_scripts import BENCH, RAW, SCRIPT, SETTINGS, agentic_config, chat_status
 from lib.signoff_policy_support import with_head_file, world_evidence
 
-from infx.signoff.checks.chat import run
 from infx.signoff.model import Status
-from infx.signoff.rules.affected import AffectedConfig
 from infx.signoff.rules.scan import function_spans, text_lines
 from infx.signoff.rules.spec_decoding import draft_length, thinking_mode
-from infx.signoff.table import load_table
 
-SETTINGS = load_table().settings
-SCRIPT = "benchmarks/single_node/agentic/glm5.2_fp4_b300_atom_mtp.sh"
-SERVER = ('python -m atom.entrypoints.openai_server --model "$MODEL" -tp 8 \\\n'
-          '  --kv_cache_dtype fp8 --method mtp --num-speculative-tokens 3 \\\n'
-          '  --spec-decode-acceptance-length 2.99 &\n')
-BENCH = 'bench() {\n  aiperf profile --endpoint-type chat --url x\n}\n'
-RAW = "aiperf profile --endpoint /v1/completions\n"
-
-
-def _status(body: str) -> Status:
-    evidence = world_evidence("scenario5")
-    outcome = run(with_head_file(evidence, SCRIPT, "#!/usr/bin/env bash\n" + SERVER + body), SETTINGS)
-    return outcome.status
+_status = chat_status
+_config = agentic_config
 
 
 def test_a_called_chat_function_still_passes():
@@ -138,10 +125,6 @@ def test_a_clear_decode_draft_length_is_read():
     assert _length("prefill:\n  speculative-num-steps: 1  # speculative-num-steps: 9\n"
                    "decode:\n  # speculative-num-steps: 5\n  speculative-num-steps: 3\n") == 3
     assert _length("prefill:\r\n  speculative-num-steps: 1\r\ndecode:\r\n  speculative-num-steps: 3\r\n") == 3
-
-
-def _config() -> AffectedConfig:
-    return AffectedConfig("m-fp4-b200-vllm-agentic-mtp", {"framework": "vllm", "model-prefix": "m"}, "added", "m.yaml")
 
 
 def test_thinking_mode_ignores_printed_lines_and_does_not_pick_between_disagreeing_settings():

@@ -5,7 +5,9 @@ substitutions, a thinking setting in a function the run may not call."""
 from __future__ import annotations
 
 import pytest
-from test_redteam16b import RAW, _config, _status
+from lib.chat_scripts import RAW
+from lib.chat_scripts import agentic_config as _config
+from lib.chat_scripts import chat_status as _status
 
 from infx.signoff.model import Status
 from infx.signoff.rules.scan import text_lines
