@@ -21,6 +21,7 @@ from infx.signoff.rules.affected import (
 )
 from infx.signoff.rules.policy_reads import fail_closed, failed
 from infx.signoff.rules.scan import (
+    PRINTS_ONLY,
     SHELL_ASSIGNMENT,
     Guard,
     Line,
@@ -39,8 +40,7 @@ _SPEC_GUARD = re.compile(r"mtp|spec|draft|eagle|dspark|nextn", re.IGNORECASE)
 _SHELL_FILE = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
 _THROUGHPUT = Branch(eval_only=False, spec=True)  # what a spec config's benchmark rows run
 _RAW_ENDPOINT = re.compile(r"/v1/completions\b|--endpoint-type[ =]completions\b", re.IGNORECASE)
-_RAW = re.compile(r"/v1/completions\b|--endpoint-type[ =]completions\b|--backend[ =](?:openai|vllm|sglang)\b"
-                  r"(?!-chat)", re.IGNORECASE)
+_RAW = re.compile(_RAW_ENDPOINT.pattern + r"|--backend[ =](?:openai|vllm|sglang)\b(?!-chat)", re.IGNORECASE)
 
 
 def _records_the_choice(text: str) -> bool:
@@ -57,7 +57,6 @@ def _chat_line(text: str) -> bool:
     return _CHAT.search(text) is not None
 
 
-_PRINTED = re.compile(r"^\s*(?:echo|printf(?!\s+-v))\b")
 # a parameter expansion that edits the value: ${X/pat/rep}, ${X//pat}, ${X#pat}, ${X%pat}, ${X^}
 _EDITED = re.compile(r"\$\{[A-Za-z_]\w*(?:/|#|%|\^|,)[^}]*\}")
 
@@ -72,9 +71,7 @@ def _chat_evidence(evidence: Evidence, line: Line) -> bool:
         return True
     if not _chat_line(_EDITED.sub("", line.text)):
         return False  # the flag is the pattern an expansion removes or replaces: ${X/--flag/}
-    if _records_the_choice(line.text) or _PRINTED.match(line.text):
-        return False
-    return line.number is None or line.number not in data_lines(evidence.head_files.get(line.path) or "")
+    return not _records_the_choice(line.text) and _is_command(evidence, line)
 
 
 @fail_closed("Chat-template use")
@@ -233,7 +230,7 @@ def _runs_the_expansion(text: str, start: int, end: int) -> bool:
 def _is_command(evidence: Evidence, line: Line) -> bool:
     """Whether a shell line runs what it holds (not printed, not heredoc or program text)."""
     return not _SHELL_FILE.search(line.path) or line.number is None or not (
-        _PRINTED.match(line.text) or line.number in data_lines(evidence.head_files.get(line.path) or ""))
+        PRINTS_ONLY.match(line.text) or line.number in data_lines(evidence.head_files.get(line.path) or ""))
 
 
 def _runs_with(evidence: Evidence, use: Line, assigned: Line,

@@ -266,10 +266,7 @@ def calls(texts: Mapping[str, str | None], lines: Iterable[Line], function: str,
           branch: Branch) -> list[tuple[str, ...]] | None:
     """The arguments of every call of ``function`` that ``lines`` (a config's launch) make on
     ``branch``, as written; None when a call's words cannot be read (or are too many)."""
-    wanted: dict[str, set[int]] = {}
-    for line in lines:
-        if line.number is not None:
-            wanted.setdefault(line.path, set()).add(line.number)
+    wanted = _wanted(lines)
     found: list[tuple[str, ...]] = []
     defined = sum(1 for path in wanted for name, _, _ in function_spans(texts.get(path) or "") if name == function)
     if defined > 1:
@@ -286,18 +283,23 @@ def calls(texts: Mapping[str, str | None], lines: Iterable[Line], function: str,
     return found
 
 
+def _wanted(lines: Iterable[Line]) -> dict[str, set[int]]:
+    """A launch's lines as file -> their line numbers (the form the call readers search)."""
+    wanted: dict[str, set[int]] = {}
+    for line in lines:
+        if line.number is not None:
+            wanted.setdefault(line.path, set()).add(line.number)
+    return wanted
+
+
 def function_runs(texts: Mapping[str, str | None], lines: Iterable[Line],
                   branch: Branch) -> Callable[[Line], tuple[str | None, bool | None]]:
     """For a config's launch (``lines``): of a line, the shell function whose body holds it (None:
     top level) and whether the launch runs that function on ``branch`` (True at top level; see
     ``_functions_run``: False for one nothing calls, None when not known)."""
-    wanted: dict[str, set[int]] = {}
-    for line in lines:
-        if line.number is not None:
-            wanted.setdefault(line.path, set()).add(line.number)
+    wanted = _wanted(lines)
     runs: dict[tuple[str, str], bool | None] | None = None
-
-    sure: set[tuple[str, str]] | None = None
+    sure: set[tuple[str, str]] | None = None  # both worked out on the first line inside a function
 
     def state(line: Line) -> tuple[str | None, bool | None]:
         nonlocal runs, sure

@@ -329,6 +329,11 @@ def join_continuations(lines: Iterable[Line]) -> Iterator[Line]:
         yield replace(pending, text=pending.text[:-1])
 
 
+# a line whose command only prints (``printf -v NAME`` assigns, so it is not one): what it
+# shows is no setting of the launch
+PRINTS_ONLY = re.compile(r"^\s*(?:echo|printf(?!\s+-v))\b")
+
+
 # a value that is a number, quoted or not, before the punctuation that closes what holds it;
 # ASCII digits only (Python reads "١" as 1, an engine's argument parser does not). Not the same
 # question as the numbers bash's printf takes (shell_values: octal, hex) or its -eq operands

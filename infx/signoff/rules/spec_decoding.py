@@ -11,6 +11,7 @@ from infx.plan.launch_graph import Branch, is_recipe, lane_spec
 from infx.signoff.rules.affected import AffectedConfig
 from infx.signoff.rules.options import function_runs
 from infx.signoff.rules.scan import (
+    PRINTS_ONLY,
     Line,
     env_settings,
     first_number,
@@ -165,13 +166,12 @@ def thinking_mode(config: AffectedConfig, lines: list[Line],
         lines = [line for line in lines if not _THINKING_ANY.search(line.text) or runs(line)[1] is not False]
     for pattern in (_THINKING, _DEFAULT_THINKING):
         modes = {"off" if match.group(2).lower() in ("false", "disabled", "off", "0") else "on"
-                 for line in lines if not _PRINTS.match(line.text) for match in pattern.finditer(line.text)}
+                 for line in lines if not PRINTS_ONLY.match(line.text) for match in pattern.finditer(line.text)}
         if modes:
             return modes.pop() if len(modes) == 1 else None
     return "on"
 
 
-_PRINTS = re.compile(r"^\s*(?:echo|printf)\b")
 _THINKING_ANY = re.compile(r"thinking", re.IGNORECASE)  # a line that may set the mode
 
 
