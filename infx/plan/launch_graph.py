@@ -821,7 +821,7 @@ def _decisions(text: str, branch: Branch) -> tuple[bool | None, ...]:
     decided in a file whose if/else forms are not followed (``_unfollowed``)."""
     if _unfollowed(text):
         return (None,) * len(_conditions(text))
-    writes = _writes_in_order(text)
+    writes = writes_in_order(text)
     out = []
     for condition, number in zip(_conditions(text), _condition_lines(text), strict=True):
         rewritten = False
@@ -852,7 +852,7 @@ def defaults_itself(line: str, name: str) -> bool:
 
 
 @functools.lru_cache(maxsize=1024)
-def _writes_in_order(text: str) -> dict[str, tuple[list[int], list[bool]]]:
+def writes_in_order(text: str) -> dict[str, tuple[list[int], list[bool]]]:
     """Per name the file may write (shell_writes): the lines that write it, in order, and for
     each whether it only defaults the name (``NAME="${NAME:-x}"``, ``defaults_itself``)."""
     lines = text.splitlines()

@@ -50,13 +50,13 @@ from infx.plan.launch_graph import (
     NODE_ROLE_VARIABLES,
     Branch,
     decide,
-    defaults_itself,
     exported_variables,
     lane_settings,
     lanes,
     recipe_file,
     setting_variables,
     shell_writes,
+    writes_in_order,
 )
 from infx.signoff.rules.scan import (
     Guard,
@@ -171,11 +171,6 @@ def _own_default(assignment: Assignment) -> bool:
     match = _REF.fullmatch(assignment.value)
     return bool(match and match.group(1) == assignment.name and match.group(2) is not None
                 and "$" not in match.group(2))
-
-
-def _text_line(text: str, number: int) -> str:
-    lines = text.splitlines()
-    return lines[number - 1] if 0 < number <= len(lines) else ""
 
 
 @lru_cache(maxsize=4096)
@@ -714,13 +709,13 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
         if key not in rewrites:
             rewrites[key] = frozenset()  # a write whose own condition tests the name: see below
             text = texts.get(path) or ""
-            writes, data = shell_writes(text), data_lines(text)  # a heredoc's or program's text writes nothing
+            writes, data = writes_in_order(text), data_lines(text)  # a heredoc's or program's text writes nothing
             anywhere = not guard.line or guard.line in _functions(text)  # a function runs when called
             rewrites[key] = frozenset(
                 name for name in dict.fromkeys(_PREDICATE_REF.findall(guard.predicate)) if name in row
-                and any((anywhere or n <= guard.line) and n not in data
-                        and not (row[name] != "" and defaults_itself(_text_line(text, n), name))
-                        and not skipped(path, text, n) for n in writes.get(name, ())))
+                and any((anywhere or n <= guard.line) and n not in data and not (row[name] != "" and defaulting)
+                        and not skipped(path, text, n)
+                        for n, defaulting in zip(*writes.get(name, ((), ())), strict=True)))
         return rewrites[key]
 
     def elsewhere(name: str, line: Line) -> bool:
