@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
         print(f"#{args.number} is not among the newest {args.limit} first-parent commits", file=sys.stderr)
         return 1
     pr = found[0]
-    generator, corpus = probe._tools()
+    generator, corpus = probe.tools()
     from infx.signoff import per_verdict
     from infx.signoff.table import load_table
 

@@ -75,7 +75,7 @@ def merged_prs(git_dir: Path, limit: int, ref: str = "HEAD") -> list[dict]:
     return found
 
 
-def _tools():
+def tools():
     """The generator's tree reader and the corpus's Evidence and checks (imported on first
     use: the commit selection above needs neither)."""
     for path in (GENERATOR, ROOT / "tests", ROOT):
@@ -92,7 +92,7 @@ def probe(pr: dict) -> dict:
     record = dict(pr)
     start = time.perf_counter()
     try:
-        generator, corpus = _tools()
+        generator, corpus = tools()
         base, head = generator.full_tree(pr["base"]), generator.full_tree(pr["sha"])
         ev = corpus.evidence(base, head, datetime.fromisoformat(pr["merged_at"]), pr["base"], pr["sha"])
         record["checks"] = {name: {"status": o.status.value, "reason": o.reason}
