@@ -7,6 +7,8 @@ import email.utils
 import hashlib
 import json
 import re
+import selectors
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -104,12 +106,36 @@ class _Server(ThreadingHTTPServer):
     as GitHub's clients do): socketserver would print that as a traceback on stderr, into the
     output of whatever command is being served. Any other handler failure is still printed."""
 
+    def __init__(self, *args: Any) -> None:
+        self._wake, self._waker = socket.socketpair()  # before binding: a failed bind closes both
+        super().__init__(*args)
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         import sys
 
         if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError, ConnectionAbortedError)):
             return
         super().handle_error(request, client_address)
+
+    def serve_until_stopped(self) -> None:
+        """Accept connections until `stop_serving`. The loop sleeps on the listening socket and
+        a wake-up socket together, so a stop ends it at once (socketserver's own loop polls,
+        and every stop waited out part of its interval: two servers, thousands per test run)."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self, selectors.EVENT_READ)
+            selector.register(self._wake, selectors.EVENT_READ)
+            while True:
+                if any(key.fileobj is self._wake for key, _ in selector.select()):
+                    return
+                self.handle_request()  # the listening socket is readable: this does not block
+
+    def stop_serving(self) -> None:
+        self._waker.send(b"\0")
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._wake.close()
+        self._waker.close()
 
 
 class FakeGitHub:
@@ -152,21 +178,20 @@ class FakeGitHub:
 
     def start(self) -> FakeGitHub:
         for server, name in ((self._server, "fake-github"), (self._storage, "fake-storage")):
-            # shutdown() waits for the serving loop's next poll: 10 ms keeps a fake's stop
-            # (two servers, thousands per test run) short at ~100 idle wake-ups a second
-            thread = threading.Thread(target=server.serve_forever, args=(0.01,), name=name,
-                                      daemon=True)
+            thread = threading.Thread(target=server.serve_until_stopped, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
         return self
 
     def stop(self) -> None:
+        threads, self._threads = self._threads, []
         for server in (self._server, self._storage):
-            if self._threads:
-                server.shutdown()
-            server.server_close()
-        for thread in self._threads:
+            if threads:
+                server.stop_serving()
+        for thread in threads:
             thread.join(timeout=5)
+        for server in (self._server, self._storage):
+            server.server_close()
 
     def __enter__(self) -> FakeGitHub:
         return self.start()
