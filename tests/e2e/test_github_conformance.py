@@ -25,7 +25,7 @@ from infx import yamlio
 from infx.github.fake import FakeGitHub
 from infx.github.fake.server import observe
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 SUBSET = DATA / "github" / "openapi" / "subset.json"
 SIGNOFF_PHRASE = "As a PR reviewer and CODEOWNER"
 

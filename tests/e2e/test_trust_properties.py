@@ -37,7 +37,7 @@ from infx.signoff import pipeline as publish
 from infx.signoff.model import Status
 from infx.signoff.trigger.gating import SignoffRef, Trigger
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 CONTEXT = "codeowner-signoff-verify"
 PR, COMMENT = 3412, 5003
 SIGNER = "chunfangamd"
