@@ -106,6 +106,8 @@ class _Server(ThreadingHTTPServer):
     as GitHub's clients do): socketserver would print that as a traceback on stderr, into the
     output of whatever command is being served. Any other handler failure is still printed."""
 
+    timeout = 0  # handle_request() accepts what the loop's select saw; it never waits for more
+
     def __init__(self, *args: Any) -> None:
         self._wake, self._waker = socket.socketpair()  # before binding: a failed bind closes both
         super().__init__(*args)
@@ -127,7 +129,7 @@ class _Server(ThreadingHTTPServer):
             while True:
                 if any(key.fileobj is self._wake for key, _ in selector.select()):
                     return
-                self.handle_request()  # the listening socket is readable: this does not block
+                self.handle_request()  # the listening socket was readable; with timeout 0 it never blocks
 
     def stop_serving(self) -> None:
         self._waker.send(b"\0")

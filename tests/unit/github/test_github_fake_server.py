@@ -732,3 +732,21 @@ def test_new_fault_kinds(fake_github, world):
     assert int(limited.headers["X-RateLimit-Reset"]) >= time.time() + 25
     assert "rate limit" in limited.json()["message"]
     assert requests.get(f"{fake.url}/repos/{REPO}/labels", timeout=5).status_code == 429
+
+
+def test_a_stopped_fake_refuses_connections_and_stopping_again_or_unstarted_is_harmless(world):
+    """stop() ends both serving loops (API and storage) and closes their sockets; a second
+    stop, or a stop of a fake never started, does nothing more."""
+    fake = FakeGitHub(copy.deepcopy(world)).start()
+    url, storage = fake.url, fake.storage_url
+    assert requests.get(f"{url}/repos/{world['repo']}", timeout=5).status_code == 200
+    loops = list(fake._threads)
+    assert {thread.name for thread in loops} == {"fake-github", "fake-storage"}
+    fake.stop()
+    assert not any(thread.is_alive() for thread in loops)
+    for base in (url, storage):
+        with pytest.raises(requests.ConnectionError):
+            requests.get(f"{base}/", timeout=5)
+    fake.stop()
+    FakeGitHub(copy.deepcopy(world)).stop()
+
