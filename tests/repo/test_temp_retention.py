@@ -29,9 +29,7 @@ def run_probe(tmp_path: Path, root: Path, failing: bool, *options: str) -> None:
     # (hypothesis, xdist, randomly, benchmark), which halves each run's start-up
     env = {**os.environ, "PYTEST_DEBUG_TEMPROOT": str(root), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     env.pop("PYTEST_XDIST_WORKER", None)
-    # (and without addopts, whose `--dist` is xdist's option: retention is set by ini keys)
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:xdist",
-                    "-o", "addopts=",
                     "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(probe.parent), *options, str(probe)],
                    cwd=probe.parent, env=env, capture_output=True, text=True, timeout=300)
 
