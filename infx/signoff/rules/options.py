@@ -300,19 +300,26 @@ def function_runs(texts: Mapping[str, str | None], lines: Iterable[Line],
     wanted = _wanted(lines)
     runs: dict[tuple[str, str], bool | None] | None = None
     sure: set[tuple[str, str]] | None = None  # both worked out on the first line inside a function
+    known: dict[tuple[str, int | None], tuple[str | None, bool | None]] = {}  # a line's answer: its place decides it
 
     def state(line: Line) -> tuple[str | None, bool | None]:
+        key = (line.path, line.number)
+        if key not in known:
+            known[key] = _state(line)
+        return known[key]
+
+    def _state(line: Line) -> tuple[str | None, bool | None]:
         nonlocal runs, sure
         text = texts.get(line.path) or ""
         inside = None if line.number is None else _enclosing(text, line.number)
-        if inside is None:
+        if inside is None or line.number is None:
             return None, None if line.number is not None and (_after_exit(text, line.number)
                                                               or ends_before(text, line.number)) else True
         if runs is None or sure is None:
             runs, sure = _functions_run(texts, wanted, branch), _functions_surely_run(texts, wanted, branch)
         found = runs.get((line.path, inside))
-        if found is not False and _after_return(text, line.number or 0, inside):
-            return inside, False  # the function returns before it gets to the line
+        if found is not False and ends_before(text, line.number):
+            return inside, False  # the function returns (or exits) before it gets to the line
         # reached only through calls that may not run (an undecided condition, after `&&`, a
         # second definition, `unset -f`): not known
         return inside, None if found is True and (line.path, inside) not in sure else found
@@ -382,12 +389,6 @@ _UNSET = re.compile(r"\bunset\b([^;&|\n]*)")
 _ALIAS = re.compile(r"\balias\b([^;&|\n]*)")
 _NAME_WORD = re.compile(r"(?<![\w-])([A-Za-z_][\w-]*)(?![\w-])")
 _ALIASED = re.compile(r"(?<![\w-])([A-Za-z_][\w-]*)\s*=")
-
-
-def _after_return(text: str, number: int, function: str) -> bool:
-    """Whether ``function``'s body returns (or exits), unconditionally, before line ``number``
-    (``ends_before``)."""
-    return _enclosing(text, number) == function and ends_before(text, number)
 
 
 def ends_before(text: str, number: int) -> bool:
