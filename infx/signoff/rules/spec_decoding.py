@@ -193,19 +193,20 @@ def _line_readings(text: str, k: int | None) -> tuple[tuple[float, str], ...]:
             found.append((number, f"{name}={value}"))
         elif name == "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS":
             found.append((number + 1, f"{name}={value}"))
-    for value in flag_values(text, "synthetic_acceptance_length"):
-        number = first_number(value)
-        if number is not None:
-            found.append((number, f"synthetic_acceptance_length={value}"))
-    for value in flag_values(text, "--spec-decode-acceptance-length"):
-        number = first_number(value)
-        if number is not None:
-            found.append((number, f"--spec-decode-acceptance-length {value}"))
+    for flag, joined in _ACCEPTANCE_FLAGS:
+        for value in flag_values(text, flag):
+            number = first_number(value)
+            if number is not None:
+                found.append((number, f"{flag}{joined}{value}"))
     for value in flag_values(text, "--spec-decode-acceptance-rate"):
         number = first_number(value)
         if number is not None and k:
             found.append((1 + number * k, f"--spec-decode-acceptance-rate {value} (k={k})"))
     return tuple(found)
+
+
+# flags that give the AL itself, with how a reading spells flag and value
+_ACCEPTANCE_FLAGS = (("synthetic_acceptance_length", "="), ("--spec-decode-acceptance-length", " "))
 
 
 def injected_acceptance(lines: list[Line], rules: list[dict], texts: Mapping[str, str | None],
