@@ -326,7 +326,7 @@ def _followed(path: str, text: str, branch: Branch) -> tuple[tuple[str, str | No
                  for ref, folder, loose, index, sourced in _invoked_refs(path, lines))
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=2048)
 def _invoked_refs(path: str, text: str) -> tuple[tuple[str, str | None, bool, int, bool], ...]:
     """(path as written, the folder a ``cd`` moved to or None, whether an unknown variable
     prefix may stand for the file's own folder, the line's index, whether it is sourced) of what
@@ -374,7 +374,7 @@ def _invoked_refs(path: str, text: str) -> tuple[tuple[str, str | None, bool, in
     return tuple(refs)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=1024)
 def shell_writes(text: str) -> dict[str, tuple[int, ...]]:
     """Name -> the (1-based) lines of a shell file that may write that variable: assignments
     anywhere on a line (in strings too: over-counting only makes a value unknown), declare /
@@ -797,7 +797,7 @@ _ELSE_COMMAND = re.compile(r"^\s*else\s+(?!if\s*\()[^\s:#{]")
 _WHOLE_IF = re.compile(r"^\s*if\s.*;\s*then\s.*\bfi\s*;?\s*$")
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=1024)
 def _unfollowed(text: str) -> bool:
     """Whether a file has an if/else form ``_branch_lines`` would misplace its arms in: then no
     condition of it is decided (every line is kept)."""
@@ -863,13 +863,13 @@ def writes_in_order(text: str) -> dict[str, tuple[list[int], list[bool]]]:
     return out
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=1024)
 def _condition_lines(text: str) -> tuple[int, ...]:
     """The line number of every ``if``/``elif`` line, in line order (``_conditions``'s lines)."""
     return tuple(number for number, line in enumerate(text.splitlines(), 1) if _IF.match(line))
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=1024)
 def _conditions(text: str) -> tuple[str, ...]:
     """The condition of every ``if``/``elif`` line, in line order."""
     return tuple(m.group(1) for line in text.splitlines() if (m := _IF.match(line)))

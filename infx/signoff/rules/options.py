@@ -105,7 +105,7 @@ def loop_at(text: str, number: int) -> OptionLoop | None:
     return None
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=1024)
 def option_loops(text: str) -> tuple[OptionLoop, ...]:
     """Every function of ``text`` that reads its options in a ``while``/``case $1`` loop."""
     lines = text.splitlines()
@@ -271,7 +271,7 @@ def calls(texts: Mapping[str, str | None], lines: Iterable[Line], function: str,
     defined = sum(1 for path in wanted for name, _, _ in function_spans(texts.get(path) or "") if name == function)
     if defined > 1:
         return None  # defined again (in the file or another the launch reads): which one runs is not known here
-    runs = _functions_run(texts, wanted, branch)
+    runs = _functions_run_of(_launch_key(texts, wanted), branch)
     for path, number, words in _sites(texts, wanted, function, branch):
         inside = _enclosing(texts.get(path) or "", number)
         state = True if inside is None else runs.get((path, inside))
@@ -316,7 +316,8 @@ def function_runs(texts: Mapping[str, str | None], lines: Iterable[Line],
             return None, None if line.number is not None and (_after_exit(text, line.number)
                                                               or ends_before(text, line.number)) else True
         if runs is None or sure is None:
-            runs, sure = _functions_run(texts, wanted, branch), _functions_surely_run(texts, wanted, branch)
+            launch = _launch_key(texts, wanted)
+            runs, sure = _functions_run_of(launch, branch), _functions_surely_run_of(launch, branch)
         found = runs.get((line.path, inside))
         if found is not False and ends_before(text, line.number):
             return inside, False  # the function returns (or exits) before it gets to the line
@@ -325,6 +326,29 @@ def function_runs(texts: Mapping[str, str | None], lines: Iterable[Line],
         return inside, None if found is True and (line.path, inside) not in sure else found
 
     return state
+
+
+# a launch as the function readers see it: each of its files' path, text and launch line numbers
+_LaunchKey = tuple[tuple[str, str, frozenset[int]], ...]
+
+
+def _launch_key(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]]) -> _LaunchKey:
+    return tuple((path, texts.get(path) or "", frozenset(numbers)) for path, numbers in sorted(wanted.items()))
+
+
+# Configs launched through the same files share the answers (the configs a shared helper
+# reaches, each judged at head and at base): read once per launch and branch. The readers
+# look only at the launch's own files, so the key holds everything they depend on.
+@lru_cache(maxsize=256)
+def _functions_run_of(launch: _LaunchKey, branch: Branch) -> dict[tuple[str, str], bool | None]:
+    return _functions_run({path: text for path, text, _ in launch},
+                          {path: set(numbers) for path, _, numbers in launch}, branch)
+
+
+@lru_cache(maxsize=256)
+def _functions_surely_run_of(launch: _LaunchKey, branch: Branch) -> set[tuple[str, str]]:
+    return _functions_surely_run({path: text for path, text, _ in launch},
+                                 {path: set(numbers) for path, _, numbers in launch}, branch)
 
 
 def _functions_surely_run(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]],
@@ -342,7 +366,7 @@ def _functions_surely_run(texts: Mapping[str, str | None], wanted: Mapping[str, 
                 continue
             for where, number, words in _sites(texts, wanted, name, branch):
                 text = texts.get(where) or ""
-                row = text.splitlines()[number - 1]
+                row = _rows(text)[number - 1]
                 inside = _enclosing(text, number)
                 if words is None or not _starts_call(name).match(row) or _after_exit(text, number) \
                         or (where == path and number < opened and not _called_after(where, text, inside, opened)) \
@@ -391,6 +415,7 @@ _NAME_WORD = re.compile(r"(?<![\w-])([A-Za-z_][\w-]*)(?![\w-])")
 _ALIASED = re.compile(r"(?<![\w-])([A-Za-z_][\w-]*)\s*=")
 
 
+@lru_cache(maxsize=32768)
 def ends_before(text: str, number: int) -> bool:
     """Whether an ``exit`` or ``return`` that the way to line ``number`` surely passes comes
     before it, in the same function body (or at top level): a command of its own on a line,
@@ -398,7 +423,7 @@ def ends_before(text: str, number: int) -> bool:
     whatever its indentation, under no condition the line is not under, in no loop, subshell
     or multi-line ``{ … }`` group (``cmd || {`` … ``}``) that does not hold the line too, and
     not the second half of a list continued from the line before (``cmd ||`` / ``return 1``)."""
-    rows, data = text.splitlines(), data_lines(text)
+    rows, data = _rows(text), data_lines(text)
     function = _enclosing(text, number)
     spans = [(first, last) for name, first, last in function_spans(text)
              if name == function and first < number <= last]
@@ -479,6 +504,12 @@ def _sites(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]], func
     return found
 
 
+@lru_cache(maxsize=256)
+def _rows(text: str) -> tuple[str, ...]:
+    """The file's lines, split once per text (the readers index them line by line)."""
+    return tuple(text.splitlines())
+
+
 def _enclosing(text: str, number: int) -> str | None:
     """The innermost shell function whose body holds line ``number`` (None: top level)."""
     spans = [(first, name) for name, first, last in function_spans(text)
@@ -545,7 +576,7 @@ def option_calls(texts: Mapping[str, str | None], lines: Iterable[Line]) -> froz
     return frozenset(found)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=4096)
 def _calls_in(path: str, text: str, function: str) -> tuple[tuple[int, tuple[str, ...] | None], ...]:
     """(line, arguments as written, or None when unreadable or too many) of every call of
     ``function`` in the file, outside the function's own body; read once per file."""

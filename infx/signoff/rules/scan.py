@@ -424,7 +424,7 @@ def _yaml_sections(text: str) -> tuple[dict[int, frozenset[tuple[str, ...]] | No
     return out, frozenset(path for paths in covering.values() for path in paths)
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=1024)
 def function_spans(text: str) -> tuple[tuple[str, int, int], ...]:
     """The shell functions of ``text``: (name, the line that opens it, the line of its closing
     ``}`` or ``)``), 1-based, nested ones too. A body ends at the first ``}`` (``)`` for a
@@ -577,7 +577,7 @@ def _embedded_end(line: str) -> re.Pattern[str] | None:
     return None
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=1024)
 def data_lines(text: str) -> frozenset[int]:
     """The (1-based) lines of a shell file that are text, not commands: the bodies of heredocs
     no shell reads, of multi-line ``python3 -c "…"`` programs and of ``NAME="`` strings,
@@ -747,7 +747,7 @@ def _if_structure(line: str, number: int, stack: list[_Frame]) -> tuple[Guard, .
     return common
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=512)
 def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int, str]]:
     """The guards of every line of ``text`` in one pass (every config launched through one
     script asks for the same lines' guards), then one past the last line: what is still open;
