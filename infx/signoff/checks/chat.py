@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 
+from infx import yamlio
+from infx.errors import InfxError
 from infx.inert import clip, code
 from infx.plan.launch_graph import Branch, decide, shell_writes
 from infx.signoff.model import Evidence, Outcome, Status
@@ -19,7 +21,7 @@ from infx.signoff.rules.affected import (
     is_spec_decode,
     launch_lines,
 )
-from infx.signoff.rules.policy_reads import fail_closed, failed
+from infx.signoff.rules.policy_reads import EvidenceGap, fail_closed, failed, policy
 from infx.signoff.rules.scan import (
     PRINTS_ONLY,
     SHELL_ASSIGNMENT,
@@ -134,8 +136,68 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
     if raw:
         return False, (f"{where}: spec-decode benchmark drives raw completions without a chat "
                        f"template at {raw.where()}: {_clip(raw.text)}")
+    by_default = _harness_default(evidence, lines)
+    if by_default:
+        return True, f"{where}: client uses the chat template ({by_default})"
     return False, (f"{where}: the benchmark client could not be verified to use a chat "
                    "template (no chat endpoint or template flag in its recipe or launch files)")
+
+
+# the sections of a variant-composing recipe (srt-slurm's ``base`` and the ``override_*`` /
+# ``zip_override_*`` sections each variant deep-merges over it; a zip section's lists are sliced)
+_OVERRIDE = re.compile(r"^(?:zip_)?override_")
+
+
+def _harness_default(evidence: Evidence, lines: list[Line]) -> str | None:
+    """Where the launch's recipes get the chat template from their harness's default
+    (engines.yaml ``chat-template-defaults``), or None. Every recipe the launch runs must be one
+    the rule covers: one YAML mapping, not composing variants, whose section names one of the
+    rule's client types and leaves the setting unset; and no launch line, recipe or shell, may
+    mention the setting (in either spelling), since a line that does may set or change it."""
+    try:
+        rules = policy(evidence).doc("engines").get("chat-template-defaults") or []
+    except (EvidenceGap, InfxError):
+        return None  # no trusted rule: nothing is taken as a default
+    for rule in rules:
+        setting = rule["setting"]
+        mention = re.compile(re.escape(setting).replace("_", "[_-]"), re.IGNORECASE)
+        if any(mention.search(line.text) for line in lines):
+            continue
+        recipes = list(dict.fromkeys(line.path for line in lines if line.path.startswith(rule["recipes-under"])))
+        if not recipes or not all(_leaves_default(evidence.head_files.get(path), path, rule) for path in recipes):
+            continue
+        named = ", ".join(code(path) for path in recipes[:2]) + (f" and {len(recipes) - 2} more" if len(recipes) > 2 else "")
+        return f"{rule['source']}: {named} {'leaves' if len(recipes) == 1 else 'leave'} {rule['section']}.{setting} unset"
+    return None
+
+
+def _leaves_default(text: str | None, path: str, rule: dict) -> bool:
+    try:
+        doc = yamlio.load_text(text, path) if text is not None else None
+    except InfxError:
+        return False
+    if not isinstance(doc, dict):
+        return False
+    name, types = rule["section"], rule["types"]
+    overrides = [v for k, v in doc.items() if isinstance(k, str) and _OVERRIDE.match(k)]
+    if "base" not in doc and not overrides:  # one recipe, no variants
+        section = doc.get(name)
+        return isinstance(section, dict) and section.get("type") in types and rule["setting"] not in section
+    base = doc.get("base")
+    section = base.get(name) if isinstance(base, dict) else None
+    if not isinstance(section, dict) or section.get("type") not in types or rule["setting"] in section \
+            or any(k != "base" and not _OVERRIDE.match(str(k)) for k in doc):
+        return False
+    for override in overrides:  # every variant keeps a client the rule covers and leaves the setting unset
+        if not isinstance(override, dict):
+            return False
+        mine = override.get(name, {})
+        if not isinstance(mine, dict) or rule["setting"] in mine:
+            return False
+        kind = mine.get("type", section["type"])
+        if not all(k in types for k in (kind if isinstance(kind, list) else [kind])):
+            return False
+    return True
 
 
 def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],

@@ -96,6 +96,10 @@ PRS: dict[int, tuple[str, str]] = {
     2620: ("3d5581562", "true finding: GLM-5.2 GB200 SGLang agentic MTP sweep sets "
                "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1, which lowers the draft's precision"),
     2601: ("c5f3f82b2", "true finding: a single-node H100 agentic config added with no benchmark script"),
+    2218: ("b82b2e900", "Qwen3.5 GB300 Dynamo-TRT MTP 8k1k: the sa-bench recipes leave use_chat_template at "
+               "srt-slurm's default (true)"),
+    2115: ("bed23eade", "GLM-5.1 GB200 Dynamo-SGLang MTP: one srt-slurm recipe composing variants (base + "
+               "zip_override_*), its sa-bench client at srt-slurm's chat-template default"),
 }
 
 _LINE_OF_MASTER = re.compile(r"(configs/[^/\s]+-master\.yaml):\d+")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+from lib import realprs_nvidia
 from lib.signoff_policy_support import (
     OPTION_HELPER,
     seed003_with_mtp,
@@ -249,3 +252,59 @@ def test_an_expansion_that_adds_a_raw_setting_after_the_chat_flag_is_no_proof():
     built = _SERVER + 'cmd=(aiperf profile)\ncmd+=(--endpoint-type chat)\n"${cmd[@]}" --endpoint-type completions\n'
     assert _with_script(built).status == Status.FAIL
     assert _with_script(built.replace(" --endpoint-type completions", " --streaming")).status == Status.PASS
+
+
+# srt-slurm's sa-bench applies the chat template unless a recipe turns it off (engines.yaml
+# chat-template-defaults); real recipes of two merged PRs (tests/data/realprs_nvidia)
+GLM_RECIPE = "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/gb200-fp4/glm5-mtp.yaml"
+
+
+def _corpus_chat(number: int, path: str | None = None, edit=None):
+    evidence = realprs_nvidia.pr_evidence(realprs_nvidia.load(number))
+    if path is not None:
+        evidence = with_head_file(evidence, path, edit(evidence.head_files[path]))
+    return run(evidence, SETTINGS)
+
+
+@pytest.mark.parametrize("number", [2218, 2115])
+def test_an_sa_bench_recipe_that_leaves_the_setting_unset_uses_the_harness_default(number):
+    outcome = _corpus_chat(number)
+    assert outcome.status == Status.PASS
+    assert "srt-slurm's benchmark.use_chat_template default (true)" in outcome.reason
+
+
+@pytest.mark.parametrize("edit", [
+    # the setting written (false), in the base section or in one variant
+    lambda text: text.replace("    type: sa-bench\n", "    type: sa-bench\n    use_chat_template: false\n", 1),
+    lambda text: text.replace("    concurrencies: [[109], [398], [853], [2132]]\n",
+                              "    concurrencies: [[109], [398], [853], [2132]]\n    use-chat-template: false\n", 1),
+    # a variant that runs another client, or a section the rule does not know
+    lambda text: text.replace("    concurrencies: [[109], [398], [853], [2132]]\n",
+                              "    concurrencies: [[109], [398], [853], [2132]]\n    type: gsm8k\n", 1),
+    lambda text: text.replace("zip_override_mtp_8k1k_lowlat:", "extra:\n  x: 1\nzip_override_mtp_8k1k_lowlat:", 1),
+    # a recipe YAML cannot read
+    lambda text: text + "\n  - [unclosed\n",
+], ids=["base-false", "variant-false", "variant-client", "unknown-section", "invalid-yaml"])
+def test_the_harness_default_is_not_taken_where_the_recipe_may_decide_otherwise(edit):
+    outcome = _corpus_chat(2115, GLM_RECIPE, edit)
+    assert outcome.status == Status.FAIL
+    assert "could not be verified to use a chat template" in outcome.reason
+
+
+def test_a_launch_line_that_mentions_the_setting_keeps_the_default_from_counting():
+    launcher = "runners/launch_gb200-nv.sh"
+    outcome = _corpus_chat(2115, launcher, lambda text: text + 'sed -i "s/type: sa-bench/&\\n    use_chat_template: false/" '
+                                                         '"${CONFIG_FILE%%:*}"\n')
+    assert outcome.status == Status.FAIL
+    assert "srt-slurm's" not in outcome.reason
+
+
+def test_without_the_trusted_rule_nothing_is_taken_as_a_default():
+    evidence = realprs_nvidia.pr_evidence(realprs_nvidia.load(2218))
+    engines = "configs/policy/engines.yaml"
+    text = evidence.default_branch_files[engines]
+    trimmed = text[:text.index("# Benchmark harnesses that apply the chat template")]
+    evidence = replace(evidence, default_branch_files={**evidence.default_branch_files, engines: trimmed})
+    outcome = run(evidence, SETTINGS)
+    assert outcome.status == Status.FAIL
+    assert "could not be verified to use a chat template" in outcome.reason
