@@ -120,6 +120,11 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
     if chat:
         return True, (f"{where}: client uses the chat template ({chat.where()}: {_clip(chat.text)}"
                       + _guard_note(evidence, chat, launch) + ")")
+    # the recipes' harness applies it by default: what a shell helper may or may not do with its
+    # own flag is then not the benchmark's client (a raw-completions setting still fails)
+    by_default = None if raw else _harness_default(evidence, lines)
+    if by_default:
+        return True, f"{where}: client uses the chat template ({by_default})"
     if candidates:
         guard = _unproven_guard(evidence, candidates[0], launch)
         return False, (f"{where}: the chat template is applied only under {code(guard)} at "
@@ -136,9 +141,6 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
     if raw:
         return False, (f"{where}: spec-decode benchmark drives raw completions without a chat "
                        f"template at {raw.where()}: {_clip(raw.text)}")
-    by_default = _harness_default(evidence, lines)
-    if by_default:
-        return True, f"{where}: client uses the chat template ({by_default})"
     return False, (f"{where}: the benchmark client could not be verified to use a chat "
                    "template (no chat endpoint or template flag in its recipe or launch files)")
 
@@ -161,7 +163,7 @@ def _harness_default(evidence: Evidence, lines: list[Line]) -> str | None:
     for rule in rules:
         setting = rule["setting"]
         mention = re.compile(re.escape(setting).replace("_", "[_-]"), re.IGNORECASE)
-        if any(mention.search(line.text) for line in lines):
+        if any(mention.search(line.text) and _may_set(evidence, line) for line in lines):
             continue
         recipes = list(dict.fromkeys(line.path for line in lines if line.path.startswith(rule["recipes-under"])))
         if not recipes or not all(_leaves_default(evidence.head_files.get(path), path, rule) for path in recipes):
@@ -169,6 +171,27 @@ def _harness_default(evidence: Evidence, lines: list[Line]) -> str | None:
         named = ", ".join(code(path) for path in recipes[:2]) + (f" and {len(recipes) - 2} more" if len(recipes) > 2 else "")
         return f"{rule['source']}: {named} {'leaves' if len(recipes) == 1 else 'leave'} {rule['section']}.{setting} unset"
     return None
+
+
+# shell forms that name a setting without writing any file: a variable assignment (``local
+# use_chat_template=false``, ``cmd+=(--use-chat-template)``), a case pattern (``--use-chat-template)``),
+# a test (``if [[ "$use_chat_template" == true ]]; then``, ``[[ … ]] && NAME=value``)
+_ASSIGNS = r"(?:(?:local|declare(?:\s+-\w+)*|typeset|readonly|export)\s+)?[A-Za-z_]\w*(?:\[[^]]*\])?\+?=(?:\([^()`$]*\)|[^\s;&|<>`$()]*)"
+_NAMES_ONLY = re.compile(rf"^\s*(?:{_ASSIGNS}\s*;?\s*(?:;;)?|[^\s()<>;&|`$]+\)(?:\s*(?:{_ASSIGNS}|shift(?:\s+\d+)?)\s*;?)*\s*(?:;;)?"
+                         rf"|(?:if|elif|while)\s+\[\[[^`$]*(?:\$\{{?\w+\}}?[^`$]*)*\]\]\s*;\s*then"
+                         rf"|\[\[[^`$]*(?:\$\{{?\w+\}}?[^`$]*)*\]\]\s*&&\s*{_ASSIGNS}\s*;?)\s*$")
+
+
+def _may_set(evidence: Evidence, line: Line) -> bool:
+    """Whether a launch line that names a harness setting may set it for the harness: a line of
+    a recipe or another structured file, heredoc or inline-program text, or a shell command of
+    any form but those that only assign a variable, match a case pattern or test a value (a
+    command may rewrite the recipe: ``sed -i``, ``yq``, a redirection, ``eval`` …)."""
+    if line.number is None or not _SHELL_FILE.search(line.path):
+        return True
+    if line.number in data_lines(evidence.head_files.get(line.path) or ""):
+        return True
+    return _NAMES_ONLY.match(line.text) is None
 
 
 def _leaves_default(text: str | None, path: str, rule: dict) -> bool:

@@ -291,12 +291,30 @@ def test_the_harness_default_is_not_taken_where_the_recipe_may_decide_otherwise(
     assert "could not be verified to use a chat template" in outcome.reason
 
 
-def test_a_launch_line_that_mentions_the_setting_keeps_the_default_from_counting():
-    launcher = "runners/launch_gb200-nv.sh"
-    outcome = _corpus_chat(2115, launcher, lambda text: text + 'sed -i "s/type: sa-bench/&\\n    use_chat_template: false/" '
-                                                         '"${CONFIG_FILE%%:*}"\n')
+LAUNCHER_2115 = "runners/launch_gb200-nv.sh"
+
+
+@pytest.mark.parametrize("line", [
+    'sed -i "s/type: sa-bench/&\\n    use_chat_template: false/" "${CONFIG_FILE%%:*}"',
+    'echo "  use_chat_template: false" >> "$CONFIG_PATH"',
+    'yq -i \'.base.benchmark.use_chat_template = false\' "$CONFIG_PATH"',
+    'eval "$EDIT use_chat_template"',
+    "python3 - <<'PY'\nopen('r.yaml', 'a').write('use_chat_template: false')\nPY",
+])
+def test_a_launch_line_that_may_set_the_setting_keeps_the_default_from_counting(line):
+    outcome = _corpus_chat(2115, LAUNCHER_2115, lambda text: text + line + "\n")
     assert outcome.status == Status.FAIL
     assert "srt-slurm's" not in outcome.reason
+
+
+def test_shell_lines_that_only_name_the_setting_leave_the_default_standing():
+    helper = ("bench() {\n    local use_chat_template=false\n    while [[ $# -gt 0 ]]; do\n        case $1 in\n"
+              "            --use-chat-template) use_chat_template=true; shift ;;\n            *) shift ;;\n"
+              "        esac\n    done\n    if [[ \"$use_chat_template\" == true ]]; then\n"
+              "        cmd+=(--use-chat-template)\n    fi\n}\n")
+    outcome = _corpus_chat(2115, LAUNCHER_2115, lambda text: text + helper)
+    assert outcome.status == Status.PASS
+    assert "srt-slurm's benchmark.use_chat_template default (true)" in outcome.reason
 
 
 def test_without_the_trusted_rule_nothing_is_taken_as_a_default():
