@@ -463,9 +463,12 @@ def _brace_groups(text: str) -> list[tuple[int, int]]:
 
 
 # exit/return as a command of its own: first on the line, or after plain `;`-separated commands
-# (no keyword that opens a condition or loop, no list operator, no grouping)
+# (no keyword that opens a condition or loop, no list operator, no grouping); so is an exec
+# given a command (the shell becomes that program, or exits when it cannot run it), not one
+# given only redirections (`exec >log 2>&1`, `exec 3<f`, `exec {fd}>f`)
+_EXEC = r"exec\s+(?!\d*[<>]|&>|\{\w+\}[<>])[^\s;&|]"
 _ENDS = re.compile(r"^\s*(?:\{\s*)?(?:(?!(?:if|then|elif|else|do|while|until|for|case|select)\b)"
-                   r"[^;&|(){}`$\n]*;\s*)*(?:exit|return)\b(?!\s*=)")
+                   rf"[^;&|(){{}}`$\n]*;\s*)*(?:(?:exit|return)\b(?!\s*=)|{_EXEC})")
 _CONTINUED = re.compile(r"(?:\|\||&&|\||\\)\s*$")
 
 
@@ -485,7 +488,7 @@ def _first_exit(text: str) -> int | None:
                  and not shell_guards(text, n)), None)
 
 
-_EXIT = re.compile(r"^exit\b")
+_EXIT = re.compile(rf"^(?:exit\b|{_EXEC})")
 
 
 def _sites(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]], function: str,

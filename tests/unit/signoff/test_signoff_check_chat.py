@@ -326,3 +326,28 @@ def test_without_the_trusted_rule_nothing_is_taken_as_a_default():
     outcome = run(evidence, SETTINGS)
     assert outcome.status == Status.FAIL
     assert "could not be verified to use a chat template" in outcome.reason
+
+
+_CHAT_LINE = "aiperf profile --endpoint-type chat --url x\n"
+_RAW_LINE = "aiperf profile --endpoint /v1/completions\n"
+_BENCH = "bench() {\n  " + _CHAT_LINE + "}\n"
+
+
+@pytest.mark.parametrize("body", [
+    "exec " + _RAW_LINE + _CHAT_LINE,  # the shell becomes the raw client: the chat line never runs
+    "bench() {\n  exec " + _RAW_LINE + "  " + _CHAT_LINE + "}\nbench\n",
+    _BENCH + "exec -a client " + _RAW_LINE + "bench\n",  # the call comes after the exec
+])
+def test_a_chat_line_after_an_exec_of_another_command_is_no_proof(body):
+    assert _with_script(_SERVER + body).status == Status.FAIL
+
+
+@pytest.mark.parametrize("body", [
+    "exec >log 2>&1\n" + _CHAT_LINE,  # an exec of redirections only: the script goes on
+    "exec 3<input\n" + _CHAT_LINE,
+    "exec " + _CHAT_LINE,
+    _BENCH + "bench\nexec sleep 1\n",
+])
+def test_an_exec_that_does_not_come_before_the_chat_line_still_passes(body):
+    assert _with_script(_SERVER + body).status == Status.PASS
+
