@@ -549,6 +549,8 @@ _INLINE_PROGRAM = re.compile(r"(?:^|[\s;&|(`])(?:python3?|perl|ruby|node|awk)"
 _MAX_ARMS = 32  # a case of more arms leaves every arm undecided (first-match guards grow as arms**2)
 
 
+# a command that runs nothing with its words: a no-op or a print (its options, then the words)
+_TEXT_COMMAND = re.compile(r"^\s*(?::|true|echo|printf)(?:\s+-\w+)*(?=\s+[\"']\s*$)")
 # a shell assignment's start, `[export|local|readonly|declare -x] NAME=` (NAME: group 1)
 SHELL_ASSIGNMENT = re.compile(r"^\s*(?:(?:export|local|readonly|declare(?:\s+-\w+)*)\s+)?([A-Za-z_]\w*)\+?=")
 
@@ -570,7 +572,9 @@ def _embedded_end(line: str) -> re.Pattern[str] | None:
     # a variable given a multi-line string (USAGE=" at the end of the line): its lines are text
     # until the quote closes (only this plain form: a quote the scan merely fails to pair is
     # read as shell, so it cannot turn real commands into text)
-    assigned = SHELL_ASSIGNMENT.match(line)
+    # and so are those of a multi-line string given to a command that only discards or prints
+    # its words (`: '` … `'`, the block-comment idiom; `echo "` … `"`)
+    assigned = SHELL_ASSIGNMENT.match(line) or _TEXT_COMMAND.match(line)
     opened = line[assigned.end():].strip() if assigned else ""
     if opened in ('"', "'"):
         return re.compile(r"(?:^|[^\\])\"" if opened == '"' else "'")

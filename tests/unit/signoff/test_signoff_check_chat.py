@@ -351,3 +351,13 @@ def test_a_chat_line_after_an_exec_of_another_command_is_no_proof(body):
 def test_an_exec_that_does_not_come_before_the_chat_line_still_passes(body):
     assert _with_script(_SERVER + body).status == Status.PASS
 
+
+@pytest.mark.parametrize("opening", [": '", ': "', "true '", 'echo "', "echo -e '"])
+def test_a_chat_line_inside_a_multi_line_string_a_no_op_or_print_is_given_is_no_proof(opening):
+    """``: '`` … ``'`` (the block-comment idiom) and ``echo "`` … ``"``: the lines between are
+    the words of a command that runs nothing, not commands."""
+    quote = opening[-1]
+    body = f"{opening}\n{_CHAT_LINE}{quote}\n{_RAW_LINE}"
+    assert _with_script(_SERVER + body).status == Status.FAIL
+    # the same string closed on its own line: the chat line after it is a command
+    assert _with_script(_SERVER + f"{opening}\nnotes\n{quote}\n{_CHAT_LINE}").status == Status.PASS
