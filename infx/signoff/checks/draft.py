@@ -159,9 +159,17 @@ _EXPANSION = re.compile(r"\$\{[^}]*\}|\$\w+")
 
 def _assembled(plain: str, names: list[str]) -> list[str]:
     """A variable name the line builds at run time (``${P}_NEXTN_MOE=1``) whose written
-    pieces all belong to a prohibited name: it may be that name, so it counts as set."""
+    pieces all belong to a prohibited name: it may be that name, so it counts as set; and a
+    word whose brace expansion (``NAME_MO{E,}=1``, ``{NAME,X}=1``) gives a prohibited name a
+    value that is not a plain off (bash assigns each word it makes)."""
     found = []
     for word in _WORD_BREAK.split(plain):
+        made = _braces(word) if "{" in word and "=" in word else [word]
+        for name in names if made != [word] else ():
+            given = [w.split("=", 1)[1] for w in made if w.split("=", 1)[0] == name and "=" in w]
+            if len(made) > _MAX_BRACED or any(is_enabled(v) or "$" in v for v in given):
+                found.append(f"{word} is a brace expansion that gives {name} a value that is not off "
+                             "(or may: fail closed), which lowers draft precision (prohibited)")
         built = word.split("=", 1)[0] if "=" in word else ""
         if "$" not in built or not _BUILT_NAME.fullmatch(built):
             continue
@@ -171,6 +179,41 @@ def _assembled(plain: str, names: list[str]) -> list[str]:
                 found.append(f"{built} is a name built at run time that may be {name} "
                              "(fail closed: it counts as set), which lowers draft precision (prohibited)")
     return found
+
+
+_BRACE = re.compile(r"(?<!\$)\{([^{}$]*)\}")  # an innermost brace group (not a ${…} reference)
+_MAX_BRACED = 64  # words a brace expansion is followed to; past it, whatever it makes may be set
+
+
+def _braces(word: str) -> list[str]:
+    """The words bash's brace expansion makes of ``word`` (``a{b,c}`` -> ``ab``, ``ac``;
+    ``{1..3}``, ``{a..c}`` sequences), innermost groups first, up to _MAX_BRACED + 1 words."""
+    words, done = [word], []
+    while words and len(done) + len(words) <= _MAX_BRACED:
+        current = words.pop()
+        group = next((m for m in _BRACE.finditer(current) if "," in m.group(1) or _sequence(m.group(1))), None)
+        if group is None:
+            done.append(current)
+            continue
+        inner = group.group(1)
+        choices = _sequence(inner) or inner.split(",")
+        words += [current[:group.start()] + choice + current[group.end():] for choice in choices[:_MAX_BRACED + 1]]
+    return done + words
+
+
+def _sequence(inner: str) -> list[str]:
+    """The words of a ``{x..y}`` sequence of integers or of single letters (empty: none)."""
+    ends = inner.split("..")
+    if len(ends) not in (2, 3) or any(not e for e in ends):
+        return []
+    if all(re.fullmatch(r"-?\d+", e) for e in ends[:2]):
+        first, last = int(ends[0]), int(ends[1])
+        span = range(first, last + (1 if last >= first else -1), 1 if last >= first else -1)
+        return [str(n) for n in span[:_MAX_BRACED + 1]]
+    if all(len(e) == 1 and e.isascii() and e.isalpha() for e in ends[:2]):
+        first, last = ord(ends[0]), ord(ends[1])
+        return [chr(c) for c in range(first, last + (1 if last >= first else -1), 1 if last >= first else -1)]
+    return []
 
 
 # names only: unset, or exported with the value given where it is set (read there)

@@ -240,3 +240,24 @@ def test_a_hostile_word_is_read_in_linear_time():
     name = "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"
     assert _assembled("x ${a}" + "b$c" * 5000 + "=1", [name]) == []
     assert len(_assembled("y " + "$a" * 5000 + " export ${P}_NEXTN_MOE=1", [name])) == 1
+
+
+def test_a_prohibited_name_made_by_brace_expansion_counts_as_set():
+    """``export NAME_MO{E,}=1`` is ``export NAME_MOE=1 NAME_MO=1`` to bash: each word the
+    expansion makes is an assignment."""
+    evidence = world_evidence("scenario11")
+    path = "benchmarks/single_node/launchers/b300_sglang.sh"
+    name = "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"
+
+    def launched(line: str):
+        return run(with_head_file(evidence, path, evidence.head_files[path].replace(f"export {name}=1", line)),
+                   SETTINGS)
+
+    for hostile in (f"export {name[:-1]}{{E,}}=1", f"export {{{name},UNRELATED}}=1",
+                    f"export {name[:-3]}{{M..M}}OE=on", f"export {name[:-2]}{{OE,X}}=$ON"):
+        outcome = launched(hostile)
+        assert outcome.status == Status.FAIL and "brace expansion" in outcome.reason, (hostile, outcome.reason)
+    for harmless in (f"export {name[:-1]}{{E,}}=0", f"export {{{name},UNRELATED}}=off", "export OTHER_{A,B}=1"):
+        outcome = launched(harmless)
+        assert outcome.status == Status.PASS, (harmless, outcome.reason)
+
