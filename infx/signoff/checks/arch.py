@@ -12,6 +12,7 @@ from infx.signoff.rules.patching import BENCHMARK_FILE
 from infx.signoff.rules.policy_reads import diffed_files, fail_closed, failed, policy
 from infx.signoff.rules.scan import (
     Line,
+    abbreviates,
     added_commands,
     flag_values,
     may_name,
@@ -103,6 +104,7 @@ def _unread_overrides(lines: list[Line], rules: dict) -> list[str]:
         built = [value for value in values if _RUN_TIME.search(value)]
         options = [o for o in _BUILT_OPTION.findall(line.text)
                    if any(flag.startswith(o.replace("_", "-").lower()) for flag in spelled)]
+        options += [short for flag in flags if not named and (short := abbreviates(line.text, flag))]
         if unread:
             problems.append(f"{line.where()}: overrides {unread[0]} with a value that cannot be read")
         elif built:
@@ -111,6 +113,9 @@ def _unread_overrides(lines: list[Line], rules: dict) -> list[str]:
         elif named and not values:
             problems.append(f"{line.where()}: names {named[0]} in a form whose value cannot be read "
                             "(a variable, an array or a block), so the override could not be verified")
+        elif options and not _BUILT_OPTION.search(line.text):
+            problems.append(f"{line.where()}: passes {options[0]}, a prefix of a model-config override flag "
+                            "that argparse takes for the flag, so the override could not be verified")
         elif options:
             problems.append(f"{line.where()}: builds an option name at run time ({options[0]}…) that may "
                             "spell a model-config override flag, so the override could not be verified")

@@ -19,6 +19,7 @@ from infx.signoff.rules.patching import BENCHMARK_FILE, patching_in
 from infx.signoff.rules.policy_reads import detail_lines, diffed_files, fail_closed, failed, policy
 from infx.signoff.rules.scan import (
     Line,
+    abbreviates,
     added_commands,
     env_settings,
     flag_values,
@@ -119,6 +120,9 @@ def _text_problems(text: str, rules: dict) -> list[str]:
         if mentions_flag(text, flag):
             value = (flag_values(text, flag) or [""])[0]
             problems.append(f"{flag} {value}".rstrip() + " changes draft precision")
+        elif (short := abbreviates(text, flag)) is not None:
+            problems.append(f"{short} is a prefix of {flag}, which argparse takes for it (fail closed): "
+                            "it may change draft precision")
     for conf in flag_values(text, "--speculative-config") + flag_values(text, "speculative_config"):
         keys = _json_keys(conf) & set(rules["speculative-config-keys"])
         if keys:

@@ -253,6 +253,23 @@ def _mention_pattern(flag: str) -> re.Pattern[str]:
     return re.compile(rf"(?:^|[\s\"'{{,\[(])(?:--)?{name}(?![\w-])", re.IGNORECASE)
 
 
+_OPTION_WORD = re.compile(r"(?<![\w-])--([A-Za-z0-9][\w-]*)")
+
+
+def abbreviates(text: str, flag: str) -> str | None:
+    """An option word of the line (in any spelling the flag readers accept) that is a shorter
+    prefix of ``flag`` past its first part (``--hf-overr`` of ``--hf-overrides``): argparse,
+    which the engines' servers parse with, takes an unambiguous prefix of a long option for the
+    option (``allow_abbrev``), so the word may be the flag. None when there is none."""
+    name = _norm_flag(flag)
+    for spelling in _spellings(text):
+        for match in _OPTION_WORD.finditer(spelling):
+            word = _norm_flag(match.group(1))
+            if word != name and name.startswith(word) and "-" in word:
+                return "--" + match.group(1)
+    return None
+
+
 def env_settings(text: str) -> list[tuple[str, str]]:
     """Environment assignments in a line: shell, ``NAME: value`` YAML, os.environ; also as
     bash's quote removal spells them (``export "NAME=1"``, a quote inside the name)."""

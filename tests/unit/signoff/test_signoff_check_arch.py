@@ -225,3 +225,19 @@ def test_a_config_the_pr_reaches_only_through_a_changed_shared_file_is_judged_by
     assert run(evidence, SETTINGS).status != Status.FAIL
     monkeypatch.setattr("infx.signoff.swept.swept_keys", lambda head, base: [c.key for c in real])
     assert run(evidence, SETTINGS).status == Status.FAIL
+
+
+@pytest.mark.parametrize("line", [
+    """atom serve --hf-overr '{"num_hidden_layers": 30}'""",  # argparse takes a unique prefix
+    """python3 -m sglang.launch_server --json-model-override '{"num_experts": 8}'""",
+    """python3 -m sglang.launch_server --json_model_ov='{"num_experts": 8}'""",
+])
+def test_a_prefix_of_an_override_flag_fails_closed(line):
+    outcome = run(seed003_with_script_line(line), SETTINGS)
+    assert outcome.status == Status.FAIL, outcome.reason
+    assert "a prefix of a model-config override flag" in outcome.reason and f"{SCRIPT}:3" in outcome.reason
+
+
+def test_options_that_are_no_prefix_of_an_override_flag_pass():
+    outcome = run(seed003_with_script_line("atom serve --hf-token x --json-output o --hf-config-path p"), SETTINGS)
+    assert outcome.status == Status.PASS, outcome.reason

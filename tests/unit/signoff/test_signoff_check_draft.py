@@ -261,3 +261,11 @@ def test_a_prohibited_name_made_by_brace_expansion_counts_as_set():
         outcome = launched(harmless)
         assert outcome.status == Status.PASS, (harmless, outcome.reason)
 
+
+def test_a_prefix_of_a_prohibited_flag_fails_closed():
+    """argparse (the engines' servers) takes ``--speculative-draft-model-quant fp8`` for
+    ``--speculative-draft-model-quantization fp8``."""
+    for short in ("--speculative-draft-model-quant fp8", "--speculative_draft_model_q=fp8", "--draft-dt bfloat16"):
+        outcome = run(glm(short), SETTINGS)
+        assert outcome.status == Status.FAIL and "which argparse takes for it" in outcome.reason, (short, outcome.reason)
+    assert run(glm("--draft-model-revision r --speculative-num-steps 2"), SETTINGS).status == Status.PASS
