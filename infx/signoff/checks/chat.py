@@ -28,6 +28,7 @@ from infx.signoff.rules.scan import (
     Guard,
     Line,
     data_lines,
+    printed_lines,
     shell_guards,
     strip_comment,
 )
@@ -315,7 +316,7 @@ def _runs_the_expansion(text: str, start: int, end: int) -> bool:
 def _is_command(evidence: Evidence, line: Line) -> bool:
     """Whether a shell line runs what it holds (not printed, not heredoc or program text)."""
     return not _SHELL_FILE.search(line.path) or line.number is None or not (
-        PRINTS_ONLY.match(line.text) or line.number in data_lines(evidence.head_files.get(line.path) or ""))
+        PRINTS_ONLY.match(line.text) or line.number in printed_lines(evidence.head_files.get(line.path) or ""))
 
 
 def _runs_with(evidence: Evidence, use: Line, assigned: Line,

@@ -567,12 +567,15 @@ _MAX_ARMS = 32  # a case of more arms leaves every arm undecided (first-match gu
 
 
 # a command that runs nothing with its words: a no-op or a print (its options, then the words)
-_TEXT_COMMAND = re.compile(r"^\s*(?::|true|echo|printf)(?:\s+-\w+)*(?=\s+[\"']\s*$)")
+_TEXT_COMMAND = re.compile(r"^\s*(?::|true)(?=\s+[\"']\s*$)")
+# a command that prints its words: what it prints may be fed to a shell (``echo "`` … ``" | bash``),
+# so its string is text only where a check asks what the launch itself runs (``printed_lines``)
+_PRINT_COMMAND = re.compile(r"^\s*(?:echo|printf)(?:\s+-\w+)*(?=\s+[\"']\s*$)")
 # a shell assignment's start, `[export|local|readonly|declare -x] NAME=` (NAME: group 1)
 SHELL_ASSIGNMENT = re.compile(r"^\s*(?:(?:export|local|readonly|declare(?:\s+-\w+)*)\s+)?([A-Za-z_]\w*)\+?=")
 
 
-def _embedded_end(line: str) -> re.Pattern[str] | None:
+def _embedded_end(line: str, printed: bool = False) -> re.Pattern[str] | None:
     """When ``line`` opens text that is not shell (a heredoc not fed to a shell, a multi-line
     ``python3 -c "…"`` program), the pattern of the line that closes it: the heredoc's word, or
     the program's first unescaped closing quote."""
@@ -589,9 +592,10 @@ def _embedded_end(line: str) -> re.Pattern[str] | None:
     # a variable given a multi-line string (USAGE=" at the end of the line): its lines are text
     # until the quote closes (only this plain form: a quote the scan merely fails to pair is
     # read as shell, so it cannot turn real commands into text)
-    # and so are those of a multi-line string given to a command that only discards or prints
-    # its words (`: '` … `'`, the block-comment idiom; `echo "` … `"`)
-    assigned = SHELL_ASSIGNMENT.match(line) or _TEXT_COMMAND.match(line)
+    # and so are those of a multi-line string given to a command that only discards its words
+    # (`: '` … `'`, the block-comment idiom), or with ``printed`` prints them (`echo "` … `"`)
+    assigned = SHELL_ASSIGNMENT.match(line) or _TEXT_COMMAND.match(line) \
+        or (_PRINT_COMMAND.match(line) if printed else None)
     opened = line[assigned.end():].strip() if assigned else ""
     if opened in ('"', "'"):
         return re.compile(r"(?:^|[^\\])\"" if opened == '"' else "'")
@@ -601,8 +605,20 @@ def _embedded_end(line: str) -> re.Pattern[str] | None:
 @lru_cache(maxsize=1024)
 def data_lines(text: str) -> frozenset[int]:
     """The (1-based) lines of a shell file that are text, not commands: the bodies of heredocs
-    no shell reads, of multi-line ``python3 -c "…"`` programs and of ``NAME="`` strings,
-    closing line included (``_embedded_end``; the guard scan reads around them)."""
+    no shell reads, of multi-line ``python3 -c "…"`` programs and of ``NAME="`` and ``: '``
+    strings, closing line included (``_embedded_end``; the guard scan reads around them)."""
+    return _strings_and_programs(text, False)
+
+
+@lru_cache(maxsize=256)
+def printed_lines(text: str) -> frozenset[int]:
+    """``data_lines`` and the lines of multi-line strings given to ``echo`` or ``printf``: not
+    commands of the launch itself (a check that needs a line to run reads these as text; one
+    that looks for what may run must not, since printed text may be fed to a shell)."""
+    return _strings_and_programs(text, True)
+
+
+def _strings_and_programs(text: str, printed: bool) -> frozenset[int]:
     found: set[int] = set()
     until: re.Pattern[str] | None = None
     for number, raw in enumerate(text.splitlines(), 1):
@@ -611,7 +627,7 @@ def data_lines(text: str) -> frozenset[int]:
             if until.search(raw):
                 until = None
             continue
-        until = _embedded_end(strip_comment(raw))
+        until = _embedded_end(strip_comment(raw), printed)
     return frozenset(found)
 
 

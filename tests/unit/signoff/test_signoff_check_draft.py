@@ -269,3 +269,4 @@ def test_a_prefix_of_a_prohibited_flag_fails_closed():
         outcome = run(glm(short), SETTINGS)
         assert outcome.status == Status.FAIL and "which argparse takes for it" in outcome.reason, (short, outcome.reason)
     assert run(glm("--draft-model-revision r --speculative-num-steps 2"), SETTINGS).status == Status.PASS
+
