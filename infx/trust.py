@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, Protocol, TypeVar
 
 from infx import yamlio
@@ -274,6 +275,11 @@ def same_head_repo(run: RunRecord, repo: str | None) -> bool:
     return bool(run.head_repo and repo and run.head_repo.lower() == repo.lower())
 
 
+def same_head_repo_name(head_repo: str | None, repo: str) -> bool:
+    """Whether a PR's head repository is `repo` itself (a fork's, or an unknown one, is not)."""
+    return bool(head_repo) and str(head_repo).lower() == repo.lower()
+
+
 def run_origin(run: RunRecord, *, repo: str, default_branch: str,
                workflow: str = SWEEP_WORKFLOW) -> str | None:
     """Why GitHub's record of a run says it is not our sweep, or None: the workflow file,
@@ -300,6 +306,62 @@ def run_origin(run: RunRecord, *, repo: str, default_branch: str,
         return "its head repository is not recorded, so it cannot be shown to be this repository"
     if not same_head_repo(run, repo):
         return f"its head commit comes from {run.head_repo}, not {repo} (a fork's runs never count)"
+    return None
+
+
+@dataclass(frozen=True)
+class BranchPulls:
+    """What says which base a PR's `pull_request` runs ran the workflow files of: GitHub runs
+    a `pull_request` workflow from the merge of the head into the PR's base, so a run on a
+    commit whose sweep files equal ours still ran another base's run-sweep.yml when it ran for
+    a PR into another branch. `head_ref` is the PR's head branch; `pulls`: every PR of this
+    repository whose head is that branch, in any state, as (number, base ref, created_at,
+    closed_at or None); `retargets`: when the PR's timeline shows its base changed."""
+
+    head_ref: str
+    pulls: tuple[tuple[int, str, str, str | None], ...]
+    retargets: tuple[str, ...]
+
+
+def _when(value: object) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        found = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return found if found.tzinfo else found.replace(tzinfo=timezone.utc)
+
+
+def base_problem(run: RunRecord, pulls: BranchPulls | None, *, default_branch: str) -> str | None:
+    """Why a `pull_request` run cannot be shown to have run the default branch's workflow
+    files for its PR (`pulls`: BranchPulls; None: not read), or None. A run of another head
+    branch, a run created while a PR from the same branch into another base was open, or a
+    run created before the PR was last retargeted may have run that base's run-sweep.yml.
+    Other events are not asked (their code is the run's head commit)."""
+    if run.event != "pull_request":
+        return None
+    if pulls is None:
+        return ("the pull requests its head branch heads, or the PR's retargets, could not be "
+                "read, so which base's workflow files it ran is unknown")
+    if run.head_branch != pulls.head_ref:
+        return (f"it ran for the branch {run.head_branch or 'unknown'}, not this PR's head branch "
+                f"{pulls.head_ref}")
+    created = _when(getattr(run, "created_at", None))
+    if created is None:
+        return "when it was created is not recorded, so which base it ran for is unknown"
+    for number, base, opened, closed in pulls.pulls:
+        if base == default_branch:
+            continue
+        start, end = _when(opened), _when(closed) if closed else None
+        if start is None or (closed and end is None) or (start <= created and (end is None or created <= end)):
+            return (f"it was created while PR #{number} from the same branch into {base} was open, "
+                    f"whose run would run {base}'s workflow files")
+    for stamp in pulls.retargets:
+        when = _when(stamp)
+        if when is None or created <= when:
+            return (f"the PR's base was changed at {stamp or 'an unrecorded time'}, after it was "
+                    "created, so it may have run another base's workflow files")
     return None
 
 
@@ -425,7 +487,7 @@ _UNSET: Any = object()
 def our_run(run: RunRecord | None, *, repo: str, default_branch: str,
             run_tree: Files | None, default_tree: Files | None,
             files: Sequence[str] | None = None, artifacts: Any = _UNSET,
-            workflow: str = SWEEP_WORKFLOW) -> str | None:
+            workflow: str = SWEEP_WORKFLOW, pulls: Any = _UNSET) -> str | None:
     """Why a run is not our sweep, or None when it is (PRODUCT §4.8 provenance).
 
     `run_tree`: the files at the run's head commit (None: unread, so not shown to be ours; for a
@@ -433,11 +495,15 @@ def our_run(run: RunRecord | None, *, repo: str, default_branch: str,
     `default_tree`: the default branch's; `files`: the sweep file set (default derived from
     `default_tree`). `artifacts`: pass the run's artifact listing (None when it could not be
     read) when its results are needed — a run whose result artifacts all expired is then
-    not usable; leave it out where only the run's jobs count.
+    not usable; leave it out where only the run's jobs count. `pulls`: pass the PR's
+    BranchPulls (None when unread) where a `pull_request` run must be shown to have run for a
+    PR into the default branch (`base_problem`).
     """
     if run is None:
         return "GitHub's record of the run could not be read"
     problem = run_origin(run, repo=repo, default_branch=default_branch, workflow=workflow)
+    if problem is None and pulls is not _UNSET:
+        problem = base_problem(run, pulls, default_branch=default_branch)
     if problem is not None:
         return problem
     if default_tree is None:

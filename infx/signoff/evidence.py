@@ -339,6 +339,20 @@ class Reader:
             self._note_suite(item)
         return [WorkflowRun.from_json(item) for item in items]
 
+    def head_pulls(self, owner: str, branch: str, number: int) -> list[tuple[int, str, str, str | None]]:
+        """Every pull request of the repository whose head is `owner:branch`, in any state, as
+        (number, base ref, created_at, closed_at or None) (infx.trust.BranchPulls); an
+        InfxError when the listing lacks PR `number` itself (it was cut short)."""
+        items = self.read(f"listing pull requests from {owner}:{branch}", self.client.list_pulls,
+                          self.repo, state="all", head=f"{owner}:{branch}")
+        found = [(int(item["number"]), str((item.get("base") or {}).get("ref") or ""),
+                  str(item.get("created_at") or ""), item.get("closed_at") or None)
+                 for item in items if isinstance(item, dict) and isinstance(item.get("number"), int)]
+        if number not in {pull[0] for pull in found}:
+            raise InfxError(f"the pull requests from {owner}:{branch} are listed without PR #{number} "
+                            "itself, so the listing is incomplete")
+        return found
+
     def dispatched_runs(self, branch: str, number: int) -> list[WorkflowRun]:
         """Workflow runs dispatched on `branch` since PR `number` was opened (its fork sweeps
         are run-sweep.yml dispatched on the default branch by an approval on the PR:
@@ -551,19 +565,40 @@ def _branch_runs(reader: Reader, evidence: Evidence, settings: Settings) -> None
             evidence.orphan_runs.append(run)  # a sweep of ours on a commit rebased away
 
 
-@piece("sweep runs", fills=("check_runs", "workflow_runs", "run_jobs", "artifacts", "commit_files"),
-       after=("commits", "head tree", "base tree", "branch runs"))
-def _sweep_runs(reader: Reader, evidence: Evidence, settings: Settings) -> None:
-    if evidence.commits is not None:
-        _sweep_evidence(reader, evidence, evidence.commits, own=settings.status_context)
-
-
 @piece("timeline", fills=("timeline",))
 def _timeline(reader: Reader, evidence: Evidence, settings: Settings) -> None:
     # binding (the sign-off's, and a reuse command's): not an `error` when unreadable, the
     # binding then fails closed, saying so
     evidence.timeline = optional(evidence, "timeline",
                                  lambda: reader.timeline(evidence.pr.number, evidence.pr.head_sha))
+
+
+@piece("branch pulls", fills=("branch_pulls",), after=("timeline",))
+def _branch_pulls(reader: Reader, evidence: Evidence, settings: Settings) -> None:
+    """Which bases the PR's `pull_request` runs may have run the workflow files of
+    (infx.trust.BranchPulls): the PRs its head branch heads, and its retargets from the
+    timeline. Unread (None) when either cannot be read: then no such run counts."""
+    pr = evidence.pr
+    if evidence.timeline is None:
+        return
+    retargets = tuple(str(e.get("created_at") or "") for e in evidence.timeline
+                      if e.get("event") == "base_ref_changed")
+    if not trust.same_head_repo_name(pr.head_repo, evidence.repo):
+        # a fork's (or a deleted fork's) pull_request runs are never ours (infx.trust.run_origin)
+        evidence.branch_pulls = trust.BranchPulls(pr.head_ref, (), retargets)
+        return
+    owner = evidence.repo.split("/", 1)[0]
+    pulls = optional(evidence, "pull requests of the head branch",
+                     lambda: reader.head_pulls(owner, pr.head_ref, pr.number))
+    if pulls is not None:
+        evidence.branch_pulls = trust.BranchPulls(pr.head_ref, tuple(pulls), retargets)
+
+
+@piece("sweep runs", fills=("check_runs", "workflow_runs", "run_jobs", "artifacts", "commit_files"),
+       after=("commits", "head tree", "base tree", "branch runs", "branch pulls"))
+def _sweep_runs(reader: Reader, evidence: Evidence, settings: Settings) -> None:
+    if evidence.commits is not None:
+        _sweep_evidence(reader, evidence, evidence.commits, own=settings.status_context)
 
 
 @piece("team memberships", fills=("team_members",))

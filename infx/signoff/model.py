@@ -23,6 +23,7 @@ from infx.github.models import (  # noqa: F401 - the checks' models are GitHub's
     PullRequest,
     WorkflowRun,
 )
+from infx.trust import BranchPulls
 
 
 class Status(str, Enum):
@@ -130,3 +131,6 @@ class Evidence:
     # every workflow run listed on the PR branch (None: not read): the heads the PR had and
     # when (binding: the head a sign-off was posted on)
     branch_runs: list[WorkflowRun] | None = None
+    # which bases the PR's `pull_request` runs may have run for: the PRs headed by its branch
+    # and the PR's retargets (infx.trust.BranchPulls; None: not read, so no such run counts)
+    branch_pulls: BranchPulls | None = None

@@ -28,6 +28,9 @@ class SignoffClient(Protocol):
 
     def get_pull(self, repo: str, number: int, *, action: str | None = None, permission: str | None = None) -> dict: ...
 
+    def list_pulls(self, repo: str, *, action: str | None = None, permission: str | None = None,
+                   **filters: str) -> list[dict]: ...
+
     def pull_files(self, repo: str, number: int, *, expected: int | None = None,
                    action: str | None = None, permission: str | None = None) -> list[dict]: ...
 

@@ -177,6 +177,8 @@ SIGNOFF_READS = {
     "/repos/{owner}/{repo}/issues/{n}/comments": True,
     "/repos/{owner}/{repo}/actions/runs": True,
     "/repos/{owner}/{repo}/issues/{n}/timeline": True,  # pushes no run records (binding)
+    # the PRs the head branch heads: which base its pull_request runs ran (infx.trust.base_problem)
+    "/repos/{owner}/{repo}/pulls": True,
     "/repos/{owner}/{repo}/commits/{sha}/check-runs": True,
     "/repos/{owner}/{repo}/actions/runs/{n}/jobs": True,
     "/repos/{owner}/{repo}/actions/runs/{n}/artifacts": True,
@@ -201,6 +203,9 @@ SIGNOFF_SAME = {
     ("/user", "404"): _IDENTITY,
     ("/user", "403-retry-after-0"): _IDENTITY,
     ("/user", "rate-limit-reset"): _IDENTITY,
+    # seed000's head branch heads one PR, the verified one: every page of the listing is whole
+    # (a listing without that PR is refused as cut short)
+    ("/repos/{owner}/{repo}/pulls", "truncated"): "the PRs of the head branch fit one page",
     # the branch's runs also bind the sign-off to the head it was posted on: no longer only
     # an ordering hint, so every fault on the listing fails closed
 }

@@ -248,6 +248,23 @@ def test_a_fork_prs_forged_sweep_never_counts(request, fake_github) -> None:
     assert fake.count("GET", rf"/actions/runs/{RUN_ID}/(jobs|artifacts)$") == 0
 
 
+@pytest.mark.parametrize("name, why", [
+    ("trust_side_base_run.yaml", "it was created while PR #3415 from the same branch into scratch was open"),
+    ("trust_retargeted_run.yaml", "the PR's base was changed at 2026-09-23T14:00:00Z, after it was created"),
+])
+def test_a_run_for_a_pr_into_another_base_is_set_aside(request, fake_github, name, why) -> None:
+    """GitHub runs a pull_request workflow from the head merged into the PR's base: with the head
+    branch also heading a PR into a branch whose run-sweep.yml is the author's (or the PR
+    retargeted there while its sweep ran), the run's commit has our sweep files, yet what ran
+    was that branch's file. Its green jobs are no sweep of ours."""
+    fake = fake_github(load(request, name))
+    result = verify(fake)
+    assert result.verdict.overall.value == "REJECTED" and statuses(fake) == ["pending", "failure"]
+    assert rows(result)["sweep"] == Status.FAIL
+    row = next(r for r in result.verdict.rows if r.spec.id == "sweep")
+    assert any(d.startswith(f"set aside: run {RUN_ID} — {why}") for d in row.outcome.details)
+
+
 @pytest.mark.parametrize("change, why", [
     ("same-repo", "has sweep workflow files that differ from the default branch's "
                   "(.github/workflows/run-sweep.yml)"),

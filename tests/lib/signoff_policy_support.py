@@ -26,6 +26,7 @@ from infx.signoff.model import (
     WorkflowRun,
 )
 from infx.signoff.rules.provenance import SWEEP_WORKFLOW
+from infx.trust import BranchPulls
 from infx.yamlio import load_file
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -127,6 +128,9 @@ def bare_evidence(*, head_sha: str = "d" * 40, signer: str = "alice", body: str 
                     signoff=Comment(1, signer, body, "", ""), **fields)
 
 
+RUN_CREATED = "2026-09-29T00:00:00Z"
+
+
 def _provenance(fields: dict[str, Any], head_sha: str) -> None:
     runs = dict(fields.get("workflow_runs") or {})
     for run_id, jobs in fields["run_jobs"].items():
@@ -134,6 +138,11 @@ def _provenance(fields: dict[str, Any], head_sha: str) -> None:
         if run_id not in runs and len(commits) == 1:
             runs[run_id] = WorkflowRun(run_id, "Run Sweep", SWEEP_WORKFLOW, "pull_request", "completed",
                                        "success", commits.pop(), head_repo="o/r")
+    # PR #1's pull_request runs ran for it, into main: its head branch x heads no other PR and
+    # it was never retargeted (infx.trust.base_problem)
+    runs = {run_id: replace(run, head_branch=run.head_branch or "x", created_at=run.created_at or RUN_CREATED)
+            if run.event == "pull_request" else run for run_id, run in runs.items()}
+    fields.setdefault("branch_pulls", BranchPulls("x", (), ()))
     fields["workflow_runs"] = runs
     fields["default_branch_files"] = {SWEEP_WORKFLOW: SWEEP_TEXT, **(fields.get("default_branch_files") or {})}
     trees = {sha: dict(tree) for sha, tree in (fields.get("commit_files") or {}).items()}

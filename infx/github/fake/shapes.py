@@ -170,7 +170,10 @@ class Shapes:
 
     def pull_simple(self, pull: dict) -> dict:
         """The "simple" pull request list endpoints serve: no counts, merge state or merger."""
-        return {k: v for k, v in self.pull(pull).items() if k not in _FULL_PULL_ONLY}
+        shape = {k: v for k, v in self.pull(pull).items() if k not in _FULL_PULL_ONLY}
+        # GitHub's pull-request-simple labels always carry a description string
+        shape["labels"] = [{**label, "description": label["description"] or ""} for label in shape["labels"]]
+        return shape
 
     def issue(self, pull: dict) -> dict:
         number = pull["number"]

@@ -53,8 +53,9 @@ def tree_of(evidence: Evidence, sha: str) -> dict[str, str | None] | None:
 
 
 def run_problem(evidence: Evidence, run_id: int) -> str | None:
-    """Why a run does not count as our sweep (infx.trust.our_run on the evidence's facts)."""
+    """Why a run does not count as our sweep (infx.trust.our_run on the evidence's facts; a
+    `pull_request` run must have run for a PR into the default branch: infx.trust.base_problem)."""
     run = evidence.workflow_runs.get(run_id)
     return trust.our_run(run, repo=evidence.repo, default_branch=evidence.default_branch,
                          run_tree=None if run is None else tree_of(evidence, run.head_sha),
-                         default_tree=evidence.default_branch_files)
+                         default_tree=evidence.default_branch_files, pulls=evidence.branch_pulls)

@@ -175,6 +175,52 @@ def side_branch() -> dict:
     return world
 
 
+SCRATCH = "5c7a7c05c7a7c05c7a7c05c7a7c05c7a7c05c7a7"
+SCRATCH_SWEEP = """name: Run Sweep
+on: pull_request
+permissions: {}
+jobs: {}
+"""
+
+
+def _scratch_branch(world: dict) -> None:
+    """A branch `scratch` the author pushed: main with run-sweep.yml's jobs replaced. A
+    `pull_request` run of a PR into it runs the merge of the head with it, so its sweep file."""
+    main_sha = world["branches"]["main"]
+    world["commits"][SCRATCH] = {"parents": [main_sha], "files_from": main_sha,
+                                 "message": "scratch", "files": {".github/workflows/run-sweep.yml": SCRATCH_SWEEP}}
+    world["branches"]["scratch"] = SCRATCH
+
+
+def side_base_run() -> dict:
+    """The head branch of PR #3412 is also the head of PR #3415 into `scratch` (opened at 12:30,
+    closed at 14:00 on the day of the sweep): run 35873197630 (13:00), whose commit has our
+    sweep files, is that PR's and ran scratch's run-sweep.yml."""
+    world = SEED.seed000()
+    _scratch_branch(world)
+    pull = world["pulls"][0]
+    world["pulls"].append({
+        **{k: v for k, v in pull.items() if k not in ("comments", "reviews", "review_comments")},
+        "number": 3415, "state": "closed", "base": {"ref": "scratch", "sha": SCRATCH},
+        "created_at": "2026-09-23T12:30:00Z", "closed_at": "2026-09-23T14:00:00Z",
+        "comments": [], "reviews": [], "review_comments": []})
+    return world
+
+
+def retargeted_run() -> dict:
+    """PR #3412 is retargeted to `scratch` (12:30), its sweep runs (13:00), and it is
+    retargeted back to main (14:00): the run ran scratch's run-sweep.yml."""
+    world = SEED.seed000()
+    _scratch_branch(world)
+    pull = world["pulls"][0]
+    pull["timeline"] = [*({"event": "committed", "sha": sha} for sha in pull["commits"]),
+                        {"event": "base_ref_changed", "created_at": "2026-09-23T12:30:00Z",
+                         "actor": pull["user"]},
+                        {"event": "base_ref_changed", "created_at": "2026-09-23T14:00:00Z",
+                         "actor": pull["user"]}]
+    return world
+
+
 def changelog_tbd() -> dict:
     """Case 6: the PR's new changelog entry says `pr-link: TBD` (seed 000's real gap: the
     merge tooling and `infx changelog validate` reject it, the verdict used to pass it)."""
@@ -496,6 +542,10 @@ WORLDS = (
      "Case 3: a self-signed PR into a side branch whose CODEOWNERS is `* @author`"),
     ("trust_fork_forged.yaml", fork_forged,
      "Case 1: a fork PR's forged run-sweep.yml ran green jobs named like sweep jobs"),
+    ("trust_side_base_run.yaml", side_base_run,
+     "Case 1c: the only sweep run is a PR's from the same branch into a branch with its own run-sweep.yml"),
+    ("trust_retargeted_run.yaml", retargeted_run,
+     "Case 1d: the PR's sweep ran while it was retargeted to a branch with its own run-sweep.yml"),
     ("trust_drift.yaml", drift,
      "Case 5: the recipe script changed after the swept commit (env var, --max-num-seqs 4096)"),
     ("trust_changelog_tbd.yaml", changelog_tbd,

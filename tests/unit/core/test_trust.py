@@ -103,3 +103,56 @@ def test_no_module_but_the_trust_module_reads_a_status_creator() -> None:
                        if reader.search(p.read_text(encoding="utf-8"))
                        and p.name != "trust.py" and "fake" not in p.parts)
     assert offenders == []
+
+
+# --- which base a pull_request run ran the workflow files of (trust.base_problem) -------------
+
+def _pr_run(**fields):
+    from infx.github.models import WorkflowRun
+
+    return WorkflowRun(**{"id": 1, "path": ".github/workflows/run-sweep.yml", "event": "pull_request",
+                          "head_sha": "a" * 40, "head_branch": "feature", "head_repo": "acme/inferencex",
+                          "created_at": "2026-09-23T13:00:00Z", **fields})
+
+
+def _pulls(*pulls, retargets=()):
+    from infx.trust import BranchPulls
+
+    return BranchPulls("feature", tuple(pulls), tuple(retargets))
+
+
+@pytest.mark.parametrize("pulls, why", [
+    (None, "could not be read"),
+    (_pulls((12, "main", "2026-09-01T00:00:00Z", None)), None),
+    # another PR from the branch into a side base, open when the run was created
+    (_pulls((12, "main", "2026-09-01T00:00:00Z", None), (13, "scratch", "2026-09-23T12:30:00Z",
+                                                        "2026-09-23T14:00:00Z")),
+     "while PR #13 from the same branch into scratch was open"),
+    (_pulls((13, "scratch", "2026-09-23T12:30:00Z", None)), "PR #13"),
+    (_pulls((13, "scratch", "not a time", None)), "PR #13"),
+    # closed before the run, or opened after it: not the run's PR
+    (_pulls((13, "scratch", "2026-09-20T00:00:00Z", "2026-09-21T00:00:00Z")), None),
+    (_pulls((13, "scratch", "2026-09-24T00:00:00Z", None)), None),
+    # retargeted after the run was created (or at an unrecorded time); before it: fine
+    (_pulls(retargets=("2026-09-23T14:00:00Z",)), "base was changed at 2026-09-23T14:00:00Z"),
+    (_pulls(retargets=("",)), "base was changed at an unrecorded time"),
+    (_pulls(retargets=("2026-09-22T00:00:00Z",)), None),
+])
+def test_a_pull_request_run_must_have_run_for_a_pr_into_the_default_branch(pulls, why) -> None:
+    from infx.trust import base_problem
+
+    found = base_problem(_pr_run(), pulls, default_branch="main")
+    assert (found is None) if why is None else (why in found)
+
+
+def test_base_problem_asks_only_pull_request_runs_and_their_own_branch() -> None:
+    from infx.trust import base_problem, our_run
+
+    assert base_problem(_pr_run(event="push", head_branch="main"), None, default_branch="main") is None
+    assert "not this PR's head branch feature" in base_problem(_pr_run(head_branch="other"), _pulls(),
+                                                               default_branch="main")
+    assert "created is not recorded" in base_problem(_pr_run(created_at=""), _pulls(), default_branch="main")
+    tree = {".github/workflows/run-sweep.yml": "name: Run Sweep\non: pull_request\njobs: {}\n"}
+    kwargs = {"repo": "acme/inferencex", "default_branch": "main", "run_tree": tree, "default_tree": tree}
+    assert our_run(_pr_run(), **kwargs) is None  # callers that pass no pulls are not asked
+    assert "PR #13" in our_run(_pr_run(), **kwargs, pulls=_pulls((13, "scratch", "2026-09-23T12:00:00Z", None)))

@@ -50,8 +50,10 @@ def test_every_consumer_gives_the_same_trust_answer(path, head_repo, files) -> N
     # the sign-off: the evidence holds the same record and the same commit tree
     ev = bare_evidence(head_sha="d" * 40, provenance=False, default_branch_files=dict(DEFAULT),
                        workflow_runs={7: WorkflowRun(7, "Run Sweep", path, "pull_request", "completed",
-                                                     "success", SHA, "feature", head_repo=head_repo)},
-                       commit_files={} if tree is None else {SHA: tree})
+                                                     "success", SHA, "feature", head_repo=head_repo,
+                                                     created_at="2026-09-29T10:00:00Z")},
+                       commit_files={} if tree is None else {SHA: tree},
+                       branch_pulls=trust.BranchPulls("feature", (), ()))  # its branch heads only this PR
     assert provenance.run_problem(ev, 7) == answer
 
     # /use 7

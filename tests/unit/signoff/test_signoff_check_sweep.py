@@ -36,7 +36,7 @@ def evidence(run_jobs, commits=(A, B)) -> Evidence:
 def test_green_run_on_an_older_commit_passes() -> None:
     ev = evidence({7: [job("agentic / c1", sha=A), job("agentic eval / c48", job_id=2, sha=A)]})
     ev.workflow_runs[7] = WorkflowRun(7, "Run Sweep", SWEEP_WORKFLOW, "pull_request", "completed", "success",
-                                      A, run_attempt=2, head_repo="o/r")
+                                      A, "x", run_attempt=2, created_at="2026-09-29T00:00:00Z", head_repo="o/r")
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.PASS
     assert "aaaaaaaa" in outcome.reason and "run [7](https://github.com/o/r/actions/runs/7), attempt 2" in unwrap(outcome.reason)

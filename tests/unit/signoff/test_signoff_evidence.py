@@ -259,7 +259,8 @@ def _gather_sweep(fake, world) -> Evidence:
 
     evidence = bare_evidence(head_sha=pull["head"]["sha"], commits=list(pull["commits"]),
                              default_branch_files=dict(tree_at(world, world["branches"]["main"])))
-    evidence = replace(evidence, repo=world["repo"], pr=replace(evidence.pr, head_ref=pull["head"]["ref"]))
+    evidence = replace(evidence, repo=world["repo"], pr=replace(evidence.pr, number=pull["number"],
+                                                                head_ref=pull["head"]["ref"]))
     held = ("commits", "head tree", "base tree")  # as bare_evidence holds them
     ev.Context(reader, evidence, load_table().settings, held=held).need("sweep runs")
     return evidence

@@ -149,7 +149,8 @@ def test_a_piece_is_read_once_in_reading_order_and_an_unknown_one_is_refused(req
     context.need("commits", "timeline")
     assert reader.calls == calls and fake.count("GET", r"/pulls/3412/commits$") == 1
     context.need("sweep runs")  # what it comes after first, each once
-    assert context.read == ["commits", "timeline", "head tree", "base tree", "branch runs", "sweep runs"]
+    assert context.read == ["commits", "timeline", "head tree", "base tree", "branch runs", "branch pulls",
+                            "sweep runs"]
     assert scoped.head_files and scoped.check_runs and scoped.branch_runs
     with pytest.raises(InfxError, match="no such piece of evidence: sweep"):
         context.need("sweep")

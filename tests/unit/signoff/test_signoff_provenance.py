@@ -8,6 +8,7 @@ from infx.errors import InfxError
 from infx.signoff.model import WorkflowRun
 from infx.signoff.rules import provenance
 from infx.signoff.rules.provenance import SWEEP_WORKFLOW, origin_problem, sweep_files
+from infx.trust import BranchPulls
 from infx.trust import files_problem as workflow_files_problem
 
 SHA = "a" * 40
@@ -104,8 +105,16 @@ def test_run_problem_needs_the_record_and_the_tree_of_the_runs_commit() -> None:
     evidence.workflow_runs[1] = run(head_repo="o/r")
     assert "could not be read" in provenance.run_problem(evidence, 1)
     evidence.commit_files[SHA] = dict(DEFAULT)
+    # a pull_request run must also be shown to have run for a PR into main (infx.trust.base_problem)
+    assert "which base's workflow files it ran is unknown" in provenance.run_problem(evidence, 1)
+    evidence.branch_pulls = BranchPulls("feature", (), ())
+    assert "created is not recorded" in provenance.run_problem(evidence, 1)
+    evidence.workflow_runs[1] = run(head_repo="o/r", created_at="2026-09-23T13:00:00Z")
     assert provenance.run_problem(evidence, 1) is None
-    evidence.workflow_runs[2] = run(id=2, head_sha="b" * 40, head_repo="o/r")
+    evidence.branch_pulls = BranchPulls("feature", ((9, "scratch", "2026-09-23T12:00:00Z", None),), ())
+    assert "PR #9 from the same branch into scratch" in provenance.run_problem(evidence, 1)
+    evidence.branch_pulls = BranchPulls("feature", (), ())
+    evidence.workflow_runs[2] = run(id=2, head_sha="b" * 40, head_repo="o/r", created_at="2026-09-23T13:00:00Z")
     evidence.head_files = DEFAULT | {SWEEP_WORKFLOW: "name: mine\n"}
     assert "differ from the default branch's" in provenance.run_problem(evidence, 2)
 

@@ -110,9 +110,11 @@ def test_only_runs_of_ours_on_this_pr_with_read_jobs_join_the_union() -> None:
         assert sweeps.union_candidates(ev) == [21], spoil
         assert sweeps.green_union(ev) is None, spoil
     ev, _, _ = union_world()
-    ev.workflow_runs[21] = replace(ev.workflow_runs[21], created_at=None)  # newest by id then
+    ev.workflow_runs[21] = replace(ev.workflow_runs[21], created_at="2026-09-29T06:00:00Z")
     ev.workflow_runs[20] = replace(ev.workflow_runs[20], created_at="2026-09-29T12:00:00Z")
-    assert sweeps.union_candidates(ev) == [20, 21]
+    assert sweeps.union_candidates(ev) == [20, 21]  # newest created first, whatever the ids
+    ev.workflow_runs[21] = replace(ev.workflow_runs[21], created_at=None)
+    assert sweeps.union_candidates(ev) == [20]  # which base an undated run ran for is unknown
 
 
 def test_a_run_on_a_removed_commit_with_the_heads_content_joins_the_union() -> None:
