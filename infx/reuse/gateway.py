@@ -33,6 +33,7 @@ class GitHubGateway:
         self.tree = lru_cache(maxsize=16)(self._tree)
         self._commits = lru_cache(maxsize=None)(self._read_commits)
         self._pulls: dict[int, dict[str, Any]] = {}
+        self.branch_pulls = lru_cache(maxsize=None)(self._branch_pulls)
 
     def comments(self, pr_number: int) -> list[Comment]:
         # the PR's comment count turns a listing that ends early into an error, not a
@@ -152,11 +153,40 @@ class GitHubGateway:
         workflow never vouches for the runs it made)."""
         if not default_branch:
             return "the repository's default branch is not known, so no run can be shown to be ours"
-        extra = {"artifacts": self.artifacts(run.id)} if results else {}
+        extra: dict[str, Any] = {"artifacts": self.artifacts(run.id)} if results else {}
+        if run.event == "pull_request" and trust.same_head_repo(run, self.repo):
+            # which base's workflow files it ran (infx.trust.base_problem); a fork's run is
+            # never ours anyway (run_origin), so nothing is read for it
+            extra["pulls"] = self.branch_pulls(run.head_branch or "")
         return trust.our_run(run, repo=self.repo, default_branch=default_branch,
                              run_tree=self._tree_or_none(run.head_sha),
                              default_tree=self._tree_or_none(reference or default_branch),
                              workflow=workflow, **extra)
+
+    def _branch_pulls(self, branch: str) -> trust.BranchPulls | None:
+        """What says which bases the `pull_request` runs of this repository's `branch` may have
+        run the workflow files of (infx.trust.BranchPulls): every PR the branch heads, in any
+        state, and the base changes their timelines record (a PR into the default branch that
+        was retargeted, or one into another base, may have run that base's run-sweep.yml).
+        None when any of it cannot be read: then no `pull_request` run of the branch counts."""
+        if not branch:
+            return None
+        owner = self.repo.split("/", 1)[0]
+        try:
+            items = self.client.list_pulls(self.repo, state="all", head=f"{owner}:{branch}",
+                                           action=f"listing the pull requests from {owner}:{branch}",
+                                           permission="pull-requests: read")
+            pulls = tuple((int(item["number"]), str((item.get("base") or {}).get("ref") or ""),
+                           str(item.get("created_at") or ""), item.get("closed_at") or None)
+                          for item in items if isinstance(item, dict) and isinstance(item.get("number"), int))
+            retargets = tuple(str(event.get("created_at") or "") for number, *_ in pulls
+                              for event in self.client.timeline(
+                                  self.repo, number, action=f"listing the timeline of PR #{number}",
+                                  permission="pull-requests: read (or issues: read)")
+                              if isinstance(event, dict) and event.get("event") == "base_ref_changed")
+        except (GitHubError, InfxError, KeyError, TypeError, ValueError):
+            return None
+        return trust.BranchPulls(branch, pulls, retargets)
 
     def run_jobs(self, run_id: int) -> list[Job]:
         """The run's jobs as of its latest attempt."""

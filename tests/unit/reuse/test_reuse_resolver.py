@@ -439,3 +439,30 @@ def test_a_merge_that_only_corrects_a_pr_link_plans_nothing_and_publishes_nothin
     world["commits"][C1]["files"]["perf-changelog.yaml"] = base_log.replace("/pull/1\n", "/pull/12\n")
     _, result = _run(fake_github, merged(world), PUSH)
     assert not result.enabled and result.sources == () and "plans no rows" in result.reason
+
+
+# ---- runs that ran another base's workflow files (infx.trust.base_problem) ------------------
+
+def _side_pr(world, opened, closed, base="scratch"):
+    """PR #13 from the same branch into another base: its pull_request runs of carol/bump ran
+    that base's run-sweep.yml (GitHub runs the merge of the head into the PR's base)."""
+    side = {**pr(world), "number": 13, "comments": [], "base": {"ref": base, "sha": pr(world)["base"]["sha"]},
+            "state": "closed", "created_at": opened, "closed_at": closed, "merge_commit_sha": None}
+    world["pulls"].append(side)
+    return world
+
+
+def test_a_run_made_while_a_pr_from_the_same_branch_into_another_base_was_open_is_not_reused(fake_github):
+    world = _side_pr(base_world(), "2026-09-28T09:00:00Z", "2026-09-28T12:00:00Z")  # 101 at 10:00
+    add_comment(world, "root", "OWNER", "/use 101", T1)
+    fake, gateway = start(fake_github, world)
+    with pytest.raises(ReuseError) as info:
+        resolve(gateway, SYNC)
+    assert "while PR #13 from the same branch into scratch was open" in str(info.value)
+
+
+def test_a_pr_from_the_same_branch_into_another_base_leaves_the_runs_after_it_alone(fake_github):
+    world = _side_pr(base_world(), "2026-09-27T09:00:00Z", "2026-09-27T12:00:00Z")  # closed before 101
+    add_comment(world, "root", "OWNER", "/use 101", T1)
+    _, result = _run(fake_github, world, SYNC)
+    assert result.source.id == 101
