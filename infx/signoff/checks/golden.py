@@ -7,8 +7,10 @@ import re
 from collections.abc import Callable
 
 from infx.config.policy import GOLDEN_DIR, GoldenCurveRef, PolicyReader, draft_kind, golden_refs
+from infx.plan.launch_graph import Branch
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.per_verdict import once
+from infx.signoff.rules import options
 from infx.signoff.rules.affected import (
     AffectedConfig,
     affected_configs,
@@ -25,7 +27,7 @@ from infx.signoff.rules.policy_reads import (
     failed,
     policy,
 )
-from infx.signoff.rules.scan import flag_values
+from infx.signoff.rules.scan import PRINTS_ONLY, Line, flag_values, printed_lines
 from infx.signoff.rules.shell_values import Variant, variants
 from infx.signoff.rules.spec_decoding import (
     Reading,
@@ -131,7 +133,8 @@ def _judge_variant(reader: PolicyReader, config: AffectedConfig, variant: Varian
     lines = list(variant.lines)
     engine = engine_family(config)
     k = draft_length(engine, lines, evidence.head_files)
-    readings = [r for r in acceptance_readings(lines, k) if _effective(r)]
+    runs = _runs_as_written(evidence, lines)
+    readings = [r for r in acceptance_readings(lines, k) if _effective(r) and runs(r.line)]
     injected, unverifiable = injected_acceptance(lines, reader.doc("golden").get("injected-acceptance") or [],
                                                  evidence.head_files, (f.filename for f in changed_files(evidence)))
     if unverifiable:
@@ -184,6 +187,27 @@ def choose_curve(refs: list[GoldenCurveRef], prefix: str, method: str | None, va
                   and r.variant == variant and r.precision in (None, precision)]
     candidates.sort(key=lambda r: r.precision is None)
     return candidates[0] if candidates else None
+
+
+_SHELL = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
+_THROUGHPUT = Branch(eval_only=False, spec=True)  # what an agentic spec config's benchmark rows run
+
+
+def _runs_as_written(evidence: Evidence, lines: list[Line]) -> Callable[[Line], bool]:
+    """Whether a launch line's pin is one the launch may run: not a shell line that only
+    prints, nor text (a heredoc or program no shell reads, a string given to a no-op or a print:
+    scan.printed_lines), nor in a shell function the launch never calls. A pin in such a line
+    sets nothing, so it is no pin of the run (the server it starts has none)."""
+    runs = options.function_runs(evidence.head_files, lines, _THROUGHPUT)
+
+    def as_written(line: Line) -> bool:
+        if line.number is None or not _SHELL.search(line.path):
+            return True
+        if PRINTS_ONLY.match(line.text) or line.number in printed_lines(evidence.head_files.get(line.path) or ""):
+            return False
+        return runs(line)[1] is not False
+
+    return as_written
 
 
 def _effective(reading: Reading) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from lib.signoff_policy_support import with_body, with_head_file, world_evidence
 
 from infx.signoff.checks.golden import choose_curve, run
@@ -265,3 +266,32 @@ def test_rows_whose_launch_turns_the_draft_off_pin_nothing():
     assert outcome.status == Status.PASS, outcome.reason
     assert "thinking_on[4] = 3.33 (rows with CONC=1)" in outcome.reason
     assert "rows with CONC=4 or CONC=8 run no speculative decoding" in outcome.reason
+
+
+PIN = "  --spec-decode-acceptance-length 2.99 &"
+SERVER_WITHOUT_PIN = "  &"
+
+
+def _pin_moved(into: str):
+    """The server starts without its pin; the pin's words stand in ``into`` (PIN: the line)."""
+    evidence = world_evidence("scenario5")
+    text = evidence.head_files[GLM_SCRIPT].replace(PIN, SERVER_WITHOUT_PIN) + into.replace("PIN", PIN.strip(" &"))
+    return run(with_head_file(evidence, GLM_SCRIPT, text), SETTINGS)
+
+
+
+@pytest.mark.parametrize("into", [
+    "cat >/dev/null <<'EOF'\nPIN\nEOF\n",  # heredoc text no shell reads
+    ": '\nPIN\n'\n",  # the block-comment idiom
+    'NOTE="\nPIN\n"\n',  # a string
+    "unused() {\n  echo serve PIN\n}\n",  # printed
+    "never_called() {\n  atom_server PIN\n}\n",  # a function nothing calls
+])
+def test_a_pin_the_launch_does_not_run_is_no_pin(into):
+    outcome = _pin_moved(into)
+    assert outcome.status == Status.FAIL, outcome.reason
+
+
+def test_a_pin_in_a_function_the_launch_calls_still_counts():
+    outcome = _pin_moved("serve() {\n  atom_server PIN\n}\nserve\n")
+    assert outcome.status == Status.PASS, outcome.reason
