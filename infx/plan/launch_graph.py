@@ -627,6 +627,9 @@ _FI = re.compile(r"^\s*fi\s*(?:[;#].*)?$")
 _OPEN = re.compile(r"^\s*if\s")
 _ATOM = re.compile(r"^!?\s*\"?\$\{?(\w+)(?::-([^}]*))?\}?\"?\s*(==|=|!=|-eq|-ne|-lt|-le|-gt|-ge)\s*"
                    r"(\"[^\"]*\"|'[^']*'|[^\s\"']+)$")
+# a test of two written words (``[[ "nomtp" == "mtp" ]]``, ``[ 1 -eq 0 ]``): no expansion on either side
+_LITERAL_ATOM = re.compile(r"^!?\s*(\"[^\"$`\\]*\"|'[^']*'|[A-Za-z0-9_.:/+-]+)\s*(==|=|!=|-eq|-ne|-lt|-le|-gt|-ge)\s*"
+                           r"(\"[^\"$`\\]*\"|'[^']*'|[A-Za-z0-9_.:/+*?-]+)$")
 _EMPTY_TEST = re.compile(r"^!?\s*(-n|-z)\s+\"?\$\{?(\w+)(?::-)?\}?\"?$")
 _NUMERIC = {"-eq": operator.eq, "-ne": operator.ne, "-lt": operator.lt, "-le": operator.le,
             "-gt": operator.gt, "-ge": operator.ge}
@@ -737,24 +740,33 @@ def _test(text: str, branch: Branch, glob: bool) -> bool | None:
         return not result if negated else result
     match = _ATOM.match(inner)
     if not match:
-        return None
+        written = _LITERAL_ATOM.match(inner)
+        if not written:
+            return None
+        actual, op, value = written.groups()
+        result = _compare(actual.strip("\"'") if actual[:1] in "\"'" else actual, op, value, glob)
+        return None if result is None else (not result if negated else result)
     name, default, op, value = match.groups()
     actual = _variable(name, branch, default)
     if actual is None:
         return None
-    value = value.strip("\"'") if value[:1] in "\"'" else value
+    result = _compare(actual, op, value, glob)
+    return None if result is None else (not result if negated else result)
+
+
+def _compare(actual: str, op: str, value: str, glob: bool) -> bool | None:
+    """``actual OP value`` as the test reads it (``value`` as written: quoted or not), or None."""
+    quoted = value[:1] in "\"'"
+    value = value.strip("\"'") if quoted else value
     if "$" in value or "`" in value:
         return None  # the right side is another variable or a command: not known here
     if op in _NUMERIC:
         left, right = _test_integer(actual, glob), _test_integer(value, glob)
         if left is None or right is None:
             return None
-        result = _NUMERIC[op](left, right)
-        return not result if negated else result
-    quoted = match.group(4)[:1] in "\"'"
+        return _NUMERIC[op](left, right)
     equal = fnmatch.fnmatchcase(actual, value) if glob and not quoted else actual == value
-    result = equal == (op != "!=")
-    return not result if negated else result
+    return equal == (op != "!=")
 
 
 def _test_integer(text: str, arithmetic: bool) -> int | None:

@@ -361,3 +361,13 @@ def test_a_chat_line_inside_a_multi_line_string_a_no_op_or_print_is_given_is_no_
     assert _with_script(_SERVER + body).status == Status.FAIL
     # the same string closed on its own line: the chat line after it is a command
     assert _with_script(_SERVER + f"{opening}\nnotes\n{quote}\n{_CHAT_LINE}").status == Status.PASS
+
+
+@pytest.mark.parametrize("test", ['[[ "nomtp" == "mtp" ]]', "[ 1 -eq 0 ]", "[[ mtp == 'm*' ]]"])
+def test_a_condition_of_two_written_words_is_decided_as_bash_does(test):
+    """A test between two written words has one value whatever the row: false here, so the
+    chat client under it never runs (its spec-looking text proves nothing)."""
+    body = f"if {test}; then\n  {_CHAT_LINE}fi\n"
+    assert _with_script(_SERVER + body).status == Status.FAIL
+    true_test = test.replace('"nomtp"', '"mtp"').replace("-eq 0", "-eq 1").replace("'m*'", "m*")
+    assert _with_script(_SERVER + f"if {true_test}; then\n  {_CHAT_LINE}fi\n").status == Status.PASS
