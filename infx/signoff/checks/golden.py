@@ -27,7 +27,7 @@ from infx.signoff.rules.policy_reads import (
     failed,
     policy,
 )
-from infx.signoff.rules.scan import PRINTS_ONLY, Line, flag_values, printed_lines
+from infx.signoff.rules.scan import PRINTS_ONLY, Line, abbreviates, flag_values, printed_lines
 from infx.signoff.rules.shell_values import Variant, variants
 from infx.signoff.rules.spec_decoding import (
     Reading,
@@ -149,6 +149,12 @@ def _judge_variant(reader: PolicyReader, config: AffectedConfig, variant: Varian
     if {"--spec-decode-acceptance-length", "--spec-decode-acceptance-rate"} <= spellings:
         return (f"{where}: ATOM sets both --spec-decode-acceptance-length and --spec-decode-acceptance-rate "
                 f"({_at(variant, readings[0])}), which are mutually exclusive")
+    shortened = next(((ln, word, flag) for ln in lines if runs(ln) for flag in _ARGPARSE_FLAGS
+                      if (word := abbreviates(ln.text, flag)) is not None), None)
+    if shortened:
+        line, word, flag = shortened
+        return (f"{where}: {line.where()} passes {word}, a prefix of {flag} that argparse takes for it, "
+                "so the acceptance the server runs with could not be verified")
     outside = next((r for r in readings if not 1 - 1e-9 <= r.al <= k + 1 + 1e-9), None)
     if outside:
         return (f"{where}: {outside.spelling} at {_at(variant, outside)} means AL {outside.al:.2f}, outside "
@@ -189,6 +195,9 @@ def choose_curve(refs: list[GoldenCurveRef], prefix: str, method: str | None, va
     return candidates[0] if candidates else None
 
 
+# acceptance options of servers that parse with argparse, which takes a unique prefix of a long
+# option for it (``--spec-decode-acceptance-len 1.5`` after the pin: the server runs with 1.5)
+_ARGPARSE_FLAGS = ("--spec-decode-acceptance-length", "--spec-decode-acceptance-rate")
 _SHELL = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
 _THROUGHPUT = Branch(eval_only=False, spec=True)  # what an agentic spec config's benchmark rows run
 

@@ -295,3 +295,12 @@ def test_a_pin_the_launch_does_not_run_is_no_pin(into):
 def test_a_pin_in_a_function_the_launch_calls_still_counts():
     outcome = _pin_moved("serve() {\n  atom_server PIN\n}\nserve\n")
     assert outcome.status == Status.PASS, outcome.reason
+
+
+@pytest.mark.parametrize("later", ["--spec-decode-acceptance-len 1.5", "--spec-decode-acceptance-r 0.1"])
+def test_a_prefix_of_an_acceptance_flag_after_the_pin_fails_closed(later):
+    """argparse (the ATOM server's) takes a unique prefix of a long option for it: the value
+    given last is the one the server runs with."""
+    evidence = edit("scenario5", GLM_SCRIPT, PIN, PIN.replace(" &", f" {later} &"))
+    outcome = run(evidence, SETTINGS)
+    assert outcome.status == Status.FAIL and "a prefix of --spec-decode-acceptance-" in outcome.reason, outcome.reason
