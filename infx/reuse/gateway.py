@@ -156,8 +156,11 @@ class GitHubGateway:
         extra: dict[str, Any] = {"artifacts": self.artifacts(run.id)} if results else {}
         if run.event == "pull_request" and trust.same_head_repo(run, self.repo):
             # which base's workflow files it ran (infx.trust.base_problem); a fork's run is
-            # never ours anyway (run_origin), so nothing is read for it
-            extra["pulls"] = self.branch_pulls(run.head_branch or "")
+            # never ours anyway (run_origin), so nothing is read for it. A listing without a PR
+            # of the branch into the default branch (whose run this would be) is cut short.
+            pulls = self.branch_pulls(run.head_branch or "")
+            listed = pulls is not None and any(base == default_branch for _, base, _, _ in pulls.pulls)
+            extra["pulls"] = pulls if listed else None
         return trust.our_run(run, repo=self.repo, default_branch=default_branch,
                              run_tree=self._tree_or_none(run.head_sha),
                              default_tree=self._tree_or_none(reference or default_branch),
@@ -176,17 +179,20 @@ class GitHubGateway:
             items = self.client.list_pulls(self.repo, state="all", head=f"{owner}:{branch}",
                                            action=f"listing the pull requests from {owner}:{branch}",
                                            permission="pull-requests: read")
+            items = [item for item in items if isinstance(item, dict) and isinstance(item.get("number"), int)]
             pulls = tuple((int(item["number"]), str((item.get("base") or {}).get("ref") or ""),
-                           str(item.get("created_at") or ""), item.get("closed_at") or None)
-                          for item in items if isinstance(item, dict) and isinstance(item.get("number"), int))
-            retargets = tuple(str(event.get("created_at") or "") for number, *_ in pulls
-                              for event in self.client.timeline(
-                                  self.repo, number, action=f"listing the timeline of PR #{number}",
-                                  permission="pull-requests: read (or issues: read)")
-                              if isinstance(event, dict) and event.get("event") == "base_ref_changed")
+                           str(item.get("created_at") or ""), item.get("closed_at") or None) for item in items)
+            retargets: list[str] = []
+            for item in items:
+                # whole or not at all: the timeline() read says a listing cut short is unread
+                events = self.timeline(int(item["number"]), str((item.get("head") or {}).get("sha") or ""))
+                if events is None:
+                    return None
+                retargets += [str(e.get("created_at") or "") for e in events
+                              if isinstance(e, dict) and e.get("event") == "base_ref_changed"]
         except (GitHubError, InfxError, KeyError, TypeError, ValueError):
             return None
-        return trust.BranchPulls(branch, pulls, retargets)
+        return trust.BranchPulls(branch, pulls, tuple(retargets))
 
     def run_jobs(self, run_id: int) -> list[Job]:
         """The run's jobs as of its latest attempt."""

@@ -480,6 +480,8 @@ REUSE_READS = {
     "/repos/{owner}/{repo}/actions/runs/{n}/jobs": True,  # the rows a source run covers
     "/repos/{owner}/{repo}/actions/runs": True,  # the PR's heads over time (authorization binding)
     "/repos/{owner}/{repo}/issues/{n}/timeline": True,  # pushes no run records (binding)
+    # the PRs the run's branch heads: a run for a PR into another base is not ours (trust.base_problem)
+    "/repos/{owner}/{repo}/pulls": True,
     "/repos/{owner}/{repo}/tarball/{sha}": False,  # benchmark-affecting files (binding, drift)
     # the default branch's tree: the source run's sweep files must equal it (infx.trust.our_run)
     "/repos/{owner}/{repo}/tarball/main": False,
@@ -487,7 +489,8 @@ REUSE_READS = {
 }
 REUSE_WRITES = [("POST", "/repos/{owner}/{repo}/issues/comments/{n}/reactions")]
 REUSE_SAME = {("/repos/{owner}/{repo}/issues/comments/{n}/reactions", "truncated"):
-              "the comment has no reactions yet: nothing to cut"}
+              "the comment has no reactions yet: nothing to cut",
+              ("/repos/{owner}/{repo}/pulls", "truncated"): "the PRs of the head branch fit one page"}
 
 
 def reuse_world() -> tuple[dict, int]:
@@ -676,6 +679,8 @@ REUSE_REPEATED = {
     # (tarball/main, above), is the fourth fake tarball (are the run's sweep files ours?)
     ("GET", "/repos/{owner}/{repo}/tarball/{sha}"): 3,
     ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 4,
+    # the PR's timeline: for the binding, then for the base changes of the PRs its branch heads
+    ("GET", "/repos/{owner}/{repo}/issues/{n}/timeline"): 2,
 }
 SIGNOFF_LATER_SAME: dict[tuple[str, int, str], str] = {}
 LIVE_HEAD_RECHECK = (_PULL, 2)  # the third PR read: see assert_unconfirmed_head

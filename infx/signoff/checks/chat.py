@@ -154,9 +154,11 @@ _OVERRIDE = re.compile(r"^(?:zip_)?override_")
 def _harness_default(evidence: Evidence, lines: list[Line]) -> str | None:
     """Where the launch's recipes get the chat template from their harness's default
     (engines.yaml ``chat-template-defaults``), or None. Every recipe the launch runs must be one
-    the rule covers: one YAML mapping, not composing variants, whose section names one of the
-    rule's client types and leaves the setting unset; and no launch line, recipe or shell, may
-    mention the setting (in either spelling), since a line that does may set or change it."""
+    the rule covers (``_leaves_default``: one YAML mapping, or ``base`` and variant sections,
+    whose section names one of the rule's client types and leaves the setting unset in every
+    variant); and no launch line that names the setting (in either spelling) may set it
+    (``_may_set``: any recipe or text line, any shell command but an assignment, a case
+    pattern or a test)."""
     try:
         rules = policy(evidence).doc("engines").get("chat-template-defaults") or []
     except (EvidenceGap, InfxError):
