@@ -530,7 +530,9 @@ def shell_guards(text: str, number: int) -> list[Guard]:
     guards only itself, by C; a line with commands on two arms, ``if C; then A; else B; fi`` or
     ``A; else B``, is guarded by neither: only by what encloses both) and ``case``
     arms — an arm's line is guarded by its own pattern (launch_graph.case_predicate) and by the earlier
-    arms' patterns, negated (the first matching arm runs)."""
+    arms' patterns, negated (the first matching arm runs); and multi-line groups after a list
+    operator: the lines of ``cmd && {`` … ``}`` are guarded by ``cmd``, of ``cmd || {`` by ``cmd``
+    negated."""
     return list(_shell_guards(text, number))
 
 
@@ -546,6 +548,10 @@ def _shell_guards(text: str, number: int) -> tuple[Guard, ...]:
 
 
 _CASE_OPEN = re.compile(r"^\s*case\s+(.+?)\s+in\s*$")
+# a multi-line group run after a list operator (`check || {` … `}`): its command and operator
+_LIST_GROUP = re.compile(r"^\s*(\S.*?)\s*(&&|\|\|)\s*\{\s*$")
+_BRACE_OPEN = re.compile(r"(?:^|\s)\{\s*$")  # a line opening a group or function body
+_BRACE_CLOSE = re.compile(r"^\s*\}")
 _CASE_ARM = re.compile(r"^\s*\(?\s*([^()\s][^()]*)\)(.*)$")
 _ARM_END = re.compile(r";;&?\s*$|;&\s*$")
 _FALLS_THROUGH = re.compile(r"(?:;;&|;&)\s*$")
@@ -663,6 +669,8 @@ class _Frame:
     opened: int = 0  # a case frame's line (where its word is read)
     open_ended: bool = False  # an arm ended with ;& or ;;&: later arms' patterns do not decide
     tested: tuple[Guard, ...] = ()  # an if frame's conditions so far (if, then each elif)
+    group: bool = False  # a `cmd && {` / `cmd || {` group: its body runs as the list decides
+    depth: int = 0  # a group frame's inner `{` lines not yet closed
 
 
 def _failed(tested: tuple[Guard, ...]) -> tuple[Guard, ...]:
@@ -730,7 +738,7 @@ def _if_structure(line: str, number: int, stack: list[_Frame]) -> tuple[Guard, .
             return
         kind, first, last, tests = pending
         pending.clear()
-        top = stack[-1] if stack and stack[-1].word is None else None
+        top = stack[-1] if stack and stack[-1].word is None and not stack[-1].group else None
         if kind == "elif" and top is None:
             return
         # a test that runs or assigns anything besides testing runs under the guards it is read at
@@ -757,7 +765,7 @@ def _if_structure(line: str, number: int, stack: list[_Frame]) -> tuple[Guard, .
                 break
             if keyword in ("then", "do", "else", "fi"):
                 close()
-            top = stack[-1] if stack and stack[-1].word is None else None
+            top = stack[-1] if stack and stack[-1].word is None and not stack[-1].group else None
             if keyword == "else" and top is not None and top.tested:
                 top.guards = _failed(top.tested)  # every condition of the if failed
             elif keyword == "fi" and top is not None:
@@ -841,6 +849,23 @@ def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int,
             top.expect_arm = True
             top.open_ended = top.open_ended or _FALLS_THROUGH.search(line) is not None
             bodies[number] = line[:closed.start()].strip()
+            continue
+        if top is not None and top.group:  # the inner groups and function bodies a group holds
+            if _BRACE_CLOSE.match(line):
+                if top.depth:
+                    top.depth -= 1
+                else:
+                    stack.pop()  # the group's own `}`: the line runs with the list's command
+                    flat = None
+                    found.append(current())
+                    continue
+            elif _BRACE_OPEN.search(line):
+                top.depth += 1
+        listed = _LIST_GROUP.match(_QUOTED.sub('""', line))
+        if listed:  # `cmd && {` / `cmd || {`: the lines up to its `}` run only as cmd's status says
+            found.append(current())
+            stack.append(_Frame((Guard(listed.group(1).strip(), listed.group(2) == "||", number),), group=True))
+            flat = None
             continue
         opened = _CASE_OPEN.match(line)
         if opened:

@@ -371,3 +371,17 @@ def test_a_condition_of_two_written_words_is_decided_as_bash_does(test):
     assert _with_script(_SERVER + body).status == Status.FAIL
     true_test = test.replace('"nomtp"', '"mtp"').replace("-eq 0", "-eq 1").replace("'m*'", "m*")
     assert _with_script(_SERVER + f"if {true_test}; then\n  {_CHAT_LINE}fi\n").status == Status.PASS
+
+
+@pytest.mark.parametrize("body", [
+    "true || {\n  " + _CHAT_LINE + "}\n",  # a group that runs only when `true` fails
+    "false && {\n  " + _CHAT_LINE + "}\n",
+    _BENCH + "check || {\n  bench\n}\n",  # the chat function called only in such a group
+])
+def test_a_chat_line_in_a_group_after_a_list_operator_is_no_proof(body):
+    assert _with_script(_SERVER + body + _RAW_LINE).status == Status.FAIL
+
+
+def test_a_plain_group_and_an_error_handler_before_the_chat_line_leave_it_proof():
+    assert _with_script(_SERVER + "{\n  " + _CHAT_LINE + "}\n").status == Status.PASS
+    assert _with_script(_SERVER + "check || {\n  echo failed\n  exit 1\n}\n" + _CHAT_LINE).status == Status.PASS

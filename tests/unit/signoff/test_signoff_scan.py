@@ -93,3 +93,14 @@ def test_an_elif_or_else_arm_runs_only_when_every_earlier_condition_failed():
     assert [(g.predicate, g.negated) for g in shell_guards(text, 6)] == [
         ('[ "$CONC" -le 8 ]', True), ('[ "$CONC" -le 16 ]', True)]
     assert shell_guards(text, 8) == []
+
+
+def test_a_group_after_a_list_operator_guards_its_lines_by_the_lists_command():
+    """``check || {`` … ``}`` runs its lines only when ``check`` fails (``&& {``: succeeds); a
+    nested function body or group inside it does not close it, and a plain ``{`` group guards
+    nothing."""
+    text = ("check || {\n  f() {\n    inner\n  }\n  fallback\n}\nafter\n"
+            "ok && {\n  then_ran\n}\n{\n  always\n}\n")
+    guards = {n: [(g.predicate, g.negated) for g in shell_guards(text, n)] for n in range(1, 14)}
+    assert guards[3] == [("check", True)] and guards[5] == [("check", True)]
+    assert guards[7] == [] and guards[9] == [("ok", False)] and guards[12] == []
