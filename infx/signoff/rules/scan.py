@@ -549,7 +549,9 @@ def _shell_guards(text: str, number: int) -> tuple[Guard, ...]:
 
 _CASE_OPEN = re.compile(r"^\s*case\s+(.+?)\s+in\s*$")
 # a multi-line group run after a list operator (`check || {` … `}`): its command and operator
-_LIST_GROUP = re.compile(r"^\s*(\S.*?)\s*(&&|\|\|)\s*\{\s*$")
+# (found from the end: a lazy command part before optional blanks was quadratic on a long
+# line of blanks, which a PR's script may hold)
+_LIST_GROUP = re.compile(r"(&&|\|\|)\s*\{\s*$")
 _BRACE_OPEN = re.compile(r"(?:^|\s)\{\s*$")  # a line opening a group or function body
 _BRACE_CLOSE = re.compile(r"^\s*\}")
 _CASE_ARM = re.compile(r"^\s*\(?\s*([^()\s][^()]*)\)(.*)$")
@@ -861,10 +863,12 @@ def _case_structure(text: str) -> tuple[tuple[tuple[Guard, ...], ...], dict[int,
                     continue
             elif _BRACE_OPEN.search(line):
                 top.depth += 1
-        listed = _LIST_GROUP.match(_QUOTED.sub('""', line))
-        if listed:  # `cmd && {` / `cmd || {`: the lines up to its `}` run only as cmd's status says
+        unquoted = _QUOTED.sub('""', line)
+        listed = _LIST_GROUP.search(unquoted)
+        command = unquoted[:listed.start()].strip() if listed else ""
+        if command:  # `cmd && {` / `cmd || {`: the lines up to its `}` run only as cmd's status says
             found.append(current())
-            stack.append(_Frame((Guard(listed.group(1).strip(), listed.group(2) == "||", number),), group=True))
+            stack.append(_Frame((Guard(command, listed.group(1) == "||", number),), group=True))
             flat = None
             continue
         opened = _CASE_OPEN.match(line)
