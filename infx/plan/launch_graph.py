@@ -129,6 +129,10 @@ class Branch:
         return dict(self.row)
 
 
+
+# the side a spec-decode config's benchmark (throughput) rows take
+SPEC_THROUGHPUT = Branch(eval_only=False, spec=True)
+
 @dataclass(frozen=True)
 class LaunchFile:
     path: str

@@ -10,7 +10,7 @@ from functools import lru_cache
 from infx import yamlio
 from infx.errors import InfxError
 from infx.inert import clip, code
-from infx.plan.launch_graph import Branch, decide, shell_writes
+from infx.plan.launch_graph import SPEC_THROUGHPUT, decide, shell_writes
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.rules import options
 from infx.signoff.rules.affected import (
@@ -23,12 +23,12 @@ from infx.signoff.rules.affected import (
 )
 from infx.signoff.rules.policy_reads import EvidenceGap, fail_closed, failed, policy
 from infx.signoff.rules.scan import (
-    PRINTS_ONLY,
     SHELL_ASSIGNMENT,
+    SHELL_FILE,
     Guard,
     Line,
     data_lines,
-    printed_lines,
+    runs_as_command,
     shell_guards,
     strip_comment,
 )
@@ -40,8 +40,6 @@ _CHAT = re.compile(r"/v1/chat/completions|--endpoint-type[ =]chat\b|--apply-chat
                    r"|--use-chat-template|\bopenai-chat\b|use_chat_template\s*[:=]\s*true"
                    r"|endpoint_type\s*[:=]\s*[\"']?chat\b", re.IGNORECASE)
 _SPEC_GUARD = re.compile(r"mtp|spec|draft|eagle|dspark|nextn", re.IGNORECASE)
-_SHELL_FILE = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
-_THROUGHPUT = Branch(eval_only=False, spec=True)  # what a spec config's benchmark rows run
 _RAW_ENDPOINT = re.compile(r"/v1/completions\b|--endpoint-type[ =]completions\b", re.IGNORECASE)
 _RAW = re.compile(_RAW_ENDPOINT.pattern + r"|--backend[ =](?:openai|vllm|sglang)\b(?!-chat)", re.IGNORECASE)
 
@@ -70,7 +68,7 @@ def _chat_evidence(evidence: Evidence, line: Line) -> bool:
     inline program (scan.data_lines)."""
     if not _chat_line(line.text):
         return False
-    if not _SHELL_FILE.search(line.path):
+    if not SHELL_FILE.search(line.path):
         return True
     if not _chat_line(_EDITED.sub("", line.text)):
         return False  # the flag is the pattern an expansion removes or replaces: ${X/--flag/}
@@ -110,7 +108,7 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
     handed = options.option_calls(evidence.head_files, lines)  # words given to a helper's option loop
     # a line in a shell function counts when the throughput run calls that function: the chat
     # template of a helper only the accuracy eval runs (run_lm_eval) is not the benchmark's
-    runs = options.function_runs(evidence.head_files, lines, _THROUGHPUT)
+    runs = options.function_runs(evidence.head_files, lines, SPEC_THROUGHPUT)
     launch = _Launch(evidence, lines)
     found = [ln for ln in lines if _chat_evidence(evidence, ln) and not _parses_options(evidence, ln)
              and (ln.path, ln.number) not in handed and _reaches_a_command(evidence, ln, lines, runs, launch)]
@@ -190,7 +188,7 @@ def _may_set(evidence: Evidence, line: Line) -> bool:
     a recipe or another structured file, heredoc or inline-program text, or a shell command of
     any form but those that only assign a variable, match a case pattern or test a value (a
     command may rewrite the recipe: ``sed -i``, ``yq``, a redirection, ``eval`` …)."""
-    if line.number is None or not _SHELL_FILE.search(line.path):
+    if line.number is None or not SHELL_FILE.search(line.path):
         return True
     if line.number in data_lines(evidence.head_files.get(line.path) or ""):
         return True
@@ -235,7 +233,7 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],
     command it runs (``_runs_the_expansion``: followed by no other endpoint setting), and its
     file does not write it again afterwards except to extend it with other settings than raw
     completions; any other line is evidence as it stands."""
-    assigned = SHELL_ASSIGNMENT.match(line.text) if _SHELL_FILE.search(line.path) else None
+    assigned = SHELL_ASSIGNMENT.match(line.text) if SHELL_FILE.search(line.path) else None
     if assigned is None or line.number is None:
         return True
     name = assigned.group(1)
@@ -316,9 +314,8 @@ def _runs_the_expansion(text: str, start: int, end: int) -> bool:
 
 
 def _is_command(evidence: Evidence, line: Line) -> bool:
-    """Whether a shell line runs what it holds (not printed, not heredoc or program text)."""
-    return not _SHELL_FILE.search(line.path) or line.number is None or not (
-        PRINTS_ONLY.match(line.text) or line.number in printed_lines(evidence.head_files.get(line.path) or ""))
+    """Whether a launch line runs what it holds (scan.runs_as_command on the head's text)."""
+    return runs_as_command(line, evidence.head_files.get(line.path) or "")
 
 
 def _runs_with(evidence: Evidence, use: Line, assigned: Line,
@@ -328,7 +325,7 @@ def _runs_with(evidence: Evidence, use: Line, assigned: Line,
     the line that assigns it: the use is a command (not printed, not text), in the same
     function or one the run surely calls, under no condition the assignment is not under
     that the run may not take (but those in ``either``: an expansion sits on each of their arms)."""
-    if not _SHELL_FILE.search(use.path) or use.number is None:
+    if not SHELL_FILE.search(use.path) or use.number is None:
         return True
     if not _is_command(evidence, use):
         return False
@@ -370,7 +367,7 @@ def _dropped_by_shared_files(evidence: Evidence, configs: list[AffectedConfig]) 
 
 
 def _guards(evidence: Evidence, line: Line) -> list[Guard]:
-    if line.number is None or not _SHELL_FILE.search(line.path):
+    if line.number is None or not SHELL_FILE.search(line.path):
         return []
     return shell_guards(evidence.head_files.get(line.path) or "", line.number)
 
@@ -384,7 +381,7 @@ class _Launch:
 
     def calls(self, function: str) -> list[tuple[str, ...]] | None:
         if function not in self._calls:
-            self._calls[function] = options.calls(self._evidence.head_files, self._lines, function, _THROUGHPUT)
+            self._calls[function] = options.calls(self._evidence.head_files, self._lines, function, SPEC_THROUGHPUT)
         return self._calls[function]
 
 
@@ -405,7 +402,7 @@ def _unproven_guard(evidence: Evidence, line: Line, launch: _Launch,
     for guard in guards:
         if any(guard is g for g in by_loop):
             continue
-        taken = decide(guard.predicate, _THROUGHPUT)
+        taken = decide(guard.predicate, SPEC_THROUGHPUT)
         if taken is not None:
             if taken != guard.negated:
                 continue
@@ -416,7 +413,7 @@ def _unproven_guard(evidence: Evidence, line: Line, launch: _Launch,
 
 
 def _parses_options(evidence: Evidence, line: Line) -> bool:
-    if line.number is None or not _SHELL_FILE.search(line.path):
+    if line.number is None or not SHELL_FILE.search(line.path):
         return False
     loop = options.loop_at(evidence.head_files.get(line.path) or "", line.number)
     return loop is not None and loop.parses(line.number)
@@ -434,7 +431,7 @@ def _loop_guards(evidence: Evidence, line: Line, launch: _Launch, guards: list[G
     called = launch.calls(loop.function)
     results = [options.run(loop, words) for words in called or ()]
     known = [r for r in results if r is not None] if called and None not in results else []
-    decided, holds = options.guards_hold(loop, line.number, guards, known, _THROUGHPUT)
+    decided, holds = options.guards_hold(loop, line.number, guards, known, SPEC_THROUGHPUT)
     return decided, holds, loop
 
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 
 from infx.config.policy import GOLDEN_DIR, GoldenCurveRef, PolicyReader, draft_kind, golden_refs
-from infx.plan.launch_graph import Branch
+from infx.plan.launch_graph import SPEC_THROUGHPUT
 from infx.signoff.model import Evidence, Outcome, Status
 from infx.signoff.per_verdict import once
 from infx.signoff.rules import options
@@ -27,7 +27,7 @@ from infx.signoff.rules.policy_reads import (
     failed,
     policy,
 )
-from infx.signoff.rules.scan import PRINTS_ONLY, Line, abbreviates, flag_values, printed_lines
+from infx.signoff.rules.scan import Line, abbreviates, flag_values, runs_as_command
 from infx.signoff.rules.shell_values import Variant, variants
 from infx.signoff.rules.spec_decoding import (
     Reading,
@@ -198,8 +198,6 @@ def choose_curve(refs: list[GoldenCurveRef], prefix: str, method: str | None, va
 # acceptance options of servers that parse with argparse, which takes a unique prefix of a long
 # option for it (``--spec-decode-acceptance-len 1.5`` after the pin: the server runs with 1.5)
 _ARGPARSE_FLAGS = ("--spec-decode-acceptance-length", "--spec-decode-acceptance-rate")
-_SHELL = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
-_THROUGHPUT = Branch(eval_only=False, spec=True)  # what an agentic spec config's benchmark rows run
 
 
 def _runs_as_written(evidence: Evidence, lines: list[Line]) -> Callable[[Line], bool]:
@@ -207,14 +205,10 @@ def _runs_as_written(evidence: Evidence, lines: list[Line]) -> Callable[[Line], 
     prints, nor text (a heredoc or program no shell reads, a string given to a no-op or a print:
     scan.printed_lines), nor in a shell function the launch never calls. A pin in such a line
     sets nothing, so it is no pin of the run (the server it starts has none)."""
-    runs = options.function_runs(evidence.head_files, lines, _THROUGHPUT)
+    runs = options.function_runs(evidence.head_files, lines, SPEC_THROUGHPUT)
 
     def as_written(line: Line) -> bool:
-        if line.number is None or not _SHELL.search(line.path):
-            return True
-        if PRINTS_ONLY.match(line.text) or line.number in printed_lines(evidence.head_files.get(line.path) or ""):
-            return False
-        return runs(line)[1] is not False
+        return runs_as_command(line, evidence.head_files.get(line.path) or "") and runs(line)[1] is not False
 
     return as_written
 

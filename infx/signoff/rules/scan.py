@@ -349,6 +349,16 @@ def join_continuations(lines: Iterable[Line]) -> Iterator[Line]:
 # a line whose command only prints (``printf -v NAME`` assigns, so it is not one): what it
 # shows is no setting of the launch
 PRINTS_ONLY = re.compile(r"^\s*(?:echo|printf(?!\s+-v))\b")
+# a path the launch runs as a shell script: a .sh/.bash file, or a file with no extension
+SHELL_FILE = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
+
+
+def runs_as_command(line: Line, text: str) -> bool:
+    """Whether a launch line runs what it holds: any line of a structured file (a recipe), and
+    a shell line that neither only prints nor is text (``printed_lines``: a heredoc or program
+    no shell reads, a multi-line string given to a no-op, a print or a variable)."""
+    return not SHELL_FILE.search(line.path) or line.number is None or not (
+        PRINTS_ONLY.match(line.text) or line.number in printed_lines(text))
 
 
 # a value that is a number, quoted or not, before the punctuation that closes what holds it;

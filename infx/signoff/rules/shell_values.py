@@ -48,6 +48,7 @@ from infx.plan.expand import listed_or_range
 from infx.plan.launch_graph import (
     AGENTIC,
     NODE_ROLE_VARIABLES,
+    SPEC_THROUGHPUT,
     Branch,
     decide,
     exported_variables,
@@ -59,6 +60,7 @@ from infx.plan.launch_graph import (
     writes_in_order,
 )
 from infx.signoff.rules.scan import (
+    SHELL_FILE,
     Guard,
     Line,
     body_spans,
@@ -102,7 +104,6 @@ MAX_DEPTH = 4  # a value that names another variable is followed this many steps
 MAX_VALUE = 4096
 MAX_EXPRESSION = 256  # an awk expression longer than this is not computed (the parser nests)
 _REF = re.compile(r"\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)")
-_SHELL_FILE = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,7 @@ def assignments(lines: Iterable[Line], texts: Mapping[str, str | None]) -> list[
     (``case`` arms included: ``pattern) NAME=value ;;`` assigns under its arm)."""
     found = []
     for line in lines:
-        if line.number is None or not _SHELL_FILE.search(line.path):
+        if line.number is None or not SHELL_FILE.search(line.path):
             continue
         text = texts.get(line.path) or ""
         command = case_arm_body(text, line.number)
@@ -317,7 +318,7 @@ def variants(lines: list[Line], texts: Mapping[str, str | None], entry: Mapping[
                 last_use[slot] = max(last_use.get(slot, 0), ln.number or 0)
     relevant = [a for a in sets if a.name in referenced
                 and last_use.get((a.line.path, a.name), 0) > (a.line.number or 0)]
-    base = branch or Branch(eval_only=False, spec=True)
+    base = branch or SPEC_THROUGHPUT
     out: dict[int, tuple[list[str], tuple[Assignment, ...], tuple[tuple[str, int | None, str], ...]]] = {}
     predicates = list(dict.fromkeys(g.predicate for a in relevant for g in a.guards
                                     if not splits_nodes(g.predicate)))
@@ -632,7 +633,7 @@ def _holds(assignment: Assignment, branch: Branch, assumed: Mapping[str, bool],
 def _write_predicates(lines: list[Line], texts: Mapping[str, str | None], names: set[str]) -> list[str]:
     """The conditions around every line of the launch's shell files that may write one of ``names``."""
     found: dict[str, None] = {}
-    for path in dict.fromkeys(ln.path for ln in lines if ln.number is not None and _SHELL_FILE.search(ln.path)):
+    for path in dict.fromkeys(ln.path for ln in lines if ln.number is not None and SHELL_FILE.search(ln.path)):
         text = texts.get(path) or ""
         writes = shell_writes(text)
         for name in names:
@@ -645,7 +646,7 @@ def _line_guards(lines: list[Line], texts: Mapping[str, str | None]) -> dict[int
     """Index in ``lines`` -> the conditions enclosing that shell line (lines under none left out)."""
     out = {}
     for index, line in enumerate(lines):
-        if line.number is not None and _SHELL_FILE.search(line.path):
+        if line.number is not None and SHELL_FILE.search(line.path):
             guards = tuple(shell_guards(texts.get(line.path) or "", line.number))
             if guards:
                 out[index] = guards
@@ -791,7 +792,7 @@ def _resolve(lines: list[Line], candidates: list[int], sets: list[Assignment], r
     def _lookup(match: re.Match[str], line: Line, took: list[Assignment], here: dict[str, None],
                 depth: int) -> str:
         name, default = match.group(1) or match.group(3), match.group(2)
-        shell = line.number is not None and _SHELL_FILE.search(line.path)
+        shell = line.number is not None and SHELL_FILE.search(line.path)
         if shell and (unmodelled(name, line) or elsewhere(name, line)):
             return match.group(0)
         roles = frozenset((g.predicate, g.negated) for g in shell_guards(texts.get(line.path) or "", line.number or 0)

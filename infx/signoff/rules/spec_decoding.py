@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from infx.plan.launch_graph import Branch, is_recipe, lane_spec
+from infx.plan.launch_graph import SPEC_THROUGHPUT, is_recipe, lane_spec
 from infx.signoff.rules.affected import AffectedConfig
 from infx.signoff.rules.options import function_runs
 from infx.signoff.rules.scan import (
@@ -162,7 +162,7 @@ def thinking_mode(config: AffectedConfig, lines: list[Line],
     if config.recipe and config.recipe.spec:
         return config.recipe.spec.thinking
     if texts is not None:
-        runs = function_runs(texts, lines, Branch(eval_only=False, spec=True))
+        runs = function_runs(texts, lines, SPEC_THROUGHPUT)
         lines = [line for line in lines if not _THINKING_ANY.search(line.text) or runs(line)[1] is not False]
     for pattern in (_THINKING, _DEFAULT_THINKING):
         modes = {"off" if match.group(2).lower() in ("false", "disabled", "off", "0") else "on"
