@@ -30,6 +30,7 @@ from infx.signoff.rules.policy_reads import (
 from infx.signoff.rules.scan import Line, abbreviates, flag_values, runs_as_command
 from infx.signoff.rules.shell_values import Variant, variants
 from infx.signoff.rules.spec_decoding import (
+    ARGPARSE_ACCEPTANCE_FLAGS,
     Reading,
     acceptance_readings,
     draft_length,
@@ -149,7 +150,7 @@ def _judge_variant(reader: PolicyReader, config: AffectedConfig, variant: Varian
     if {"--spec-decode-acceptance-length", "--spec-decode-acceptance-rate"} <= spellings:
         return (f"{where}: ATOM sets both --spec-decode-acceptance-length and --spec-decode-acceptance-rate "
                 f"({_at(variant, readings[0])}), which are mutually exclusive")
-    shortened = next(((ln, word, flag) for ln in lines if runs(ln) for flag in _ARGPARSE_FLAGS
+    shortened = next(((ln, word, flag) for ln in lines if runs(ln) for flag in ARGPARSE_ACCEPTANCE_FLAGS
                       if (word := abbreviates(ln.text, flag)) is not None), None)
     if shortened:
         line, word, flag = shortened
@@ -195,9 +196,6 @@ def choose_curve(refs: list[GoldenCurveRef], prefix: str, method: str | None, va
     return candidates[0] if candidates else None
 
 
-# acceptance options of servers that parse with argparse, which takes a unique prefix of a long
-# option for it (``--spec-decode-acceptance-len 1.5`` after the pin: the server runs with 1.5)
-_ARGPARSE_FLAGS = ("--spec-decode-acceptance-length", "--spec-decode-acceptance-rate")
 
 
 def _runs_as_written(evidence: Evidence, lines: list[Line]) -> Callable[[Line], bool]:

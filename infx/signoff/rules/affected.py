@@ -32,7 +32,7 @@ from infx.signoff import per_verdict
 from infx.signoff.model import Evidence
 from infx.signoff.rules.configs_at import MASTER_PATH, master_files, runner_sku
 from infx.signoff.rules.policy_reads import EvidenceGap, base_text, changed_files, head_text, policy
-from infx.signoff.rules.scan import Line, join_continuations, strip_comment, text_lines
+from infx.signoff.rules.scan import Line, file_rows, join_continuations, strip_comment, text_lines
 
 SPEC_KEY = re.compile(r"-mtp\b|eagle|dspark", re.IGNORECASE)
 SPEC_FLAGS = ("--speculative-config", "--speculative-algorithm", "speculative_config",
@@ -321,7 +321,7 @@ def settings_lines(evidence: Evidence, config: AffectedConfig) -> list[Line]:
     """The ``additional-settings`` of the config's lanes (workers included), each at its line
     of the master config: the launch exports them, so an acceptance length or a serving
     setting may be pinned there."""
-    text = _lines_of(evidence.head_files.get(config.master_path) or "")
+    text = file_rows(evidence.head_files.get(config.master_path) or "")
     start = (config_line(evidence, config) or 1) - 1
     found: list[Line] = []
     for setting in dict.fromkeys(s for _, lane in lanes(config.entry) for s in lane_settings(lane)):
@@ -502,11 +502,6 @@ def _key_lines(text: str) -> dict[str, int]:
             found.setdefault(line[:colon].rstrip(), number)
             colon = line.find(":", colon + 1)
     return found
-
-
-@lru_cache(maxsize=16)
-def _lines_of(text: str) -> tuple[str, ...]:
-    return tuple(text.splitlines())
 
 
 def config_where(evidence: Evidence, config: AffectedConfig) -> str:

@@ -38,6 +38,7 @@ from infx.signoff.rules.scan import (
     body_spans,
     case_arm_body,
     data_lines,
+    file_rows,
     function_spans,
     join_continuations,
     shell_guards,
@@ -366,7 +367,7 @@ def _functions_surely_run(texts: Mapping[str, str | None], wanted: Mapping[str, 
                 continue
             for where, number, words in _sites(texts, wanted, name, branch):
                 text = texts.get(where) or ""
-                row = _rows(text)[number - 1]
+                row = file_rows(text)[number - 1]
                 inside = _enclosing(text, number)
                 if words is None or not _starts_call(name).match(row) or _after_exit(text, number) \
                         or (where == path and number < opened and not _called_after(where, text, inside, opened)) \
@@ -423,7 +424,7 @@ def ends_before(text: str, number: int) -> bool:
     whatever its indentation, under no condition the line is not under, in no loop, subshell
     or multi-line ``{ … }`` group (``cmd || {`` … ``}``) that does not hold the line too, and
     not the second half of a list continued from the line before (``cmd ||`` / ``return 1``)."""
-    rows, data = _rows(text), data_lines(text)
+    rows, data = file_rows(text), data_lines(text)
     function = _enclosing(text, number)
     spans = [(first, last) for name, first, last in function_spans(text)
              if name == function and first < number <= last]
@@ -505,12 +506,6 @@ def _sites(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]], func
                                              for g in shell_guards(text, number)):
                 found.append((path, number, words))
     return found
-
-
-@lru_cache(maxsize=256)
-def _rows(text: str) -> tuple[str, ...]:
-    """The file's lines, split once per text (the readers index them line by line)."""
-    return tuple(text.splitlines())
 
 
 def _enclosing(text: str, number: int) -> str | None:

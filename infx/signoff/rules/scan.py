@@ -349,6 +349,12 @@ def join_continuations(lines: Iterable[Line]) -> Iterator[Line]:
 # a line whose command only prints (``printf -v NAME`` assigns, so it is not one): what it
 # shows is no setting of the launch
 PRINTS_ONLY = re.compile(r"^\s*(?:echo|printf(?!\s+-v))\b")
+@lru_cache(maxsize=256)
+def file_rows(text: str) -> tuple[str, ...]:
+    """A file's lines, split once per text (readers that index them line by line share it)."""
+    return tuple(text.splitlines())
+
+
 # a path the launch runs as a shell script: a .sh/.bash file, or a file with no extension
 SHELL_FILE = re.compile(r"\.(?:sh|bash)$|(?:^|/)[^./]+$")
 

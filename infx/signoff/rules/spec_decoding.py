@@ -198,7 +198,7 @@ def _line_readings(text: str, k: int | None) -> tuple[tuple[float, str], ...]:
             number = first_number(value)
             if number is not None:
                 found.append((number, f"{flag}{joined}{value}"))
-    for value in flag_values(text, "--spec-decode-acceptance-rate"):
+    for value in flag_values(text, _RATE_FLAG):
         number = first_number(value)
         if number is not None and k:
             found.append((1 + number * k, f"--spec-decode-acceptance-rate {value} (k={k})"))
@@ -207,6 +207,10 @@ def _line_readings(text: str, k: int | None) -> tuple[tuple[float, str], ...]:
 
 # flags that give the AL itself, with how a reading spells flag and value
 _ACCEPTANCE_FLAGS = (("synthetic_acceptance_length", "="), ("--spec-decode-acceptance-length", " "))
+_RATE_FLAG = "--spec-decode-acceptance-rate"  # ATOM: a rate per draft token, read as 1 + rate * k
+# the acceptance options of a server that parses with argparse, which takes a unique prefix of a
+# long option for it (``--spec-decode-acceptance-len 1.5`` after the pin: the server runs with 1.5)
+ARGPARSE_ACCEPTANCE_FLAGS = ("--spec-decode-acceptance-length", _RATE_FLAG)
 
 
 def injected_acceptance(lines: list[Line], rules: list[dict], texts: Mapping[str, str | None],
