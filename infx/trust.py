@@ -323,6 +323,20 @@ class BranchPulls:
     retargets: tuple[str, ...]
 
 
+def branch_pull_records(items: Iterable[Any]) -> tuple[tuple[int, str, str, str | None], ...]:
+    """GitHub's PR listing as BranchPulls.pulls: (number, base ref, created_at, closed_at or
+    None) of each PR it holds (items that are no PR are left out)."""
+    return tuple((int(item["number"]), str((item.get("base") or {}).get("ref") or ""),
+                  str(item.get("created_at") or ""), item.get("closed_at") or None)
+                 for item in items if isinstance(item, dict) and isinstance(item.get("number"), int))
+
+
+def retarget_times(timeline: Iterable[Any]) -> tuple[str, ...]:
+    """When a PR's timeline shows its base changed (``base_ref_changed``), as written."""
+    return tuple(str(event.get("created_at") or "") for event in timeline
+                 if isinstance(event, dict) and event.get("event") == "base_ref_changed")
+
+
 def _when(value: object) -> datetime | None:
     if not isinstance(value, str) or not value:
         return None

@@ -179,17 +179,16 @@ class GitHubGateway:
             items = self.client.list_pulls(self.repo, state="all", head=f"{owner}:{branch}",
                                            action=f"listing the pull requests from {owner}:{branch}",
                                            permission="pull-requests: read")
-            items = [item for item in items if isinstance(item, dict) and isinstance(item.get("number"), int)]
-            pulls = tuple((int(item["number"]), str((item.get("base") or {}).get("ref") or ""),
-                           str(item.get("created_at") or ""), item.get("closed_at") or None) for item in items)
+            pulls = trust.branch_pull_records(items)
+            heads = {int(item["number"]): str((item.get("head") or {}).get("sha") or "")
+                     for item in items if isinstance(item, dict) and isinstance(item.get("number"), int)}
             retargets: list[str] = []
-            for item in items:
+            for number, *_ in pulls:
                 # whole or not at all: the timeline() read says a listing cut short is unread
-                events = self.timeline(int(item["number"]), str((item.get("head") or {}).get("sha") or ""))
+                events = self.timeline(number, heads[number])
                 if events is None:
                     return None
-                retargets += [str(e.get("created_at") or "") for e in events
-                              if isinstance(e, dict) and e.get("event") == "base_ref_changed"]
+                retargets += trust.retarget_times(events)
         except (GitHubError, InfxError, KeyError, TypeError, ValueError):
             return None
         return trust.BranchPulls(branch, pulls, tuple(retargets))

@@ -345,9 +345,7 @@ class Reader:
         InfxError when the listing lacks PR `number` itself (it was cut short)."""
         items = self.read(f"listing pull requests from {owner}:{branch}", self.client.list_pulls,
                           self.repo, state="all", head=f"{owner}:{branch}")
-        found = [(int(item["number"]), str((item.get("base") or {}).get("ref") or ""),
-                  str(item.get("created_at") or ""), item.get("closed_at") or None)
-                 for item in items if isinstance(item, dict) and isinstance(item.get("number"), int)]
+        found = list(trust.branch_pull_records(items))
         if number not in {pull[0] for pull in found}:
             raise InfxError(f"the pull requests from {owner}:{branch} are listed without PR #{number} "
                             "itself, so the listing is incomplete")
@@ -581,8 +579,7 @@ def _branch_pulls(reader: Reader, evidence: Evidence, settings: Settings) -> Non
     pr = evidence.pr
     if evidence.timeline is None:
         return
-    retargets = tuple(str(e.get("created_at") or "") for e in evidence.timeline
-                      if e.get("event") == "base_ref_changed")
+    retargets = trust.retarget_times(evidence.timeline)
     if not trust.same_head_repo_name(pr.head_repo, evidence.repo):
         # a fork's (or a deleted fork's) pull_request runs are never ours (infx.trust.run_origin)
         evidence.branch_pulls = trust.BranchPulls(pr.head_ref, (), retargets)
