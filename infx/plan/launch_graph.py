@@ -734,28 +734,26 @@ def _test(text: str, branch: Branch, glob: bool) -> bool | None:
     inner = token.lstrip("[").rstrip("]").strip()
     if "(" in inner or "[" in inner or "]" in inner:
         return None
-    negated = inner.startswith("!")
+    result = _atom(inner, branch, glob)
+    return None if result is None else result != inner.startswith("!")
+
+
+def _atom(inner: str, branch: Branch, glob: bool) -> bool | None:
+    """One test inside its brackets, before a leading ``!`` is applied, or None when not known."""
     unary = _EMPTY_TEST.match(inner)
     if unary and (glob or '"' in inner):  # -n "$X" / -z "$X" ([ -n $X ] with X empty is [ -n ]: true)
         actual = _variable(unary.group(2), branch, None)
-        if actual is None:
-            return None
-        result = (actual != "") == (unary.group(1) == "-n")
-        return not result if negated else result
+        return None if actual is None else (actual != "") == (unary.group(1) == "-n")
     match = _ATOM.match(inner)
     if not match:
         written = _LITERAL_ATOM.match(inner)
         if not written:
             return None
         actual, op, value = written.groups()
-        result = _compare(actual.strip("\"'") if actual[:1] in "\"'" else actual, op, value, glob)
-        return None if result is None else (not result if negated else result)
+        return _compare(actual.strip("\"'") if actual[:1] in "\"'" else actual, op, value, glob)
     name, default, op, value = match.groups()
     actual = _variable(name, branch, default)
-    if actual is None:
-        return None
-    result = _compare(actual, op, value, glob)
-    return None if result is None else (not result if negated else result)
+    return None if actual is None else _compare(actual, op, value, glob)
 
 
 def _compare(actual: str, op: str, value: str, glob: bool) -> bool | None:

@@ -340,16 +340,19 @@ def _launch_key(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]])
 # Configs launched through the same files share the answers (the configs a shared helper
 # reaches, each judged at head and at base): read once per launch and branch. The readers
 # look only at the launch's own files, so the key holds everything they depend on.
+def _launch_maps(launch: _LaunchKey) -> tuple[dict[str, str | None], dict[str, set[int]]]:
+    """A cache key's launch as the readers take it: each file's text, and its lines the launch runs."""
+    return {path: text for path, text, _ in launch}, {path: set(numbers) for path, _, numbers in launch}
+
+
 @lru_cache(maxsize=256)
 def _functions_run_of(launch: _LaunchKey, branch: Branch) -> dict[tuple[str, str], bool | None]:
-    return _functions_run({path: text for path, text, _ in launch},
-                          {path: set(numbers) for path, _, numbers in launch}, branch)
+    return _functions_run(*_launch_maps(launch), branch)
 
 
 @lru_cache(maxsize=256)
 def _functions_surely_run_of(launch: _LaunchKey, branch: Branch) -> set[tuple[str, str]]:
-    return _functions_surely_run({path: text for path, text, _ in launch},
-                                 {path: set(numbers) for path, _, numbers in launch}, branch)
+    return _functions_surely_run(*_launch_maps(launch), branch)
 
 
 def _functions_surely_run(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]],

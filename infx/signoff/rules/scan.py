@@ -590,7 +590,7 @@ _INLINE_PROGRAM = re.compile(r"(?:^|[\s;&|(`])(?:python3?|perl|ruby|node|awk)"
 _MAX_ARMS = 32  # a case of more arms leaves every arm undecided (first-match guards grow as arms**2)
 
 
-# a command that runs nothing with its words: a no-op or a print (its options, then the words)
+# a command that runs nothing with its words: a no-op (``:`` or ``true``) given one string
 _TEXT_COMMAND = re.compile(r"^\s*(?::|true)(?=\s+[\"']\s*$)")
 # a command that prints its words: what it prints may be fed to a shell (``echo "`` … ``" | bash``),
 # so its string is text only where a check asks what the launch itself runs (``printed_lines``)
@@ -678,7 +678,7 @@ def heredoc_opening(line: str) -> re.Match[str] | None:
 
 @dataclass
 class _Frame:
-    """One open ``if`` or ``case`` of the guard scan."""
+    """One open ``if``, ``case`` or ``cmd && {`` / ``cmd || {`` group of the guard scan."""
 
     guards: tuple[Guard, ...] = ()
     word: str | None = None  # a case frame's word; None for an if
@@ -737,6 +737,11 @@ def _commands(line: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _open_if(stack: list[_Frame]) -> _Frame | None:
+    """The innermost open frame when it is an ``if`` (not a case, not a group), else None."""
+    return stack[-1] if stack and stack[-1].word is None and not stack[-1].group else None
+
+
 def _if_structure(line: str, number: int, stack: list[_Frame]) -> tuple[Guard, ...]:
     """Follow the ``if``/``then``/``elif``/``else``/``fi`` words of one line, wherever on the line
     they are (``if C; then A; else B; fi``, ``A; else``, ``else B``, ``fi; B``), changing ``stack``;
@@ -756,7 +761,7 @@ def _if_structure(line: str, number: int, stack: list[_Frame]) -> tuple[Guard, .
             return
         kind, first, last, tests = pending
         pending.clear()
-        top = stack[-1] if stack and stack[-1].word is None and not stack[-1].group else None
+        top = _open_if(stack)
         if kind == "elif" and top is None:
             return
         # a test that runs or assigns anything besides testing runs under the guards it is read at
@@ -783,7 +788,7 @@ def _if_structure(line: str, number: int, stack: list[_Frame]) -> tuple[Guard, .
                 break
             if keyword in ("then", "do", "else", "fi"):
                 close()
-            top = stack[-1] if stack and stack[-1].word is None and not stack[-1].group else None
+            top = _open_if(stack)
             if keyword == "else" and top is not None and top.tested:
                 top.guards = _failed(top.tested)  # every condition of the if failed
             elif keyword == "fi" and top is not None:
