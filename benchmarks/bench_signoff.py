@@ -1,7 +1,9 @@
 """Sign-off bot benchmark: a typical PR (30 files, 10 commits, 100 comments) against the fake server.
 
-Prints wall-clock time and the number of HTTP requests the server saw, next to the bars of
-PRODUCT.md §5 (<= 3 s, <= 30 requests), and the requests of a PR touching only catch-all
+Prints wall-clock time and the requests the server saw, next to the bars of PRODUCT.md §5
+(<= 3 s, <= 30 API requests): every HTTP request, and the API requests among them, which the
+bar counts (the others are downloads from storage URLs an API answer redirects to: tree
+tarballs, artifact zips; GitHub does not count those against the API either), and the requests of a PR touching only catch-all
 paths whose signer is an owner through a team CODEOWNERS lists (Check `codeowner` reads team
 memberships: tests/data/worlds/trust_catch_all_team.yaml). The bot's login is named in the
 environment as the workflows name it (INFX_BOT_LOGIN), so no request asks GitHub for it.
@@ -65,12 +67,12 @@ def changed_files(world: dict) -> int:
             f"/repos/{world['repo']}/pulls/3412/files", action="count", permission="read"))
 
 
-def in_process(world: dict, rounds: int = 5) -> tuple[float, int, str]:
+def in_process(world: dict, rounds: int = 5) -> tuple[float, int, int, str]:
     from infx.github.fake import FakeGitHub
     from infx.signoff import pipeline as publish
     from infx.signoff.trigger.gating import SignoffRef, Trigger
 
-    times, requests, verdict = [], 0, ""
+    times, requests, api, verdict = [], 0, 0, ""
     for _ in range(rounds):
         with FakeGitHub(copy.deepcopy(world)) as fake:
             trigger = Trigger(True, "bench", 3412, SignoffRef("issue_comment", 5003))
@@ -79,8 +81,9 @@ def in_process(world: dict, rounds: int = 5) -> tuple[float, int, str]:
                                     publish.Options(now=datetime(2026, 9, 24, tzinfo=timezone.utc)))
             times.append(time.perf_counter() - start)
             requests = len(fake.requests)
+            api = sum(1 for request in fake.requests if request["origin"] == "api")
             verdict = result.verdict.overall.value if result.verdict else result.kind
-    return statistics.median(times), requests, verdict
+    return statistics.median(times), requests, api, verdict
 
 
 def whole_process(world: dict) -> float:
@@ -103,17 +106,19 @@ def main() -> int:
     pull = world["pulls"][0]
     print(f"typical PR: {changed_files(world)} changed files, {len(pull['commits'])} commits, "
           f"{len(pull['comments'])} comments")
-    seconds, requests, verdict = in_process(world)
+    seconds, requests, api, verdict = in_process(world)
     process = whole_process(world)
     print(f"{'measure':<44}{'infx':>10}{'bar':>10}")
     print(f"{'verification wall-clock (in process, median)':<44}{seconds:>9.3f}s{TIME_BAR:>9.1f}s")
     print(f"{'whole CLI process incl. fake server start':<44}{process:>9.3f}s{TIME_BAR:>9.1f}s")
-    print(f"{'HTTP requests seen by the fake server':<44}{requests:>10}{REQUEST_BAR:>10}")
-    _, catch_all, catch_all_verdict = in_process(yamlio.load_file(CATCH_ALL), rounds=1)
-    print(f"{'  catch-all-only PR, owner through a team':<44}{catch_all:>10}{REQUEST_BAR:>10}")
+    print(f"{'HTTP requests seen by the fake server':<44}{requests:>10}{'':>10}")
+    print(f"{'  of them API requests (storage downloads not)':<44}{api:>10}{REQUEST_BAR:>10}")
+    _, catch_all, catch_all_api, catch_all_verdict = in_process(yamlio.load_file(CATCH_ALL), rounds=1)
+    print(f"{'  catch-all-only PR, owner through a team':<44}{catch_all:>10}{'':>10}")
+    print(f"{'    of them API requests':<44}{catch_all_api:>10}{REQUEST_BAR:>10}")
     print(f"verdict: {verdict}, catch-all: {catch_all_verdict} (the reference bot uses an LLM and "
           "takes minutes)")
-    ok = seconds <= TIME_BAR and process <= TIME_BAR and requests <= REQUEST_BAR
+    ok = seconds <= TIME_BAR and process <= TIME_BAR and api <= REQUEST_BAR and catch_all_api <= REQUEST_BAR
     print("within bars" if ok else "OVER A BAR")
     return 0 if ok else 1
 
