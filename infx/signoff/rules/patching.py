@@ -25,7 +25,8 @@ _COPY = re.compile(r"\b(?:cp|mv|install|rsync|ln|tee|dd)\b")
 # a heredoc that writes files; patching when its script also locates the engine install
 _WRITES = re.compile(r"write_text|\.write\(|open\([^)]*[\"'][wa]\+?[\"']|\bsed\s+-i|>\s*\S")
 _INJECT = re.compile(r"sitecustomize|usercustomize|PYTHONSTARTUP")
-_PIP = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b(?P<rest>.*)")
+# one install command: its words end where the shell list goes on (`pip install X && python …`)
+_PIP = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b(?P<rest>[^;&|]*)")
 _REBUILD = re.compile(r"\bsetup\.py\s+(?:install|develop)\b|\bdocker\s+build\b|\bpip3?\s+install\s+(?:-e\s+)?\.(?:\s|$)")
 BENCHMARK_FILE = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners|configs|scripts|docker|utils)/"
                             r"|Dockerfile|\.sh$|\.patch$|\.diff$")
@@ -94,18 +95,36 @@ def _lowered(markers: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(m.lower() for m in markers)
 
 
-def _folder_after(text: str, folder: str, clones: dict[str, str]) -> str:
+def _folder_after(text: str, folder: str, clones: dict[str, str], lines: list[Line]) -> str:
     """The folder a file is in after this line: `cd X` / `pushd X` enter X (a folder a clone
-    made stands for its repository); `git clone URL [DIR]` remembers DIR -> URL."""
+    made stands for its repository); `git clone URL [DIR]` remembers DIR -> URL. A variable in
+    X, URL or DIR stands for its value when the file gives it exactly one (`_one_value`)."""
     for match in _ENTER.finditer(text):
         if match.group(1):
-            target = match.group(1).strip("'\"")
+            target = _expanded(match.group(1).strip("'\""), lines)
             folder = clones.get(target, target)
         elif match.group(2):
-            url = match.group(2).strip("'\"")
-            target = (match.group(3) or url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")).strip("'\"")
+            url = _expanded(match.group(2).strip("'\""), lines)
+            written = match.group(3).strip("'\"") if match.group(3) else None
+            target = _expanded(written, lines) if written else url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
             clones[target] = f"{target} ({url})"
     return folder
+
+
+def _expanded(word: str, lines: list[Line]) -> str:
+    """``word`` with each ``$NAME`` / ``${NAME}`` the file sets to one literal value replaced by it
+    (others kept as written: a name set twice or from the environment is not known here)."""
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        values = set(literal_assignments(lines, name))
+        if len(values) == 1 and not any(c in (known := next(iter(values))) for c in "$`"):
+            return known
+        return match.group(0)
+
+    return _PLAIN_VAR.sub(value, word) if "$" in word else word
+
+
+_PLAIN_VAR = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
 def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: list[str],
@@ -121,7 +140,7 @@ def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: lis
         if facts is None:
             facts = read[line.text] = _LineFacts(line.text, paths, packages, allowed)
         if facts.enters:
-            folder = _folder_after(line.text, folder, clones)
+            folder = _folder_after(line.text, folder, clones, lines)
         if markers and not facts.names_engine and _component_of(line.text, folder, markers):
             index += 1
             continue
@@ -237,8 +256,7 @@ def _line_lead(text: str, paths: list[str], packages: list[str], allowed: list[s
         return "injects startup code (sitecustomize/usercustomize/PYTHONSTARTUP)"
     if _REBUILD.search(text):
         return "rebuilds the engine or image from source"
-    pip = _PIP.search(text)
-    if pip:
+    for pip in _PIP.finditer(text):
         engine = _engine_install(pip.group("rest"), packages, allowed)
         if engine:
             return f"installs engine package {engine} on top of the pinned image"

@@ -29,6 +29,9 @@ def scan(path: str, *lines: str):
     "echo 'import x' > $(python3 -c 'import site; print(site.getsitepackages()[0])')/sitecustomize.py",
     "export PYTHONSTARTUP=/tmp/hook.py",
     "python setup.py install",
+    # every install of a list is read, not only the first
+    "pip install datasets && pip install vllm==0.9.1",
+    "uv pip install pandas; pip3 install --no-deps sglang",
 ])
 def test_patching_leads(line):
     assert scan("benchmarks/run.sh", line), line
@@ -37,6 +40,9 @@ def test_patching_leads(line):
 @pytest.mark.parametrize("line", [
     "pip install --target /tmp/tok sentencepiece tiktoken",
     "pip install aiperf==0.3 lm_eval[api]",
+    # the install ends where the shell list goes on: `--backend vllm` is the client's option
+    'bash -lc "pip install -q datasets pandas && python3 bench.py --backend vllm --model m"',
+    "pip install datasets; vllm serve m",
     "sed -i 's/x/y/' results.json",
     "cp results.json /tmp/out/",
 ])
@@ -137,3 +143,29 @@ def test_without_the_heredoc_rule_a_config_file_heredoc_in_an_engine_locating_fi
 def test_heredoc_target(line, target):
     from infx.signoff.rules.patching import heredoc_target
     assert heredoc_target(line, HEREDOC_FILES["writers"]) == target
+
+
+def test_a_component_folder_named_by_a_variable_the_file_sets_once():
+    """`cd "$DIR"` where the file sets DIR to one literal value enters that folder (a real
+    launcher, InferenceX #1157: srt-slurm cloned into "$SRT_REPO_DIR", srtctl installed there)."""
+    text = ('SRT_SLURM_RECIPES_REPO="https://github.com/example/srt-slurm.git"\n'
+            'SRT_REPO_DIR="srt-slurm"\n'
+            'git clone "$SRT_SLURM_RECIPES_REPO" "$SRT_REPO_DIR"\n'
+            'cd "${SRT_REPO_DIR}"\n'
+            'uv venv\n'
+            'uv pip install -e .\n')
+    assert scan_with_components(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    # set twice: which folder is entered is not known here
+    'D="srt-slurm"\nD="/sgl-workspace/sglang"\ncd "$D"\npip install -e .\n',
+    # never set in the file: the job's environment names it
+    'cd "$ENGINE_DIR"\npip install -e .\n',
+    # set from a command's output
+    'D="$(python3 -c \'import sglang, os; print(os.path.dirname(sglang.__file__))\')"\ncd "$D"\npip install -e .\n',
+    # the component's folder left for the engine's
+    'D="srt-slurm"\ncd "$D"\ncd /sgl-workspace/sglang\npip install -e .\n',
+])
+def test_a_variable_folder_not_known_to_be_the_component_stays_a_lead(text):
+    assert scan_with_components(text), text
