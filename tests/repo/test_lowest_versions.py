@@ -71,9 +71,30 @@ def test_ci_runs_the_unit_tests_on_the_lowest_versions_and_the_oldest_python():
     oldest = _pyproject()["project"]["requires-python"].removeprefix(">=")
     assert _python(job) == oldest
     runs = "\n".join(str(s.get("run", "")) for s in job["steps"])
-    assert "--require-hashes -r .ci/requirements-lowest.txt" in runs
-    assert "python -m pytest -n auto tests/unit" in runs
-    assert "requirements-tools" not in runs and "requirements-workflows" not in runs
+    assert ".ci/lowest tests/unit" in runs
+    script = (REPO / ".ci" / "lowest").read_text(encoding="utf-8")
+    assert "--require-hashes -r .ci/requirements-lowest.txt" in script
+    assert "requirements-tools" not in script and "requirements-workflows" not in script
+
+
+def _commands(path: Path) -> list[str]:
+    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+def test_ci_run_runs_the_bounds_test_and_fails_when_it_fails():
+    """Issue 25: the lowest-versions run is part of .ci/run, and its failure is the run's."""
+    commands = _commands(REPO / ".ci" / "run")
+    assert ".ci/lowest" in commands
+    after = commands[commands.index(".ci/lowest") + 1:]
+    assert after[0] == "lowest=$?" and 'exit "$lowest"' in after
+
+
+def test_the_bounds_test_reads_the_oldest_python_from_pyproject():
+    script = (REPO / ".ci" / "lowest").read_text(encoding="utf-8")
+    assert "requires-python" in script and "sys.version_info" in script
+    oldest = _pyproject()["project"]["requires-python"]
+    assert re.fullmatch(r">=\d+\.\d+", oldest), "the script reads requires-python in the form >=X.Y"
 
 
 def test_ci_runs_the_unit_tests_on_a_newer_python_than_the_main_job():
