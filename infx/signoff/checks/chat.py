@@ -62,16 +62,21 @@ def _chat_line(text: str) -> bool:
 _EDITED = re.compile(r"\$\{[A-Za-z_]\w*(?:/|#|%|\^|,)[^}]*\}")
 
 
-def _chat_evidence(evidence: Evidence, line: Line) -> bool:
+def _chat_evidence(evidence: Evidence, line: Line, defined: frozenset[str]) -> bool:
     """Whether a launch line sets the client's chat template. In a shell file these do not: a
     variable that only records the choice, a line that prints it, text of a heredoc or an
-    inline program (scan.data_lines)."""
+    inline program (scan.data_lines), the words of a command the launch defines itself and
+    does not hand them on from (``defined``: options.swallowing_commands; its own lines are
+    judged where they are written)."""
     if not _chat_line(line.text):
         return False
+    found = _CHAT.search(line.text)
     if not SHELL_FILE.search(line.path):
         return True
     if not _chat_line(_EDITED.sub("", line.text)):
         return False  # the flag is the pattern an expansion removes or replaces: ${X/--flag/}
+    if options.command_at(line.text, found.start()) in defined:
+        return False
     return not _records_the_choice(line.text) and _is_command(evidence, line)
 
 
@@ -110,7 +115,8 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
     # template of a helper only the accuracy eval runs (run_lm_eval) is not the benchmark's
     runs = options.function_runs(evidence.head_files, lines, SPEC_THROUGHPUT)
     launch = _Launch(evidence, lines)
-    found = [ln for ln in lines if _chat_evidence(evidence, ln) and not _parses_options(evidence, ln)
+    defined = options.swallowing_commands(evidence.head_files, {ln.path for ln in lines if SHELL_FILE.search(ln.path)})
+    found = [ln for ln in lines if _chat_evidence(evidence, ln, defined) and not _parses_options(evidence, ln)
              and (ln.path, ln.number) not in handed and _reaches_a_command(evidence, ln, lines, runs, launch)]
     candidates = [ln for ln in found if runs(ln)[1] is True]
     unproven = [(ln, runs(ln)[0]) for ln in found if runs(ln)[1] is None]

@@ -33,6 +33,7 @@ from functools import lru_cache
 
 from infx.plan.launch_graph import ANY_VARIABLE, FUNCTION_OPEN, Branch, decide, shell_writes
 from infx.signoff.rules.scan import (
+    PRINTS_ONLY,
     Guard,
     Line,
     body_spans,
@@ -41,6 +42,7 @@ from infx.signoff.rules.scan import (
     file_rows,
     function_spans,
     join_continuations,
+    printed_lines,
     shell_guards,
     strip_comment,
     text_lines,
@@ -413,6 +415,58 @@ def _shadowed(text: str) -> frozenset[str]:
     return frozenset(names)
 
 
+def swallowing_commands(texts: Mapping[str, str | None], paths: Iterable[str]) -> frozenset[str]:
+    """The command names the shell files ``paths`` define for themselves without passing their
+    words on: aliases, and functions (nested ones too) none of whose lines that run a command
+    expands ``$@`` or ``$*``. A line whose command is one of them runs that definition, not a
+    program of the same name (``aiperf() { :; }``, then ``aiperf profile …``); a helper that
+    forwards its arguments (``bench() { python3 bench.py "$@"; }``) hands them on."""
+    names: set[str] = set()
+    for path in paths:
+        text = texts.get(path) or ""
+        if not text:
+            continue
+        rows, printed = file_rows(text), printed_lines(text)
+        for name, first, last in function_spans(text):
+            body = [rows[n - 1] for n in range(first + 1, last) if n not in printed]
+            if first == last:  # `f() { cmd "$@"; }`: the words between the braces
+                one = _ONE_LINE_BODY.search(rows[first - 1]) or _ONE_LINE_SUBSHELL.search(rows[first - 1])
+                body = [one.group(1)] if one else []
+            if not any(_ALL_WORDS.search(row) and not PRINTS_ONLY.match(row) for row in body):
+                names.add(name)
+        for match in _ALIAS.finditer(text):
+            names.update(_ALIASED.findall(match.group(1)))
+    return frozenset(names)
+
+
+_ALL_WORDS = re.compile(r"\$(?:[@*]|\{[@*]\})")
+_ONE_LINE_SUBSHELL = re.compile(r"\)\s*\(\s*(.*?)\s*\)\s*;?\s*(?:#.*)?$")
+
+
+# where one command of a line begins (the line's start, a list operator, a pipe, a substitution
+# or subshell, a control word)
+_COMMAND_START = re.compile(r"(?:^|;|&&?|\|\|?|\$?\(|`|\b(?:then|do|else|if|elif|while|until)\b)\s*")
+# what may stand before the command's name: a group or negation, a keyword that runs the next
+# word, assignments and redirections; `command`, `builtin` and `exec` skip functions and aliases
+_BEFORE_NAME = re.compile(r"(?:(?:[({!]|time|nohup|sudo(?:\s+-\S+)*)\s+|[({]|\d*[<>]+&?\S*\s+"
+                          r"|[A-Za-z_]\w*=(?:\"[^\"]*\"|'[^']*'|[^\s\"']\S*|)\s+)*")
+_COMMAND_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+
+
+def command_at(text: str, position: int) -> str | None:
+    """The name of the command whose words hold ``position`` on a shell line (after its
+    assignments, redirections and a wrapper such as ``time``); None when it is an expansion or
+    a path, or starts with ``command``/``builtin``/``exec``, which never run a shell function."""
+    starts = [m.end() for m in _COMMAND_START.finditer(text, 0, position + 1) if m.end() <= position]
+    begin = starts[-1] if starts else 0
+    begin += len(_BEFORE_NAME.match(text, begin).group(0))
+    name = _COMMAND_NAME.match(text, begin)
+    if name is None or name.group(0) in ("command", "builtin", "exec") \
+            or text.startswith(("=", "+=", "["), name.end()):  # an assignment runs no command
+        return None
+    return name.group(0)
+
+
 _UNSET = re.compile(r"\bunset\b([^;&|\n]*)")
 _ALIAS = re.compile(r"\balias\b([^;&|\n]*)")
 _NAME_WORD = re.compile(r"(?<![\w-])([A-Za-z_][\w-]*)(?![\w-])")
@@ -423,10 +477,17 @@ _ALIASED = re.compile(r"(?<![\w-])([A-Za-z_][\w-]*)\s*=")
 def ends_before(text: str, number: int) -> bool:
     """Whether an ``exit`` or ``return`` that the way to line ``number`` surely passes comes
     before it, in the same function body (or at top level): a command of its own on a line,
-    first or after plain ``;``-separated commands (``:; return 0``, ``{ return 0; }``),
+    first or after plain ``;``-separated commands (``:; return 0``, ``{ return 0; }``), or a
+    call there of a function of the file that surely exits (``_exiting_functions``),
     whatever its indentation, under no condition the line is not under, in no loop, subshell
     or multi-line ``{ … }`` group (``cmd || {`` … ``}``) that does not hold the line too, and
     not the second half of a list continued from the line before (``cmd ||`` / ``return 1``)."""
+    return _first_end(text, number, True) is not None
+
+
+def _first_end(text: str, number: int, calls: bool) -> int | None:
+    """The line of the first end ``ends_before`` finds on the way to line ``number`` (with
+    ``calls``, calls of exiting functions count), or None."""
     rows, data = file_rows(text), data_lines(text)
     function = _enclosing(text, number)
     spans = [(first, last) for name, first, last in function_spans(text)
@@ -442,12 +503,48 @@ def ends_before(text: str, number: int) -> bool:
         row = strip_comment(rows[n - 1])
         if not row.strip():
             continue
-        if _ENDS.match(row) and not _CONTINUED.search(previous) and _enclosing(text, n) == function \
+        if (_ENDS.match(row) or calls and _calls_an_exit(text, row, n)) and not _CONTINUED.search(previous) \
+                and _enclosing(text, n) == function \
                 and not any(first <= n <= last and not first <= number <= last for first, last in nested) \
                 and set(shell_guards(text, n)) <= guards:
-            return True
+            return n
         previous = row
-    return False
+    return None
+
+
+def _calls_an_exit(text: str, row: str, number: int) -> bool:
+    """Whether a line's first command (as ``_ENDS`` reads it) calls a function of the file that
+    ends the script (``_exiting_functions``), defined above the line."""
+    exiting = _exiting_functions(text)
+    if not exiting:
+        return False
+    call = _FIRST_CALL.match(row)
+    return call is not None and any(name == call.group(1) and opened < number for name, opened in exiting)
+
+
+@lru_cache(maxsize=256)
+def _exiting_functions(text: str) -> tuple[tuple[str, int], ...]:
+    """(name, opening line) of the functions of a file whose body surely ends the script: the
+    first end ``ends_before`` finds before its closing line is an exit (an exec, a kill of the
+    script, an eval that exits), not a return; or a one-line body that starts with one. A
+    ``f() ( … )`` body runs in a subshell: its exit ends only that."""
+    rows, found = file_rows(text), []
+    for name, opened, closed in function_spans(text):
+        if opened == closed:
+            body = _ONE_LINE_BODY.search(rows[opened - 1])
+            if body and _EXIT.match(body.group(1)):
+                found.append((name, opened))
+        elif not strip_comment(rows[opened - 1]).rstrip().endswith("(") \
+                and (end := _first_end(text, closed, False)) is not None \
+                and _EXIT.match(strip_comment(rows[end - 1]).strip()):
+            found.append((name, opened))
+    return tuple(found)
+
+
+_ONE_LINE_BODY = re.compile(r"^\s*(?:function\s+[A-Za-z_][\w-]*\s*(?:\(\s*\))?|[A-Za-z_][\w-]*\s*\(\s*\))"
+                            r"\s*\{\s*(.*?)\s*\}\s*;?\s*(?:#.*)?$")  # a `( … )` body exits only its subshell
+_FIRST_CALL = re.compile(r"^\s*(?:\{\s*)?(?:(?!(?:if|then|elif|else|do|while|until|for|case|select)\b)"
+                         r"[^;&|(){}`$\n]*;\s*)*([A-Za-z_][\w-]*)(?=\s|[;)}&|]|$)")
 
 
 @lru_cache(maxsize=256)
@@ -471,8 +568,12 @@ def _brace_groups(text: str) -> list[tuple[int, int]]:
 # given a command (the shell becomes that program, or exits when it cannot run it), not one
 # given only redirections (`exec >log 2>&1`, `exec 3<f`, `exec {fd}>f`)
 _EXEC = r"exec\s+(?!\d*[<>]|&>|\{\w+\}[<>])[^\s;&|]"
+# so is a kill of the script's own process (`kill $$`, `kill -9 -- -$$`; signal 0 only probes),
+# and an eval of words that exit or return (`eval 'exit 0'`, `eval exit`)
+_SELF_KILL = r"kill(?![^;&|\n]*\s-(?:s\s*|n\s*|SIG)?0\b)[^;&|\n]*\s-?(?:\$\$|\$\{\$\})(?![\w$])"
+_EVAL_END = r"eval\s+(?:([\"'])[^\"'\n]*\b(?:exit|return)\b[^\"'\n]*\1|(?:exit|return)\b)"
 _ENDS = re.compile(r"^\s*(?:\{\s*)?(?:(?!(?:if|then|elif|else|do|while|until|for|case|select)\b)"
-                   rf"[^;&|(){{}}`$\n]*;\s*)*(?:(?:exit|return)\b(?!\s*=)|{_EXEC})")
+                   rf"[^;&|(){{}}`$\n]*;\s*)*(?:(?:exit|return)\b(?!\s*=)|{_EXEC}|{_SELF_KILL}|{_EVAL_END})")
 _CONTINUED = re.compile(r"(?:\|\||&&|\||\\)\s*$")
 
 
@@ -488,11 +589,12 @@ def _after_exit(text: str, number: int) -> bool:
 def _first_exit(text: str) -> int | None:
     data = data_lines(text)
     return next((n for n, row in enumerate(text.splitlines(), 1)
-                 if _EXIT.match(row) and n not in data and _enclosing(text, n) is None
+                 if (_EXIT.match(row) or _calls_an_exit(text, strip_comment(row), n) and not row[:1].isspace())
+                 and n not in data and _enclosing(text, n) is None
                  and not shell_guards(text, n)), None)
 
 
-_EXIT = re.compile(rf"^(?:exit\b|{_EXEC})")
+_EXIT = re.compile(rf"^(?:exit\b|{_EXEC}|{_SELF_KILL}|{_EVAL_END})")
 
 
 def _sites(texts: Mapping[str, str | None], wanted: Mapping[str, set[int]], function: str,

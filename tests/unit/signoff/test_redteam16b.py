@@ -161,3 +161,66 @@ def test_an_exit_in_a_block_that_runs_on_failure_does_not_end_the_script():
     ends the script for the lines after it."""
     failure = "wait_for_server || {\n    echo down\n    exit 1\n}\naiperf profile --endpoint-type chat --url x\n"
     assert _status(failure) == Status.PASS
+
+
+@pytest.mark.parametrize("body", [
+    # a function of the client's name: the line runs it, not the client
+    "aiperf() { :; }\naiperf profile --endpoint-type chat --url x\n",
+    "aiperf() {\n  true\n}\naiperf profile --endpoint-type chat --url x\n",
+    "function aiperf {\n  return 0\n}\nnohup aiperf profile --endpoint-type chat --url x > log 2>&1 &\n",
+    "aiperf() { :; }\nOUT=$(aiperf profile --endpoint-type chat --url x)\n",
+    "aiperf() { :; }\ncd /tmp && aiperf profile --endpoint-type chat --url x\n",
+    # an alias of that name
+    "shopt -s expand_aliases\nalias aiperf=true\naiperf profile --endpoint-type chat --url x\n",
+    # a function that only prints its words
+    'aiperf() { echo "$@"; }\naiperf profile --endpoint-type chat --url x\n',
+    'aiperf() {\n  printf "%s\\n" "$*"\n}\naiperf profile --endpoint-type chat --url x\n',
+])
+def test_a_command_the_launch_defines_itself_is_not_the_client(body):
+    assert _status(body + RAW) == Status.FAIL
+
+
+def test_a_wrapper_that_skips_functions_runs_the_client():
+    # `command` and `exec` never run a shell function: the program of that name runs
+    assert _status("aiperf() { :; }\ncommand aiperf profile --endpoint-type chat --url x\n") == Status.PASS
+    # a function of another name leaves the client's lines alone
+    assert _status("other() { :; }\naiperf profile --endpoint-type chat --url x\n") == Status.PASS
+    # a helper that hands its words to the client passes them on
+    assert _status('bench() {\n  aiperf profile "$@"\n}\nbench --endpoint-type chat --url x\n') == Status.PASS
+
+
+@pytest.mark.parametrize("end", ["kill $$\n", "kill -9 $$\n", "kill -s KILL -- -$$\n", "eval 'exit 0'\n",
+                                 'eval "exit 0"\n', "eval exit 3\n"])
+def test_a_kill_of_the_script_or_an_eval_that_exits_ends_it(end):
+    assert _status(end + "aiperf profile --endpoint-type chat --url x\n" + RAW) == Status.FAIL
+
+
+@pytest.mark.parametrize("command", ["kill -0 $$\n", "kill $SERVER_PID\n", 'eval "$(python3 -c x)"\n',
+                                     'eval "$CMD"\n'])
+def test_a_kill_of_another_process_or_an_eval_of_other_words_goes_on(command):
+    assert _status(command + "aiperf profile --endpoint-type chat --url x\n") == Status.PASS
+
+
+@pytest.mark.parametrize("stop", [
+    "stop() { exit 0; }\nstop\n",
+    "function stop { exit 0; }\nstop\n",
+    "stop() {\n  exit 0\n}\nstop\n",
+    'stop() {\n  echo "bye"\n  exit 0\n}\nstop "now"\n',
+    "stop() {\n  kill $$\n}\nstop\n",
+])
+def test_a_call_of_a_function_that_exits_ends_the_script(stop):
+    assert _status(stop + "aiperf profile --endpoint-type chat --url x\n" + RAW) == Status.FAIL
+
+
+@pytest.mark.parametrize("call", [
+    'die() {\n  echo "$*" >&2\n  exit 1\n}\n[ -z "$X" ] && die "no X"\n',  # runs only on failure
+    'die() {\n  exit 1\n}\nif [ -z "$X" ]; then\n  die x\nfi\n',
+    "r() {\n  return 0\n  exit 1\n}\nr\n",  # returns first
+    "stop() { exit 0; }\n",  # never called
+    "stop\nstop() { exit 0; }\n",  # called before it is defined
+    'f() {\n  if [ -n "$A" ]; then\n    exit 1\n  fi\n}\nf\n',  # exits only on a condition
+    "f() ( exit 0 )\nf\n",  # a subshell body: its exit ends the subshell
+    "f() (\n  exit 0\n)\nf\n",
+])
+def test_a_call_of_a_function_that_may_not_exit_goes_on(call):
+    assert _status(call + "aiperf profile --endpoint-type chat --url x\n") == Status.PASS

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from infx.plan.launch_graph import Branch
 from infx.signoff.rules import options
 from infx.signoff.rules.scan import Line, shell_guards
@@ -166,3 +168,33 @@ def test_a_substitution_in_a_calls_words_is_one_word():
         (call,) = _calls_of_script(f"f {words}\n")
         assert len(call) == 3 and call[0] == "--n" and call[2] == "--chat", (words, call)
         assert "$" in call[1]  # a value not known here
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("aiperf profile --endpoint-type chat", "aiperf"),
+    ("  FOO=1 time aiperf profile --endpoint-type chat", "aiperf"),
+    ("cd x && aiperf profile --endpoint-type chat", "aiperf"),
+    ("OUT=$(aiperf profile --endpoint-type chat)", "aiperf"),
+    ("if aiperf profile --endpoint-type chat; then", "aiperf"),
+    ("nohup aiperf profile --endpoint-type chat > log 2>&1 &", "aiperf"),
+    ("{ aiperf profile --endpoint-type chat; }", "aiperf"),
+    ("2>/dev/null aiperf profile --endpoint-type chat", "aiperf"),
+    # no command of a name: a wrapper that skips functions, an expansion, an assignment
+    ("command aiperf profile --endpoint-type chat", None),
+    ("exec aiperf profile --endpoint-type chat", None),
+    ('"${cmd[@]}" --endpoint-type chat', None),
+    ("cmd+=(--endpoint-type chat)", None),
+    ('REPLAY_CMD+=" --endpoint-type chat"', None),
+    ('EXTRA="--endpoint-type chat"', None),
+])
+def test_command_at_names_the_command_whose_words_hold_a_position(text, name):
+    assert options.command_at(text, text.index("chat")) == name
+
+
+def test_swallowing_commands_are_aliases_and_functions_that_hand_no_words_on():
+    texts = {"a.sh": ('f() { python3 x.py "$@"; }\ng() { echo "$@"; }\nh() {\n  python3 y.py "$@"\n}\n'
+                      'k() {\n  echo "$@"\n}\nm() ( python3 z "$*" )\nn() { :; }\nalias q=true r=ls\n'
+                      'outer() {\n  inner() { :; }\n  run "${@}"\n}\n'),
+             "b.sh": "s() {\n  true\n}\n"}
+    assert options.swallowing_commands(texts, ["a.sh"]) == {"g", "k", "n", "q", "r", "inner"}
+    assert options.swallowing_commands(texts, ["a.sh", "b.sh", "missing.sh"]) == {"g", "k", "n", "q", "r", "inner", "s"}
