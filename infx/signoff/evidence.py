@@ -29,6 +29,7 @@ from infx.signoff.model import (
     ChangedFile,
     CheckRun,
     Comment,
+    Comparison,
     Evidence,
     ExternalPull,
     Job,
@@ -169,15 +170,17 @@ class Reader:
             data = self.read(what, endpoint, self.repo, ref.id)
         return parsed(lambda item: Comment.from_json(item, ref.kind), data, what)
 
-    def compare(self, base: str, head: str) -> list[ChangedFile]:
+    def compare(self, base: str, head: str) -> Comparison:
         """The changes of `head` since its merge base with `base` (GitHub's three-dot compare)."""
-        data = self.read(f"comparing {head[:12]} with {base}", self.client.compare, self.repo,
+        data = self.read(f"comparing {head[:12]} with {base[:12]}", self.client.compare, self.repo,
                          base, head)
         files = data.get("files") if isinstance(data, dict) else None
         if not isinstance(files, list):
-            raise InfxError(f"unusable answer from GitHub while comparing {head[:12]} with {base}: "
+            raise InfxError(f"unusable answer from GitHub while comparing {head[:12]} with {base[:12]}: "
                             "no file list")
-        return [changed_file(item) for item in files]
+        merge_base = data.get("merge_base_commit")
+        sha = merge_base.get("sha") if isinstance(merge_base, dict) else None
+        return Comparison([changed_file(item) for item in files], sha if isinstance(sha, str) and sha else None)
 
     def permission(self, user: str) -> dict[str, str] | None:
         self.spend(f"reading {user}'s permission")

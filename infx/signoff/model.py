@@ -52,6 +52,15 @@ class ChangedFile:
     deletions: int = 0
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """GitHub's three-dot compare of two commits: the head's changes since their merge base
+    (at most COMPARE_FILE_LIMIT files, as GitHub lists them), and that merge base."""
+
+    files: list[ChangedFile]
+    merge_base: str | None
+
+
 def unposted(author: str = "", body: str = "") -> Comment:
     """A sign-off that is no comment on GitHub: the draft given to `infx signoff preview`
     (its signer and text only), or, with neither, none at all (a head's status, the sweep

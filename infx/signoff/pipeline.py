@@ -12,7 +12,7 @@ from infx.github.markers import Marker, make_marker
 from infx.reuse.posted_head import github_time
 from infx.signoff import checkrun, ownership, render
 from infx.signoff import evidence as ev
-from infx.signoff.model import Comment, Evidence, PullRequest, Status, unposted
+from infx.signoff.model import Comment, Comparison, Evidence, PullRequest, Status, unposted
 from infx.signoff.ports import SignoffClient
 from infx.signoff.rules.policy_reads import first_trusted_file
 from infx.signoff.table import CheckTable, load_table
@@ -285,9 +285,8 @@ class _Session:
             return result
         if problem:
             return self._head_result("pending", NOT_VERIFIED, problem)
-        signed = None if verified == pr.head_sha else \
-            self.reader.compare(evidence.default_branch, verified)
-        bound = binding.inherits(verified, pr.head_sha, evidence.files, signed)
+        bound = binding.inherits(verified, pr.head_sha, evidence.files, None) if verified == pr.head_sha \
+            else self._inheritance(evidence, verified, self.reader.compare(evidence.default_branch, verified))
         if not bound.covered:
             return self._head_result("pending", NOT_VERIFIED, bound.reason)
         if verified == pr.head_sha:
@@ -449,9 +448,27 @@ class _Session:
             return found
         signed = ev.optional(evidence, f"compare:{found.seen}",
                              lambda: self.reader.compare(evidence.default_branch, found.seen))
-        if signed is None and f"compare:{found.seen}" in evidence.unreadable:
-            return found  # the `error` is published by _conclude
-        return binding.inherits(found.seen, pr.head_sha, evidence.files, signed)
+        if signed is None:
+            if f"compare:{found.seen}" in evidence.unreadable:
+                return found  # the `error` is published by _conclude
+            return binding.inherits(found.seen, pr.head_sha, evidence.files, None)
+        return self._inheritance(evidence, found.seen, signed)
+
+    def _inheritance(self, evidence: Evidence, seen: str, signed: Comparison) -> binding.Binding:
+        """Whether the PR head inherits what was signed (or verified) on `seen`, whose compare
+        with the default branch is `signed`; where the same change sits at other lines, what
+        the default branch changed since `seen`'s merge base (up to the PR's base) is read once
+        to tell a change the lines around it moved from one that itself moved."""
+        pr = evidence.pr
+        bound = binding.inherits(seen, pr.head_sha, evidence.files, signed.files)
+        if bound.covered or not bound.moved or signed.merge_base is None:
+            return bound
+        key = f"compare:{signed.merge_base}...{pr.base_sha}"
+        since = ev.optional(evidence, key, lambda: self.reader.compare(signed.merge_base, pr.base_sha))
+        if since is None or len(since.files) >= binding.COMPARE_FILE_LIMIT:
+            return bound  # not known: the moved change is not inherited
+        changed = frozenset(p for f in since.files for p in (f.filename, f.previous_filename) if p)
+        return binding.inherits(seen, pr.head_sha, evidence.files, signed.files, changed)
 
     def _answer_non_owner(self, evidence: Evidence, why: str) -> Result:
         """Answer a sign-off by someone who is not a CODEOWNER of this PR: a comment, no status."""

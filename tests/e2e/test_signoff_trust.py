@@ -406,6 +406,39 @@ def test_a_plain_merge_of_main_inherits_the_signoff(request, fake_github) -> Non
     assert fake.count("GET", "/compare/main...296a93ad6c8fa017e83fb5f404f09f2efc16e1c4") == 1
 
 
+MOVED = "c0ffee0000000000000000000000000000000010"
+MERGED4 = "c0ffee0000000000000000000000000000000012"
+SIGNED_COMPARE = "/compare/main...296a93ad6c8fa017e83fb5f404f09f2efc16e1c4"
+
+
+def test_the_same_change_moved_to_a_repeated_block_needs_a_new_signoff(request, fake_github) -> None:
+    """The PR's diff keeps its text (hunk and context lines) but sits at other lines of a file
+    main did not change: the signed change was for the other block, so nothing is carried."""
+    fake = fake_github(load(request, "trust_moved_change_after_signoff.yaml"))
+    result = verify(fake, actor="chunfangamd", dispatched=True)
+    assert result.kind == "skipped" and statuses(fake, MOVED) == [] and fake.count("POST") == 0
+    assert ("the PR's change to docs/notes.md is the same text at other lines of the file, which the "
+            "default branch did not change since: the change itself moved") in result.reason
+    # the signed head's compare, then what main changed since its merge base
+    assert fake.count("GET", SIGNED_COMPARE) == 1 and fake.count("GET", "/compare/") == 2
+    # nor is a verdict on the signed head carried to it as the new head's required status
+    pull = fake.world["pulls"][0]
+    pull["head"]["sha"] = SEED_HEAD
+    assert verify(fake).verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
+    pull["head"]["sha"] = MOVED
+    head = publish.head_status(fake.client(), fake.world["repo"], 3412)
+    assert head.status == "pending" and statuses(fake, MOVED) == ["pending"]
+    assert "the change itself moved" in head.reason
+
+
+def test_a_merge_of_main_that_moves_the_lines_around_the_change_inherits(request, fake_github) -> None:
+    fake = fake_github(load(request, "trust_shifting_merge_after_signoff.yaml"))
+    result = verify(fake, actor="chunfangamd", dispatched=True)
+    assert result.verdict.overall.value == "PASS" and statuses(fake, MERGED4) == ["pending", "success"]
+    assert "carried from 296a93ad6c8f" in fake.world["statuses"][MERGED4][-1]["description"]
+    assert fake.count("GET", SIGNED_COMPARE) == 1 and fake.count("GET", "/compare/") == 2
+
+
 # --- case 10: the status on every new head ----------------------------------------------------
 
 AFTER_MERGE = "c0ffee0000000000000000000000000000000006"

@@ -12,7 +12,10 @@ the patch with hunk line numbers dropped), for the signed head (GitHub's compare
 default branch with it) and for the assessed head (the PR's files). A plain merge of the
 default branch leaves every path's patch unchanged, so the head inherits; any change of
 the author's own, benchmark-neutral or not, changes a patch or the set of paths, and a new
-sign-off is needed. A path whose patch GitHub does not give (binary or too large) can
+sign-off is needed. Patch-id drops where a hunk is, so a hunk that sits at other lines than
+signed is taken as the same only in a file the default branch changed since the signed head's
+merge base (the lines around it moved); elsewhere the change itself moved (to another block
+of the same lines). A path whose patch GitHub does not give (binary or too large) can
 never be proven identical: no inheritance (fail closed).
 
 Who may re-verify: a dispatched re-verification is started by the signer, or by someone
@@ -61,6 +64,9 @@ class Binding:
     covered: bool
     reason: str
     seen: str | None = None
+    # paths whose own change is the same text at other lines: decided once it is known whether
+    # the default branch changed them since the signed head's merge base (inherits' `base_changed`)
+    moved: tuple[str, ...] = ()
 
     @property
     def carried_from(self) -> str | None:
@@ -124,6 +130,18 @@ def own_changes(files: Sequence[ChangedFile]) -> tuple[dict[str, tuple], list[st
     return changes, unknown
 
 
+def hunk_positions(patch: str | None) -> tuple[str, ...]:
+    """The hunk headers of a patch: where in the file (old and new line numbers) each change is."""
+    return tuple(_HUNK.findall((patch or "").replace("\r\n", "\n")))
+
+
+def moved_paths(signed: Sequence[ChangedFile], head: Sequence[ChangedFile]) -> list[str]:
+    """Paths whose own change is the same text in both diffs (patch-id equal) at other lines."""
+    before = {f.filename: hunk_positions(f.patch) for f in signed}
+    after = {f.filename: hunk_positions(f.patch) for f in head}
+    return sorted(p for p in set(before) & set(after) if before[p] != after[p])
+
+
 def changed_paths(signed: Sequence[ChangedFile], head: Sequence[ChangedFile]) -> list[str]:
     """Paths whose own change differs between the signed head and the assessed head."""
     before, _ = own_changes(signed)
@@ -149,10 +167,15 @@ def decide(*, posted_at: object, runs: Sequence[Any], head: str, head_ref: str,
 
 
 def inherits(seen: str, head: str, head_files: Sequence[ChangedFile] | None,
-             signed_files: Sequence[ChangedFile] | None) -> Binding:
+             signed_files: Sequence[ChangedFile] | None,
+             base_changed: frozenset[str] | None = None) -> Binding:
     """Whether `head` inherits what was signed (or verified) on `seen`: the same commit, or
     the PR's own changes identical path by path (`signed_files`: `seen`'s diff against its
-    merge base; `head_files`: the PR's files now)."""
+    merge base; `head_files`: the PR's files now). A change of the same text at other lines of
+    its file is identical only where the default branch changed that file since the signed
+    head's merge base (`base_changed`: the paths it changed, None when not read), which moves
+    the lines around it; elsewhere the change itself moved (to a repeated block, say), and the
+    result says which paths need `base_changed` (`Binding.moved`)."""
     if seen == head:
         return Binding(True, f"the sign-off was posted on the assessed head {head[:12]}", seen)
     short = f"the sign-off was posted when the PR head was {seen[:12]}"
@@ -171,5 +194,13 @@ def inherits(seen: str, head: str, head_files: Sequence[ChangedFile] | None,
         shown = ", ".join(differ[:5]) + (f" and {len(differ) - 5} more" if len(differ) > 5 else "")
         return Binding(False, f"{short}; since then the PR's own changes differ in {shown}; "
                        f"{NEW_SIGNOFF}", seen)
+    moved = moved_paths(signed_files, head_files)
+    unexplained = [p for p in moved if base_changed is None or p not in base_changed]
+    if unexplained:
+        shown = ", ".join(unexplained[:5]) + (f" and {len(unexplained) - 5} more" if len(unexplained) > 5 else "")
+        why = ("what the default branch changed since could not be read" if base_changed is None else
+               "which the default branch did not change since: the change itself moved")
+        return Binding(False, f"{short}; the PR's change to {shown} is the same text at other lines of "
+                       f"the file, {why}; {NEW_SIGNOFF}", seen, tuple(unexplained) if base_changed is None else ())
     return Binding(True, f"carried from {seen[:12]}: the PR's own changes (its diff against the "
                    "merge base, path by path) are identical to what was signed", seen)

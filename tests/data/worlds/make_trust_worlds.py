@@ -357,6 +357,49 @@ def merge_after_signoff() -> dict:
     return world
 
 
+# a file with two blocks of the same lines, each setting X=1
+NOTES = "docs/notes.md"
+_BLOCK = "a\nb\nc\nX={}\nd\ne\nf\n"
+NOTES_BASE = "# one\n" + _BLOCK.format(1) + "# two\n" + _BLOCK.format(1)
+NOTES_FIRST = "# one\n" + _BLOCK.format(2) + "# two\n" + _BLOCK.format(1)  # the signed change
+MOVED = "c0ffee0000000000000000000000000000000010"
+MAIN3 = "c0ffee0000000000000000000000000000000011"
+MERGED4 = "c0ffee0000000000000000000000000000000012"
+
+
+def _notes_signed() -> dict:
+    """Seed 000 with NOTES on main, and the signed head (09:30) setting X=2 in its first block."""
+    world = SEED.seed000()
+    world["commits"][_root_sha(world)]["files"][NOTES] = NOTES_BASE
+    world["commits"][HEAD]["files"][NOTES] = NOTES_FIRST
+    return world
+
+
+def moved_change_after_signoff() -> dict:
+    """Case 2d: after the sign-off the author moves the change to the second block (10:00):
+    the PR's diff has the same text (hunk and context lines) at other lines of the file, and
+    main did not change the file; the sign-off was for the first block."""
+    world = _notes_signed()
+    _push(world, MOVED, HEAD, {NOTES: "# one\n" + _BLOCK.format(1) + "# two\n" + _BLOCK.format(2)},
+          "set X in the second block", "2026-09-24T10:00:00Z", 35873197711)
+    return world
+
+
+def shifting_merge_after_signoff() -> dict:
+    """Case 2e: after the sign-off main adds lines at the top of NOTES, and the author merges
+    main (10:00): the PR's change is the same text at later lines, moved by main's change."""
+    world = _notes_signed()
+    main = world["branches"]["main"]
+    world["commits"][MAIN3] = {"parents": [main], "files_from": main, "message": "notes: a title",
+                               "files": {NOTES: "# Notes\n\n" + NOTES_BASE}}
+    world["branches"]["main"] = MAIN3
+    world["pulls"][0]["base"]["sha"] = MAIN3
+    _push(world, MERGED4, HEAD, {NOTES: "# Notes\n\n" + NOTES_FIRST}, "Merge branch 'main'",
+          "2026-09-24T10:00:00Z", 35873197712)
+    world["commits"][MERGED4]["parents"] = [HEAD, MAIN3]
+    return world
+
+
 AFTER_MERGE = "c0ffee0000000000000000000000000000000006"
 DOCS_PR = "c0ffee0000000000000000000000000000000007"
 
@@ -556,6 +599,10 @@ WORLDS = (
      "Case 2: a dispatch for PR #3414 naming the sign-off of PR #3412"),
     ("trust_merge_after_signoff.yaml", merge_after_signoff,
      "Case 2: a plain merge of main after the sign-off (the head inherits it)"),
+    ("trust_moved_change_after_signoff.yaml", moved_change_after_signoff,
+     "Case 2: after the sign-off the same change is moved to a repeated block of its file"),
+    ("trust_shifting_merge_after_signoff.yaml", shifting_merge_after_signoff,
+     "Case 2: a merge of main that adds lines above the PR's change after the sign-off (inherited)"),
     ("trust_head_moves.yaml", head_moves,
      "Case 10: the heads a signed-off PR moves to, and a PR that needs no sign-off"),
     ("trust_forged_verdict.yaml", forged_verdict,

@@ -152,7 +152,8 @@ def test_a_plain_merge_of_the_default_branch_inherits() -> None:
     two_hunks = RECIPE_PATCH + "@@ -40,3 +41,3 @@ bench() {\n-  --num-prompts 100\n+  --num-prompts 200\n }\n"
     signed = files(recipe(two_hunks), readme())
     head = files(readme(shifted(README_PATCH, 3)), recipe(shifted(two_hunks, 12)))
-    bound = binding.inherits(A, B, head, signed)
+    changed_since = frozenset({"benchmarks/sglang/dsr1_fp4.sh", "README.md", "other.txt"})
+    bound = binding.inherits(A, B, head, signed, changed_since)
     assert bound.covered and bound.carried_from == A
     assert bound.reason == (f"carried from {A[:12]}: the PR's own changes (its diff against the merge "
                             "base, path by path) are identical to what was signed")
@@ -255,3 +256,31 @@ def test_a_diff_as_long_as_the_compare_limit_cannot_be_compared() -> None:
     assert binding.inherits(A, B, signed[:-1], signed[:-1]).covered
     assert not binding.inherits(A, B, None, signed[:1]).covered
     assert not binding.inherits(A, B, signed[:1], None).covered
+
+
+def test_the_same_change_at_other_lines_needs_the_default_branch_to_have_changed_the_file() -> None:
+    """A change of the same text at other lines is the merge's doing only where the default
+    branch changed that file since the signed head's merge base; elsewhere the change itself
+    moved (to another block of the same lines, say), and a new sign-off is needed."""
+    signed = files(recipe(), readme())
+    head = files(recipe(shifted(RECIPE_PATCH, 20)), readme())
+    unread = binding.inherits(A, B, head, signed)
+    assert not unread.covered and unread.moved == ("benchmarks/sglang/dsr1_fp4.sh",)
+    assert "is the same text at other lines of the file, what the default branch changed since could not be read" \
+        in unread.reason
+    moved = binding.inherits(A, B, head, signed, frozenset({"README.md"}))
+    assert not moved.covered and moved.moved == ()
+    assert moved.reason == (f"the sign-off was posted when the PR head was {A[:12]}; the PR's change to "
+                            "benchmarks/sglang/dsr1_fp4.sh is the same text at other lines of the file, which "
+                            f"the default branch did not change since: the change itself moved; {binding.NEW_SIGNOFF}")
+    assert binding.inherits(A, B, head, signed, frozenset({"benchmarks/sglang/dsr1_fp4.sh"})).covered
+    # at the same lines nothing needs to be read
+    same = binding.inherits(A, B, files(recipe(), readme()), signed)
+    assert same.covered and same.moved == ()
+
+
+def test_hunk_positions_are_the_headers() -> None:
+    patch = "@@ -1,3 +1,4 @@ a\n x\n+y\n@@ -40 +41 @@\n-p\n+q\n"
+    assert binding.hunk_positions(patch) == ("@@ -1,3 +1,4 @@", "@@ -40 +41 @@")
+    assert binding.hunk_positions(patch.replace("\n", "\r\n")) == binding.hunk_positions(patch)
+    assert binding.hunk_positions(None) == ()
