@@ -421,21 +421,23 @@ def swallowing_commands(texts: Mapping[str, str | None], paths: Iterable[str]) -
     expands ``$@`` or ``$*``. A line whose command is one of them runs that definition, not a
     program of the same name (``aiperf() { :; }``, then ``aiperf profile …``); a helper that
     forwards its arguments (``bench() { python3 bench.py "$@"; }``) hands them on."""
+    return frozenset(name for path in paths for name in _swallowing_in(texts.get(path) or ""))
+
+
+@lru_cache(maxsize=256)
+def _swallowing_in(text: str) -> frozenset[str]:
+    """swallowing_commands of one file (read once per file: every config of a helper asks)."""
     names: set[str] = set()
-    for path in paths:
-        text = texts.get(path) or ""
-        if not text:
-            continue
-        rows, printed = file_rows(text), printed_lines(text)
-        for name, first, last in function_spans(text):
-            body = [rows[n - 1] for n in range(first + 1, last) if n not in printed]
-            if first == last:  # `f() { cmd "$@"; }`: the words between the braces
-                one = _ONE_LINE_BODY.search(rows[first - 1]) or _ONE_LINE_SUBSHELL.search(rows[first - 1])
-                body = [one.group(1)] if one else []
-            if not any(_ALL_WORDS.search(row) and not PRINTS_ONLY.match(row) for row in body):
-                names.add(name)
-        for match in _ALIAS.finditer(text):
-            names.update(_ALIASED.findall(match.group(1)))
+    rows, printed = file_rows(text), printed_lines(text)
+    for name, first, last in function_spans(text):
+        body = [rows[n - 1] for n in range(first + 1, last) if n not in printed]
+        if first == last:  # `f() { cmd "$@"; }`: the words between the braces
+            one = _ONE_LINE_BODY.search(rows[first - 1]) or _ONE_LINE_SUBSHELL.search(rows[first - 1])
+            body = [one.group(1)] if one else []
+        if not any(_ALL_WORDS.search(row) and not PRINTS_ONLY.match(row) for row in body):
+            names.add(name)
+    for match in _ALIAS.finditer(text):
+        names.update(_ALIASED.findall(match.group(1)))
     return frozenset(names)
 
 
