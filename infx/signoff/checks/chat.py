@@ -39,7 +39,6 @@ from infx.signoff.table import Settings
 _CHAT = re.compile(r"/v1/chat/completions|--endpoint-type[ =]chat\b|--apply-chat-template"
                    r"|--use-chat-template|\bopenai-chat\b|use_chat_template\s*[:=]\s*true"
                    r"|endpoint_type\s*[:=]\s*[\"']?chat\b", re.IGNORECASE)
-_SPEC_GUARD = re.compile(r"mtp|spec|draft|eagle|dspark|nextn", re.IGNORECASE)
 _RAW_ENDPOINT = re.compile(r"/v1/completions\b|--endpoint-type[ =]completions\b", re.IGNORECASE)
 _RAW = re.compile(_RAW_ENDPOINT.pattern + r"|--backend[ =](?:openai|vllm|sglang)\b(?!-chat)", re.IGNORECASE)
 
@@ -134,7 +133,9 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
         guard = _unproven_guard(evidence, candidates[0], launch)
         return False, (f"{where}: the chat template is applied only under {code(guard)} at "
                        f"{candidates[0].where()}, which could not be shown to hold for this "
-                       "spec-decode config (accepted guards test the MTP/speculative/draft setting)")
+                       "spec-decode config (a condition is accepted when the launch decides it for a "
+                       "spec config's throughput run, as it does EVAL_ONLY, IS_MTP and SPEC_DECODING, "
+                       "or when the helper's option loop sets it on every call)")
     if unproven:
         line, function = unproven[0]
         if function is None:
@@ -393,12 +394,13 @@ class _Launch:
 
 def _unproven_guard(evidence: Evidence, line: Line, launch: _Launch,
                     guards: list[Guard] | None = None) -> str | None:
-    """The first enclosing condition that does not test spec decoding (None: every one does).
-    Shared helpers add the chat flag only when MTP is on, which a spec config satisfies; a
-    condition the launch graph decides (EVAL_ONLY, IS_MTP, SPEC_DECODING) holds when a spec
-    config's throughput run takes the side the line is on; inside a helper that reads its
-    options in a loop, the arm a line is in and the conditions on what the loop sets hold when
-    every call the config's launch makes passes the options that take them (rules.options).
+    """The first enclosing condition not shown to hold for a spec config's throughput run
+    (None: every one is). A condition the launch graph decides (EVAL_ONLY, IS_MTP,
+    SPEC_DECODING) holds when that run takes the side the line is on;
+    inside a helper that reads its options in a loop, the arm a line is in and the conditions
+    on what the loop sets hold when every call the config's launch makes passes the options
+    that take them (rules.options). Any other condition is not known to hold, whatever it
+    names (``[ "$SPEC" = never ]`` mentions spec decoding and never holds): no guess.
     ``guards``: those of the line's conditions to judge (default: all)."""
     guards = _guards(evidence, line) if guards is None else guards
     by_loop, holds, loop = _loop_guards(evidence, line, launch, guards)
@@ -409,11 +411,7 @@ def _unproven_guard(evidence: Evidence, line: Line, launch: _Launch,
         if any(guard is g for g in by_loop):
             continue
         taken = decide(guard.predicate, SPEC_THROUGHPUT)
-        if taken is not None:
-            if taken != guard.negated:
-                continue
-            return ("else of " if guard.negated else "") + guard.predicate
-        if guard.negated or not _SPEC_GUARD.search(guard.predicate):
+        if taken is None or taken == guard.negated:
             return ("else of " if guard.negated else "") + guard.predicate
     return None
 

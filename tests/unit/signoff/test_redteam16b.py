@@ -224,3 +224,19 @@ def test_a_call_of_a_function_that_exits_ends_the_script(stop):
 ])
 def test_a_call_of_a_function_that_may_not_exit_goes_on(call):
     assert _status(call + "aiperf profile --endpoint-type chat --url x\n") == Status.PASS
+
+
+@pytest.mark.parametrize("guard", [
+    '[ "$SPEC" = never ]',  # names spec decoding, never holds
+    '[ "$USE_EAGLE" = "1" ]',  # a setting the launch does not decide
+    '[[ "$DRAFT_MODEL" == *nothing* ]]',
+])
+def test_a_condition_the_launch_does_not_decide_is_no_proof_whatever_it_names(guard):
+    outcome_status = _status(f"if {guard}; then\n  aiperf profile --endpoint-type chat --url x\nfi\n" + RAW)
+    assert outcome_status == Status.FAIL
+
+
+@pytest.mark.parametrize("guard", ['[ "$IS_MTP" = "true" ]', '[ "${SPEC_DECODING}" != "none" ]',
+                                   '[ "${EVAL_ONLY:-false}" != "true" ]'])
+def test_a_condition_the_launch_decides_for_a_spec_config_holds(guard):
+    assert _status(f"if {guard}; then\n  aiperf profile --endpoint-type chat --url x\nfi\n") == Status.PASS
