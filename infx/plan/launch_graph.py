@@ -641,6 +641,7 @@ _JOIN = re.compile(r"\s*(&&|\|\||\s-a\s|\s-o\s)\s*")
 # `{ a || b; }` inside a condition: an innermost group (no braces in it but ${…} expansions)
 _GROUP = re.compile(r"(?<!\$)\{\s+((?:[^{};]|\$\{[^{}]*\})+?);\s*\}")
 _KNOWN = {True: "__infx_true__", False: "__infx_false__", None: "__infx_unknown__"}
+_FIXED_STATUS = {"true": True, ":": True, "false": False}
 _UNDECIDED_ARM = " undecided"
 _CASE_GUARD = re.compile(r"^case\s+(.+?)\s+in\s+(.+)\)$")
 _ANY_REF = re.compile(r"\$\{?([A-Za-z_]\w*)")
@@ -731,6 +732,8 @@ def _test(text: str, branch: Branch, glob: bool) -> bool | None:
     token = text.strip()
     if token in _KNOWN.values():
         return next(k for k, v in _KNOWN.items() if v == token)
+    if token in _FIXED_STATUS:  # the commands `true` / `:` and `false` (`[ false ]` is a string test)
+        return _FIXED_STATUS[token]
     inner = token.lstrip("[").rstrip("]").strip()
     if "(" in inner or "[" in inner or "]" in inner:
         return None

@@ -524,7 +524,7 @@ def body_spans(text: str) -> tuple[tuple[str, int, int], ...]:
     return tuple(spans)
 
 
-_CONTROL_WORD = re.compile(r"\b(?:if|then|elif|else|fi)\b")
+_CONTROL_WORD = re.compile(r"\b(?:if|then|elif|else|fi|while|until|do|done)\b")
 # a reserved word that starts a command, before the rest of it (`then AL=3`, `! [ … ]`, `{ if …`)
 _LEADING_WORD = re.compile(r"(then|else|elif|fi|do|done|if|while|until|\{|\}|!)(?=\s|$)\s*")
 _PURE_TEST = re.compile(r"^!?\s*(?:\[\[?\s|test\s)")
@@ -678,7 +678,7 @@ def heredoc_opening(line: str) -> re.Match[str] | None:
 
 @dataclass
 class _Frame:
-    """One open ``if``, ``case`` or ``cmd && {`` / ``cmd || {`` group of the guard scan."""
+    """One open ``if``, ``case``, ``cmd && {`` / ``cmd || {`` group or loop of the guard scan."""
 
     guards: tuple[Guard, ...] = ()
     word: str | None = None  # a case frame's word; None for an if
@@ -689,6 +689,8 @@ class _Frame:
     tested: tuple[Guard, ...] = ()  # an if frame's conditions so far (if, then each elif)
     group: bool = False  # a `cmd && {` / `cmd || {` group: its body runs as the list decides
     depth: int = 0  # a group frame's inner `{` lines not yet closed
+    loop: bool = False  # a loop's body (`do` … `done`): a while/until's guarded by its first test
+    awaiting_do: bool = False  # a while/until frame whose `do` is still to come
 
 
 def _failed(tested: tuple[Guard, ...]) -> tuple[Guard, ...]:
@@ -738,8 +740,8 @@ def _commands(line: str) -> list[tuple[int, int]]:
 
 
 def _open_if(stack: list[_Frame]) -> _Frame | None:
-    """The innermost open frame when it is an ``if`` (not a case, not a group), else None."""
-    return stack[-1] if stack and stack[-1].word is None and not stack[-1].group else None
+    """The innermost open frame when it is an ``if`` (not a case, a group or a loop), else None."""
+    return stack[-1] if stack and stack[-1].word is None and not stack[-1].group and not stack[-1].loop else None
 
 
 def _if_structure(line: str, number: int, stack: list[_Frame]) -> tuple[Guard, ...]:
@@ -769,7 +771,10 @@ def _if_structure(line: str, number: int, stack: list[_Frame]) -> tuple[Guard, .
             outer = tuple(g for frame in stack[:-1] for g in frame.guards)
             commands.append(outer + _failed(top.tested) if kind == "elif" and top else current())
         tested = Guard(line[first:last].strip(), False, number)
-        if kind == "if":
+        if kind in ("while", "until"):
+            # the body runs (at least once) when the first test lets it in: as an `if` of it
+            stack.append(_Frame((Guard(tested.predicate, kind == "until", number),), loop=True, awaiting_do=True))
+        elif kind == "if":
             stack.append(_Frame((tested,), tested=(tested,)))
         elif kind == "elif" and top is not None:
             top.guards = _failed(top.tested) + (tested,)
@@ -788,6 +793,13 @@ def _if_structure(line: str, number: int, stack: list[_Frame]) -> tuple[Guard, .
                 break
             if keyword in ("then", "do", "else", "fi"):
                 close()
+            if keyword == "do":  # a while/until's own `do`, or a for/select loop's (no guard)
+                if stack and stack[-1].loop and stack[-1].awaiting_do:
+                    stack[-1].awaiting_do = False
+                else:
+                    stack.append(_Frame(loop=True))
+            elif keyword == "done" and stack and stack[-1].loop:
+                stack.pop()
             top = _open_if(stack)
             if keyword == "else" and top is not None and top.tested:
                 top.guards = _failed(top.tested)  # every condition of the if failed

@@ -88,9 +88,16 @@ def test_a_return_before_the_chat_line():
         assert _status(script) == Status.PASS, failing
 
 
-@pytest.mark.xfail(strict=True, reason="shell_guards does not read multi-line while/until/for bodies")
-def test_a_call_in_a_multi_line_loop_that_never_runs():
-    assert _status(BENCH + "while false; do\n  bench\ndone\n" + RAW) == Status.FAIL
+@pytest.mark.parametrize("loop", ["while false; do\n  bench\ndone\n", "until true\ndo\n  bench\ndone\n",
+                                  "while [ 1 = 2 ]; do\n  bench\ndone\n"])
+def test_a_call_in_a_multi_line_loop_that_never_runs(loop):
+    assert _status(BENCH + loop + RAW) == Status.FAIL
+
+
+@pytest.mark.parametrize("loop", ["for c in 1 2; do\n  bench\ndone\n", "while true; do\n  bench\n  break\ndone\n",
+                                  'for i in "${!CONCURRENCIES[@]}"; do\n  bench\ndone\n'])
+def test_a_call_in_a_loop_that_runs_or_a_for_loop_is_proof(loop):
+    assert _status(BENCH + loop) == Status.PASS
 
 
 def test_a_later_endpoint_type_overrides_the_chat_one():

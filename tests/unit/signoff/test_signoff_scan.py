@@ -104,3 +104,11 @@ def test_a_group_after_a_list_operator_guards_its_lines_by_the_lists_command():
     guards = {n: [(g.predicate, g.negated) for g in shell_guards(text, n)] for n in range(1, 14)}
     assert guards[3] == [("check", True)] and guards[5] == [("check", True)]
     assert guards[7] == [] and guards[9] == [("ok", False)] and guards[12] == []
+
+
+def test_a_while_or_until_body_is_guarded_by_its_first_test_and_a_for_body_by_nothing():
+    text = ("while false; do\n  a\ndone\nfor x in a b; do\n  y\ndone\nuntil [ -f x ]\ndo\n  s\ndone\n"
+            "while read -r l; do\n  if [ a = b ]; then\n    z\n  fi\n  w\ndone\nafter\n")
+    guards = {n: [(g.predicate, g.negated) for g in shell_guards(text, n)] for n in (2, 5, 9, 13, 15, 17)}
+    assert guards == {2: [("false", False)], 5: [], 9: [("[ -f x ]", True)],
+                      13: [("read -r l", False), ("[ a = b ]", False)], 15: [("read -r l", False)], 17: []}
