@@ -26,7 +26,8 @@ _COPY = re.compile(r"\b(?:cp|mv|install|rsync|ln|tee|dd)\b")
 _WRITES = re.compile(r"write_text|\.write\(|open\([^)]*[\"'][wa]\+?[\"']|\bsed\s+-i|>\s*\S")
 _INJECT = re.compile(r"sitecustomize|usercustomize|PYTHONSTARTUP")
 # one install command: its words end where the shell list goes on (`pip install X && python …`)
-_PIP = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b(?P<rest>[^;&|]*)")
+# (a quoted `;`, `&` or `|` is a word's: `"numpy; python_version<'3.12'" vllm`, `"https://h/?a=1&b=2"`)
+_PIP = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b(?P<rest>(?:\"[^\"]*\"|'[^']*'|[^;&|\"'])*)")
 _REBUILD = re.compile(r"\bsetup\.py\s+(?:install|develop)\b|\bdocker\s+build\b|\bpip3?\s+install\s+(?:-e\s+)?\.(?:\s|$)")
 BENCHMARK_FILE = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners|configs|scripts|docker|utils)/"
                             r"|Dockerfile|\.sh$|\.patch$|\.diff$")
@@ -113,18 +114,24 @@ def _folder_after(text: str, folder: str, clones: dict[str, str], lines: list[Li
 
 def _expanded(word: str, lines: list[Line]) -> str:
     """``word`` with each ``$NAME`` / ``${NAME}`` the file sets to one literal value replaced by it
-    (others kept as written: a name set twice or from the environment is not known here)."""
+    (others kept as written: a name set twice or from the environment is not known here; nor
+    is one the lines write in any other way, ``NAME+=…``, ``read NAME``, ``for NAME in …``).
+    ``lines``: those before the line that holds ``word``."""
     def value(match: re.Match[str]) -> str:
         name = match.group(1) or match.group(2)
         values = set(literal_assignments(lines, name))
-        if len(values) == 1 and not any(c in (known := next(iter(values))) for c in "$`"):
-            return known
+        written = re.compile(rf"(?<![\w$]){re.escape(name)}(?!\w)")
+        if len(values) == 1 and _ONE_WORD.fullmatch(known := next(iter(values))) \
+                and sum(1 for ln in lines if written.search(ln.text.replace("${" + name, ""))) \
+                == len(literal_assignments(lines, name)):
+            return known  # one plain word: `D=/sgl-workspace/sglang; echo lmcache` gives D no marker
         return match.group(0)
 
     return _PLAIN_VAR.sub(value, word) if "$" in word else word
 
 
 _PLAIN_VAR = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+_ONE_WORD = re.compile(r"[^\s;&|<>()$`\"'\\#]+")
 
 
 def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: list[str],
@@ -140,7 +147,7 @@ def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: lis
         if facts is None:
             facts = read[line.text] = _LineFacts(line.text, paths, packages, allowed)
         if facts.enters:
-            folder = _folder_after(line.text, folder, clones, lines)
+            folder = _folder_after(line.text, folder, clones, lines[:index])  # what is set before it
         if markers and not facts.names_engine and _component_of(line.text, folder, markers):
             index += 1
             continue
