@@ -258,8 +258,11 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],
             return False
     # a use that also passes another endpoint setting after it (``"${cmd[@]}" --endpoint-type
     # completions``: the client takes the last) gives the client no chat template
+    # nor does a use in the words of a command the launch defines without handing them on
+    defined = options.swallowing_commands(evidence.head_files, {ln.path for ln in lines if SHELL_FILE.search(ln.path)})
     uses = [other for other in lines if other is not line and (found := use.search(other.text))
             and _runs_the_expansion(other.text, found.start(), found.end())
+            and (not SHELL_FILE.search(other.path) or options.command_at(other.text, found.start()) not in defined)
             and (other.path != line.path or (other.number or 0) > line.number)]
     # a condition with an expansion on each of its arms (``if …; then "${cmd[@]}" & else
     # "${cmd[@]}"; fi``): one of them runs, whichever way it goes, when each such expansion

@@ -434,14 +434,15 @@ def _swallowing_in(text: str) -> frozenset[str]:
         if first == last:  # `f() { cmd "$@"; }`: the words between the braces
             one = _ONE_LINE_BODY.search(rows[first - 1]) or _ONE_LINE_SUBSHELL.search(rows[first - 1])
             body = [one.group(1)] if one else []
-        if not any(_ALL_WORDS.search(row) and not PRINTS_ONLY.match(row) for row in body):
+        if not any(_ALL_WORDS.search(strip_comment(row)) and not PRINTS_ONLY.match(row) for row in body):
             names.add(name)
     for match in _ALIAS.finditer(text):
         names.update(_ALIASED.findall(match.group(1)))
     return frozenset(names)
 
 
-_ALL_WORDS = re.compile(r"\$(?:[@*]|\{[@*]\})")
+# its words, all or some: "$@", $*, "${@:2}", $1, "${2:-x}" (a helper that takes the flag as its first word)
+_ALL_WORDS = re.compile(r"\$(?:[@*1-9]|\{[@*1-9][^}]*\})")
 _ONE_LINE_SUBSHELL = re.compile(r"\)\s*\(\s*(.*?)\s*\)\s*;?\s*(?:#.*)?$")
 
 
@@ -450,7 +451,7 @@ _ONE_LINE_SUBSHELL = re.compile(r"\)\s*\(\s*(.*?)\s*\)\s*;?\s*(?:#.*)?$")
 _COMMAND_START = re.compile(r"(?:^|;|&&?|\|\|?|\$?\(|`|\b(?:then|do|else|if|elif|while|until)\b)\s*")
 # what may stand before the command's name: a group or negation, a keyword that runs the next
 # word, assignments and redirections; `command`, `builtin` and `exec` skip functions and aliases
-_BEFORE_NAME = re.compile(r"(?:(?:[({!]|time|nohup|sudo(?:\s+-\S+)*)\s+|[({]|\d*[<>]+&?\S*\s+"
+_BEFORE_NAME = re.compile(r"(?:(?:[({!]|time(?:\s+-p)?|nohup|sudo(?:\s+-\S+)*)\s+|[({]|\d*[<>]+&?\S*\s+"
                           r"|[A-Za-z_]\w*=(?:\"[^\"]*\"|'[^']*'|[^\s\"']\S*|)\s+)*")
 _COMMAND_NAME = re.compile(r"[A-Za-z_][\w.-]*")
 
@@ -505,7 +506,8 @@ def _first_end(text: str, number: int, calls: bool) -> int | None:
         row = strip_comment(rows[n - 1])
         if not row.strip():
             continue
-        if (_ENDS.match(row) or calls and _calls_an_exit(text, row, n)) and not _CONTINUED.search(previous) \
+        if (_ENDS.match(row) and not _detached(row) or calls and _calls_an_exit(text, row, n)) \
+                and not _CONTINUED.search(previous) \
                 and _enclosing(text, n) == function \
                 and not any(first <= n <= last and not first <= number <= last for first, last in nested) \
                 and set(shell_guards(text, n)) <= guards:
@@ -520,8 +522,16 @@ def _calls_an_exit(text: str, row: str, number: int) -> bool:
     exiting = _exiting_functions(text)
     if not exiting:
         return False
-    call = _FIRST_CALL.match(row)
-    return call is not None and any(name == call.group(1) and opened < number for name, opened in exiting)
+    names = {name for name, opened in exiting if opened < number}
+    position = 0
+    while (call := _CALL_AT.match(row, position)) is not None:  # each plain `cmd;` before it too
+        if call.group(1) in names:
+            return not _detached(row, call.group(1))
+        plain = _PLAIN_COMMAND.match(row, position)
+        if plain is None:
+            return False
+        position = plain.end()
+    return False
 
 
 @lru_cache(maxsize=256)
@@ -545,8 +555,9 @@ def _exiting_functions(text: str) -> tuple[tuple[str, int], ...]:
 
 _ONE_LINE_BODY = re.compile(r"^\s*(?:function\s+[A-Za-z_][\w-]*\s*(?:\(\s*\))?|[A-Za-z_][\w-]*\s*\(\s*\))"
                             r"\s*\{\s*(.*?)\s*\}\s*;?\s*(?:#.*)?$")  # a `( … )` body exits only its subshell
-_FIRST_CALL = re.compile(r"^\s*(?:\{\s*)?(?:(?!(?:if|then|elif|else|do|while|until|for|case|select)\b)"
-                         r"[^;&|(){}`$\n]*;\s*)*([A-Za-z_][\w-]*)(?=\s|[;)}&|]|$)")
+_CALL_AT = re.compile(r"\s*(?:\{\s*)?(?!(?:if|then|elif|else|do|while|until|for|case|select)\b)"
+                      r"([A-Za-z_][\w-]*)(?=\s|[;)}&|]|$)")
+_PLAIN_COMMAND = re.compile(r"\s*(?:\{\s*)?(?!(?:if|then|elif|else|do|while|until|for|case|select)\b)[^;&|(){}`$\n]*;")
 
 
 @lru_cache(maxsize=256)
@@ -572,11 +583,35 @@ def _brace_groups(text: str) -> list[tuple[int, int]]:
 _EXEC = r"exec\s+(?!\d*[<>]|&>|\{\w+\}[<>])[^\s;&|]"
 # so is a kill of the script's own process (`kill $$`, `kill -9 -- -$$`; signal 0 only probes),
 # and an eval of words that exit or return (`eval 'exit 0'`, `eval exit`)
-_SELF_KILL = r"kill(?![^;&|\n]*\s-(?:s\s*|n\s*|SIG)?0\b)[^;&|\n]*\s-?(?:\$\$|\$\{\$\})(?![\w$])"
+_SELF_KILL = r"kill(?![^;&|\n]*\s-(?:s\s*|n\s*|SIG)?0\b)[^;&|\n]*\s[\"']?-?(?:\$\$|\$\{\$\})(?![\w$])"
 _EVAL_END = r"eval\s+(?:([\"'])[^\"'\n]*\b(?:exit|return)\b[^\"'\n]*\1|(?:exit|return)\b)"
 _ENDS = re.compile(r"^\s*(?:\{\s*)?(?:(?!(?:if|then|elif|else|do|while|until|for|case|select)\b)"
                    rf"[^;&|(){{}}`$\n]*;\s*)*(?:(?:exit|return)\b(?!\s*=)|{_EXEC}|{_SELF_KILL}|{_EVAL_END})")
 _CONTINUED = re.compile(r"(?:\|\||&&|\||\\)\s*$")
+
+
+def _detached(row: str, call: str | None = None) -> bool:
+    """Whether a line's end runs apart from the script: a group or function call put in the
+    background or a pipeline (``{ sleep 7200; kill $$; } &``, ``watchdog &``, ``start_server
+    > log 2>&1 &``, ``stop | tee log``), whose exit, exec or kill ends only its own subshell or
+    comes later; a kill of the script it backgrounds itself (``kill $$ &``) still ends it."""
+    words = re.sub(r"\d*[<>]&\d*|&>>?", " ", strip_comment(row))  # redirections' &
+    group = re.match(r"^\s*\{.*\}", words)
+    if group:  # `{ …; exit 0; } &`: what follows the group
+        own = words[group.end():]
+    else:  # the end's own command (the first that is one), up to the next list operator
+        first = (re.match(rf"^\s*(?:(?!{re.escape(call)}\b)[^;&|(){{}}`$\n]*;\s*)*({re.escape(call)})\b", words)
+                 if call else _END_WORD.match(words))
+        own = words[first.start(1):] if first else words
+        if _SELF_KILL_FIRST.match(own):
+            return False
+    return _DETACHING.search(re.split(r";|&&|\|\|", own, maxsplit=1)[0]) is not None
+
+
+# the plain `cmd;` commands before a line's end, and the end's first word
+_END_WORD = re.compile(r"^\s*(?:(?!(?:exit|return|exec|kill|eval)\b)[^;&|(){}`$\n]*;\s*)*((?:exit|return|exec|kill|eval)\b)")
+_SELF_KILL_FIRST = re.compile(rf"^\s*{_SELF_KILL}")
+_DETACHING = re.compile(r"(?<![&|])&(?!&)|(?<!\|)\|(?!\|)")
 
 
 def _after_exit(text: str, number: int) -> bool:
@@ -591,7 +626,8 @@ def _after_exit(text: str, number: int) -> bool:
 def _first_exit(text: str) -> int | None:
     data = data_lines(text)
     return next((n for n, row in enumerate(text.splitlines(), 1)
-                 if (_EXIT.match(row) or _calls_an_exit(text, strip_comment(row), n) and not row[:1].isspace())
+                 if (_EXIT.match(row) and not _detached(row)
+                     or _calls_an_exit(text, strip_comment(row), n) and not row[:1].isspace())
                  and n not in data and _enclosing(text, n) is None
                  and not shell_guards(text, n)), None)
 
