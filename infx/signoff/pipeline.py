@@ -456,19 +456,24 @@ class _Session:
 
     def _inheritance(self, evidence: Evidence, seen: str, signed: Comparison) -> binding.Binding:
         """Whether the PR head inherits what was signed (or verified) on `seen`, whose compare
-        with the default branch is `signed`; where the same change sits at other lines, what
-        the default branch changed since `seen`'s merge base (up to the PR's base) is read once
-        to tell a change the lines around it moved from one that itself moved."""
+        with the default branch is `signed`. Where the same change sits at other lines, the
+        default branch's change between `seen`'s merge base and the head's (read only then: the
+        head's compare gives its merge base, a compare of the two bases the change) tells a
+        change the lines around it moved from one that itself moved."""
         pr = evidence.pr
         bound = binding.inherits(seen, pr.head_sha, evidence.files, signed.files)
         if bound.covered or not bound.moved or signed.merge_base is None:
             return bound
-        key = f"compare:{signed.merge_base}...{pr.base_sha}"
-        since = ev.optional(evidence, key, lambda: self.reader.compare(signed.merge_base, pr.base_sha))
-        if since is None or len(since.files) >= binding.COMPARE_FILE_LIMIT:
+        now = ev.optional(evidence, f"compare:{pr.head_sha}",
+                          lambda: self.reader.compare(evidence.default_branch, pr.head_sha))
+        if now is None or now.merge_base is None:
             return bound  # not known: the moved change is not inherited
-        changed = frozenset(p for f in since.files for p in (f.filename, f.previous_filename) if p)
-        return binding.inherits(seen, pr.head_sha, evidence.files, signed.files, changed)
+        since = ev.optional(evidence, f"compare:{signed.merge_base}...{now.merge_base}",
+                            lambda: self.reader.compare(signed.merge_base, now.merge_base))
+        if since is None or len(since.files) >= binding.COMPARE_FILE_LIMIT:
+            return bound
+        changes = {f.filename: f.patch for f in since.files}
+        return binding.inherits(seen, pr.head_sha, evidence.files, signed.files, changes)
 
     def _answer_non_owner(self, evidence: Evidence, why: str) -> Result:
         """Answer a sign-off by someone who is not a CODEOWNER of this PR: a comment, no status."""

@@ -31,9 +31,6 @@ def _verify(fake):
     # main rewords a title line, which changes no line count
     lambda m: m.NOTES_BASE.replace("# one\n", "# One\n"),
 ])
-@pytest.mark.xfail(strict=True, reason="rt19: any default-branch change to the file, even one that "
-                   "cannot shift the PR's hunk (below it, or of no line count), lets the change move to "
-                   "another block and be carried")
 def test_a_main_change_that_moves_nothing_does_not_carry_a_moved_change(request, fake_github, main_edit):
     """After the sign-off (X=2 in the first block) main changes docs/notes.md where it cannot
     move the first block's lines, the author merges main and, in the same push, moves X=2 to the

@@ -13,9 +13,9 @@ default branch with it) and for the assessed head (the PR's files). A plain merg
 default branch leaves every path's patch unchanged, so the head inherits; any change of
 the author's own, benchmark-neutral or not, changes a patch or the set of paths, and a new
 sign-off is needed. Patch-id drops where a hunk is, so a hunk that sits at other lines than
-signed is taken as the same only in a file the default branch changed since the signed head's
-merge base (the lines around it moved); elsewhere the change itself moved (to another block
-of the same lines). A path whose patch GitHub does not give (binary or too large) can
+signed is taken as the same only where the default branch's change of that file between the
+signed head's merge base and the assessed head's moved it, line for line (`explained`);
+elsewhere the change itself moved (to another block of the same lines). A path whose patch GitHub does not give (binary or too large) can
 never be proven identical: no inheritance (fail closed).
 
 Who may re-verify: a dispatched re-verification is started by the signer, or by someone
@@ -25,7 +25,7 @@ whose `role_name` is maintain or admin.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,7 @@ from infx.signoff.model import ChangedFile, Comment
 DISPATCH_ROLES = ELEVATED_ROLES  # besides the signer, who may re-verify a sign-off
 COMPARE_FILE_LIMIT = 300  # GitHub's compare lists at most this many files
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
+_RANGES = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 NEW_SIGNOFF = "a CODEOWNER must sign off the current head"
 
 
@@ -135,6 +136,53 @@ def hunk_positions(patch: str | None) -> tuple[str, ...]:
     return tuple(_HUNK.findall((patch or "").replace("\r\n", "\n")))
 
 
+def hunk_ranges(patch: str | None) -> list[tuple[int, int, int, int]]:
+    """(old start, old length, new start, new length) of each hunk of a patch."""
+    return [(int(a), int(b) if b is not None else 1, int(c), int(d) if d is not None else 1)
+            for a, b, c, d in _RANGES.findall((patch or "").replace("\r\n", "\n"))]
+
+
+def _shift(base_patch: str, first: int, last: int) -> int | None:
+    """How many lines the default branch's change of a file (``base_patch``) moves old lines
+    ``first``..``last``: the lines it adds above them less those it removes there; None when it
+    removes one of them or adds lines between them (they changed: not a move of the lines
+    around them). Its hunks' context lines are not changes."""
+    removed: list[int] = []
+    inserted: list[int] = []  # the old line each added line comes before
+    for header in _RANGES.finditer(base_patch.replace("\r\n", "\n")):
+        old = int(header.group(1)) if header.group(2) != "0" else int(header.group(1)) + 1
+        for row in base_patch.replace("\r\n", "\n")[header.end():].split("\n")[1:]:
+            if row.startswith("@@"):
+                break
+            if row.startswith("+"):
+                inserted.append(old)
+            elif row.startswith("-"):
+                removed.append(old)
+                old += 1
+            elif row.startswith(" ") or row == "":
+                old += 1
+    if any(first <= n <= last for n in removed) or any(first < n <= last for n in inserted):
+        return None
+    return sum(1 for n in inserted if n <= first) - sum(1 for n in removed if n < first)
+
+
+def explained(signed: ChangedFile, head: ChangedFile, base_patch: str | None) -> bool:
+    """Whether the same change (patch-id) at other lines in the assessed head is where the
+    default branch's change of the file since the signed head's merge base (``base_patch``,
+    None: not given) moved it: each hunk's old lines shifted by exactly what that change adds
+    and removes above them, and none of them changed."""
+    if base_patch is None:
+        return False
+    before, after = hunk_ranges(signed.patch), hunk_ranges(head.patch)
+    if len(before) != len(after):
+        return False
+    for (start, length, _, _), (moved_to, _, _, _) in zip(before, after, strict=True):
+        shift = _shift(base_patch, start, start + max(length, 1) - 1)
+        if shift is None or start + shift != moved_to:
+            return False
+    return True
+
+
 def moved_paths(signed: Sequence[ChangedFile], head: Sequence[ChangedFile]) -> list[str]:
     """Paths whose own change is the same text in both diffs (patch-id equal) at other lines."""
     before = {f.filename: hunk_positions(f.patch) for f in signed}
@@ -168,14 +216,14 @@ def decide(*, posted_at: object, runs: Sequence[Any], head: str, head_ref: str,
 
 def inherits(seen: str, head: str, head_files: Sequence[ChangedFile] | None,
              signed_files: Sequence[ChangedFile] | None,
-             base_changed: frozenset[str] | None = None) -> Binding:
+             base_changes: Mapping[str, str | None] | None = None) -> Binding:
     """Whether `head` inherits what was signed (or verified) on `seen`: the same commit, or
     the PR's own changes identical path by path (`signed_files`: `seen`'s diff against its
     merge base; `head_files`: the PR's files now). A change of the same text at other lines of
-    its file is identical only where the default branch changed that file since the signed
-    head's merge base (`base_changed`: the paths it changed, None when not read), which moves
-    the lines around it; elsewhere the change itself moved (to a repeated block, say), and the
-    result says which paths need `base_changed` (`Binding.moved`)."""
+    its file is identical only where the default branch's change of that file between the two
+    merge bases moved it there (`base_changes`: path -> that change's patch, None when not
+    read; `explained`); otherwise the change itself moved (to a repeated block, say). Without
+    `base_changes`, the result names the paths that need it (`Binding.moved`)."""
     if seen == head:
         return Binding(True, f"the sign-off was posted on the assessed head {head[:12]}", seen)
     short = f"the sign-off was posted when the PR head was {seen[:12]}"
@@ -195,12 +243,15 @@ def inherits(seen: str, head: str, head_files: Sequence[ChangedFile] | None,
         return Binding(False, f"{short}; since then the PR's own changes differ in {shown}; "
                        f"{NEW_SIGNOFF}", seen)
     moved = moved_paths(signed_files, head_files)
-    unexplained = [p for p in moved if base_changed is None or p not in base_changed]
+    signed_by, head_by = {f.filename: f for f in signed_files}, {f.filename: f for f in head_files}
+    unexplained = [p for p in moved if base_changes is None
+                   or not explained(signed_by[p], head_by[p], base_changes.get(p))]
     if unexplained:
         shown = ", ".join(unexplained[:5]) + (f" and {len(unexplained) - 5} more" if len(unexplained) > 5 else "")
-        why = ("what the default branch changed since could not be read" if base_changed is None else
-               "which the default branch did not change since: the change itself moved")
+        why = ("what the default branch changed since could not be read" if base_changes is None else
+               "where the default branch's change of the file since does not move it: the change "
+               "itself moved")
         return Binding(False, f"{short}; the PR's change to {shown} is the same text at other lines of "
-                       f"the file, {why}; {NEW_SIGNOFF}", seen, tuple(unexplained) if base_changed is None else ())
+                       f"the file, {why}; {NEW_SIGNOFF}", seen, tuple(unexplained) if base_changes is None else ())
     return Binding(True, f"carried from {seen[:12]}: the PR's own changes (its diff against the "
                    "merge base, path by path) are identical to what was signed", seen)

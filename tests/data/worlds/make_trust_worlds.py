@@ -363,7 +363,7 @@ _BLOCK = "a\nb\nc\nX={}\nd\ne\nf\n"
 NOTES_BASE = "# one\n" + _BLOCK.format(1) + "# two\n" + _BLOCK.format(1)
 NOTES_FIRST = "# one\n" + _BLOCK.format(2) + "# two\n" + _BLOCK.format(1)  # the signed change
 MOVED = "c0ffee0000000000000000000000000000000010"
-MAIN3 = "c0ffee0000000000000000000000000000000011"
+MAIN_NOTES = "c0ffee0000000000000000000000000000000011"
 MERGED4 = "c0ffee0000000000000000000000000000000012"
 
 
@@ -390,13 +390,13 @@ def shifting_merge_after_signoff() -> dict:
     main (10:00): the PR's change is the same text at later lines, moved by main's change."""
     world = _notes_signed()
     main = world["branches"]["main"]
-    world["commits"][MAIN3] = {"parents": [main], "files_from": main, "message": "notes: a title",
+    world["commits"][MAIN_NOTES] = {"parents": [main], "files_from": main, "message": "notes: a title",
                                "files": {NOTES: "# Notes\n\n" + NOTES_BASE}}
-    world["branches"]["main"] = MAIN3
-    world["pulls"][0]["base"]["sha"] = MAIN3
+    world["branches"]["main"] = MAIN_NOTES
+    world["pulls"][0]["base"]["sha"] = MAIN_NOTES
     _push(world, MERGED4, HEAD, {NOTES: "# Notes\n\n" + NOTES_FIRST}, "Merge branch 'main'",
           "2026-09-24T10:00:00Z", 35873197712)
-    world["commits"][MERGED4]["parents"] = [HEAD, MAIN3]
+    world["commits"][MERGED4]["parents"] = [HEAD, MAIN_NOTES]
     return world
 
 

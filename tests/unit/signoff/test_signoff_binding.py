@@ -152,7 +152,8 @@ def test_a_plain_merge_of_the_default_branch_inherits() -> None:
     two_hunks = RECIPE_PATCH + "@@ -40,3 +41,3 @@ bench() {\n-  --num-prompts 100\n+  --num-prompts 200\n }\n"
     signed = files(recipe(two_hunks), readme())
     head = files(readme(shifted(README_PATCH, 3)), recipe(shifted(two_hunks, 12)))
-    changed_since = frozenset({"benchmarks/sglang/dsr1_fp4.sh", "README.md", "other.txt"})
+    changed_since = {"benchmarks/sglang/dsr1_fp4.sh": inserted_on_top(12), "README.md": inserted_on_top(3),
+                     "other.txt": "@@ -1 +1 @@\n-a\n+b\n"}
     bound = binding.inherits(A, B, head, signed, changed_since)
     assert bound.covered and bound.carried_from == A
     assert bound.reason == (f"carried from {A[:12]}: the PR's own changes (its diff against the merge "
@@ -258,25 +259,45 @@ def test_a_diff_as_long_as_the_compare_limit_cannot_be_compared() -> None:
     assert not binding.inherits(A, B, signed[:1], None).covered
 
 
-def test_the_same_change_at_other_lines_needs_the_default_branch_to_have_changed_the_file() -> None:
+def inserted_on_top(lines: int) -> str:
+    """The default branch's patch of a file that adds ``lines`` lines at its top."""
+    return f"@@ -0,0 +1,{lines} @@\n" + "".join(f"+line {n}\n" for n in range(lines))
+
+
+def test_the_same_change_at_other_lines_is_inherited_only_where_the_default_branch_moved_it() -> None:
     """A change of the same text at other lines is the merge's doing only where the default
-    branch changed that file since the signed head's merge base; elsewhere the change itself
-    moved (to another block of the same lines, say), and a new sign-off is needed."""
+    branch's change of the file between the two merge bases moves those lines by exactly that
+    much; elsewhere the change itself moved (to another block of the same lines, say)."""
     signed = files(recipe(), readme())
     head = files(recipe(shifted(RECIPE_PATCH, 20)), readme())
     unread = binding.inherits(A, B, head, signed)
     assert not unread.covered and unread.moved == ("benchmarks/sglang/dsr1_fp4.sh",)
     assert "is the same text at other lines of the file, what the default branch changed since could not be read" \
         in unread.reason
-    moved = binding.inherits(A, B, head, signed, frozenset({"README.md"}))
-    assert not moved.covered and moved.moved == ()
-    assert moved.reason == (f"the sign-off was posted when the PR head was {A[:12]}; the PR's change to "
-                            "benchmarks/sglang/dsr1_fp4.sh is the same text at other lines of the file, which "
-                            f"the default branch did not change since: the change itself moved; {binding.NEW_SIGNOFF}")
-    assert binding.inherits(A, B, head, signed, frozenset({"benchmarks/sglang/dsr1_fp4.sh"})).covered
+    recipe_path = "benchmarks/sglang/dsr1_fp4.sh"
+    for changes in ({"README.md": inserted_on_top(20)},  # another file
+                    {recipe_path: inserted_on_top(19)},  # moves it by another amount
+                    {recipe_path: "@@ -900,0 +901,20 @@\n" + "+x\n" * 20},  # below it: moves nothing
+                    {recipe_path: None}):  # no patch given
+        moved = binding.inherits(A, B, head, signed, changes)
+        assert not moved.covered and moved.moved == (), changes
+        assert moved.reason == (f"the sign-off was posted when the PR head was {A[:12]}; the PR's change to "
+                                f"{recipe_path} is the same text at other lines of the file, where the default "
+                                "branch's change of the file since does not move it: the change itself moved; "
+                                f"{binding.NEW_SIGNOFF}")
+    assert binding.inherits(A, B, head, signed, {recipe_path: inserted_on_top(20)}).covered
     # at the same lines nothing needs to be read
     same = binding.inherits(A, B, files(recipe(), readme()), signed)
     assert same.covered and same.moved == ()
+
+
+def test_a_default_branch_change_of_the_lines_themselves_moves_nothing() -> None:
+    """Lines the default branch removed or added between are not lines moved around the change."""
+    start = binding.hunk_ranges(RECIPE_PATCH)[0][0]
+    for touching in (f"@@ -{start + 1},1 +{start + 1},1 @@\n-old\n+new\n",  # one of its lines replaced
+                     f"@@ -{start},0 +{start + 1},2 @@\n+a\n+b\n"):  # lines added between its lines
+        assert binding.inherits(A, B, files(recipe(shifted(RECIPE_PATCH, 2)), readme()),
+                                files(recipe(), readme()), {"benchmarks/sglang/dsr1_fp4.sh": touching}).covered is False
 
 
 def test_hunk_positions_are_the_headers() -> None:
