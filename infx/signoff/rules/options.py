@@ -417,16 +417,22 @@ def _shadowed(text: str) -> frozenset[str]:
 
 def swallowing_commands(texts: Mapping[str, str | None], paths: Iterable[str]) -> frozenset[str]:
     """The command names the shell files ``paths`` define for themselves without passing their
-    words on: aliases, and functions (nested ones too) none of whose lines that run a command
-    expands ``$@`` or ``$*``. A line whose command is one of them runs that definition, not a
+    words on: functions (nested ones too) none of whose lines that run a command expands ``$@``,
+    ``$*`` or a positional word, and, where a file turns on ``expand_aliases``, every alias. A line whose command is one of them runs that definition, not a
     program of the same name (``aiperf() { :; }``, then ``aiperf profile …``); a helper that
     forwards its arguments (``bench() { python3 bench.py "$@"; }``) hands them on."""
-    return frozenset(name for path in paths for name in _swallowing_in(texts.get(path) or ""))
+    files = [texts.get(path) or "" for path in paths]
+    names = {name for text in files for name in _swallowing_in(text)}
+    if any("expand_aliases" in text for text in files):  # bash expands no alias in a script without it
+        names.update(name for text in files for match in _ALIAS.finditer(text)
+                     for name in _ALIASED.findall(match.group(1)))
+    return frozenset(names)
 
 
 @lru_cache(maxsize=256)
 def _swallowing_in(text: str) -> frozenset[str]:
-    """swallowing_commands of one file (read once per file: every config of a helper asks)."""
+    """The functions of one file that hand no words on (read once per file: every config of a
+    helper asks)."""
     names: set[str] = set()
     rows, printed = file_rows(text), printed_lines(text)
     for name, first, last in function_spans(text):
@@ -436,8 +442,6 @@ def _swallowing_in(text: str) -> frozenset[str]:
             body = [one.group(1)] if one else []
         if not any(_ALL_WORDS.search(strip_comment(row)) and not PRINTS_ONLY.match(row) for row in body):
             names.add(name)
-    for match in _ALIAS.finditer(text):
-        names.update(_ALIASED.findall(match.group(1)))
     return frozenset(names)
 
 
@@ -449,9 +453,10 @@ _ONE_LINE_SUBSHELL = re.compile(r"\)\s*\(\s*(.*?)\s*\)\s*;?\s*(?:#.*)?$")
 # where one command of a line begins (the line's start, a list operator, a pipe, a substitution
 # or subshell, a control word)
 _COMMAND_START = re.compile(r"(?:^|;|&&?|\|\|?|\$?\(|`|\b(?:then|do|else|if|elif|while|until)\b)\s*")
-# what may stand before the command's name: a group or negation, a keyword that runs the next
-# word, assignments and redirections; `command`, `builtin` and `exec` skip functions and aliases
-_BEFORE_NAME = re.compile(r"(?:(?:[({!]|time(?:\s+-p)?|nohup|sudo(?:\s+-\S+)*)\s+|[({]|\d*[<>]+&?\S*\s+"
+# what may stand before the command's name: a group or negation, the keyword `time`, assignments
+# and redirections; `command`, `builtin` and `exec` skip functions and aliases, and a program
+# that runs the next word (`nohup`, `sudo`, `env`) runs it from PATH: its own name is the command
+_BEFORE_NAME = re.compile(r"(?:(?:[({!]|time(?:\s+-p)?)\s+|[({]|\d*[<>]+&?\S*\s+"
                           r"|[A-Za-z_]\w*=(?:\"[^\"]*\"|'[^']*'|[^\s\"']\S*|)\s+)*")
 _COMMAND_NAME = re.compile(r"[A-Za-z_][\w.-]*")
 

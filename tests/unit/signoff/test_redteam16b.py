@@ -174,7 +174,7 @@ def test_an_exit_in_a_block_that_runs_on_failure_does_not_end_the_script():
     # a function of the client's name: the line runs it, not the client
     "aiperf() { :; }\naiperf profile --endpoint-type chat --url x\n",
     "aiperf() {\n  true\n}\naiperf profile --endpoint-type chat --url x\n",
-    "function aiperf {\n  return 0\n}\nnohup aiperf profile --endpoint-type chat --url x > log 2>&1 &\n",
+    "function aiperf {\n  return 0\n}\ntime aiperf profile --endpoint-type chat --url x > log 2>&1 &\n",
     "aiperf() { :; }\nOUT=$(aiperf profile --endpoint-type chat --url x)\n",
     "aiperf() { :; }\ncd /tmp && aiperf profile --endpoint-type chat --url x\n",
     # an alias of that name

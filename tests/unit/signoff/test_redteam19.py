@@ -93,17 +93,13 @@ def test_other_ends_of_the_script(end):
     assert chat_status(end + CHAT + RAW) == Status.FAIL
 
 
-@pytest.mark.xfail(strict=True, reason="rt19: every alias is taken to swallow its words; alias "
-                   "expansion keeps them (and a script expands none without shopt -s expand_aliases): "
-                   "false rejection")
-def test_an_alias_that_names_another_program_hands_the_words_on():
+def test_an_alias_a_script_does_not_expand_runs_nothing_of_its_own():
+    """A script expands no alias without `shopt -s expand_aliases`; with it, any alias still
+    counts as not handing the words on (test_redteam16b)."""
     assert chat_status("alias python=python3\npython -m sglang.bench_serving --apply-chat-template "
                        "--backend sglang-oai-chat\n") == Status.PASS
 
 
-@pytest.mark.xfail(strict=True, reason="rt19: nohup and sudo are programs that exec the named "
-                   "program from PATH, never a shell function (test_redteam16b asserts the opposite "
-                   "for nohup): false rejection")
 def test_nohup_runs_the_program_not_the_function():
     assert chat_status("aiperf() { :; }\nnohup " + CHAT.rstrip("\n") + " > log 2>&1 &\n") == Status.PASS
 

@@ -176,7 +176,10 @@ def test_a_substitution_in_a_calls_words_is_one_word():
     ("cd x && aiperf profile --endpoint-type chat", "aiperf"),
     ("OUT=$(aiperf profile --endpoint-type chat)", "aiperf"),
     ("if aiperf profile --endpoint-type chat; then", "aiperf"),
-    ("nohup aiperf profile --endpoint-type chat > log 2>&1 &", "aiperf"),
+    ("time aiperf profile --endpoint-type chat > log 2>&1 &", "aiperf"),
+    # a program that runs the next word runs it from PATH, never a shell function
+    ("nohup aiperf profile --endpoint-type chat > log 2>&1 &", "nohup"),
+    ("sudo -E aiperf profile --endpoint-type chat", "sudo"),
     ("{ aiperf profile --endpoint-type chat; }", "aiperf"),
     ("2>/dev/null aiperf profile --endpoint-type chat", "aiperf"),
     # no command of a name: a wrapper that skips functions, an expansion, an assignment
@@ -195,6 +198,8 @@ def test_swallowing_commands_are_aliases_and_functions_that_hand_no_words_on():
     texts = {"a.sh": ('f() { python3 x.py "$@"; }\ng() { echo "$@"; }\nh() {\n  python3 y.py "$@"\n}\n'
                       'k() {\n  echo "$@"\n}\nm() ( python3 z "$*" )\nn() { :; }\nalias q=true r=ls\n'
                       'outer() {\n  inner() { :; }\n  run "${@}"\n}\n'),
-             "b.sh": "s() {\n  true\n}\n"}
-    assert options.swallowing_commands(texts, ["a.sh"]) == {"g", "k", "n", "q", "r", "inner"}
-    assert options.swallowing_commands(texts, ["a.sh", "b.sh", "missing.sh"]) == {"g", "k", "n", "q", "r", "inner", "s"}
+             "b.sh": "s() {\n  true\n}\n", "c.sh": "shopt -s expand_aliases\n"}
+    # aliases count only where a file of the launch turns on their expansion
+    assert options.swallowing_commands(texts, ["a.sh"]) == {"g", "k", "n", "inner"}
+    assert options.swallowing_commands(texts, ["a.sh", "b.sh", "missing.sh"]) == {"g", "k", "n", "inner", "s"}
+    assert options.swallowing_commands(texts, ["a.sh", "c.sh"]) == {"g", "k", "n", "q", "r", "inner"}
