@@ -496,29 +496,42 @@ def ends_before(text: str, number: int) -> bool:
 def _first_end(text: str, number: int, calls: bool) -> int | None:
     """The line of the first end ``ends_before`` finds on the way to line ``number`` (with
     ``calls``, calls of exiting functions count), or None."""
-    rows, data = file_rows(text), data_lines(text)
     function = _enclosing(text, number)
     spans = [(first, last) for name, first, last in function_spans(text)
              if name == function and first < number <= last]
     start = spans[-1][0] + 1 if function is not None and spans else 1
+    candidates = [n for n, continued in _end_rows(text, calls) if start <= n < number and not continued]
+    if not candidates:
+        return None
     guards = set(shell_guards(text, number))
     nested = [(first, last) for kind, first, last in body_spans(text) if kind != "function"] \
         + _brace_groups(text)
-    previous = ""
-    for n in range(start, min(number, len(rows) + 1)):
-        if n in data:
-            continue
-        row = strip_comment(rows[n - 1])
-        if not row.strip():
-            continue
-        if (_ENDS.match(row) and not _detached(row) or calls and _calls_an_exit(text, row, n)) \
-                and not _CONTINUED.search(previous) \
-                and _enclosing(text, n) == function \
+    for n in candidates:
+        if _enclosing(text, n) == function \
                 and not any(first <= n <= last and not first <= number <= last for first, last in nested) \
                 and set(shell_guards(text, n)) <= guards:
             return n
-        previous = row
     return None
+
+
+@lru_cache(maxsize=512)
+def _end_rows(text: str, calls: bool) -> tuple[tuple[int, bool], ...]:
+    """(line, continued) of every line of a file that may end the script or function, as
+    ``_first_end`` reads them (found once per file): an exit, return, exec, self-kill or exiting
+    eval of its own (not detached), or with ``calls`` a call of an exiting function;
+    ``continued``: the line before it ends with a list operator or a backslash."""
+    rows, data = file_rows(text), data_lines(text)
+    found, previous = [], ""
+    for n, raw in enumerate(rows, 1):
+        if n in data:
+            continue
+        row = strip_comment(raw)
+        if not row.strip():
+            continue
+        if _ENDS.match(row) and not _detached(row) or calls and _calls_an_exit(text, row, n):
+            found.append((n, _CONTINUED.search(previous) is not None))
+        previous = row
+    return tuple(found)
 
 
 def _calls_an_exit(text: str, row: str, number: int) -> bool:
