@@ -490,17 +490,20 @@ def ends_before(text: str, number: int) -> bool:
     whatever its indentation, under no condition the line is not under, in no loop, subshell
     or multi-line ``{ … }`` group (``cmd || {`` … ``}``) that does not hold the line too, and
     not the second half of a list continued from the line before (``cmd ||`` / ``return 1``)."""
-    return _first_end(text, number, True) is not None
+    return _first_end(text, number, _exiting_functions(text)) is not None
 
 
-def _first_end(text: str, number: int, calls: bool) -> int | None:
-    """The line of the first end ``ends_before`` finds on the way to line ``number`` (with
-    ``calls``, calls of exiting functions count), or None."""
+_Exiting = tuple[tuple[str, int], ...]  # (name, opening line) of functions that end the script
+
+
+def _first_end(text: str, number: int, exiting: _Exiting) -> int | None:
+    """The line of the first end ``ends_before`` finds on the way to line ``number`` (calls of
+    the ``exiting`` functions count), or None."""
     function = _enclosing(text, number)
     spans = [(first, last) for name, first, last in function_spans(text)
              if name == function and first < number <= last]
     start = spans[-1][0] + 1 if function is not None and spans else 1
-    candidates = [n for n, continued in _end_rows(text, calls) if start <= n < number and not continued]
+    candidates = [n for n, continued in _end_rows(text, exiting) if start <= n < number and not continued]
     if not candidates:
         return None
     guards = set(shell_guards(text, number))
@@ -515,10 +518,10 @@ def _first_end(text: str, number: int, calls: bool) -> int | None:
 
 
 @lru_cache(maxsize=512)
-def _end_rows(text: str, calls: bool) -> tuple[tuple[int, bool], ...]:
+def _end_rows(text: str, exiting: _Exiting) -> tuple[tuple[int, bool], ...]:
     """(line, continued) of every line of a file that may end the script or function, as
     ``_first_end`` reads them (found once per file): an exit, return, exec, self-kill or exiting
-    eval of its own (not detached), or with ``calls`` a call of an exiting function;
+    eval of its own (not detached), or a call of one of the ``exiting`` functions;
     ``continued``: the line before it ends with a list operator or a backslash."""
     rows, data = file_rows(text), data_lines(text)
     found, previous = [], ""
@@ -528,16 +531,15 @@ def _end_rows(text: str, calls: bool) -> tuple[tuple[int, bool], ...]:
         row = strip_comment(raw)
         if not row.strip():
             continue
-        if _ENDS.match(row) and not _detached(row) or calls and _calls_an_exit(text, row, n):
+        if _ENDS.match(row) and not _detached(row) or exiting and _calls_an_exit(row, n, exiting):
             found.append((n, _CONTINUED.search(previous) is not None))
         previous = row
     return tuple(found)
 
 
-def _calls_an_exit(text: str, row: str, number: int) -> bool:
-    """Whether a line's first command (as ``_ENDS`` reads it) calls a function of the file that
-    ends the script (``_exiting_functions``), defined above the line."""
-    exiting = _exiting_functions(text)
+def _calls_an_exit(row: str, number: int, exiting: _Exiting) -> bool:
+    """Whether a line's first command (as ``_ENDS`` reads it, or one after plain ``cmd;``
+    commands) calls one of the ``exiting`` functions, defined above the line."""
     if not exiting:
         return False
     names = {name for name, opened in exiting if opened < number}
@@ -558,22 +560,39 @@ def _exiting_functions(text: str) -> tuple[tuple[str, int], ...]:
     first end ``ends_before`` finds before its closing line is an exit (an exec, a kill of the
     script, an eval that exits), not a return; or a one-line body that starts with one. A
     ``f() ( … )`` body runs in a subshell: its exit ends only that."""
-    rows, found = file_rows(text), []
-    for name, opened, closed in function_spans(text):
-        if opened == closed:
-            body = _ONE_LINE_BODY.search(rows[opened - 1])
-            if body and _EXIT.match(body.group(1)):
-                found.append((name, opened))
-        elif not strip_comment(rows[opened - 1]).rstrip().endswith("(") \
-                and (end := _first_end(text, closed, False)) is not None \
-                and _EXIT.match(strip_comment(rows[end - 1]).strip()):
-            found.append((name, opened))
-    return tuple(found)
+    rows, found = file_rows(text), ()
+    for _ in range(_MAX_CALL_DEPTH):  # then those that surely call one of them first, and so on
+        grown = tuple((name, opened) for name, opened, closed in function_spans(text)
+                      if _exits(text, rows, opened, closed, found))
+        if grown == found:
+            break
+        found = grown
+    return found
+
+
+_MAX_CALL_DEPTH = 8
+
+
+def _exits(text: str, rows: tuple[str, ...], opened: int, closed: int, exiting: _Exiting) -> bool:
+    """Whether the function at ``opened``..``closed`` surely ends the script: its first end is an
+    exit (exec, self-kill, exiting eval) or a call of one of the ``exiting`` functions."""
+    if opened == closed:
+        body = _ONE_LINE_BODY.search(rows[opened - 1])
+        return body is not None and (_EXIT.match(body.group(1)) is not None
+                                     or _calls_an_exit(body.group(1), opened, exiting))
+    if strip_comment(rows[opened - 1]).rstrip().endswith("("):
+        return False
+    end = _first_end(text, closed, exiting)
+    if end is None:
+        return False
+    row = strip_comment(rows[end - 1]).strip()
+    return _EXIT.match(row) is not None or _calls_an_exit(row, end, exiting)
 
 
 _ONE_LINE_BODY = re.compile(r"^\s*(?:function\s+[A-Za-z_][\w-]*\s*(?:\(\s*\))?|[A-Za-z_][\w-]*\s*\(\s*\))"
                             r"\s*\{\s*(.*?)\s*\}\s*;?\s*(?:#.*)?$")  # a `( … )` body exits only its subshell
-_CALL_AT = re.compile(r"\s*(?:\{\s*)?(?!(?:if|then|elif|else|do|while|until|for|case|select)\b)"
+_CALL_AT = re.compile(r"\s*(?:\{\s*)?(?:(?:!|time(?:\s+-p)?|[A-Za-z_]\w*=(?:\"[^\"]*\"|'[^']*'|[^\s\"';&|]*))\s+)*"
+                      r"(?!(?:if|then|elif|else|do|while|until|for|case|select)\b)"
                       r"([A-Za-z_][\w-]*)(?=\s|[;)}&|]|$)")
 _PLAIN_COMMAND = re.compile(r"\s*(?:\{\s*)?(?!(?:if|then|elif|else|do|while|until|for|case|select)\b)[^;&|(){}`$\n]*;")
 
@@ -599,9 +618,10 @@ def _brace_groups(text: str) -> list[tuple[int, int]]:
 # given a command (the shell becomes that program, or exits when it cannot run it), not one
 # given only redirections (`exec >log 2>&1`, `exec 3<f`, `exec {fd}>f`)
 _EXEC = r"exec\s+(?!\d*[<>]|&>|\{\w+\}[<>])[^\s;&|]"
-# so is a kill of the script's own process (`kill $$`, `kill -9 -- -$$`; signal 0 only probes),
+# so is a kill of the script's own process or group (`kill $$`, `kill -9 -- -$$`, `kill 0`;
+# signal 0 only probes),
 # and an eval of words that exit or return (`eval 'exit 0'`, `eval exit`)
-_SELF_KILL = r"kill(?![^;&|\n]*\s-(?:s\s*|n\s*|SIG)?0\b)[^;&|\n]*\s[\"']?-?(?:\$\$|\$\{\$\})(?![\w$])"
+_SELF_KILL = r"kill(?![^;&|\n]*\s-(?:s\s*|n\s*|SIG)?0\b)[^;&|\n]*\s[\"']?(?:-?(?:\$\$|\$\{\$\})|0[\"']?(?=[\s;&|)]|$))(?![\w$])"
 _EVAL_END = r"eval\s+(?:([\"'])[^\"'\n]*\b(?:exit|return)\b[^\"'\n]*\1|(?:exit|return)\b)"
 _ENDS = re.compile(r"^\s*(?:\{\s*)?(?:(?!(?:if|then|elif|else|do|while|until|for|case|select)\b)"
                    rf"[^;&|(){{}}`$\n]*;\s*)*(?:(?:exit|return)\b(?!\s*=)|{_EXEC}|{_SELF_KILL}|{_EVAL_END})")
@@ -645,7 +665,7 @@ def _first_exit(text: str) -> int | None:
     data = data_lines(text)
     return next((n for n, row in enumerate(text.splitlines(), 1)
                  if (_EXIT.match(row) and not _detached(row)
-                     or _calls_an_exit(text, strip_comment(row), n) and not row[:1].isspace())
+                     or _calls_an_exit(strip_comment(row), n, _exiting_functions(text)) and not row[:1].isspace())
                  and n not in data and _enclosing(text, n) is None
                  and not shell_guards(text, n)), None)
 
