@@ -108,7 +108,9 @@ def _folder_after(text: str, folder: str, clones: dict[str, str], lines: list[Li
             url = _expanded(match.group(2).strip("'\""), lines)
             written = match.group(3).strip("'\"") if match.group(3) else None
             target = _expanded(written, lines) if written else url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
-            clones[target] = f"{target} ({url})"
+            # a folder a clone made is the repository cloned into it, whatever it is called
+            # (`git clone …/vllm.git lmcache` is vLLM); its name stands only for a URL not known here
+            clones[target] = url if "$" not in url else f"{target} ({url})"
     return folder
 
 
@@ -121,6 +123,8 @@ def _expanded(word: str, lines: list[Line]) -> str:
         name = match.group(1) or match.group(2)
         values = set(literal_assignments(lines, name))
         written = re.compile(rf"(?<![\w$]){re.escape(name)}(?!\w)")
+        if any(_SCOPED.match(ln.text) and re.search(rf"(?<![\w$]){re.escape(name)}=", ln.text) for ln in lines):
+            return match.group(0)  # a function's `local D=…` (or declare) is not the file's value
         if len(values) == 1 and _ONE_WORD.fullmatch(known := next(iter(values))) \
                 and sum(1 for ln in lines if written.search(ln.text.replace("${" + name, ""))) \
                 == len(literal_assignments(lines, name)):
@@ -132,6 +136,7 @@ def _expanded(word: str, lines: list[Line]) -> str:
 
 _PLAIN_VAR = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 _ONE_WORD = re.compile(r"[^\s;&|<>()$`\"'\\#]+")
+_SCOPED = re.compile(r"^\s*(?:local|declare|typeset)\b")
 
 
 def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: list[str],
@@ -141,13 +146,15 @@ def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: lis
     index, folder, clones = 0, "", {}
     read: dict[str, _LineFacts] = {}  # copied blocks repeat their lines: read each text once
     markers = component_markers(components)
+    commands: list[Line] = []  # the lines before this one that run (heredoc text is not among them)
     while index < len(lines):
         line = lines[index]
         facts = read.get(line.text)
         if facts is None:
             facts = read[line.text] = _LineFacts(line.text, paths, packages, allowed)
         if facts.enters:
-            folder = _folder_after(line.text, folder, clones, lines[:index])  # what is set before it
+            folder = _folder_after(line.text, folder, clones, commands)  # what is set before it
+        commands.append(line)
         if markers and not facts.names_engine and _component_of(line.text, folder, markers):
             index += 1
             continue

@@ -142,10 +142,9 @@ def test_a_quoted_list_operator_does_not_end_the_install(line):
 
 # --- Check patch: not fixed ----------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="rt19: an assignment in heredoc text or a function's local "
-                   "counts as the file's one value (false PASS); pre-existing: a clone of the engine "
-                   "into a folder named like a component is that component")
 @pytest.mark.parametrize("text", [
+    # an assignment in heredoc text or a function's local is not the file's value; a clone of the
+    # engine into a folder named like a component is the engine
     'cat > x.sh <<EOF\nD=/tmp/lmcache\nEOF\ncd "$D"\npip install -e .\n',
     'f() {\n  local D=/tmp/lmcache\n}\ncd "$D"\npip install -e .\n',
     "git clone https://github.com/vllm-project/vllm.git lmcache\ncd lmcache\npip install -e .\n",
