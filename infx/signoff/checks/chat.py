@@ -116,7 +116,8 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
     launch = _Launch(evidence, lines)
     defined = options.swallowing_commands(evidence.head_files, {ln.path for ln in lines if SHELL_FILE.search(ln.path)})
     found = [ln for ln in lines if _chat_evidence(evidence, ln, defined) and not _parses_options(evidence, ln)
-             and (ln.path, ln.number) not in handed and _reaches_a_command(evidence, ln, lines, runs, launch)]
+             and (ln.path, ln.number) not in handed
+             and _reaches_a_command(evidence, ln, lines, runs, launch, defined)]
     candidates = [ln for ln in found if runs(ln)[1] is True]
     unproven = [(ln, runs(ln)[0]) for ln in found if runs(ln)[1] is None]
     chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln, launch)), None)
@@ -232,14 +233,16 @@ def _leaves_default(text: str | None, path: str, rule: dict) -> bool:
 
 
 def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],
-                      runs: Callable[[Line], tuple[str | None, bool | None]], launch: _Launch) -> bool:
+                      runs: Callable[[Line], tuple[str | None, bool | None]], launch: _Launch,
+                      defined: frozenset[str]) -> bool:
     """A shell variable given the chat flag (``EXTRA="--use-chat-template"``) is evidence only
     when a later launch line that the throughput run surely runs (not printed, not text, in no
     function it may not call, under no condition it may not take, after no exit or return on its
     way) expands it whole (``$EXTRA``, ``${EXTRA}``, ``${EXTRA:-…}``) among the words of the
     command it runs (``_runs_the_expansion``: followed by no other endpoint setting), and its
     file does not write it again afterwards except to extend it with other settings than raw
-    completions; any other line is evidence as it stands."""
+    completions; any other line is evidence as it stands. ``defined``: the commands whose words
+    are not the client's (options.swallowing_commands)."""
     assigned = SHELL_ASSIGNMENT.match(line.text) if SHELL_FILE.search(line.path) else None
     if assigned is None or line.number is None:
         return True
@@ -259,7 +262,6 @@ def _reaches_a_command(evidence: Evidence, line: Line, lines: list[Line],
     # a use that also passes another endpoint setting after it (``"${cmd[@]}" --endpoint-type
     # completions``: the client takes the last) gives the client no chat template
     # nor does a use in the words of a command the launch defines without handing them on
-    defined = options.swallowing_commands(evidence.head_files, {ln.path for ln in lines if SHELL_FILE.search(ln.path)})
     uses = [other for other in lines if other is not line and (found := use.search(other.text))
             and _runs_the_expansion(other.text, found.start(), found.end())
             and (not SHELL_FILE.search(other.path) or options.command_at(other.text, found.start()) not in defined)

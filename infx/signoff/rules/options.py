@@ -418,8 +418,8 @@ def _shadowed(text: str) -> frozenset[str]:
 def swallowing_commands(texts: Mapping[str, str | None], paths: Iterable[str]) -> frozenset[str]:
     """The command names the shell files ``paths`` define for themselves without passing their
     words on: functions (nested ones too) none of whose lines that run a command expands ``$@``,
-    ``$*`` or a positional word, and, where a file turns on ``expand_aliases``, every alias. A line whose command is one of them runs that definition, not a
-    program of the same name (``aiperf() { :; }``, then ``aiperf profile …``); a helper that
+    ``$*`` or a positional word, and, where a file turns on ``expand_aliases``, every alias. A
+    line whose command is one of them runs that definition, not a program of the same name (``aiperf() { :; }``, then ``aiperf profile …``); a helper that
     forwards its arguments (``bench() { python3 bench.py "$@"; }``) hands them on."""
     files = [texts.get(path) or "" for path in paths]
     names = {name for text in files for name in _swallowing_in(text)}
@@ -555,7 +555,7 @@ def _calls_an_exit(row: str, number: int, exiting: _Exiting) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _exiting_functions(text: str) -> tuple[tuple[str, int], ...]:
+def _exiting_functions(text: str) -> _Exiting:
     """(name, opening line) of the functions of a file whose body surely ends the script: the
     first end ``ends_before`` finds before its closing line is an exit (an exec, a kill of the
     script, an eval that exits), not a return; or a one-line body that starts with one. A
@@ -662,10 +662,10 @@ def _after_exit(text: str, number: int) -> bool:
 
 @lru_cache(maxsize=256)
 def _first_exit(text: str) -> int | None:
-    data = data_lines(text)
+    data, exiting = data_lines(text), _exiting_functions(text)
     return next((n for n, row in enumerate(text.splitlines(), 1)
                  if (_EXIT.match(row) and not _detached(row)
-                     or _calls_an_exit(strip_comment(row), n, _exiting_functions(text)) and not row[:1].isspace())
+                     or _calls_an_exit(strip_comment(row), n, exiting) and not row[:1].isspace())
                  and n not in data and _enclosing(text, n) is None
                  and not shell_guards(text, n)), None)
 

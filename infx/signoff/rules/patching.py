@@ -99,7 +99,7 @@ def _lowered(markers: tuple[str, ...]) -> tuple[str, ...]:
 def _folder_after(text: str, folder: str, clones: dict[str, str], lines: list[Line]) -> str:
     """The folder a file is in after this line: `cd X` / `pushd X` enter X (a folder a clone
     made stands for its repository); `git clone URL [DIR]` remembers DIR -> URL. A variable in
-    X, URL or DIR stands for its value when the file gives it exactly one (`_one_value`)."""
+    X, URL or DIR stands for its value when the file gives it exactly one (`_expanded`)."""
     for match in _ENTER.finditer(text):
         if match.group(1):
             target = _expanded(match.group(1).strip("'\""), lines)
@@ -121,13 +121,12 @@ def _expanded(word: str, lines: list[Line]) -> str:
     ``lines``: those before the line that holds ``word``."""
     def value(match: re.Match[str]) -> str:
         name = match.group(1) or match.group(2)
-        values = set(literal_assignments(lines, name))
+        assigned = literal_assignments(lines, name)
         written = re.compile(rf"(?<![\w$]){re.escape(name)}(?!\w)")
         if any(_SCOPED.match(ln.text) and re.search(rf"(?<![\w$]){re.escape(name)}=", ln.text) for ln in lines):
             return match.group(0)  # a function's `local D=…` (or declare) is not the file's value
-        if len(values) == 1 and _ONE_WORD.fullmatch(known := next(iter(values))) \
-                and sum(1 for ln in lines if written.search(ln.text.replace("${" + name, ""))) \
-                == len(literal_assignments(lines, name)):
+        if len(set(assigned)) == 1 and _ONE_WORD.fullmatch(known := assigned[0]) \
+                and sum(1 for ln in lines if written.search(ln.text.replace("${" + name, ""))) == len(assigned):
             return known  # one plain word: `D=/sgl-workspace/sglang; echo lmcache` gives D no marker
         return match.group(0)
 

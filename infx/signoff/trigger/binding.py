@@ -35,8 +35,7 @@ from infx.signoff.model import ChangedFile, Comment
 
 DISPATCH_ROLES = ELEVATED_ROLES  # besides the signer, who may re-verify a sign-off
 COMPARE_FILE_LIMIT = 300  # GitHub's compare lists at most this many files
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
-_RANGES = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+_RANGES = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)  # a hunk's header
 NEW_SIGNOFF = "a CODEOWNER must sign off the current head"
 
 
@@ -112,7 +111,7 @@ def dispatch_problem(actor: str, signer: str, record: dict[str, str] | None) -> 
 
 def normalised_patch(patch: str) -> str:
     """A patch without its hunk line numbers: what patch-id compares."""
-    return _HUNK.sub("@@", patch.replace("\r\n", "\n"))
+    return _RANGES.sub("@@", patch.replace("\r\n", "\n"))
 
 
 def own_changes(files: Sequence[ChangedFile]) -> tuple[dict[str, tuple], list[str]]:
@@ -133,7 +132,7 @@ def own_changes(files: Sequence[ChangedFile]) -> tuple[dict[str, tuple], list[st
 
 def hunk_positions(patch: str | None) -> tuple[str, ...]:
     """The hunk headers of a patch: where in the file (old and new line numbers) each change is."""
-    return tuple(_HUNK.findall((patch or "").replace("\r\n", "\n")))
+    return tuple(m.group(0) for m in _RANGES.finditer((patch or "").replace("\r\n", "\n")))
 
 
 def hunk_ranges(patch: str | None) -> list[tuple[int, int, int, int]]:
@@ -149,9 +148,10 @@ def _shift(base_patch: str, first: int, last: int) -> int | None:
     around them). Its hunks' context lines are not changes."""
     removed: list[int] = []
     inserted: list[int] = []  # the old line each added line comes before
-    for header in _RANGES.finditer(base_patch.replace("\r\n", "\n")):
+    patch = base_patch.replace("\r\n", "\n")
+    for header in _RANGES.finditer(patch):
         old = int(header.group(1)) if header.group(2) != "0" else int(header.group(1)) + 1
-        for row in base_patch.replace("\r\n", "\n")[header.end():].split("\n")[1:]:
+        for row in patch[header.end():].split("\n")[1:]:
             if row.startswith("@@"):
                 break
             if row.startswith("+"):
