@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
+from lib.scripts import load_script
 
 from infx.signoff import pipeline as publish
 from infx.signoff.trigger.gating import SignoffRef, Trigger
@@ -13,11 +12,7 @@ CONTEXT = "codeowner-signoff-verify"
 
 
 def _worlds(request):
-    path = request.config.rootpath / "tests/data/worlds/make_trust_worlds.py"
-    spec = importlib.util.spec_from_file_location("make_trust_worlds_rt19", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(request.config.rootpath / "tests/data/worlds/make_trust_worlds.py", "make_trust_worlds_rt19")
 
 
 def _verify(fake):

@@ -4,10 +4,10 @@ fake server, through the live code path (GitHub's clock, PyGithub on loopback)."
 from __future__ import annotations
 
 import copy
-import importlib.util
 from pathlib import Path
 
 import pytest
+from lib.scripts import load_script
 
 from infx import yamlio
 from infx.signoff import pipeline as publish
@@ -49,10 +49,7 @@ def statuses(fake, sha: str = SEED_HEAD) -> list[str]:
 @pytest.fixture(scope="module")
 def generated(request, tmp_path_factory) -> Path:
     """The folder make_trust_worlds.py writes every world into (run once for all the worlds)."""
-    path = request.config.rootpath / "tests/data/worlds/make_trust_worlds.py"
-    spec = importlib.util.spec_from_file_location("make_trust_worlds", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(request.config.rootpath / "tests/data/worlds/make_trust_worlds.py", "make_trust_worlds")
     folder = tmp_path_factory.mktemp("trust-worlds")
     assert module.main([str(folder)]) == 0
     return folder

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
+from lib.scripts import load_script
 
 from infx import yamlio
 
@@ -13,11 +12,7 @@ WORLDS = ("signoff_seed000.yaml", "signoff_seed003.yaml", "signoff_seed003_stale
 
 @pytest.fixture(scope="module")
 def generator(request):
-    path = request.config.rootpath / "tests/data/worlds/make_signoff_worlds.py"
-    spec = importlib.util.spec_from_file_location("make_signoff_worlds", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(request.config.rootpath / "tests/data/worlds/make_signoff_worlds.py", "make_signoff_worlds")
 
 
 def without_embedded(world: dict, embedded: frozenset[str]) -> dict:

@@ -3,18 +3,16 @@ touch configs/, benchmarks/ or runners/, among the newest LIMIT commits (a tempo
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 from pathlib import Path
+
+from lib.scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "probe_merged_prs.py"
 
 
 def _probe():
-    spec = importlib.util.spec_from_file_location("probe_merged_prs", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "probe_merged_prs")
 
 
 def _git(repo: Path, *args: str) -> str:

@@ -5,29 +5,11 @@ from __future__ import annotations
 
 import pytest
 from lib.chat_scripts import RAW, chat_status
-from lib.signoff_policy_support import REPO_ROOT
+from lib.patching_scripts import scan, scan_with_components
 
-from infx.config.policy import reader_for_directory
-from infx.signoff.model import ChangedFile, Status
-from infx.signoff.rules.patching import find_patching
-
-RULES = reader_for_directory(REPO_ROOT).doc("patching")
+from infx.signoff.model import Status
 
 CHAT = "aiperf profile --endpoint-type chat --url x\n"
-
-
-def scan(path: str, *lines: str):
-    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
-    return find_patching([ChangedFile(path, "added", patch=patch)], RULES["engine-paths"],
-                         RULES["engine-packages"], RULES["allowed-packages"])
-
-
-def scan_with_components(text: str):
-    lines = text.splitlines()
-    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
-    return find_patching([ChangedFile("benchmarks/single_node/x.sh", "added", patch=patch)],
-                         RULES["engine-paths"], RULES["engine-packages"], RULES["allowed-packages"],
-                         RULES["non-engine-components"])
 
 
 # --- Check chat: fixed on rt19 ------------------------------------------------------------------

@@ -3,19 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from lib.signoff_policy_support import REPO_ROOT
+from lib.patching_scripts import COMPONENTS, RULES, scan, scan_with_components
 
-from infx.config.policy import reader_for_directory
 from infx.signoff.model import ChangedFile
 from infx.signoff.rules.patching import find_patching
-
-RULES = reader_for_directory(REPO_ROOT).doc("patching")
-
-
-def scan(path: str, *lines: str):
-    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
-    return find_patching([ChangedFile(path, "added", patch=patch)], RULES["engine-paths"],
-                         RULES["engine-packages"], RULES["allowed-packages"])
 
 
 @pytest.mark.parametrize("line", [
@@ -73,16 +64,6 @@ def test_dockerfile_deriving_an_image_is_patching():
     assert "builds a derived image" in found[0].what
     # a FROM word elsewhere is not a Dockerfile
     assert not scan("benchmarks/run.sh", "echo FROM here")
-
-
-COMPONENTS = RULES["non-engine-components"]
-
-
-def scan_with_components(text: str):
-    lines = text.splitlines()
-    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
-    return find_patching([ChangedFile("benchmarks/single_node/x.sh", "added", patch=patch)],
-                         RULES["engine-paths"], RULES["engine-packages"], RULES["allowed-packages"], COMPONENTS)
 
 
 @pytest.mark.parametrize(("name", "example"), [(c["name"], e) for c in COMPONENTS for e in c["examples"]["non-engine"]])
