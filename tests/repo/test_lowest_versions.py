@@ -70,8 +70,8 @@ def test_ci_runs_the_unit_tests_on_the_lowest_versions_and_the_oldest_python():
     job = _ci_jobs()["lowest"]
     oldest = _pyproject()["project"]["requires-python"].removeprefix(">=")
     assert _python(job) == oldest
-    runs = "\n".join(str(s.get("run", "")) for s in job["steps"])
-    assert ".ci/lowest tests/unit" in runs
+    runs = [str(s.get("run", "")).strip() for s in job["steps"]]
+    assert ".ci/lowest" in runs, "the job runs the bounds test as .ci/run does: every unit test and the demo"
     script = (REPO / ".ci" / "lowest").read_text(encoding="utf-8")
     assert "--require-hashes -r .ci/requirements-lowest.txt" in script
     assert "requirements-tools" not in script and "requirements-workflows" not in script
@@ -88,6 +88,14 @@ def test_ci_run_runs_the_bounds_test_and_fails_when_it_fails():
     assert ".ci/lowest" in commands
     after = commands[commands.index(".ci/lowest") + 1:]
     assert after[0] == "lowest=$?" and 'exit "$lowest"' in after
+
+
+def test_the_bounds_test_runs_every_unit_test_then_the_demo():
+    """Issue 25 acceptance: the unit tests pass on the lowest declared versions (all of them)."""
+    commands = _commands(REPO / ".ci" / "lowest")
+    default = commands[commands.index('fi', next(i for i, c in enumerate(commands) if c == 'if [ "$#" -gt 0 ]; then')) + 1]
+    assert default.endswith("-m pytest -n auto -q tests/unit"), default
+    assert any("infx\" demo" in c for c in commands)
 
 
 def test_the_bounds_test_reads_the_oldest_python_from_pyproject():
