@@ -1,4 +1,5 @@
-"""Benchmark scripts that need ../shared/ skip with a message (exit 0) where it is absent."""
+"""Benchmark scripts: each imports what it needs, those needing ../shared/ skip (exit 0) where it is
+absent, and run_all runs the ones that take no argument."""
 
 from __future__ import annotations
 
@@ -23,6 +24,34 @@ def test_a_script_needing_the_reference_data_skips_without_it(tmp_path, script):
                          timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("skipped: reference") and str(tmp_path / "shared") in run.stdout
+
+
+_LOAD_A_SCRIPT = """
+import importlib.util, sys
+from pathlib import Path
+script = Path(sys.argv[1])
+sys.path.insert(0, str(script.parent))
+spec = importlib.util.spec_from_file_location(script.stem, script)
+module = importlib.util.module_from_spec(spec)
+sys.modules[script.stem] = module
+spec.loader.exec_module(module)
+"""
+
+
+def test_every_benchmark_script_imports_what_it_needs():
+    """A moved test helper broke two scripts' imports unnoticed: run_all is not part of the suite.
+    Loading a script runs its top level (imports, constants), never its main; each in its own
+    process, so that one script's additions to sys.path cannot hide another's missing one."""
+    scripts = sorted((ROOT / "benchmarks").glob("*.py"))
+    runs = {script.name: subprocess.Popen([sys.executable, "-c", _LOAD_A_SCRIPT, str(script)],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                          text=True, cwd=ROOT) for script in scripts}
+    broken = {}
+    for name, run in runs.items():
+        _, error = run.communicate(timeout=120)
+        if run.returncode != 0:
+            broken[name] = error.strip().splitlines()[-1]
+    assert len(runs) > 20 and not broken, broken
 
 
 def _load_script(name: str):
@@ -56,6 +85,11 @@ def test_run_all_propagates_a_script_over_its_bar(tmp_path):
                          text=True, timeout=60)
     assert run.returncode == 1
     assert run.stdout.rstrip().endswith("over a bar or failed: bench_slow.py")
+
+
+def test_run_all_leaves_out_only_scripts_that_exist():
+    run_all = _load_script("run_all.py")
+    assert run_all.ON_DEMAND and all((ROOT / "benchmarks" / name).is_file() for name in run_all.ON_DEMAND)
 
 
 def test_the_reference_timing_dependency_is_a_declared_extra():
