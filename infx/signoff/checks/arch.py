@@ -93,33 +93,42 @@ def _unread_overrides(lines: list[Line], rules: dict) -> list[str]:
     but gives it no readable value (the flag held in a variable or an array), a value or key
     built at run time, a FLOP-reducing key whose value is not a literal, and an option name
     built at run time that may spell an override flag (``$(printf -- '--hf-%s' overrides)``)."""
-    flags, denied = rules["override-flags"], rules["flop-reducing-keys"]
-    spelled = {"--" + flag.lstrip("-").replace("_", "-").lower() for flag in flags}
+    flags, denied = tuple(rules["override-flags"]), tuple(rules["flop-reducing-keys"])
+    found: dict[str, str | None] = {}  # a copied block repeats its lines' texts
     problems = []
     for line in lines:
-        named = [flag for flag in flags if names_flag(line.text, flag)]
-        values = list(dict.fromkeys(v for flag in named for v in flag_values(line.text, flag)))
-        unread = [key for value in values for key in denied
-                  if re.search(rf"\b{key}\b", value) and key not in {k for k, _ in _keys(value)}]
-        built = [value for value in values if _RUN_TIME.search(value)]
-        options = [o for o in _BUILT_OPTION.findall(line.text)
-                   if any(flag.startswith(o.replace("_", "-").lower()) for flag in spelled)]
-        options += [short for flag in flags if not named and (short := abbreviates(line.text, flag))]
-        if unread:
-            problems.append(f"{line.where()}: overrides {unread[0]} with a value that cannot be read")
-        elif built:
-            problems.append(f"{line.where()}: gives {named[0]} a value built at run time ({built[0]}), "
-                            "so the override could not be verified")
-        elif named and not values:
-            problems.append(f"{line.where()}: names {named[0]} in a form whose value cannot be read "
-                            "(a variable, an array or a block), so the override could not be verified")
-        elif options and not _BUILT_OPTION.search(line.text):
-            problems.append(f"{line.where()}: passes {options[0]}, a prefix of a model-config override flag "
-                            "that argparse takes for the flag, so the override could not be verified")
-        elif options:
-            problems.append(f"{line.where()}: builds an option name at run time ({options[0]}…) that may "
-                            "spell a model-config override flag, so the override could not be verified")
+        if line.text not in found:
+            found[line.text] = _unread_override(line.text, flags, denied)
+        if found[line.text]:
+            problems.append(f"{line.where()}: {found[line.text]}")
     return list(dict.fromkeys(problems))
+
+
+def _unread_override(text: str, flags: tuple[str, ...], denied: tuple[str, ...]) -> str | None:
+    """Why one line's override cannot be read (``_unread_overrides``), or None."""
+    spelled = {"--" + flag.lstrip("-").replace("_", "-").lower() for flag in flags}
+    named = [flag for flag in flags if names_flag(text, flag)]
+    values = list(dict.fromkeys(v for flag in named for v in flag_values(text, flag)))
+    unread = [key for value in values for key in denied
+              if re.search(rf"\b{key}\b", value) and key not in {k for k, _ in _keys(value)}]
+    built = [value for value in values if _RUN_TIME.search(value)]
+    options = [o for o in _BUILT_OPTION.findall(text)
+               if any(flag.startswith(o.replace("_", "-").lower()) for flag in spelled)]
+    options += [short for flag in flags if not named and (short := abbreviates(text, flag))]
+    if unread:
+        return f"overrides {unread[0]} with a value that cannot be read"
+    if built:
+        return f"gives {named[0]} a value built at run time ({built[0]}), so the override could not be verified"
+    if named and not values:
+        return (f"names {named[0]} in a form whose value cannot be read "
+                "(a variable, an array or a block), so the override could not be verified")
+    if options and not _BUILT_OPTION.search(text):
+        return (f"passes {options[0]}, a prefix of a model-config override flag "
+                "that argparse takes for the flag, so the override could not be verified")
+    if options:
+        return (f"builds an option name at run time ({options[0]}…) that may "
+                "spell a model-config override flag, so the override could not be verified")
+    return None
 
 
 def _override_payload(text: str, flags: list[str], edits_config: bool) -> list[tuple[str, object]]:
