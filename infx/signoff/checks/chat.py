@@ -121,10 +121,10 @@ def _judge(evidence: Evidence, config: AffectedConfig) -> tuple[bool, str] | Non
     candidates = [ln for ln in found if runs(ln)[1] is True]
     unproven = [(ln, runs(ln)[0]) for ln in found if runs(ln)[1] is None]
     chat = next((ln for ln in candidates if not _unproven_guard(evidence, ln, launch)), None)
-    raw = _first(lines, _RAW)
     if chat:
         return True, (f"{where}: client uses the chat template ({chat.where()}: {_clip(chat.text)}"
                       + _guard_note(evidence, chat, launch) + ")")
+    raw = _first(lines, _RAW)
     # the recipes' harness applies it by default: what a shell helper may or may not do with its
     # own flag is then not the benchmark's client (a raw-completions setting still fails)
     by_default = None if raw else _harness_default(evidence, lines)

@@ -256,6 +256,7 @@ def _mention_pattern(flag: str) -> re.Pattern[str]:
 _OPTION_WORD = re.compile(r"(?<![\w-])--([A-Za-z0-9][\w-]*)")
 
 
+@lru_cache(maxsize=65536)  # each launch line is asked for each flag, by several checks
 def abbreviates(text: str, flag: str) -> str | None:
     """An option word of the line (in any spelling the flag readers accept) that is a shorter
     prefix of ``flag`` past its first part (``--hf-overr`` of ``--hf-overrides``): argparse,
