@@ -130,3 +130,25 @@ def test_a_pr_that_edits_codeowners_and_policy_needs_their_owner(request, fake_g
     fake = fake_github(world)
     result = _verify(fake)
     assert "success" not in _posted(fake, m.HEAD), result.reason
+
+
+# --- 4. identity: a sign-off's text edited by someone else before the verdict reads it -----------
+
+@pytest.mark.xfail(strict=True, reason="rt20: the verdict reads the sign-off's current body and takes it "
+                   "as the signer's words; anyone with write access (the PR author here) can edit another "
+                   "user's comment, and REST does not say who edited; an edit made after the CODEOWNER "
+                   "posted (updated_at after created_at) and before the verify job (or a re-verification) "
+                   "reads it is judged as the owner's sign-off: success")
+def test_a_sign_off_edited_after_posting_is_not_taken_as_the_signers_words(request, fake_github):
+    """The CODEOWNER posts the sign-off at 09:30:00 with the engine-first item unchecked; the
+    author (write access) edits it at 09:30:20, ticking the box, before the queued verify job
+    reads it. The world holds only what GitHub serves: the edited body, its two times."""
+    m = _worlds(request)
+    world = m.SEED.seed000()
+    signoff = next(c for c in world["pulls"][0]["comments"] if c["id"] == 5003)
+    assert signoff["created_at"] == signoff["updated_at"] == "2026-09-24T09:30:00Z"
+    signoff["updated_at"] = "2026-09-24T09:30:20Z"
+    fake = fake_github(world)
+    trigger = Trigger(True, "test", 3412, SignoffRef("issue_comment", 5003), actor="chunfangamd")
+    result = publish.verify(fake.client(), fake.world["repo"], trigger, publish.Options())
+    assert "success" not in _posted(fake, m.HEAD), result.reason

@@ -8,7 +8,7 @@ import pytest
 from lib.chat_scripts import chat_status
 from lib.signoff_policy_support import with_head_file, world_evidence
 
-from infx.signoff.checks import arch, golden
+from infx.signoff.checks import arch, golden, patch
 from infx.signoff.model import Status
 from infx.signoff.table import load_table
 
@@ -103,3 +103,31 @@ def test_a_json_dump_of_config_json_with_fewer_layers_fails():
 ])
 def test_a_layer_cut_saved_through_transformers_is_an_override(line, extra):
     assert arch.run(_seed003(line, extra), SETTINGS).status == Status.FAIL
+
+
+# --- Check patch: an engine source file found through the engine module's __file__ --------------
+
+ENGINE_DIR = "$(python3 -c 'import atom, os; print(os.path.dirname(atom.__file__))')"
+TUNE = "benchmarks/multi_node/amd_utils/tune_attention.py"
+
+
+def test_an_engine_file_found_through_find_spec_is_an_engine_path():
+    """The control: the same rewrite through importlib's find_spec (a policy engine path) fails."""
+    line = ('sed -i "s/causal=True/causal=False/" "$(python3 -c \'import importlib.util; '
+            'print(importlib.util.find_spec(\\"atom\\").origin)\')"')
+    assert patch.run(_seed003(line), SETTINGS).status == Status.FAIL
+
+
+@pytest.mark.xfail(strict=True, reason="rt20: Check patch knows engine paths by policy words "
+                   "(site-packages, /app/atom, find_spec, ...); a rewrite of the engine's own source "
+                   "whose path is computed from the engine module's __file__ (sed -i in the launch, or "
+                   "pathlib in a Python helper it runs) names none of them: false PASS")
+@pytest.mark.parametrize("line, extra", [
+    (f'sed -i "s/causal=True/causal=False/" "{ENGINE_DIR}/model_executor/attention.py"', None),
+    (f'python3 "$(dirname "$0")/{TUNE.rsplit("/", 1)[1]}"',
+     {TUNE: "import pathlib\nimport atom\n"
+            "target = pathlib.Path(atom.__file__).parent / 'model_executor' / 'attention.py'\n"
+            "target.write_text(target.read_text().replace('causal=True', 'causal=False'))\n"}),
+])
+def test_a_rewrite_of_the_engines_source_found_through_its_module_is_patching(line, extra):
+    assert patch.run(_seed003(line, extra), SETTINGS).status == Status.FAIL
