@@ -25,6 +25,7 @@ from infx.signoff.rules.scan import (
     flag_values,
     is_enabled,
     mentions_flag,
+    strip_quoted_comments,
     unquoted,
 )
 from infx.signoff.rules.spec_decoding import engine_family
@@ -345,7 +346,10 @@ def draft_checkpoints(config: AffectedConfig, lines: list[Line]) -> list[tuple[s
 
 
 def _lowers_draft(text: str) -> bool:
-    return any(_DRAFT_WORDS.search(ln) and _PRECISION_WORDS.search(ln) for ln in text.splitlines())
+    """Whether a patch's code (not its comments, nor those of the source it writes) names
+    the draft and a precision on one line."""
+    return any(_DRAFT_WORDS.search(code) and _PRECISION_WORDS.search(code)
+               for code in map(strip_quoted_comments, text.splitlines()))
 
 
 def missing_record_fields(body: str) -> list[str]:

@@ -123,6 +123,49 @@ def _strip_comment(text: str) -> str:
     return text.rstrip()
 
 
+def strip_quoted_comments(text: str) -> str:
+    """Drop a line's comment and the comments of source text it quotes: a patch that writes
+    ``"    # fp8 verify for the draft\\n"`` into an engine file adds a comment there, not code
+    (inside quotes, a ``#`` after a blank, the opening quote or an ``\\n`` escape, up to the
+    ``\\n`` escape that ends that source line; one the closing quote ends first stays: the
+    text may be a sed pattern or an uncommented line)."""
+    text = strip_comment(text)
+    if "#" not in text:
+        return text
+    out: list[str] = []
+    quote = None
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if quote is None:
+            if char in "\"'":
+                quote = char
+            out.append(char)
+        elif char == "\\":
+            out.append(text[index:index + 2])
+            index += 1
+        elif char == quote:
+            quote = None
+            out.append(char)
+        elif char == "#" and (text[index - 1] in quote + " \t" or text[index - 2:index] == "\\n") \
+                and (end := _quoted_line_end(text, index, quote)) is not None:
+            index = end
+            continue
+        else:
+            out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def _quoted_line_end(text: str, index: int, quote: str) -> int | None:
+    # where the quoted source line that starts a comment at ``index`` ends (its "\n" escape)
+    while index < len(text) and text[index] != quote:
+        if text[index:index + 2] == "\\n":
+            return index
+        index += 2 if text[index] == "\\" else 1
+    return None
+
+
 @lru_cache(maxsize=1024)
 def _norm_flag(flag: str) -> str:
     return flag.lstrip("-").replace("_", "-").lower()

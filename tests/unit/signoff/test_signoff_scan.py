@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from infx.signoff.rules.scan import case_arm_body, env_settings, first_number, shell_guards
+import pytest
+
+from infx.signoff.rules.scan import (
+    case_arm_body,
+    env_settings,
+    first_number,
+    shell_guards,
+    strip_quoted_comments,
+)
 
 
 def test_a_command_kept_in_a_string_sets_its_environment_inside_it():
@@ -112,3 +120,23 @@ def test_a_while_or_until_body_is_guarded_by_its_first_test_and_a_for_body_by_no
     guards = {n: [(g.predicate, g.negated) for g in shell_guards(text, n)] for n in (2, 5, 9, 13, 15, 17)}
     assert guards == {2: [("false", False)], 5: [], 9: [("[ -f x ]", True)],
                       13: [("read -r l", False), ("[ a = b ]", False)], 15: [("read -r l", False)], 17: []}
+
+
+@pytest.mark.parametrize(("line", "code"), [
+    # a comment line of the source a patch writes ends at its "\n" escape
+    ('    + "        # DSpark verify on the fp8 KV path\\n"', '    + "        \\n"'),
+    ('"    # draft fp8\\n    self.draft_dtype = fp8\\n"', '"    \\n    self.draft_dtype = fp8\\n"'),
+    ('"  # note\\n", "draft_quant = \'fp8\'"  # the script\'s own comment', '"  \\n", "draft_quant = \'fp8\'"'),
+])
+def test_comments_of_quoted_source_lines_are_dropped(line, code):
+    assert strip_quoted_comments(line) == code
+
+
+@pytest.mark.parametrize("line", [
+    'sed -i "s/ # draft_dtype=fp8/draft_dtype=fp8/" eagle.py',  # uncommenting: the closing quote comes first
+    'sed -i "s#draft_dtype = None#draft_dtype = fp8#" eagle.py',  # '#' as the sed delimiter
+    'echo "#draft_dtype=fp8" >> eagle.py',
+])
+def test_quoted_text_that_may_be_code_stays(line):
+    kept = strip_quoted_comments(line)
+    assert "draft" in kept and "fp8" in kept
