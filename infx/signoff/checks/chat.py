@@ -37,10 +37,10 @@ from infx.signoff.table import Settings
 
 # client settings that apply the chat template (AIPerf, bench-serving, srt-slurm, helpers)
 _CHAT = re.compile(r"/v1/chat/completions|--endpoint-type[ =]chat\b|--apply-chat-template"
-                   r"|--use-chat-template|\bopenai-chat\b|use_chat_template\s*[:=]\s*true"
+                   r"|--use-chat-template|\b(?:openai|sglang-oai)-chat\b|use_chat_template\s*[:=]\s*true"
                    r"|endpoint_type\s*[:=]\s*[\"']?chat\b", re.IGNORECASE)
 _RAW_ENDPOINT = re.compile(r"/v1/completions\b|--endpoint-type[ =]completions\b", re.IGNORECASE)
-_RAW = re.compile(_RAW_ENDPOINT.pattern + r"|--backend[ =](?:openai|vllm|sglang)\b(?!-chat)", re.IGNORECASE)
+_RAW = re.compile(_RAW_ENDPOINT.pattern + r"|--backend[ =](?:openai|vllm|sglang(?:-oai)?)(?![\w-])", re.IGNORECASE)
 
 
 def _records_the_choice(text: str) -> bool:
@@ -57,6 +57,13 @@ def _chat_line(text: str) -> bool:
     return _CHAT.search(text) is not None
 
 
+def _raw_after_chat(text: str) -> bool:
+    """Whether a raw-completions setting follows the line's last chat setting: the clients'
+    argparse keeps an option's last value (``--backend openai-chat … --backend openai``)."""
+    last_chat = max(m.end() for m in _CHAT.finditer(text))
+    return any(m.start() >= last_chat for m in _RAW.finditer(text))
+
+
 # a parameter expansion that edits the value: ${X/pat/rep}, ${X//pat}, ${X#pat}, ${X%pat}, ${X^}
 _EDITED = re.compile(r"\$\{[A-Za-z_]\w*(?:/|#|%|\^|,)[^}]*\}")
 
@@ -67,7 +74,7 @@ def _chat_evidence(evidence: Evidence, line: Line, defined: frozenset[str]) -> b
     inline program (scan.data_lines), the words of a command the launch defines itself and
     does not hand them on from (``defined``: options.swallowing_commands; its own lines are
     judged where they are written)."""
-    if not _chat_line(line.text):
+    if not _chat_line(line.text) or _raw_after_chat(line.text):
         return False
     found = _CHAT.search(line.text)
     if not SHELL_FILE.search(line.path):

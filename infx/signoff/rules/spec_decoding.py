@@ -13,6 +13,7 @@ from infx.signoff.rules.options import function_runs
 from infx.signoff.rules.scan import (
     PRINTS_ONLY,
     Line,
+    abbreviates,
     env_settings,
     first_number,
     flag_values,
@@ -56,6 +57,8 @@ def draft_length(engine: str, lines: list[Line], texts: Mapping[str, str | None]
     settings disagree, or a recipe with decode workers gives them none the line reader sees
     (they run the engine's default, or a value the reader cannot place)."""
     ordered = _DRAFT_FLAGS.get(engine, ()) + tuple(f for fs in _DRAFT_FLAGS.values() for f in fs)
+    if any(_unsure_setting(line.text) for line in lines):
+        return None
     named = [(line, given) for line in lines if (given := _draft_settings(line.text))]
     for flag in ordered:
         found = [(line, value) for line, given in named for f, value in given if f == flag]
@@ -91,6 +94,19 @@ def _draft_settings(text: str) -> tuple[tuple[str, str], ...]:
     this of the same lines)."""
     return tuple((flag, value) for flags in _DRAFT_FLAGS.values() for flag in flags
                  for value in flag_values(text, flag))
+
+
+@lru_cache(maxsize=4096)
+def _unsure_setting(text: str) -> bool:
+    """Whether a line gives one draft-length flag two different values, or an argparse prefix of
+    one (``--num-speculative 5``): the server's parser keeps the last, or takes the prefix for
+    the flag, and which setting a line reader sees first is not that."""
+    for flag in (f for flags in _DRAFT_FLAGS.values() for f in flags):
+        if len({first_number(value) for value in flag_values(text, flag)}) > 1:
+            return True
+        if flag.startswith("--") and abbreviates(text, flag):
+            return True
+    return False
 
 
 def _has_decode(line: Line, texts: Mapping[str, str | None]) -> bool:

@@ -31,10 +31,6 @@ def test_scenario5_pins_the_golden_al_of_three_draft_tokens():
     assert golden.run(world_evidence("scenario5"), SETTINGS).status == Status.PASS
 
 
-@pytest.mark.xfail(strict=True, reason="rt20: spec_decoding.draft_length takes the first draft-length "
-                   "setting of the launch; ATOM's argparse keeps the last (or the one an abbreviation "
-                   "names), so the server drafts 5 tokens while AL 2.99 is judged against the curve of "
-                   "3 (golden thinking_on[5] = 3.61): false PASS")
 @pytest.mark.parametrize("again", ["--num-speculative-tokens 5", "--num-speculative-tokens=5",
                                    "--num-speculative 5"])
 def test_a_draft_length_given_again_is_the_one_the_server_runs(again):
@@ -44,9 +40,6 @@ def test_a_draft_length_given_again_is_the_one_the_server_runs(again):
 
 # --- Check chat: the chat endpoint named first, a raw one last ----------------------------------
 
-@pytest.mark.xfail(strict=True, reason="rt20: Check chat passes on any launch line that names a chat "
-                   "endpoint and only looks for a raw one when none does; vLLM's benchmark client "
-                   "(argparse) keeps the last --backend/--endpoint, so it drives raw completions: false PASS")
 @pytest.mark.parametrize("client", [
     "vllm bench serve --backend openai-chat --endpoint /v1/chat/completions "
     "--backend openai --endpoint /v1/completions --model x\n",
@@ -55,6 +48,15 @@ def test_a_draft_length_given_again_is_the_one_the_server_runs(again):
 ])
 def test_a_chat_endpoint_overridden_later_on_the_same_command_is_raw(client):
     assert chat_status(client) == Status.FAIL
+
+
+@pytest.mark.parametrize("client", [
+    "vllm bench serve --backend openai --endpoint /v1/completions --backend openai-chat "
+    "--endpoint /v1/chat/completions --model x\n",  # the chat settings come last: they are the ones run
+    "python -m sglang.bench_serving --backend sglang-oai-chat --model x\n",  # not the raw sglang-oai
+])
+def test_a_chat_setting_given_last_is_the_one_run(client):
+    assert chat_status(client) == Status.PASS
 
 
 def test_the_raw_client_alone_fails():
