@@ -131,14 +131,14 @@ def toplevel(cwd: str | Path | None = None) -> Path | None:
     return Path(text) if result.returncode == 0 and text else None
 
 
-def read_tree(ref: str, wanted: Callable[[str], bool], cwd: str | Path | None = None
+def read_tree(ref: str, wanted: Callable[[str], bool] | None = None, cwd: str | Path | None = None
               ) -> dict[str, str] | None:
-    """path -> text of the files at ``ref`` that ``wanted`` picks (UTF-8 only); None when the
-    commit is not in this clone (e.g. force-pushed away)."""
+    """path -> text of the files at ``ref`` that ``wanted`` picks (every one by default; UTF-8
+    only); None when the commit is not in this clone (e.g. force-pushed away)."""
     listing = _run(["ls-tree", "-r", "-z", "--name-only", ref], cwd)
     if listing.returncode != 0:
         return None
-    paths = [p for p in listing.stdout.decode("utf-8", "replace").split("\0") if p and wanted(p)]
+    paths = [p for p in listing.stdout.decode("utf-8", "replace").split("\0") if p and (wanted is None or wanted(p))]
     out: dict[str, str] = {}
     for path, data in read_blobs(ref, paths, cwd).items():
         if data is None:

@@ -181,7 +181,7 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
     from infx.changelog.gitio import read_tree
     from infx.plan.coverage import REUSED_ROWS, Coverage
     from infx.plan.fingerprint import annotate, content_of
-    from infx.plan.incremental import plan_tree_path, summary, without
+    from infx.plan.incremental import summary, without
     from infx.plan.sweep_plan import Plan
     from infx.reuse.covering import coverage, wanted_rows
     from infx.reuse.gateway import GitHubGateway
@@ -189,7 +189,8 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
     from infx.workflow.actions import append_summary, write_outputs
 
     plan = Plan.read(plan_path)
-    head, base = read_tree(head_ref, plan_tree_path), read_tree(base_ref, plan_tree_path)
+    # whole trees: what a sweep job executes may lie anywhere (benchmark_content.executed_paths)
+    head, base = read_tree(head_ref), read_tree(base_ref)
     for ref, tree in ((head_ref, head), (base_ref, base)):
         if tree is None:
             raise InfxError(Problem(f"commit {ref} is not in this checkout", key="--head-ref",
@@ -207,7 +208,7 @@ def incremental_command(plan_path: Path, base_ref: str, head_ref: str, repo: str
                 remote = tree_reader(gateway)
 
                 def tree(sha: str) -> dict[str, str | None] | None:
-                    return read_tree(sha, plan_tree_path) or remote(sha)
+                    return read_tree(sha) or remote(sha)
 
                 runs = sweep_runs(gateway, pull, gateway.pull_commits(pr_number), workflow=workflow_id,
                                   exclude=(run_id,) if run_id else (), wanted=wanted, tree=tree,

@@ -2,25 +2,31 @@
 
 What a sweep's results depend on: the PR's own changelog entries, the master-config blocks
 the PR affects (images and every serving setting live there), those configs' recipe files,
-and everything a sweep job executes from the PR's checkout (`PR_EXECUTED`: the launchers and
-recipe scripts under `runners/` and `benchmarks/`, which run on the GPU node). Nothing else of
-the checkout runs: the sweep workflows (which provenance holds to the default branch's) install
-and run the default branch's `infx` — labels, plan, shard, row identity, launch, normalisation,
-collection, report — from a checkout of the default branch, so the PR's own `infx/`, build files
-and requirements lock are data no job executes, benchmark-neutral. Two trees of the same PR
-(the swept or reused commit and the head, or the head a reuse command was posted on and the
-head now) are compared against the PR's base tree, so a plain merge of the default branch
-(other PRs' changelog entries and configs) and `pr-link` canonicalisation are neutral.
+and everything a sweep job may execute from the PR's checkout (`executed_paths`). The sweep
+job checks out the whole PR tree and runs its launcher (runners/launch_<runner>.sh), which
+runs the recipe scripts, which source, run and import whatever they like: the reference's
+benchmark library runs `utils/bench_serving/`, `utils/evals/`, and more. So every file is
+executed content except the ones `NEUTRAL_PATH` names — documentation, the repository's own
+workflows and settings, and the tool's own `infx/` and tests (the sweep workflows, which
+provenance holds to the default branch's, install and run the default branch's `infx` from
+a checkout of the default branch) — and even one of those is executed once an executed file
+names it (`bash docs/setup.md`, `python -m tests.warm`). Two trees of the same PR (the swept
+or reused commit and the head, or the head a reuse command was posted on and the head now)
+are compared against the PR's base tree, so a plain merge of the default branch (other PRs'
+changelog entries and configs) and `pr-link` canonicalisation are neutral; an executed file
+the merge brings in is not (the head would run it).
 
 Pure: trees are path -> text mappings (None = deleted); nothing here reads GitHub or git.
-Shared by the reuse resolver (authorization binding) and the sign-off bot (drift).
+Shared by the planner (fingerprints), the reuse resolver (authorization binding) and the
+sign-off bot (drift).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from infx import yamlio
@@ -34,10 +40,22 @@ CHANGELOG = "perf-changelog.yaml"
 # a master config, at the root or one folder down (a monorepo's e.g. inferencex-e2e/)
 MASTER_PATH = re.compile(r"^(?:[^/]+/)?configs/[^/]+-master\.yaml$")
 RECIPE_PATH = re.compile(r"^(?:[^/]+/)?configs/recipes/([^/]+)\.yaml$")
-# everything a sweep job executes from the PR's checkout: the launcher `infx.workflow.launch`
-# runs (runners/launch_<runner>.sh) and the recipe scripts it runs in the row's image
-PR_EXECUTED = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners)/")
-LAUNCH_PATH = PR_EXECUTED
+# where the launchers and recipe scripts live: the launcher `infx.workflow.launch` runs
+# (runners/launch_<runner>.sh) and the scripts it runs in the row's image (the launch graph
+# starts here; what they run from elsewhere is executed content too: executed_paths)
+LAUNCH_PATH = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners)/")
+# GitHub's workflows and local actions: no sweep job runs them from the PR's checkout (the
+# sweep's own are held to the default branch's by provenance, and a run of any other one is
+# no sweep evidence), whatever names them
+WORKFLOW_PATH = re.compile(r"^\.github/(?:workflows|actions)/")
+# files no sweep job runs unless an executed file names them (executed_paths): documentation
+# and images, the repository's settings and ownership, the workflows, and the tool's own
+# package, tests and build file
+DOCUMENT = re.compile(r"(?:^|/)(?:[^/]*\.(?:md|markdown|rst|adoc|png|jpe?g|gif|svg|webp|ico)"
+                      r"|LICEN[CS]E[^/]*|NOTICE[^/]*|CODEOWNERS|\.gitignore|\.gitattributes|\.gitkeep"
+                      r"|\.editorconfig)$", re.IGNORECASE)
+NEUTRAL_PATH = re.compile(r"^(?:\.github/|infx/|tests/|docs?/|pyproject\.toml$)|" + DOCUMENT.pattern,
+                          re.IGNORECASE)
 CHANGELOG_LABEL = f"{CHANGELOG} (this PR's entries)"
 
 
@@ -45,10 +63,92 @@ class Unreadable(ValueError):
     """A file the comparison needs cannot be parsed: the caller fails closed with this message."""
 
 
-def is_benchmark_path(path: str) -> bool:
-    """Could a change to this path change what the PR's benchmarks measure?"""
-    return bool(path == CHANGELOG or MASTER_PATH.match(path) or RECIPE_PATH.match(path)
-                or PR_EXECUTED.match(path))
+def _config_path(path: str) -> bool:
+    # compared by what they say (entries, blocks, recipes of affected keys), not byte for byte
+    return bool(path == CHANGELOG or MASTER_PATH.match(path) or RECIPE_PATH.match(path))
+
+
+_WORD = re.compile(r"[\w./+${}-]+")
+
+
+# a text larger than this is data (the reference's operator test lists run to 1.2 MB) and is
+# not read for names: what it names is a matter for the program that reads it
+NAMING_TEXT_LIMIT = 256 * 1024
+
+
+@lru_cache(maxsize=4096)
+def _words(text: str, code_only: bool = False) -> frozenset[str]:
+    """The path-like words of a text (``$ROOT/docs/setup.md`` gives ``/docs/setup.md``);
+    ``code_only``: of its lines that are not comments."""
+    if code_only:
+        text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("#", "//")))
+    return frozenset(word.rstrip(".") for word in _WORD.findall(text))
+
+
+def _file_name(word: str) -> str:
+    # the last part of a path-like word, the file name a neighbour's path must end with
+    return word.rsplit("/", 1)[-1]
+
+
+def _module(path: str) -> str | None:
+    # a module inside a package (``tests.warm``); a package's bare name (``infx``) is the
+    # tool's or the project's name far more often than an import of its __init__
+    module = path[:-3].removesuffix("/__init__").replace("/", ".") if path.endswith(".py") else None
+    return module if module is not None and "." in module else None
+
+
+def _names(word: str, path: str, folder: str) -> bool:
+    """Whether a word of a file in ``folder`` names ``path``: the path from the root, or from
+    the file's own folder, as a whole word or after a folder that is not a plain relative
+    path (``./``, ``$ROOT/``, ``${DIR}/``, ``/workspace/``: ``infx/fake/README.md`` names
+    another README); a ``.py`` file also as its dotted module (``tests.warm``)."""
+    for candidate in (path, path[len(folder) + 1:] if folder and path.startswith(folder + "/") else None):
+        if not candidate:
+            continue
+        if word == candidate:
+            return True
+        if word.endswith("/" + candidate):
+            prefix = word[:-len(candidate) - 1]
+            if prefix in ("", ".", "..") or prefix.startswith("/") or "$" in prefix:
+                return True
+    return word == _module(path)
+
+
+def executed_paths(*trees: Tree) -> set[str]:
+    """The files of the trees a sweep job may execute: every file but a neutral one
+    (NEUTRAL_PATH), and a neutral one an executed file names by its path (from the root or
+    from the naming file's folder, ``_names``), or a neutral program by its module; repeated,
+    as a named program may name others. Documents (DOCUMENT: text and images) count only when
+    a line that is not a comment names them in a program outside the neutral folders (scripts
+    point readers to their README; the tool's package and its build file name its README), and
+    name nothing themselves; the changelog names nothing (its descriptions point at docs). Changelog, master configs and recipes are left out of the answer (they are
+    compared by what they say)."""
+    present = {p for tree in trees for p, text in tree.items() if text is not None and not WORKFLOW_PATH.match(p)}
+    executed = {p for p in present if not NEUTRAL_PATH.search(p)}
+    neutral = present - executed
+    wanted: dict[str, list[str]] = {}  # the neutral files a word may name, by its last part
+    for path in neutral:
+        wanted.setdefault(_file_name(path), []).append(path)
+        if (module := _module(path)) is not None:
+            wanted.setdefault(module, []).append(path)
+    fresh = executed - {CHANGELOG}
+    while neutral and fresh:
+        named: set[str] = set()
+        for path in fresh:
+            folder = path.rsplit("/", 1)[0] if "/" in path else ""
+            for text in {tree.get(path) for tree in trees}:
+                if text is None or len(text) > NAMING_TEXT_LIMIT:
+                    continue
+                for word in _words(text):
+                    for target in {*wanted.get(_file_name(word), ()), *wanted.get(word, ())}:
+                        if target in neutral and _names(word, target, folder) and (
+                                not DOCUMENT.search(target) or (not _config_path(path) and not NEUTRAL_PATH.search(path)
+                                                                and word in _words(text, True))):
+                            named.add(target)
+        executed |= named
+        neutral -= named
+        fresh = {p for p in named if not DOCUMENT.search(p)}
+    return {p for p in executed if not _config_path(p)}
 
 
 def load_tree_file(path: str, text: str) -> Any:
@@ -139,10 +239,28 @@ def affected_keys(tree: Tree, base: Tree) -> set[str]:
     return keys
 
 
-def differences(before: Tree, after: Tree, base: Tree) -> list[str]:
+# GitHub's compare lists at most this many files: a longer list is not known to be whole
+COMPARE_FILE_LIMIT = 300
+
+
+def own_paths(*compared: Collection[str] | None, listed: Collection[str] | None = ()) -> frozenset[str] | None:
+    """The paths a PR itself changes at some of its commits: from each commit's three-dot
+    compare with the default branch (``compared``) and from the PR's own file list for its head
+    (``listed``, read whole). None when one is not known, or a compare is as long as GitHub
+    lists (it may have been cut)."""
+    if listed is None or any(paths is None or len(paths) >= COMPARE_FILE_LIMIT for paths in compared):
+        return None
+    return frozenset(p for paths in (*compared, listed) for p in paths or ())
+
+
+def differences(before: Tree, after: Tree, base: Tree, own: Collection[str] | None = None) -> list[str]:
     """What benchmark-affecting content differs between two trees of one PR ([] = identical).
 
     Each item names a file, or a master config and key ("configs/amd-master.yaml [key]").
+    ``own`` (own_paths) are the files the PR itself changes at either tree: an executed file
+    that neither changes and that differs is the default branch's change a merge brought in,
+    benchmark-neutral like the other PRs' configs and entries; None (not known): every
+    executed file that differs counts.
     Raises Unreadable when a master config or the changelog of any tree cannot be parsed.
     """
     found: list[str] = []
@@ -160,6 +278,13 @@ def differences(before: Tree, after: Tree, base: Tree) -> list[str]:
             found.append(f"{path} [{key}]")
         recipes |= {p for p in set(before) | set(after)
                     if (m := RECIPE_PATH.match(p)) and m.group(1) == key}
-    executed = {p for p in set(before) | set(after) if PR_EXECUTED.match(p)}
-    found += sorted(p for p in recipes | executed if before.get(p) != after.get(p))
+    changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p) and not _config_path(p)
+               and (own is None or p in own)}
+    executed: set[str] = set()
+    if changed:
+        executed = {p for p in changed if not NEUTRAL_PATH.search(p)}
+        if changed - executed:  # a neutral file changed: executed if an executed one names it
+            executed = changed & executed_paths(before, after)
+    found += sorted(p for p in recipes if before.get(p) != after.get(p))
+    found += sorted(executed)
     return found

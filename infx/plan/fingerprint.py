@@ -10,7 +10,8 @@ fingerprint is sha256 over the canonical JSON of
   ``search-space`` lists: a search-space entry reaches a job only through the rows it
   expands into, so editing one entry changes only that entry's rows;
 - those keys' recipe files (``configs/recipes/<key>.yaml``);
-- every launcher file (``runners/`` and ``benchmarks/``, infx.plan.benchmark_content.LAUNCH_PATH);
+- every file a sweep job may execute (launchers, recipe scripts and whatever else of the
+  checkout is not neutral or is named by one: infx.plan.benchmark_content.executed_paths);
 - the fields that shape rows (everything but ``description`` and ``pr-link``) of the PR's own
   changelog entries that name one of those keys.
 
@@ -31,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from infx.plan.benchmark_content import (
-    LAUNCH_PATH,
     RECIPE_PATH,
     Tree,
+    executed_paths,
     master_blocks,
     named_keys,
     pr_entries,
@@ -103,7 +104,7 @@ def content_of(tree: Tree, base: Tree) -> Content:
         digests[key] = _sha(_canonical({"master": path, "block": _without_search_space(block),
                                         "recipe": recipes.get(key),
                                         "entries": sorted(shaping_of.get(key, []))}))
-    launch = sorted((p, _sha(t)) for p, t in tree.items() if t is not None and LAUNCH_PATH.match(p))
+    launch = sorted((p, _sha(text)) for p in executed_paths(tree) if (text := tree.get(p)) is not None)
     return Content({k: tuple(sorted(v)) for k, v in by_match.items()}, digests, _sha(_canonical(launch)))
 
 

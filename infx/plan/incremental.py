@@ -14,7 +14,7 @@ from typing import Any
 from infx.config.master import load_master_configs_from_texts
 from infx.config.runners import load_runners_from_text
 from infx.errors import InfxError, Problem
-from infx.plan.benchmark_content import CHANGELOG, Tree, is_benchmark_path
+from infx.plan.benchmark_content import CHANGELOG, Tree
 from infx.plan.coverage import Coverage
 from infx.plan.identity import job_name
 from infx.plan.planner import (
@@ -30,12 +30,6 @@ from infx.yamlio import load_text
 
 RUNNERS = "configs/runners.yaml"
 ROOT_MASTER = re.compile(r"^configs/[^/]+-master\.yaml$")  # what `infx plan` reads by default
-
-
-def plan_tree_path(path: str) -> bool:
-    """Files of a commit that `plan_from_trees`, fingerprints and the drift comparison read:
-    the benchmark-affecting ones and the runner config (the rest of a tarball is skipped)."""
-    return is_benchmark_path(path) or path == RUNNERS
 
 
 def _masters(tree: Tree) -> list[tuple[str, str]]:

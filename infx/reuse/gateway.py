@@ -10,16 +10,12 @@ from infx.errors import InfxError
 from infx.github.endpoints.people import Permission
 from infx.github.failures import GitHubError
 from infx.github.models import Artifact, Comment, Job, PullRequest, WorkflowRun
-from infx.plan.incremental import plan_tree_path
+from infx.plan.benchmark_content import own_paths
 from infx.reuse.facts import ReuseError
 from infx.reuse.ports import ReuseClient
 from infx.reuse.posted_head import dispatched_since, timeline_gap
 
 MAX_LISTED_COMMITS = 250  # GitHub's pull request commit listing stops here
-
-
-def _kept(path: str) -> bool:
-    return plan_tree_path(path) or trust.is_sweep_file_candidate(path)
 
 
 class GitHubGateway:
@@ -34,6 +30,7 @@ class GitHubGateway:
         self._commits = lru_cache(maxsize=None)(self._read_commits)
         self._pulls: dict[int, dict[str, Any]] = {}
         self.branch_pulls = lru_cache(maxsize=None)(self._branch_pulls)
+        self.changes = lru_cache(maxsize=None)(self._changes)
 
     def comments(self, pr_number: int) -> list[Comment]:
         # the PR's comment count turns a listing that ends early into an error, not a
@@ -133,10 +130,31 @@ class GitHubGateway:
         return None if timeline_gap(items, head) else items
 
     def _tree(self, sha: str) -> dict[str, str]:
-        """The commit's benchmark-affecting files (all the binding and drift checks compare),
-        the runner config the planner needs to plan the commit, and the files that may be
-        sweep workflow files (infx.trust compares them)."""
-        return self.client.tree_at(self.repo, sha, wanted=_kept)
+        """The commit's files, every one: the binding and drift checks compare what a sweep job
+        may execute, which may lie anywhere (benchmark_content.executed_paths); the planner
+        reads the configs, and infx.trust the sweep workflow files."""
+        return self.client.tree_at(self.repo, sha)
+
+    def _changes(self, branch: str, sha: str) -> tuple[str, ...] | None:
+        """The paths `sha` changes since its merge base with `branch` (GitHub's three-dot
+        compare, a rename's old name too); None when they share no history (404: every executed
+        file then counts). Any other failure is raised, as for every read the resolver needs."""
+        try:
+            data = self.client.compare(self.repo, branch, sha,
+                                       action=f"comparing {sha[:12]} with {branch}", permission="contents: read")
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        files = data.get("files") if isinstance(data, dict) else None
+        if not isinstance(files, list) or not all(isinstance(f, dict) for f in files):
+            raise ReuseError(f"GitHub's compare of {sha[:12]} with {branch} has no file list")
+        return tuple(dict.fromkeys(p for f in files for p in (f.get("filename"), f.get("previous_filename"))
+                                   if isinstance(p, str) and p))
+
+    def own(self, branch: str, *shas: str) -> frozenset[str] | None:
+        """The paths the PR itself changes at any of `shas` (benchmark_content.own_paths)."""
+        return own_paths(*(self.changes(branch, sha) for sha in shas))
 
     def _tree_or_none(self, ref: str) -> dict[str, str] | None:
         try:

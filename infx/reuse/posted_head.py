@@ -19,7 +19,7 @@ If the head seen and the one being decided differ in benchmark-affecting content
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -147,11 +147,14 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
 
 
 def binding_problem(*, comment_ref: str, seen: str | None, head: str, pr_commits: Sequence[str],
-                    base: str, tree: Callable[[str], Tree], unknown: str = "") -> str | None:
+                    base: str, tree: Callable[[str], Tree], unknown: str = "",
+                    own: Callable[[str], Collection[str] | None] | None = None) -> str | None:
     """Why the authorization does not cover `head`, or None when it does.
 
     `seen` is the head when the command was posted (head_seen; `unknown` says why it is
-    None); `tree(sha)` reads a commit's files; `base` is the PR's base commit.
+    None); `tree(sha)` reads a commit's files; `base` is the PR's base commit; `own(seen)`
+    the paths the PR itself changes at `seen` or at the head (benchmark_content.own_paths:
+    a merge of the default branch is neutral; None or not given, every executed file counts).
     """
     if seen is None:
         why = unknown or "no pull_request workflow run was created before it"
@@ -163,7 +166,7 @@ def binding_problem(*, comment_ref: str, seen: str | None, head: str, pr_commits
         return (f"{comment_ref} was posted when the PR head was {seen[:12]}, which is no longer "
                 f"part of the PR (force-pushed away); {NEW_COMMAND}")
     try:
-        changed = differences(tree(seen), tree(head), tree(base))
+        changed = differences(tree(seen), tree(head), tree(base), None if own is None else own(seen))
     except Unreadable as exc:
         return (f"{comment_ref} was posted when the PR head was {seen[:12]}; whether the head "
                 f"{head[:12]} changed what it benchmarks cannot be told ({exc}); {NEW_COMMAND}")

@@ -69,7 +69,8 @@ def unbound_reason(gateway: GitHubGateway, pr_number: int, request: AuthorizedRe
         return None
     return binding_problem(comment_ref=f"{request.command} (comment {comment.id} by {comment.user})",
                            seen=seen.sha, head=head, pr_commits=gateway.pull_commits(pr_number),
-                           base=pull.base_sha, tree=gateway.tree, unknown=seen.problem)
+                           base=pull.base_sha, tree=gateway.tree, unknown=seen.problem,
+                           own=lambda sha: gateway.own(pull.base_ref, sha, head))
 
 
 def plan_of(gateway: GitHubGateway, pull: PullRequest, head: str, base: str | None = None, *,
@@ -189,7 +190,8 @@ def covering_sources(gateway: GitHubGateway, pr_number: int, request: Authorized
         if swept is None:
             return ["the commit it swept (a dispatch that pins no head)"]
         try:
-            return differences(gateway.tree(swept), gateway.tree(head), gateway.tree(pull.base_sha))
+            return differences(gateway.tree(swept), gateway.tree(head), gateway.tree(pull.base_sha),
+                               gateway.own(pull.base_ref, swept, head))
         except Unreadable as exc:
             raise ReuseError(f"cannot compare run {run.id}'s commit {swept[:12]} with the "
                              f"head {head[:12]}: {exc}") from exc

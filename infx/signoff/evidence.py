@@ -20,9 +20,7 @@ from infx.github.archives import ArchiveLimitError
 from infx.github.budget import BudgetExceeded, RequestBudget
 from infx.github.failures import ListingCapped, pull_cap_error
 from infx.github.transport import parsed
-from infx.plan.benchmark_content import is_benchmark_path
 from infx.plan.coverage import METADATA_ARTIFACT
-from infx.plan.incremental import plan_tree_path
 from infx.reuse.posted_head import dispatched_since, head_seen, timeline_gap
 from infx.signoff.model import (
     ArtifactMembers,
@@ -35,6 +33,7 @@ from infx.signoff.model import (
     Job,
     PullRequest,
     WorkflowRun,
+    touched_paths,
 )
 from infx.signoff.ports import SignoffClient
 from infx.signoff.render import read_marker
@@ -542,11 +541,11 @@ def _head_tree(reader: Reader, evidence: Evidence, settings: Settings) -> None:
 
 @piece("base tree", fills=("base_files",))
 def _base_tree(reader: Reader, evidence: Evidence, settings: Settings) -> None:
-    # the base's changelog, master configs, runner config and other benchmark-affecting files
-    # only (the head tree is read whole: see README, Input limits); scope may have it already
+    # whole, as the head's and a swept commit's are (README, Input limits): what a sweep job
+    # executes may lie anywhere (benchmark_content.executed_paths); scope may have it already
     if not evidence.base_files:
         evidence.base_files = optional(evidence, "base tree",
-                                       lambda: reader.tree(evidence.pr.base_sha, plan_tree_path), {})
+                                       lambda: reader.tree(evidence.pr.base_sha), {})
 
 
 @piece("branch runs", fills=("branch_runs", "workflow_runs", "orphan_runs"), after=("commits",))
@@ -594,7 +593,8 @@ def _branch_pulls(reader: Reader, evidence: Evidence, settings: Settings) -> Non
         evidence.branch_pulls = trust.BranchPulls(pr.head_ref, tuple(pulls), retargets)
 
 
-@piece("sweep runs", fills=("check_runs", "workflow_runs", "run_jobs", "artifacts", "commit_files"),
+@piece("sweep runs", fills=("check_runs", "workflow_runs", "run_jobs", "artifacts", "commit_files",
+                            "commit_changes"),
        after=("commits", "head tree", "base tree", "branch runs", "branch pulls"))
 def _sweep_runs(reader: Reader, evidence: Evidence, settings: Settings) -> None:
     if evidence.commits is not None:
@@ -616,7 +616,8 @@ def _bypass_permissions(reader: Reader, evidence: Evidence, settings: Settings) 
     _bypass_evidence(reader, evidence, settings.pareto_bypass_command)
 
 
-@piece("reuse command", fills=("collaborators", "reuse_seen_head", "reuse_seen_files", "reuse_seen_problem"),
+@piece("reuse command", fills=("collaborators", "reuse_seen_head", "reuse_seen_files", "reuse_seen_problem",
+                               "commit_changes"),
        after=("commits", "conversation", "branch runs", "sweep runs", "timeline"))
 def _reuse_command(reader: Reader, evidence: Evidence, settings: Settings) -> None:
     _reuse_evidence(reader, evidence)
@@ -663,7 +664,8 @@ def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
         # recorded under the piece's name; the swept commit's tree, when that is the head the
         # command was posted on, is reused
         known = provenance.tree_of(evidence, seen)
-        evidence.reuse_seen_files = known if known is not None else reader.tree(seen, is_benchmark_path)
+        evidence.reuse_seen_files = known if known is not None else reader.tree(seen)
+        commit_changes(reader, evidence, seen)
 
 
 class _LookupsSpent(Exception):
@@ -740,6 +742,7 @@ def _sweep_evidence(reader: Reader, evidence: Evidence, commits: list[str], own:
                     incremental = incremental or took_rows(evidence, run_id)
                 continue
             commit_tree(reader, evidence, sha)
+            commit_changes(reader, evidence, sha)
             ran = evidence.workflow_runs[run_id].head_sha
             if ran != sha:  # a fork sweep: its workflow files are those of the commit it ran
                 commit_tree(reader, evidence, ran)
@@ -867,9 +870,8 @@ def _removed_tree(reader: Reader, evidence: Evidence, sha: str) -> None:
     evidence is complete without them)."""
     if provenance.tree_of(evidence, sha) is not None:
         return
-    wanted = provenance.swept_commit_paths(evidence.default_branch_files)
     try:
-        tree = reader.tree(sha, wanted)
+        tree = reader.tree(sha)
     except ArchiveLimitError:
         raise
     except InfxError as exc:
@@ -897,16 +899,26 @@ def _ours_by_record(reader: Reader, evidence: Evidence, run_id: int) -> bool:
 
 
 def commit_tree(reader: Reader, evidence: Evidence, sha: str) -> dict[str, str | None] | None:
-    """The files of a commit of the PR the checks read (``provenance.swept_commit_paths``),
-    read once (one tarball, the other members skipped in the stream) and kept."""
+    """The files of a commit of the PR (every one: provenance compares its sweep workflow
+    files, drift and fingerprints what a sweep job may execute), read once (one tarball) and kept."""
     known = provenance.tree_of(evidence, sha)
     if known is not None:
         return known
-    wanted = provenance.swept_commit_paths(evidence.default_branch_files)
-    tree = optional(evidence, f"tree:{sha}", lambda: reader.tree(sha, wanted))
+    tree = optional(evidence, f"tree:{sha}", lambda: reader.tree(sha))
     if tree is not None:
         evidence.commit_files[sha] = tree
     return tree
+
+
+def commit_changes(reader: Reader, evidence: Evidence, sha: str) -> None:
+    """What a commit of the PR other than its head changes since its merge base with the
+    default branch (one compare), read once. Unknown (no merge base: 404) only makes drift and
+    the reuse binding count every executed file that differs, the default branch's too; an
+    unreadable answer is an `error`, as for any evidence."""
+    if sha == evidence.pr.head_sha or sha in evidence.commit_changes:
+        return
+    compared = optional(evidence, f"changes:{sha}", lambda: reader.compare(evidence.default_branch, sha))
+    evidence.commit_changes[sha] = None if compared is None else touched_paths(compared.files)
 
 
 def team_evidence(reader: Reader, evidence: Evidence, codeowners_paths: tuple[str, ...]) -> None:

@@ -11,6 +11,7 @@ never rename or remove them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -50,6 +51,11 @@ class ChangedFile:
     patch: str | None = None  # unified diff hunk text as GitHub returns it; None if too large
     additions: int = 0
     deletions: int = 0
+
+
+def touched_paths(files: Iterable[ChangedFile]) -> list[str]:
+    """Every path a file list touches (a rename's old and new name), once each, in listing order."""
+    return list(dict.fromkeys(p for f in files for p in (f.filename, f.previous_filename) if p))
 
 
 @dataclass(frozen=True)
@@ -126,6 +132,10 @@ class Evidence:
     # trees of other commits (sha -> path -> text): the commit a sweep ran on (its sweep
     # workflow files for provenance, its benchmark-affecting content for drift)
     commit_files: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    # the paths each of those commits changes since its merge base with the default branch
+    # (GitHub's three-dot compare; None: not read): drift and the reuse binding tell the PR's
+    # own changes from the default branch's a merge brought in
+    commit_changes: dict[str, list[str] | None] = field(default_factory=dict)
     # the PR head when the reuse command Check `reuse` rests on was posted (infx.reuse.posted_head;
     # "" = no run before it tells; None = no authorised command), and its tree when that is
     # not the assessed head

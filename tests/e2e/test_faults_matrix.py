@@ -59,12 +59,13 @@ _TEMPLATE_RULES = (
     (r"/contents/.+$", "/contents/{path}"),
     (r"/collaborators/[^/]+/", "/collaborators/{user}/"),
     (r"/branches/[^/]+$", "/branches/{branch}"),
+    (r"/compare/[^/]+\.\.\.[^/]+$", "/compare/{base}...{head}"),
     (r"/[0-9a-f]{40}(?=/|$)", "/{sha}"),
     (r"/\d+(?=/|\.zip$|$)", "/{n}"),
 )
 _PLACEHOLDER = {"{path}": ".+", "{owner}": "[^/]+", "{repo}": "[^/]+", "{user}": "[^/]+",
                 "{org}": "[^/]+", "{team}": "[^/]+",
-                "{branch}": "[^/]+", "{sha}": "[0-9a-f]{40}", "{n}": r"\d+"}
+                "{branch}": "[^/]+", "{base}": "[^/.]+", "{head}": "[^/.]+", "{sha}": "[0-9a-f]{40}", "{n}": r"\d+"}
 
 
 def template(path: str) -> str:
@@ -172,6 +173,8 @@ SIGNOFF_READS = {
     "/repos/{owner}/{repo}/tarball/{sha}": False,
     "/_fake/tarball/{owner}/{repo}/{sha}": False,
     "/repos/{owner}/{repo}/codeowners/errors": False,
+    # the swept commit's changes since its merge base with main (drift: the PR's own changes)
+    "/repos/{owner}/{repo}/compare/{base}...{head}": False,
     "/repos/{owner}/{repo}/pulls/{n}/files": True,
     "/repos/{owner}/{repo}/pulls/{n}/commits": True,
     "/repos/{owner}/{repo}/issues/{n}/comments": True,
@@ -482,15 +485,21 @@ REUSE_READS = {
     "/repos/{owner}/{repo}/issues/{n}/timeline": True,  # pushes no run records (binding)
     # the PRs the run's branch heads: a run for a PR into another base is not ours (trust.base_problem)
     "/repos/{owner}/{repo}/pulls": True,
-    "/repos/{owner}/{repo}/tarball/{sha}": False,  # benchmark-affecting files (binding, drift)
+    "/repos/{owner}/{repo}/tarball/{sha}": False,  # the commits' files (binding, drift)
+    # the PR's own changes at the run's commit and at the head (drift: a merge of main is neutral)
+    "/repos/{owner}/{repo}/compare/{base}...{head}": False,
     # the default branch's tree: the source run's sweep files must equal it (infx.trust.our_run)
     "/repos/{owner}/{repo}/tarball/main": False,
     "/_fake/tarball/{owner}/{repo}/{sha}": False,
 }
+# a compare's 404 (no shared history) leaves the PR's own changes unknown: every executed file
+# is compared, and the run's commit and the head have the same ones
+_NO_HISTORY = "without the PR's own changes every executed file is compared, and none differs"
 REUSE_WRITES = [("POST", "/repos/{owner}/{repo}/issues/comments/{n}/reactions")]
 REUSE_SAME = {("/repos/{owner}/{repo}/issues/comments/{n}/reactions", "truncated"):
               "the comment has no reactions yet: nothing to cut",
-              ("/repos/{owner}/{repo}/pulls", "truncated"): "the PRs of the head branch fit one page"}
+              ("/repos/{owner}/{repo}/pulls", "truncated"): "the PRs of the head branch fit one page",
+              ("/repos/{owner}/{repo}/compare/{base}...{head}", "404"): _NO_HISTORY}
 
 
 def reuse_world() -> tuple[dict, int]:
@@ -681,6 +690,8 @@ REUSE_REPEATED = {
     ("GET", "/_fake/tarball/{owner}/{repo}/{sha}"): 4,
     # the PR's timeline: for the binding, then for the base changes of the PRs its branch heads
     ("GET", "/repos/{owner}/{repo}/issues/{n}/timeline"): 2,
+    # the run's commit's and the head's compares with main (drift: the PR's own changes)
+    ("GET", "/repos/{owner}/{repo}/compare/{base}...{head}"): 2,
 }
 SIGNOFF_LATER_SAME: dict[tuple[str, int, str], str] = {}
 LIVE_HEAD_RECHECK = (_PULL, 2)  # the third PR read: see assert_unconfirmed_head
@@ -688,7 +699,8 @@ LIVE_HEAD_RECHECK = (_PULL, 2)  # the third PR read: see assert_unconfirmed_head
 # the verdict was posted, so the status is taken back (see assert_withdrawn_after_success)
 SIGNOFF_RECHECK = ("/repos/{owner}/{repo}/issues/comments/{n}", 1)
 REUSE_LATER_SAME = {("/repos/{owner}/{repo}/issues/comments/{n}/reactions", 1, "truncated"):
-                    "the comment has no reactions yet: nothing to cut"}
+                    "the comment has no reactions yet: nothing to cut",
+                    ("/repos/{owner}/{repo}/compare/{base}...{head}", 1, "404"): _NO_HISTORY}
 
 
 def later_read_cases(repeats: dict[tuple[str, str], int], reads: dict[str, bool],

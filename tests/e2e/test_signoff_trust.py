@@ -345,15 +345,15 @@ def test_a_recipe_changed_after_the_sweep_fails_check_1_naming_the_file(request,
 
 
 def test_a_benchmark_neutral_head_passes_saying_what_differs(request, fake_github) -> None:
-    """Seed 000's head only merges main (utils/telemetry.py) after the sweep: the swept
-    commit's tarball keeps only the files the checks compare, and the reason says so."""
+    """Seed 000's head only merges main (utils/telemetry.py) after the sweep: the PR changes the
+    file at neither commit (their compares with main), so it is the default branch's change,
+    named as neutral."""
     fake = fake_github(load(request, "trust_clock.yaml"))
     result = verify(fake)
     assert rows(result)["sweep"] == Status.PASS
     why = _plain(reason(result, "sweep"))
-    assert why.endswith("the head 296a93ad has the same benchmark-affecting and sweep workflow "
-                        "files (the only ones read at the swept commit).")
-    assert "telemetry" not in why  # never read at the swept commit, so never named
+    assert why.endswith("the head 296a93ad differs from it only in utils/telemetry.py (benchmark-neutral: no "
+                        "sweep job runs them, or the default branch changed them and a merge brought them in).")
 
 
 def test_a_config_change_after_the_sweep_names_the_config_key(request, fake_github) -> None:
@@ -416,8 +416,9 @@ def test_the_same_change_moved_to_a_repeated_block_needs_a_new_signoff(request, 
     assert result.kind == "skipped" and statuses(fake, MOVED) == [] and fake.count("POST") == 0
     assert ("the PR's change to docs/notes.md is the same text at other lines of the file, where the "
             "default branch's change of the file since does not move it: the change itself moved") in result.reason
-    # the signed head's compare, the head's (its merge base), then main's change between the two bases
-    assert fake.count("GET", SIGNED_COMPARE) == 1 and fake.count("GET", "/compare/") == 3
+    # the signed head's compare, the head's (its merge base), main's change between the two
+    # bases, and the swept commit's (drift: the PR's own changes there)
+    assert fake.count("GET", SIGNED_COMPARE) == 1 and fake.count("GET", "/compare/") == 4
     # nor is a verdict on the signed head carried to it as the new head's required status
     pull = fake.world["pulls"][0]
     pull["head"]["sha"] = SEED_HEAD
@@ -433,7 +434,7 @@ def test_a_merge_of_main_that_moves_the_lines_around_the_change_inherits(request
     result = verify(fake, actor="chunfangamd", dispatched=True)
     assert result.verdict.overall.value == "PASS" and statuses(fake, MERGED4) == ["pending", "success"]
     assert "carried from 296a93ad6c8f" in fake.world["statuses"][MERGED4][-1]["description"]
-    assert fake.count("GET", SIGNED_COMPARE) == 1 and fake.count("GET", "/compare/") == 3
+    assert fake.count("GET", SIGNED_COMPARE) == 1 and fake.count("GET", "/compare/") == 4  # and the swept commit's
 
 
 # --- case 10: the status on every new head ----------------------------------------------------

@@ -18,6 +18,7 @@ from infx.commands.grammar import (
 from infx.inert import code
 from infx.reuse.posted_head import binding_problem
 from infx.signoff.model import Comment, Evidence, Outcome, Status
+from infx.signoff.rules import provenance
 from infx.signoff.rules.sweeps import plans_nothing
 from infx.signoff.table import Settings
 
@@ -92,4 +93,5 @@ def _unbound(evidence: Evidence, request: AuthorizedRequest) -> str | None:
              pr.base_sha: evidence.base_files}
     return binding_problem(comment_ref=ref, seen=evidence.reuse_seen_head or None, head=pr.head_sha,
                            pr_commits=evidence.commits or [], base=pr.base_sha, tree=trees.__getitem__,
-                           unknown=evidence.reuse_seen_problem)
+                           unknown=evidence.reuse_seen_problem,
+                           own=lambda seen: provenance.own_changes(evidence, seen))

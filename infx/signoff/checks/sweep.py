@@ -198,7 +198,8 @@ def _drift(evidence: Evidence, green: GreenRun, aside: list[str]) -> Outcome:
     swept = provenance.tree_of(evidence, green.commit) or {}
     sweep_again = f"run a full sweep on the head {head[:8]} (or {code('/use <run_id>')} a run of it)"
     try:
-        changed = differences(swept, evidence.head_files, evidence.base_files)
+        changed = differences(swept, evidence.head_files, evidence.base_files,
+                              provenance.own_changes(evidence, green.commit))
     except Unreadable as exc:
         return Outcome(Status.FAIL, f"whether the head {head[:8]} has the benchmark-affecting "
                        f"content of the swept commit {green.commit[:8]} cannot be told ({exc}). "
@@ -207,12 +208,9 @@ def _drift(evidence: Evidence, green: GreenRun, aside: list[str]) -> Outcome:
         return Outcome(Status.FAIL, f"benchmark-affecting content changed after the sweep: the head "
                        f"{head[:8]} differs from the swept commit {green.commit[:8]} in "
                        f"{', '.join(changed)}. Fix: {sweep_again}.", (ran, *aside))
-    # the swept commit's tarball kept only these files: say so, never claim the rest
-    compared = provenance.swept_commit_paths(evidence.default_branch_files)
-    neutral = sorted(p for p in set(swept) | set(evidence.head_files)
-                     if compared(p) and swept.get(p) != evidence.head_files.get(p))
+    neutral = sorted(p for p in set(swept) | set(evidence.head_files) if swept.get(p) != evidence.head_files.get(p))
     shown = ", ".join(neutral[:SHOWN]) + (f" and {len(neutral) - SHOWN} more" if len(neutral) > SHOWN else "")
-    scope = "benchmark-affecting and sweep workflow files (the only ones read at the swept commit)"
-    differs = (f"of its {scope}, the head {head[:8]} differs only in {shown} (benchmark-neutral)"
-               if neutral else f"the head {head[:8]} has the same {scope}")
+    differs = (f"the head {head[:8]} differs from it only in {shown} (benchmark-neutral: no sweep job runs "
+               "them, or the default branch changed them and a merge brought them in)"
+               if neutral else f"the head {head[:8]} has the same files")
     return Outcome(Status.PASS, f"{ran}; {differs}{also}.", tuple(aside))

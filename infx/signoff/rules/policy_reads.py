@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from infx.config.policy import PolicyReader
 from infx.errors import InfxError
-from infx.signoff.model import ChangedFile, Evidence, Outcome, Status
+from infx.signoff.model import ChangedFile, Evidence, Outcome, Status, touched_paths
 from infx.signoff.table import Settings
 from infx.signoff.trigger import checklist
 
@@ -56,12 +56,7 @@ def changed_files(evidence: Evidence) -> list[ChangedFile]:
 
 def changed_paths(evidence: Evidence) -> list[str]:
     """Every path the PR touches (a rename's old and new name), once each, in listing order."""
-    paths: list[str] = []
-    for changed in evidence.files or []:
-        for path in (changed.filename, changed.previous_filename):
-            if path and path not in paths:
-                paths.append(path)
-    return paths
+    return touched_paths(evidence.files or [])
 
 
 def diffed_files(evidence: Evidence) -> list[ChangedFile]:

@@ -8,7 +8,7 @@ copy) are byte-identical to the default branch's. Those workflows install and ru
 branch's infx from its own checkout and take the PR's checkout as data (PRODUCT §4.8, "Evidence
 comes from trusted code"), so the PR's `infx/`, build files and lock never wrote a counted run's
 results; what they do run from the PR (launchers, recipes) is benchmark-affecting content that
-drift holds to the assessed head (infx.plan.benchmark_content.PR_EXECUTED). Everything a PR controls — check-run names,
+drift holds to the assessed head (infx.plan.benchmark_content.executed_paths). Everything a PR controls — check-run names,
 details URLs, a workflow it adds or edits, a fork's head — is therefore never enough.
 
 Pure: reads the evidence only (run records, trees); the gatherer reads what this needs.
@@ -16,12 +16,9 @@ Pure: reads the evidence only (run records, trees); the gatherer reads what this
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from infx import trust
-from infx.errors import InfxError
-from infx.plan.incremental import plan_tree_path
-from infx.signoff.model import Evidence, WorkflowRun
+from infx.plan.benchmark_content import own_paths
+from infx.signoff.model import Evidence, WorkflowRun, touched_paths
 
 SWEEP_WORKFLOW = trust.SWEEP_WORKFLOW
 sweep_files = trust.sweep_files  # the file set the decision reads (infx.trust)
@@ -32,24 +29,18 @@ def origin_problem(run: WorkflowRun, repo: str, default_branch: str) -> str | No
     return trust.run_origin(run, repo=repo, default_branch=default_branch)
 
 
-def swept_commit_paths(default_tree: dict[str, str | None]) -> Callable[[str], bool]:
-    """The files of a swept (or reused) commit the checks read, so its tarball keeps only
-    them: the benchmark-affecting content and runner config (drift, fingerprints, the eval
-    image) and the sweep workflow files the default branch names (this module's
-    comparison). When the default branch's sweep workflow cannot be followed no run counts
-    (``run_problem`` says why), so no workflow file is needed."""
-    try:
-        workflow = frozenset(sweep_files(default_tree))
-    except InfxError:
-        workflow = frozenset()
-    return lambda path: plan_tree_path(path) or path in workflow
-
-
 def tree_of(evidence: Evidence, sha: str) -> dict[str, str | None] | None:
     """The files of a commit the evidence holds (the head's, or one read for a sweep)."""
     if sha == evidence.pr.head_sha and evidence.head_files:
         return evidence.head_files
     return evidence.commit_files.get(sha)
+
+
+def own_changes(evidence: Evidence, sha: str) -> frozenset[str] | None:
+    """The paths the PR itself changes at `sha` or at its head (their compares with the
+    default branch: benchmark_content.own_paths); None when that is not known."""
+    listed = None if evidence.files is None else touched_paths(evidence.files)
+    return own_paths(evidence.commit_changes.get(sha), listed=listed)
 
 
 def run_problem(evidence: Evidence, run_id: int) -> str | None:

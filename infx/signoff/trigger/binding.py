@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from infx.commands.authorization import ELEVATED_ROLES
+from infx.plan.benchmark_content import COMPARE_FILE_LIMIT
 from infx.reuse.posted_head import head_seen
 from infx.signoff.model import ChangedFile, Comment
 
 DISPATCH_ROLES = ELEVATED_ROLES  # besides the signer, who may re-verify a sign-off
-COMPARE_FILE_LIMIT = 300  # GitHub's compare lists at most this many files
 _RANGES = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)  # a hunk's header
 NEW_SIGNOFF = "a CODEOWNER must sign off the current head"
 

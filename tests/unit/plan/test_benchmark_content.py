@@ -6,10 +6,11 @@ import pytest
 
 from infx.plan.benchmark_content import (
     CHANGELOG_LABEL,
+    NAMING_TEXT_LIMIT,
     Unreadable,
     affected_keys,
     differences,
-    is_benchmark_path,
+    executed_paths,
     master_blocks,
     named_keys,
     pr_entries,
@@ -81,20 +82,77 @@ def test_an_unparsable_tree_fails_closed():
         differences(HEAD, HEAD | {"perf-changelog.yaml": "a: 1\n"}, BASE)
 
 
-@pytest.mark.parametrize(("path", "yes"), [
-    ("perf-changelog.yaml", True), (MASTER, True), ("configs/recipes/x.yaml", True),
-    ("runners/launch_mi355x.sh", True), ("benchmarks/run.py", True), ("README.md", False),
-    ("configs/policy/hardware.yaml", False), ("docs/perf-changelog.yaml", False),
-    # one folder down (a monorepo's e.g. inferencex-e2e/) counts; deeper, or a near miss, does not
-    ("e2e/configs/amd-master.yaml", True), ("e2e/configs/recipes/k.yaml", True), ("e2e/runners/x.sh", True),
-    ("a/b/configs/amd-master.yaml", False), ("configs/amd-master.yaml.orig", False),
-    ("configs/-master.yaml", False), ("configs/recipes/.yaml", False), ("configs/recipes/k.yaml.bak", False),
-    ("configs/recipes/a/k.yaml", False), ("docs/old/runners/x.sh", False), ("runners", False),
-    # the PR's own infx, build files and lock: data no sweep job runs (the default branch's infx runs)
-    ("infx/workflow/collect.py", False), ("infx/results/normalise.py", False), ("pyproject.toml", False),
-    ("setup.py", False), (".github/requirements-workflows.txt", False), ("tests/test_x.py", False)])
-def test_benchmark_paths(path, yes):
-    assert is_benchmark_path(path) is yes
+LAUNCH = "benchmarks/x.sh"
+
+
+@pytest.mark.parametrize("path", [
+    "utils/bench_serving/benchmark_serving.py", "tools/warm.py", "setup.py", "configs/policy/hardware.yaml",
+    "configs/runners.yaml", "runners/launch_mi355x.sh", ".claude/mcp/x.py", "experimental/a.json",
+    "a/b/configs/amd-master.yaml", "configs/recipes/a/k.yaml", "docs.sh"])
+def test_every_file_outside_the_neutral_ones_may_run(path):
+    assert executed_paths({path: "x\n"}) == {path}
+
+
+@pytest.mark.parametrize("path", [
+    "README.md", "docs/procedures.md", "docs/old/runners/x.sh", "benchmarks/agentic/README.md", "LICENSE",
+    "CODEOWNERS", ".github/workflows/run-sweep.yml", ".github/actions/a/action.yml",
+    ".github/requirements-workflows.txt", "infx/workflow/collect.py", "pyproject.toml", "tests/test_x.py",
+    "img/chart.png"])
+def test_neutral_files_no_executed_file_names_do_not_run(path):
+    assert executed_paths({path: "x\n", LAUNCH: "serve\n"}) == {LAUNCH}
+
+
+@pytest.mark.parametrize(("line", "target"), [
+    ("bash docs/run.sh\n", "docs/run.sh"),  # from the root
+    ('bash "$ROOT/docs/run.sh"\n', "docs/run.sh"),
+    ("bash /workspace/docs/run.sh\n", "docs/run.sh"),
+    ("python3 -m tests.warm\n", "tests/warm.py"),  # a module inside a package
+    ("python3 infx/evil.py\n", "infx/evil.py"),
+    ("source ./notes.md\n", "benchmarks/notes.md"),  # from the naming file's folder
+    ("bash README.md\n", "README.md"),  # a document a program line names
+])
+def test_a_neutral_file_an_executed_one_names_runs(line, target):
+    assert target in executed_paths({LAUNCH: line, target: "x\n"})
+
+
+@pytest.mark.parametrize(("line", "target"), [
+    ("# see README.md\n", "README.md"),  # a comment points a reader there
+    ("cat infx/github/fake/README.md\n", "README.md"),  # another README
+    ("echo infx\n", "infx/__init__.py"),  # the tool's name, not an import of its package
+    ("gh workflow run .github/workflows/x.yml\n", ".github/workflows/x.yml"),  # never from the checkout
+])
+def test_words_that_do_not_name_the_file_leave_it_neutral(line, target):
+    assert target not in executed_paths({LAUNCH: line, target: "x\n"})
+
+
+def test_naming_follows_named_programs_but_not_documents():
+    tree = {LAUNCH: "bash docs/a.sh\n", "docs/a.sh": "bash docs/b.sh\n", "docs/b.sh": "cat docs/c.md\n",
+            "docs/c.md": "x\n", "docs/d.md": "run docs/e.sh\n", "docs/e.sh": "x\n"}
+    assert executed_paths(tree) == {LAUNCH, "docs/a.sh", "docs/b.sh"}
+    # a document counts only when a program outside the neutral folders names it
+    assert "docs/c.md" in executed_paths(tree | {LAUNCH: "bash docs/a.sh\ncat docs/c.md\n"})
+    # the changelog's descriptions name nothing; a recipe's words do, though it is compared by what it says
+    assert executed_paths({"perf-changelog.yaml": "- description: [bash docs/e.sh]\n", "docs/e.sh": "x\n"}) == set()
+    assert executed_paths({"configs/recipes/k.yaml": "script: docs/e.sh\n", "docs/e.sh": "x\n"}) == {"docs/e.sh"}
+
+
+def test_a_text_past_the_naming_limit_is_data():
+    big = "bash docs/e.sh\n" + "x" * NAMING_TEXT_LIMIT
+    assert executed_paths({"utils/data.json": big, "docs/e.sh": "x\n"}) == {"utils/data.json"}
+
+
+def test_a_file_the_pr_does_not_change_is_the_default_branchs_a_merge_brought_in():
+    swept = BASE | {"utils/client.py": "old\n"}
+    head = BASE | {"utils/client.py": "new\n"}
+    assert differences(swept, head, head, own=frozenset()) == []
+    assert differences(swept, head, head, own=frozenset({"utils/client.py"})) == ["utils/client.py"]
+    assert differences(swept, head, head) == ["utils/client.py"]  # not known: every executed file counts
+
+
+def test_a_docs_edit_after_the_sweep_is_neutral_and_a_named_one_is_not():
+    assert differences(BASE, BASE | {"README.md": "typo\n"}, BASE) == []
+    runs_it = BASE | {"runners/launch_mi355x.sh": "bash docs/warm.sh\n", "docs/warm.sh": "a\n"}
+    assert differences(runs_it, runs_it | {"docs/warm.sh": "b\n"}, BASE) == ["docs/warm.sh"]
 
 
 RECIPE_B = "configs/recipes/b-fp4-mi355x-atom.yaml"

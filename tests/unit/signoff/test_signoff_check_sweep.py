@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from lib.signoff_policy_support import SWEEP_TEXT, bare_evidence
 
 from infx.inert import unwrap
@@ -369,22 +370,26 @@ def test_a_head_with_the_swept_content_passes_saying_so() -> None:
     assert outcome.status is Status.PASS and outcome.details == ()
     assert unwrap(outcome.reason) == ("in-PR commit aaaaaaaa has 1 benchmark and 1 eval check-runs at success "
                                       "(run [7](https://github.com/o/r/actions/runs/7), attempt 1); the head "
-                                      "bbbbbbbb has the same benchmark-affecting and sweep workflow files "
-                                      "(the only ones read at the swept commit).")
+                                      "bbbbbbbb has the same files.")
 
 
-def test_a_benchmark_neutral_head_names_what_differs_among_the_files_compared() -> None:
-    """Only the files the swept commit's tarball kept (provenance.swept_commit_paths) are
-    compared; a README or docs change is never named, as it was never read there."""
+NEUTRAL = "(benchmark-neutral: no sweep job runs them, or the default branch changed them and a merge brought them in)."
+
+
+def test_a_benchmark_neutral_head_names_what_differs() -> None:
+    """The swept commit is read whole; what differs and no sweep job runs is named as neutral."""
     removed = {k: v for k, v in TREE.items() if k != "README.md"}
-    outcome = sweep.run(swept_on_a(removed | {"docs/a.md": "new\n", RUNNERS: "r: 1\n"}), SETTINGS)
+    outcome = sweep.run(swept_on_a(removed | {"docs/a.md": "new\n"}), SETTINGS)
     assert outcome.status is Status.PASS
-    assert outcome.reason.endswith(
-        "; of its benchmark-affecting and sweep workflow files (the only ones read at the swept "
-        "commit), the head bbbbbbbb differs only in configs/runners.yaml (benchmark-neutral).")
-    only_docs = sweep.run(swept_on_a(removed | {"docs/a.md": "new\n"}), SETTINGS).reason
-    assert only_docs.endswith("the head bbbbbbbb has the same benchmark-affecting and sweep "
-                              "workflow files (the only ones read at the swept commit).")
+    assert outcome.reason.endswith(f"; the head bbbbbbbb differs from it only in README.md, docs/a.md {NEUTRAL}")
+
+
+@pytest.mark.parametrize("path", [RUNNERS, "utils/bench_serving/benchmark_serving.py", "tools/warm.py"])
+def test_a_file_outside_the_configs_and_docs_changed_after_the_sweep_is_drift(path) -> None:
+    """Everything but the neutral files may run in a sweep job (the runner config picks the
+    machines; the recipes run the client from utils/)."""
+    outcome = sweep.run(swept_on_a(TREE | {path: "changed\n"}), SETTINGS)
+    assert outcome.status is Status.FAIL and path in outcome.reason
 
     def recipes_changed_on_main(count: int) -> str:
         """The swept commit predates main's change of other configs' recipes (in base and head)."""
@@ -395,8 +400,8 @@ def test_a_benchmark_neutral_head_names_what_differs_among_the_files_compared() 
         return sweep.run(ev, SETTINGS).reason
 
     listed = ", ".join(f"configs/recipes/o{i}.yaml" for i in range(5))
-    assert recipes_changed_on_main(6).endswith(f"differs only in {listed} and 1 more (benchmark-neutral).")
-    assert recipes_changed_on_main(5).endswith(f"differs only in {listed} (benchmark-neutral).")
+    assert recipes_changed_on_main(6).endswith(f"differs from it only in {listed} and 1 more {NEUTRAL}")
+    assert recipes_changed_on_main(5).endswith(f"differs from it only in {listed} {NEUTRAL}")
 
 
 def test_benchmark_affecting_drift_after_the_sweep_fails_naming_it() -> None:
@@ -458,8 +463,7 @@ def test_a_pass_still_names_what_was_set_aside() -> None:
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.PASS
     assert outcome.details == (f"set aside: run 9 — {FOREIGN}",)
-    assert outcome.reason.endswith("the head bbbbbbbb has the same benchmark-affecting and sweep workflow "
-                                   f"files (the only ones read at the swept commit); set aside: run 9 — {FOREIGN}.")
+    assert outcome.reason.endswith(f"the head bbbbbbbb has the same files; set aside: run 9 — {FOREIGN}.")
 
 
 def test_only_runs_that_were_looked_at_and_benchmark_jobs_point_at_are_judged() -> None:
@@ -514,7 +518,7 @@ def test_set_aside_runs_are_all_found_past_runs_that_are_skipped() -> None:
     assert sweep.set_aside(ev) == [(5, FOREIGN), (3, FOREIGN)]
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.PASS and "(run [12](" in unwrap(outcome.reason)
-    assert outcome.reason.endswith(f"(the only ones read at the swept commit); set aside: run 5 — {FOREIGN}; "
+    assert outcome.reason.endswith(f"has the same files; set aside: run 5 — {FOREIGN}; "
                                    f"set aside: run 3 — {FOREIGN}.")
     assert outcome.details == (f"set aside: run 5 — {FOREIGN}", f"set aside: run 3 — {FOREIGN}")
 
@@ -533,17 +537,16 @@ def test_an_incremental_resweep_passes_naming_every_run_of_the_union() -> None:
 
 def test_a_sweep_of_a_commit_that_patched_infx_is_judged_on_what_it_ran() -> None:
     """Issue 20: an earlier commit patched the collector, the sweep ran on it, the head reverted
-    the patch. The sweep's jobs ran the default branch's infx (the PR's is data), so the run
-    counts and the patch is no drift (infx/ is not even read at the swept commit); the launcher, which
-    does run from the PR's checkout, patched and reverted the same way, fails."""
+    the patch. The sweep's jobs ran the default branch's infx (the PR's is data, and nothing the
+    sweep job runs names the file), so the run counts and the patch is neutral; the launcher,
+    which does run from the PR's checkout, patched and reverted the same way, fails."""
     collect = "infx/workflow/collect.py"
     ev = swept_on_a(TREE | {collect: "def collect(): ...\n"})
     ev.commit_files[A] |= {collect: "def collect(): return 0.99\n"}
     ev.base_files |= {collect: "def collect(): ...\n"}
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.PASS, outcome.reason
-    assert outcome.reason.endswith("has the same benchmark-affecting and sweep workflow files (the only "
-                                   "ones read at the swept commit).")
+    assert outcome.reason.endswith(f"differs from it only in {collect} {NEUTRAL}")
     ev.commit_files[A] |= {LAUNCHER: "sglang serve --fake-scores\n"}
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.FAIL

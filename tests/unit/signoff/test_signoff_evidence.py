@@ -340,13 +340,8 @@ def test_a_commits_tree_is_read_once_and_kept_for_provenance_drift_and_reuse() -
     reader = Trees()
     evidence.default_branch_files = {SWEEP_WORKFLOW: SWEEP_TEXT}
     assert ev.commit_tree(reader, evidence, "a" * 40) == {"configs/amd-master.yaml": MASTER}
-    # the tarball keeps what drift, fingerprints and provenance compare, and nothing else
-    kept = ["perf-changelog.yaml", "configs/amd-master.yaml", "configs/recipes/k.yaml",
-            "configs/runners.yaml", "benchmarks/x.sh", "runners/launch.sh",
-            ".github/workflows/run-sweep.yml"]
-    assert all(map(reader.wanted, kept))
-    assert not any(map(reader.wanted, ["README.md", "utils/telemetry.py", "docs/a.md",
-                                       ".github/workflows/other.yml", "configs/evals/t.yaml"]))
+    # read whole: what a sweep job executes may lie anywhere (benchmark_content.executed_paths)
+    assert reader.wanted is None
     assert ev.commit_tree(reader, evidence, "a" * 40) is evidence.commit_files["a" * 40]
     assert ev.commit_tree(reader, evidence, evidence.pr.head_sha) is evidence.head_files
     assert reader.read == ["a" * 40]

@@ -133,21 +133,6 @@ def test_called_files_are_found_by_their_spelling() -> None:
                                  ".github/actions/both/action.yml", ".github/actions/only-yaml/action.yaml")
 
 
-def test_a_swept_commit_keeps_its_benchmark_files_and_the_sweep_workflow_files() -> None:
-    """What a swept commit's tarball keeps: the plan's inputs (benchmark-affecting files and
-    runners.yaml) and the sweep workflow files the default branch's run-sweep.yml names."""
-    wanted = provenance.swept_commit_paths(DEFAULT)
-    for path in (*sweep_files(DEFAULT), "configs/runners.yaml", "configs/amd-master.yaml",
-                 "configs/recipes/k.yaml", "runners/launch_mi355x-amds.sh", "perf-changelog.yaml"):
-        assert wanted(path), path
-    for path in ("README.md", ".github/workflows/ci.yml", ".github/actions/other/action.yml"):
-        assert not wanted(path), path
-    # no (or an unparsable) sweep workflow on the default branch: no run counts, none is kept
-    for default in ({"README.md": "x\n"}, DEFAULT | {".github/workflows/benchmark-tmpl.yml": "jobs: [\n"}):
-        unfollowed = provenance.swept_commit_paths(default)
-        assert not unfollowed(SWEEP_WORKFLOW) and unfollowed("configs/runners.yaml")
-
-
 CODE = {"infx/workflow/collect.py": "def collect(): ...\n", "pyproject.toml": "[project]\n",
         ".github/requirements-workflows.txt": "pyyaml==6.0.2\n"}
 
