@@ -138,11 +138,17 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
     committed = [c for c in map(_committed, timeline) if c is not None]
     order = [c[0] for c in committed]
     if sha in order:
+        # a later commit with a run was pushed after `posted` (its run is newer than every run
+        # before it), and so was all that follows it; one with none before that may have been
+        # pushed earlier, when GitHub started no run for it (a [skip ci] message, a workflow the
+        # PR disabled, a merge conflict), or together with the next (a push of several commits):
+        # the two cannot be told apart, so the head then is not known
         for later, message in committed[order.index(sha) + 1:]:
-            if later not in heads and skips_workflows(message):
-                return HeadSeen(None, f"commit {later[:12]}, pushed after head {sha[:12]}, tells GitHub "
-                                "to skip workflows and no run has it as head, so it may have been "
-                                "the head then")
+            if later in heads:
+                break
+            why = "tells GitHub to skip workflows" if skips_workflows(message) else "has no workflow run"
+            return HeadSeen(None, f"commit {later[:12]}, pushed after head {sha[:12]}, {why} and no run "
+                            "has it as head, so it may have been the head then")
     return HeadSeen(sha)
 
 

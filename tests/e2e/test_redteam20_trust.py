@@ -96,11 +96,6 @@ def _clean_head_signed(m) -> dict:
     return world
 
 
-@pytest.mark.xfail(strict=True, reason="rt20: posted_head.head_seen takes the newest pull_request run "
-                   "before the sign-off as the head seen, and only a [skip ci]-style message of a later "
-                   "run-less commit makes it unknown; a head left without a run otherwise (the PR's "
-                   "workflows disabled in its merge ref, a merge conflict) binds the sign-off to the "
-                   "hostile head before it, which BACK then inherits: false success")
 def test_a_sign_off_on_a_head_no_run_records_does_not_cover_the_head_before_it(request, fake_github):
     m = _worlds(request)
     fake = fake_github(_clean_head_signed(m))

@@ -235,6 +235,7 @@ def _plain(text: str) -> str:
 def test_a_fork_prs_forged_sweep_never_counts(request, fake_github) -> None:
     fake = fake_github(load(request, "trust_fork_forged.yaml"))
     result = verify(fake)
+    assert result.verdict is not None, (result.kind, result.reason)
     assert result.verdict.overall.value == "REJECTED" and statuses(fake) == ["pending", "failure"]
     assert rows(result)["sweep"] == Status.FAIL and rows(result)["evals"] == Status.FAIL
     row = next(r for r in result.verdict.rows if r.spec.id == "sweep")
@@ -274,7 +275,10 @@ def test_a_run_for_a_pr_into_another_base_is_set_aside(request, fake_github, nam
 def test_runs_of_other_or_modified_workflows_are_set_aside(request, fake_github, change, why) -> None:
     world = copy.deepcopy(load(request, "trust_fork_forged.yaml"))
     run = next(r for r in world["workflow_runs"] if r["id"] == RUN_ID)
-    world["pulls"][0]["head"]["repo"] = run["head_repository"] = world["repo"]  # not a fork
+    world["pulls"][0]["head"]["repo"] = world["repo"]  # not a fork
+    for each in world["workflow_runs"]:
+        if each.get("head_repository") is not None:
+            each["head_repository"] = world["repo"]
     files = world["commits"][SEED_SWEEP]["files"]
     if change != "same-repo":
         del files[".github/workflows/run-sweep.yml"]  # the default branch's own file again
@@ -296,8 +300,10 @@ def test_runs_of_other_or_modified_workflows_are_set_aside(request, fake_github,
 
 def test_the_seed_run_of_our_unmodified_workflow_still_counts(request, fake_github) -> None:
     world = copy.deepcopy(load(request, "trust_fork_forged.yaml"))
-    run = next(r for r in world["workflow_runs"] if r["id"] == RUN_ID)
-    world["pulls"][0]["head"]["repo"] = run["head_repository"] = world["repo"]
+    world["pulls"][0]["head"]["repo"] = world["repo"]
+    for each in world["workflow_runs"]:
+        if each.get("head_repository") is not None:
+            each["head_repository"] = world["repo"]
     del world["commits"][SEED_SWEEP]["files"][".github/workflows/run-sweep.yml"]
     result = verify(fake_github(world))
     assert rows(result)["sweep"] == Status.PASS and result.verdict.overall.value == "PASS"

@@ -260,8 +260,9 @@ def fork_forged() -> dict:
     world["commits"][SWEEP]["files"][".github/workflows/run-sweep.yml"] = FORGED_SWEEP
     pull = world["pulls"][0]
     pull["head"]["repo"] = FORK
-    run = next(r for r in world["workflow_runs"] if r["id"] == RUN_ID)
-    run["head_repository"] = FORK
+    for run in world["workflow_runs"]:  # every pull_request run of a fork PR is the fork's
+        if run["event"] == "pull_request":
+            run["head_repository"] = FORK
     return world
 
 
