@@ -49,7 +49,14 @@ def typical_world() -> dict:
         parent = sha
     world["commits"][head] = copy.deepcopy(world["commits"][head]) | {"parents": [parent],
                                                                       "files_from": parent}
-    # the green sweep sits on an older commit, so the newest ones have no run at all
+    # the green sweep sits on an older commit; each later push (one commit each, after the
+    # /reuse-sweep-run at 08:00) started the PR's other workflow, as GitHub records every head
+    model = next(r for r in world["workflow_runs"] if r["head_sha"] == head)
+    for index, sha in enumerate(commits[1:]):
+        when = f"2026-09-24T08:{10 + 5 * index:02d}:00Z"
+        world["workflow_runs"].append(copy.deepcopy(model) | {
+            "id": 35873197800 + index, "head_sha": sha, "created_at": when, "updated_at": when,
+            "run_started_at": when})
     commits.append(head)
     pull["commits"] = commits
     chatter = [{"id": 6000 + i, "user": f"user{i % 7}", "author_association": "CONTRIBUTOR",
