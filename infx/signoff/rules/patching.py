@@ -56,6 +56,7 @@ def find_patching(files: list[ChangedFile], engine_paths: list[str], engine_pack
     heredoc that only writes a file (``heredoc_files``: the policy's ``heredoc-files``) is a
     lead when that file may be an engine path (``heredoc_target_is_engine``)."""
     found: list[Patching] = []
+    engine_paths = [*engine_paths, *module_locations(engine_packages)]
     for f in files:
         if f.status == "removed" or _DOC.search(f.filename):
             continue
@@ -70,6 +71,16 @@ def find_patching(files: list[ChangedFile], engine_paths: list[str], engine_pack
                       for ln in lines if re.match(r"\s*FROM\s", ln.text, re.IGNORECASE)]
         found += _scan(lines, engine_paths, engine_packages, allowed_packages, components or [], heredoc_files)
     return found
+
+
+def module_locations(packages: list[str]) -> list[str]:
+    """Words that find an engine package's own source files from the package itself, as
+    ``find_spec`` does: its ``__file__`` / ``__path__``, ``inspect.getfile`` of it,
+    ``importlib.resources.files`` of its name (``"$(python3 -c 'import atom; print(atom.__file__)')"``)."""
+    names = [p.replace("-", "_") for p in packages if re.fullmatch(r"[A-Za-z_][\w-]*", p)]
+    return [word for name in dict.fromkeys(names)
+            for word in (f"{name}.__file__", f"{name}.__path__", f"getfile({name}", f"getsourcefile({name}",
+                         f'files("{name}"', f"files('{name}'", f'path("{name}"', f"path('{name}'")]
 
 
 _ENTER = re.compile(r"(?:^\s*|[;&|]\s*)(?:cd|pushd)\s+(\S+)|\bgit\s+clone\b(?:\s+-{1,2}[\w-]+(?:[ =](?!https?:)\S+)?)*\s+(\S+)(?:\s+([^\s;&|]+))?")
@@ -142,6 +153,10 @@ def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: lis
           components: list[dict], heredoc_files: dict | None = None) -> list[Patching]:
     found: list[Patching] = []
     file_locates_engine = _touches_engine("\n".join(ln.text for ln in lines), paths)
+    # a Python program that finds the engine's own files from its module (``atom.__file__``):
+    # what it writes may be those files
+    program_locates_engine = bool(lines) and lines[0].path.endswith(".py") and _touches_engine(
+        "\n".join(ln.text for ln in lines), module_locations(packages))
     index, folder, clones = 0, "", {}
     read: dict[str, _LineFacts] = {}  # copied blocks repeat their lines: read each text once
     markers = component_markers(components)
@@ -176,6 +191,8 @@ def _scan(lines: list[Line], paths: list[str], packages: list[str], allowed: lis
                                       line.path, tuple(body)))
             continue
         lead = facts.lead
+        if not lead and program_locates_engine and _WRITES.search(line.text):
+            lead = "writes files of a program that locates the engine's sources from its module"
         if lead:
             found.append(Patching(line.where(), f"{lead}: {line.text.strip()}", line.path, (line.text,)))
         index += 1

@@ -120,10 +120,6 @@ def test_an_engine_file_found_through_find_spec_is_an_engine_path():
     assert patch.run(_seed003(line), SETTINGS).status == Status.FAIL
 
 
-@pytest.mark.xfail(strict=True, reason="rt20: Check patch knows engine paths by policy words "
-                   "(site-packages, /app/atom, find_spec, ...); a rewrite of the engine's own source "
-                   "whose path is computed from the engine module's __file__ (sed -i in the launch, or "
-                   "pathlib in a Python helper it runs) names none of them: false PASS")
 @pytest.mark.parametrize("line, extra", [
     (f'sed -i "s/causal=True/causal=False/" "{ENGINE_DIR}/model_executor/attention.py"', None),
     (f'python3 "$(dirname "$0")/{TUNE.rsplit("/", 1)[1]}"',
@@ -133,3 +129,12 @@ def test_an_engine_file_found_through_find_spec_is_an_engine_path():
 ])
 def test_a_rewrite_of_the_engines_source_found_through_its_module_is_patching(line, extra):
     assert patch.run(_seed003(line, extra), SETTINGS).status == Status.FAIL
+
+
+def test_a_helper_writing_next_to_its_own_file_is_no_patching():
+    """The control: a program's own `__file__` (not an engine module's) locates nothing of the
+    engine; writing a file next to it is no patching."""
+    helper = ("import json, pathlib\nout = pathlib.Path(__file__).parent / 'warm.json'\n"
+              "out.write_text(json.dumps({'ok': True}))\n")
+    outcome = patch.run(_seed003(f'python3 "$(dirname "$0")/{TUNE.rsplit("/", 1)[1]}"', {TUNE: helper}), SETTINGS)
+    assert outcome.status != Status.FAIL, outcome.reason
