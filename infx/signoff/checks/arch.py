@@ -22,6 +22,9 @@ from infx.signoff.rules.scan import (
 from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
+# a config object transformers reads from a model folder, and writing one back there
+_LOADS_CONFIG = re.compile(r"\b\w*Config\.from_pretrained\(|\bfrom_pretrained\(")
+_SAVES_CONFIG = re.compile(r"\.save_pretrained\(|\.to_json_file\(")
 _WRITES_JSON = re.compile(r"json\.dump|\.write\(|write_text|\bsed\s+-i|\bjq\b|>\s*\S*config\.json")
 _FALSE = ("false", "0", "no", "off")
 _RUN_TIME = re.compile(r"\$|`")  # an expansion or a command substitution
@@ -141,13 +144,16 @@ def _override_payload(text: str, flags: list[str], edits_config: bool) -> list[t
 
 
 def _config_editing_files(lines: list[Line]) -> set[str]:
-    """Files whose lines both name a model's config.json and write JSON or edit in place: every
-    line of such a script may set a key (``cfg["num_hidden_layers"] = 30`` in a heredoc)."""
+    """Files whose lines both name a model's config.json and write JSON or edit in place, or
+    save a config object transformers loaded (``AutoConfig.from_pretrained`` … ``save_pretrained``,
+    which rewrites config.json without naming it): every line of such a script may set a key
+    (``cfg["num_hidden_layers"] = 30`` in a heredoc, ``cfg.num_hidden_layers = 30``)."""
     by_path: dict[str, list[str]] = {}
     for line in lines:
         by_path.setdefault(line.path, []).append(line.text)
     return {path for path, texts in by_path.items()
-            if any("config.json" in t for t in texts) and any(_WRITES_JSON.search(t) for t in texts)}
+            if (any("config.json" in t for t in texts) and any(_WRITES_JSON.search(t) for t in texts))
+            or (any(_LOADS_CONFIG.search(t) for t in texts) and any(_SAVES_CONFIG.search(t) for t in texts))}
 
 
 def _keys(value: str) -> list[tuple[str, object]]:

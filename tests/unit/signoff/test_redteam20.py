@@ -92,10 +92,6 @@ def test_a_json_dump_of_config_json_with_fewer_layers_fails():
     assert outcome.status == Status.FAIL and "num_hidden_layers=30" in outcome.reason
 
 
-@pytest.mark.xfail(strict=True, reason="rt20: Check arch reads a config edit only on a line naming "
-                   "config.json with sed/jq/python, or in a file that names config.json and writes JSON; "
-                   "AutoConfig.save_pretrained rewrites config.json without naming it, so a launch that "
-                   "cuts num_hidden_layers to 30 passes: false PASS")
 @pytest.mark.parametrize("line, extra", [
     # an inline program in the server script
     ("python3 - <<'PY'\nMODEL_DIR = \"/models/minimax\"\n" + SAVE_PRETRAINED + "PY", None),
