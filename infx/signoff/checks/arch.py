@@ -25,7 +25,7 @@ from infx.signoff.table import Settings
 # a config object transformers reads from a model folder, and writing one back there
 _LOADS_CONFIG = re.compile(r"\b\w*Config\.from_pretrained\(|\bfrom_pretrained\(")
 _SAVES_CONFIG = re.compile(r"\.save_pretrained\(|\.to_json_file\(")
-_WRITES_JSON = re.compile(r"json\.dump|\.write\(|write_text|\bsed\s+-i|\bjq\b|>\s*\S*config\.json")
+_WRITES_JSON = re.compile(r"json\.dump|\.write\(|write_text|\bsed[^\S\n]+-i|\bjq\b|>[^\S\n]*\S*config\.json")
 _FALSE = ("false", "0", "no", "off")
 _RUN_TIME = re.compile(r"\$|`")  # an expansion or a command substitution
 # an option whose name is completed at run time: ``--hf-$X``, ``"--$NAME"``, ``'--hf-%s'``
@@ -151,9 +151,13 @@ def _config_editing_files(lines: list[Line]) -> set[str]:
     by_path: dict[str, list[str]] = {}
     for line in lines:
         by_path.setdefault(line.path, []).append(line.text)
-    return {path for path, texts in by_path.items()
-            if (any("config.json" in t for t in texts) and any(_WRITES_JSON.search(t) for t in texts))
-            or (any(_LOADS_CONFIG.search(t) for t in texts) and any(_SAVES_CONFIG.search(t) for t in texts))}
+    edits = set()
+    for path, texts in by_path.items():
+        text = "\n".join(texts)  # each pattern stays within a line
+        if ("config.json" in text and _WRITES_JSON.search(text)) or (
+                "from_pretrained(" in text and _LOADS_CONFIG.search(text) and _SAVES_CONFIG.search(text)):
+            edits.add(path)
+    return edits
 
 
 def _keys(value: str) -> list[tuple[str, object]]:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -38,8 +38,9 @@ class Line:
         return f"{self.path}:{self.number}" if self.number else self.path
 
 
-@dataclass(frozen=True)
-class HunkLine:
+class HunkLine(NamedTuple):
+    """One new-side line of a diff hunk (a tuple: a large diff makes thousands)."""
+
     kind: str  # "+" added, " " context
     number: int
     text: str
@@ -50,7 +51,7 @@ def hunks(patch: str | None) -> list[list[HunkLine]]:
     result: list[list[HunkLine]] = []
     number = 0
     for raw in (patch or "").splitlines():
-        header = _HUNK.match(raw)
+        header = _HUNK.match(raw) if raw.startswith("@@") else None
         if header:
             number = int(header.group(1))
             result.append([])
