@@ -1,0 +1,112 @@
+"""Red team 21: the head a command was posted on when runs do not record push times
+(posted_head.head_seen), and launch text the line readers misjudge after today's changes
+(Check chat's raw setting after the chat one, Check draft's quoted comments)."""
+
+from __future__ import annotations
+
+import pytest
+from lib.chat_scripts import chat_status
+
+from infx.github.models import WorkflowRun
+from infx.reuse.posted_head import HeadSeen, binding_problem, head_seen
+from infx.signoff.checks.draft import _lowers_draft
+from infx.signoff.model import Status
+
+# --- head_seen: a run-bearing later commit is not proof it was pushed after the command ----------
+
+S, X, Y = "5" * 40, "9" * 40, "7" * 40  # swept-and-evil, reviewed-and-honest, evil again
+BRANCH, REPO = "mallory/bump", "acme/inferencex"
+POSTED = "2026-09-29T11:00:00Z"
+ENTRY = "- config-keys: [k]\n  description: [{}]\n  pr-link: XXX\n"
+TREES = {S: {"perf-changelog.yaml": ENTRY.format("one"), "runners/launch_x.sh": "serve --fake\n"},
+         X: {"perf-changelog.yaml": ENTRY.format("one"), "runners/launch_x.sh": "serve\n"},
+         Y: {"perf-changelog.yaml": ENTRY.format("one"), "runners/launch_x.sh": "serve --fake\n"},
+         "base": {}}
+
+
+def _run(i: int, sha: str, created: str) -> WorkflowRun:
+    return WorkflowRun(id=i, event="pull_request", status="completed", conclusion="success", head_sha=sha,
+                       head_branch=BRANCH, created_at=created, head_repo=REPO)
+
+
+def _committed(sha: str) -> dict:
+    return {"event": "committed", "sha": sha, "message": "change"}
+
+
+def _seen(runs, timeline) -> HeadSeen:
+    return head_seen(runs, POSTED, branch=BRANCH, head_repo=REPO, timeline=timeline)
+
+
+def _bound(found: HeadSeen) -> str | None:
+    return binding_problem(comment_ref="/use 5 (comment 7 by root)", seen=found.sha, head=Y,
+                           pr_commits=(S, X, Y), base="base", tree=TREES.__getitem__, unknown=found.problem)
+
+
+def test_control_a_run_less_head_between_runs_is_unknown():
+    """X pushed with no run (the PR's workflows at X do not listen to synchronize), the
+    maintainer posts on X, Y is pushed with a run: today's rule leaves the head unknown."""
+    runs = [_run(1, S, "2026-09-29T10:00:00Z"), _run(3, Y, "2026-09-29T12:00:00Z")]
+    found = _seen(runs, [_committed(S), _committed(X), _committed(Y)])
+    assert found.sha is None
+    assert _bound(found) is not None
+
+
+@pytest.mark.xfail(strict=True, reason="rt21: head_seen breaks at the first later commit that has any run "
+                   "(`if later in heads: break`), taking that as proof it was pushed after the command; a "
+                   "run X only got after the post (its workflows listen to `edited`, the author retitles "
+                   "the PR) hides that X was the head: S is returned and S == Y binds the command to Y")
+def test_a_head_whose_first_run_came_after_the_command_is_not_skipped():
+    runs = [_run(1, S, "2026-09-29T10:00:00Z"), _run(2, X, "2026-09-29T11:30:00Z"),
+            _run(3, Y, "2026-09-29T12:00:00Z")]
+    found = _seen(runs, [_committed(S), _committed(X), _committed(Y)])
+    assert found.sha is None  # X may have been the head: it was (its only run is after POSTED)
+    assert _bound(found) is not None
+
+
+@pytest.mark.xfail(strict=True, reason="rt21: head_seen trusts the timeline's order of `committed` events to "
+                   "be push order; GitHub orders them by the commit's (author-set) date, so a run-less X "
+                   "back-dated before S is listed first and counts as 'before the run's head'")
+def test_a_back_dated_run_less_head_is_not_before_the_run():
+    runs = [_run(1, S, "2026-09-29T10:00:00Z"), _run(3, Y, "2026-09-29T12:00:00Z")]
+    found = _seen(runs, [_committed(X), _committed(S), _committed(Y)])
+    assert found.sha is None
+    assert _bound(found) is not None
+
+
+# --- Check chat: the raw override given through a variable, not as a literal on the line --------
+
+@pytest.mark.xfail(strict=True, reason="rt21: chat._raw_after_chat looks only for a literal raw setting after "
+                   "the last chat one on the same line; the override passed in an array or variables set "
+                   "on an earlier line (`\"${ARGS[@]}\"`, `--backend \"$RB\"`) is not seen and Check chat passes")
+@pytest.mark.parametrize("client", [
+    'ARGS=(--backend openai --endpoint /v1/completions)\n'
+    'vllm bench serve --backend openai-chat --endpoint /v1/chat/completions "${ARGS[@]}" --model x\n',
+    'RB=openai\nRAW_EP=/v1/completions\n'
+    'vllm bench serve --backend openai-chat --endpoint /v1/chat/completions --backend "$RB" '
+    '--endpoint "$RAW_EP" --model x\n',
+])
+def test_a_raw_override_through_a_variable_is_raw(client):
+    assert chat_status(client) == Status.FAIL
+
+
+def test_control_the_literal_override_is_raw():
+    assert chat_status("vllm bench serve --backend openai-chat --endpoint /v1/chat/completions "
+                       "--backend openai --endpoint /v1/completions --model x\n") == Status.FAIL
+
+
+# --- Check draft: code that strip_quoted_comments takes for a quoted comment -----------------------
+
+@pytest.mark.xfail(strict=True, reason="rt21: scan.strip_quoted_comments drops, inside quotes, from a '#' "
+                   "after a blank up to the next \\n escape; a '#' that is not a comment in the written source "
+                   "(a string literal ' #', a sed pattern, a shell string) hides the draft-dtype code after it")
+@pytest.mark.parametrize("patch", [
+    'sed -i "s/ #x/y/; s/draft_dtype = None/draft_dtype = torch.float8_e4m3fn\\n/" eagle.py',
+    'f.write("    tag = \' #\'; self.draft_dtype = torch.float8_e4m3fn\\n")',
+    'printf \'x=" #"; draft_dtype=fp8\\n\' >> eagle.py',
+])
+def test_draft_dtype_code_after_a_quoted_hash_lowers_the_draft(patch):
+    assert _lowers_draft(patch)
+
+
+def test_control_the_plain_draft_dtype_rewrite_lowers_the_draft():
+    assert _lowers_draft('sed -i "s/draft_dtype = None/draft_dtype = torch.float8_e4m3fn/" eagle.py')
