@@ -23,6 +23,7 @@ sign-off bot (drift).
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
@@ -44,18 +45,22 @@ RECIPE_PATH = re.compile(r"^(?:[^/]+/)?configs/recipes/([^/]+)\.yaml$")
 # (runners/launch_<runner>.sh) and the scripts it runs in the row's image (the launch graph
 # starts here; what they run from elsewhere is executed content too: executed_paths)
 LAUNCH_PATH = re.compile(r"^(?:[^/]+/)?(?:benchmarks|runners)/")
-# GitHub's workflows and local actions: no sweep job runs them from the PR's checkout (the
-# sweep's own are held to the default branch's by provenance, and a run of any other one is
-# no sweep evidence), whatever names them
-WORKFLOW_PATH = re.compile(r"^\.github/(?:workflows|actions)/")
-# files no sweep job runs unless an executed file names them (executed_paths): documentation
-# and images, the repository's settings and ownership, the workflows, and the tool's own
-# package, tests and build file
-DOCUMENT = re.compile(r"(?:^|/)(?:[^/]*\.(?:md|markdown|rst|adoc|png|jpe?g|gif|svg|webp|ico)"
-                      r"|LICEN[CS]E[^/]*|NOTICE[^/]*|CODEOWNERS|\.gitignore|\.gitattributes|\.gitkeep"
-                      r"|\.editorconfig)$", re.IGNORECASE)
-NEUTRAL_PATH = re.compile(r"^(?:\.github/|infx/|tests/|docs?/|pyproject\.toml$)|" + DOCUMENT.pattern,
-                          re.IGNORECASE)
+# GitHub's workflow files and local actions' metadata: no sweep job runs them from the PR's
+# checkout (the sweep's own are held to the default branch's by provenance, and a run of any
+# other one is no sweep evidence); the scripts beside them are programs like any other
+WORKFLOW_PATH = re.compile(r"^\.github/(?:workflows/[^/]+|actions/.+/action)\.ya?ml$")
+# documents, images and repository settings: neutral unless a program runs one
+# (executed_paths); everything else of the checkout is a program a sweep job may run
+DOCUMENT = re.compile(r"(?:^|/)(?:[^/]*\.(?:md|markdown|rst|adoc|png|jpe?g|gif|svg|webp|ico|pdf)"
+                      r"|(?:LICEN[CS]E|NOTICE|COPYING)(?:\.(?:md|txt|rst))?|CODEOWNERS|\.gitignore"
+                      r"|\.gitattributes|\.gitkeep|\.editorconfig)$", re.IGNORECASE)
+NEUTRAL_PATH = re.compile(f"{WORKFLOW_PATH.pattern}|{DOCUMENT.pattern}", re.IGNORECASE)
+# infx's own package, build file and the lock its workflows install: in infx's own repository
+# (the base holds TOOL_MARKER) the sweep workflows install and run the default branch's copy,
+# with PYTHONSAFEPATH, so the PR's is data no job runs (issue 20); in any other repository a
+# folder of that name is the PR's like any other
+TOOL_PATH = re.compile(r"^(?:infx/|pyproject\.toml$|\.github/requirements-workflows\.(?:in|txt)$)")
+TOOL_MARKER = "infx/__init__.py"
 CHANGELOG_LABEL = f"{CHANGELOG} (this PR's entries)"
 
 
@@ -69,19 +74,17 @@ def _config_path(path: str) -> bool:
 
 
 _WORD = re.compile(r"[\w./+${}-]+")
-
-
-# a text larger than this is data (the reference's operator test lists run to 1.2 MB) and is
-# not read for names: what it names is a matter for the program that reads it
-NAMING_TEXT_LIMIT = 256 * 1024
+# data a program reads, not a program: what it names is read, never run
+_DATA = re.compile(r"\.(?:json|jsonl|ya?ml|toml|cfg|ini|csv|tsv|txt|lock)$", re.IGNORECASE)
+# a line that may run (or copy to run, or compile in) a file it names
+_RUNS = re.compile(r"(?:^|[\s;&|(`'\"])(?:bash|sh|zsh|dash|ksh|source|\.|exec|eval|python[\d.]*|perl|ruby|node"
+                   r"|cp|mv|ln|install|cat|tee|xargs|subprocess|os\.system|runpy|exec_file|chmod|#\s*include"
+                   r"|include)(?=[\s(.'\"<]|$)")
 
 
 @lru_cache(maxsize=4096)
-def _words(text: str, code_only: bool = False) -> frozenset[str]:
-    """The path-like words of a text (``$ROOT/docs/setup.md`` gives ``/docs/setup.md``);
-    ``code_only``: of its lines that are not comments."""
-    if code_only:
-        text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("#", "//")))
+def _words(text: str) -> frozenset[str]:
+    """The path-like words of a text (``$ROOT/docs/setup.md`` gives ``$ROOT/docs/setup.md``)."""
     return frozenset(word.rstrip(".") for word in _WORD.findall(text))
 
 
@@ -90,65 +93,72 @@ def _file_name(word: str) -> str:
     return word.rsplit("/", 1)[-1]
 
 
-def _module(path: str) -> str | None:
-    # a module inside a package (``tests.warm``); a package's bare name (``infx``) is the
-    # tool's or the project's name far more often than an import of its __init__
-    module = path[:-3].removesuffix("/__init__").replace("/", ".") if path.endswith(".py") else None
-    return module if module is not None and "." in module else None
-
-
 def _names(word: str, path: str, folder: str) -> bool:
-    """Whether a word of a file in ``folder`` names ``path``: the path from the root, or from
-    the file's own folder, as a whole word or after a folder that is not a plain relative
-    path (``./``, ``$ROOT/``, ``${DIR}/``, ``/workspace/``: ``infx/fake/README.md`` names
-    another README); a ``.py`` file also as its dotted module (``tests.warm``)."""
-    for candidate in (path, path[len(folder) + 1:] if folder and path.startswith(folder + "/") else None):
-        if not candidate:
-            continue
-        if word == candidate:
-            return True
-        if word.endswith("/" + candidate):
-            prefix = word[:-len(candidate) - 1]
-            if prefix in ("", ".", "..") or prefix.startswith("/") or "$" in prefix:
-                return True
-    return word == _module(path)
+    """Whether a word of a file in ``folder`` names ``path``: from the root or from the file's
+    folder, after the last expansion in it (``$ROOT/``, ``${BASH_SOURCE%/*}/../``, which may
+    stand for either), ``./`` and ``..`` resolved; an absolute path (``/workspace/docs/x.sh``,
+    ``$(dirname "$0")/../docs/x.sh``) by its tail."""
+    rest = word
+    cut = max(word.rfind("}"), word.rfind("$"))
+    if cut >= 0:
+        rest = word[cut + 1:]
+        if word[cut] == "$":  # $ROOT/docs/x.sh: the variable's name runs to the next "/"
+            rest = rest.split("/", 1)[1] if "/" in rest else ""
+        rest = rest.lstrip("/")
+    elif word.startswith("/"):
+        return word.endswith("/" + path)
+    return bool(rest) and any(posixpath.normpath(posixpath.join(base, rest)) == path for base in ("", folder))
 
 
-def executed_paths(*trees: Tree) -> set[str]:
+def _tool_repository(base: Tree | None) -> bool:
+    """Whether the trees are of infx's own repository (TOOL_PATH)."""
+    return base is not None and base.get(TOOL_MARKER) is not None
+
+
+def _neutral(path: str, tool: bool) -> bool:
+    """Whether no sweep job runs the file unless a program runs it by name (executed_paths)."""
+    return NEUTRAL_PATH.search(path) is not None or (tool and TOOL_PATH.match(path) is not None)
+
+
+def executed_paths(*trees: Tree, base: Tree | None = None) -> set[str]:
     """The files of the trees a sweep job may execute: every file but a neutral one
-    (NEUTRAL_PATH), and a neutral one an executed file names by its path (from the root or
-    from the naming file's folder, ``_names``), or a neutral program by its module; repeated,
-    as a named program may name others. Documents (DOCUMENT: text and images) count only when
-    a line that is not a comment names them in a program outside the neutral folders (scripts
-    point readers to their README; the tool's package and its build file name its README), and
-    name nothing themselves; the changelog names nothing (its descriptions point at docs). Changelog, master configs and recipes are left out of the answer (they are
-    compared by what they say)."""
-    present = {p for tree in trees for p, text in tree.items() if text is not None and not WORKFLOW_PATH.match(p)}
-    executed = {p for p in present if not NEUTRAL_PATH.search(p)}
-    neutral = present - executed
-    wanted: dict[str, list[str]] = {}  # the neutral files a word may name, by its last part
-    for path in neutral:
-        wanted.setdefault(_file_name(path), []).append(path)
-        if (module := _module(path)) is not None:
-            wanted.setdefault(module, []).append(path)
-    fresh = executed - {CHANGELOG}
-    while neutral and fresh:
-        named: set[str] = set()
-        for path in fresh:
+    (NEUTRAL_PATH: workflow files, documents, images, repository settings), and a document a
+    program of the trees runs: a line of it that is not a comment and may run a file (``bash``,
+    ``source``, ``python``, ``cp``, ``cat``…) names the document's path (``_names``). Data files
+    (JSON, YAML, TOML…) run nothing. Changelog, master configs and recipes are left out of the
+    answer (they are compared by what they say). In infx's own repository (``base`` holds
+    TOOL_MARKER) its package, build file and workflow lock are neutral too (TOOL_PATH)."""
+    present = {p for tree in trees for p, text in tree.items() if text is not None}
+    tool = _tool_repository(base)
+    executed = {p for p in present if not _neutral(p, tool)}
+    documents: dict[str, list[str]] = {}
+    for path in present - executed:
+        if DOCUMENT.search(path) and not (tool and TOOL_PATH.match(path)):
+            documents.setdefault(_file_name(path), []).append(path)
+    if documents:
+        for path in sorted(executed):
+            if _DATA.search(path):
+                continue
             folder = path.rsplit("/", 1)[0] if "/" in path else ""
             for text in {tree.get(path) for tree in trees}:
-                if text is None or len(text) > NAMING_TEXT_LIMIT:
+                if text is None or not any(_file_name(w) in documents for w in _words(text)):
                     continue
-                for word in _words(text):
-                    for target in {*wanted.get(_file_name(word), ()), *wanted.get(word, ())}:
-                        if target in neutral and _names(word, target, folder) and (
-                                not DOCUMENT.search(target) or (not _config_path(path) and not NEUTRAL_PATH.search(path)
-                                                                and word in _words(text, True))):
-                            named.add(target)
-        executed |= named
-        neutral -= named
-        fresh = {p for p in named if not DOCUMENT.search(p)}
+                executed |= _run_documents(text, path, folder, documents)
     return {p for p in executed if not _config_path(p)}
+
+
+def _run_documents(text: str, path: str, folder: str, documents: dict[str, list[str]]) -> set[str]:
+    """The documents the program's running lines name (``executed_paths``)."""
+    comment = "//" if re.search(r"\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp|js|ts|go|rs)$", path) else "#"
+    found: set[str] = set()
+    for line in text.splitlines():
+        if line.lstrip().startswith(comment) or not _RUNS.search(line):
+            continue
+        for word in _WORD.findall(line):
+            for target in documents.get(_file_name(word.rstrip(".")), ()):
+                if _names(word.rstrip("."), target, folder):
+                    found.add(target)
+    return found
 
 
 def load_tree_file(path: str, text: str) -> Any:
@@ -282,9 +292,10 @@ def differences(before: Tree, after: Tree, base: Tree, own: Collection[str] | No
                and (own is None or p in own)}
     executed: set[str] = set()
     if changed:
-        executed = {p for p in changed if not NEUTRAL_PATH.search(p)}
+        tool = _tool_repository(base)
+        executed = {p for p in changed if not _neutral(p, tool)}
         if changed - executed:  # a neutral file changed: executed if an executed one names it
-            executed = changed & executed_paths(before, after)
+            executed = changed & executed_paths(before, after, base=base)
     found += sorted(p for p in recipes if before.get(p) != after.get(p))
     found += sorted(executed)
     return found

@@ -104,7 +104,7 @@ def content_of(tree: Tree, base: Tree) -> Content:
         digests[key] = _sha(_canonical({"master": path, "block": _without_search_space(block),
                                         "recipe": recipes.get(key),
                                         "entries": sorted(shaping_of.get(key, []))}))
-    launch = sorted((p, _sha(text)) for p in executed_paths(tree) if (text := tree.get(p)) is not None)
+    launch = sorted((p, _sha(text)) for p in executed_paths(tree, base=base) if (text := tree.get(p)) is not None)
     return Content({k: tuple(sorted(v)) for k, v in by_match.items()}, digests, _sha(_canonical(launch)))
 
 

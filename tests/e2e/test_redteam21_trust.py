@@ -8,7 +8,6 @@ honest reading posts no `success`.
 
 from __future__ import annotations
 
-import pytest
 from lib.scripts import load_script
 
 from infx.signoff import pipeline as publish
@@ -48,18 +47,12 @@ def test_control_a_docs_script_the_recipe_names_is_drift(request, fake_github):
     assert "success" not in _posted(fake, head), result.reason
 
 
-@pytest.mark.xfail(strict=True, reason="rt21: benchmark_content.executed_paths drops WORKFLOW_PATH files before "
-                   "naming, so a .github/actions/ script the recipe sources is never drift: Check sweep passes "
-                   "and the sign-off posts success")
 def test_a_github_actions_script_the_recipe_sources_is_drift(request, fake_github):
     fake, result, head = _changed_after_sweep(request, fake_github, ".github/actions/env/engine_env.sh",
                                               "source .github/actions/env/engine_env.sh\n")
     assert "success" not in _posted(fake, head), result.reason
 
 
-@pytest.mark.xfail(strict=True, reason="rt21: benchmark_content._names does not take '}/..' (from "
-                   "\"${BASH_SOURCE%/*}/../../../docs/x.sh\") as a path prefix, so the docs/ script is neutral and "
-                   "the sign-off posts success")
 def test_a_docs_script_sourced_relative_to_bash_source_is_drift(request, fake_github):
     fake, result, head = _changed_after_sweep(request, fake_github, "docs/engine_env.sh",
                                               'source "${BASH_SOURCE%/*}/../../../docs/engine_env.sh"\n')

@@ -6,7 +6,6 @@ import pytest
 
 from infx.plan.benchmark_content import (
     CHANGELOG_LABEL,
-    NAMING_TEXT_LIMIT,
     Unreadable,
     affected_keys,
     differences,
@@ -88,57 +87,49 @@ LAUNCH = "benchmarks/x.sh"
 @pytest.mark.parametrize("path", [
     "utils/bench_serving/benchmark_serving.py", "tools/warm.py", "setup.py", "configs/policy/hardware.yaml",
     "configs/runners.yaml", "runners/launch_mi355x.sh", ".claude/mcp/x.py", "experimental/a.json",
-    "a/b/configs/amd-master.yaml", "configs/recipes/a/k.yaml", "docs.sh"])
-def test_every_file_outside_the_neutral_ones_may_run(path):
+    "a/b/configs/amd-master.yaml", "configs/recipes/a/k.yaml", "docs/warm.sh", "infx/workflow/collect.py",
+    "tests/warm.py", "pyproject.toml", ".github/actions/a/run.sh", ".github/scripts/x.sh",
+    "benchmarks/notice_helpers.py", "runners/licensed_setup.sh", "requirements.txt"])
+def test_every_program_and_data_file_may_run(path):
+    """Everything a launcher can run, by any path, glob or folder change: no program is neutral."""
     assert executed_paths({path: "x\n"}) == {path}
 
 
 @pytest.mark.parametrize("path", [
-    "README.md", "docs/procedures.md", "docs/old/runners/x.sh", "benchmarks/agentic/README.md", "LICENSE",
-    "CODEOWNERS", ".github/workflows/run-sweep.yml", ".github/actions/a/action.yml",
-    ".github/requirements-workflows.txt", "infx/workflow/collect.py", "pyproject.toml", "tests/test_x.py",
-    "img/chart.png"])
-def test_neutral_files_no_executed_file_names_do_not_run(path):
+    "README.md", "docs/procedures.md", "benchmarks/agentic/README.md", "LICENSE", "NOTICE.txt", "CODEOWNERS",
+    ".github/workflows/run-sweep.yml", ".github/actions/a/action.yml", "img/chart.png", ".gitignore"])
+def test_documents_and_workflow_files_no_program_runs_are_neutral(path):
     assert executed_paths({path: "x\n", LAUNCH: "serve\n"}) == {LAUNCH}
 
 
 @pytest.mark.parametrize(("line", "target"), [
-    ("bash docs/run.sh\n", "docs/run.sh"),  # from the root
-    ('bash "$ROOT/docs/run.sh"\n', "docs/run.sh"),
-    ("bash /workspace/docs/run.sh\n", "docs/run.sh"),
-    ("python3 -m tests.warm\n", "tests/warm.py"),  # a module inside a package
-    ("python3 infx/evil.py\n", "infx/evil.py"),
-    ("source ./notes.md\n", "benchmarks/notes.md"),  # from the naming file's folder
-    ("bash README.md\n", "README.md"),  # a document a program line names
+    ("bash docs/run.md\n", "docs/run.md"),  # from the root
+    ('bash "$ROOT/docs/run.md"\n', "docs/run.md"),
+    ('source "${BASH_SOURCE%/*}/../docs/run.md"\n', "docs/run.md"),  # from the script's folder
+    ('bash "$(dirname "$0")/../docs/run.md"\n', "docs/run.md"),
+    ("bash /workspace/docs/run.md\n", "docs/run.md"),
+    ("source ./notes.md\n", "benchmarks/notes.md"),
+    ("cp docs/run.md /tmp/run.sh && bash /tmp/run.sh\n", "docs/run.md"),
 ])
-def test_a_neutral_file_an_executed_one_names_runs(line, target):
+def test_a_document_a_program_runs_counts(line, target):
     assert target in executed_paths({LAUNCH: line, target: "x\n"})
 
 
-@pytest.mark.parametrize(("line", "target"), [
+@pytest.mark.parametrize(("text", "target"), [
     ("# see README.md\n", "README.md"),  # a comment points a reader there
-    ("cat infx/github/fake/README.md\n", "README.md"),  # another README
-    ("echo infx\n", "infx/__init__.py"),  # the tool's name, not an import of its package
-    ("gh workflow run .github/workflows/x.yml\n", ".github/workflows/x.yml"),  # never from the checkout
+    ('echo "details: README.md"\n', "README.md"),  # a line that runs nothing
+    ("bash infx/github/fake/README.md\n", "README.md"),  # another README
 ])
-def test_words_that_do_not_name_the_file_leave_it_neutral(line, target):
-    assert target not in executed_paths({LAUNCH: line, target: "x\n"})
+def test_words_that_do_not_run_the_document_leave_it_neutral(text, target):
+    assert target not in executed_paths({LAUNCH: text, target: "x\n"})
 
 
-def test_naming_follows_named_programs_but_not_documents():
-    tree = {LAUNCH: "bash docs/a.sh\n", "docs/a.sh": "bash docs/b.sh\n", "docs/b.sh": "cat docs/c.md\n",
-            "docs/c.md": "x\n", "docs/d.md": "run docs/e.sh\n", "docs/e.sh": "x\n"}
-    assert executed_paths(tree) == {LAUNCH, "docs/a.sh", "docs/b.sh"}
-    # a document counts only when a program outside the neutral folders names it
-    assert "docs/c.md" in executed_paths(tree | {LAUNCH: "bash docs/a.sh\ncat docs/c.md\n"})
-    # the changelog's descriptions name nothing; a recipe's words do, though it is compared by what it says
-    assert executed_paths({"perf-changelog.yaml": "- description: [bash docs/e.sh]\n", "docs/e.sh": "x\n"}) == set()
-    assert executed_paths({"configs/recipes/k.yaml": "script: docs/e.sh\n", "docs/e.sh": "x\n"}) == {"docs/e.sh"}
-
-
-def test_a_text_past_the_naming_limit_is_data():
-    big = "bash docs/e.sh\n" + "x" * NAMING_TEXT_LIMIT
-    assert executed_paths({"utils/data.json": big, "docs/e.sh": "x\n"}) == {"utils/data.json"}
+def test_data_files_run_no_document_and_c_files_include_them():
+    assert executed_paths({"configs/x.toml": 'readme = "bash README.md"\n', "README.md": "x\n"}) == {"configs/x.toml"}
+    kernel = {"kernels/a.cu": '#include "tile.md"\n', "kernels/tile.md": "x\n"}
+    assert "kernels/tile.md" in executed_paths(kernel)  # compiled in: '#' starts no comment in C
+    commented = {"kernels/a.cu": '// #include "tile.md"\n', "kernels/tile.md": "x\n"}
+    assert "kernels/tile.md" not in executed_paths(commented)
 
 
 def test_a_file_the_pr_does_not_change_is_the_default_branchs_a_merge_brought_in():
@@ -149,10 +140,10 @@ def test_a_file_the_pr_does_not_change_is_the_default_branchs_a_merge_brought_in
     assert differences(swept, head, head) == ["utils/client.py"]  # not known: every executed file counts
 
 
-def test_a_docs_edit_after_the_sweep_is_neutral_and_a_named_one_is_not():
+def test_a_docs_edit_after_the_sweep_is_neutral_and_a_run_one_is_not():
     assert differences(BASE, BASE | {"README.md": "typo\n"}, BASE) == []
-    runs_it = BASE | {"runners/launch_mi355x.sh": "bash docs/warm.sh\n", "docs/warm.sh": "a\n"}
-    assert differences(runs_it, runs_it | {"docs/warm.sh": "b\n"}, BASE) == ["docs/warm.sh"]
+    runs_it = BASE | {"runners/launch_mi355x.sh": "bash docs/warm.md\n", "docs/warm.md": "a\n"}
+    assert differences(runs_it, runs_it | {"docs/warm.md": "b\n"}, BASE) == ["docs/warm.md"]
 
 
 RECIPE_B = "configs/recipes/b-fp4-mi355x-atom.yaml"
@@ -240,7 +231,7 @@ COLLECT = "infx/workflow/collect.py"
 NORMALISE = "infx/results/normalise.py"
 LOCK = ".github/requirements-workflows.txt"
 CODE = {COLLECT: "def collect(): ...\n", NORMALISE: "def normalise(): ...\n", "pyproject.toml": "[project]\n",
-        LOCK: "pyyaml==6.0.2 --hash=sha256:aa\n"}
+        LOCK: "pyyaml==6.0.2 --hash=sha256:aa\n", "infx/__init__.py": "VERSION = '1'\n"}
 
 
 @pytest.mark.parametrize("path", [COLLECT, NORMALISE, "pyproject.toml", LOCK])
@@ -251,6 +242,8 @@ def test_the_prs_own_sweep_code_patched_then_reverted_is_no_difference(path):
     swept = head | {path: CODE[path] + "# patched: scores 0.99\n"}
     assert differences(swept, head, base) == []
     assert differences(head | {"infx/sitecustomize.py": "x\n"}, head, base) == []
+    # in any other repository (no infx package on the base) the same folder is the PR's program
+    assert differences(swept, head, BASE | {k: v for k, v in CODE.items() if k != "infx/__init__.py"}) == [path]
 
 
 @pytest.mark.parametrize("path", ["runners/launch_mi355x-amds.sh", "benchmarks/single_node/x.sh",

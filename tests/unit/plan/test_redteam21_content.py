@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from infx.plan.benchmark_content import NAMING_TEXT_LIMIT, differences, executed_paths
+from infx.plan.benchmark_content import differences, executed_paths
+
+NAMING_TEXT_LIMIT = 256 * 1024  # the limit a launcher's text was once read up to
 
 LAUNCH = "runners/launch_mi355x.sh"
 
@@ -37,35 +39,23 @@ def test_control_a_neutral_file_the_launcher_names_or_an_executed_one_is_drift(l
 
 # --- findings --------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="rt21: executed_paths drops every WORKFLOW_PATH file from the trees "
-                   "before naming (benchmark_content.py, `present`), so a script under .github/actions/ the "
-                   "launcher runs from the PR's checkout is never executed content")
 @pytest.mark.parametrize("target", [".github/actions/warm/run.sh", ".github/workflows/warm.sh"])
 def test_a_script_under_github_actions_the_launcher_runs_is_drift(target):
     assert _drift(f"bash {target}\n", target) == [target]
 
 
-@pytest.mark.xfail(strict=True, reason="rt21: executed_paths skips every text over NAMING_TEXT_LIMIT when "
-                   "reading names, the launcher too: a launcher padded past 256 KiB names nothing, so the "
-                   "docs/ script it runs is neutral")
 def test_a_launcher_padded_past_the_naming_limit_still_names_what_it_runs():
     launch = "bash docs/warm.sh\n" + "# padding\n" * (NAMING_TEXT_LIMIT // 10 + 1)
     assert len(launch) > NAMING_TEXT_LIMIT
     assert _drift(launch, "docs/warm.sh") == ["docs/warm.sh"]
 
 
-@pytest.mark.xfail(strict=True, reason="rt21: _names accepts a prefix before the path only when it is '', "
-                   "'.', '..', starts with '/' or holds '$'; the common ${BASH_SOURCE%/*}/../docs/x.sh splits "
-                   "at '%' and '*' into the word '}/../docs/x.sh', whose prefix '}/..' is none of those")
 @pytest.mark.parametrize("launch", ['source "${BASH_SOURCE%/*}/../docs/warm.sh"\n',
                                     'source "${BASH_SOURCE[0]%/*}/../docs/warm.sh"\n'])
 def test_a_script_sourced_relative_to_bash_source_is_drift(launch):
     assert _drift(launch, "docs/warm.sh") == ["docs/warm.sh"]
 
 
-@pytest.mark.xfail(strict=True, reason="rt21: _names knows a neutral .py only by its path or full dotted "
-                   "module: `from tests import warm` and a relative `from .helper import go` in a named "
-                   "tests/ module leave the imported file neutral")
 @pytest.mark.parametrize(("launch", "target", "extra"), [
     ("python3 -c 'from tests import warm; warm.go()'\n", "tests/warm.py", {}),
     ("python3 -m tests.warm\n", "tests/helper.py", {"tests/warm.py": "from .helper import go\ngo()\n"}),
@@ -74,41 +64,27 @@ def test_a_neutral_module_imported_by_its_package_or_relatively_is_drift(launch,
     assert _drift(launch, target, extra) == [target]
 
 
-@pytest.mark.xfail(strict=True, reason="rt21: DOCUMENT matches `NOTICE[^/]*` and `LICEN[CS]E[^/]*` case-"
-                   "insensitively anywhere, so benchmarks/notice_helpers.py (a program a recipe script "
-                   "imports by its bare module name) is a neutral document that nothing names")
 def test_a_benchmark_module_whose_name_starts_with_notice_is_executed():
     extra = {"benchmarks/run.py": "import notice_helpers\nnotice_helpers.serve()\n"}
     assert _drift("python3 benchmarks/run.py\n", "benchmarks/notice_helpers.py", extra) == \
         ["benchmarks/notice_helpers.py"]
 
 
-@pytest.mark.xfail(strict=True, reason="rt21: a program the launcher names whose name starts with 'license' "
-                   "(runners/licensed_setup.sh) is taken for a DOCUMENT, and documents name nothing "
-                   "(executed_paths' `fresh` drops them), so the docs/ script it runs is neutral")
 def test_what_a_license_named_script_runs_is_drift():
     extra = {"runners/licensed_setup.sh": "bash docs/inner.sh\n"}
     assert _drift("bash runners/licensed_setup.sh\n", "docs/inner.sh", extra) == ["docs/inner.sh"]
 
 
-@pytest.mark.xfail(strict=True, reason="rt21: a document counts only when a program outside the neutral "
-                   "folders names it; docs/a.sh, which the launcher runs, running `bash docs/steps.md` leaves "
-                   "steps.md neutral though bash runs it")
 def test_a_document_an_executed_neutral_script_runs_is_drift():
     extra = {"docs/a.sh": "bash docs/steps.md\n"}
     assert _drift("bash docs/a.sh\n", "docs/steps.md", extra) == ["docs/steps.md"]
 
 
-@pytest.mark.xfail(strict=True, reason="rt21: documents are named only on lines that do not start with '#' "
-                   "(_words code_only), but a C/CUDA `#include \"kernel.md\"` is code: the included text is "
-                   "neutral")
 def test_a_document_a_kernel_includes_is_drift():
     extra = {"benchmarks/k.cu": '#include "kernel.md"\n__global__ void k() {}\n'}
     assert _drift("nvcc -o k benchmarks/k.cu && ./k\n", "benchmarks/kernel.md", extra) == ["benchmarks/kernel.md"]
 
 
-@pytest.mark.xfail(strict=True, reason="rt21: names are literal words only: a glob (`bash docs/*.sh`), a "
-                   "`cd docs && bash warm.sh`, or a path joined from parts names no neutral file")
 @pytest.mark.parametrize("launch", [
     'for f in docs/*.sh; do bash "$f"; done\n',
     "cd docs && bash warm.sh\n",
@@ -118,9 +94,6 @@ def test_a_neutral_script_run_without_its_literal_path_is_drift(launch):
     assert _drift(launch, "docs/warm.sh") == ["docs/warm.sh"]
 
 
-@pytest.mark.xfail(strict=True, reason="rt21: pyproject.toml is NEUTRAL_PATH and `pip install .` names it "
-                   "with no path word, yet the launcher installing the checkout runs its build and pins its "
-                   "dependencies")
 def test_the_build_file_a_launcher_installs_from_is_drift():
     assert _drift("pip install . && python3 -m bench_entry\n", "pyproject.toml") == ["pyproject.toml"]
 

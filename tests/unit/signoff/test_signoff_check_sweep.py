@@ -537,13 +537,14 @@ def test_an_incremental_resweep_passes_naming_every_run_of_the_union() -> None:
 
 def test_a_sweep_of_a_commit_that_patched_infx_is_judged_on_what_it_ran() -> None:
     """Issue 20: an earlier commit patched the collector, the sweep ran on it, the head reverted
-    the patch. The sweep's jobs ran the default branch's infx (the PR's is data, and nothing the
-    sweep job runs names the file), so the run counts and the patch is neutral; the launcher,
+    the patch. In infx's own repository (its package on the base) the sweep's jobs ran the default
+    branch's infx (the PR's is data), so the run counts and the patch is neutral; the launcher,
     which does run from the PR's checkout, patched and reverted the same way, fails."""
     collect = "infx/workflow/collect.py"
-    ev = swept_on_a(TREE | {collect: "def collect(): ...\n"})
-    ev.commit_files[A] |= {collect: "def collect(): return 0.99\n"}
-    ev.base_files |= {collect: "def collect(): ...\n"}
+    tool = {collect: "def collect(): ...\n", "infx/__init__.py": "VERSION = '1'\n"}
+    ev = swept_on_a(TREE | tool)
+    ev.commit_files[A] |= tool | {collect: "def collect(): return 0.99\n"}
+    ev.base_files |= tool
     outcome = sweep.run(ev, SETTINGS)
     assert outcome.status is Status.PASS, outcome.reason
     assert outcome.reason.endswith(f"differs from it only in {collect} {NEUTRAL}")
