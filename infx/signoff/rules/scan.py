@@ -127,32 +127,35 @@ def _strip_comment(text: str) -> str:
 def strip_quoted_comments(text: str) -> str:
     """Drop a line's comment and the comments of source text it quotes: a patch that writes
     ``"    # fp8 verify for the draft\\n"`` into an engine file adds a comment there, not code
-    (inside quotes, a ``#`` after a blank, the opening quote or an ``\\n`` escape, up to the
-    ``\\n`` escape that ends that source line; one the closing quote ends first stays: the
-    text may be a sed pattern or an uncommented line)."""
+    (inside quotes, a ``#`` that starts a source line — only blanks before it since the opening
+    quote or an ``\\n`` escape — up to the ``\\n`` escape that ends the line; one the closing
+    quote ends first stays, and so does a ``#`` after other text: the text may be a sed pattern,
+    an uncommented line or code with a ``#`` in a string)."""
     text = strip_comment(text)
     if "#" not in text:
         return text
     out: list[str] = []
     quote = None
+    line_start = False  # only blanks since the opening quote or the last \n escape
     index = 0
     while index < len(text):
         char = text[index]
         if quote is None:
             if char in "\"'":
-                quote = char
+                quote, line_start = char, True
             out.append(char)
         elif char == "\\":
             out.append(text[index:index + 2])
+            line_start = text[index + 1:index + 2] == "n"
             index += 1
         elif char == quote:
             quote = None
             out.append(char)
-        elif char == "#" and (text[index - 1] in quote + " \t" or text[index - 2:index] == "\\n") \
-                and (end := _quoted_line_end(text, index, quote)) is not None:
+        elif char == "#" and line_start and (end := _quoted_line_end(text, index, quote)) is not None:
             index = end
             continue
         else:
+            line_start = line_start and char in " \t"
             out.append(char)
         index += 1
     return "".join(out)

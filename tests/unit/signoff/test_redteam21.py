@@ -75,9 +75,6 @@ def test_a_back_dated_run_less_head_is_not_before_the_run():
 
 # --- Check chat: the raw override given through a variable, not as a literal on the line --------
 
-@pytest.mark.xfail(strict=True, reason="rt21: chat._raw_after_chat looks only for a literal raw setting after "
-                   "the last chat one on the same line; the override passed in an array or variables set "
-                   "on an earlier line (`\"${ARGS[@]}\"`, `--backend \"$RB\"`) is not seen and Check chat passes")
 @pytest.mark.parametrize("client", [
     'ARGS=(--backend openai --endpoint /v1/completions)\n'
     'vllm bench serve --backend openai-chat --endpoint /v1/chat/completions "${ARGS[@]}" --model x\n',
@@ -96,9 +93,6 @@ def test_control_the_literal_override_is_raw():
 
 # --- Check draft: code that strip_quoted_comments takes for a quoted comment -----------------------
 
-@pytest.mark.xfail(strict=True, reason="rt21: scan.strip_quoted_comments drops, inside quotes, from a '#' "
-                   "after a blank up to the next \\n escape; a '#' that is not a comment in the written source "
-                   "(a string literal ' #', a sed pattern, a shell string) hides the draft-dtype code after it")
 @pytest.mark.parametrize("patch", [
     'sed -i "s/ #x/y/; s/draft_dtype = None/draft_dtype = torch.float8_e4m3fn\\n/" eagle.py',
     'f.write("    tag = \' #\'; self.draft_dtype = torch.float8_e4m3fn\\n")',
