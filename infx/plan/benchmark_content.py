@@ -5,16 +5,18 @@ the PR affects (images and every serving setting live there), those configs' rec
 and everything a sweep job may execute from the PR's checkout (`executed_paths`). The sweep
 job checks out the whole PR tree and runs its launcher (runners/launch_<runner>.sh), which
 runs the recipe scripts, which source, run and import whatever they like: the reference's
-benchmark library runs `utils/bench_serving/`, `utils/evals/`, and more. So every file is
-executed content except the ones `NEUTRAL_PATH` names — documentation, the repository's own
-workflows and settings, and the tool's own `infx/` and tests (the sweep workflows, which
-provenance holds to the default branch's, install and run the default branch's `infx` from
-a checkout of the default branch) — and even one of those is executed once an executed file
-names it (`bash docs/setup.md`, `python -m tests.warm`). Two trees of the same PR (the swept
-or reused commit and the head, or the head a reuse command was posted on and the head now)
-are compared against the PR's base tree, so a plain merge of the default branch (other PRs'
-changelog entries and configs) and `pr-link` canonicalisation are neutral; an executed file
-the merge brings in is not (the head would run it).
+benchmark library runs `utils/bench_serving/`, `utils/evals/`, and more, by globs, folder
+changes and built paths no word test can follow. So every program and data file of the
+checkout is executed content; only `NEUTRAL_PATH` is not — documents, images, workflow files
+(provenance holds the sweep's own) and repository settings — unless a running line of a
+program names one (`bash docs/setup.md`, a C `#include`). In infx's own repository its
+package, build file and workflow lock are neutral too: the sweep workflows install and run the
+default branch's infx with PYTHONSAFEPATH (`TOOL_PATH`). Two trees of the same PR (the swept or
+reused commit and the head, or the head a reuse command was posted on and the head now) are
+compared against the PR's base tree, so a plain merge of the default branch (other PRs'
+changelog entries and configs) and `pr-link` canonicalisation are neutral; so is an executed
+file the PR changes at neither commit (`own`: each commit's compare with the default branch),
+which the merge brought in.
 
 Pure: trees are path -> text mappings (None = deleted); nothing here reads GitHub or git.
 Shared by the planner (fingerprints), the reuse resolver (authorization binding) and the
