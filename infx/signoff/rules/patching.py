@@ -273,8 +273,24 @@ def _heredoc_body(lines: list[Line], start: int, marker: str) -> tuple[list[str]
 
 
 def _touches_engine(text: str, paths: list[str]) -> bool:
+    """Whether the text names one of the engine paths (any case). The packages' module
+    locations (module_locations) are looked for only in a text with one of their markers."""
     lowered = text.lower()
-    return any(p.lower() in lowered for p in paths)
+    plain, located = _engine_words(tuple(paths))
+    if any(p in lowered for p in plain):
+        return True
+    return any(m in lowered for m in _LOCATION_MARKERS) and any(p in lowered for p in located)
+
+
+_LOCATION_MARKERS = ("__file__", "__path__", "getfile(", "getsourcefile(", "files(", "path(")
+
+
+@lru_cache(maxsize=64)
+def _engine_words(paths: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    # (the policy's words, the module locations), lowered once: every line is asked
+    lowered = tuple(dict.fromkeys(p.lower() for p in paths))
+    located = tuple(p for p in lowered if any(m in p for m in _LOCATION_MARKERS))
+    return tuple(p for p in lowered if p not in located), located
 
 
 def _line_lead(text: str, paths: list[str], packages: list[str], allowed: list[str]) -> str | None:
