@@ -12,7 +12,15 @@ from infx.github.markers import Marker, make_marker
 from infx.reuse.posted_head import github_time
 from infx.signoff import checkrun, ownership, render
 from infx.signoff import evidence as ev
-from infx.signoff.model import Comment, Comparison, Evidence, PullRequest, Status, unposted
+from infx.signoff.model import (
+    Comment,
+    Comparison,
+    Evidence,
+    PullRequest,
+    Status,
+    touched_paths,
+    unposted,
+)
 from infx.signoff.ports import SignoffClient
 from infx.signoff.rules.policy_reads import first_trusted_file
 from infx.signoff.table import CheckTable, load_table
@@ -533,7 +541,7 @@ class _Session:
                                    if k not in self.settings.codeowners_paths},
                                 owners_path: text}
             files = self.reader.files(pr.number, pr.changed_files)
-            paths = [p for f in files for p in (f.filename, f.previous_filename) if p]
+            paths = touched_paths(files)
 
             def permission_of(login: str) -> dict[str, str] | None:
                 if login.lower() not in permissions:

@@ -7,25 +7,16 @@ with one change an author controls; each test asserts what an honest reading say
 from __future__ import annotations
 
 import pytest
-from lib.scripts import load_script
+from lib.trust_replay import posted as _posted
+from lib.trust_replay import trust_worlds
+from lib.trust_replay import verify_seed as _verify
 
 from infx.signoff import pipeline as publish
 from infx.signoff.trigger.gating import SignoffRef, Trigger
 
-CONTEXT = "codeowner-signoff-verify"
-
 
 def _worlds(request):
-    return load_script(request.config.rootpath / "tests/data/worlds/make_trust_worlds.py", "make_trust_worlds_rt20")
-
-
-def _verify(fake, pr: int = 3412, comment_id: int = 5003):
-    trigger = Trigger(True, "test", pr, SignoffRef("issue_comment", comment_id), actor="chunfangamd", dispatched=True)
-    return publish.verify(fake.client(), fake.world["repo"], trigger, publish.Options())
-
-
-def _posted(fake, sha: str) -> list[str]:
-    return [s["state"] for s in fake.world["statuses"].get(sha, []) if s["context"] == CONTEXT]
+    return trust_worlds(request, "make_trust_worlds_rt20")
 
 
 def test_seed_000_passes(request, fake_github):

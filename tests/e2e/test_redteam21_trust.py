@@ -8,27 +8,16 @@ honest reading posts no `success`.
 
 from __future__ import annotations
 
-from lib.scripts import load_script
+from lib.trust_replay import posted as _posted
+from lib.trust_replay import trust_worlds
+from lib.trust_replay import verify_seed as _verify
 
-from infx.signoff import pipeline as publish
-from infx.signoff.trigger.gating import SignoffRef, Trigger
-
-CONTEXT = "codeowner-signoff-verify"
 SWEPT = "export ATOM_PA_FLYDSL_PLAN=1\n"
 HEAD = "export ATOM_PA_FLYDSL_PLAN=1\nexport ATOM_DECODE_GRAPH_BS=4096\n"
 
 
 def _worlds(request):
-    return load_script(request.config.rootpath / "tests/data/worlds/make_trust_worlds.py", "make_trust_worlds_rt21")
-
-
-def _verify(fake, pr: int = 3412, comment_id: int = 5003):
-    trigger = Trigger(True, "test", pr, SignoffRef("issue_comment", comment_id), actor="chunfangamd", dispatched=True)
-    return publish.verify(fake.client(), fake.world["repo"], trigger, publish.Options())
-
-
-def _posted(fake, sha: str) -> list[str]:
-    return [s["state"] for s in fake.world["statuses"].get(sha, []) if s["context"] == CONTEXT]
+    return trust_worlds(request, "make_trust_worlds_rt21")
 
 
 def _changed_after_sweep(request, fake_github, path: str, call: str):

@@ -31,7 +31,9 @@ from infx.signoff.rules.scan import (
     runs_as_command,
     shell_guards,
     strip_comment,
+    text_lines,
 )
+from infx.signoff.rules.shell_values import literal_assignments
 from infx.signoff.swept import judged_configs
 from infx.signoff.table import Settings
 
@@ -57,7 +59,7 @@ def _chat_line(text: str) -> bool:
     return _CHAT.search(text) is not None
 
 
-def _raw_after_chat(text: str, file_text: str | None = None) -> bool:
+def _raw_after_chat(text: str, path: str = "", file_text: str | None = None) -> bool:
     """Whether a raw-completions setting follows the line's last chat setting: the clients'
     argparse keeps an option's last value (``--backend openai-chat … --backend openai``), also
     through a variable the file assigns (``"${ARGS[@]}"``, ``--backend "$RB"``: every value it
@@ -68,24 +70,12 @@ def _raw_after_chat(text: str, file_text: str | None = None) -> bool:
         return True
     if "$" not in rest or not file_text:
         return False
-    values = _assigned(file_text)
-    expanded = _EXPANSION.sub(lambda m: " ".join(values.get(m.group(1), [m.group(0)])), rest)
+    lines = text_lines(path, file_text)
+    expanded = _EXPANSION.sub(lambda m: " ".join(literal_assignments(lines, m.group(1)) or [m.group(0)]), rest)
     return _RAW.search(expanded.replace('"', "").replace("'", "")) is not None
 
 
 _EXPANSION = re.compile(r"\$\{?([A-Za-z_]\w*)(?:\[[@*]\])?\}?")
-
-
-@lru_cache(maxsize=256)
-def _assigned(file_text: str) -> dict[str, list[str]]:
-    """Every value a shell file assigns to each variable (an array's words joined)."""
-    found: dict[str, list[str]] = {}
-    for line in file_text.splitlines():
-        match = SHELL_ASSIGNMENT.match(line)
-        if match:
-            value = line[match.end():].strip().strip("()")
-            found.setdefault(match.group(1), []).append(value.replace('"', "").replace("'", ""))
-    return found
 
 
 # a parameter expansion that edits the value: ${X/pat/rep}, ${X//pat}, ${X#pat}, ${X%pat}, ${X^}
@@ -98,7 +88,7 @@ def _chat_evidence(evidence: Evidence, line: Line, defined: frozenset[str]) -> b
     inline program (scan.data_lines), the words of a command the launch defines itself and
     does not hand them on from (``defined``: options.swallowing_commands; its own lines are
     judged where they are written)."""
-    if not _chat_line(line.text) or _raw_after_chat(line.text, evidence.head_files.get(line.path)):
+    if not _chat_line(line.text) or _raw_after_chat(line.text, line.path, evidence.head_files.get(line.path)):
         return False
     found = _CHAT.search(line.text)
     if not SHELL_FILE.search(line.path):
