@@ -3,14 +3,17 @@
 The head the commenter saw is read from GitHub's own records, never from commit dates (which
 the PR author writes). A review carries it: its `commit_id`. For a comment, every push to a
 PR queues `pull_request` workflow runs whose `created_at` GitHub stamps and whose `head_sha`
-is the new head, so the head when the comment was posted is the head of the newest such run
-created by then, unless the PR's timeline shows that the head may have moved without a run
-recording it: a force-push, deletion or restoration of the head branch after that run (a
-force-push can bring back a head whose runs predate what the signer saw), or a commit
-pushed after it whose message tells GitHub to skip workflows (`[skip ci]` and its kin) and
-that no run has as head. Such a gap, an unreadable timeline or no run before the comment
-leave the head unknown: the authorization or sign-off covers nothing (fail closed, with
-the reason). Sign-off binding (infx.signoff.trigger.binding) and reuse binding use this one rule.
+is the new head, so the head of the newest such run created by then was the head at some
+moment before the comment. What came after it is not recorded: a push may start no run (a
+`[skip ci]` message, a workflow the PR disabled, a merge conflict), a run may be created long
+after its push (an `edited` PR), and the timeline lists commits by their author-set dates.
+So every commit of the PR that descends from that run's head (its parents, which git hashes
+and GitHub reports, lead back to it; or whose parents are not given) may have been the head
+seen (`HeadSeen.later`), and a binding holds only when each of them is covered. A force-push,
+deletion or restoration of the head branch after that run (it can bring back a head whose runs
+predate what the signer saw), an unreadable timeline or no run before the comment leave the
+head unknown: the authorization or sign-off covers nothing (fail closed, with the reason).
+Sign-off binding (infx.signoff.trigger.binding) and reuse binding use this one rule.
 
 If the head seen and the one being decided differ in benchmark-affecting content
 (infx.plan.benchmark_content), a reuse command no longer covers the PR and a new one is needed.
@@ -18,7 +21,6 @@ If the head seen and the one being decided differ in benchmark-affecting content
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -29,6 +31,12 @@ from infx.github.models import WorkflowRun
 from infx.plan.benchmark_content import Tree, Unreadable, differences
 
 NEW_COMMAND = "post a new /reuse-sweep-run (or /use <run_id>) command for the current head"
+# commits pushed after the newest run's head, besides the head, a binding compares at most:
+# each costs a tree and a compare, and more of them leave the head seen too uncertain anyway
+MAX_LATER_HEADS = 8
+# as many as the sign-off's advisory Check `reuse` compares, within the verdict's request budget
+# (the resolver, which decides whether a run is reused, compares up to MAX_LATER_HEADS)
+ADVISORY_LATER_HEADS = 2
 
 
 def github_time(value: object) -> datetime | None:
@@ -52,19 +60,9 @@ def dispatched_since(opened: str | None) -> str | None:
     return (when.astimezone(timezone.utc) - timedelta(days=1)).date().isoformat() if when else None
 
 
-# GitHub starts no push or pull_request workflow for a head commit whose message has one of
-# these (matched without regard to case, to err towards a gap), or a `skip-checks: true` trailer
-_SKIP_MARKERS = ("[skip ci]", "[ci skip]", "[no ci]", "[skip actions]", "[actions skip]")
-_SKIP_TRAILER = re.compile(r"^skip-checks:\s*true\s*$", re.IGNORECASE | re.MULTILINE)
 # timeline events that move the head branch without any new commit being listed
 HEAD_MOVES = {"head_ref_force_pushed": "force-pushed", "head_ref_deleted": "deleted",
               "head_ref_restored": "restored"}
-
-
-def skips_workflows(message: str) -> bool:
-    """Would GitHub start no workflow run for a push whose head commit has this message?"""
-    lowered = message.lower()
-    return any(marker in lowered for marker in _SKIP_MARKERS) or bool(_SKIP_TRAILER.search(message))
 
 
 @dataclass(frozen=True)
@@ -73,6 +71,13 @@ class HeadSeen:
 
     sha: str | None
     problem: str = ""
+    # commits pushed after `sha` (its descendants in the PR) that may have been the head then
+    later: tuple[str, ...] = ()
+
+    @property
+    def candidates(self) -> tuple[str, ...]:
+        """Every head the commenter may have seen: `sha`, then `later` (none when unknown)."""
+        return () if self.sha is None else (self.sha, *self.later)
 
 
 def _committed(event: Any) -> tuple[str, str] | None:
@@ -107,7 +112,6 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
     if posted is None:
         return HeadSeen(None, "when it was posted is not recorded")
     best: tuple[datetime, int, str] | None = None
-    heads: set[str] = set()
     for run in runs:
         created = github_time(run.created_at)
         if run.event != "pull_request" or created is None or not run.head_sha:
@@ -117,7 +121,6 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
         if not trust.same_head_repo(run, head_repo):
             continue  # another repository's run on a branch of the same name, or one whose
             # repository is not recorded (a deleted fork's): never the head this PR showed
-        heads.add(run.head_sha)
         if created <= posted and (best is None or (created, run.id) > best[:2]):
             best = (created, run.id, run.head_sha)
     if best is None:
@@ -135,49 +138,83 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
                 return HeadSeen(None, f"the PR's head branch was {HEAD_MOVES[kind]} at {stamp}, after "
                                 f"the newest workflow run before it (head {sha[:12]}), so a head no "
                                 "run records may be what was seen")
-    committed = [c for c in map(_committed, timeline) if c is not None]
-    order = [c[0] for c in committed]
-    if sha in order:
-        # a later commit with a run was pushed after `posted` (its run is newer than every run
-        # before it), and so was all that follows it; one with none before that may have been
-        # pushed earlier, when GitHub started no run for it (a [skip ci] message, a workflow the
-        # PR disabled, a merge conflict), or together with the next (a push of several commits):
-        # the two cannot be told apart, so the head then is not known
-        for later, message in committed[order.index(sha) + 1:]:
-            if later in heads:
-                break
-            why = "tells GitHub to skip workflows" if skips_workflows(message) else "has no workflow run"
-            return HeadSeen(None, f"commit {later[:12]}, pushed after head {sha[:12]}, {why} and no run "
-                            "has it as head, so it may have been the head then")
-    return HeadSeen(sha)
+    return HeadSeen(sha, later=descendants(timeline, sha))
+
+
+def _parents(event: dict) -> list[str] | None:
+    """The parent shas of a `committed` event (GitHub's objects or bare shas), None if not given."""
+    listed = event.get("parents")
+    if not isinstance(listed, list):
+        return None
+    shas = [p.get("sha") if isinstance(p, dict) else p for p in listed]
+    return shas if all(isinstance(p, str) and p for p in shas) else None
+
+
+def descendants(timeline: Sequence[Any], sha: str) -> tuple[str, ...]:
+    """The PR's commits (its timeline's `committed` events) that descend from `sha`, in
+    timeline order; one whose parents are not given counts too (fail closed). The timeline's
+    order is the commits' dates, which their author sets, so only parents tell what came after."""
+    parents = {event["sha"]: _parents(event) for event in timeline
+               if _committed(event) is not None and event["sha"] != sha}
+    after: set[str] = set()
+    grew = True
+    while grew:
+        grew = False
+        for commit, above in parents.items():
+            if commit not in after and (above is None or any(p == sha or p in after for p in above)):
+                after.add(commit)
+                grew = True
+    return tuple(c for c in parents if c in after)
+
+
+def too_many_later(later: Sequence[str], head: str, limit: int = MAX_LATER_HEADS) -> str | None:
+    """Why the commits pushed after the newest run's head are too many to compare (more than
+    `limit` besides the head), or None."""
+    count = len(set(later) - {head})
+    if count <= limit:
+        return None
+    return (f"{count} commits were pushed after it besides the head, and any of them may have "
+            f"been the head then (more than the {limit} compared)")
 
 
 def binding_problem(*, comment_ref: str, seen: str | None, head: str, pr_commits: Sequence[str],
                     base: str, tree: Callable[[str], Tree], unknown: str = "",
-                    own: Callable[[str], Collection[str] | None] | None = None) -> str | None:
+                    own: Callable[[str], Collection[str] | None] | None = None,
+                    later: Sequence[str] = (), limit: int = MAX_LATER_HEADS) -> str | None:
     """Why the authorization does not cover `head`, or None when it does.
 
-    `seen` is the head when the command was posted (head_seen; `unknown` says why it is
-    None); `tree(sha)` reads a commit's files; `base` is the PR's base commit; `own(seen)`
-    the paths the PR itself changes at `seen` or at the head (benchmark_content.own_paths:
-    a merge of the default branch is neutral; None or not given, every executed file counts).
+    `seen` is the head of the newest run before the command was posted and `later` the
+    commits pushed after it that may have been the head then (head_seen; `unknown` says why
+    `seen` is None): each of them must cover `head`, and more than `limit` are not compared. `tree(sha)` reads a commit's files;
+    `base` is the PR's base commit; `own(sha)` the paths the PR itself changes at `sha` or at
+    the head (benchmark_content.own_paths: a merge of the default branch is neutral; None or
+    not given, every executed file counts).
     """
     if seen is None:
         why = unknown or "no pull_request workflow run was created before it"
         return (f"{comment_ref} cannot be tied to a PR head: {why}, so what it authorized is "
                 f"unknown; {NEW_COMMAND}")
-    if seen == head:
-        return None
-    if seen not in set(pr_commits):
-        return (f"{comment_ref} was posted when the PR head was {seen[:12]}, which is no longer "
-                f"part of the PR (force-pushed away); {NEW_COMMAND}")
-    try:
-        changed = differences(tree(seen), tree(head), tree(base), None if own is None else own(seen))
-    except Unreadable as exc:
-        return (f"{comment_ref} was posted when the PR head was {seen[:12]}; whether the head "
-                f"{head[:12]} changed what it benchmarks cannot be told ({exc}); {NEW_COMMAND}")
-    if changed:
-        return (f"{comment_ref} was posted when the PR head was {seen[:12]}; a later push changed "
-                f"benchmark-affecting content ({', '.join(changed)}), so the command no longer "
-                f"covers head {head[:12]}; {NEW_COMMAND}")
+    crowd = too_many_later(later, head, limit)
+    if crowd:
+        return (f"{comment_ref} was posted when the PR head was {seen[:12]} or a later commit: "
+                f"{crowd}; {NEW_COMMAND}")
+    for candidate in dict.fromkeys((seen, *later)):
+        if candidate == head:
+            continue
+        when = (f"was posted when the PR head was {seen[:12]}" if candidate == seen else
+                f"was posted when the PR head was {seen[:12]} or a commit pushed after it, such as "
+                f"{candidate[:12]} (no record tells when it was pushed)")
+        if candidate not in set(pr_commits):
+            return (f"{comment_ref} {when}, which is no longer part of the PR (force-pushed away); "
+                    f"{NEW_COMMAND}")
+        try:
+            changed = differences(tree(candidate), tree(head), tree(base),
+                                  None if own is None else own(candidate))
+        except Unreadable as exc:
+            return (f"{comment_ref} {when}; whether the head {head[:12]} changed what it benchmarks "
+                    f"cannot be told ({exc}); {NEW_COMMAND}")
+        if changed:
+            return (f"{comment_ref} {when}; a later push changed benchmark-affecting content "
+                    f"({', '.join(changed)}), so the command no longer covers head {head[:12]}; "
+                    f"{NEW_COMMAND}")
     return None

@@ -65,12 +65,12 @@ def unbound_reason(gateway: GitHubGateway, pr_number: int, request: AuthorizedRe
     comment = request.comment
     seen = head_seen(gateway.pull_runs(pull.head_ref), comment.created_at, branch=pull.head_ref,
                      head_repo=pull.head_repo, timeline=gateway.timeline(pr_number, pull.head_sha))
-    if seen.sha == head:
+    if seen.sha == head and not seen.later:
         return None
     return binding_problem(comment_ref=f"{request.command} (comment {comment.id} by {comment.user})",
                            seen=seen.sha, head=head, pr_commits=gateway.pull_commits(pr_number),
                            base=pull.base_sha, tree=gateway.tree, unknown=seen.problem,
-                           own=lambda sha: gateway.own(pull.base_ref, sha, head))
+                           own=lambda sha: gateway.own(pull.base_ref, sha, head), later=seen.later)
 
 
 def plan_of(gateway: GitHubGateway, pull: PullRequest, head: str, base: str | None = None, *,

@@ -21,7 +21,13 @@ from infx.github.budget import BudgetExceeded, RequestBudget
 from infx.github.failures import ListingCapped, pull_cap_error
 from infx.github.transport import parsed
 from infx.plan.coverage import METADATA_ARTIFACT
-from infx.reuse.posted_head import dispatched_since, head_seen, timeline_gap
+from infx.reuse.posted_head import (
+    ADVISORY_LATER_HEADS,
+    dispatched_since,
+    head_seen,
+    timeline_gap,
+    too_many_later,
+)
 from infx.signoff.model import (
     ArtifactMembers,
     ChangedFile,
@@ -115,6 +121,9 @@ class Reader:
         # PR number -> when GitHub says it was opened (`created_at` of the latest read), the
         # lower bound of its fork sweeps' listing (dispatched_runs)
         self.opened: dict[int, str] = {}
+        # (base, head) -> GitHub's three-dot compare: drift, the reuse binding and the sign-off
+        # binding may each ask for the same commit's changes
+        self._compares: dict[tuple[str, str], Comparison] = {}
 
     @property
     def calls(self) -> int:
@@ -170,7 +179,10 @@ class Reader:
         return parsed(lambda item: Comment.from_json(item, ref.kind), data, what)
 
     def compare(self, base: str, head: str) -> Comparison:
-        """The changes of `head` since its merge base with `base` (GitHub's three-dot compare)."""
+        """The changes of `head` since its merge base with `base` (GitHub's three-dot compare),
+        read once per pair."""
+        if (base, head) in self._compares:
+            return self._compares[(base, head)]
         data = self.read(f"comparing {head[:12]} with {base[:12]}", self.client.compare, self.repo,
                          base, head)
         files = data.get("files") if isinstance(data, dict) else None
@@ -179,7 +191,9 @@ class Reader:
                             "no file list")
         merge_base = data.get("merge_base_commit")
         sha = merge_base.get("sha") if isinstance(merge_base, dict) else None
-        return Comparison([changed_file(item) for item in files], sha if isinstance(sha, str) and sha else None)
+        found = Comparison([changed_file(item) for item in files], sha if isinstance(sha, str) and sha else None)
+        self._compares[(base, head)] = found
+        return found
 
     def permission(self, user: str) -> dict[str, str] | None:
         self.spend(f"reading {user}'s permission")
@@ -324,7 +338,8 @@ class Reader:
         # only what the binding reads (infx.reuse.posted_head.head_seen): the evidence digest
         # must not depend on the API's own URLs
         keep = ("event", "sha", "message", "created_at")
-        return [{k: item[k] for k in keep if k in item} for item in items if isinstance(item, dict)]
+        return [{k: item[k] for k in keep if k in item} | _parent_shas(item)
+                for item in items if isinstance(item, dict)]
 
     def branch_runs(self, branch: str) -> list[WorkflowRun]:
         """The PR branch's workflow runs, newest first; past GitHub's 1,000-result cap on
@@ -617,7 +632,7 @@ def _bypass_permissions(reader: Reader, evidence: Evidence, settings: Settings) 
 
 
 @piece("reuse command", fills=("collaborators", "reuse_seen_head", "reuse_seen_files", "reuse_seen_problem",
-                               "commit_changes"),
+                               "reuse_seen_later", "commit_files", "commit_changes"),
        after=("commits", "conversation", "branch runs", "sweep runs", "timeline"))
 def _reuse_command(reader: Reader, evidence: Evidence, settings: Settings) -> None:
     _reuse_evidence(reader, evidence)
@@ -659,13 +674,30 @@ def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
     seen = found.sha
     evidence.reuse_seen_head = seen or ""
     evidence.reuse_seen_problem = found.problem
-    if seen and seen != pr.head_sha and seen in (evidence.commits or []):
+    evidence.reuse_seen_later = list(found.later)
+    if too_many_later(found.later, pr.head_sha, ADVISORY_LATER_HEADS):
+        return  # the binding fails on their number alone: nothing more to read
+    for candidate in found.candidates:
+        if candidate == pr.head_sha or candidate not in (evidence.commits or []):
+            continue
         # unreadable evidence is an `error` (PRODUCT §4.8), not a guess: a failure here is
-        # recorded under the piece's name; the swept commit's tree, when that is the head the
-        # command was posted on, is reused
-        known = provenance.tree_of(evidence, seen)
-        evidence.reuse_seen_files = known if known is not None else reader.tree(seen)
-        commit_changes(reader, evidence, seen)
+        # recorded under the piece's name; a swept commit's tree, when that is a head the
+        # command may have been posted on, is reused
+        known = provenance.tree_of(evidence, candidate)
+        files = known if known is not None else reader.tree(candidate)
+        if candidate == seen:
+            evidence.reuse_seen_files = files
+        else:
+            evidence.commit_files[candidate] = files
+        commit_changes(reader, evidence, candidate)
+
+
+def _parent_shas(event: dict) -> dict[str, list]:
+    """A `committed` event's parents as bare shas (what head_seen reads of them), when given."""
+    listed = event.get("parents")
+    if event.get("event") != "committed" or not isinstance(listed, list):
+        return {}
+    return {"parents": [p.get("sha") if isinstance(p, dict) else p for p in listed]}
 
 
 class _LookupsSpent(Exception):

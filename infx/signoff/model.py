@@ -142,6 +142,9 @@ class Evidence:
     reuse_seen_head: str | None = None
     reuse_seen_files: dict[str, str | None] = field(default_factory=dict)
     reuse_seen_problem: str = ""  # why reuse_seen_head is "" (infx.reuse.posted_head.head_seen)
+    # the commits pushed after reuse_seen_head that may have been the head then (HeadSeen.later;
+    # their trees are in commit_files)
+    reuse_seen_later: list[str] = field(default_factory=list)
     # the PR's timeline events as GitHub lists them (None: not read): pushes and force-pushes
     # no workflow run records (binding)
     timeline: list[dict] | None = None

@@ -447,29 +447,43 @@ class _Session:
         return None
 
     def _binding(self, evidence: Evidence) -> binding.Binding:
+        """Whether the sign-off covers the head: inherited from the head it was posted on and
+        from every commit pushed after that one which may have been the head then."""
         pr, signoff = evidence.pr, evidence.signoff
         found = binding.decide(posted_at=signoff.created_at or None, runs=evidence.branch_runs or [],
                                head=pr.head_sha, head_ref=pr.head_ref, head_repo=pr.head_repo,
                                head_files=evidence.files, signed_files=None,
                                timeline=evidence.timeline, review_commit=binding.reviewed_head(signoff))
-        if found.covered or found.seen is None or found.seen == pr.head_sha:
+        if found.seen is None or (found.covered and not found.later):
             return found
-        signed = ev.optional(evidence, f"compare:{found.seen}",
-                             lambda: self.reader.compare(evidence.default_branch, found.seen))
-        if signed is None:
-            if f"compare:{found.seen}" in evidence.unreadable:
-                return found  # the `error` is published by _conclude
-            return binding.inherits(found.seen, pr.head_sha, evidence.files, None)
-        return self._inheritance(evidence, found.seen, signed)
+        first = found if found.seen == pr.head_sha else self._inherited(evidence, found.seen)
+        for candidate in found.later:
+            if not first.covered or evidence.unreadable:
+                break
+            if candidate != pr.head_sha:
+                bound = self._inherited(evidence, candidate, after=found.seen)
+                if not bound.covered:
+                    return bound
+        return first
 
-    def _inheritance(self, evidence: Evidence, seen: str, signed: Comparison) -> binding.Binding:
+    def _inherited(self, evidence: Evidence, seen: str, after: str | None = None) -> binding.Binding:
+        """Whether the PR head inherits what was signed on `seen` (its compare read here)."""
+        pr = evidence.pr
+        signed = ev.optional(evidence, f"compare:{seen}",
+                             lambda: self.reader.compare(evidence.default_branch, seen))
+        if signed is None:
+            return binding.inherits(seen, pr.head_sha, evidence.files, None, after=after)
+        return self._inheritance(evidence, seen, signed, after)
+
+    def _inheritance(self, evidence: Evidence, seen: str, signed: Comparison,
+                     after: str | None = None) -> binding.Binding:
         """Whether the PR head inherits what was signed (or verified) on `seen`, whose compare
         with the default branch is `signed`. Where the same change sits at other lines, the
         default branch's change between `seen`'s merge base and the head's (read only then: the
         head's compare gives its merge base, a compare of the two bases the change) tells a
         change the lines around it moved from one that itself moved."""
         pr = evidence.pr
-        bound = binding.inherits(seen, pr.head_sha, evidence.files, signed.files)
+        bound = binding.inherits(seen, pr.head_sha, evidence.files, signed.files, after=after)
         if bound.covered or not bound.moved or signed.merge_base is None:
             return bound
         now = ev.optional(evidence, f"compare:{pr.head_sha}",
@@ -481,7 +495,7 @@ class _Session:
         if since is None or len(since.files) >= binding.COMPARE_FILE_LIMIT:
             return bound
         changes = {f.filename: f.patch for f in since.files}
-        return binding.inherits(seen, pr.head_sha, evidence.files, signed.files, changes)
+        return binding.inherits(seen, pr.head_sha, evidence.files, signed.files, changes, after=after)
 
     def _answer_non_owner(self, evidence: Evidence, why: str) -> Result:
         """Answer a sign-off by someone who is not a CODEOWNER of this PR: a comment, no status."""

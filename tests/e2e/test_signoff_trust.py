@@ -427,9 +427,10 @@ def test_the_same_change_moved_to_a_repeated_block_needs_a_new_signoff(request, 
     assert fake.count("GET", SIGNED_COMPARE) == 1 and fake.count("GET", "/compare/") == 4
     # nor is a verdict on the signed head carried to it as the new head's required status
     pull = fake.world["pulls"][0]
-    pull["head"]["sha"] = SEED_HEAD
+    commits = pull["commits"]
+    pull["head"]["sha"], pull["commits"] = SEED_HEAD, commits[:commits.index(SEED_HEAD) + 1]
     assert verify(fake).verdict.overall.value == "PASS" and statuses(fake)[-1] == "success"
-    pull["head"]["sha"] = MOVED
+    pull["head"]["sha"], pull["commits"] = MOVED, commits
     head = publish.head_status(fake.client(), fake.world["repo"], 3412)
     assert head.status == "pending" and statuses(fake, MOVED) == ["pending"]
     assert "the change itself moved" in head.reason

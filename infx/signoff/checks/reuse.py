@@ -16,7 +16,7 @@ from infx.commands.grammar import (
     raw_commands,
 )
 from infx.inert import code
-from infx.reuse.posted_head import binding_problem
+from infx.reuse.posted_head import ADVISORY_LATER_HEADS, binding_problem
 from infx.signoff.model import Comment, Evidence, Outcome, Status
 from infx.signoff.rules import provenance
 from infx.signoff.rules.sweeps import plans_nothing
@@ -89,9 +89,10 @@ def _unbound(evidence: Evidence, request: AuthorizedRequest) -> str | None:
     if evidence.reuse_seen_head is None:
         return (f"{ref} is authorised, but which PR head it was posted on was not read, so "
                 "whether it still covers this head cannot be confirmed")
-    trees = {evidence.reuse_seen_head: evidence.reuse_seen_files, pr.head_sha: evidence.head_files,
-             pr.base_sha: evidence.base_files}
+    trees = {**evidence.commit_files, evidence.reuse_seen_head: evidence.reuse_seen_files,
+             pr.head_sha: evidence.head_files, pr.base_sha: evidence.base_files}
     return binding_problem(comment_ref=ref, seen=evidence.reuse_seen_head or None, head=pr.head_sha,
                            pr_commits=evidence.commits or [], base=pr.base_sha, tree=trees.__getitem__,
                            unknown=evidence.reuse_seen_problem,
-                           own=lambda seen: provenance.own_changes(evidence, seen))
+                           own=lambda seen: provenance.own_changes(evidence, seen),
+                           later=evidence.reuse_seen_later, limit=ADVISORY_LATER_HEADS)

@@ -3,9 +3,9 @@
 A sign-off belongs to the PR its comment or review is on, and covers the head the signer
 saw: a review's `commit_id`, or for a comment the PR head when it was posted, read from
 records a push cannot suppress exactly as the reuse resolver reads it
-(`infx.reuse.posted_head.head_seen`: the newest `pull_request` run created by then, unless the
-PR's timeline shows a force-push or a workflow-skipping push no run records; an unreadable
-timeline or such a gap binds the sign-off to nothing). A later head inherits the sign-off only when
+(`infx.reuse.posted_head.head_seen`: the newest `pull_request` run's head by then, or any commit
+pushed after it, each of which must be inherited from; a force-push after that run or an
+unreadable timeline binds the sign-off to nothing). A later head inherits the sign-off only when
 the PR's own changes are identical to what was signed, decided as GitHub's patch-id
 would: the PR's diff against its merge base, path by path (status, previous name and
 the patch with hunk line numbers dropped), for the signed head (GitHub's compare of the
@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from infx.commands.authorization import ELEVATED_ROLES
 from infx.plan.benchmark_content import COMPARE_FILE_LIMIT
-from infx.reuse.posted_head import head_seen
+from infx.reuse.posted_head import head_seen, too_many_later
 from infx.signoff.model import ChangedFile, Comment
 
 DISPATCH_ROLES = ELEVATED_ROLES  # besides the signer, who may re-verify a sign-off
@@ -67,6 +67,9 @@ class Binding:
     # paths whose own change is the same text at other lines: decided once it is known whether
     # the default branch changed them since the signed head's merge base (inherits' `base_changed`)
     moved: tuple[str, ...] = ()
+    # commits pushed after `seen` that may have been the head the signer saw (HeadSeen.later):
+    # each must be inherited from too
+    later: tuple[str, ...] = ()
 
     @property
     def carried_from(self) -> str | None:
@@ -211,22 +214,31 @@ def decide(*, posted_at: object, runs: Sequence[Any], head: str, head_ref: str,
                      review_commit=review_commit)
     if seen.sha is None:
         return Binding(False, f"the head the sign-off covers is unknown: {seen.problem}; {NEW_SIGNOFF}")
-    return inherits(seen.sha, head, head_files, signed_files)
+    crowd = too_many_later(seen.later, head)
+    if crowd:
+        return Binding(False, f"the sign-off was posted when the PR head was {seen.sha[:12]} or a later "
+                       f"commit: {crowd}; {NEW_SIGNOFF}", seen.sha)
+    return replace(inherits(seen.sha, head, head_files, signed_files), later=seen.later)
 
 
 def inherits(seen: str, head: str, head_files: Sequence[ChangedFile] | None,
              signed_files: Sequence[ChangedFile] | None,
-             base_changes: Mapping[str, str | None] | None = None) -> Binding:
+             base_changes: Mapping[str, str | None] | None = None, *,
+             after: str | None = None) -> Binding:
     """Whether `head` inherits what was signed (or verified) on `seen`: the same commit, or
     the PR's own changes identical path by path (`signed_files`: `seen`'s diff against its
     merge base; `head_files`: the PR's files now). A change of the same text at other lines of
     its file is identical only where the default branch's change of that file between the two
     merge bases moved it there (`base_changes`: path -> that change's patch, None when not
     read; `explained`); otherwise the change itself moved (to a repeated block, say). Without
-    `base_changes`, the result names the paths that need it (`Binding.moved`)."""
+    `base_changes`, the result names the paths that need it (`Binding.moved`). `after`: the
+    newest run's head, when `seen` is a commit pushed after it (HeadSeen.later)."""
     if seen == head:
         return Binding(True, f"the sign-off was posted on the assessed head {head[:12]}", seen)
     short = f"the sign-off was posted when the PR head was {seen[:12]}"
+    if after is not None:
+        short = (f"the sign-off was posted when the PR head was {after[:12]} or a commit pushed "
+                 f"after it, such as {seen[:12]} (no record tells when it was pushed)")
     if head_files is None or signed_files is None:
         return Binding(False, f"{short}; the PR's changes then and now could not be compared; "
                        f"{NEW_SIGNOFF}", seen)

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from infx.github.models import WorkflowRun
-from infx.reuse.posted_head import HeadSeen, binding_problem, head_seen, skips_workflows
+from infx.reuse.posted_head import (
+    MAX_LATER_HEADS,
+    HeadSeen,
+    binding_problem,
+    descendants,
+    head_seen,
+)
 
 A, B, C, X = "a" * 40, "b" * 40, "c" * 40, "f" * 40
 ENTRY = "- config-keys: [k]\n  description: [{}]\n  pr-link: XXX\n"
@@ -125,8 +131,9 @@ def test_a_command_on_the_head_itself_needs_no_comparison():
 
 # --- records a push cannot suppress: the timeline and a review's commit_id (issue 20) -------------
 
-def committed(sha):
-    return {"event": "committed", "sha": sha, "message": "change"}
+def committed(sha, *parents, message="change"):
+    """A timeline `committed` event as GitHub lists it, with its parents (GitHub's objects)."""
+    return {"event": "committed", "sha": sha, "message": message, "parents": [{"sha": p} for p in parents]}
 
 
 def moved(kind, when):
@@ -162,20 +169,48 @@ def test_deleted_restored_or_undated_head_moves_are_gaps():
     assert undated.sha is None and "at an unrecorded time" in undated.problem
 
 
-def test_a_workflow_skipping_push_after_the_runs_head_is_a_gap():
-    """A normal push of [skip ci] commit B after A's run starts no run: B may have been the
-    head the signer saw. A commit before the run's head is not one the signer could see."""
-    skipped = {"event": "committed", "sha": B, "message": "wip\n\nskip-checks: true"}
-    found = seen([committed(A), skipped], runs=RUNS[:1])
-    assert found.sha is None and f"commit {B[:12]}, pushed after head {A[:12]}" in found.problem
-    # B has a run of its own (it was a head GitHub recorded): no gap
-    assert seen([committed(A), skipped], runs=RUNS[:2]) == HeadSeen(A)
-    # commits before the run's head are not heads the signer could have seen
-    assert seen([skipped, committed(A)], runs=RUNS[:1]) == HeadSeen(A)
-    # any later commit with no run may have been pushed before it (a workflow the PR disabled,
-    # a merge conflict) or with a later one: not known either way (red team 20)
-    found = seen([committed(A), committed(B)], runs=RUNS[:1])
-    assert found.sha is None and f"commit {B[:12]}, pushed after head {A[:12]}, has no workflow run" in found.problem
+def test_every_commit_pushed_after_the_runs_head_may_have_been_seen():
+    """No record gives a plain push's time: a commit after the newest run's head may have been
+    pushed before the command (a [skip ci] message, a workflow the PR disabled) or after it.
+    What came after is told by parents, which git hashes, not by the timeline's order (commit
+    dates, which the author sets)."""
+    skipped = committed(B, A, message="wip\n\nskip-checks: true")
+    assert seen([committed(A, "base"), skipped], runs=RUNS[:1]) == HeadSeen(A, later=(B,))
+    # listed first (back-dated), it still descends from A
+    assert seen([skipped, committed(A, "base")], runs=RUNS[:1]) == HeadSeen(A, later=(B,))
+    # an ancestor of the run's head is not a head the commenter could have seen
+    assert seen([committed(B, "base"), committed(A, B)], runs=RUNS[:1]) == HeadSeen(A)
+    # a run of its own, even one created before the comment, does not rule a descendant out
+    assert seen([committed(A, "base"), committed(B, A), committed(C, B)], runs=RUNS[:3],
+                when="2026-09-29T12:30:00Z") == HeadSeen(B, later=(C,))
+    # parents not given: it may be anything (fail closed)
+    assert seen([committed(A, "base"), {"event": "committed", "sha": B}], runs=RUNS[:1]) == HeadSeen(A, later=(B,))
+
+
+def test_descendants_follow_parents_through_merges_in_any_order():
+    merge = "d" * 40
+    timeline = [committed(merge, B, "main-tip"), committed(C, A), committed(B, A), committed(A, "base")]
+    assert descendants(timeline, A) == (merge, C, B)
+    assert descendants(timeline, B) == (merge,)
+    assert descendants(timeline, merge) == ()
+
+
+def test_each_commit_that_may_have_been_seen_must_cover_the_head():
+    D = "d" * 40  # the head: A's files again
+    trees = TREES | {D: TREES[A]}
+
+    def problem(later, head=D, commits=(A, B, C, D)):
+        return binding_problem(comment_ref="/use 5 (comment 7 by root)", seen=A, head=head, pr_commits=commits,
+                               base="base", tree=trees.__getitem__, later=later)
+    assert problem(()) is None and problem((B, D)) is None  # B differs from D in README.md only
+    # C differs from the head in its changelog: the command may have been posted on C
+    found = problem((B, C, D))
+    assert "was posted when the PR head was aaaaaaaaaaaa or a commit pushed after it, such as cccccccccccc" in found
+    assert "perf-changelog.yaml" in found
+    assert "no longer part of the PR" in problem((C,), commits=(A, D))
+    crowd = problem(tuple(str(i) * 40 for i in range(MAX_LATER_HEADS + 1)))
+    assert f"{MAX_LATER_HEADS + 1} commits were pushed after it" in crowd
+    assert problem(tuple([B] * (MAX_LATER_HEADS + 1))) is None  # counted once each
 
 
 def test_an_unreadable_timeline_fails_closed_and_a_review_names_its_commit():
@@ -189,11 +224,3 @@ def test_an_unreadable_timeline_fails_closed_and_a_review_names_its_commit():
 def _problem_of(found):
     return binding_problem(comment_ref="/use 5 (comment 7 by root)", seen=found.sha, head=C,
                            pr_commits=(A, C), base="base", tree=TREES.__getitem__, unknown=found.problem)
-
-
-def test_skip_instructions_github_honours():
-    for message in ("x [skip ci]", "[CI SKIP] x", "[no ci]", "a [skip actions]", "[actions skip]",
-                    "title\n\nskip-checks:true", "title\n\nSkip-Checks: true"):
-        assert skips_workflows(message), message
-    for message in ("skip ci", "[skip-sweep]", "title\n\nskip-checks: false", ""):
-        assert not skips_workflows(message), message
