@@ -30,7 +30,7 @@ from infx.plan.launch_graph import (
 )
 from infx.signoff import per_verdict
 from infx.signoff.model import Evidence
-from infx.signoff.rules.configs_at import MASTER_PATH, master_files, runner_sku
+from infx.signoff.rules.configs_at import MASTER_PATH, master_files, runner_sku, runs_new_rows
 from infx.signoff.rules.policy_reads import EvidenceGap, base_text, changed_files, head_text, policy
 from infx.signoff.rules.scan import Line, file_rows, join_continuations, strip_comment, text_lines
 
@@ -226,7 +226,7 @@ def _affected_configs(evidence: Evidence) -> list[AffectedConfig]:
     for key, (path, entry) in head.items():
         if key not in base:
             found[key] = AffectedConfig(key, entry, ADDED, path, head_recipe(evidence, key), (path,))
-        elif base[key][1] != entry:
+        elif runs_new_rows(base[key][1], entry):
             found[key] = AffectedConfig(key, entry, CHANGED, path, head_recipe(evidence, key), (path,))
     changed = {f.filename for f in changed_files(evidence)}
     for key, (path, entry) in head.items():

@@ -49,11 +49,48 @@ def _parse(path: str, text: str) -> dict[str, dict[str, Any]]:
 
 
 def changed_keys(head: dict[str, str | None], base: dict[str, str | None]) -> list[str] | None:
-    """Config keys added or changed at head compared with base (removals are not listed)."""
+    """Config keys added or changed at head compared with base (removals are not listed, nor
+    entries that only lose rows: runs_new_rows)."""
     at_head, at_base = master_entries(head), master_entries(base)
     if at_head is None or at_base is None:
         return None
-    return sorted(key for key, entry in at_head.items() if at_base.get(key) != entry)
+    return sorted(key for key, entry in at_head.items() if runs_new_rows(at_base.get(key), entry))
+
+
+def runs_new_rows(before: dict[str, Any] | None, after: dict[str, Any]) -> bool:
+    """Whether an entry at head is new or changed in a way that runs something base did not.
+
+    An entry that only loses rows (a scenario taken out of `scenarios`, items of a scenario's
+    list, entries of a `search-space`; e.g. retiring a sequence length) runs a subset of what
+    it ran, each row as before: nothing of it needs benchmarking or review again. Any other
+    difference, however small, counts."""
+    if before is None:
+        return True
+    return before != after and not _prunes(before, after, top=True)
+
+
+def _prunes(before: Any, after: Any, *, top: bool = False, within: str = "") -> bool:
+    """`after` is `before` with some rows left out (see runs_new_rows), nothing else changed."""
+    if before == after:
+        return True
+    if isinstance(before, dict) and isinstance(after, dict):
+        if top:  # the entry: every setting the same, its scenarios pruned
+            return set(before) == set(after) and all(
+                before[k] == after[k] or (k == "scenarios" and _prunes(before[k], after[k], within=k))
+                for k in before)
+        if within == "scenarios":  # scenario kind -> its list: kinds may go, lists be pruned
+            return set(after) <= set(before) and all(
+                _prunes(before[k], after[k], within="scenario list") for k in after)
+        if within == "scenario item":  # one sequence length: the same, its search space pruned
+            return set(before) == set(after) and all(
+                before[k] == after[k] or (k == "search-space" and _prunes(before[k], after[k], within=k))
+                for k in before)
+        return False
+    if isinstance(before, list) and isinstance(after, list) and within in ("scenario list", "search-space"):
+        item = "scenario item" if within == "scenario list" else ""
+        rest = iter(before)  # after's items, in order, each a pruned item of before's
+        return all(any(_prunes(old, new, within=item) for old in rest) for new in after)
+    return False
 
 
 def runner_sku(runner: str | None) -> str:

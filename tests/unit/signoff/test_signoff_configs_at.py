@@ -32,3 +32,62 @@ def test_runner_sku() -> None:
     ("cluster:mi355x-amds", "mi355x"), ("mi355x-disagg", "mi355x"), ("B200", "b200"), ("gb300", "gb300")])
 def test_runner_sku_of_labels(runner, sku):
     assert configs_at.runner_sku(runner) == sku
+
+
+ENTRY = {"image": "x:1", "runner": "mi355x", "scenarios": {
+    "fixed-seq-len": [
+        {"isl": 1024, "osl": 1024, "search-space": [{"tp": 4, "conc-start": 4}, {"tp": 8, "conc-start": 4}]},
+        {"isl": 8192, "osl": 1024, "search-space": [{"tp": 4, "conc-start": 4}, {"tp": 8, "conc-start": 8}]}],
+    "agentic": [{"search-space": [{"tp": 8, "conc-list": [1, 4]}]}]}}
+
+
+def _without(entry: dict, *, kind: str | None = None, item: int | None = None, lane: int | None = None) -> dict:
+    import copy
+
+    out = copy.deepcopy(entry)
+    if lane is not None:
+        del out["scenarios"][kind][item]["search-space"][lane]
+    elif item is not None:
+        del out["scenarios"][kind][item]
+    else:
+        del out["scenarios"][kind]
+    return out
+
+
+def test_an_entry_that_only_loses_rows_runs_nothing_new() -> None:
+    """Retiring 1k1k (#2263), a scenario kind, or one search-space entry: every remaining row runs as before."""
+    assert not configs_at.runs_new_rows(ENTRY, _without(ENTRY, kind="fixed-seq-len", item=0))
+    assert not configs_at.runs_new_rows(ENTRY, _without(ENTRY, kind="agentic"))
+    assert not configs_at.runs_new_rows(ENTRY, _without(ENTRY, kind="fixed-seq-len", item=1, lane=0))
+    assert not configs_at.runs_new_rows(ENTRY, {**ENTRY, "scenarios": {}})
+    assert configs_at.runs_new_rows(None, ENTRY)
+    assert not configs_at.runs_new_rows(ENTRY, ENTRY)
+
+
+def test_any_other_difference_runs_something_new() -> None:
+    import copy
+
+    changed = copy.deepcopy(ENTRY)
+    changed["scenarios"]["fixed-seq-len"][1]["search-space"][1]["conc-start"] = 4  # a lane edited
+    assert configs_at.runs_new_rows(ENTRY, changed)
+    assert configs_at.runs_new_rows(ENTRY, {**_without(ENTRY, kind="agentic"), "image": "x:2"})  # and an image
+    reordered = copy.deepcopy(ENTRY)
+    reordered["scenarios"]["fixed-seq-len"].reverse()  # not a subsequence: rows and evals may move
+    assert configs_at.runs_new_rows(ENTRY, reordered)
+    added = copy.deepcopy(ENTRY)
+    added["scenarios"]["fixed-seq-len"][0]["search-space"].append({"tp": 2, "conc-start": 4})
+    assert configs_at.runs_new_rows(ENTRY, added)
+    dropped = {k: v for k, v in ENTRY.items() if k != "runner"}  # a setting taken out is a change
+    assert configs_at.runs_new_rows(ENTRY, dropped)
+    moved = copy.deepcopy(ENTRY)
+    moved["scenarios"]["agentic"][0]["isl"] = 1  # an item's own field
+    assert configs_at.runs_new_rows(ENTRY, moved)
+
+
+def test_changed_keys_leaves_out_pruned_entries() -> None:
+    import yaml
+
+    base = {"configs/amd-master.yaml": yaml.safe_dump({"k": ENTRY, "j": ENTRY})}
+    head = {"configs/amd-master.yaml": yaml.safe_dump({"k": _without(ENTRY, kind="fixed-seq-len", item=0),
+                                                       "j": {**ENTRY, "image": "x:2"}})}
+    assert configs_at.changed_keys(head, base) == ["j"]
