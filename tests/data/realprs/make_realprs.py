@@ -55,6 +55,7 @@ PRS: dict[int, tuple[str, str]] = {
     2643: ("e944302e8", "multi-node agentic image bump with shared helper and recipe tuning"),
     2698: ("c2b58030b", "new agentic MTP config (ATOM, DSv4)"),
     2576: ("1b332e4c3", "new agentic MTP config (ATOM, GLM-5.2, embedded MTP head)"),
+    2263: ("009429115", "retires 1k1k: 72 configs only lose their 1k1k rows, no changelog entry"),
 }
 # the reference's pull-request links of the PR's own entries point at this test repository
 REFERENCE_PULL = re.compile(r"https://github\.com/SemiAnalysisAI/InferenceX/pull/(\d+)")
