@@ -153,17 +153,24 @@ def _parents(event: dict) -> list[str] | None:
 def descendants(timeline: Sequence[Any], sha: str) -> tuple[str, ...]:
     """The PR's commits (its timeline's `committed` events) that descend from `sha`, in
     timeline order; one whose parents are not given counts too (fail closed). The timeline's
-    order is the commits' dates, which their author sets, so only parents tell what came after."""
+    order is the commits' dates, which their author sets, so only parents tell what came after.
+    One walk over a parent -> children map: linear in the timeline, whatever its order."""
     parents = {event["sha"]: _parents(event) for event in timeline
                if _committed(event) is not None and event["sha"] != sha}
+    children: dict[str, list[str]] = {}
     after: set[str] = set()
-    grew = True
-    while grew:
-        grew = False
-        for commit, above in parents.items():
-            if commit not in after and (above is None or any(p == sha or p in after for p in above)):
-                after.add(commit)
-                grew = True
+    for commit, above in parents.items():
+        if above is None:
+            after.add(commit)
+        else:
+            for parent in above:
+                children.setdefault(parent, []).append(commit)
+    waiting = [sha, *after]
+    while waiting:
+        for child in children.pop(waiting.pop(), ()):
+            if child not in after:
+                after.add(child)
+                waiting.append(child)
     return tuple(c for c in parents if c in after)
 
 

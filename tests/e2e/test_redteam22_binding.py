@@ -69,9 +69,6 @@ def _crowd_world(request, count: int) -> dict:
     return world
 
 
-@pytest.mark.xfail(strict=True, reason="rt22: binding.decide's too-many-later Binding drops `later`, and "
-                   "pipeline._binding then carries the sign-off from S alone: 9 later commits (one the "
-                   "signer may have seen) bypass the rule that 1 later commit obeys")
 def test_nine_later_commits_do_not_let_the_signoff_carry_from_the_runs_head(request, fake_github) -> None:
     world = _crowd_world(request, 9)
     fake = fake_github(copy.deepcopy(world))

@@ -215,9 +215,9 @@ def decide(*, posted_at: object, runs: Sequence[Any], head: str, head_ref: str,
     if seen.sha is None:
         return Binding(False, f"the head the sign-off covers is unknown: {seen.problem}; {NEW_SIGNOFF}")
     crowd = too_many_later(seen.later, head)
-    if crowd:
+    if crowd:  # no single head to carry from (`seen` None: nothing is compared)
         return Binding(False, f"the sign-off was posted when the PR head was {seen.sha[:12]} or a later "
-                       f"commit: {crowd}; {NEW_SIGNOFF}", seen.sha)
+                       f"commit: {crowd}; {NEW_SIGNOFF}")
     return replace(inherits(seen.sha, head, head_files, signed_files), later=seen.later)
 
 
