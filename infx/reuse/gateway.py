@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -118,16 +119,17 @@ class GitHubGateway:
             action=f"listing workflow runs on {branch}", permission="actions: read")
         return [WorkflowRun.from_json(item) for item in items]
 
-    def timeline(self, pr_number: int, head: str) -> list[dict[str, Any]] | None:
+    def timeline(self, pr_number: int, head: str, commits: Sequence[str] = ()) -> list[dict[str, Any]] | None:
         """The PR's timeline events (GitHub's record of pushes and force-pushes), or None when
-        it cannot be read whole (the binding then fails closed, saying so)."""
+        it cannot be read whole: the head and each of `commits` listed (posted_head.timeline_gap;
+        the binding then fails closed, saying so)."""
         try:
             items = self.client.timeline(self.repo, pr_number,
                                          action=f"listing the timeline of PR #{pr_number}",
                                          permission="pull-requests: read (or issues: read)")
         except GitHubError:
             return None
-        return None if timeline_gap(items, head) else items
+        return None if timeline_gap(items, head, commits) else items
 
     def _tree(self, sha: str) -> dict[str, str]:
         """The commit's files, every one: the binding and drift checks compare what a sweep job

@@ -88,13 +88,18 @@ def _committed(event: Any) -> tuple[str, str] | None:
     return event["sha"], message if isinstance(message, str) else ""
 
 
-def timeline_gap(timeline: Sequence[Any], head: str) -> str | None:
+def timeline_gap(timeline: Sequence[Any], head: str, commits: Sequence[str] = ()) -> str | None:
     """Why a listed timeline cannot be the PR's whole record, or None: GitHub lists a
-    `committed` event for every commit of the PR, its head among them, so a listing without
-    the head's ended early."""
-    if any(c is not None and c[0] == head for c in map(_committed, timeline)):
+    `committed` event for every commit of the PR, so a listing without the head, or without
+    one of `commits` (the PR's commit list, when read), ended early. The head alone is not
+    enough: the timeline orders commits by their author-set dates, so a back-dated head can
+    come before a commit a listing cut short leaves out."""
+    listed = {c[0] for c in map(_committed, timeline) if c is not None}
+    missing = [sha for sha in (head, *commits) if sha not in listed]
+    if not missing:
         return None
-    return (f"the PR's timeline lists no commit event for its head {head[:12]}, so the listing "
+    what = "its head" if missing[0] == head else "its commit"
+    return (f"the PR's timeline lists no commit event for {what} {missing[0][:12]}, so the listing "
             "is incomplete")
 
 

@@ -6,7 +6,7 @@ import base64
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -327,12 +327,13 @@ class Reader:
                 and isinstance(data.get("check_suite_id"), int):
             self.suites[data["id"]] = data["check_suite_id"]
 
-    def timeline(self, number: int, head: str) -> list[dict]:
+    def timeline(self, number: int, head: str, commits: Sequence[str] = ()) -> list[dict]:
         """The PR's timeline events (committed, head_ref_force_pushed, …), as GitHub lists them;
-        an InfxError when the listing is not the whole record (binding.timeline_gap)."""
+        an InfxError when the listing is not the whole record (posted_head.timeline_gap: the
+        head and each of `commits`, the PR's commit list, must be listed)."""
         items = self.read(f"listing the timeline of PR #{number}", self.client.timeline,
                           self.repo, number)
-        gap = timeline_gap(items, head)
+        gap = timeline_gap(items, head, commits)
         if gap:
             raise InfxError(gap)
         # only what the binding reads (infx.reuse.posted_head.head_seen): the evidence digest
@@ -580,12 +581,13 @@ def _branch_runs(reader: Reader, evidence: Evidence, settings: Settings) -> None
             evidence.orphan_runs.append(run)  # a sweep of ours on a commit rebased away
 
 
-@piece("timeline", fills=("timeline",))
+@piece("timeline", fills=("timeline",), after=("commits",))
 def _timeline(reader: Reader, evidence: Evidence, settings: Settings) -> None:
     # binding (the sign-off's, and a reuse command's): not an `error` when unreadable, the
     # binding then fails closed, saying so
     evidence.timeline = optional(evidence, "timeline",
-                                 lambda: reader.timeline(evidence.pr.number, evidence.pr.head_sha))
+                                 lambda: reader.timeline(evidence.pr.number, evidence.pr.head_sha,
+                                                         evidence.commits or ()))
 
 
 @piece("branch pulls", fills=("branch_pulls",), after=("timeline",))

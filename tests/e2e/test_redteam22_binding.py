@@ -208,9 +208,6 @@ def _truncated_world(request) -> dict:
     return world
 
 
-@pytest.mark.xfail(strict=True, reason="rt22: timeline_gap takes a listing that shows the head for the "
-                   "whole record, but GitHub lists commits by their author-set dates: a back-dated head "
-                   "survives a listing cut short, and the commit seen (listed later) is never compared")
 def test_a_timeline_cut_short_after_a_back_dated_head_leaves_the_signoff_head_unknown(
         request, fake_github) -> None:
     world = _truncated_world(request)
@@ -219,8 +216,6 @@ def test_a_timeline_cut_short_after_a_back_dated_head_leaves_the_signoff_head_un
     assert "success" not in posted(fake, Y), result.reason
 
 
-@pytest.mark.xfail(strict=True, reason="rt22: the resolver reads the cut-short timeline as whole and binds "
-                   "the command to S past the commit seen")
 def test_a_timeline_cut_short_after_a_back_dated_head_leaves_the_reuse_head_unknown(
         request, fake_github) -> None:
     why = _reuse_reason(fake_github, _truncated_world(request))
