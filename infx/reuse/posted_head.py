@@ -63,6 +63,9 @@ def dispatched_since(opened: str | None) -> str | None:
 # timeline events that move the head branch without any new commit being listed
 HEAD_MOVES = {"head_ref_force_pushed": "force-pushed", "head_ref_deleted": "deleted",
               "head_ref_restored": "restored"}
+# how long after a push GitHub may take to create the workflow run that records it: a head
+# move this close before a run, whose new head the timeline does not name, may follow its push
+RUN_DELAY = timedelta(minutes=10)
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,7 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
     if timeline is None:
         return HeadSeen(None, "the PR's timeline, which shows whether the head moved without a "
                         "workflow run, could not be read")
+    moved: tuple[datetime, str | None] | None = None  # the newest head move before that run
     for event in timeline:
         kind = event.get("event") if isinstance(event, dict) else None
         if kind in HEAD_MOVES:
@@ -143,7 +147,24 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
                 return HeadSeen(None, f"the PR's head branch was {HEAD_MOVES[kind]} at {stamp}, after "
                                 f"the newest workflow run before it (head {sha[:12]}), so a head no "
                                 "run records may be what was seen")
-    return HeadSeen(sha, later=descendants(timeline, sha))
+            commit = event.get("commit_id")
+            if moved is None or when >= moved[0]:
+                moved = (when, commit if isinstance(commit, str) and commit else None)
+    later = descendants(timeline, sha)
+    if moved is not None:
+        # a run is created a moment after its push: a head move just before it may have come
+        # after the push it records, leaving the branch on the moved-to commit. With that
+        # commit known, it and what descends from it may have been seen too; without it, a
+        # move within RUN_DELAY of the run leaves the head unknown
+        when, commit = moved
+        if commit is not None and commit != sha and commit not in later:
+            later = tuple(dict.fromkeys((*later, commit, *descendants(timeline, commit))))
+        elif commit is None and since - when <= RUN_DELAY:
+            return HeadSeen(None, f"the PR's head branch was moved at {when.isoformat()}, within "
+                            f"{int(RUN_DELAY.total_seconds() // 60)} minutes before the newest "
+                            f"workflow run before it (head {sha[:12]}) was created, so the run may "
+                            "record the head before the move")
+    return HeadSeen(sha, later=tuple(c for c in later if c != sha))
 
 
 def _parents(event: dict) -> list[str] | None:

@@ -338,7 +338,7 @@ class Reader:
             raise InfxError(gap)
         # only what the binding reads (infx.reuse.posted_head.head_seen): the evidence digest
         # must not depend on the API's own URLs
-        keep = ("event", "sha", "message", "created_at")
+        keep = ("event", "sha", "message", "created_at", "commit_id")
         return [{k: item[k] for k in keep if k in item} | _parent_shas(item)
                 for item in items if isinstance(item, dict)]
 

@@ -117,9 +117,6 @@ LATE_RUNS = [("2026-09-24T09:00:05Z", "2026-09-24T09:00:02Z"),   # force-pushed 
              ("2026-09-24T09:00:00Z", "2026-09-24T09:00:00Z")]   # in the same second as S's run
 
 
-@pytest.mark.xfail(strict=True, reason="rt22: head_seen flags only force-pushes created after S's run, "
-                   "but S was the head from its push, before its run was created: a force-push in that "
-                   "window (or its second) to a commit not descending from S goes unseen")
 @pytest.mark.parametrize("run_at, forced_at", LATE_RUNS)
 def test_a_force_push_before_the_runs_creation_leaves_the_signoff_head_unknown(
         request, fake_github, run_at, forced_at) -> None:
@@ -129,8 +126,6 @@ def test_a_force_push_before_the_runs_creation_leaves_the_signoff_head_unknown(
     assert "success" not in posted(fake, Y), result.reason
 
 
-@pytest.mark.xfail(strict=True, reason="rt22: the resolver binds the command to S although X was "
-                   "force-pushed before S's run was created (S is back in the PR through Y's merge)")
 @pytest.mark.parametrize("run_at, forced_at", LATE_RUNS)
 def test_a_force_push_before_the_runs_creation_leaves_the_reuse_head_unknown(
         request, fake_github, run_at, forced_at) -> None:
@@ -174,9 +169,6 @@ def _sibling_world(request) -> dict:
     return world
 
 
-@pytest.mark.xfail(strict=True, reason="rt22: head_seen takes any pull_request run on the branch as this "
-                   "PR's head; a closed sibling PR's run (its frozen head BAD), created after the "
-                   "force-push back to S, binds the sign-off to BAD, which the signer never saw")
 def test_a_closed_sibling_prs_run_does_not_bind_the_signoff_to_its_head(request, fake_github) -> None:
     world = _sibling_world(request)
     fake = fake_github(copy.deepcopy(world))
@@ -186,8 +178,6 @@ def test_a_closed_sibling_prs_run_does_not_bind_the_signoff_to_its_head(request,
     assert result.kind == "skipped" and "does not cover" in result.reason, result.reason
 
 
-@pytest.mark.xfail(strict=True, reason="rt22: the resolver binds the reuse command to the closed sibling "
-                   "PR's head BAD (its run is the newest on the branch before the command)")
 def test_a_closed_sibling_prs_run_does_not_bind_the_reuse_command_to_its_head(request, fake_github) -> None:
     why = _reuse_reason(fake_github, _sibling_world(request))
     assert why is not None, why

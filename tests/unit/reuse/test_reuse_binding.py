@@ -224,3 +224,19 @@ def test_an_unreadable_timeline_fails_closed_and_a_review_names_its_commit():
 def _problem_of(found):
     return binding_problem(comment_ref="/use 5 (comment 7 by root)", seen=found.sha, head=C,
                            pr_commits=(A, C), base="base", tree=TREES.__getitem__, unknown=found.problem)
+
+
+def test_a_head_move_just_before_the_run_may_have_followed_its_push():
+    """A run is created a moment after its push: a force-push just before it may have moved the
+    branch after the push it records (red team 22). The moved-to commit, when the timeline names
+    it, and what descends from it may have been seen; unnamed, a move within RUN_DELAY of the run
+    leaves the head unknown, an older one is accounted for by the run."""
+    other = "d" * 40
+    forced = {"event": "head_ref_force_pushed", "created_at": "2026-09-29T09:59:58Z", "commit_id": other}
+    found = seen([committed(A, "base"), forced, committed(B, other)], runs=RUNS[:1])
+    assert found == HeadSeen(A, later=(other, B))
+    assert seen([committed(A, "base"), {**forced, "commit_id": A}], runs=RUNS[:1]) == HeadSeen(A)
+    unnamed = seen([committed(A, "base"), {**forced, "commit_id": None}], runs=RUNS[:1])
+    assert unnamed.sha is None and "within 10 minutes before the newest workflow run" in unnamed.problem
+    early = {"event": "head_ref_force_pushed", "created_at": "2026-09-29T09:00:00Z"}
+    assert seen([early, committed(A, "base")], runs=RUNS[:1]) == HeadSeen(A)
