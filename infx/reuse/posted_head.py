@@ -12,7 +12,10 @@ and GitHub reports, lead back to it; or whose parents are not given) may have be
 seen (`HeadSeen.later`), and a binding holds only when each of them is covered. A force-push,
 deletion or restoration of the head branch after that run (it can bring back a head whose runs
 predate what the signer saw), an unreadable timeline or no run before the comment leave the
-head unknown: the authorization or sign-off covers nothing (fail closed, with the reason).
+head unknown: the authorization or sign-off covers nothing (fail closed, with the reason). A
+run is created a moment after its push, so a move just before the run may have followed the
+push it records: the moved-to commit (the event's `commit_id`) and its descendants may have
+been seen too, and a move whose commit is not named leaves the head unknown within RUN_DELAY.
 Sign-off binding (infx.signoff.trigger.binding) and reuse binding use this one rule.
 
 If the head seen and the one being decided differ in benchmark-affecting content
@@ -83,12 +86,11 @@ class HeadSeen:
         return () if self.sha is None else (self.sha, *self.later)
 
 
-def _committed(event: Any) -> tuple[str, str] | None:
-    """(sha, message) of a timeline `committed` event, else None."""
+def _committed(event: Any) -> str | None:
+    """The sha of a timeline `committed` event, else None."""
     if not isinstance(event, dict) or event.get("event") != "committed" or not isinstance(event.get("sha"), str):
         return None
-    message = event.get("message")
-    return event["sha"], message if isinstance(message, str) else ""
+    return event["sha"]
 
 
 def timeline_gap(timeline: Sequence[Any], head: str, commits: Sequence[str] = ()) -> str | None:
@@ -97,7 +99,7 @@ def timeline_gap(timeline: Sequence[Any], head: str, commits: Sequence[str] = ()
     one of `commits` (the PR's commit list, when read), ended early. The head alone is not
     enough: the timeline orders commits by their author-set dates, so a back-dated head can
     come before a commit a listing cut short leaves out."""
-    listed = {c[0] for c in map(_committed, timeline) if c is not None}
+    listed = {sha for sha in map(_committed, timeline) if sha is not None}
     missing = [sha for sha in (head, *commits) if sha not in listed]
     if not missing:
         return None
