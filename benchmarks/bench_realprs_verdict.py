@@ -53,7 +53,8 @@ def corpus_worlds(folder: Path) -> dict[str, tuple[Path, int, int]]:
                 templates = folder / "git-templates"
                 templates.mkdir(exist_ok=True)
                 os.environ["GIT_TEMPLATE_DIR"] = str(templates)  # clones without sample hooks
-                project = realprs.make_project_repo(folder / "project")
+                kept = folder / "project"  # a kept folder's project repository, from an earlier run
+                project = kept if kept.exists() else realprs.make_project_repo(kept)
             pr = realprs.load(number)
             details = ["- No speculative decoding in this config."]
             _, world, pull, comment = realprs.replay(pr, work, project, "sweep-enabled", details, 90000 + number)
