@@ -321,6 +321,10 @@ class BranchPulls:
     head_ref: str
     pulls: tuple[tuple[int, str, str, str | None], ...]
     retargets: tuple[str, ...]
+    # the closed ones' frozen heads, as (number, head sha, closed_at or None): GitHub keeps a
+    # closed PR's head where it was, and editing the PR runs its workflows with that head on
+    # the branch, so such a run does not show where the branch was (posted_head.head_seen)
+    frozen: tuple[tuple[int, str, str | None], ...] = ()
 
 
 def branch_pull_records(items: Iterable[Any]) -> tuple[tuple[int, str, str, str | None], ...]:
@@ -329,6 +333,15 @@ def branch_pull_records(items: Iterable[Any]) -> tuple[tuple[int, str, str, str 
     return tuple((int(item["number"]), str((item.get("base") or {}).get("ref") or ""),
                   str(item.get("created_at") or ""), item.get("closed_at") or None)
                  for item in items if isinstance(item, dict) and isinstance(item.get("number"), int))
+
+
+def frozen_heads(items: Iterable[Any]) -> tuple[tuple[int, str, str | None], ...]:
+    """The closed PRs of GitHub's PR listing as BranchPulls.frozen: (number, head sha,
+    closed_at or None)."""
+    return tuple((int(item["number"]), str((item.get("head") or {}).get("sha") or ""),
+                  item.get("closed_at") or None)
+                 for item in items if isinstance(item, dict) and isinstance(item.get("number"), int)
+                 and item.get("state") != "open")
 
 
 def retarget_times(timeline: Iterable[Any]) -> tuple[str, ...]:

@@ -199,7 +199,7 @@ class GitHubGateway:
             items = self.client.list_pulls(self.repo, state="all", head=f"{owner}:{branch}",
                                            action=f"listing the pull requests from {owner}:{branch}",
                                            permission="pull-requests: read")
-            pulls = trust.branch_pull_records(items)
+            pulls, frozen = trust.branch_pull_records(items), trust.frozen_heads(items)
             heads = {int(item["number"]): str((item.get("head") or {}).get("sha") or "")
                      for item in items if isinstance(item, dict) and isinstance(item.get("number"), int)}
             retargets: list[str] = []
@@ -211,7 +211,7 @@ class GitHubGateway:
                 retargets += trust.retarget_times(events)
         except (GitHubError, InfxError, KeyError, TypeError, ValueError):
             return None
-        return trust.BranchPulls(branch, pulls, tuple(retargets))
+        return trust.BranchPulls(branch, pulls, tuple(retargets), frozen)
 
     def run_jobs(self, run_id: int) -> list[Job]:
         """The run's jobs as of its latest attempt."""

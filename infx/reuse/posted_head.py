@@ -110,11 +110,15 @@ def timeline_gap(timeline: Sequence[Any], head: str, commits: Sequence[str] = ()
 
 def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *, branch: str,
               head_repo: str | None, timeline: Sequence[Any] | None,
-              review_commit: str | None = None) -> HeadSeen:
+              review_commit: str | None = None, pr_number: int | None = None,
+              pulls: trust.BranchPulls | None = None) -> HeadSeen:
     """The PR head at `posted_at` from records a push cannot suppress (see the module docstring).
 
     `runs` are the PR branch's workflow runs, `timeline` the PR's timeline events as GitHub
-    lists them (None: not readable), `review_commit` a review's `commit_id`.
+    lists them (None: not readable), `review_commit` a review's `commit_id`. `pulls`: the
+    PRs the branch heads (PR `pr_number` among them); a run on the frozen head of another,
+    closed one, created after it closed, may be that PR's (editing a closed PR runs its
+    workflows with its old head) and does not show where the branch was.
     """
     if review_commit:
         return HeadSeen(review_commit)  # GitHub's record of the head the review was submitted on
@@ -122,6 +126,8 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
     if posted is None:
         return HeadSeen(None, "when it was posted is not recorded")
     best: tuple[datetime, int, str] | None = None
+    moves = [github_time(e.get("created_at")) for e in timeline or ()
+             if isinstance(e, dict) and e.get("event") in HEAD_MOVES]
     for run in runs:
         created = github_time(run.created_at)
         if run.event != "pull_request" or created is None or not run.head_sha:
@@ -131,6 +137,8 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
         if not trust.same_head_repo(run, head_repo):
             continue  # another repository's run on a branch of the same name, or one whose
             # repository is not recorded (a deleted fork's): never the head this PR showed
+        if _frozen_head_run(run.head_sha, created, pulls, pr_number, moves):
+            continue
         if created <= posted and (best is None or (created, run.id) > best[:2]):
             best = (created, run.id, run.head_sha)
     if best is None:
@@ -153,20 +161,36 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
             if moved is None or when >= moved[0]:
                 moved = (when, commit if isinstance(commit, str) and commit else None)
     later = descendants(timeline, sha)
-    if moved is not None:
+    if moved is not None and since - moved[0] <= RUN_DELAY:
         # a run is created a moment after its push: a head move just before it may have come
         # after the push it records, leaving the branch on the moved-to commit. With that
-        # commit known, it and what descends from it may have been seen too; without it, a
-        # move within RUN_DELAY of the run leaves the head unknown
+        # commit known, it and what descends from it may have been seen too; without it, the
+        # head is unknown. An older move is accounted for by the run
         when, commit = moved
         if commit is not None and commit != sha and commit not in later:
             later = tuple(dict.fromkeys((*later, commit, *descendants(timeline, commit))))
-        elif commit is None and since - when <= RUN_DELAY:
+        elif commit is None:
             return HeadSeen(None, f"the PR's head branch was moved at {when.isoformat()}, within "
                             f"{int(RUN_DELAY.total_seconds() // 60)} minutes before the newest "
                             f"workflow run before it (head {sha[:12]}) was created, so the run may "
                             "record the head before the move")
     return HeadSeen(sha, later=tuple(c for c in later if c != sha))
+
+
+def _frozen_head_run(sha: str, created: datetime, pulls: trust.BranchPulls | None,
+                     pr_number: int | None, moves: Sequence[datetime | None]) -> bool:
+    """Whether a run on `sha` created at `created` may be another, closed PR's and not show
+    where the branch was: `sha` is that PR's frozen head, the run came after it closed, and the
+    branch was moved (`moves`: this PR's head moves) after that, so it may have left `sha`.
+    A branch only pushed forward since still descends from `sha`: head_seen's descendants of
+    it cover whatever it showed."""
+    for number, head, closed in (pulls.frozen if pulls is not None else ()):
+        if number == pr_number or head != sha:
+            continue
+        when = github_time(closed)
+        if when is None or created >= when and any(move is None or move >= when for move in moves):
+            return True
+    return False
 
 
 def _parents(event: dict) -> list[str] | None:

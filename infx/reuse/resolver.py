@@ -65,7 +65,8 @@ def unbound_reason(gateway: GitHubGateway, pr_number: int, request: AuthorizedRe
     comment = request.comment
     seen = head_seen(gateway.pull_runs(pull.head_ref), comment.created_at, branch=pull.head_ref,
                      head_repo=pull.head_repo,
-                     timeline=gateway.timeline(pr_number, pull.head_sha, gateway.pull_commits(pr_number)))
+                     timeline=gateway.timeline(pr_number, pull.head_sha, gateway.pull_commits(pr_number)),
+                     pr_number=pr_number, pulls=gateway.branch_pulls(pull.head_ref))
     if seen.sha == head and not seen.later:
         return None
     return binding_problem(comment_ref=f"{request.command} (comment {comment.id} by {comment.user})",

@@ -357,17 +357,19 @@ class Reader:
             self._note_suite(item)
         return [WorkflowRun.from_json(item) for item in items]
 
-    def head_pulls(self, owner: str, branch: str, number: int) -> list[tuple[int, str, str, str | None]]:
+    def head_pulls(self, owner: str, branch: str, number: int) -> tuple[list[tuple[int, str, str, str | None]],
+                                                                         tuple[tuple[int, str, str | None], ...]]:
         """Every pull request of the repository whose head is `owner:branch`, in any state, as
-        (number, base ref, created_at, closed_at or None) (infx.trust.BranchPulls); an
-        InfxError when the listing lacks PR `number` itself (it was cut short)."""
+        (number, base ref, created_at, closed_at or None), and the closed ones' frozen heads
+        (infx.trust.BranchPulls); an InfxError when the listing lacks PR `number` itself (it
+        was cut short)."""
         items = self.read(f"listing pull requests from {owner}:{branch}", self.client.list_pulls,
                           self.repo, state="all", head=f"{owner}:{branch}")
         found = list(trust.branch_pull_records(items))
         if number not in {pull[0] for pull in found}:
             raise InfxError(f"the pull requests from {owner}:{branch} are listed without PR #{number} "
                             "itself, so the listing is incomplete")
-        return found
+        return found, trust.frozen_heads(items)
 
     def dispatched_runs(self, branch: str, number: int) -> list[WorkflowRun]:
         """Workflow runs dispatched on `branch` since PR `number` was opened (its fork sweeps
@@ -604,10 +606,11 @@ def _branch_pulls(reader: Reader, evidence: Evidence, settings: Settings) -> Non
         evidence.branch_pulls = trust.BranchPulls(pr.head_ref, (), retargets)
         return
     owner = evidence.repo.split("/", 1)[0]
-    pulls = optional(evidence, "pull requests of the head branch",
-                     lambda: reader.head_pulls(owner, pr.head_ref, pr.number))
-    if pulls is not None:
-        evidence.branch_pulls = trust.BranchPulls(pr.head_ref, tuple(pulls), retargets)
+    listed = optional(evidence, "pull requests of the head branch",
+                      lambda: reader.head_pulls(owner, pr.head_ref, pr.number))
+    if listed is not None:
+        pulls, frozen = listed
+        evidence.branch_pulls = trust.BranchPulls(pr.head_ref, tuple(pulls), retargets, frozen)
 
 
 @piece("sweep runs", fills=("check_runs", "workflow_runs", "run_jobs", "artifacts", "commit_files",
@@ -635,7 +638,7 @@ def _bypass_permissions(reader: Reader, evidence: Evidence, settings: Settings) 
 
 @piece("reuse command", fills=("collaborators", "reuse_seen_head", "reuse_seen_files", "reuse_seen_problem",
                                "reuse_seen_later", "commit_files", "commit_changes"),
-       after=("commits", "conversation", "branch runs", "sweep runs", "timeline"))
+       after=("commits", "conversation", "branch runs", "sweep runs", "timeline", "branch pulls"))
 def _reuse_command(reader: Reader, evidence: Evidence, settings: Settings) -> None:
     _reuse_evidence(reader, evidence)
 
@@ -672,7 +675,7 @@ def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
     pr = evidence.pr
     runs = [*evidence.workflow_runs.values(), *evidence.orphan_runs]
     found = head_seen(runs, request.comment.created_at, branch=pr.head_ref, head_repo=pr.head_repo,
-                      timeline=evidence.timeline)
+                      timeline=evidence.timeline, pr_number=pr.number, pulls=evidence.branch_pulls)
     seen = found.sha
     evidence.reuse_seen_head = seen or ""
     evidence.reuse_seen_problem = found.problem

@@ -453,7 +453,8 @@ class _Session:
         found = binding.decide(posted_at=signoff.created_at or None, runs=evidence.branch_runs or [],
                                head=pr.head_sha, head_ref=pr.head_ref, head_repo=pr.head_repo,
                                head_files=evidence.files, signed_files=None,
-                               timeline=evidence.timeline, review_commit=binding.reviewed_head(signoff))
+                               timeline=evidence.timeline, review_commit=binding.reviewed_head(signoff),
+                               pr_number=pr.number, pulls=evidence.branch_pulls)
         if found.seen is None or (found.covered and not found.later):
             return found
         first = found if found.seen == pr.head_sha else self._inherited(evidence, found.seen)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from typing import Any
 
+from infx.config.scenarios import AGENTIC
 from infx.errors import InfxError, Problem
 from infx.plan.benchmark_content import MASTER_PATH, load_tree_file
+from infx.plan.evals import EVAL_ISL_OSL
 
 
 def master_files(tree: dict[str, str | None]) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -60,37 +63,85 @@ def changed_keys(head: dict[str, str | None], base: dict[str, str | None]) -> li
 def runs_new_rows(before: dict[str, Any] | None, after: dict[str, Any]) -> bool:
     """Whether an entry at head is new or changed in a way that runs something base did not.
 
-    An entry that only loses rows (a scenario taken out of `scenarios`, items of a scenario's
-    list, entries of a `search-space`; e.g. retiring a sequence length) runs a subset of what
-    it ran, each row as before: nothing of it needs benchmarking or review again. Any other
-    difference, however small, counts."""
+    An entry that only loses rows no eval is chosen from (a scenario kind, a sequence length or
+    search-space entries of a sequence length other than the eval one, 8k1k, taken out; e.g.
+    retiring 1k1k) runs a subset of what it ran, each row as before, and the evals of every
+    config stay where they were (infx.plan.evals picks them among 8k1k and agentic rows only):
+    nothing of it needs benchmarking or review again. Any other difference counts, values
+    compared with their types (8 and 8.0 differ: a job gets TP=8.0)."""
     if before is None:
         return True
-    return before != after and not _prunes(before, after, top=True)
+    return not _same(before, after) and not _prunes(before, after)
 
 
-def _prunes(before: Any, after: Any, *, top: bool = False, within: str = "") -> bool:
-    """`after` is `before` with some rows left out (see runs_new_rows), nothing else changed."""
-    if before == after:
-        return True
-    if isinstance(before, dict) and isinstance(after, dict):
-        if top:  # the entry: every setting the same, its scenarios pruned
-            return set(before) == set(after) and all(
-                before[k] == after[k] or (k == "scenarios" and _prunes(before[k], after[k], within=k))
-                for k in before)
-        if within == "scenarios":  # scenario kind -> its list: kinds may go, lists be pruned
-            return set(after) <= set(before) and all(
-                _prunes(before[k], after[k], within="scenario list") for k in after)
-        if within == "scenario item":  # one sequence length: the same, its search space pruned
-            return set(before) == set(after) and all(
-                before[k] == after[k] or (k == "search-space" and _prunes(before[k], after[k], within=k))
-                for k in before)
+def _same(before: Any, after: Any) -> bool:
+    """Equal values of equal types (JSON's canonical form: 8 and 8.0, 1 and true differ)."""
+    return _canonical(before) == _canonical(after)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _prunes(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """`after` is `before` with rows no eval is chosen from left out (runs_new_rows)."""
+    if set(before) != set(after):
         return False
-    if isinstance(before, list) and isinstance(after, list) and within in ("scenario list", "search-space"):
-        item = "scenario item" if within == "scenario list" else ""
-        rest = iter(before)  # after's items, in order, each a pruned item of before's
-        return all(any(_prunes(old, new, within=item) for old in rest) for new in after)
-    return False
+    return all(_same(before[k], after[k]) or (k == "scenarios" and _prunes_scenarios(before[k], after[k]))
+               for k in before)
+
+
+def _prunes_scenarios(before: Any, after: Any) -> bool:
+    if not (isinstance(before, dict) and isinstance(after, dict)) or not set(after) <= set(before):
+        return False
+    for kind, items in before.items():
+        if kind not in after:
+            if not (isinstance(items, list) and all(_eval_free(kind, item) for item in items)):
+                return False
+        elif not _same(items, after[kind]):
+            if not (isinstance(items, list) and isinstance(after[kind], list)):
+                return False
+            if not _subsequence(items, after[kind], droppable=lambda item, kind=kind: _eval_free(kind, item),
+                                kept=lambda old, new, kind=kind: _eval_free(kind, old) and _prunes_item(old, new)):
+                return False
+    return True
+
+
+def _prunes_item(before: Any, after: Any) -> bool:
+    """One sequence length with search-space entries left out, nothing else changed."""
+    if not (isinstance(before, dict) and isinstance(after, dict)) or set(before) != set(after):
+        return False
+    for key in before:
+        if _same(before[key], after[key]):
+            continue
+        if key != "search-space" or not (isinstance(before[key], list) and isinstance(after[key], list)):
+            return False
+        if not _subsequence(before[key], after[key], droppable=lambda _: True, kept=lambda old, new: False):
+            return False
+    return True
+
+
+def _eval_free(kind: str, item: Any) -> bool:
+    """A scenario item whose rows no eval is ever chosen from: a fixed sequence length, not 8k1k."""
+    if kind == AGENTIC or not isinstance(item, dict):
+        return False
+    length = (item.get("isl"), item.get("osl"))
+    return all(type(n) is int for n in length) and length != EVAL_ISL_OSL
+
+
+def _subsequence(before: list, after: list, *, droppable: Any, kept: Any) -> bool:
+    """`after` is `before` with droppable items left out, in order; an item is kept as it was
+    or, where `kept(old, new)`, pruned itself."""
+    rest = iter(before)
+    for new in after:
+        for old in rest:
+            if _same(old, new) or kept(old, new):
+                break
+            if not droppable(old):
+                return False
+        else:
+            return False
+    return all(droppable(old) for old in rest)
 
 
 def runner_sku(runner: str | None) -> str:

@@ -203,15 +203,17 @@ def changed_paths(signed: Sequence[ChangedFile], head: Sequence[ChangedFile]) ->
 def decide(*, posted_at: object, runs: Sequence[Any], head: str, head_ref: str,
            head_repo: str | None, head_files: Sequence[ChangedFile] | None,
            signed_files: Sequence[ChangedFile] | None, timeline: Sequence[Any] | None,
-           review_commit: str | None = None) -> Binding:
+           review_commit: str | None = None, pr_number: int | None = None,
+           pulls: Any = None) -> Binding:
     """Whether the sign-off posted at `posted_at` covers `head`.
 
     `runs` are the PR branch's workflow runs, `timeline` the PR's timeline events (None:
-    unreadable), `review_commit` a review's `commit_id`; `head_files` the PR's files now;
+    unreadable), `review_commit` a review's `commit_id` (`pr_number`, `pulls`: head_seen's);
+    `head_files` the PR's files now;
     `signed_files` the diff of the signed head against its merge base (None when not read).
     """
     seen = head_seen(runs, posted_at, branch=head_ref, head_repo=head_repo, timeline=timeline,
-                     review_commit=review_commit)
+                     review_commit=review_commit, pr_number=pr_number, pulls=pulls)
     if seen.sha is None:
         return Binding(False, f"the head the sign-off covers is unknown: {seen.problem}; {NEW_SIGNOFF}")
     crowd = too_many_later(seen.later, head)

@@ -8,8 +8,6 @@ within RUN_DELAY of the run leaves the head unknown.
 
 from __future__ import annotations
 
-import pytest
-
 from infx.github.models import WorkflowRun
 from infx.reuse.posted_head import MAX_LATER_HEADS, RUN_DELAY, HeadSeen, binding_problem, head_seen
 from infx.signoff.trigger.binding import decide
@@ -42,16 +40,10 @@ REBASED = [committed(X, "base"), move("head_ref_force_pushed", "2026-09-28T08:00
 REBASED_RUNS = [run(1, X, "2026-09-28T08:00:05Z"), run(2, S, "2026-09-29T10:00:00Z")]
 
 
-@pytest.mark.xfail(strict=True, reason="rt22b: a named force-push a day before the newest run "
-                   "(a rebase, then an ordinary push) still adds the moved-to commit, an ancestor "
-                   "of the run's head, as a head the commenter may have seen: RUN_DELAY is applied "
-                   "only to unnamed moves")
 def test_an_old_rebase_does_not_make_its_commit_a_possible_head():
     assert seen(REBASED, REBASED_RUNS) == HeadSeen(S)
 
 
-@pytest.mark.xfail(strict=True, reason="rt22b: so an honest /reuse-sweep-run posted on S, with "
-                   "the head still S's content, is refused because X (a day-old ancestor) differs")
 def test_an_old_rebase_does_not_refuse_a_command_on_the_current_content():
     found = seen(REBASED, REBASED_RUNS)
     trees = {X: {"perf-changelog.yaml": ENTRY.format("one")}, S: {"perf-changelog.yaml": ENTRY.format("two")},
@@ -60,9 +52,6 @@ def test_an_old_rebase_does_not_refuse_a_command_on_the_current_content():
                            pr_commits=(X, S), base="base", tree=trees.__getitem__, later=found.later) is None
 
 
-@pytest.mark.xfail(strict=True, reason="rt22b: after a day-old rebase followed by more than "
-                   "MAX_LATER_HEADS ordinary pushes, every one of them counts as a later head and "
-                   "the sign-off on the head itself is refused as 'too many commits pushed after it'")
 def test_an_old_rebase_then_many_pushes_still_binds_a_signoff_on_the_head():
     chain = [f"{i:x}" * 40 for i in range(5, 5 + MAX_LATER_HEADS + 1)]
     timeline = [committed(X, "base"), move("head_ref_force_pushed", "2026-09-28T08:00:00Z", X)]

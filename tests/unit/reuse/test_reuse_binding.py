@@ -240,3 +240,25 @@ def test_a_head_move_just_before_the_run_may_have_followed_its_push():
     assert unnamed.sha is None and "within 10 minutes before the newest workflow run" in unnamed.problem
     early = {"event": "head_ref_force_pushed", "created_at": "2026-09-29T09:00:00Z"}
     assert seen([early, committed(A, "base")], runs=RUNS[:1]) == HeadSeen(A)
+
+
+def test_a_closed_prs_frozen_head_run_counts_only_while_the_branch_cannot_have_left_it():
+    """Editing a closed PR that heads the same branch runs its workflows with its frozen head
+    (red team 22): after a force-push past its closing, such a run does not show the branch."""
+    from infx.trust import BranchPulls
+
+    pulls = BranchPulls("carol/bump", ((7, "main", "2026-09-29T08:00:00Z", None),
+                                       (9, "main", "2026-09-29T07:00:00Z", "2026-09-29T09:00:00Z")),
+                        (), frozen=((9, B, "2026-09-29T09:00:00Z"),))
+    runs = [run(1, A, "2026-09-29T08:30:00Z"), run(2, B, "2026-09-29T10:30:00Z")]
+
+    def at(timeline):
+        return head_seen(runs, "2026-09-29T11:00:00Z", branch="carol/bump", head_repo=REPO,
+                         timeline=timeline, pr_number=7, pulls=pulls)
+    plain = [committed(A, "base"), committed(B, A)]
+    assert at(plain) == HeadSeen(B)  # only pushed forward since it closed: B's run stands
+    forced = [*plain, moved("head_ref_force_pushed", "2026-09-29T09:30:00Z")]
+    found = at(forced)
+    assert found.sha is None and "force-pushed at 2026-09-29T09:30:00Z" in found.problem  # after A's run
+    early = [*plain, moved("head_ref_force_pushed", "2026-09-29T08:10:00Z")]
+    assert at(early).sha == B  # a move before it closed: the closed PR's head followed the branch

@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-import pytest
 import yaml
 
 from infx.config.master import load_master_configs_from_texts
@@ -48,9 +47,6 @@ def _lane_removed(entry: dict, block: int, lane: int) -> dict:
 
 # --- finding 1: removing a search-space entry moves the eval subset onto other rows -------------
 
-@pytest.mark.xfail(strict=True, reason="rt22b: a pruned 8k1k lane moves the default eval subset "
-                   "(highest and median concurrency of the group) onto rows that never ran an "
-                   "eval, yet runs_new_rows says nothing new runs")
 def test_pruning_a_lane_that_holds_the_eval_target_runs_a_new_eval():
     after = _lane_removed(ENTRY, 1, 0)  # tp4 4..256 out: the group's median eligible conc becomes 32
     new_evals = _eval_rows(_rows(after)) - _eval_rows(_rows(ENTRY))
@@ -69,9 +65,6 @@ def test_control_pruning_that_keeps_the_eval_rows_is_not_a_change():
 
 # --- finding 2 (pre-existing, not 51ad554's): Python equality hides a type change --------------
 
-@pytest.mark.xfail(strict=True, reason="rt22b: tp 8 -> 8.0 compares equal in Python, passes "
-                   "master and row validation, and launches rows with tp 8.0 (pruned or not, "
-                   "runs_new_rows and the old != both call it unchanged)")
 def test_a_float_tp_is_a_change_though_it_compares_equal():
     after = _lane_removed(ENTRY, 1, 0)
     after["scenarios"]["fixed-seq-len"][1]["search-space"][0]["tp"] = 8.0
@@ -103,7 +96,7 @@ def test_control_duplicates_reordering_and_moved_lanes_are_changes():
     moved["scenarios"]["fixed-seq-len"] = [{"isl": 8192, "osl": 1024,
                                             "search-space": [{"tp": 8, "conc-start": 4, "conc-end": 64}]}]
     moved["scenarios"]["fixed-seq-len"][0]["search-space"][0]["conc-end"] = 64
-    assert not configs_at.runs_new_rows(ENTRY, moved)  # equal to 8k1k's tp8 lane: a true subset
+    assert configs_at.runs_new_rows(ENTRY, moved)  # 8k1k's tp4 lane taken out: evals may move
     moved["scenarios"]["fixed-seq-len"][0]["isl"] = 2048
     assert configs_at.runs_new_rows(ENTRY, moved)
 
@@ -128,8 +121,12 @@ def test_control_yaml_anchors_and_merge_keys_compare_by_what_they_parse_to():
         "  scenarios:\n    fixed-seq-len:\n"
         "    - {isl: 8192, osl: 1024, search-space: [{tp: 8, conc-start: 4, conc-end: 64}]}\n"
         "j:\n  <<: *common\n  image: other:1\n  scenarios: {}\n")
-    assert configs_at.changed_keys({"configs/amd-master.yaml": anchored}, base) == ["j"]
-    overridden = anchored.replace("k:\n  <<: &common {", "k:\n  framework: vllm\n  <<: &common {")
+    # k loses its 1k1k item and 8k1k's tp4 lane: an 8k1k lane taken out may move evals, so it counts
+    assert configs_at.changed_keys({"configs/amd-master.yaml": anchored}, base) == ["j", "k"]
+    kept = anchored.replace("[{tp: 8, conc-start: 4, conc-end: 64}]}",
+                            "[{tp: 4, conc-start: 4, conc-end: 256}, {tp: 8, conc-start: 4, conc-end: 64}]}")
+    assert configs_at.changed_keys({"configs/amd-master.yaml": kept}, base) == ["j"]  # 1k1k alone: pruned
+    overridden = kept.replace("k:\n  <<: &common {", "k:\n  framework: vllm\n  <<: &common {")
     assert configs_at.changed_keys({"configs/amd-master.yaml": overridden}, base) == ["j", "k"]
 
 
@@ -138,9 +135,6 @@ def _master_rows(entries: dict) -> list[dict]:
     return generate_test_config(configs, load_runners(ROOT / "configs" / "runners.yaml"), list(entries))
 
 
-@pytest.mark.xfail(strict=True, reason="rt22b: the eval subset is chosen per (model, runner, "
-                   "framework, precision, seq, spec, dp-attn) group across config keys, so pruning "
-                   "one key moves evals onto an untouched key's rows; changed_keys lists neither")
 def test_pruning_one_key_moves_the_evals_of_another():
     k = copy.deepcopy(ENTRY)
     k["scenarios"]["fixed-seq-len"] = [{"isl": 8192, "osl": 1024, "search-space": [

@@ -38,7 +38,7 @@ ENTRY = {"image": "x:1", "runner": "mi355x", "scenarios": {
     "fixed-seq-len": [
         {"isl": 1024, "osl": 1024, "search-space": [{"tp": 4, "conc-start": 4}, {"tp": 8, "conc-start": 4}]},
         {"isl": 8192, "osl": 1024, "search-space": [{"tp": 4, "conc-start": 4}, {"tp": 8, "conc-start": 8}]}],
-    "agentic": [{"search-space": [{"tp": 8, "conc-list": [1, 4]}]}]}}
+    "agentic-coding": [{"search-space": [{"tp": 8, "conc-list": [1, 4]}]}]}}
 
 
 def _without(entry: dict, *, kind: str | None = None, item: int | None = None, lane: int | None = None) -> dict:
@@ -55,13 +55,31 @@ def _without(entry: dict, *, kind: str | None = None, item: int | None = None, l
 
 
 def test_an_entry_that_only_loses_rows_runs_nothing_new() -> None:
-    """Retiring 1k1k (#2263), a scenario kind, or one search-space entry: every remaining row runs as before."""
+    """Retiring 1k1k (#2263), or one of its search-space entries: every remaining row runs as
+    before, and no eval moves (evals are chosen among 8k1k and agentic rows only)."""
     assert not configs_at.runs_new_rows(ENTRY, _without(ENTRY, kind="fixed-seq-len", item=0))
-    assert not configs_at.runs_new_rows(ENTRY, _without(ENTRY, kind="agentic"))
-    assert not configs_at.runs_new_rows(ENTRY, _without(ENTRY, kind="fixed-seq-len", item=1, lane=0))
-    assert not configs_at.runs_new_rows(ENTRY, {**ENTRY, "scenarios": {}})
+    assert not configs_at.runs_new_rows(ENTRY, _without(ENTRY, kind="fixed-seq-len", item=0, lane=1))
     assert configs_at.runs_new_rows(None, ENTRY)
     assert not configs_at.runs_new_rows(ENTRY, ENTRY)
+
+
+def test_losing_rows_evals_are_chosen_from_is_a_change() -> None:
+    """Taking out 8k1k or agentic rows may move an eval onto a row that never ran one, in this
+    config or in another of its group (red team 22b)."""
+    assert configs_at.runs_new_rows(ENTRY, _without(ENTRY, kind="fixed-seq-len", item=1, lane=0))
+    assert configs_at.runs_new_rows(ENTRY, _without(ENTRY, kind="fixed-seq-len", item=1))
+    assert configs_at.runs_new_rows(ENTRY, _without(ENTRY, kind="agentic-coding"))
+    assert configs_at.runs_new_rows(ENTRY, {**ENTRY, "scenarios": {}})
+
+
+def test_values_are_compared_with_their_types() -> None:
+    import copy
+
+    floated = copy.deepcopy(ENTRY)
+    floated["scenarios"]["fixed-seq-len"][0]["search-space"][0]["tp"] = 4.0  # TP=4.0 reaches the job
+    assert configs_at.runs_new_rows(ENTRY, floated)
+    assert configs_at.runs_new_rows(ENTRY, {**ENTRY, "image": True}) and configs_at.runs_new_rows(
+        {**ENTRY, "image": 1}, {**ENTRY, "image": True})
 
 
 def test_any_other_difference_runs_something_new() -> None:
@@ -70,7 +88,7 @@ def test_any_other_difference_runs_something_new() -> None:
     changed = copy.deepcopy(ENTRY)
     changed["scenarios"]["fixed-seq-len"][1]["search-space"][1]["conc-start"] = 4  # a lane edited
     assert configs_at.runs_new_rows(ENTRY, changed)
-    assert configs_at.runs_new_rows(ENTRY, {**_without(ENTRY, kind="agentic"), "image": "x:2"})  # and an image
+    assert configs_at.runs_new_rows(ENTRY, {**_without(ENTRY, kind="fixed-seq-len", item=0), "image": "x:2"})
     reordered = copy.deepcopy(ENTRY)
     reordered["scenarios"]["fixed-seq-len"].reverse()  # not a subsequence: rows and evals may move
     assert configs_at.runs_new_rows(ENTRY, reordered)
@@ -80,7 +98,7 @@ def test_any_other_difference_runs_something_new() -> None:
     dropped = {k: v for k, v in ENTRY.items() if k != "runner"}  # a setting taken out is a change
     assert configs_at.runs_new_rows(ENTRY, dropped)
     moved = copy.deepcopy(ENTRY)
-    moved["scenarios"]["agentic"][0]["isl"] = 1  # an item's own field
+    moved["scenarios"]["agentic-coding"][0]["isl"] = 1  # an item's own field
     assert configs_at.runs_new_rows(ENTRY, moved)
 
 
