@@ -131,8 +131,8 @@ def head_status(client: SignoffClient, repo: str, number: int, options: Options 
 
 # the pieces of evidence publishing reads beside the checks': the conversation (the bot's own
 # verdicts), the reviews (a newer sign-off), the head tree (the check run's annotations) and
-# what binds the sign-off to its head (the branch's runs, the timeline)
-PUBLISHING = ("conversation", "reviews", "head tree", "branch runs", "timeline")
+# what binds the sign-off to its head (the branch's runs, the timeline, the PRs it heads)
+PUBLISHING = ("conversation", "reviews", "head tree", "branch runs", "timeline", "branch pulls")
 
 RELAYED_EVENTS = frozenset({"pull_request_review", "pull_request_review_comment"})
 
