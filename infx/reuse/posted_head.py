@@ -126,7 +126,7 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
     if posted is None:
         return HeadSeen(None, "when it was posted is not recorded")
     best: tuple[datetime, int, str] | None = None
-    moves = [github_time(e.get("created_at")) for e in timeline or ()
+    moves = [(github_time(e.get("created_at")), e.get("commit_id")) for e in timeline or ()
              if isinstance(e, dict) and e.get("event") in HEAD_MOVES]
     for run in runs:
         created = github_time(run.created_at)
@@ -147,6 +147,9 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
     if timeline is None:
         return HeadSeen(None, "the PR's timeline, which shows whether the head moved without a "
                         "workflow run, could not be read")
+    if pr_number is not None and pulls is None:
+        return HeadSeen(None, "the pull requests the PR's branch heads, whose closed heads its runs "
+                        "may show, could not be read")
     moved: tuple[datetime, str | None] | None = None  # the newest head move before that run
     for event in timeline:
         kind = event.get("event") if isinstance(event, dict) else None
@@ -178,17 +181,23 @@ def head_seen(runs: Sequence[WorkflowRun] | Sequence[Any], posted_at: object, *,
 
 
 def _frozen_head_run(sha: str, created: datetime, pulls: trust.BranchPulls | None,
-                     pr_number: int | None, moves: Sequence[datetime | None]) -> bool:
+                     pr_number: int | None, moves: Sequence[tuple[datetime | None, Any]]) -> bool:
     """Whether a run on `sha` created at `created` may be another, closed PR's and not show
-    where the branch was: `sha` is that PR's frozen head, the run came after it closed, and the
-    branch was moved (`moves`: this PR's head moves) after that, so it may have left `sha`.
-    A branch only pushed forward since still descends from `sha`: head_seen's descendants of
-    it cover whatever it showed."""
-    for number, head, closed in (pulls.frozen if pulls is not None else ()):
+    where the branch was: `sha` is that PR's frozen head, the run came after it closed, and a
+    head move of this PR at or after the close may have taken the branch off `sha`, unless the
+    newest move before the run names `sha` (the branch was on it again). A branch only pushed
+    forward since still descends from `sha`: head_seen's descendants of it cover whatever it
+    showed."""
+    if pulls is None:
+        return False
+    before = [(when, commit) for when, commit in moves if when is not None and when <= created]
+    if before and max(before, key=lambda move: move[0])[1] == sha:
+        return False  # the newest move before the run put the branch on `sha` itself
+    for number, head, closed in pulls.frozen:
         if number == pr_number or head != sha:
             continue
         when = github_time(closed)
-        if when is None or created >= when and any(move is None or move >= when for move in moves):
+        if when is None or created >= when and any(move is None or move >= when for move, _ in moves):
             return True
     return False
 

@@ -76,8 +76,6 @@ def test_reopening_and_closing_the_sibling_again_does_not_let_its_old_frozen_hea
     assert found.sha != S, found
 
 
-@pytest.mark.xfail(strict=True, reason="rt22c: unread branch pulls (the resolver's gateway.branch_pulls "
-                   "returns None on any read failure) skip the frozen-head rule instead of failing closed")
 def test_unread_branch_pulls_leave_the_head_unknown():
     runs = [run(1, S, "2026-09-29T08:00:00Z"), run(2, G, "2026-09-29T09:31:00Z"), run(3, S, "2026-09-29T10:30:00Z")]
     timeline = [committed(S, BASE), forced("2026-09-29T09:30:00Z", G), committed(G, BASE)]
@@ -85,8 +83,6 @@ def test_unread_branch_pulls_leave_the_head_unknown():
     assert found.sha is None, found
 
 
-@pytest.mark.xfail(strict=True, reason="rt22c: an honest force-push back to S (the event names S) is "
-                   "refused: this PR's own run on S after it is dropped as the sibling's")
 def test_an_honest_force_push_back_to_the_siblings_head_still_shows_it():
     # #7 open on S since 08:00, #9 (another base) closed 09:00 on S; #7 force-pushed to G by
     # mistake at 09:10 (run 09:11) and back to S at 09:20 (run 09:21); signed at 10:00 on S
@@ -131,7 +127,5 @@ def _closure(names):
     return done
 
 
-@pytest.mark.xfail(strict=True, reason="rt22c: the sign-off binding (_hold/_binding) reads branch_pulls but "
-                   "PUBLISHING does not gather 'branch pulls': only a check needing 'sweep runs' does")
 def test_the_binding_gathers_branch_pulls_before_it_reads_them():
     assert "branch pulls" in _closure(PUBLISHING)
