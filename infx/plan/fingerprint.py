@@ -47,7 +47,8 @@ _MATCH_FIELDS = ("model-prefix", "precision", "framework", "image", "model")
 _NOT_SHAPING = ("description", "pr-link")
 
 
-def _canonical(value: Any) -> str:
+def canonical_text(value: Any) -> str:
+    """A value as canonical JSON, types kept (8 and 8.0 differ): what digests and comparisons read."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
 
 
@@ -70,7 +71,7 @@ def _without_search_space(block: Any) -> Any:
 
 
 def _match_key(fields: Mapping[str, Any]) -> tuple[str, ...]:
-    return tuple(_canonical(fields.get(name)) for name in _MATCH_FIELDS)
+    return tuple(canonical_text(fields.get(name)) for name in _MATCH_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def content_of(tree: Tree, base: Tree) -> Content:
                if text is not None and (m := RECIPE_PATH.match(path))}
     shaping_of: dict[str, list[str]] = {}
     for entry in pr_entries(tree, base):
-        shaping = _canonical({k: v for k, v in entry.items() if k not in _NOT_SHAPING})
+        shaping = canonical_text({k: v for k, v in entry.items() if k not in _NOT_SHAPING})
         for key in named_keys([entry], list(blocks)):
             shaping_of.setdefault(key, []).append(shaping)
     by_match: dict[tuple[str, ...], list[str]] = {}
@@ -101,17 +102,17 @@ def content_of(tree: Tree, base: Tree) -> Content:
     for key, (path, block) in blocks.items():
         if isinstance(block, Mapping):
             by_match.setdefault(_match_key(block), []).append(key)
-        digests[key] = _sha(_canonical({"master": path, "block": _without_search_space(block),
+        digests[key] = _sha(canonical_text({"master": path, "block": _without_search_space(block),
                                         "recipe": recipes.get(key),
                                         "entries": sorted(shaping_of.get(key, []))}))
     launch = sorted((p, _sha(text)) for p in executed_paths(tree, base=base) if (text := tree.get(p)) is not None)
-    return Content({k: tuple(sorted(v)) for k, v in by_match.items()}, digests, _sha(_canonical(launch)))
+    return Content({k: tuple(sorted(v)) for k, v in by_match.items()}, digests, _sha(canonical_text(launch)))
 
 
 def fingerprint(row: Mapping[str, Any], content: Content) -> str:
     """The row's fingerprint in a tree (64 hex digits)."""
     keys = content.keys_by_match.get(_match_key(row), ())
-    return _sha(_canonical({"identity": identity_fields(row), "launchers": content.launchers,
+    return _sha(canonical_text({"identity": identity_fields(row), "launchers": content.launchers,
                             "configs": {k: content.key_digests[k] for k in keys}}))
 
 

@@ -202,7 +202,7 @@ def _frozen_head_run(sha: str, created: datetime, pulls: trust.BranchPulls | Non
     return False
 
 
-def _parents(event: dict) -> list[str] | None:
+def parent_shas(event: dict) -> list[str] | None:
     """The parent shas of a `committed` event (GitHub's objects or bare shas), None if not given."""
     listed = event.get("parents")
     if not isinstance(listed, list):
@@ -216,7 +216,7 @@ def descendants(timeline: Sequence[Any], sha: str) -> tuple[str, ...]:
     timeline order; one whose parents are not given counts too (fail closed). The timeline's
     order is the commits' dates, which their author sets, so only parents tell what came after.
     One walk over a parent -> children map: linear in the timeline, whatever its order."""
-    parents = {event["sha"]: _parents(event) for event in timeline
+    parents = {event["sha"]: parent_shas(event) for event in timeline
                if _committed(event) is not None and event["sha"] != sha}
     children: dict[str, list[str]] = {}
     after: set[str] = set()

@@ -25,6 +25,7 @@ from infx.reuse.posted_head import (
     ADVISORY_LATER_HEADS,
     dispatched_since,
     head_seen,
+    parent_shas,
     timeline_gap,
     too_many_later,
 )
@@ -698,11 +699,10 @@ def _reuse_evidence(reader: Reader, evidence: Evidence) -> None:
 
 
 def _parent_shas(event: dict) -> dict[str, list]:
-    """A `committed` event's parents as bare shas (what head_seen reads of them), when given."""
-    listed = event.get("parents")
-    if event.get("event") != "committed" or not isinstance(listed, list):
-        return {}
-    return {"parents": [p.get("sha") if isinstance(p, dict) else p for p in listed]}
+    """A `committed` event's parents as bare shas (posted_head.parent_shas, what head_seen
+    reads of them), when given."""
+    shas = parent_shas(event) if event.get("event") == "committed" else None
+    return {} if shas is None else {"parents": shas}
 
 
 class _LookupsSpent(Exception):

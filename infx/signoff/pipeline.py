@@ -458,13 +458,12 @@ class _Session:
         if found.seen is None or (found.covered and not found.later):
             return found
         first = found if found.seen == pr.head_sha else self._inherited(evidence, found.seen)
+        if not first.covered or evidence.unreadable:
+            return first
         for candidate in found.later:
-            if not first.covered or evidence.unreadable:
-                break
-            if candidate != pr.head_sha:
-                bound = self._inherited(evidence, candidate, after=found.seen)
-                if not bound.covered:
-                    return bound
+            bound = first if candidate == pr.head_sha else self._inherited(evidence, candidate, after=found.seen)
+            if not bound.covered:
+                return bound
         return first
 
     def _inherited(self, evidence: Evidence, seen: str, after: str | None = None) -> binding.Binding:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from typing import Any
 
@@ -10,6 +9,7 @@ from infx.config.scenarios import AGENTIC
 from infx.errors import InfxError, Problem
 from infx.plan.benchmark_content import MASTER_PATH, load_tree_file
 from infx.plan.evals import EVAL_ISL_OSL
+from infx.plan.fingerprint import canonical_text
 
 
 def master_files(tree: dict[str, str | None]) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -76,11 +76,7 @@ def runs_new_rows(before: dict[str, Any] | None, after: dict[str, Any]) -> bool:
 
 def _same(before: Any, after: Any) -> bool:
     """Equal values of equal types (JSON's canonical form: 8 and 8.0, 1 and true differ)."""
-    return _canonical(before) == _canonical(after)
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return canonical_text(before) == canonical_text(after)
 
 
 def _prunes(before: dict[str, Any], after: dict[str, Any]) -> bool:
